@@ -1,0 +1,97 @@
+# gaudisim top-level build.
+#
+#   make run     set up everything on first need, boot the VM, run the demo
+#   make test    set up everything on first need, run every test suite
+#   make vm      interactive shell in the guest (driver loaded, hl-smi on PATH)
+#   make bench   benchmarks (ratios against references measured in the same run)
+#
+# Every step is incremental: set-up steps keep stamps in build/stamps,
+# QEMU is built once in build/qemu and rebuilt by ninja only where the
+# device sources changed, the module and user space rebuild on change.
+
+SHELL := /bin/bash
+TOP := $(abspath .)
+B := $(TOP)/build
+CC ?= cc
+JOBS ?= 2
+
+KVER = $(shell cat $(B)/guest-kernel/version 2>/dev/null)
+KDIR = $(B)/guest-kernel/root/usr/src/linux-headers-$(KVER)
+
+CFLAGS_HOST := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I$(TOP)/include -I$(TOP)/qemu-device/core
+CORE_SRCS := $(wildcard qemu-device/core/*.c)
+CORE_HDRS := $(wildcard qemu-device/core/*.h) $(wildcard include/hw/*.h)
+
+GUEST_ROOT := $(B)/guest-root
+INITRAMFS := $(B)/vm/initramfs.cpio
+MODULE := $(B)/kernel/gaudisim.ko
+QEMU := $(B)/qemu/qemu-system-x86_64
+
+.PHONY: all setup qemu module user initramfs vm-deps run vm test bench fuzz clean \
+	test-unit test-host test-qtest test-guest FORCE
+
+all: vm-deps
+
+# ---- set-up (packages, QEMU source, guest kernel): stamps in build/stamps
+setup: $(B)/stamps/setup-done
+$(B)/stamps/setup-done: scripts/setup.sh
+	@bash scripts/setup.sh
+	@touch $@
+
+# ---- QEMU with the gaudisim device (ninja decides what to rebuild)
+qemu: setup
+	@bash scripts/build-qemu.sh
+
+# ---- kernel module, built out of the source tree in build/kernel
+KERNEL_SRCS := $(wildcard kernel/*.c kernel/*.h) kernel/Kbuild
+module: $(MODULE)
+$(MODULE): $(KERNEL_SRCS) $(wildcard include/hw/*.h include/uapi/drm/*.h) | setup
+	@mkdir -p $(B)/kernel
+	@ln -sfn ../include $(B)/include
+	@for f in $(KERNEL_SRCS); do ln -sf $(TOP)/$$f $(B)/kernel/; done
+	$(MAKE) -C $(KDIR) M=$(B)/kernel modules
+
+# ---- user space: libhlthunk, hl-smi, apps and the guest test suite
+user: setup
+	$(MAKE) -C libhlthunk O=$(B)/libhlthunk
+	$(MAKE) -C smi O=$(B)/smi
+	$(MAKE) -C apps O=$(B)/apps
+	$(MAKE) -C tests/guest O=$(B)/tests/guest
+	@bash scripts/stage-guest.sh $(GUEST_ROOT)
+
+# ---- guest initramfs
+initramfs: $(INITRAMFS)
+$(INITRAMFS): $(MODULE) user scripts/mkinitramfs.sh scripts/guest/init FORCE
+	@if [ ! -e $@ ] || [ -n "$$(find $(MODULE) $(GUEST_ROOT) scripts/mkinitramfs.sh scripts/guest/init -newer $@ -print -quit)" ]; then \
+		echo "  INITRAMFS $@"; bash scripts/mkinitramfs.sh $(MODULE) $(GUEST_ROOT) $@; fi
+
+vm-deps: qemu initramfs
+
+# ---- the main job
+run: vm-deps
+	@bash scripts/vm.sh run -t 600 -- 'hl-smi && dma-demo'
+
+vm: vm-deps
+	@bash scripts/vm.sh shell
+
+# ---- tests
+$(B)/tests/unit-core: $(CORE_SRCS) $(CORE_HDRS) $(wildcard tests/unit/*.c tests/unit/*.h) | setup
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_HOST) -o $@ $(CORE_SRCS) $(wildcard tests/unit/*.c) $$(pkg-config --cflags --libs check) -lm
+
+test-unit: $(B)/tests/unit-core
+test-host: setup
+	$(MAKE) -C tests/host O=$(B)/tests/host
+test-qtest: qemu
+test-guest: vm-deps
+
+test: test-unit test-host test-qtest test-guest
+	@bash scripts/run-tests.sh
+
+bench: vm-deps test-unit
+	@bash scripts/bench.sh
+
+clean:
+	rm -rf $(B)/kernel $(B)/libhlthunk $(B)/smi $(B)/apps $(B)/tests $(B)/guest-root $(B)/vm
+
+FORCE:

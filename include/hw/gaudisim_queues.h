@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gaudisim hardware contract: engines and queue IDs.
+ *
+ * Queue IDs are Gaudi's: every QMAN has 4 streams, one queue ID each.
+ * 0..7 are the external (PCI-DMA) queues whose PQ, CB and completion queue
+ * live in host memory; 8 is Gaudi's device-CPU queue, kept as a hole so the
+ * numbering matches; 9..72 are internal queues (HBM-DMA, MME, TPC).
+ */
+#ifndef GAUDISIM_HW_QUEUES_H
+#define GAUDISIM_HW_QUEUES_H
+
+#define GAUDISIM_STREAMS_PER_QMAN	4
+
+/* Engine indices: the engine block index in the register map. */
+enum gaudisim_engine_id {
+	GAUDISIM_ENGINE_DMA_0 = 0,	/* PCI DMA, external queues */
+	GAUDISIM_ENGINE_DMA_1 = 1,	/* PCI DMA, external queues */
+	GAUDISIM_ENGINE_DMA_2 = 2,	/* HBM DMA 2..7, internal queues */
+	GAUDISIM_ENGINE_DMA_7 = 7,
+	GAUDISIM_ENGINE_MME = 8,
+	GAUDISIM_ENGINE_TPC_0 = 9,	/* TPC 0..7 */
+	GAUDISIM_ENGINE_TPC_7 = 16,
+	GAUDISIM_ENGINE_COUNT = 17,
+};
+
+#define GAUDISIM_NUM_PCI_DMA		2
+#define GAUDISIM_NUM_HBM_DMA		6
+#define GAUDISIM_NUM_MME		1
+#define GAUDISIM_NUM_TPC		8
+
+enum gaudisim_queue_id {
+	GAUDISIM_QUEUE_ID_DMA_0_0 = 0,	/* external: DMA_0 streams 0..3 */
+	GAUDISIM_QUEUE_ID_DMA_0_3 = 3,
+	GAUDISIM_QUEUE_ID_DMA_1_0 = 4,	/* external: DMA_1 streams 0..3 */
+	GAUDISIM_QUEUE_ID_DMA_1_3 = 7,
+	GAUDISIM_QUEUE_ID_CPU_PQ = 8,	/* reserved (Gaudi's device-CPU queue) */
+	GAUDISIM_QUEUE_ID_DMA_2_0 = 9,	/* internal: DMA_2..7, 4 streams each */
+	GAUDISIM_QUEUE_ID_MME_0 = 33,	/* internal: MME streams 0..3 */
+	GAUDISIM_QUEUE_ID_MME_1 = 37,	/* reserved: Gaudi's second MME QMAN */
+	GAUDISIM_QUEUE_ID_TPC_0_0 = 41,	/* internal: TPC n stream s = 41 + 4n + s */
+	GAUDISIM_QUEUE_ID_SIZE = 73,
+};
+
+#define GAUDISIM_NUM_EXT_QUEUES		8	/* queue IDs 0..7 */
+/* One completion queue per external queue: CQ i belongs to queue ID i. */
+#define GAUDISIM_NUM_CQ			GAUDISIM_NUM_EXT_QUEUES
+
+#define GAUDISIM_QUEUE_IS_EXTERNAL(q)	((q) < GAUDISIM_NUM_EXT_QUEUES)
+
+/*
+ * Map a queue ID to its engine and stream. Returns the engine index, or -1
+ * for IDs that name no queue (8, the second MME QMAN, out of range).
+ */
+static inline int gaudisim_queue_engine(unsigned int q)
+{
+	if (q < GAUDISIM_QUEUE_ID_CPU_PQ)
+		return (int)(q / GAUDISIM_STREAMS_PER_QMAN);
+	if (q >= GAUDISIM_QUEUE_ID_DMA_2_0 && q < GAUDISIM_QUEUE_ID_MME_0)
+		return GAUDISIM_ENGINE_DMA_2 +
+		       (int)((q - GAUDISIM_QUEUE_ID_DMA_2_0) / GAUDISIM_STREAMS_PER_QMAN);
+	if (q >= GAUDISIM_QUEUE_ID_MME_0 && q < GAUDISIM_QUEUE_ID_MME_1)
+		return GAUDISIM_ENGINE_MME;
+	if (q >= GAUDISIM_QUEUE_ID_TPC_0_0 && q < GAUDISIM_QUEUE_ID_SIZE)
+		return GAUDISIM_ENGINE_TPC_0 +
+		       (int)((q - GAUDISIM_QUEUE_ID_TPC_0_0) / GAUDISIM_STREAMS_PER_QMAN);
+	return -1;
+}
+
+static inline unsigned int gaudisim_queue_stream(unsigned int q)
+{
+	if (q >= GAUDISIM_QUEUE_ID_TPC_0_0)
+		return (q - GAUDISIM_QUEUE_ID_TPC_0_0) % GAUDISIM_STREAMS_PER_QMAN;
+	if (q >= GAUDISIM_QUEUE_ID_DMA_2_0)
+		return (q - GAUDISIM_QUEUE_ID_DMA_2_0) % GAUDISIM_STREAMS_PER_QMAN;
+	return q % GAUDISIM_STREAMS_PER_QMAN;
+}
+
+#endif /* GAUDISIM_HW_QUEUES_H */

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gaudisim hardware contract: PCI identity, BARs, device memory map and the
+ * register map of the configuration BAR.
+ *
+ * This header is shared by the QEMU device model, the Linux driver, the user
+ * libraries and the tests. It must build in the kernel, in QEMU and in plain
+ * C11 user space, so it uses only integer constants and macros.
+ *
+ * The layout follows first-generation Gaudi where that matters to software
+ * (memory map, QMAN stream registers, PQ/CQ semantics) and is compacted
+ * where Gaudi's map is only sparse (one 4 MiB register BAR instead of
+ * 128 MiB). docs/device.md describes every block.
+ */
+#ifndef GAUDISIM_HW_REGS_H
+#define GAUDISIM_HW_REGS_H
+
+/* ---- PCI identity ------------------------------------------------------ */
+
+/*
+ * An ID pair that no upstream driver claims. 0x1de5 is not assigned to
+ * Habana (0x1da3); the device ID echoes Gaudi's 0x1000 with a simulator
+ * marker, like Habana's own simulator IDs (0xffxx).
+ */
+#define GAUDISIM_PCI_VENDOR_ID		0x1de5
+#define GAUDISIM_PCI_DEVICE_ID		0xff10
+#define GAUDISIM_PCI_REVISION		0x01
+#define GAUDISIM_PCI_CLASS		0x1200	/* processing accelerator */
+
+/* BAR numbers; all are 64-bit memory BARs. */
+#define GAUDISIM_BAR_CFG		0	/* registers */
+#define GAUDISIM_BAR_MSIX		2	/* exclusive MSI-X table + PBA */
+#define GAUDISIM_BAR_HBM		4	/* window into HBM (prefetchable) */
+
+#define GAUDISIM_CFG_BAR_SIZE		0x400000ULL	/* 4 MiB */
+/* Default HBM window; the device property hbm-bar-size changes it. */
+#define GAUDISIM_HBM_BAR_SIZE_DEFAULT	0x10000000ULL	/* 256 MiB */
+
+/* MSI-X vectors: one per completion queue, then the event queue. */
+#define GAUDISIM_MSIX_NUM_CQ		8
+#define GAUDISIM_MSIX_VEC_EQ		8
+#define GAUDISIM_MSIX_NUM_VECTORS	9
+
+/* ---- Device address space (as seen by engines and packets) ------------- */
+
+#define GAUDISIM_HBM_BASE		0x0ULL
+#define GAUDISIM_HBM_SIZE_DEFAULT	(32ULL << 30)		/* 32 GiB */
+/*
+ * The first 512 MiB of HBM are reserved for the driver (page tables,
+ * scratch), as on Gaudi; users get memory from GAUDISIM_HBM_USER_BASE.
+ */
+#define GAUDISIM_HBM_RESERVED_SIZE	0x20000000ULL
+#define GAUDISIM_HBM_USER_BASE		0x20000000ULL
+
+#define GAUDISIM_SRAM_BASE		0x7FF0000000ULL
+#define GAUDISIM_SRAM_SIZE		(20ULL << 20)		/* 20 MiB */
+
+/* The register BAR's contents, reachable by MSG_LONG/MSG_PROT writes. */
+#define GAUDISIM_CFG_BASE		0x7FFC000000ULL
+
+/*
+ * Host memory: device address = host bus address + GAUDISIM_HOST_BASE,
+ * 48 bits of bus address, like Gaudi's outbound window.
+ */
+#define GAUDISIM_HOST_BASE		0x8000000000ULL
+#define GAUDISIM_HOST_ADDR_BITS		48
+#define GAUDISIM_HOST_END \
+	(GAUDISIM_HOST_BASE + (1ULL << GAUDISIM_HOST_ADDR_BITS))
+
+/* ---- Global block (CFG BAR offset 0x0) --------------------------------- */
+
+#define GAUDISIM_REG_ID			0x000	/* RO: GAUDISIM_ID_MAGIC */
+#define GAUDISIM_ID_MAGIC		0x4D495347	/* "GSIM" little-endian */
+#define GAUDISIM_REG_VERSION		0x004	/* RO: major [31:16] minor [15:0] */
+#define GAUDISIM_HW_VERSION_MAJOR	1
+#define GAUDISIM_HW_VERSION_MINOR	0
+#define GAUDISIM_REG_CAPS		0x008	/* RO: GAUDISIM_CAP_* */
+#define GAUDISIM_CAP_EXT_QUEUES		(1u << 0)	/* PCI-DMA external queues */
+#define GAUDISIM_CAP_HBM_WINDOW		(1u << 1)	/* movable HBM BAR window */
+
+#define GAUDISIM_REG_HBM_SIZE_LO	0x010	/* RO: bytes */
+#define GAUDISIM_REG_HBM_SIZE_HI	0x014
+#define GAUDISIM_REG_SRAM_SIZE		0x018	/* RO: bytes */
+#define GAUDISIM_REG_HBM_RESERVED	0x01C	/* RO: bytes reserved at HBM start */
+
+/* RO engine counts: each field is a count of engines. */
+#define GAUDISIM_REG_ENGINES		0x020
+#define GAUDISIM_ENGINES_PCI_DMA_SHIFT	0	/* [3:0]   external DMA */
+#define GAUDISIM_ENGINES_HBM_DMA_SHIFT	4	/* [7:4]   internal DMA */
+#define GAUDISIM_ENGINES_MME_SHIFT	8	/* [11:8]  */
+#define GAUDISIM_ENGINES_TPC_SHIFT	12	/* [19:12] */
+#define GAUDISIM_ENGINES_STREAMS_SHIFT	20	/* [23:20] streams per QMAN */
+#define GAUDISIM_ENGINES_FIELD(v, shift, bits) (((v) >> (shift)) & ((1u << (bits)) - 1))
+/* RO bitmask of engines whose queues are implemented by this device. */
+#define GAUDISIM_REG_QUEUE_MASK_LO	0x024	/* queue IDs 0..31 */
+#define GAUDISIM_REG_QUEUE_MASK_HI	0x028	/* queue IDs 32..63 */
+#define GAUDISIM_REG_QUEUE_MASK_HI2	0x02C	/* queue IDs 64..95 */
+
+#define GAUDISIM_REG_DEV_STATUS		0x040	/* RO */
+#define GAUDISIM_DEV_STATUS_READY	(1u << 0)
+#define GAUDISIM_DEV_STATUS_IN_RESET	(1u << 1)
+/*
+ * HW_STATE: the driver writes DIRTY at init; a hard reset clears it, so a
+ * driver that finds DIRTY knows a previous owner left the device running.
+ */
+#define GAUDISIM_REG_HW_STATE		0x044
+#define GAUDISIM_HW_STATE_CLEAN		0x0
+#define GAUDISIM_HW_STATE_DIRTY		0xD1D1D1D1
+/* WO: write GAUDISIM_RESET_HARD to reset every engine and queue. */
+#define GAUDISIM_REG_RESET		0x048
+#define GAUDISIM_RESET_HARD		0x1
+
+/* RO free-running device clock in nanoseconds; read LO first (latches HI). */
+#define GAUDISIM_REG_TIMESTAMP_LO	0x050
+#define GAUDISIM_REG_TIMESTAMP_HI	0x054
+
+/*
+ * HBM BAR window (Gaudi's iATU): the HBM BAR shows HBM starting at this
+ * offset. Must be a multiple of the window size; out-of-range writes are
+ * ignored and logged.
+ */
+#define GAUDISIM_REG_HBM_WINDOW_LO	0x060
+#define GAUDISIM_REG_HBM_WINDOW_HI	0x064
+#define GAUDISIM_REG_HBM_BAR_SIZE_LO	0x068	/* RO */
+#define GAUDISIM_REG_HBM_BAR_SIZE_HI	0x06C	/* RO */
+
+/*
+ * WO: raise MSI-X vector <value>. The completion tail that the driver
+ * appends to external CBs ends with a MSG_PROT writing here, like Gaudi's
+ * mmPCIE_CORE_MSI_REQ.
+ */
+#define GAUDISIM_REG_MSIX_REQ		0x080
+
+/* RO error counters since the last hard reset. */
+#define GAUDISIM_REG_ERR_PKT_CNT	0x090	/* malformed or refused packets */
+#define GAUDISIM_REG_ERR_DMA_CNT	0x094	/* DMA faults (bad address) */
+#define GAUDISIM_REG_ERR_PQ_CNT		0x098	/* bad PQ entries / CB fetch */
+
+/* RO per-device DMA statistics (bytes, 64-bit as LO/HI). */
+#define GAUDISIM_REG_DMA_BYTES_LO	0x0A0
+#define GAUDISIM_REG_DMA_BYTES_HI	0x0A4
+#define GAUDISIM_REG_CB_DONE_CNT	0x0A8	/* CBs completed, all queues */
+
+/* ---- Engine blocks ------------------------------------------------------ */
+
+/*
+ * Every engine owns a 16 KiB block: its core registers at +0x0000 and its
+ * queue manager (QMAN) at +GAUDISIM_QM_OFFSET.
+ */
+#define GAUDISIM_ENGINE_BLOCK_BASE	0x100000
+#define GAUDISIM_ENGINE_BLOCK_SIZE	0x4000
+#define GAUDISIM_QM_OFFSET		0x2000
+
+#define GAUDISIM_ENGINE_BLOCK(e) \
+	(GAUDISIM_ENGINE_BLOCK_BASE + (e) * GAUDISIM_ENGINE_BLOCK_SIZE)
+#define GAUDISIM_QM_BLOCK(e)		(GAUDISIM_ENGINE_BLOCK(e) + GAUDISIM_QM_OFFSET)
+
+/*
+ * QMAN registers, offsets inside the QM block. Offsets are Gaudi's
+ * (gaudi QMAN block); per-stream registers are 4 bytes apart, stream s
+ * at +4*s.
+ */
+#define GAUDISIM_QM_GLBL_CFG0		0x000	/* [3:0] stream enable bits */
+#define GAUDISIM_QM_GLBL_STS0		0x038	/* RO: [3:0] stream busy bits */
+#define GAUDISIM_QM_PQ_BASE_LO(s)	(0x070 + 4 * (s))	/* bus address */
+#define GAUDISIM_QM_PQ_BASE_HI(s)	(0x080 + 4 * (s))
+#define GAUDISIM_QM_PQ_SIZE(s)		(0x090 + 4 * (s))	/* log2(entries) */
+#define GAUDISIM_QM_PQ_PI(s)		(0x0A0 + 4 * (s))	/* doorbell */
+#define GAUDISIM_QM_PQ_CI(s)		(0x0B0 + 4 * (s))	/* RO */
+#define GAUDISIM_QM_CP_FENCE_RDATA(f, s) (0x308 + 0x10 * (f) + 4 * (s))	/* WO: add */
+#define GAUDISIM_QM_CP_FENCE_CNT(f, s)	(0x358 + 0x10 * (f) + 4 * (s))	/* RO */
+#define GAUDISIM_QM_CP_STS(s)		(0x3A8 + 4 * (s))	/* RO: GAUDISIM_CP_STS_* */
+#define GAUDISIM_QM_CP_ERR_ADDR_LO(s)	(0x3B8 + 4 * (s))	/* RO: CB address of last error */
+#define GAUDISIM_QM_CP_ERR_ADDR_HI(s)	(0x3C8 + 4 * (s))	/* RO */
+#define GAUDISIM_QM_CP_ERR_CNT(s)	(0x3D8 + 4 * (s))	/* RO */
+
+#define GAUDISIM_QM_PQ_SIZE_LOG2_MIN	1
+#define GAUDISIM_QM_PQ_SIZE_LOG2_MAX	16
+#define GAUDISIM_QM_NUM_FENCES		4
+
+/*
+ * PQ_PI and PQ_CI count entries modulo 2 * ring entries, so a full ring
+ * (PI - CI == entries) differs from an empty one (PI == CI).
+ */
+
+/* CP_STS: busy, waiting on a fence, and the last error code. */
+#define GAUDISIM_CP_STS_BUSY		(1u << 0)
+#define GAUDISIM_CP_STS_FENCE_WAIT	(1u << 1)
+#define GAUDISIM_CP_STS_HALTED		(1u << 2)	/* stream stopped on error */
+#define GAUDISIM_CP_STS_ERR_SHIFT	8
+#define GAUDISIM_CP_STS_ERR_MASK	(0xffu << GAUDISIM_CP_STS_ERR_SHIFT)
+
+/* Error codes reported in CP_STS and in error completions. */
+#define GAUDISIM_CP_ERR_NONE		0
+#define GAUDISIM_CP_ERR_UNDEF_OPCODE	1	/* unknown opcode */
+#define GAUDISIM_CP_ERR_PKT_OVERRUN	2	/* packet runs past the CB end */
+#define GAUDISIM_CP_ERR_PKT_FIELD	3	/* reserved or unsupported field */
+#define GAUDISIM_CP_ERR_DMA_ADDR	4	/* address outside any memory */
+#define GAUDISIM_CP_ERR_HOST_FAULT	5	/* host bus access failed */
+#define GAUDISIM_CP_ERR_CB_FETCH	6	/* CB unreadable or bad length */
+#define GAUDISIM_CP_ERR_PQ_ENTRY	7	/* bad PQ entry */
+#define GAUDISIM_CP_ERR_PRIV		8	/* privileged packet where not allowed */
+
+#endif /* GAUDISIM_HW_REGS_H */

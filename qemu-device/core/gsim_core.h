@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gaudisim device core: the engines, queues and registers of the device in
+ * plain C, with no QEMU headers. The QEMU glue (qemu-device/gaudisim.c)
+ * and the host unit tests and benchmarks link the same code.
+ *
+ * Threading contract: every function here is called from one thread at a
+ * time (in QEMU: with the BQL held, from MMIO handlers and bottom halves).
+ * gsim_core_reg_write() never does work itself; it latches the value and
+ * returns GSIM_KICK_* bits telling the caller what to schedule.
+ */
+#ifndef GSIM_CORE_H
+#define GSIM_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct gsim_core;
+
+/* What the core needs from its host (QEMU glue or a test harness). */
+struct gsim_host_ops {
+	/* Read/write host memory at a bus address. Return 0, or -1 on a fault. */
+	int (*dma_read)(void *opaque, uint64_t bus_addr, void *buf, uint64_t len);
+	int (*dma_write)(void *opaque, uint64_t bus_addr, const void *buf, uint64_t len);
+	/* Raise MSI-X vector 'vector'. */
+	void (*msix_notify)(void *opaque, unsigned int vector);
+	/* Report a guest programming error (QEMU: LOG_GUEST_ERROR). */
+	void (*guest_error)(void *opaque, const char *msg);
+	/* Monotonic nanoseconds, for the timestamp register and MSG timestamps. */
+	uint64_t (*clock_ns)(void *opaque);
+};
+
+struct gsim_core_config {
+	uint64_t hbm_size;	/* bytes; multiple of 2 MiB, >= reserved + 2 MiB */
+	uint64_t hbm_bar_size;	/* HBM BAR window, power of two */
+};
+
+/* Bits returned by gsim_core_reg_write(). */
+enum gsim_kick {
+	GSIM_KICK_RUN = 1u << 0,	/* call gsim_core_run() soon */
+	GSIM_KICK_WINDOW = 1u << 1,	/* HBM window moved: re-read it */
+	GSIM_KICK_RESET = 1u << 2,	/* hard reset requested: call gsim_core_reset() */
+};
+
+/* Create the core; HBM is reserved sparsely (only touched pages cost memory).
+ * Returns NULL with *err set to a static message on bad configuration. */
+struct gsim_core *gsim_core_new(const struct gsim_core_config *cfg,
+				const struct gsim_host_ops *ops, void *opaque,
+				const char **err);
+void gsim_core_free(struct gsim_core *core);
+
+/* HBM backing store: host pointer and size, for the RAM-backed BAR. */
+uint8_t *gsim_core_hbm(struct gsim_core *core);
+uint64_t gsim_core_hbm_size(const struct gsim_core *core);
+/* Current HBM BAR window offset into HBM. */
+uint64_t gsim_core_hbm_window(const struct gsim_core *core);
+
+/* 32-bit register access at a CFG BAR offset. Unknown offsets read 0 and
+ * ignore writes (reported through guest_error). */
+uint32_t gsim_core_reg_read(struct gsim_core *core, uint32_t offset);
+unsigned int gsim_core_reg_write(struct gsim_core *core, uint32_t offset, uint32_t value);
+
+/* Run runnable streams for a bounded amount of work. Returns true when
+ * work remains (the caller reschedules), false when every stream is idle
+ * or blocked on a fence. */
+bool gsim_core_run(struct gsim_core *core);
+
+/* Hard reset: stop every stream, clear queue state, counters and fences;
+ * HBM contents are kept. No completion or interrupt is raised for work that
+ * was in flight. */
+void gsim_core_reset(struct gsim_core *core);
+
+#endif /* GSIM_CORE_H */

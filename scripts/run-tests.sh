@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Run every test suite, keep each one's log in build/test-logs, and print
+# "N passed, N failed" per suite and a total. A suite that ends without
+# its summary line (crash, timeout) counts as one failure.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+logs=$top/build/test-logs
+mkdir -p "$logs"
+
+suites=(unit host qtest guest)
+declare -A cmd=(
+	[unit]="$top/build/tests/unit-core"
+	[host]="$top/build/tests/host/host-user"
+	[qtest]="bash $top/scripts/run-qtests.sh"
+	[guest]="bash $top/scripts/vm.sh run -t 1500 -- run-all.sh"
+)
+[ $# -gt 0 ] && suites=("$@")
+
+total_pass=0
+total_fail=0
+summary=()
+for s in "${suites[@]}"; do
+	echo "==== suite $s"
+	start=$(date +%s)
+	${cmd[$s]} 2>&1 | tee "$logs/$s.log"
+	rc=${PIPESTATUS[0]}
+	secs=$(( $(date +%s) - start ))
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$logs/$s.log" | tail -1)
+	if [ -n "$line" ]; then
+		p=${line%% passed*}
+		f=${line#*, }; f=${f%% failed}
+	else
+		p=0; f=1
+	fi
+	# A non-zero exit with no failure counted is still a failure.
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+	total_pass=$((total_pass + p))
+	total_fail=$((total_fail + f))
+	summary+=("$(printf '%-6s %s passed, %s failed (%ss)' "$s" "$p" "$f" "$secs")")
+done
+
+echo "==== summary"
+printf '%s\n' "${summary[@]}"
+echo "total: $total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]

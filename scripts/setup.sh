@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# One-time, idempotent host set-up for gaudisim.
+#
+# Steps (each skipped once its stamp exists in build/stamps/; delete a stamp
+# to redo a step):
+#   packages  Debian build dependencies from the machine's own apt sources
+#   apt-local a project-local apt configuration (trixie deb-src, bookworm-backports)
+#             used through apt options only; the machine's apt config is untouched
+#   meson     meson >= 1.5 from bookworm-backports, unpacked into build/tools
+#   qemu-src  QEMU 10.0 from Debian's trixie source package, with Debian's patches
+#   kernel    Debian's 6.12 guest kernel image and its kbuild tree, unpacked
+#             into build/guest-kernel (nothing installed: the host's /boot and
+#             /usr/src stay as they are)
+#
+# Usage: scripts/setup.sh [step...]   (default: all steps)
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=$top/build
+stamps=$build/stamps
+mkdir -p "$stamps"
+
+log() { printf '[setup] %s\n' "$*"; }
+done_step() { [ -f "$stamps/$1" ]; }
+mark() { touch "$stamps/$1"; }
+
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+host_packages=(
+	build-essential pkg-config ninja-build python3 python3-venv
+	libglib2.0-dev libpixman-1-dev libfdt-dev libattr1-dev flex bison
+	dpkg-dev xz-utils zstd cpio file
+	busybox-static kmod libdrm-dev check
+	qemu-system-data
+	bc libelf-dev sparse pahole gcc-12
+)
+
+step_packages() {
+	# Checked on every run (cheap), so a package removed later comes back.
+	local missing=()
+	for p in "${host_packages[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			missing+=("$p")
+	done
+	if [ ${#missing[@]} -gt 0 ]; then
+		log "installing: ${missing[*]}"
+		as_root apt-get update -qq
+		as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends "${missing[@]}"
+	fi
+}
+
+apt_dir=$build/apt
+apt_opts() {
+	echo -o Dir::Etc::SourceList="$apt_dir/sources.list" \
+		-o Dir::Etc::SourceParts="$apt_dir/sources.list.d" \
+		-o Dir::State::Lists="$apt_dir/lists" \
+		-o Dir::Cache="$apt_dir/cache"
+}
+apt_local() {
+	apt-get -o Dir::Etc::SourceList="$apt_dir/sources.list" \
+		-o Dir::Etc::SourceParts="$apt_dir/sources.list.d" \
+		-o Dir::State::Lists="$apt_dir/lists" \
+		-o Dir::Cache="$apt_dir/cache" \
+		-o Debug::NoLocking=1 \
+		-o APT::Sandbox::User=root "$@"
+}
+
+step_apt_local() {
+	mkdir -p "$apt_dir/sources.list.d" "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
+	cat > "$apt_dir/sources.list" <<-LIST
+	deb http://deb.debian.org/debian bookworm main
+	deb http://deb.debian.org/debian bookworm-updates main
+	deb-src http://deb.debian.org/debian trixie main
+	deb http://deb.debian.org/debian bookworm-backports main
+	deb http://deb.debian.org/debian-security bookworm-security main
+	LIST
+	log "updating project-local apt lists"
+	apt_local update -qq
+}
+
+step_meson() {
+	local dir=$build/tools/meson
+	rm -rf "$dir" && mkdir -p "$dir"
+	(cd "$dir" && apt_local download -qq meson/bookworm-backports)
+	dpkg-deb -x "$dir"/meson_*.deb "$dir/root"
+	log "meson $(PYTHONPATH=$dir/root/usr/lib/python3/dist-packages python3 "$dir/root/usr/bin/meson" --version)"
+}
+
+step_qemu_src() {
+	local dir=$build/qemu-src-dl
+	rm -rf "$dir" && mkdir -p "$dir"
+	log "downloading QEMU source (trixie)"
+	(cd "$dir" && apt_local source --download-only -qq qemu/trixie)
+	local dsc
+	dsc=$(ls "$dir"/qemu_*.dsc | head -1)
+	rm -rf "$build/qemu-src"
+	dpkg-source --no-check -x "$dsc" "$build/qemu-src" >/dev/null
+	log "unpacked $(basename "$dsc")"
+}
+
+# Highest 6.12 kernel for Debian 12, chosen by query, never hard-coded.
+kernel_version() {
+	# shellcheck disable=SC2046
+	apt-cache $(apt_opts) pkgnames linux-image-6.12. 2>/dev/null |
+		sed -n 's,^linux-image-\(6\.12\.[0-9]*+deb12-amd64\)-unsigned$,\1,p' |
+		sort -V | tail -1
+}
+
+step_kernel() {
+	local ver dir=$build/guest-kernel
+	ver=$(kernel_version)
+	[ -n "$ver" ] || { echo "no linux-image-6.12.*+deb12-amd64-unsigned found" >&2; exit 1; }
+	log "guest kernel $ver"
+	rm -rf "$dir" && mkdir -p "$dir/deb"
+	# The kbuild tree comes from three packages; unpack rather than install
+	# them, because the headers package depends on the kernel image, whose
+	# installation would rebuild the host's initramfs.
+	local kbuild_ver=${ver%-amd64}
+	(cd "$dir/deb" && apt_local download -qq "linux-image-$ver-unsigned" \
+		"linux-headers-$ver" "linux-headers-$kbuild_ver-common" \
+		"linux-kbuild-$kbuild_ver")
+	local deb
+	for deb in "$dir"/deb/*.deb; do
+		dpkg-deb -x "$deb" "$dir/root"
+	done
+	# The headers' Makefile includes the common tree by absolute path.
+	sed -i "s,^include /usr/src/,include $dir/root/usr/src/," \
+		"$dir/root/usr/src/linux-headers-$ver/Makefile"
+	echo "$ver" > "$dir/version"
+	rm -rf "$dir/deb"
+}
+
+run() {
+	local s=$1
+	[ "$s" = packages ] || ! done_step "$s" || return 0
+	"step_${s//-/_}"
+	mark "$s"
+}
+
+steps=("$@")
+[ ${#steps[@]} -gt 0 ] || steps=(packages apt-local meson qemu-src kernel)
+for s in "${steps[@]}"; do run "$s"; done

@@ -1,0 +1,3 @@
+#!/usr/bin/env bash
+# Run one command in a fresh guest: scripts/vm-run.sh [-t S] [-s DIR] [-n] -- CMD...
+exec "$(dirname "$0")/vm.sh" run "$@"

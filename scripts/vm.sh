@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Boot the gaudisim guest: Debian's 6.12 kernel, the project's initramfs,
+# qboot firmware, serial console, the device, and a host folder shared at
+# /mnt/host in the guest.
+#
+#   scripts/vm.sh run [-t SECONDS] [-s SHARE_DIR] [-n] -- COMMAND...
+#       Run COMMAND (a shell command line) in a fresh guest with the driver
+#       loaded; print its output; exit with its exit status (124 on timeout).
+#       -n: do not load the driver.
+#   scripts/vm.sh shell [-s SHARE_DIR]
+#       Interactive shell on the serial console; exit the shell to power off.
+#
+# Environment: GAUDISIM_ACCEL=kvm to use KVM (default tcg),
+# GAUDISIM_QEMU_ARGS for extra QEMU arguments (e.g. device properties:
+# GAUDISIM_DEVICE_ARGS=",hbm-size=8G"), GAUDISIM_VM_MEM (default 2G).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=$top/build
+qemu=$build/qemu/qemu-system-x86_64
+kver=$(cat "$build/guest-kernel/version")
+kernel=$build/guest-kernel/root/boot/vmlinuz-$kver
+initrd=$build/vm/initramfs.cpio
+
+usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+
+mode=${1:-}
+[ -n "$mode" ] || usage
+shift
+timeout_s=600
+share=${GAUDISIM_SHARE:-$build/share}
+driver_arg=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-t) timeout_s=$2; shift 2 ;;
+	-s) share=$2; shift 2 ;;
+	-n) driver_arg=gsim.nodriver; shift ;;
+	--) shift; break ;;
+	-h|--help) usage ;;
+	*) [ "$mode" = run ] && break; echo "vm.sh: unknown argument '$1'" >&2; usage ;;
+	esac
+done
+for f in "$qemu" "$kernel" "$initrd"; do
+	[ -e "$f" ] || { echo "vm.sh: $f is missing; run 'make vm-deps' first" >&2; exit 2; }
+done
+mkdir -p "$share"
+share=$(cd "$share" && pwd)
+
+accel=${GAUDISIM_ACCEL:-tcg}
+qemu_args=(
+	-M q35 -accel "$accel" -m "${GAUDISIM_VM_MEM:-2G}" -smp 2
+	-nodefaults -no-user-config -no-reboot -display none
+	-L /usr/share/qemu -bios qboot.rom
+	-kernel "$kernel" -initrd "$initrd"
+	-device "gaudisim${GAUDISIM_DEVICE_ARGS:-}"
+	-fsdev "local,id=hostshare,path=$share,security_model=none"
+	-device virtio-9p-pci,fsdev=hostshare,mount_tag=host
+)
+[ "$accel" = kvm ] && qemu_args+=(-cpu host)
+# shellcheck disable=SC2206
+extra=(${GAUDISIM_QEMU_ARGS:-})
+cmdline="console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off $driver_arg"
+
+case "$mode" in
+shell)
+	exec "$qemu" "${qemu_args[@]}" "${extra[@]}" -serial mon:stdio \
+		-append "$cmdline gsim.mode=shell"
+	;;
+run)
+	[ $# -gt 0 ] || usage
+	mkdir -p "$share/.gsim"
+	cmdfile=$(mktemp "$share/.gsim/cmd.XXXXXX")
+	trap 'rm -f "$cmdfile"' EXIT
+	printf '%s\n' "$*" > "$cmdfile"
+	rel=${cmdfile#"$share/"}
+	out=$(mktemp "${TMPDIR:-/tmp}/gaudisim-vm.XXXXXX")
+	trap 'rm -f "$cmdfile" "$out"' EXIT
+	rc=0
+	timeout --foreground -k 5 "$timeout_s" "$qemu" "${qemu_args[@]}" "${extra[@]}" \
+		-serial stdio -append "$cmdline gsim.mode=run gsim.cmd=$rel" </dev/null |
+		tr -d '\r' | tee "$out" | grep -v '^GAUDISIM-EXIT: ' || true
+	status=$(sed -n 's/^GAUDISIM-EXIT: \([0-9]*\)$/\1/p' "$out" | tail -1)
+	if [ -z "$status" ]; then
+		echo "vm.sh: the guest did not report an exit status (timeout ${timeout_s}s or crash)" >&2
+		exit 124
+	fi
+	exit "$status"
+	;;
+*) usage ;;
+esac
