@@ -18,6 +18,7 @@ root=$work/root
 
 mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,run,mnt/host,usr/bin,usr/lib,lib/modules/"$kver"/extra}
 cp /bin/busybox "$root/bin/busybox"
+ln -s busybox "$root/bin/sh"
 cp "$top/scripts/guest/init" "$root/init"
 chmod 755 "$root/init"
 echo "root:x:0:0:root:/root:/bin/sh" > "$root/etc/passwd"

@@ -98,6 +98,8 @@ step_qemu_src() {
 	dsc=$(ls "$dir"/qemu_*.dsc | head -1)
 	rm -rf "$build/qemu-src"
 	dpkg-source --no-check -x "$dsc" "$build/qemu-src" >/dev/null
+	# dpkg-source leaves a copy of the orig tarball beside the tree.
+	rm -rf "$dir" "$build"/qemu_*.orig.tar.*
 	log "unpacked $(basename "$dsc")"
 }
 

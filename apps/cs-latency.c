@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cs-latency: round-trip time of a command submission. Submits a CS with
+ * one NOP job N times, each time waiting for it, and prints the median
+ * and 99th percentile of submit -> wait in microseconds:
+ *   cs_latency_us median=X p99=Y
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app_device.h"
+#include "hw/gaudisim_queues.h"
+
+#define WARMUP 10
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: cs-latency [-d INDEX] [-n COUNT] [-q QUEUE]\n"
+		"  -d INDEX  device index (default 0)\n"
+		"  -n COUNT  measured round trips (default 1000)\n"
+		"  -q QUEUE  external queue ID 0-%d (default 0)\n", GAUDISIM_NUM_EXT_QUEUES - 1);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Nearest-rank percentile of sorted values. */
+static double percentile_us(const int64_t *sorted, long n, int pct)
+{
+	long rank = (n * pct + 99) / 100;
+
+	if (rank < 1)
+		rank = 1;
+	return (double)sorted[rank - 1] / 1000.0;
+}
+
+int main(int argc, char **argv)
+{
+	struct gaudisim_cs_chunk chunk;
+	struct app_device dev;
+	struct app_cb cb;
+	long count = 1000, i, v;
+	int index = 0, c, rc = EXIT_FAILURE;
+	uint32_t queue = GAUDISIM_QUEUE_ID_DMA_0_0;
+	int64_t *samples;
+
+	while ((c = getopt(argc, argv, "d:n:q:h")) != -1) {
+		v = c == 'h' || c == '?' ? 0 :
+		    app_parse_long(optarg, c == 'n' ? 1 : 0,
+				   c == 'n' ? 10000000 :
+				   c == 'q' ? GAUDISIM_NUM_EXT_QUEUES - 1 : HLTHUNK_MAX_MINOR - 1);
+		if (c == 'h') {
+			usage(stdout);
+			return EXIT_SUCCESS;
+		}
+		if (c == '?' || v < 0) {
+			usage(stderr);
+			return 2;
+		}
+		if (c == 'd')
+			index = (int)v;
+		else if (c == 'n')
+			count = v;
+		else
+			queue = (uint32_t)v;
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	samples = calloc((size_t)count, sizeof(*samples));
+	if (!samples) {
+		fprintf(stderr, "cs-latency: out of memory\n");
+		return EXIT_FAILURE;
+	}
+	if (app_open(&dev, index))
+		goto out_free;
+	if (app_cb_create(&dev, &cb, 64))
+		goto out_close;
+	if (hlthunk_cbw_nop(&cb.w, 0))
+		goto out_cb;
+	memset(&chunk, 0, sizeof(chunk));
+	chunk.cb_handle = cb.handle;
+	chunk.queue_index = queue;
+	chunk.cb_size = cb.w.used;
+
+	for (i = 0; i < WARMUP; i++)
+		if (app_submit_wait(&dev, &chunk, 1, NULL))
+			goto out_cb;
+	for (i = 0; i < count; i++)
+		if (app_submit_wait(&dev, &chunk, 1, &samples[i]))
+			goto out_cb;
+	qsort(samples, (size_t)count, sizeof(*samples), cmp_i64);
+	printf("cs_latency_us median=%.1f p99=%.1f\n", percentile_us(samples, count, 50),
+	       percentile_us(samples, count, 99));
+	rc = EXIT_SUCCESS;
+out_cb:
+	app_cb_destroy(&dev, &cb);
+out_close:
+	app_close(&dev);
+out_free:
+	free(samples);
+	return rc;
+}

@@ -1,0 +1,631 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Command submission: CS and WAIT_CS ioctls, job completion, CS timeouts.
+ *
+ * Life of a CS: the ioctl copies the chunks, builds one job per chunk
+ * (validated kernel CB, see gaudisim_parser.c), then under
+ * gdev->submit_lock takes a sequence number, reserves the PQ slots, arms
+ * the timeout and rings the doorbells. The outcome is final when every
+ * job completed, when a job reported an error (-EIO), when the timeout
+ * fired (-ETIMEDOUT) or when a reset aborted it (-EIO). Jobs keep their
+ * kernel CBs and mappings until the device is done with them, even after
+ * the CS's outcome is known.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/jiffies.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+
+#include "gaudisim_cb.h"
+#include "gaudisim_cs.h"
+#include "gaudisim_ctx.h"
+#include "gaudisim_drv.h"
+#include "gaudisim_mem.h"
+#include "gaudisim_parser.h"
+
+#define GSIM_CS_TIMEOUT_MAX_S	3600
+
+static void gsim_cs_release(struct kref *ref)
+{
+	struct gsim_cs *cs = container_of(ref, struct gsim_cs, ref);
+
+	gsim_ctx_put(cs->ctx);
+	kvfree(cs);
+}
+
+static void gsim_cs_put(struct gsim_cs *cs)
+{
+	kref_put(&cs->ref, gsim_cs_release);
+}
+
+/*
+ * Make the outcome of @cs final. Only the first call counts; it returns
+ * true. Drops the pending-table and TDR references.
+ */
+static bool gsim_cs_signal(struct gsim_cs *cs, int status)
+{
+	struct gaudisim_ctx *ctx = cs->ctx;
+	struct gsim_cs_counters *cnt = &ctx->gdev->cs_cnt;
+
+	spin_lock(&ctx->cs_lock);
+	if (cs->signalled) {
+		spin_unlock(&ctx->cs_lock);
+		return false;
+	}
+	cs->signalled = true;
+	cs->status = status;
+	cs->timestamp_ns = ktime_get_ns();
+	if (cs->seq) {
+		struct gsim_cs_outcome *o =
+			&ctx->outcomes[cs->seq & (GSIM_CS_OUTCOMES - 1)];
+
+		o->seq = cs->seq;
+		o->status = status;
+		o->timestamp_valid = cs->flags & GAUDISIM_CS_FLAGS_TIMESTAMP;
+		o->timestamp_ns = cs->timestamp_ns;
+		ctx->pending[cs->seq & (GSIM_MAX_PENDING_CS - 1)] = NULL;
+	}
+	spin_unlock(&ctx->cs_lock);
+
+	complete_all(&cs->done);
+
+	if (cs->seq) {
+		if (!status)
+			atomic64_inc(&cnt->completed);
+		else if (status == -EIO)
+			atomic64_inc(&cnt->errors);
+	}
+
+	if (cancel_delayed_work(&cs->tdr))
+		gsim_cs_put(cs);
+	if (cs->seq)
+		gsim_cs_put(cs);
+	return true;
+}
+
+static void gsim_cs_tdr_work(struct work_struct *work)
+{
+	struct gsim_cs *cs = container_of(to_delayed_work(work), struct gsim_cs, tdr);
+	struct gaudisim_device *gdev = cs->ctx->gdev;
+
+	if (gsim_cs_signal(cs, -ETIMEDOUT)) {
+		if (cs->seq)
+			atomic64_inc(&gdev->cs_cnt.timed_out);
+		gsim_err_ratelimited(gdev, "CS %llu has not finished in %u seconds\n",
+				     cs->seq, cs->timeout_s);
+		if (gsim_reset_on_lockup)
+			queue_work(gdev->wq, &gdev->reset_work);
+	}
+	gsim_cs_put(cs);
+}
+
+/* Free what a job holds; the job itself lives inside its CS. */
+static void gsim_job_release(struct gsim_job *job)
+{
+	struct gaudisim_device *gdev = job->cs->ctx->gdev;
+	u32 i;
+
+	if (job->kcb)
+		dma_free_coherent(&gdev->pdev->dev, job->kcb_size, job->kcb,
+				  job->kcb_dma);
+	job->kcb = NULL;
+
+	for (i = 0; i < job->num_uptrs; i++)
+		gsim_userptr_put(job->uptrs[i]);
+	kvfree(job->uptrs);
+	job->uptrs = NULL;
+	job->num_uptrs = 0;
+
+	if (job->user_cb) {
+		atomic_dec(&job->user_cb->usage);
+		gsim_cb_put(job->user_cb);
+		job->user_cb = NULL;
+	}
+}
+
+static void gsim_job_finish(struct gsim_job *job, int err)
+{
+	struct gsim_cs *cs = job->cs;
+	struct gaudisim_ctx *ctx = cs->ctx;
+
+	gsim_job_release(job);
+
+	if (err)
+		gsim_cs_signal(cs, err);
+	if (atomic_dec_and_test(&cs->jobs_left))
+		gsim_cs_signal(cs, 0);
+	if (atomic_dec_and_test(&ctx->jobs_inflight))
+		wake_up_all(&ctx->idle_wq);
+
+	gsim_cs_put(cs);
+}
+
+/**
+ * gsim_job_complete() - the device completed a job
+ * @job: the job, already out of its queue's shadow table
+ *
+ * An error completion (the CP abandoned the body) aborts the whole CS.
+ */
+void gsim_job_complete(struct gsim_job *job)
+{
+	u32 entry = job->cq_entry;
+	int err = 0;
+
+	if (entry & GAUDISIM_CQ_ENTRY_ERROR) {
+		gsim_dbg(job->cs->ctx->gdev,
+			 "CS %llu: job on queue %u failed, CP error %u\n",
+			 job->cs->seq, job->queue_id,
+			 (entry & GAUDISIM_CQ_ENTRY_ERR_CODE_MASK) >>
+			 GAUDISIM_CQ_ENTRY_ERR_CODE_SHIFT);
+		err = -EIO;
+	}
+	gsim_job_finish(job, err);
+}
+
+/* A reset or teardown took the job away from the device. */
+void gsim_job_abort(struct gsim_job *job, int err)
+{
+	gsim_job_finish(job, err);
+}
+
+static struct gsim_cs *gsim_cs_alloc(struct gaudisim_ctx *ctx, u32 num_jobs,
+				     u32 flags, u32 timeout_s)
+{
+	struct gsim_cs *cs;
+	u32 i;
+
+	cs = kvzalloc(struct_size(cs, jobs, num_jobs), GFP_KERNEL);
+	if (!cs)
+		return NULL;
+
+	kref_init(&cs->ref);
+	gsim_ctx_get(ctx);
+	cs->ctx = ctx;
+	cs->flags = flags;
+	cs->timeout_s = timeout_s;
+	init_completion(&cs->done);
+	INIT_DELAYED_WORK(&cs->tdr, gsim_cs_tdr_work);
+	cs->num_jobs = num_jobs;
+	for (i = 0; i < num_jobs; i++)
+		cs->jobs[i].cs = cs;
+	return cs;
+}
+
+/* Drop a CS that never reached the device. */
+static void gsim_cs_discard(struct gsim_cs *cs)
+{
+	u32 i;
+
+	for (i = 0; i < cs->num_jobs; i++)
+		gsim_job_release(&cs->jobs[i]);
+	gsim_cs_put(cs);
+}
+
+/* Checks of a chunk that do not need its CB (counted as validation drops). */
+static int gsim_chunk_check(struct gaudisim_device *gdev,
+			    const struct gaudisim_cs_chunk *chunk)
+{
+	u32 q = chunk->queue_index;
+
+	if (chunk->cs_chunk_flags || memchr_inv(chunk->pad, 0, sizeof(chunk->pad))) {
+		gsim_dbg(gdev, "chunk flags and padding must be 0\n");
+		return -EINVAL;
+	}
+	if (q >= GAUDISIM_QUEUE_ID_SIZE || gaudisim_queue_engine(q) < 0) {
+		gsim_dbg(gdev, "queue %u does not exist\n", q);
+		return -EINVAL;
+	}
+	if (!GAUDISIM_QUEUE_IS_EXTERNAL(q)) {
+		gsim_dbg(gdev, "queue %u is internal; only external queues take CBs\n", q);
+		return -EINVAL;
+	}
+	if (!gsim_queue_present(gdev, q)) {
+		gsim_dbg(gdev, "queue %u is not present on this device\n", q);
+		return -EINVAL;
+	}
+	if (chunk->cb_size < GAUDISIM_PKT_ALIGN ||
+	    !IS_ALIGNED(chunk->cb_size, GAUDISIM_PKT_ALIGN)) {
+		gsim_dbg(gdev, "CB size %u is not a multiple of %u\n",
+			 chunk->cb_size, GAUDISIM_PKT_ALIGN);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Validate one chunk and turn it into a job with a kernel CB. */
+static int gsim_job_prepare(struct gaudisim_ctx *ctx, struct gsim_job *job,
+			    const struct gaudisim_cs_chunk *chunk)
+{
+	struct gaudisim_device *gdev = ctx->gdev;
+	struct gsim_cb *cb;
+	int rc;
+
+	rc = gsim_chunk_check(gdev, chunk);
+	if (rc)
+		goto validation_drop;
+
+	cb = gsim_cb_lookup(ctx, chunk->cb_handle);
+	if (!cb) {
+		gsim_dbg(gdev, "no CB with handle 0x%llx\n", chunk->cb_handle);
+		rc = -EINVAL;
+		goto validation_drop;
+	}
+	atomic_inc(&cb->usage);
+	job->user_cb = cb;
+	job->queue_id = chunk->queue_index;
+
+	if (chunk->cb_size > cb->size) {
+		gsim_dbg(gdev, "chunk runs %u bytes of a %u-byte CB\n",
+			 chunk->cb_size, cb->size);
+		rc = -EINVAL;
+		goto validation_drop;
+	}
+
+	rc = gsim_parser_make_kcb(ctx, job, cb, chunk->cb_size);
+	if (rc == -EINVAL || rc == -EPERM)
+		atomic64_inc(&gdev->cs_cnt.parsing_drop);
+	return rc;
+
+validation_drop:
+	atomic64_inc(&gdev->cs_cnt.validation_drop);
+	return rc;
+}
+
+/* Copy a chunk array from user space and build a CS from it. */
+static int gsim_cs_build(struct gaudisim_ctx *ctx, u64 uptr, u32 num_chunks,
+			 u32 flags, u32 timeout_s, struct gsim_cs **out)
+{
+	struct gaudisim_cs_chunk *chunks;
+	struct gsim_cs *cs;
+	u32 i;
+	int rc;
+
+	chunks = kvmalloc_array(num_chunks, sizeof(*chunks), GFP_KERNEL);
+	if (!chunks)
+		return -ENOMEM;
+	if (copy_from_user(chunks, u64_to_user_ptr(uptr),
+			   array_size(num_chunks, sizeof(*chunks)))) {
+		rc = -EFAULT;
+		goto out_free_chunks;
+	}
+
+	cs = gsim_cs_alloc(ctx, num_chunks, flags, timeout_s);
+	if (!cs) {
+		rc = -ENOMEM;
+		goto out_free_chunks;
+	}
+
+	for (i = 0; i < num_chunks; i++) {
+		rc = gsim_job_prepare(ctx, &cs->jobs[i], &chunks[i]);
+		if (rc) {
+			gsim_dbg(ctx->gdev, "chunk %u refused: %d\n", i, rc);
+			gsim_cs_discard(cs);
+			goto out_free_chunks;
+		}
+	}
+	*out = cs;
+	rc = 0;
+
+out_free_chunks:
+	kvfree(chunks);
+	return rc;
+}
+
+/**
+ * gsim_cs_push() - hand a built CS to the device
+ * @cs: the CS; the caller keeps its own reference
+ * @user: the CS gets a sequence number and a pending-table slot
+ *
+ * Either every job is queued or none is.
+ *
+ * Return: 0, -EBUSY when the device is not operational, -EAGAIN when a
+ * queue or the pending table is full.
+ */
+static int gsim_cs_push(struct gsim_cs *cs, bool user)
+{
+	struct gaudisim_ctx *ctx = cs->ctx;
+	struct gaudisim_device *gdev = ctx->gdev;
+	u32 needed[GAUDISIM_NUM_EXT_QUEUES] = {};
+	int rc = 0;
+	u32 i;
+
+	for (i = 0; i < cs->num_jobs; i++)
+		needed[cs->jobs[i].queue_id]++;
+
+	mutex_lock(&gdev->submit_lock);
+
+	if (gsim_status(gdev) != GAUDISIM_DEVICE_STATUS_OPERATIONAL) {
+		atomic64_inc(&gdev->cs_cnt.device_not_ready_drop);
+		gsim_dbg(gdev, "device is not operational (status %d)\n",
+			 gsim_status(gdev));
+		rc = -EBUSY;
+		goto out_unlock;
+	}
+
+	for (i = 0; i < GAUDISIM_NUM_EXT_QUEUES; i++) {
+		if (needed[i] > gsim_queue_free_slots(&gdev->queues[i])) {
+			atomic64_inc(&gdev->cs_cnt.queue_full_drop);
+			gsim_dbg(gdev, "queue %u is full\n", i);
+			rc = -EAGAIN;
+			goto out_unlock;
+		}
+	}
+
+	if (user) {
+		u64 seq;
+
+		spin_lock(&ctx->cs_lock);
+		seq = ctx->next_seq;
+		if (ctx->pending[seq & (GSIM_MAX_PENDING_CS - 1)]) {
+			spin_unlock(&ctx->cs_lock);
+			atomic64_inc(&gdev->cs_cnt.queue_full_drop);
+			gsim_dbg(gdev, "too many CSs in flight\n");
+			rc = -EAGAIN;
+			goto out_unlock;
+		}
+		kref_get(&cs->ref);
+		ctx->pending[seq & (GSIM_MAX_PENDING_CS - 1)] = cs;
+		cs->seq = seq;
+		ctx->next_seq++;
+		spin_unlock(&ctx->cs_lock);
+		atomic64_inc(&gdev->cs_cnt.submitted);
+	}
+
+	atomic_set(&cs->jobs_left, cs->num_jobs);
+	atomic_add(cs->num_jobs, &ctx->jobs_inflight);
+
+	if (cs->timeout_s) {
+		kref_get(&cs->ref);
+		queue_delayed_work(gdev->wq, &cs->tdr,
+				   (unsigned long)cs->timeout_s * HZ);
+	}
+
+	for (i = 0; i < cs->num_jobs; i++) {
+		kref_get(&cs->ref);
+		gsim_queue_push(&gdev->queues[cs->jobs[i].queue_id], &cs->jobs[i]);
+	}
+	for (i = 0; i < GAUDISIM_NUM_EXT_QUEUES; i++)
+		if (needed[i])
+			gsim_queue_ring_doorbell(&gdev->queues[i]);
+
+out_unlock:
+	mutex_unlock(&gdev->submit_lock);
+	return rc;
+}
+
+/* Build and push a CS; returns the CS with the caller's reference. */
+static int gsim_cs_submit(struct gaudisim_ctx *ctx, u64 chunks, u32 num_chunks,
+			  u32 flags, u32 timeout_s, bool user,
+			  struct gsim_cs **out)
+{
+	struct gaudisim_device *gdev = ctx->gdev;
+	struct gsim_cs *cs;
+	int rc, idx;
+
+	if (!drm_dev_enter(&gdev->drm, &idx))
+		return -ENODEV;
+
+	rc = gsim_cs_build(ctx, chunks, num_chunks, flags, timeout_s, &cs);
+	if (rc)
+		goto out_exit;
+
+	rc = gsim_cs_push(cs, user);
+	if (rc) {
+		gsim_cs_discard(cs);
+		goto out_exit;
+	}
+	*out = cs;
+
+out_exit:
+	drm_dev_exit(idx);
+	return rc;
+}
+
+/*
+ * Restore phase: run the restore chunks to completion before the first
+ * CS of a context (or a FORCE_RESTORE one). They form an internal CS
+ * without a sequence number.
+ */
+static int gsim_cs_restore(struct gaudisim_ctx *ctx,
+			   const struct gaudisim_cs_in *in, u32 timeout_s)
+{
+	struct gsim_cs *cs;
+	int rc;
+
+	rc = gsim_cs_submit(ctx, in->chunks_restore, in->num_chunks_restore,
+			    0, timeout_s, false, &cs);
+	if (rc)
+		return rc;
+
+	if (wait_for_completion_interruptible(&cs->done))
+		rc = -EINTR;
+	else
+		rc = cs->status;
+	gsim_cs_put(cs);
+	if (rc)
+		gsim_dbg(ctx->gdev, "restore phase failed: %d\n", rc);
+	return rc;
+}
+
+static int gsim_cs_check_args(struct gaudisim_device *gdev,
+			      const struct gaudisim_cs_in *in, u32 *timeout_s)
+{
+	if (in->ctx_id || in->pad) {
+		gsim_dbg(gdev, "ctx_id and pad must be 0\n");
+		return -EINVAL;
+	}
+	if (in->cs_flags & ~GAUDISIM_CS_FLAGS_ALL) {
+		gsim_dbg(gdev, "unknown CS flags 0x%x\n",
+			 in->cs_flags & ~GAUDISIM_CS_FLAGS_ALL);
+		return -EINVAL;
+	}
+	if (!in->num_chunks_execute ||
+	    in->num_chunks_execute > GAUDISIM_MAX_JOBS_PER_CS ||
+	    in->num_chunks_restore > GAUDISIM_MAX_JOBS_PER_CS) {
+		gsim_dbg(gdev, "bad chunk counts: %u execute, %u restore\n",
+			 in->num_chunks_execute, in->num_chunks_restore);
+		return -EINVAL;
+	}
+
+	*timeout_s = gsim_timeout_locked;
+	if (in->cs_flags & GAUDISIM_CS_FLAGS_CUSTOM_TIMEOUT) {
+		if (!in->timeout || in->timeout > GSIM_CS_TIMEOUT_MAX_S) {
+			gsim_dbg(gdev, "custom timeout %u s is out of range\n",
+				 in->timeout);
+			return -EINVAL;
+		}
+		*timeout_s = in->timeout;
+	}
+	return 0;
+}
+
+int gsim_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct gaudisim_device *gdev = to_gsim(drm);
+	struct gaudisim_ctx *ctx = file->driver_priv;
+	union gaudisim_cs_args *args = data;
+	struct gaudisim_cs_in in = args->in;
+	struct gsim_cs *cs;
+	u32 timeout_s;
+	int rc;
+
+	rc = gsim_cs_check_args(gdev, &in, &timeout_s);
+	if (rc)
+		return rc;
+
+	if (in.num_chunks_restore &&
+	    (!READ_ONCE(ctx->restore_done) ||
+	     (in.cs_flags & GAUDISIM_CS_FLAGS_FORCE_RESTORE))) {
+		rc = gsim_cs_restore(ctx, &in, timeout_s);
+		if (rc)
+			return rc;
+	}
+
+	rc = gsim_cs_submit(ctx, in.chunks_execute, in.num_chunks_execute,
+			    in.cs_flags, timeout_s, true, &cs);
+	if (rc)
+		return rc;
+
+	WRITE_ONCE(ctx->restore_done, true);
+
+	memset(args, 0, sizeof(*args));
+	args->out.seq = cs->seq;
+	args->out.status = GAUDISIM_CS_STATUS_SUCCESS;
+	gsim_cs_put(cs);
+	return 0;
+}
+
+static unsigned long gsim_us_to_jiffies(u64 us)
+{
+	u64 j;
+
+	if (us > U64_MAX / NSEC_PER_USEC)
+		return MAX_SCHEDULE_TIMEOUT;
+	j = nsecs_to_jiffies64(us * NSEC_PER_USEC);
+	if (j >= MAX_SCHEDULE_TIMEOUT)
+		return MAX_SCHEDULE_TIMEOUT;
+	return max_t(u64, j, 1);
+}
+
+/* Fill the WAIT_CS answer from a final outcome; returns the ioctl's rc. */
+static int gsim_wait_outcome(int status, bool timestamp_valid, u64 timestamp_ns,
+			     struct gaudisim_wait_cs_out *out)
+{
+	if (timestamp_valid) {
+		out->flags |= GAUDISIM_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD;
+		out->timestamp_nsec = timestamp_ns;
+	}
+	switch (status) {
+	case 0:
+		out->status = GAUDISIM_WAIT_CS_STATUS_COMPLETED;
+		return 0;
+	case -ETIMEDOUT:
+		out->status = GAUDISIM_WAIT_CS_STATUS_TIMEDOUT;
+		return -ETIMEDOUT;
+	default:
+		out->status = GAUDISIM_WAIT_CS_STATUS_ABORTED;
+		return -EIO;
+	}
+}
+
+int gsim_wait_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct gaudisim_device *gdev = to_gsim(drm);
+	struct gaudisim_ctx *ctx = file->driver_priv;
+	union gaudisim_wait_cs_args *args = data;
+	struct gaudisim_wait_cs_in in = args->in;
+	struct gaudisim_wait_cs_out out = {};
+	struct gsim_cs_outcome outcome = {};
+	struct gsim_cs *cs;
+	u64 next_seq;
+	long left;
+	int rc;
+
+	if (in.ctx_id || in.flags) {
+		gsim_dbg(gdev, "ctx_id and flags must be 0\n");
+		return -EINVAL;
+	}
+
+	spin_lock(&ctx->cs_lock);
+	next_seq = ctx->next_seq;
+	if (!in.seq || in.seq >= next_seq) {
+		spin_unlock(&ctx->cs_lock);
+		gsim_dbg(gdev, "no CS %llu: the next CS is %llu\n", in.seq,
+			 next_seq);
+		return -EINVAL;
+	}
+	cs = ctx->pending[in.seq & (GSIM_MAX_PENDING_CS - 1)];
+	if (cs && cs->seq == in.seq)
+		kref_get(&cs->ref);
+	else
+		cs = NULL;
+	if (!cs)
+		outcome = ctx->outcomes[in.seq & (GSIM_CS_OUTCOMES - 1)];
+	spin_unlock(&ctx->cs_lock);
+
+	if (!cs) {
+		if (outcome.seq == in.seq) {
+			rc = gsim_wait_outcome(outcome.status, outcome.timestamp_valid,
+					       outcome.timestamp_ns, &out);
+		} else {
+			out.status = GAUDISIM_WAIT_CS_STATUS_COMPLETED;
+			out.flags = GAUDISIM_WAIT_CS_STATUS_FLAG_GONE;
+			rc = 0;
+		}
+		goto out;
+	}
+
+	if (in.timeout_us) {
+		left = wait_for_completion_interruptible_timeout(&cs->done,
+								 gsim_us_to_jiffies(in.timeout_us));
+		if (left < 0) {
+			gsim_cs_put(cs);
+			return -EINTR;
+		}
+	}
+
+	if (completion_done(&cs->done)) {
+		spin_lock(&ctx->cs_lock);
+		outcome.status = cs->status;
+		outcome.timestamp_ns = cs->timestamp_ns;
+		spin_unlock(&ctx->cs_lock);
+		rc = gsim_wait_outcome(outcome.status,
+				       cs->flags & GAUDISIM_CS_FLAGS_TIMESTAMP,
+				       outcome.timestamp_ns, &out);
+	} else {
+		out.status = GAUDISIM_WAIT_CS_STATUS_BUSY;
+		rc = 0;
+	}
+	gsim_cs_put(cs);
+
+out:
+	memset(args, 0, sizeof(*args));
+	args->out = out;
+	return rc;
+}

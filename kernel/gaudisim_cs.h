@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Command submissions: a CS is a set of jobs, one per chunk; a job is a
+ * kernel copy of a user CB bound to an external queue.
+ */
+#ifndef __GAUDISIM_CS_H__
+#define __GAUDISIM_CS_H__
+
+#include <linux/completion.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+struct drm_device;
+struct drm_file;
+struct gaudisim_ctx;
+struct gsim_cb;
+struct gsim_userptr;
+
+/* CSs in flight per context; a CS whose slot is still busy gets EAGAIN. */
+#define GSIM_MAX_PENDING_CS	256
+/* Outcomes of retired CSs kept per context for late WAIT_CS calls. */
+#define GSIM_CS_OUTCOMES	1024
+
+static_assert((GSIM_MAX_PENDING_CS & (GSIM_MAX_PENDING_CS - 1)) == 0);
+static_assert((GSIM_CS_OUTCOMES & (GSIM_CS_OUTCOMES - 1)) == 0);
+
+/**
+ * struct gsim_job - one chunk of a CS
+ * @cs: the CS (the job holds a reference on it)
+ * @queue_id: external queue ID
+ * @user_cb: the user CB it was copied from (reference, usage count)
+ * @kcb: kernel CB: patched packets followed by the completion tail
+ * @kcb_dma: its bus address
+ * @kcb_size: bytes of @kcb the device runs (body + tail)
+ * @has_dma: the body contains a LIN_DMA (engine barrier on the tail)
+ * @uptrs: userptr mappings the body addresses (one reference each)
+ * @num_uptrs: entries in @uptrs
+ * @cq_entry: CQ entry that completed the job
+ * @done_node: link in a list of jobs completed or aborted together
+ */
+struct gsim_job {
+	struct gsim_cs *cs;
+	u32 queue_id;
+	struct gsim_cb *user_cb;
+	void *kcb;
+	dma_addr_t kcb_dma;
+	u32 kcb_size;
+	bool has_dma;
+	struct gsim_userptr **uptrs;
+	u32 num_uptrs;
+	u32 cq_entry;
+	struct list_head done_node;
+};
+
+/**
+ * struct gsim_cs - a command submission
+ * @ref: held by the submitter, each job, the pending table, the TDR
+ *       and waiters
+ * @ctx: owning context (reference)
+ * @seq: sequence number; 0 for the internal restore-phase CS
+ * @flags: GAUDISIM_CS_FLAGS_*
+ * @timeout_s: seconds before the CS times out, 0 for never
+ * @jobs_left: jobs not yet completed
+ * @signalled: the outcome is final (under ctx->cs_lock)
+ * @status: 0, -EIO or -ETIMEDOUT (under ctx->cs_lock)
+ * @timestamp_ns: CLOCK_MONOTONIC time of the outcome (under ctx->cs_lock)
+ * @done: completed when the outcome is final
+ * @tdr: timeout work
+ * @num_jobs: entries in @jobs
+ * @jobs: the jobs
+ */
+struct gsim_cs {
+	struct kref ref;
+	struct gaudisim_ctx *ctx;
+	u64 seq;
+	u32 flags;
+	u32 timeout_s;
+	atomic_t jobs_left;
+	bool signalled;
+	int status;
+	u64 timestamp_ns;
+	struct completion done;
+	struct delayed_work tdr;
+	u32 num_jobs;
+	struct gsim_job jobs[] __counted_by(num_jobs);
+};
+
+/* What a retired CS left behind for WAIT_CS. */
+struct gsim_cs_outcome {
+	u64 seq;
+	int status;
+	bool timestamp_valid;
+	u64 timestamp_ns;
+};
+
+void gsim_job_complete(struct gsim_job *job);
+void gsim_job_abort(struct gsim_job *job, int err);
+
+int gsim_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file);
+int gsim_wait_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file);
+
+#endif /* __GAUDISIM_CS_H__ */

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Compute context: open and close of /dev/accel/accelN.
+ *
+ * One process at a time holds the compute node, like the real driver;
+ * a second open gets EBUSY. Closing the node tears the context down:
+ * jobs still running get a short grace period, then the device is reset
+ * so that nothing DMAs into memory that is about to be unpinned; then
+ * CBs, userptr mappings and HBM allocations are released.
+ */
+
+#include <linux/ratelimit.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+
+#include "gaudisim_cb.h"
+#include "gaudisim_ctx.h"
+#include "gaudisim_drv.h"
+#include "gaudisim_mem.h"
+
+/* How long a closing context waits for its jobs before resetting. */
+#define GSIM_RELEASE_WAIT	(5 * HZ)
+
+static void gsim_ctx_release(struct kref *ref)
+{
+	struct gaudisim_ctx *ctx = container_of(ref, struct gaudisim_ctx, ref);
+
+	mutex_destroy(&ctx->mem_lock);
+	kvfree(ctx->outcomes);
+	kfree(ctx);
+}
+
+void gsim_ctx_get(struct gaudisim_ctx *ctx)
+{
+	kref_get(&ctx->ref);
+}
+
+void gsim_ctx_put(struct gaudisim_ctx *ctx)
+{
+	kref_put(&ctx->ref, gsim_ctx_release);
+}
+
+static struct gaudisim_ctx *gsim_ctx_create(struct gaudisim_device *gdev)
+{
+	struct gaudisim_ctx *ctx;
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return NULL;
+	ctx->outcomes = kvcalloc(GSIM_CS_OUTCOMES, sizeof(*ctx->outcomes),
+				 GFP_KERNEL);
+	if (!ctx->outcomes) {
+		kfree(ctx);
+		return NULL;
+	}
+
+	kref_init(&ctx->ref);
+	ctx->gdev = gdev;
+	ctx->pid = task_tgid_nr(current);
+	xa_init_flags(&ctx->cbs, XA_FLAGS_ALLOC1);
+	atomic64_set(&ctx->cb_bytes, 0);
+	mutex_init(&ctx->mem_lock);
+	gsim_mem_ctx_init(ctx);
+	spin_lock_init(&ctx->cs_lock);
+	ctx->next_seq = 1;
+	atomic_set(&ctx->jobs_inflight, 0);
+	init_waitqueue_head(&ctx->idle_wq);
+	return ctx;
+}
+
+/*
+ * Make sure the device no longer works for @ctx: wait a little for its
+ * jobs, then reset the device, which aborts them.
+ */
+static void gsim_ctx_quiesce(struct gaudisim_ctx *ctx)
+{
+	struct gaudisim_device *gdev = ctx->gdev;
+	int idx;
+
+	if (wait_event_timeout(ctx->idle_wq, !atomic_read(&ctx->jobs_inflight),
+			       GSIM_RELEASE_WAIT))
+		return;
+
+	/* After removal the device was already stopped and every job aborted. */
+	if (!drm_dev_enter(&gdev->drm, &idx))
+		return;
+	gsim_device_hard_reset(gdev, "compute context closed with jobs in flight");
+	drm_dev_exit(idx);
+}
+
+int gsim_open(struct drm_device *drm, struct drm_file *file)
+{
+	struct gaudisim_device *gdev = to_gsim(drm);
+	struct gaudisim_ctx *ctx;
+	int rc = 0;
+
+	ctx = gsim_ctx_create(gdev);
+	if (!ctx)
+		return -ENOMEM;
+
+	mutex_lock(&gdev->open_lock);
+	if (gdev->compute_ctx) {
+		dev_dbg_ratelimited(drm->dev,
+				    "compute node is held by pid %d; open by pid %d refused\n",
+				    gdev->compute_ctx->pid, ctx->pid);
+		rc = -EBUSY;
+		goto out_unlock;
+	}
+	switch (gsim_status(gdev)) {
+	case GAUDISIM_DEVICE_STATUS_OPERATIONAL:
+		break;
+	case GAUDISIM_DEVICE_STATUS_MALFUNCTION:
+		rc = -EPERM;
+		goto out_unlock;
+	default:
+		rc = -EAGAIN;
+		goto out_unlock;
+	}
+
+	gdev->compute_ctx = ctx;
+	gdev->open_counter++;
+	gdev->open_time = ktime_get();
+	file->driver_priv = ctx;
+
+out_unlock:
+	mutex_unlock(&gdev->open_lock);
+	if (rc)
+		gsim_ctx_put(ctx);
+	return rc;
+}
+
+void gsim_postclose(struct drm_device *drm, struct drm_file *file)
+{
+	struct gaudisim_device *gdev = to_gsim(drm);
+	struct gaudisim_ctx *ctx = file->driver_priv;
+
+	gsim_ctx_quiesce(ctx);
+	gsim_cb_ctx_fini(ctx);
+	gsim_mem_ctx_fini(ctx);
+
+	/* Free the compute node only once its memory is back in the pool. */
+	mutex_lock(&gdev->open_lock);
+	gdev->compute_ctx = NULL;
+	gdev->last_open_period_ms = ktime_ms_delta(ktime_get(), gdev->open_time);
+	mutex_unlock(&gdev->open_lock);
+
+	file->driver_priv = NULL;
+	gsim_ctx_put(ctx);
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The compute context: everything one process that opened the compute
+ * node owns. It lives from open to postclose, and longer while CSs or
+ * CBs that reference it are still around.
+ */
+#ifndef __GAUDISIM_CTX_H__
+#define __GAUDISIM_CTX_H__
+
+#include <linux/atomic.h>
+#include <linux/kref.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
+
+#include <drm/drm_mm.h>
+
+#include "gaudisim_cs.h"
+
+struct drm_device;
+struct drm_file;
+struct gaudisim_device;
+
+/**
+ * struct gaudisim_ctx - per-file compute context
+ * @ref: held by the file, every CS and every CB
+ * @gdev: the device
+ * @pid: thread group of the opener
+ * @cbs: CB id -> struct gsim_cb (handle references); own lock
+ * @cb_bytes: bytes of CB memory the context holds
+ * @mem_lock: see below
+ * @va_mm: device VAs of userptr mappings
+ * @hbm_allocs: HBM handle -> struct gsim_hbm_alloc
+ * @dram_used: HBM bytes allocated by this context
+ * @cs_lock: see below
+ * @next_seq: sequence number of the next CS
+ * @pending: CSs in flight, indexed by seq % GSIM_MAX_PENDING_CS
+ * @outcomes: retired CSs, indexed by seq % GSIM_CS_OUTCOMES
+ * @restore_done: the first CS went through (restore chunks are skipped)
+ * @jobs_inflight: jobs submitted and not completed
+ * @idle_wq: woken when @jobs_inflight drops to 0
+ */
+struct gaudisim_ctx {
+	struct kref ref;
+	struct gaudisim_device *gdev;
+	pid_t pid;
+
+	struct xarray cbs;
+	atomic64_t cb_bytes;
+
+	/*
+	 * Protects @va_mm, @hbm_allocs and @dram_used. The parser holds it
+	 * while it translates addresses, so mappings cannot change under a
+	 * CB being copied.
+	 */
+	struct mutex mem_lock;
+	struct drm_mm va_mm;
+	struct xarray hbm_allocs;
+	u64 dram_used;
+
+	/* Protects @next_seq, @pending, @outcomes and the CS outcome fields. */
+	spinlock_t cs_lock;
+	u64 next_seq;
+	struct gsim_cs *pending[GSIM_MAX_PENDING_CS];
+	struct gsim_cs_outcome *outcomes;
+	bool restore_done;
+
+	atomic_t jobs_inflight;
+	wait_queue_head_t idle_wq;
+};
+
+void gsim_ctx_get(struct gaudisim_ctx *ctx);
+void gsim_ctx_put(struct gaudisim_ctx *ctx);
+
+int gsim_open(struct drm_device *drm, struct drm_file *file);
+void gsim_postclose(struct drm_device *drm, struct drm_file *file);
+
+#endif /* __GAUDISIM_CTX_H__ */

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gaudisim: Linux accel driver for the simulated Gaudi-class device.
+ *
+ * Device-wide state. Every other object hangs off struct gaudisim_device:
+ * the external queues (gaudisim_queue.h), the compute context of the one
+ * process that holds /dev/accel/accelN (gaudisim_ctx.h) and the control
+ * node (gaudisim_ctrl.c).
+ */
+#ifndef __GAUDISIM_DRV_H__
+#define __GAUDISIM_DRV_H__
+
+#include <linux/atomic.h>
+#include <linux/io.h>
+#include <linux/ktime.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+#include <drm/drm_device.h>
+#include <drm/drm_mm.h>
+#include <drm/drm_print.h>
+
+#include <hw/gaudisim_queues.h>
+#include <hw/gaudisim_regs.h>
+#include <uapi/drm/gaudisim_accel.h>
+
+#include "gaudisim_queue.h"
+
+#define GAUDISIM_DRIVER_VERSION		"0.1.0"
+#define GAUDISIM_DRIVER_DESC		"gaudisim simulated Gaudi accelerator"
+#define GAUDISIM_CARD_NAME		"HL-205-sim"
+
+/* CS timeout used when a CS does not ask for its own (seconds, 0 = none). */
+extern unsigned int gsim_timeout_locked;
+/* Hard-reset the device when a CS times out, so its queue recovers. */
+extern bool gsim_reset_on_lockup;
+
+struct gaudisim_ctx;
+struct gsim_ctrl;
+
+/* Why command submissions were refused or how they ended (INFO CS_COUNTERS). */
+struct gsim_cs_counters {
+	atomic64_t submitted;
+	atomic64_t completed;
+	atomic64_t errors;
+	atomic64_t timed_out;
+	atomic64_t validation_drop;
+	atomic64_t parsing_drop;
+	atomic64_t queue_full_drop;
+	atomic64_t device_not_ready_drop;
+};
+
+/**
+ * struct gaudisim_device - one gaudisim PCI function
+ * @drm: DRM device (accel node); embeds the refcount of this structure
+ * @pdev: PCI device
+ * @regs: CFG BAR mapping
+ * @hw_version: VERSION register
+ * @caps: CAPS register
+ * @engines: ENGINES register (engine counts)
+ * @hbm_size: all HBM bytes
+ * @hbm_reserved: HBM bytes reserved for the driver at address 0
+ * @hbm_bar_size: size of the HBM BAR window
+ * @sram_size: SRAM bytes
+ * @queue_mask: queue IDs the device implements (QUEUE_MASK registers)
+ * @num_ext_queues: external queues that are present
+ * @status: enum gaudisim_device_status; written under @submit_lock
+ * @queues: the external queues (IDs 0..7), present or not
+ * @submit_lock: see below
+ * @open_lock: see below
+ * @compute_ctx: context of the process holding the compute node, or NULL
+ * @open_counter: successful compute opens since load
+ * @open_time: when the current compute user opened the device
+ * @last_open_period_ms: how long the previous compute user held it
+ * @hbm_lock: see below
+ * @hbm_mm: allocator of user HBM
+ * @hbm_used: user HBM bytes allocated by all contexts
+ * @cs_cnt: CS counters
+ * @hard_reset_cnt: hard resets since load
+ * @wq: ordered workqueue for CS timeouts and device resets
+ * @reset_work: hard reset requested by a CS timeout
+ * @ctrl: control node
+ */
+struct gaudisim_device {
+	struct drm_device drm;
+	struct pci_dev *pdev;
+	void __iomem *regs;
+
+	u32 hw_version;
+	u32 caps;
+	u32 engines;
+	u64 hbm_size;
+	u64 hbm_reserved;
+	u64 hbm_bar_size;
+	u64 sram_size;
+	u64 queue_mask[2];
+	u32 num_ext_queues;
+
+	int status;
+	struct gsim_queue queues[GAUDISIM_NUM_EXT_QUEUES];
+
+	/*
+	 * Serialises the producer side of every PQ (pi, doorbells), the
+	 * assignment of CS sequence numbers, device resets and @status
+	 * changes: a reset never sees a half-written submission.
+	 */
+	struct mutex submit_lock;
+
+	/* Protects @compute_ctx and the open statistics below. */
+	struct mutex open_lock;
+	struct gaudisim_ctx *compute_ctx;
+	u64 open_counter;
+	ktime_t open_time;
+	u64 last_open_period_ms;
+
+	/* Protects @hbm_mm and @hbm_used. Nests inside ctx->mem_lock. */
+	struct mutex hbm_lock;
+	struct drm_mm hbm_mm;
+	u64 hbm_used;
+
+	struct gsim_cs_counters cs_cnt;
+	atomic_t hard_reset_cnt;
+
+	struct workqueue_struct *wq;
+	struct work_struct reset_work;
+
+	struct gsim_ctrl *ctrl;
+};
+
+static inline struct gaudisim_device *to_gsim(struct drm_device *drm)
+{
+	return container_of(drm, struct gaudisim_device, drm);
+}
+
+static inline int gsim_status(struct gaudisim_device *gdev)
+{
+	return READ_ONCE(gdev->status);
+}
+
+static inline void gsim_set_status(struct gaudisim_device *gdev, int status)
+{
+	lockdep_assert_held(&gdev->submit_lock);
+	WRITE_ONCE(gdev->status, status);
+}
+
+static inline u64 gsim_hbm_user_size(struct gaudisim_device *gdev)
+{
+	return gdev->hbm_size - GAUDISIM_HBM_USER_BASE;
+}
+
+static inline bool gsim_queue_present(struct gaudisim_device *gdev, u32 qid)
+{
+	return qid < GAUDISIM_QUEUE_ID_SIZE &&
+	       (gdev->queue_mask[qid / 64] & BIT_ULL(qid % 64));
+}
+
+/* Messages a user can trigger go to debug level (drm.debug or dyndbg). */
+#define gsim_dbg(gdev, fmt, ...) \
+	drm_dbg_driver(&(gdev)->drm, "%s: " fmt, __func__, ##__VA_ARGS__)
+#define gsim_info(gdev, fmt, ...) \
+	drm_info(&(gdev)->drm, fmt, ##__VA_ARGS__)
+#define gsim_warn(gdev, fmt, ...) \
+	drm_warn(&(gdev)->drm, fmt, ##__VA_ARGS__)
+#define gsim_err(gdev, fmt, ...) \
+	drm_err(&(gdev)->drm, fmt, ##__VA_ARGS__)
+#define gsim_err_ratelimited(gdev, fmt, ...) \
+	drm_err_ratelimited(&(gdev)->drm, fmt, ##__VA_ARGS__)
+
+/* gaudisim_reset.c */
+int gsim_device_hard_reset(struct gaudisim_device *gdev, const char *reason);
+void gsim_device_stop(struct gaudisim_device *gdev);
+void gsim_reset_work(struct work_struct *work);
+
+/* gaudisim_info.c */
+int gsim_info_query(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
+		    const struct gaudisim_info_args *args);
+int gsim_info_ioctl(struct drm_device *drm, void *data, struct drm_file *file);
+
+/* gaudisim_ctrl.c */
+int gsim_ctrl_module_init(void);
+void gsim_ctrl_module_exit(void);
+int gsim_ctrl_init(struct gaudisim_device *gdev);
+void gsim_ctrl_fini(struct gaudisim_device *gdev);
+
+#endif /* __GAUDISIM_DRV_H__ */

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gaudisim hardware access: identity, sizes and hard reset.
+ */
+
+#include <linux/bits.h>
+#include <linux/iopoll.h>
+
+#include "gaudisim_hw.h"
+
+#define GSIM_RESET_POLL_US	100
+#define GSIM_RESET_TIMEOUT_US	(2 * USEC_PER_SEC)
+
+static u64 gsim_rreg64(struct gaudisim_device *gdev, u32 lo, u32 hi)
+{
+	u64 value = gsim_rreg(gdev, lo);
+
+	return value | ((u64)gsim_rreg(gdev, hi) << 32);
+}
+
+/**
+ * gsim_hw_reset() - hard-reset every engine and queue of the device
+ * @gdev: the device
+ *
+ * The device clears HW_STATE on reset; waiting for that (and for READY)
+ * tells us the reset really happened, whichever way the device model
+ * schedules it. Nothing DMAs or interrupts for old work afterwards.
+ *
+ * Return: 0, or -ETIMEDOUT when the device does not come back.
+ */
+int gsim_hw_reset(struct gaudisim_device *gdev)
+{
+	u32 state, sts;
+	int rc;
+
+	gsim_wreg(gdev, GAUDISIM_REG_RESET, GAUDISIM_RESET_HARD);
+
+	rc = readl_poll_timeout(gdev->regs + GAUDISIM_REG_HW_STATE, state,
+				state != GAUDISIM_HW_STATE_DIRTY,
+				GSIM_RESET_POLL_US, GSIM_RESET_TIMEOUT_US);
+	if (!rc)
+		rc = readl_poll_timeout(gdev->regs + GAUDISIM_REG_DEV_STATUS, sts,
+					(sts & GAUDISIM_DEV_STATUS_READY) &&
+					!(sts & GAUDISIM_DEV_STATUS_IN_RESET),
+					GSIM_RESET_POLL_US, GSIM_RESET_TIMEOUT_US);
+	if (rc)
+		dev_err(&gdev->pdev->dev,
+			"hard reset did not complete: HW_STATE 0x%08x DEV_STATUS 0x%08x\n",
+			gsim_rreg(gdev, GAUDISIM_REG_HW_STATE),
+			gsim_rreg(gdev, GAUDISIM_REG_DEV_STATUS));
+	return rc;
+}
+
+/* Tell a later driver instance that this one owns a running device. */
+void gsim_hw_mark_dirty(struct gaudisim_device *gdev)
+{
+	gsim_wreg(gdev, GAUDISIM_REG_HW_STATE, GAUDISIM_HW_STATE_DIRTY);
+}
+
+/* Busy bits of the streams of one QMAN. */
+u32 gsim_hw_busy_streams(struct gaudisim_device *gdev, u32 engine)
+{
+	return gsim_rreg(gdev, gsim_qm_reg(engine, GAUDISIM_QM_GLBL_STS0)) &
+	       GENMASK(GAUDISIM_STREAMS_PER_QMAN - 1, 0);
+}
+
+static int gsim_hw_check_sizes(struct gaudisim_device *gdev)
+{
+	struct device *dev = &gdev->pdev->dev;
+
+	if (gdev->hbm_reserved != GAUDISIM_HBM_RESERVED_SIZE ||
+	    gdev->hbm_size <= GAUDISIM_HBM_USER_BASE ||
+	    !IS_ALIGNED(gdev->hbm_size, GAUDISIM_DRAM_PAGE_SIZE)) {
+		dev_err(dev, "unusable HBM layout: %llu bytes, %llu reserved\n",
+			gdev->hbm_size, gdev->hbm_reserved);
+		return -ENODEV;
+	}
+	if (gdev->sram_size > GAUDISIM_SRAM_SIZE) {
+		dev_err(dev, "SRAM size %llu exceeds the SRAM window\n",
+			gdev->sram_size);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+/**
+ * gsim_hw_identify() - check that this is a gaudisim device and read its sizes
+ * @gdev: the device, with its CFG BAR mapped
+ *
+ * A device that a previous driver instance left running (HW_STATE DIRTY)
+ * is reset before anything else is read.
+ *
+ * Return: 0, or -ENODEV for a device this driver cannot drive.
+ */
+int gsim_hw_identify(struct gaudisim_device *gdev)
+{
+	struct device *dev = &gdev->pdev->dev;
+	u32 id, major, minor, q;
+	int rc;
+
+	id = gsim_rreg(gdev, GAUDISIM_REG_ID);
+	if (id != GAUDISIM_ID_MAGIC) {
+		dev_err(dev, "not a gaudisim device: ID register reads 0x%08x, expected 0x%08x\n",
+			id, GAUDISIM_ID_MAGIC);
+		return -ENODEV;
+	}
+
+	gdev->hw_version = gsim_rreg(gdev, GAUDISIM_REG_VERSION);
+	major = gdev->hw_version >> 16;
+	minor = gdev->hw_version & 0xffff;
+	if (major != GAUDISIM_HW_VERSION_MAJOR) {
+		dev_err(dev, "unsupported hardware version %u.%u, this driver handles %u.x\n",
+			major, minor, GAUDISIM_HW_VERSION_MAJOR);
+		return -ENODEV;
+	}
+
+	if (gsim_rreg(gdev, GAUDISIM_REG_HW_STATE) == GAUDISIM_HW_STATE_DIRTY) {
+		dev_info(dev, "device was left running by a previous driver instance, resetting it\n");
+		rc = gsim_hw_reset(gdev);
+		if (rc)
+			return rc;
+	}
+
+	gdev->caps = gsim_rreg(gdev, GAUDISIM_REG_CAPS);
+	if (!(gdev->caps & GAUDISIM_CAP_EXT_QUEUES)) {
+		dev_err(dev, "device reports no external queues (CAPS 0x%08x)\n",
+			gdev->caps);
+		return -ENODEV;
+	}
+
+	gdev->hbm_size = gsim_rreg64(gdev, GAUDISIM_REG_HBM_SIZE_LO,
+				     GAUDISIM_REG_HBM_SIZE_HI);
+	gdev->hbm_reserved = gsim_rreg(gdev, GAUDISIM_REG_HBM_RESERVED);
+	gdev->hbm_bar_size = gsim_rreg64(gdev, GAUDISIM_REG_HBM_BAR_SIZE_LO,
+					 GAUDISIM_REG_HBM_BAR_SIZE_HI);
+	gdev->sram_size = gsim_rreg(gdev, GAUDISIM_REG_SRAM_SIZE);
+	gdev->engines = gsim_rreg(gdev, GAUDISIM_REG_ENGINES);
+	rc = gsim_hw_check_sizes(gdev);
+	if (rc)
+		return rc;
+
+	gdev->queue_mask[0] = gsim_rreg64(gdev, GAUDISIM_REG_QUEUE_MASK_LO,
+					  GAUDISIM_REG_QUEUE_MASK_HI);
+	gdev->queue_mask[1] = gsim_rreg(gdev, GAUDISIM_REG_QUEUE_MASK_HI2) &
+			      GENMASK_ULL(GAUDISIM_QUEUE_ID_SIZE - 64 - 1, 0);
+
+	gdev->num_ext_queues = 0;
+	for (q = 0; q < GAUDISIM_NUM_EXT_QUEUES; q++)
+		if (gsim_queue_present(gdev, q))
+			gdev->num_ext_queues++;
+	if (!gdev->num_ext_queues) {
+		dev_err(dev, "no external queue is present (QUEUE_MASK 0x%016llx)\n",
+			gdev->queue_mask[0]);
+		return -ENODEV;
+	}
+
+	return 0;
+}

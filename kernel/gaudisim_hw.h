@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Register access, identity and hard reset of the gaudisim device.
+ */
+#ifndef __GAUDISIM_HW_H__
+#define __GAUDISIM_HW_H__
+
+#include <linux/io.h>
+#include <linux/types.h>
+
+#include "gaudisim_drv.h"
+
+static inline u32 gsim_rreg(struct gaudisim_device *gdev, u32 offset)
+{
+	return readl(gdev->regs + offset);
+}
+
+static inline void gsim_wreg(struct gaudisim_device *gdev, u32 offset, u32 value)
+{
+	writel(value, gdev->regs + offset);
+}
+
+/* Offset of a QMAN register of @engine in the CFG BAR. */
+static inline u32 gsim_qm_reg(u32 engine, u32 reg)
+{
+	return GAUDISIM_QM_BLOCK(engine) + reg;
+}
+
+int gsim_hw_identify(struct gaudisim_device *gdev);
+int gsim_hw_reset(struct gaudisim_device *gdev);
+void gsim_hw_mark_dirty(struct gaudisim_device *gdev);
+u32 gsim_hw_busy_streams(struct gaudisim_device *gdev, u32 engine);
+
+#endif /* __GAUDISIM_HW_H__ */

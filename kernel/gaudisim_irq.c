@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Interrupts: one MSI-X vector per completion queue (vector i = CQ i =
+ * queue ID i, the number the completion tail writes to MSIX_REQ), then
+ * the event-queue vector, which later work will use.
+ *
+ * The handlers are threaded (IRQF_ONESHOT keeps the vector masked while
+ * the thread runs; an MSI-X message that arrives meanwhile stays pending
+ * and fires again on unmask), so completing a job may sleep.
+ */
+
+#include <linux/interrupt.h>
+#include <linux/pci.h>
+
+#include "gaudisim_drv.h"
+#include "gaudisim_queue.h"
+
+static irqreturn_t gsim_cq_irq_thread(int irq, void *arg)
+{
+	struct gsim_queue *q = arg;
+
+	gsim_queue_drain_cq(q);
+	return IRQ_HANDLED;
+}
+
+int gsim_irq_init(struct gaudisim_device *gdev)
+{
+	struct pci_dev *pdev = gdev->pdev;
+	int nvec, rc;
+	u32 i;
+
+	/* Vectors are released by pcim on driver detach. */
+	nvec = pci_alloc_irq_vectors(pdev, GAUDISIM_MSIX_NUM_VECTORS,
+				     GAUDISIM_MSIX_NUM_VECTORS, PCI_IRQ_MSIX);
+	if (nvec < 0) {
+		dev_err(&pdev->dev, "cannot allocate %u MSI-X vectors: %d\n",
+			GAUDISIM_MSIX_NUM_VECTORS, nvec);
+		return nvec;
+	}
+
+	for (i = 0; i < GAUDISIM_NUM_CQ; i++) {
+		struct gsim_queue *q = &gdev->queues[i];
+		int irq;
+
+		if (!q->present)
+			continue;
+
+		irq = pci_irq_vector(pdev, q->id);
+		if (irq < 0) {
+			rc = irq;
+			goto err_free;
+		}
+		snprintf(q->irq_name, sizeof(q->irq_name), "gaudisim-cq%u", q->id);
+		rc = request_threaded_irq(irq, NULL, gsim_cq_irq_thread, IRQF_ONESHOT,
+					  q->irq_name, q);
+		if (rc) {
+			dev_err(&pdev->dev, "cannot request the IRQ of CQ %u: %d\n",
+				q->id, rc);
+			goto err_free;
+		}
+		q->irq = irq;
+	}
+	return 0;
+
+err_free:
+	gsim_irq_fini(gdev);
+	return rc;
+}
+
+void gsim_irq_fini(struct gaudisim_device *gdev)
+{
+	u32 i;
+
+	for (i = 0; i < GAUDISIM_NUM_CQ; i++) {
+		struct gsim_queue *q = &gdev->queues[i];
+
+		if (q->irq) {
+			free_irq(q->irq, q);
+			q->irq = 0;
+		}
+	}
+}
+
+/* Wait until no CQ handler runs, e.g. after a reset stopped the device. */
+void gsim_irq_sync(struct gaudisim_device *gdev)
+{
+	u32 i;
+
+	for (i = 0; i < GAUDISIM_NUM_CQ; i++)
+		if (gdev->queues[i].irq)
+			synchronize_irq(gdev->queues[i].irq);
+}

@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MEMORY ioctl: HBM allocations and userptr mappings.
+ *
+ * HBM is not virtualised (Gaudi 1): ALLOC carves 2 MiB pages out of user
+ * HBM with a device-wide allocator and MAP returns the physical device
+ * address. Host memory is pinned, DMA-mapped and given a device VA in the
+ * GAUDISIM_HOST_VA_BASE range; the parser translates those VAs to bus
+ * addresses when it copies a CB. A guard page follows every mapping so
+ * that adjacent mappings never look contiguous.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/xarray.h>
+
+#include <drm/drm_file.h>
+
+#include "gaudisim_ctx.h"
+#include "gaudisim_drv.h"
+#include "gaudisim_mem.h"
+
+#define GSIM_VA_GUARD		PAGE_SIZE
+
+/* One HBM allocation of a context. */
+struct gsim_hbm_alloc {
+	struct drm_mm_node node;
+};
+
+/* ---- userptr ------------------------------------------------------------ */
+
+static void gsim_userptr_release(struct kref *ref)
+{
+	struct gsim_userptr *up = container_of(ref, struct gsim_userptr, ref);
+
+	dma_unmap_sgtable(&up->gdev->pdev->dev, &up->sgt, DMA_BIDIRECTIONAL, 0);
+	sg_free_table(&up->sgt);
+	/* The device may have written to any page. */
+	unpin_user_pages_dirty_lock(up->pages, up->npages, true);
+	kvfree(up->pages);
+	kvfree(up->segs);
+	kfree(up);
+}
+
+void gsim_userptr_get(struct gsim_userptr *up)
+{
+	kref_get(&up->ref);
+}
+
+void gsim_userptr_put(struct gsim_userptr *up)
+{
+	kref_put(&up->ref, gsim_userptr_release);
+}
+
+/* Merge the DMA segments of the mapping into bus-contiguous pieces. */
+static int gsim_userptr_build_segs(struct gsim_userptr *up)
+{
+	struct scatterlist *sg;
+	u64 offset = 0;
+	u32 n = 0;
+	int i;
+
+	up->segs = kvcalloc(up->sgt.nents, sizeof(*up->segs), GFP_KERNEL);
+	if (!up->segs)
+		return -ENOMEM;
+
+	for_each_sgtable_dma_sg(&up->sgt, sg, i) {
+		dma_addr_t addr = sg_dma_address(sg);
+		u32 len = sg_dma_len(sg);
+
+		if (n && up->segs[n - 1].addr + up->segs[n - 1].len == addr) {
+			up->segs[n - 1].len += len;
+		} else {
+			up->segs[n].offset = offset;
+			up->segs[n].addr = addr;
+			up->segs[n].len = len;
+			n++;
+		}
+		offset += len;
+	}
+	up->nsegs = n;
+
+	return offset == up->size ? 0 : -EINVAL;
+}
+
+static int gsim_userptr_pin(struct gsim_userptr *up, u64 addr)
+{
+	struct device *dev = &up->gdev->pdev->dev;
+	int pinned, rc;
+
+	up->pages = kvmalloc_array(up->npages, sizeof(*up->pages), GFP_KERNEL);
+	if (!up->pages)
+		return -ENOMEM;
+
+	pinned = pin_user_pages_fast(addr, up->npages, FOLL_WRITE | FOLL_LONGTERM,
+				     up->pages);
+	if (pinned != up->npages) {
+		rc = pinned < 0 ? pinned : -EFAULT;
+		if (pinned > 0)
+			unpin_user_pages(up->pages, pinned);
+		goto err_free_pages;
+	}
+
+	rc = sg_alloc_table_from_pages(&up->sgt, up->pages, up->npages, 0,
+				       up->size, GFP_KERNEL);
+	if (rc)
+		goto err_unpin;
+
+	rc = dma_map_sgtable(dev, &up->sgt, DMA_BIDIRECTIONAL, 0);
+	if (rc)
+		goto err_free_sgt;
+
+	rc = gsim_userptr_build_segs(up);
+	if (rc)
+		goto err_unmap;
+	return 0;
+
+err_unmap:
+	kvfree(up->segs);
+	dma_unmap_sgtable(dev, &up->sgt, DMA_BIDIRECTIONAL, 0);
+err_free_sgt:
+	sg_free_table(&up->sgt);
+err_unpin:
+	unpin_user_pages(up->pages, up->npages);
+err_free_pages:
+	kvfree(up->pages);
+	return rc;
+}
+
+static int gsim_userptr_map(struct gaudisim_ctx *ctx, u64 addr, u64 size, u64 *va)
+{
+	struct gaudisim_device *gdev = ctx->gdev;
+	struct gsim_userptr *up;
+	u64 end;
+	int rc;
+
+	if (!size || size > GAUDISIM_USERPTR_MAX_SIZE ||
+	    !PAGE_ALIGNED(addr) || !PAGE_ALIGNED(size) ||
+	    check_add_overflow(addr, size, &end)) {
+		gsim_dbg(gdev, "bad userptr range 0x%llx + 0x%llx\n", addr, size);
+		return -EINVAL;
+	}
+	if (!access_ok(u64_to_user_ptr(addr), size))
+		return -EFAULT;
+
+	up = kzalloc(sizeof(*up), GFP_KERNEL);
+	if (!up)
+		return -ENOMEM;
+	kref_init(&up->ref);
+	up->gdev = gdev;
+	up->size = size;
+	up->npages = size >> PAGE_SHIFT;
+
+	rc = gsim_userptr_pin(up, addr);
+	if (rc) {
+		gsim_dbg(gdev, "cannot pin 0x%llx + 0x%llx: %d\n", addr, size, rc);
+		kfree(up);
+		return rc;
+	}
+
+	mutex_lock(&ctx->mem_lock);
+	rc = drm_mm_insert_node_in_range(&ctx->va_mm, &up->va_node,
+					 size + GSIM_VA_GUARD, 0, 0,
+					 GAUDISIM_HOST_VA_BASE,
+					 GAUDISIM_HOST_VA_BASE + GAUDISIM_HOST_VA_SIZE,
+					 DRM_MM_INSERT_LOW);
+	if (!rc)
+		up->va = up->va_node.start;
+	mutex_unlock(&ctx->mem_lock);
+
+	if (rc) {
+		gsim_dbg(gdev, "host VA range exhausted\n");
+		gsim_userptr_put(up);
+		return -ENOMEM;
+	}
+	*va = up->va;
+	return 0;
+}
+
+/**
+ * gsim_userptr_find() - the mapping that holds [va, va + len)
+ * @ctx: the context, with mem_lock held
+ * @va: device VA
+ * @len: bytes, at least 1
+ *
+ * Return: the mapping (no reference taken), or NULL when the range is not
+ * entirely inside one mapping.
+ */
+struct gsim_userptr *gsim_userptr_find(struct gaudisim_ctx *ctx, u64 va, u64 len)
+{
+	struct drm_mm_node *node;
+
+	lockdep_assert_held(&ctx->mem_lock);
+
+	drm_mm_for_each_node_in_range(node, &ctx->va_mm, va, va + 1) {
+		struct gsim_userptr *up = container_of(node, struct gsim_userptr,
+						       va_node);
+		u64 off = va - up->va;
+
+		if (va >= up->va && off < up->size && len <= up->size - off)
+			return up;
+	}
+	return NULL;
+}
+
+/**
+ * gsim_userptr_translate() - bus address of a VA inside a mapping
+ * @up: the mapping
+ * @va: a device VA inside it
+ * @bus: set to the bus address of @va
+ * @contig: set to the bytes from @va that are bus-contiguous (at least 1)
+ */
+void gsim_userptr_translate(const struct gsim_userptr *up, u64 va,
+			    dma_addr_t *bus, u64 *contig)
+{
+	u64 off = va - up->va;
+	u32 lo = 0, hi = up->nsegs;
+
+	/* The last segment that starts at or before @off. */
+	while (hi - lo > 1) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (up->segs[mid].offset <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	off -= up->segs[lo].offset;
+	*bus = up->segs[lo].addr + off;
+	*contig = up->segs[lo].len - off;
+}
+
+static int gsim_userptr_unmap(struct gaudisim_ctx *ctx, u64 va)
+{
+	struct gsim_userptr *up;
+
+	mutex_lock(&ctx->mem_lock);
+	up = gsim_userptr_find(ctx, va, 1);
+	if (!up || up->va != va) {
+		mutex_unlock(&ctx->mem_lock);
+		gsim_dbg(ctx->gdev, "no userptr mapping at 0x%llx\n", va);
+		return -EINVAL;
+	}
+	drm_mm_remove_node(&up->va_node);
+	mutex_unlock(&ctx->mem_lock);
+
+	/* Jobs still using the pages keep them pinned until they complete. */
+	gsim_userptr_put(up);
+	return 0;
+}
+
+/* ---- HBM ------------------------------------------------------------------ */
+
+static int gsim_hbm_alloc(struct gaudisim_ctx *ctx, u64 size, u64 *handle)
+{
+	struct gaudisim_device *gdev = ctx->gdev;
+	struct gsim_hbm_alloc *alloc;
+	u64 aligned;
+	u32 id;
+	int rc;
+
+	if (!size) {
+		gsim_dbg(gdev, "HBM allocation of 0 bytes\n");
+		return -EINVAL;
+	}
+	if (size > gsim_hbm_user_size(gdev)) {
+		gsim_dbg(gdev, "HBM allocation of %llu bytes exceeds HBM\n", size);
+		return -ENOMEM;
+	}
+	aligned = round_up(size, GAUDISIM_DRAM_PAGE_SIZE);
+
+	alloc = kzalloc(sizeof(*alloc), GFP_KERNEL);
+	if (!alloc)
+		return -ENOMEM;
+
+	mutex_lock(&ctx->mem_lock);
+
+	mutex_lock(&gdev->hbm_lock);
+	rc = drm_mm_insert_node_generic(&gdev->hbm_mm, &alloc->node, aligned,
+					GAUDISIM_DRAM_PAGE_SIZE, 0,
+					DRM_MM_INSERT_BEST);
+	if (!rc)
+		gdev->hbm_used += aligned;
+	mutex_unlock(&gdev->hbm_lock);
+	if (rc) {
+		gsim_dbg(gdev, "no %llu free bytes of HBM\n", aligned);
+		rc = -ENOMEM;
+		goto err_unlock;
+	}
+
+	rc = xa_alloc(&ctx->hbm_allocs, &id, alloc, xa_limit_32b, GFP_KERNEL);
+	if (rc) {
+		rc = -ENOMEM;
+		goto err_remove_node;
+	}
+	ctx->dram_used += aligned;
+	mutex_unlock(&ctx->mem_lock);
+
+	*handle = id;
+	return 0;
+
+err_remove_node:
+	mutex_lock(&gdev->hbm_lock);
+	drm_mm_remove_node(&alloc->node);
+	gdev->hbm_used -= aligned;
+	mutex_unlock(&gdev->hbm_lock);
+err_unlock:
+	mutex_unlock(&ctx->mem_lock);
+	kfree(alloc);
+	return rc;
+}
+
+static void gsim_hbm_release(struct gaudisim_ctx *ctx, struct gsim_hbm_alloc *alloc)
+{
+	struct gaudisim_device *gdev = ctx->gdev;
+
+	lockdep_assert_held(&ctx->mem_lock);
+
+	mutex_lock(&gdev->hbm_lock);
+	gdev->hbm_used -= alloc->node.size;
+	drm_mm_remove_node(&alloc->node);
+	mutex_unlock(&gdev->hbm_lock);
+
+	ctx->dram_used -= alloc->node.size;
+	kfree(alloc);
+}
+
+static int gsim_hbm_free(struct gaudisim_ctx *ctx, u64 handle)
+{
+	struct gsim_hbm_alloc *alloc = NULL;
+
+	mutex_lock(&ctx->mem_lock);
+	if (handle && handle <= U32_MAX)
+		alloc = xa_erase(&ctx->hbm_allocs, handle);
+	if (alloc)
+		gsim_hbm_release(ctx, alloc);
+	mutex_unlock(&ctx->mem_lock);
+
+	if (!alloc) {
+		gsim_dbg(ctx->gdev, "no HBM allocation with handle %llu\n", handle);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int gsim_hbm_map(struct gaudisim_ctx *ctx, u64 handle, u64 *addr)
+{
+	struct gsim_hbm_alloc *alloc = NULL;
+
+	mutex_lock(&ctx->mem_lock);
+	if (handle && handle <= U32_MAX)
+		alloc = xa_load(&ctx->hbm_allocs, handle);
+	if (alloc)
+		*addr = alloc->node.start;
+	mutex_unlock(&ctx->mem_lock);
+
+	if (!alloc) {
+		gsim_dbg(ctx->gdev, "no HBM allocation with handle %llu\n", handle);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* HBM needs no mapping; UNMAP only checks that @addr is an allocation. */
+static int gsim_hbm_unmap(struct gaudisim_ctx *ctx, u64 addr)
+{
+	struct gsim_hbm_alloc *alloc;
+	unsigned long id;
+	int rc = -EINVAL;
+
+	mutex_lock(&ctx->mem_lock);
+	xa_for_each(&ctx->hbm_allocs, id, alloc) {
+		if (alloc->node.start == addr) {
+			rc = 0;
+			break;
+		}
+	}
+	mutex_unlock(&ctx->mem_lock);
+
+	if (rc)
+		gsim_dbg(ctx->gdev, "nothing is mapped at 0x%llx\n", addr);
+	return rc;
+}
+
+/* ---- ioctl and context life ---------------------------------------------- */
+
+int gsim_mem_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct gaudisim_device *gdev = to_gsim(drm);
+	struct gaudisim_ctx *ctx = file->driver_priv;
+	union gaudisim_mem_args *args = data;
+	struct gaudisim_mem_in in = args->in;
+	u32 flags_ok = 0;
+	u64 result = 0;
+	int rc;
+
+	if (in.ctx_id || in.pad) {
+		gsim_dbg(gdev, "ctx_id and pad must be 0\n");
+		return -EINVAL;
+	}
+	if (in.op == GAUDISIM_MEM_OP_MAP)
+		flags_ok = GAUDISIM_MEM_FLAGS_ALL;
+	if (in.flags & ~flags_ok) {
+		gsim_dbg(gdev, "flags 0x%x are not valid for op %u\n", in.flags, in.op);
+		return -EINVAL;
+	}
+	/* Every op but MAP + USERPTR has a reserved second field. */
+	if (!(in.op == GAUDISIM_MEM_OP_MAP && (in.flags & GAUDISIM_MEM_USERPTR)) &&
+	    in.alloc.reserved) {
+		gsim_dbg(gdev, "reserved field must be 0\n");
+		return -EINVAL;
+	}
+
+	switch (in.op) {
+	case GAUDISIM_MEM_OP_ALLOC:
+		rc = gsim_hbm_alloc(ctx, in.alloc.mem_size, &result);
+		break;
+	case GAUDISIM_MEM_OP_FREE:
+		rc = gsim_hbm_free(ctx, in.free.handle);
+		break;
+	case GAUDISIM_MEM_OP_MAP:
+		if (in.flags & GAUDISIM_MEM_USERPTR)
+			rc = gsim_userptr_map(ctx, in.map_host.host_virt_addr,
+					      in.map_host.mem_size, &result);
+		else
+			rc = gsim_hbm_map(ctx, in.map_device.handle, &result);
+		break;
+	case GAUDISIM_MEM_OP_UNMAP:
+		if (in.unmap.device_virt_addr >= GAUDISIM_HOST_VA_BASE)
+			rc = gsim_userptr_unmap(ctx, in.unmap.device_virt_addr);
+		else
+			rc = gsim_hbm_unmap(ctx, in.unmap.device_virt_addr);
+		break;
+	default:
+		gsim_dbg(gdev, "unknown memory op %u\n", in.op);
+		return -EINVAL;
+	}
+	if (rc)
+		return rc;
+
+	memset(args, 0, sizeof(*args));
+	args->out.handle = result;
+	return 0;
+}
+
+void gsim_mem_ctx_init(struct gaudisim_ctx *ctx)
+{
+	drm_mm_init(&ctx->va_mm, GAUDISIM_HOST_VA_BASE, GAUDISIM_HOST_VA_SIZE);
+	xa_init_flags(&ctx->hbm_allocs, XA_FLAGS_ALLOC1);
+}
+
+/* Release every mapping and allocation of a closing context. */
+void gsim_mem_ctx_fini(struct gaudisim_ctx *ctx)
+{
+	struct gsim_hbm_alloc *alloc;
+	struct drm_mm_node *node, *next;
+	unsigned long id;
+
+	mutex_lock(&ctx->mem_lock);
+	drm_mm_for_each_node_safe(node, next, &ctx->va_mm) {
+		struct gsim_userptr *up = container_of(node, struct gsim_userptr,
+						       va_node);
+
+		drm_mm_remove_node(node);
+		gsim_userptr_put(up);
+	}
+	drm_mm_takedown(&ctx->va_mm);
+
+	xa_for_each(&ctx->hbm_allocs, id, alloc) {
+		xa_erase(&ctx->hbm_allocs, id);
+		gsim_hbm_release(ctx, alloc);
+	}
+	xa_destroy(&ctx->hbm_allocs);
+	mutex_unlock(&ctx->mem_lock);
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Device memory (HBM allocations) and host memory mapped for DMA
+ * (userptr mappings with device VAs in the GAUDISIM_HOST_VA_BASE range).
+ */
+#ifndef __GAUDISIM_MEM_H__
+#define __GAUDISIM_MEM_H__
+
+#include <linux/kref.h>
+#include <linux/scatterlist.h>
+#include <linux/types.h>
+
+#include <drm/drm_mm.h>
+
+struct drm_device;
+struct drm_file;
+struct gaudisim_ctx;
+struct gaudisim_device;
+struct page;
+
+/* One bus-contiguous piece of a userptr mapping. */
+struct gsim_dma_seg {
+	u64 offset;	/* from the start of the mapping */
+	dma_addr_t addr;
+	u64 len;
+};
+
+/**
+ * struct gsim_userptr - pinned, DMA-mapped user memory
+ * @ref: held by the mapping (until UNMAP) and by each job using it
+ * @gdev: the device it is mapped for
+ * @va_node: its device VA range in ctx->va_mm, plus a guard page
+ * @va: first device VA
+ * @size: bytes mapped
+ * @pages: pinned pages
+ * @npages: entries in @pages
+ * @sgt: DMA-mapped scatter table
+ * @segs: bus-contiguous pieces, sorted by offset
+ * @nsegs: entries in @segs
+ */
+struct gsim_userptr {
+	struct kref ref;
+	struct gaudisim_device *gdev;
+	struct drm_mm_node va_node;
+	u64 va;
+	u64 size;
+	struct page **pages;
+	u32 npages;
+	struct sg_table sgt;
+	struct gsim_dma_seg *segs;
+	u32 nsegs;
+};
+
+struct gsim_userptr *gsim_userptr_find(struct gaudisim_ctx *ctx, u64 va, u64 len);
+void gsim_userptr_translate(const struct gsim_userptr *up, u64 va,
+			    dma_addr_t *bus, u64 *contig);
+void gsim_userptr_get(struct gsim_userptr *up);
+void gsim_userptr_put(struct gsim_userptr *up);
+
+void gsim_mem_ctx_init(struct gaudisim_ctx *ctx);
+void gsim_mem_ctx_fini(struct gaudisim_ctx *ctx);
+int gsim_mem_ioctl(struct drm_device *drm, void *data, struct drm_file *file);
+
+#endif /* __GAUDISIM_MEM_H__ */

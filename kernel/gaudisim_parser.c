@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CB parser: the security boundary of external queues.
+ *
+ * The CP of a PCI-DMA queue is secured, as on Gaudi: user space never
+ * hands the device its own CB. The driver takes a snapshot of the user CB
+ * (user space may keep writing through its mapping), then walks the
+ * snapshot twice with the same code: a first pass that only validates and
+ * measures, and a second pass that writes the patched packets into a
+ * kernel CB of exactly that size. ctx->mem_lock is held across both
+ * passes, so userptr mappings cannot change in between.
+ *
+ * What a packet may do:
+ *  - NOP, FENCE, ARB_POINT: copied unchanged.
+ *  - MSG_LONG: a 32-bit value or a 64-bit timestamp to user HBM, SRAM or a
+ *    userptr VA (translated); never to the register space.
+ *  - LIN_DMA: between user HBM, SRAM and userptr VAs. Userptr VAs are
+ *    translated to host device addresses; a transfer that crosses a bus
+ *    discontinuity of the mapping is split into one packet per piece.
+ *  - anything that writes registers or is driver-only: refused (EPERM).
+ * Every address range is checked as a whole, with overflow checks.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/minmax.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "gaudisim_cb.h"
+#include "gaudisim_cs.h"
+#include "gaudisim_ctx.h"
+#include "gaudisim_drv.h"
+#include "gaudisim_mem.h"
+#include "gaudisim_parser.h"
+
+/*
+ * Largest patched body the driver builds for one job: with its tail it
+ * is a CB of at most GAUDISIM_CB_MAX_SIZE + 32 bytes, what the device
+ * fetches.
+ */
+#define GSIM_KCB_MAX_BODY	GAUDISIM_CB_MAX_SIZE
+
+/* Packet layouts, little-endian as the device reads them. */
+struct gsim_pkt_hdr {
+	__le32 dw0;
+	__le32 ctl;
+};
+
+struct gsim_pkt_msg {
+	__le32 value;
+	__le32 ctl;
+	__le64 addr;
+};
+
+struct gsim_pkt_lin_dma {
+	__le32 tsize;
+	__le32 ctl;
+	__le64 src;
+	__le64 dst;
+};
+
+static_assert(sizeof(struct gsim_pkt_hdr) == GAUDISIM_PKT_SIZE_NOP);
+static_assert(sizeof(struct gsim_pkt_msg) == GAUDISIM_PKT_SIZE_MSG_LONG);
+static_assert(sizeof(struct gsim_pkt_msg) == GAUDISIM_PKT_SIZE_MSG_PROT);
+static_assert(sizeof(struct gsim_pkt_lin_dma) == GAUDISIM_PKT_SIZE_LIN_DMA);
+static_assert(2 * sizeof(struct gsim_pkt_msg) == GAUDISIM_CB_COMPLETION_TAIL_SIZE);
+
+#define GSIM_PKT_CTL_HEADER \
+	(GAUDISIM_PKT_CTL_OPCODE_MASK | GAUDISIM_PKT_CTL_EB | \
+	 GAUDISIM_PKT_CTL_RB | GAUDISIM_PKT_CTL_MB)
+
+/* ctl bits a user LIN_DMA may set. */
+#define GSIM_LIN_DMA_CTL_ALLOWED \
+	(GSIM_PKT_CTL_HEADER | GAUDISIM_LIN_DMA_CTL_SUPPORTED)
+
+/* ctl bits a user MSG_LONG may set. */
+#define GSIM_MSG_CTL_ALLOWED \
+	(GSIM_PKT_CTL_HEADER | GAUDISIM_MSG_CTL_WEAKLY_ORDERED | \
+	 GAUDISIM_MSG_CTL_NO_SNOOP | GAUDISIM_MSG_CTL_OP_MASK)
+
+/* Size of each opcode's packet; 0 marks an opcode that does not exist. */
+static const u8 gsim_pkt_size[GAUDISIM_PKT_MAX_OPCODE + 1] = {
+	[GAUDISIM_PKT_WREG_32] = GAUDISIM_PKT_SIZE_WREG_32,
+	[GAUDISIM_PKT_WREG_BULK] = GAUDISIM_PKT_SIZE_WREG_BULK_HDR,
+	[GAUDISIM_PKT_MSG_LONG] = GAUDISIM_PKT_SIZE_MSG_LONG,
+	[GAUDISIM_PKT_MSG_SHORT] = GAUDISIM_PKT_SIZE_MSG_SHORT,
+	[GAUDISIM_PKT_CP_DMA] = GAUDISIM_PKT_SIZE_CP_DMA,
+	[GAUDISIM_PKT_REPEAT] = GAUDISIM_PKT_SIZE_REPEAT,
+	[GAUDISIM_PKT_MSG_PROT] = GAUDISIM_PKT_SIZE_MSG_PROT,
+	[GAUDISIM_PKT_FENCE] = GAUDISIM_PKT_SIZE_FENCE,
+	[GAUDISIM_PKT_LIN_DMA] = GAUDISIM_PKT_SIZE_LIN_DMA,
+	[GAUDISIM_PKT_NOP] = GAUDISIM_PKT_SIZE_NOP,
+	[GAUDISIM_PKT_STOP] = GAUDISIM_PKT_SIZE_STOP,
+	[GAUDISIM_PKT_ARB_POINT] = GAUDISIM_PKT_SIZE_ARB_POINT,
+	[GAUDISIM_PKT_WAIT] = GAUDISIM_PKT_SIZE_WAIT,
+	[GAUDISIM_PKT_LOAD_AND_EXE] = GAUDISIM_PKT_SIZE_LOAD_AND_EXE,
+};
+
+static const char * const gsim_pkt_name[GAUDISIM_PKT_MAX_OPCODE + 1] = {
+	[GAUDISIM_PKT_WREG_32] = "WREG_32",
+	[GAUDISIM_PKT_WREG_BULK] = "WREG_BULK",
+	[GAUDISIM_PKT_MSG_LONG] = "MSG_LONG",
+	[GAUDISIM_PKT_MSG_SHORT] = "MSG_SHORT",
+	[GAUDISIM_PKT_CP_DMA] = "CP_DMA",
+	[GAUDISIM_PKT_REPEAT] = "REPEAT",
+	[GAUDISIM_PKT_MSG_PROT] = "MSG_PROT",
+	[GAUDISIM_PKT_FENCE] = "FENCE",
+	[GAUDISIM_PKT_LIN_DMA] = "LIN_DMA",
+	[GAUDISIM_PKT_NOP] = "NOP",
+	[GAUDISIM_PKT_STOP] = "STOP",
+	[GAUDISIM_PKT_ARB_POINT] = "ARB_POINT",
+	[GAUDISIM_PKT_WAIT] = "WAIT",
+	[GAUDISIM_PKT_LOAD_AND_EXE] = "LOAD_AND_EXE",
+};
+
+/**
+ * struct gsim_parser - state of one pass over a CB snapshot
+ * @ctx: context whose mappings the CB may address
+ * @gdev: its device
+ * @src: CB snapshot
+ * @src_size: bytes in @src
+ * @off: offset of the packet being parsed, for messages
+ * @dst: kernel CB body; NULL in the measuring pass
+ * @dst_cap: bytes available at @dst
+ * @dst_len: bytes produced so far
+ * @refs: userptr references taken for the job; NULL in the measuring pass
+ * @max_refs: entries available at @refs
+ * @nrefs: userptr uses seen so far
+ * @has_dma: a LIN_DMA was seen
+ */
+struct gsim_parser {
+	struct gaudisim_ctx *ctx;
+	struct gaudisim_device *gdev;
+	const u8 *src;
+	u32 src_size;
+	u32 off;
+	u8 *dst;
+	u32 dst_cap;
+	u32 dst_len;
+	struct gsim_userptr **refs;
+	u32 max_refs;
+	u32 nrefs;
+	bool has_dma;
+};
+
+static __printf(2, 3)
+void gsim_parse_dbg(const struct gsim_parser *p, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	gsim_dbg(p->gdev, "packet at offset %u: %pV", p->off, &vaf);
+	va_end(args);
+}
+
+static int gsim_emit(struct gsim_parser *p, const void *pkt, u32 size)
+{
+	if (size > GSIM_KCB_MAX_BODY - p->dst_len) {
+		gsim_parse_dbg(p, "patched CB would exceed %u bytes\n",
+			       GSIM_KCB_MAX_BODY);
+		return -EINVAL;
+	}
+	if (p->dst) {
+		/* Cannot happen while mem_lock is held; never overrun anyway. */
+		if (size > p->dst_cap - p->dst_len)
+			return -EINVAL;
+		memcpy(p->dst + p->dst_len, pkt, size);
+	}
+	p->dst_len += size;
+	return 0;
+}
+
+/* The job keeps a reference on every mapping its packets address. */
+static int gsim_add_ref(struct gsim_parser *p, struct gsim_userptr *up)
+{
+	if (p->refs) {
+		if (p->nrefs >= p->max_refs)
+			return -EINVAL;
+		gsim_userptr_get(up);
+		p->refs[p->nrefs] = up;
+	}
+	p->nrefs++;
+	return 0;
+}
+
+/**
+ * gsim_check_range() - may a user packet address [addr, addr + len)?
+ * @p: parser
+ * @addr: device address or userptr VA
+ * @len: bytes, at least 1
+ * @up: set to the userptr mapping when @addr is a userptr VA, else NULL
+ *
+ * Return: 0 when the whole range lies in user HBM, in SRAM or inside one
+ * userptr mapping; -EPERM for register space and raw host addresses;
+ * -EINVAL for anything else (reserved HBM, holes, unmapped VAs, ranges
+ * that leave their region).
+ */
+static int gsim_check_range(struct gsim_parser *p, u64 addr, u64 len,
+			    struct gsim_userptr **up)
+{
+	u64 hbm_end = p->gdev->hbm_size;
+	u64 sram_end = GAUDISIM_SRAM_BASE + p->gdev->sram_size;
+	u64 end;
+
+	*up = NULL;
+	if (check_add_overflow(addr, len, &end))
+		return -EINVAL;
+
+	if (addr >= GAUDISIM_HOST_VA_BASE &&
+	    addr - GAUDISIM_HOST_VA_BASE < GAUDISIM_HOST_VA_SIZE) {
+		*up = gsim_userptr_find(p->ctx, addr, len);
+		return *up ? 0 : -EINVAL;
+	}
+	if (addr < hbm_end)
+		return addr >= GAUDISIM_HBM_USER_BASE && end <= hbm_end ?
+		       0 : -EINVAL;
+	if (addr >= GAUDISIM_SRAM_BASE && addr < sram_end)
+		return end <= sram_end ? 0 : -EINVAL;
+	if (end > GAUDISIM_CFG_BASE &&
+	    addr < GAUDISIM_CFG_BASE + GAUDISIM_CFG_BAR_SIZE)
+		return -EPERM;
+	if (addr >= GAUDISIM_HOST_BASE && addr < GAUDISIM_HOST_END)
+		return -EPERM;
+	return -EINVAL;
+}
+
+static int gsim_parse_msg_long(struct gsim_parser *p,
+			       const struct gsim_pkt_msg *pkt)
+{
+	struct gsim_pkt_msg out = *pkt;
+	u32 ctl = le32_to_cpu(pkt->ctl);
+	u64 addr = le64_to_cpu(pkt->addr);
+	struct gsim_userptr *up;
+	u32 op, len;
+	int rc;
+
+	if (ctl & ~GSIM_MSG_CTL_ALLOWED) {
+		gsim_parse_dbg(p, "MSG_LONG with unsupported ctl bits 0x%08x\n",
+			       ctl & ~GSIM_MSG_CTL_ALLOWED);
+		return -EINVAL;
+	}
+	op = (ctl & GAUDISIM_MSG_CTL_OP_MASK) >> GAUDISIM_MSG_CTL_OP_SHIFT;
+	switch (op) {
+	case GAUDISIM_MSG_OP_WRITE_VALUE:
+		len = sizeof(u32);
+		break;
+	case GAUDISIM_MSG_OP_WRITE_TIMESTAMP:
+		len = sizeof(u64);
+		break;
+	default:
+		gsim_parse_dbg(p, "MSG_LONG with unknown op %u\n", op);
+		return -EINVAL;
+	}
+
+	if (!IS_ALIGNED(addr, sizeof(u32))) {
+		gsim_parse_dbg(p, "MSG_LONG address 0x%llx is not 4-byte aligned\n",
+			       addr);
+		return -EINVAL;
+	}
+	rc = gsim_check_range(p, addr, len, &up);
+	if (rc) {
+		gsim_parse_dbg(p, "MSG_LONG may not write %u bytes at 0x%llx\n",
+			       len, addr);
+		return rc;
+	}
+	if (up) {
+		dma_addr_t bus;
+		u64 contig;
+
+		gsim_userptr_translate(up, addr, &bus, &contig);
+		if (contig < len) {
+			gsim_parse_dbg(p, "MSG_LONG at 0x%llx crosses a host page boundary\n",
+				       addr);
+			return -EINVAL;
+		}
+		out.addr = cpu_to_le64(bus + GAUDISIM_HOST_BASE);
+		rc = gsim_add_ref(p, up);
+		if (rc)
+			return rc;
+	}
+	return gsim_emit(p, &out, sizeof(out));
+}
+
+/* A zero-length transfer moves nothing: keep only its barriers. */
+static int gsim_emit_nop(struct gsim_parser *p, u32 ctl)
+{
+	struct gsim_pkt_hdr nop = {
+		.ctl = cpu_to_le32(GAUDISIM_PKT_CTL(GAUDISIM_PKT_NOP) |
+				   (ctl & (GAUDISIM_PKT_CTL_EB |
+					   GAUDISIM_PKT_CTL_RB |
+					   GAUDISIM_PKT_CTL_MB))),
+	};
+
+	return gsim_emit(p, &nop, sizeof(nop));
+}
+
+/*
+ * Emit a LIN_DMA whose source and/or destination is a userptr VA as one
+ * packet per bus-contiguous piece, every piece translated.
+ */
+static int gsim_emit_lin_dma_split(struct gsim_parser *p,
+				   const struct gsim_pkt_lin_dma *pkt,
+				   struct gsim_userptr *src_up,
+				   struct gsim_userptr *dst_up)
+{
+	u64 dst_field = le64_to_cpu(pkt->dst);
+	u64 dst_high = dst_field & ~GAUDISIM_LIN_DMA_DST_ADDR_MASK;
+	u64 dst = dst_field & GAUDISIM_LIN_DMA_DST_ADDR_MASK;
+	u64 src = le64_to_cpu(pkt->src);
+	u32 tsize = le32_to_cpu(pkt->tsize);
+	u64 done = 0;
+	int rc;
+
+	while (done < tsize) {
+		struct gsim_pkt_lin_dma out = *pkt;
+		u64 piece = tsize - done;
+		u64 s = src + done;
+		u64 d = dst + done;
+		dma_addr_t bus;
+		u64 contig;
+
+		if (src_up) {
+			gsim_userptr_translate(src_up, s, &bus, &contig);
+			piece = min(piece, contig);
+			s = bus + GAUDISIM_HOST_BASE;
+		}
+		if (dst_up) {
+			gsim_userptr_translate(dst_up, d, &bus, &contig);
+			piece = min(piece, contig);
+			d = bus + GAUDISIM_HOST_BASE;
+		}
+
+		/* Translation of a VA inside its mapping yields at least 1 byte. */
+		if (!piece)
+			return -EINVAL;
+		out.tsize = cpu_to_le32((u32)piece);
+		out.src = cpu_to_le64(s);
+		out.dst = cpu_to_le64(dst_high | (d & GAUDISIM_LIN_DMA_DST_ADDR_MASK));
+		rc = gsim_emit(p, &out, sizeof(out));
+		if (rc)
+			return rc;
+		done += piece;
+	}
+
+	if (src_up) {
+		rc = gsim_add_ref(p, src_up);
+		if (rc)
+			return rc;
+	}
+	if (dst_up)
+		return gsim_add_ref(p, dst_up);
+	return 0;
+}
+
+static int gsim_parse_lin_dma(struct gsim_parser *p,
+			      const struct gsim_pkt_lin_dma *pkt)
+{
+	u32 tsize = le32_to_cpu(pkt->tsize);
+	u32 ctl = le32_to_cpu(pkt->ctl);
+	u64 src = le64_to_cpu(pkt->src);
+	u64 dst = le64_to_cpu(pkt->dst) & GAUDISIM_LIN_DMA_DST_ADDR_MASK;
+	struct gsim_userptr *src_up = NULL, *dst_up;
+	int rc;
+
+	if (ctl & ~GSIM_LIN_DMA_CTL_ALLOWED) {
+		gsim_parse_dbg(p, "LIN_DMA with unsupported ctl bits 0x%08x\n",
+			       ctl & ~GSIM_LIN_DMA_CTL_ALLOWED);
+		return -EINVAL;
+	}
+	if (!(ctl & GAUDISIM_LIN_DMA_CTL_LIN)) {
+		gsim_parse_dbg(p, "LIN_DMA without the LIN bit\n");
+		return -EINVAL;
+	}
+	p->has_dma = true;
+
+	if (!tsize)
+		return gsim_emit_nop(p, ctl);
+
+	rc = gsim_check_range(p, dst, tsize, &dst_up);
+	if (rc) {
+		gsim_parse_dbg(p, "LIN_DMA may not write %u bytes at 0x%llx\n",
+			       tsize, dst);
+		return rc;
+	}
+	/* A memset's source is the fill value, not an address. */
+	if (!(ctl & GAUDISIM_LIN_DMA_CTL_MEMSET)) {
+		rc = gsim_check_range(p, src, tsize, &src_up);
+		if (rc) {
+			gsim_parse_dbg(p, "LIN_DMA may not read %u bytes at 0x%llx\n",
+				       tsize, src);
+			return rc;
+		}
+	}
+
+	if (!src_up && !dst_up)
+		return gsim_emit(p, pkt, sizeof(*pkt));
+	return gsim_emit_lin_dma_split(p, pkt, src_up, dst_up);
+}
+
+/* One pass over the snapshot; see the comment at the top of the file. */
+static int gsim_parse(struct gsim_parser *p)
+{
+	u32 pkt_size;
+	int rc;
+
+	for (p->off = 0; p->off < p->src_size; p->off += pkt_size) {
+		const void *pkt = p->src + p->off;
+		const struct gsim_pkt_hdr *hdr = pkt;
+		u32 ctl = le32_to_cpu(hdr->ctl);
+		u32 op = GAUDISIM_PKT_OPCODE(ctl);
+
+		pkt_size = gsim_pkt_size[op];
+		if (!pkt_size) {
+			gsim_parse_dbg(p, "invalid packet header 0x%08x\n", ctl);
+			return -EINVAL;
+		}
+		if (pkt_size > p->src_size - p->off) {
+			gsim_parse_dbg(p, "%s runs past the end of the CB (%u bytes)\n",
+				       gsim_pkt_name[op], p->src_size);
+			return -EINVAL;
+		}
+
+		switch (op) {
+		case GAUDISIM_PKT_NOP:
+		case GAUDISIM_PKT_FENCE:
+		case GAUDISIM_PKT_ARB_POINT:
+			rc = gsim_emit(p, pkt, pkt_size);
+			break;
+		case GAUDISIM_PKT_MSG_LONG:
+			rc = gsim_parse_msg_long(p, pkt);
+			break;
+		case GAUDISIM_PKT_LIN_DMA:
+			rc = gsim_parse_lin_dma(p, pkt);
+			break;
+		default:
+			/*
+			 * Register writes (WREG_32, WREG_BULK), driver-only
+			 * packets (MSG_PROT, CP_DMA, STOP, LOAD_AND_EXE) and
+			 * what external queues do not run yet (MSG_SHORT,
+			 * REPEAT, WAIT).
+			 */
+			gsim_parse_dbg(p, "%s is not allowed on external queues\n",
+				       gsim_pkt_name[op]);
+			rc = -EPERM;
+			break;
+		}
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/**
+ * gsim_parser_make_kcb() - validate a user CB and build the job's kernel CB
+ * @ctx: the submitting context
+ * @job: the job; gets @kcb, @kcb_dma, @kcb_size, @has_dma and @uptrs
+ * @cb: the user CB
+ * @cb_size: bytes of @cb to run, a multiple of 8, at most @cb->size
+ *
+ * On error the job may hold part of its resources; the caller releases
+ * them with the job.
+ *
+ * Return: 0, -EINVAL or -EPERM for a refused CB, -ENOMEM.
+ */
+int gsim_parser_make_kcb(struct gaudisim_ctx *ctx, struct gsim_job *job,
+			 struct gsim_cb *cb, u32 cb_size)
+{
+	struct gaudisim_device *gdev = ctx->gdev;
+	struct gsim_parser p = {
+		.ctx = ctx,
+		.gdev = gdev,
+		.src_size = cb_size,
+	};
+	u8 *snapshot;
+	u32 body;
+	int rc;
+
+	snapshot = kvmalloc(cb_size, GFP_KERNEL);
+	if (!snapshot)
+		return -ENOMEM;
+	memcpy(snapshot, cb->vaddr, cb_size);
+	p.src = snapshot;
+
+	mutex_lock(&ctx->mem_lock);
+
+	rc = gsim_parse(&p);
+	if (rc)
+		goto out_unlock;
+	body = p.dst_len;
+
+	job->kcb_size = body + GAUDISIM_CB_COMPLETION_TAIL_SIZE;
+	job->kcb = dma_alloc_coherent(&gdev->pdev->dev, job->kcb_size,
+				      &job->kcb_dma, GFP_KERNEL);
+	if (!job->kcb) {
+		rc = -ENOMEM;
+		goto out_unlock;
+	}
+	if (p.nrefs) {
+		job->uptrs = kvcalloc(p.nrefs, sizeof(*job->uptrs), GFP_KERNEL);
+		if (!job->uptrs) {
+			rc = -ENOMEM;
+			goto out_unlock;
+		}
+	}
+
+	p.dst = job->kcb;
+	p.dst_cap = body;
+	p.dst_len = 0;
+	p.refs = job->uptrs;
+	p.max_refs = p.nrefs;
+	p.nrefs = 0;
+	p.has_dma = false;
+	rc = gsim_parse(&p);
+	/* References taken before a failure are dropped with the job. */
+	job->num_uptrs = p.nrefs;
+	job->has_dma = p.has_dma;
+	if (!rc && p.dst_len != body)
+		rc = -EINVAL;
+
+out_unlock:
+	mutex_unlock(&ctx->mem_lock);
+	kvfree(snapshot);
+	return rc;
+}
+
+/**
+ * gsim_job_write_tail() - write the completion tail of a job's kernel CB
+ * @job: the job
+ * @cq_addr: device address of the job's CQ slot
+ * @cq_value: CQ entry to write (READY, SHADOW_VALID, shadow index)
+ * @vector: MSI-X vector of the CQ
+ *
+ * Two MSG_PROTs, as on Gaudi: the CQ entry, then an MSI-X request. The
+ * message barrier orders each after what precedes it; the engine barrier
+ * makes the CQ entry wait for the body's DMA.
+ */
+void gsim_job_write_tail(struct gsim_job *job, u64 cq_addr, u32 cq_value,
+			 u32 vector)
+{
+	struct gsim_pkt_msg *tail = job->kcb + job->kcb_size -
+				    GAUDISIM_CB_COMPLETION_TAIL_SIZE;
+	u32 ctl = GAUDISIM_PKT_CTL(GAUDISIM_PKT_MSG_PROT) | GAUDISIM_PKT_CTL_MB;
+
+	tail[0].value = cpu_to_le32(cq_value);
+	tail[0].ctl = cpu_to_le32(ctl | (job->has_dma ? GAUDISIM_PKT_CTL_EB : 0));
+	tail[0].addr = cpu_to_le64(cq_addr);
+
+	tail[1].value = cpu_to_le32(vector);
+	tail[1].ctl = cpu_to_le32(ctl);
+	tail[1].addr = cpu_to_le64(GAUDISIM_CFG_BASE + GAUDISIM_REG_MSIX_REQ);
+}

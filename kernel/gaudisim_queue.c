@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * External queues: PQ/CQ rings, the shadow table and the doorbell.
+ *
+ * Every job owns one PQ slot and the CQ slot of the same index: its
+ * completion tail writes the CQ entry of its own slot, so a job that never
+ * completes (a CB the device could not fetch) does not hide the entries of
+ * the jobs behind it. @ci only moves over completed slots, so a slot is
+ * reused only after its job and every job before it are done.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/list.h>
+
+#include "gaudisim_cs.h"
+#include "gaudisim_drv.h"
+#include "gaudisim_hw.h"
+#include "gaudisim_parser.h"
+#include "gaudisim_queue.h"
+
+/* PI and CI count modulo twice the ring length: full differs from empty. */
+#define GSIM_QUEUE_PTR_MASK	(2 * GSIM_QUEUE_LEN - 1)
+
+static u32 gsim_queue_next(u32 ptr)
+{
+	return (ptr + 1) & GSIM_QUEUE_PTR_MASK;
+}
+
+static u32 gsim_queue_slot(u32 ptr)
+{
+	return ptr & (GSIM_QUEUE_LEN - 1);
+}
+
+int gsim_queues_init(struct gaudisim_device *gdev)
+{
+	struct device *dev = &gdev->pdev->dev;
+	u32 i;
+
+	for (i = 0; i < GAUDISIM_NUM_EXT_QUEUES; i++) {
+		struct gsim_queue *q = &gdev->queues[i];
+
+		q->gdev = gdev;
+		q->id = i;
+		q->engine = gaudisim_queue_engine(i);
+		q->stream = gaudisim_queue_stream(i);
+		q->present = gsim_queue_present(gdev, i);
+		spin_lock_init(&q->lock);
+		if (!q->present)
+			continue;
+
+		q->pq = dmam_alloc_coherent(dev, GSIM_QUEUE_LEN * sizeof(*q->pq),
+					    &q->pq_dma, GFP_KERNEL);
+		q->cq = dmam_alloc_coherent(dev, GSIM_QUEUE_LEN * sizeof(*q->cq),
+					    &q->cq_dma, GFP_KERNEL);
+		q->shadow = devm_kcalloc(dev, GSIM_QUEUE_LEN, sizeof(*q->shadow),
+					 GFP_KERNEL);
+		if (!q->pq || !q->cq || !q->shadow)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Program the PQ registers of every present queue and enable its stream.
+ * Called at probe and after a hard reset, with no job in flight.
+ */
+void gsim_queues_hw_init(struct gaudisim_device *gdev)
+{
+	u32 enable[GAUDISIM_NUM_PCI_DMA] = {};
+	u32 i;
+
+	for (i = 0; i < GAUDISIM_NUM_EXT_QUEUES; i++) {
+		struct gsim_queue *q = &gdev->queues[i];
+
+		if (!q->present)
+			continue;
+
+		spin_lock(&q->lock);
+		q->pi = 0;
+		q->ci = 0;
+		memset(q->cq, 0, GSIM_QUEUE_LEN * sizeof(*q->cq));
+		spin_unlock(&q->lock);
+
+		/* The PQ base is a plain bus address, not a device address. */
+		gsim_wreg(gdev, gsim_qm_reg(q->engine, GAUDISIM_QM_PQ_BASE_LO(q->stream)),
+			  lower_32_bits(q->pq_dma));
+		gsim_wreg(gdev, gsim_qm_reg(q->engine, GAUDISIM_QM_PQ_BASE_HI(q->stream)),
+			  upper_32_bits(q->pq_dma));
+		gsim_wreg(gdev, gsim_qm_reg(q->engine, GAUDISIM_QM_PQ_SIZE(q->stream)),
+			  GSIM_QUEUE_LEN_LOG2);
+		gsim_wreg(gdev, gsim_qm_reg(q->engine, GAUDISIM_QM_PQ_PI(q->stream)), 0);
+		enable[q->engine] |= BIT(q->stream);
+	}
+
+	for (i = 0; i < GAUDISIM_NUM_PCI_DMA; i++)
+		gsim_wreg(gdev, gsim_qm_reg(i, GAUDISIM_QM_GLBL_CFG0), enable[i]);
+}
+
+u32 gsim_queue_free_slots(struct gsim_queue *q)
+{
+	u32 used;
+
+	spin_lock(&q->lock);
+	used = (q->pi - q->ci) & GSIM_QUEUE_PTR_MASK;
+	spin_unlock(&q->lock);
+
+	return GSIM_QUEUE_LEN - used;
+}
+
+/* Whether jobs are in flight on @q; a snapshot for INFO. */
+bool gsim_queue_busy(struct gsim_queue *q)
+{
+	return READ_ONCE(q->pi) != READ_ONCE(q->ci);
+}
+
+/**
+ * gsim_queue_push() - put a job into the next PQ slot
+ * @q: the queue, with a free slot (checked by the caller)
+ * @job: a job whose kernel CB is complete except for its completion tail
+ *
+ * Writes the completion tail for the slot, the shadow entry and the BD.
+ * The doorbell is rung separately, once per queue and submission.
+ */
+void gsim_queue_push(struct gsim_queue *q, struct gsim_job *job)
+{
+	u64 cq_addr;
+	u32 slot;
+
+	lockdep_assert_held(&q->gdev->submit_lock);
+
+	spin_lock(&q->lock);
+	slot = gsim_queue_slot(q->pi);
+	cq_addr = q->cq_dma + slot * GAUDISIM_CQ_ENTRY_SIZE + GAUDISIM_HOST_BASE;
+	gsim_job_write_tail(job, cq_addr,
+			    GAUDISIM_CQ_ENTRY_READY | GAUDISIM_CQ_ENTRY_SHADOW_VALID | slot,
+			    q->id);
+	q->shadow[slot] = job;
+
+	q->pq[slot].ctl = cpu_to_le32(slot | GAUDISIM_BD_CTL_COMPLETION_TAIL);
+	q->pq[slot].len = cpu_to_le32(job->kcb_size);
+	q->pq[slot].ptr = cpu_to_le64(job->kcb_dma + GAUDISIM_HOST_BASE);
+	q->pi = gsim_queue_next(q->pi);
+	spin_unlock(&q->lock);
+}
+
+void gsim_queue_ring_doorbell(struct gsim_queue *q)
+{
+	lockdep_assert_held(&q->gdev->submit_lock);
+
+	/* The BDs and kernel CBs must be visible before the device sees PI. */
+	wmb();
+	gsim_wreg(q->gdev, gsim_qm_reg(q->engine, GAUDISIM_QM_PQ_PI(q->stream)),
+		  q->pi);
+}
+
+/* Move @ci over the slots whose jobs have completed. */
+static void gsim_queue_advance_ci(struct gsim_queue *q)
+{
+	lockdep_assert_held(&q->lock);
+
+	while (q->ci != q->pi && !q->shadow[gsim_queue_slot(q->ci)])
+		q->ci = gsim_queue_next(q->ci);
+}
+
+/**
+ * gsim_queue_drain_cq() - complete the jobs whose CQ entries are READY
+ * @q: the queue
+ *
+ * Called by the CQ interrupt thread and by reset. A job is taken out of
+ * the shadow table under @q->lock, so exactly one caller completes it.
+ */
+void gsim_queue_drain_cq(struct gsim_queue *q)
+{
+	struct gsim_job *job, *tmp;
+	LIST_HEAD(done);
+	u32 pos;
+
+	spin_lock(&q->lock);
+	for (pos = q->ci; pos != q->pi; pos = gsim_queue_next(pos)) {
+		u32 slot = gsim_queue_slot(pos);
+		u32 entry;
+
+		job = q->shadow[slot];
+		if (!job)
+			continue;
+		entry = le32_to_cpu(READ_ONCE(q->cq[slot]));
+		if (!(entry & GAUDISIM_CQ_ENTRY_READY))
+			continue;
+		/* Act on nothing the device wrote before it set READY. */
+		dma_rmb();
+		WRITE_ONCE(q->cq[slot], 0);
+		q->shadow[slot] = NULL;
+		job->cq_entry = entry;
+		list_add_tail(&job->done_node, &done);
+	}
+	gsim_queue_advance_ci(q);
+	spin_unlock(&q->lock);
+
+	list_for_each_entry_safe(job, tmp, &done, done_node) {
+		list_del(&job->done_node);
+		gsim_job_complete(job);
+	}
+}
+
+/**
+ * gsim_queue_abort() - fail every job still on @q and empty the rings
+ * @q: the queue, after a hard reset stopped it (nothing DMAs any more)
+ */
+void gsim_queue_abort(struct gsim_queue *q)
+{
+	struct gsim_job *job, *tmp;
+	LIST_HEAD(aborted);
+	u32 pos;
+
+	spin_lock(&q->lock);
+	for (pos = q->ci; pos != q->pi; pos = gsim_queue_next(pos)) {
+		u32 slot = gsim_queue_slot(pos);
+
+		job = q->shadow[slot];
+		if (!job)
+			continue;
+		q->shadow[slot] = NULL;
+		list_add_tail(&job->done_node, &aborted);
+	}
+	q->pi = 0;
+	q->ci = 0;
+	memset(q->cq, 0, GSIM_QUEUE_LEN * sizeof(*q->cq));
+	spin_unlock(&q->lock);
+
+	list_for_each_entry_safe(job, tmp, &aborted, done_node) {
+		list_del(&job->done_node);
+		gsim_job_abort(job, -EIO);
+	}
+}

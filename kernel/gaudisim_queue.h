@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * External queues: per queue a PQ (ring of buffer descriptors) and a CQ
+ * (ring of completion entries) in host coherent memory, a shadow table
+ * mapping PQ slots to jobs, and the MSI-X vector of the CQ.
+ */
+#ifndef __GAUDISIM_QUEUE_H__
+#define __GAUDISIM_QUEUE_H__
+
+#include <linux/bits.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
+#include <hw/gaudisim_packets.h>
+
+struct gaudisim_device;
+struct gsim_job;
+
+/*
+ * Ring entries per queue, a power of two. The shadow index carried in the
+ * BD and echoed in the CQ entry is the PQ slot, so the ring must not be
+ * longer than the shadow index field.
+ */
+#define GSIM_QUEUE_LEN_LOG2	10
+#define GSIM_QUEUE_LEN		BIT(GSIM_QUEUE_LEN_LOG2)
+
+static_assert(GSIM_QUEUE_LEN - 1 <= GAUDISIM_BD_CTL_SHADOW_INDEX_MASK);
+static_assert(GSIM_QUEUE_LEN_LOG2 >= GAUDISIM_QM_PQ_SIZE_LOG2_MIN);
+static_assert(GSIM_QUEUE_LEN_LOG2 <= GAUDISIM_QM_PQ_SIZE_LOG2_MAX);
+
+/* struct gaudisim_bd with its byte order spelt out for sparse. */
+struct gsim_bd {
+	__le32 ctl;
+	__le32 len;
+	__le64 ptr;
+};
+
+static_assert(sizeof(struct gsim_bd) == GAUDISIM_BD_SIZE);
+static_assert(offsetof(struct gsim_bd, ctl) == offsetof(struct gaudisim_bd, ctl));
+static_assert(offsetof(struct gsim_bd, len) == offsetof(struct gaudisim_bd, len));
+static_assert(offsetof(struct gsim_bd, ptr) == offsetof(struct gaudisim_bd, ptr));
+
+/**
+ * struct gsim_queue - one external queue and its completion queue
+ * @gdev: owning device
+ * @id: queue ID (= CQ index = MSI-X vector)
+ * @engine: engine block of the QMAN
+ * @stream: stream inside the QMAN
+ * @present: the device implements this queue
+ * @irq: Linux IRQ of the CQ's MSI-X vector, 0 when not requested
+ * @irq_name: name shown in /proc/interrupts
+ * @pq: PQ ring
+ * @pq_dma: its bus address
+ * @cq: CQ ring
+ * @cq_dma: its bus address
+ * @lock: see below
+ * @pi: next PQ slot to fill, modulo 2 * GSIM_QUEUE_LEN
+ * @ci: oldest slot whose job has not completed, same modulus
+ * @shadow: GSIM_QUEUE_LEN entries: job occupying each slot, NULL when free
+ */
+struct gsim_queue {
+	struct gaudisim_device *gdev;
+	u32 id;
+	u32 engine;
+	u32 stream;
+	bool present;
+	int irq;
+	char irq_name[32];
+
+	struct gsim_bd *pq;
+	dma_addr_t pq_dma;
+	__le32 *cq;
+	dma_addr_t cq_dma;
+
+	/*
+	 * Protects @pi, @ci and @shadow between the submitter (which also
+	 * holds gdev->submit_lock), the CQ interrupt thread and reset.
+	 */
+	spinlock_t lock;
+	u32 pi;
+	u32 ci;
+	struct gsim_job **shadow;
+};
+
+int gsim_queues_init(struct gaudisim_device *gdev);
+void gsim_queues_hw_init(struct gaudisim_device *gdev);
+u32 gsim_queue_free_slots(struct gsim_queue *q);
+bool gsim_queue_busy(struct gsim_queue *q);
+void gsim_queue_push(struct gsim_queue *q, struct gsim_job *job);
+void gsim_queue_ring_doorbell(struct gsim_queue *q);
+void gsim_queue_drain_cq(struct gsim_queue *q);
+void gsim_queue_abort(struct gsim_queue *q);
+
+/* gaudisim_irq.c */
+int gsim_irq_init(struct gaudisim_device *gdev);
+void gsim_irq_fini(struct gaudisim_device *gdev);
+void gsim_irq_sync(struct gaudisim_device *gdev);
+
+#endif /* __GAUDISIM_QUEUE_H__ */

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Device reset. Gaudi always resets the whole device; so does gaudisim.
+ *
+ * A reset holds gdev->submit_lock, so no submission is half-written while
+ * it runs. After the hardware reset nothing DMAs or interrupts for old
+ * work; entries that completed before it are still honoured, the rest of
+ * the jobs are aborted with -EIO (their CSs end ABORTED, unless they had
+ * already timed out), and the queues are set up again.
+ */
+
+#include <drm/drm_drv.h>
+
+#include "gaudisim_drv.h"
+#include "gaudisim_hw.h"
+#include "gaudisim_queue.h"
+
+static void gsim_abort_all(struct gaudisim_device *gdev)
+{
+	u32 i;
+
+	lockdep_assert_held(&gdev->submit_lock);
+
+	gsim_irq_sync(gdev);
+	for (i = 0; i < GAUDISIM_NUM_EXT_QUEUES; i++) {
+		struct gsim_queue *q = &gdev->queues[i];
+
+		if (!q->present)
+			continue;
+		gsim_queue_drain_cq(q);
+		gsim_queue_abort(q);
+	}
+}
+
+/**
+ * gsim_device_hard_reset() - reset the device and abort in-flight work
+ * @gdev: the device; the caller is inside drm_dev_enter()
+ * @reason: for the log
+ *
+ * Return: 0, or -ETIMEDOUT when the device did not come back; it is then
+ * marked MALFUNCTION and refuses new work.
+ */
+int gsim_device_hard_reset(struct gaudisim_device *gdev, const char *reason)
+{
+	int rc;
+
+	mutex_lock(&gdev->submit_lock);
+	gsim_set_status(gdev, GAUDISIM_DEVICE_STATUS_IN_RESET);
+	gsim_warn(gdev, "hard reset: %s\n", reason);
+
+	rc = gsim_hw_reset(gdev);
+	gsim_abort_all(gdev);
+	atomic_inc(&gdev->hard_reset_cnt);
+
+	if (rc) {
+		gsim_err(gdev, "device did not come back from reset and is not usable\n");
+		gsim_set_status(gdev, GAUDISIM_DEVICE_STATUS_MALFUNCTION);
+	} else {
+		gsim_queues_hw_init(gdev);
+		gsim_hw_mark_dirty(gdev);
+		gsim_set_status(gdev, GAUDISIM_DEVICE_STATUS_OPERATIONAL);
+	}
+	mutex_unlock(&gdev->submit_lock);
+	return rc;
+}
+
+/* Stop the device for good (driver removal): reset, abort everything. */
+void gsim_device_stop(struct gaudisim_device *gdev)
+{
+	mutex_lock(&gdev->submit_lock);
+	gsim_set_status(gdev, GAUDISIM_DEVICE_STATUS_MALFUNCTION);
+	gsim_hw_reset(gdev);
+	gsim_abort_all(gdev);
+	mutex_unlock(&gdev->submit_lock);
+}
+
+/* Reset requested by a CS timeout (gsim_reset_on_lockup). */
+void gsim_reset_work(struct work_struct *work)
+{
+	struct gaudisim_device *gdev = container_of(work, struct gaudisim_device,
+						    reset_work);
+	int idx;
+
+	if (!drm_dev_enter(&gdev->drm, &idx))
+		return;
+	gsim_device_hard_reset(gdev, "command submission timed out");
+	drm_dev_exit(idx);
+}

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Packet builders for gaudisim command buffers.
+ *
+ * A struct hlthunk_cb_writer appends packets to a CB (usually the memory
+ * returned by hlthunk_cb_mmap). Layouts and constants come from
+ * hw/gaudisim_packets.h; packets are little-endian dwords. Every append
+ * returns 0, or -ENOSPC and leaves the writer unchanged when the packet
+ * does not fit. `barriers` is any mix of GAUDISIM_PKT_CTL_EB/RB/MB.
+ */
+#ifndef HLTHUNK_PACKETS_H
+#define HLTHUNK_PACKETS_H
+
+#include <endian.h>
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "hw/gaudisim_packets.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct hlthunk_cb_writer {
+	uint8_t *base;
+	uint32_t capacity;	/* bytes */
+	uint32_t used;		/* bytes written so far = size to submit */
+};
+
+static inline void hlthunk_cbw_init(struct hlthunk_cb_writer *w, void *base,
+				    uint32_t capacity)
+{
+	w->base = (uint8_t *)base;
+	w->capacity = capacity;
+	w->used = 0;
+}
+
+/* Append ndwords raw dwords (host order; stored little-endian). */
+static inline int hlthunk_cbw_dwords(struct hlthunk_cb_writer *w,
+				     const uint32_t *dwords, uint32_t ndwords)
+{
+	uint32_t i;
+
+	if (ndwords > (w->capacity - w->used) / 4)
+		return -ENOSPC;
+	for (i = 0; i < ndwords; i++) {
+		uint32_t le = htole32(dwords[i]);
+
+		memcpy(w->base + w->used + 4 * i, &le, sizeof(le));
+	}
+	w->used += 4 * ndwords;
+	return 0;
+}
+
+static inline int hlthunk_cbw_nop(struct hlthunk_cb_writer *w, uint32_t barriers)
+{
+	const uint32_t pkt[GAUDISIM_PKT_SIZE_NOP / 4] = {
+		0, GAUDISIM_PKT_CTL(GAUDISIM_PKT_NOP) | barriers,
+	};
+
+	return hlthunk_cbw_dwords(w, pkt, GAUDISIM_PKT_SIZE_NOP / 4);
+}
+
+/*
+ * LIN_DMA of size bytes from src to dst (device addresses). extra_ctl adds
+ * LIN_DMA ctl bits beyond GAUDISIM_LIN_DMA_CTL_LIN, e.g. MEMSET.
+ */
+static inline int hlthunk_cbw_lin_dma(struct hlthunk_cb_writer *w, uint64_t src,
+				      uint64_t dst, uint32_t size,
+				      uint32_t extra_ctl, uint32_t barriers)
+{
+	const uint32_t pkt[GAUDISIM_PKT_SIZE_LIN_DMA / 4] = {
+		size,
+		GAUDISIM_PKT_CTL(GAUDISIM_PKT_LIN_DMA) | GAUDISIM_LIN_DMA_CTL_LIN |
+			extra_ctl | barriers,
+		(uint32_t)src, (uint32_t)(src >> 32),
+		(uint32_t)dst, (uint32_t)(dst >> 32),
+	};
+
+	return hlthunk_cbw_dwords(w, pkt, GAUDISIM_PKT_SIZE_LIN_DMA / 4);
+}
+
+/* Fill size bytes at dst with value (a LIN_DMA memset: src carries the value). */
+static inline int hlthunk_cbw_memset(struct hlthunk_cb_writer *w, uint64_t dst,
+				     uint8_t value, uint32_t size, uint32_t barriers)
+{
+	return hlthunk_cbw_lin_dma(w, value, dst, size,
+				   GAUDISIM_LIN_DMA_CTL_MEMSET, barriers);
+}
+
+/* Shared body of MSG_LONG and MSG_PROT: op selects value or timestamp. */
+static inline int hlthunk_cbw_msg(struct hlthunk_cb_writer *w, uint32_t opcode,
+				  uint64_t addr, uint32_t value, uint32_t op,
+				  uint32_t barriers)
+{
+	const uint32_t pkt[GAUDISIM_PKT_SIZE_MSG_LONG / 4] = {
+		value,
+		GAUDISIM_PKT_CTL(opcode) |
+			((op << GAUDISIM_MSG_CTL_OP_SHIFT) & GAUDISIM_MSG_CTL_OP_MASK) |
+			barriers,
+		(uint32_t)addr, (uint32_t)(addr >> 32),
+	};
+
+	return hlthunk_cbw_dwords(w, pkt, GAUDISIM_PKT_SIZE_MSG_LONG / 4);
+}
+
+/* Write the 32-bit value to the device address addr. */
+static inline int hlthunk_cbw_msg_long(struct hlthunk_cb_writer *w, uint64_t addr,
+				       uint32_t value, uint32_t barriers)
+{
+	return hlthunk_cbw_msg(w, GAUDISIM_PKT_MSG_LONG, addr, value,
+			       GAUDISIM_MSG_OP_WRITE_VALUE, barriers);
+}
+
+/* Write the 64-bit device clock to the device address addr. */
+static inline int hlthunk_cbw_msg_long_timestamp(struct hlthunk_cb_writer *w,
+						 uint64_t addr, uint32_t barriers)
+{
+	return hlthunk_cbw_msg(w, GAUDISIM_PKT_MSG_LONG, addr, 0,
+			       GAUDISIM_MSG_OP_WRITE_TIMESTAMP, barriers);
+}
+
+/* Block the stream until fence[id] >= target, then subtract dec_val. */
+static inline int hlthunk_cbw_fence(struct hlthunk_cb_writer *w, uint32_t id,
+				    uint32_t target, uint32_t dec_val,
+				    uint32_t barriers)
+{
+	const uint32_t pkt[GAUDISIM_PKT_SIZE_FENCE / 4] = {
+		((dec_val << GAUDISIM_FENCE_DEC_VAL_SHIFT) & GAUDISIM_FENCE_DEC_VAL_MASK) |
+			((target << GAUDISIM_FENCE_TARGET_SHIFT) & GAUDISIM_FENCE_TARGET_MASK) |
+			((id << GAUDISIM_FENCE_ID_SHIFT) & GAUDISIM_FENCE_ID_MASK),
+		GAUDISIM_PKT_CTL(GAUDISIM_PKT_FENCE) | barriers,
+	};
+
+	return hlthunk_cbw_dwords(w, pkt, GAUDISIM_PKT_SIZE_FENCE / 4);
+}
+
+/* Write value to the register at reg_offset inside the queue's engine block. */
+static inline int hlthunk_cbw_wreg32(struct hlthunk_cb_writer *w, uint32_t reg_offset,
+				     uint32_t value, uint32_t barriers)
+{
+	const uint32_t pkt[GAUDISIM_PKT_SIZE_WREG_32 / 4] = {
+		value,
+		GAUDISIM_PKT_CTL(GAUDISIM_PKT_WREG_32) |
+			(reg_offset & GAUDISIM_WREG32_CTL_REG_OFFSET_MASK) | barriers,
+	};
+
+	return hlthunk_cbw_dwords(w, pkt, GAUDISIM_PKT_SIZE_WREG_32 / 4);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HLTHUNK_PACKETS_H */

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+/* CS and WAIT_CS ioctls: submitting jobs and waiting for them. */
+#include <errno.h>
+
+#include "hlthunk_internal.h"
+
+int hlthunk_command_submission(int fd, const struct hlthunk_cs_in *in,
+			       struct hlthunk_cs_out *out)
+{
+	union gaudisim_cs_args args = { 0 };
+	int rc;
+
+	if (!in || !out)
+		return -EINVAL;
+	args.in.chunks_restore = hlthunk_ptr_to_u64(in->chunks_restore);
+	args.in.chunks_execute = hlthunk_ptr_to_u64(in->chunks_execute);
+	args.in.num_chunks_restore = in->num_chunks_restore;
+	args.in.num_chunks_execute = in->num_chunks_execute;
+	args.in.cs_flags = in->flags;
+	args.in.timeout = in->timeout_s;
+	rc = hlthunk_ioctl(fd, DRM_IOCTL_GAUDISIM_CS, &args);
+	if (rc)
+		return rc;
+	out->seq = args.out.seq;
+	out->status = args.out.status;
+	return 0;
+}
+
+int hlthunk_wait_for_cs_with_timestamp(int fd, uint64_t seq, uint64_t timeout_us,
+				       uint32_t *status, uint32_t *flags,
+				       int64_t *timestamp_nsec)
+{
+	union gaudisim_wait_cs_args args = { 0 };
+	int rc;
+
+	args.in.seq = seq;
+	args.in.timeout_us = timeout_us;
+	rc = hlthunk_ioctl(fd, DRM_IOCTL_GAUDISIM_WAIT_CS, &args);
+	/* TIMEDOUT and ABORTED come with an error rc but still carry a status. */
+	if (rc && rc != -ETIMEDOUT && rc != -EIO)
+		return rc;
+	if (status)
+		*status = args.out.status;
+	if (flags)
+		*flags = args.out.flags;
+	if (timestamp_nsec)
+		*timestamp_nsec = args.out.timestamp_nsec;
+	return rc;
+}
+
+int hlthunk_wait_for_cs(int fd, uint64_t seq, uint64_t timeout_us, uint32_t *status)
+{
+	return hlthunk_wait_for_cs_with_timestamp(fd, seq, timeout_us, status, NULL, NULL);
+}

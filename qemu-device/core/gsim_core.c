@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gaudisim device core: creation, configuration checks, hard reset and the
+ * run loop that shares a bounded amount of work between the streams.
+ *
+ * HBM and SRAM are anonymous private mappings with MAP_NORESERVE, so a
+ * 32 GiB device costs only the pages the guest touches.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "gsim_core_internal.h"
+
+#define GSIM_HBM_GRANULE	(2ull << 20)	/* hbm_size must be a multiple */
+#define GSIM_HBM_BAR_MIN	4096ull
+
+void gsim_log(struct gsim_core *core, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	core->ops.guest_error(core->opaque, msg);
+}
+
+struct gsim_stream *gsim_stream_by_queue(struct gsim_core *core, unsigned int queue_id)
+{
+	if (queue_id >= GSIM_NUM_STREAMS)
+		return NULL;
+	return &core->qman[queue_id / GAUDISIM_STREAMS_PER_QMAN]
+			.stream[queue_id % GAUDISIM_STREAMS_PER_QMAN];
+}
+
+static const char *check_config(const struct gsim_core_config *cfg,
+				const struct gsim_host_ops *ops)
+{
+	if (!cfg || !ops)
+		return "gaudisim: missing configuration or host callbacks";
+	if (!ops->dma_read || !ops->dma_write || !ops->msix_notify ||
+	    !ops->guest_error || !ops->clock_ns)
+		return "gaudisim: every host callback must be set";
+	if (cfg->hbm_size % GSIM_HBM_GRANULE)
+		return "gaudisim: hbm size must be a multiple of 2 MiB";
+	if (cfg->hbm_size < GAUDISIM_HBM_RESERVED_SIZE + GSIM_HBM_GRANULE)
+		return "gaudisim: hbm size must exceed the reserved area by at least 2 MiB";
+	/* HBM must not run into the SRAM/CFG part of the device address map. */
+	if (cfg->hbm_size > GAUDISIM_SRAM_BASE - GAUDISIM_HBM_BASE)
+		return "gaudisim: hbm size too large for the device address map";
+	if (cfg->hbm_bar_size < GSIM_HBM_BAR_MIN ||
+	    (cfg->hbm_bar_size & (cfg->hbm_bar_size - 1)))
+		return "gaudisim: hbm bar size must be a power of two of at least 4 KiB";
+	if (cfg->hbm_bar_size > cfg->hbm_size)
+		return "gaudisim: hbm bar size must not exceed the hbm size";
+	return NULL;
+}
+
+static void *map_sparse(uint64_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+struct gsim_core *gsim_core_new(const struct gsim_core_config *cfg,
+				const struct gsim_host_ops *ops, void *opaque,
+				const char **err)
+{
+	const char *msg = check_config(cfg, ops);
+	struct gsim_core *core;
+	unsigned int q;
+
+	if (msg) {
+		if (err)
+			*err = msg;
+		return NULL;
+	}
+
+	core = calloc(1, sizeof(*core));
+	if (!core) {
+		if (err)
+			*err = "gaudisim: out of memory";
+		return NULL;
+	}
+	core->ops = *ops;
+	core->opaque = opaque;
+	core->hbm_size = cfg->hbm_size;
+	core->hbm_bar_size = cfg->hbm_bar_size;
+	core->hbm = map_sparse(cfg->hbm_size);
+	core->sram = map_sparse(GAUDISIM_SRAM_SIZE);
+	core->bounce = malloc(GSIM_BOUNCE_SIZE);
+	if (!core->hbm || !core->sram || !core->bounce) {
+		if (err)
+			*err = "gaudisim: cannot reserve HBM/SRAM backing memory";
+		gsim_core_free(core);
+		return NULL;
+	}
+
+	for (q = 0; q < GSIM_NUM_STREAMS; q++) {
+		struct gsim_stream *s = gsim_stream_by_queue(core, q);
+
+		gsim_stream_init(s, q / GAUDISIM_STREAMS_PER_QMAN,
+				 q % GAUDISIM_STREAMS_PER_QMAN);
+		/* malloc of 2 MiB is a lazy mapping: untouched pages cost nothing. */
+		s->cb = malloc(GSIM_CB_MAX_LEN);
+		if (!s->cb) {
+			if (err)
+				*err = "gaudisim: out of memory";
+			gsim_core_free(core);
+			return NULL;
+		}
+	}
+	gsim_core_reset(core);
+	return core;
+}
+
+void gsim_core_free(struct gsim_core *core)
+{
+	unsigned int q;
+
+	if (!core)
+		return;
+	for (q = 0; q < GSIM_NUM_STREAMS; q++)
+		free(gsim_stream_by_queue(core, q)->cb);
+	if (core->hbm)
+		munmap(core->hbm, core->hbm_size);
+	if (core->sram)
+		munmap(core->sram, GAUDISIM_SRAM_SIZE);
+	free(core->bounce);
+	free(core);
+}
+
+uint8_t *gsim_core_hbm(struct gsim_core *core)
+{
+	return core->hbm;
+}
+
+uint64_t gsim_core_hbm_size(const struct gsim_core *core)
+{
+	return core->hbm_size;
+}
+
+uint64_t gsim_core_hbm_window(const struct gsim_core *core)
+{
+	return core->hbm_window;
+}
+
+void gsim_core_reset(struct gsim_core *core)
+{
+	unsigned int e, q;
+
+	/*
+	 * Everything the CP was doing is dropped here, synchronously: a CB
+	 * that was parked on a fence or half-way through simply ceases to
+	 * exist, so no completion or interrupt can follow the reset.
+	 */
+	for (q = 0; q < GSIM_NUM_STREAMS; q++)
+		gsim_stream_reset(gsim_stream_by_queue(core, q));
+	for (e = 0; e < GSIM_NUM_QMANS; e++)
+		core->qman[e].glbl_cfg0 = 0;
+
+	core->hbm_window = 0;
+	core->hbm_window_lo_latch = 0;
+	core->hw_state = GAUDISIM_HW_STATE_CLEAN;
+	core->reset_pending = false;
+	core->timestamp_hi_latch = 0;
+	core->err_pkt_cnt = 0;
+	core->err_dma_cnt = 0;
+	core->err_pq_cnt = 0;
+	core->dma_bytes = 0;
+	core->cb_done_cnt = 0;
+	core->rr_next = 0;
+	core->epoch++;
+}
+
+static bool any_runnable(const struct gsim_core *core)
+{
+	unsigned int q;
+
+	for (q = 0; q < GSIM_NUM_STREAMS; q++) {
+		const struct gsim_stream *s =
+			&core->qman[q / GAUDISIM_STREAMS_PER_QMAN]
+				 .stream[q % GAUDISIM_STREAMS_PER_QMAN];
+
+		if (gsim_stream_runnable(core, s))
+			return true;
+	}
+	return false;
+}
+
+bool gsim_core_run(struct gsim_core *core)
+{
+	struct gsim_budget budget = {
+		.bytes = GSIM_RUN_BUDGET_BYTES,
+		.packets = GSIM_RUN_BUDGET_PACKETS,
+	};
+	bool progressed;
+
+	/*
+	 * Round-robin over the streams, one slice each; the next call starts
+	 * after the last stream that ran, so a stream that used up the budget
+	 * does not get the first turn again. Every slice takes at least one
+	 * packet unit from the budget, so the loop always ends.
+	 */
+	do {
+		unsigned int start = core->rr_next, i;
+
+		progressed = false;
+		for (i = 0; i < GSIM_NUM_STREAMS && gsim_budget_left(&budget); i++) {
+			unsigned int q = (start + i) % GSIM_NUM_STREAMS;
+			struct gsim_stream *s = gsim_stream_by_queue(core, q);
+
+			if (!gsim_stream_runnable(core, s))
+				continue;
+			gsim_stream_step(core, s, &budget);
+			core->rr_next = (q + 1) % GSIM_NUM_STREAMS;
+			progressed = true;
+		}
+	} while (progressed && gsim_budget_left(&budget));
+
+	return any_runnable(core);
+}

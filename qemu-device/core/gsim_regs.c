@@ -1,0 +1,543 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gaudisim device core: the register file of the CFG BAR.
+ *
+ * The global block describes the device and carries the control registers
+ * (reset, HBM window, MSI-X request); the QMAN blocks of the two PCI-DMA
+ * engines hold the stream registers. Every other engine block reads as
+ * zero and ignores writes. Writes only latch state and return GSIM_KICK_*
+ * bits; packets are never executed from here.
+ *
+ * Command buffers reach this file too (MSG_LONG/MSG_PROT to a CFG address,
+ * WREG_32). They may only write the registers a CB legitimately needs: the
+ * CP_FENCE_RDATA registers (fence increments, as sync-manager monitors do)
+ * and MSIX_REQ (the completion tail). Everything else - PQ programming,
+ * stream enables, reset, the HBM window - is refused, so a job cannot
+ * redirect its own queue or reset the device under the driver's feet.
+ *
+ * HBM_WINDOW_LO/HI: the LO write is latched and the HI write applies both
+ * halves at once, so moving the window never passes through a half-updated
+ * (possibly invalid) position. Write LO first, then HI.
+ */
+#include <inttypes.h>
+
+#include "gsim_core_internal.h"
+
+#define GSIM_QM_STREAM_ENABLE_MASK	((1u << GAUDISIM_STREAMS_PER_QMAN) - 1)
+#define GSIM_QM_FENCE_STRIDE \
+	(GAUDISIM_QM_CP_FENCE_RDATA(1, 0) - GAUDISIM_QM_CP_FENCE_RDATA(0, 0))
+
+enum qm_reg {
+	QM_UNKNOWN,
+	QM_GLBL_CFG0,
+	QM_GLBL_STS0,
+	QM_PQ_BASE_LO,
+	QM_PQ_BASE_HI,
+	QM_PQ_SIZE,
+	QM_PQ_PI,
+	QM_PQ_CI,
+	QM_FENCE_RDATA,
+	QM_FENCE_CNT,
+	QM_CP_STS,
+	QM_ERR_ADDR_LO,
+	QM_ERR_ADDR_HI,
+	QM_ERR_CNT,
+};
+
+/* Per-stream registers: one 32-bit register per stream, 4 bytes apart. */
+static const struct {
+	uint32_t base;
+	enum qm_reg reg;
+} qm_stream_regs[] = {
+	{ GAUDISIM_QM_PQ_BASE_LO(0), QM_PQ_BASE_LO },
+	{ GAUDISIM_QM_PQ_BASE_HI(0), QM_PQ_BASE_HI },
+	{ GAUDISIM_QM_PQ_SIZE(0), QM_PQ_SIZE },
+	{ GAUDISIM_QM_PQ_PI(0), QM_PQ_PI },
+	{ GAUDISIM_QM_PQ_CI(0), QM_PQ_CI },
+	{ GAUDISIM_QM_CP_STS(0), QM_CP_STS },
+	{ GAUDISIM_QM_CP_ERR_ADDR_LO(0), QM_ERR_ADDR_LO },
+	{ GAUDISIM_QM_CP_ERR_ADDR_HI(0), QM_ERR_ADDR_HI },
+	{ GAUDISIM_QM_CP_ERR_CNT(0), QM_ERR_CNT },
+};
+
+/* Decode an offset inside a QM block into a register, stream and fence. */
+static enum qm_reg qm_decode(uint32_t r, unsigned int *stream, unsigned int *fence)
+{
+	const uint32_t span = 4 * GAUDISIM_STREAMS_PER_QMAN;
+	const uint32_t fence_span = GSIM_QM_FENCE_STRIDE * GAUDISIM_QM_NUM_FENCES;
+	size_t i;
+
+	*stream = 0;
+	*fence = 0;
+	if (r == GAUDISIM_QM_GLBL_CFG0)
+		return QM_GLBL_CFG0;
+	if (r == GAUDISIM_QM_GLBL_STS0)
+		return QM_GLBL_STS0;
+	for (i = 0; i < sizeof(qm_stream_regs) / sizeof(qm_stream_regs[0]); i++) {
+		if (r >= qm_stream_regs[i].base && r < qm_stream_regs[i].base + span) {
+			*stream = (r - qm_stream_regs[i].base) / 4;
+			return qm_stream_regs[i].reg;
+		}
+	}
+	if (r >= GAUDISIM_QM_CP_FENCE_RDATA(0, 0) &&
+	    r < GAUDISIM_QM_CP_FENCE_RDATA(0, 0) + fence_span) {
+		uint32_t rel = r - GAUDISIM_QM_CP_FENCE_RDATA(0, 0);
+
+		if (rel % GSIM_QM_FENCE_STRIDE >= span)
+			return QM_UNKNOWN;
+		*fence = rel / GSIM_QM_FENCE_STRIDE;
+		*stream = (rel % GSIM_QM_FENCE_STRIDE) / 4;
+		return QM_FENCE_RDATA;
+	}
+	if (r >= GAUDISIM_QM_CP_FENCE_CNT(0, 0) &&
+	    r < GAUDISIM_QM_CP_FENCE_CNT(0, 0) + fence_span) {
+		uint32_t rel = r - GAUDISIM_QM_CP_FENCE_CNT(0, 0);
+
+		if (rel % GSIM_QM_FENCE_STRIDE >= span)
+			return QM_UNKNOWN;
+		*fence = rel / GSIM_QM_FENCE_STRIDE;
+		*stream = (rel % GSIM_QM_FENCE_STRIDE) / 4;
+		return QM_FENCE_CNT;
+	}
+	return QM_UNKNOWN;
+}
+
+/*
+ * Locate the QM block of an implemented engine. Returns the QMAN, with the
+ * offset inside its QM block in *qm_off, or NULL.
+ */
+static struct gsim_qman *qm_block(struct gsim_core *core, uint32_t offset, uint32_t *qm_off)
+{
+	uint32_t rel, engine, in_block;
+
+	if (offset < GAUDISIM_ENGINE_BLOCK_BASE)
+		return NULL;
+	rel = offset - GAUDISIM_ENGINE_BLOCK_BASE;
+	engine = rel / GAUDISIM_ENGINE_BLOCK_SIZE;
+	in_block = rel % GAUDISIM_ENGINE_BLOCK_SIZE;
+	if (engine >= GSIM_NUM_QMANS || in_block < GAUDISIM_QM_OFFSET)
+		return NULL;
+	*qm_off = in_block - GAUDISIM_QM_OFFSET;
+	return &core->qman[engine];
+}
+
+static uint32_t engines_reg(void)
+{
+	return (uint32_t)GAUDISIM_NUM_PCI_DMA << GAUDISIM_ENGINES_PCI_DMA_SHIFT |
+	       (uint32_t)GAUDISIM_NUM_HBM_DMA << GAUDISIM_ENGINES_HBM_DMA_SHIFT |
+	       (uint32_t)GAUDISIM_NUM_MME << GAUDISIM_ENGINES_MME_SHIFT |
+	       (uint32_t)GAUDISIM_NUM_TPC << GAUDISIM_ENGINES_TPC_SHIFT |
+	       (uint32_t)GAUDISIM_STREAMS_PER_QMAN << GAUDISIM_ENGINES_STREAMS_SHIFT;
+}
+
+/* Bit q of the 96-bit queue mask: the queues this device implements. */
+static uint32_t queue_mask_word(unsigned int word)
+{
+	uint32_t mask = 0;
+	unsigned int q;
+
+	for (q = word * 32; q < (word + 1) * 32; q++)
+		if (q < GSIM_NUM_STREAMS)
+			mask |= 1u << (q % 32);
+	return mask;
+}
+
+static uint32_t global_read(struct gsim_core *core, uint32_t offset)
+{
+	uint64_t now;
+
+	switch (offset) {
+	case GAUDISIM_REG_ID:
+		return GAUDISIM_ID_MAGIC;
+	case GAUDISIM_REG_VERSION:
+		return (uint32_t)GAUDISIM_HW_VERSION_MAJOR << 16 | GAUDISIM_HW_VERSION_MINOR;
+	case GAUDISIM_REG_CAPS:
+		return GAUDISIM_CAP_EXT_QUEUES | GAUDISIM_CAP_HBM_WINDOW;
+	case GAUDISIM_REG_HBM_SIZE_LO:
+		return (uint32_t)core->hbm_size;
+	case GAUDISIM_REG_HBM_SIZE_HI:
+		return (uint32_t)(core->hbm_size >> 32);
+	case GAUDISIM_REG_SRAM_SIZE:
+		return (uint32_t)GAUDISIM_SRAM_SIZE;
+	case GAUDISIM_REG_HBM_RESERVED:
+		return (uint32_t)GAUDISIM_HBM_RESERVED_SIZE;
+	case GAUDISIM_REG_ENGINES:
+		return engines_reg();
+	case GAUDISIM_REG_QUEUE_MASK_LO:
+		return queue_mask_word(0);
+	case GAUDISIM_REG_QUEUE_MASK_HI:
+		return queue_mask_word(1);
+	case GAUDISIM_REG_QUEUE_MASK_HI2:
+		return queue_mask_word(2);
+	case GAUDISIM_REG_DEV_STATUS:
+		return core->reset_pending ? GAUDISIM_DEV_STATUS_IN_RESET
+					   : GAUDISIM_DEV_STATUS_READY;
+	case GAUDISIM_REG_HW_STATE:
+		return core->hw_state;
+	case GAUDISIM_REG_TIMESTAMP_LO:
+		now = core->ops.clock_ns(core->opaque);
+		core->timestamp_hi_latch = (uint32_t)(now >> 32);
+		return (uint32_t)now;
+	case GAUDISIM_REG_TIMESTAMP_HI:
+		return core->timestamp_hi_latch;
+	case GAUDISIM_REG_HBM_WINDOW_LO:
+		return (uint32_t)core->hbm_window;
+	case GAUDISIM_REG_HBM_WINDOW_HI:
+		return (uint32_t)(core->hbm_window >> 32);
+	case GAUDISIM_REG_HBM_BAR_SIZE_LO:
+		return (uint32_t)core->hbm_bar_size;
+	case GAUDISIM_REG_HBM_BAR_SIZE_HI:
+		return (uint32_t)(core->hbm_bar_size >> 32);
+	case GAUDISIM_REG_ERR_PKT_CNT:
+		return core->err_pkt_cnt;
+	case GAUDISIM_REG_ERR_DMA_CNT:
+		return core->err_dma_cnt;
+	case GAUDISIM_REG_ERR_PQ_CNT:
+		return core->err_pq_cnt;
+	case GAUDISIM_REG_DMA_BYTES_LO:
+		return (uint32_t)core->dma_bytes;
+	case GAUDISIM_REG_DMA_BYTES_HI:
+		return (uint32_t)(core->dma_bytes >> 32);
+	case GAUDISIM_REG_CB_DONE_CNT:
+		return core->cb_done_cnt;
+	default:
+		/* RESET and MSIX_REQ are write-only; holes read as zero. */
+		return 0;
+	}
+}
+
+static uint32_t cp_sts(const struct gsim_stream *s)
+{
+	uint32_t v = s->last_err << GAUDISIM_CP_STS_ERR_SHIFT & GAUDISIM_CP_STS_ERR_MASK;
+
+	if (s->active)
+		v |= GAUDISIM_CP_STS_BUSY;
+	if (s->fence_wait)
+		v |= GAUDISIM_CP_STS_FENCE_WAIT;
+	return v;
+}
+
+static uint32_t qm_read(struct gsim_qman *qm, uint32_t r)
+{
+	unsigned int si, f, i;
+	enum qm_reg reg = qm_decode(r, &si, &f);
+	struct gsim_stream *s = &qm->stream[si];
+	uint32_t busy = 0;
+
+	switch (reg) {
+	case QM_GLBL_CFG0:
+		return qm->glbl_cfg0;
+	case QM_GLBL_STS0:
+		for (i = 0; i < GAUDISIM_STREAMS_PER_QMAN; i++)
+			if (gsim_stream_busy(&qm->stream[i]))
+				busy |= 1u << i;
+		return busy;
+	case QM_PQ_BASE_LO:
+		return s->pq_base_lo;
+	case QM_PQ_BASE_HI:
+		return s->pq_base_hi;
+	case QM_PQ_SIZE:
+		return s->pq_size_log2;
+	case QM_PQ_PI:
+		return s->pi;
+	case QM_PQ_CI:
+		return s->ci;
+	case QM_FENCE_CNT:
+		return s->fence[f];
+	case QM_CP_STS:
+		return cp_sts(s);
+	case QM_ERR_ADDR_LO:
+		return (uint32_t)s->err_addr;
+	case QM_ERR_ADDR_HI:
+		return (uint32_t)(s->err_addr >> 32);
+	case QM_ERR_CNT:
+		return s->err_cnt;
+	case QM_FENCE_RDATA:	/* write-only */
+	case QM_UNKNOWN:
+		break;
+	}
+	return 0;
+}
+
+uint32_t gsim_core_reg_read(struct gsim_core *core, uint32_t offset)
+{
+	struct gsim_qman *qm;
+	uint32_t qm_off;
+
+	if (offset % 4 || offset >= GAUDISIM_CFG_BAR_SIZE) {
+		gsim_log(core, "register read at 0x%x: %s", offset,
+			 offset % 4 ? "unaligned offset" : "outside the register BAR");
+		return 0;
+	}
+	if (offset < GAUDISIM_ENGINE_BLOCK_BASE)
+		return global_read(core, offset);
+	qm = qm_block(core, offset, &qm_off);
+	/* Engines without a model read as zero (they are absent in QUEUE_MASK). */
+	return qm ? qm_read(qm, qm_off) : 0;
+}
+
+const char *gsim_reg_status_str(enum gsim_reg_status st)
+{
+	switch (st) {
+	case GSIM_REG_OK:
+		return "ok";
+	case GSIM_REG_UNKNOWN:
+		return "no register at this offset";
+	case GSIM_REG_READ_ONLY:
+		return "read-only register";
+	case GSIM_REG_PROTECTED:
+		return "register not writable from a command buffer";
+	case GSIM_REG_BAD_VALUE:
+		return "value refused";
+	}
+	return "?";
+}
+
+static bool global_is_read_only(uint32_t offset)
+{
+	switch (offset) {
+	case GAUDISIM_REG_ID:
+	case GAUDISIM_REG_VERSION:
+	case GAUDISIM_REG_CAPS:
+	case GAUDISIM_REG_HBM_SIZE_LO:
+	case GAUDISIM_REG_HBM_SIZE_HI:
+	case GAUDISIM_REG_SRAM_SIZE:
+	case GAUDISIM_REG_HBM_RESERVED:
+	case GAUDISIM_REG_ENGINES:
+	case GAUDISIM_REG_QUEUE_MASK_LO:
+	case GAUDISIM_REG_QUEUE_MASK_HI:
+	case GAUDISIM_REG_QUEUE_MASK_HI2:
+	case GAUDISIM_REG_DEV_STATUS:
+	case GAUDISIM_REG_TIMESTAMP_LO:
+	case GAUDISIM_REG_TIMESTAMP_HI:
+	case GAUDISIM_REG_HBM_BAR_SIZE_LO:
+	case GAUDISIM_REG_HBM_BAR_SIZE_HI:
+	case GAUDISIM_REG_ERR_PKT_CNT:
+	case GAUDISIM_REG_ERR_DMA_CNT:
+	case GAUDISIM_REG_ERR_PQ_CNT:
+	case GAUDISIM_REG_DMA_BYTES_LO:
+	case GAUDISIM_REG_DMA_BYTES_HI:
+	case GAUDISIM_REG_CB_DONE_CNT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static enum gsim_reg_status msix_request(struct gsim_core *core, uint32_t vector,
+					 enum gsim_reg_origin origin)
+{
+	if (vector >= GAUDISIM_MSIX_NUM_VECTORS) {
+		if (origin == GSIM_ORIGIN_MMIO)
+			gsim_log(core, "MSIX_REQ: vector %u out of range (device has %u)",
+				 vector, GAUDISIM_MSIX_NUM_VECTORS);
+		return GSIM_REG_BAD_VALUE;
+	}
+	core->ops.msix_notify(core->opaque, vector);
+	return GSIM_REG_OK;
+}
+
+static enum gsim_reg_status window_commit(struct gsim_core *core, uint32_t hi)
+{
+	uint64_t win = (uint64_t)hi << 32 | core->hbm_window_lo_latch;
+
+	if (win % core->hbm_bar_size || win > core->hbm_size - core->hbm_bar_size) {
+		gsim_log(core, "HBM_WINDOW 0x%" PRIx64 " refused: must be a multiple of the "
+			 "BAR size 0x%" PRIx64 " and keep the window inside HBM (0x%" PRIx64
+			 " bytes)", win, core->hbm_bar_size, core->hbm_size);
+		return GSIM_REG_BAD_VALUE;
+	}
+	core->hbm_window = win;
+	return GSIM_REG_OK;
+}
+
+static enum gsim_reg_status global_write(struct gsim_core *core, uint32_t offset,
+					 uint32_t value, enum gsim_reg_origin origin,
+					 unsigned int *kick)
+{
+	if (offset == GAUDISIM_REG_MSIX_REQ)
+		return msix_request(core, value, origin);
+	if (global_is_read_only(offset))
+		return GSIM_REG_READ_ONLY;
+	switch (offset) {
+	case GAUDISIM_REG_HW_STATE:
+	case GAUDISIM_REG_RESET:
+	case GAUDISIM_REG_HBM_WINDOW_LO:
+	case GAUDISIM_REG_HBM_WINDOW_HI:
+		if (origin == GSIM_ORIGIN_CB)
+			return GSIM_REG_PROTECTED;
+		break;
+	default:
+		return GSIM_REG_UNKNOWN;
+	}
+
+	switch (offset) {
+	case GAUDISIM_REG_HW_STATE:
+		core->hw_state = value;
+		return GSIM_REG_OK;
+	case GAUDISIM_REG_RESET:
+		if (value != GAUDISIM_RESET_HARD) {
+			gsim_log(core, "RESET: unknown reset type 0x%x", value);
+			return GSIM_REG_BAD_VALUE;
+		}
+		/* Streams stop now; the caller runs gsim_core_reset(). */
+		core->reset_pending = true;
+		*kick |= GSIM_KICK_RESET;
+		return GSIM_REG_OK;
+	case GAUDISIM_REG_HBM_WINDOW_LO:
+		core->hbm_window_lo_latch = value;
+		return GSIM_REG_OK;
+	default: /* GAUDISIM_REG_HBM_WINDOW_HI */
+		if (window_commit(core, value) != GSIM_REG_OK)
+			return GSIM_REG_BAD_VALUE;
+		*kick |= GSIM_KICK_WINDOW;
+		return GSIM_REG_OK;
+	}
+}
+
+/* PQ_BASE/PQ_SIZE may only change while the stream has nothing to do. */
+static enum gsim_reg_status pq_config_idle(struct gsim_core *core, struct gsim_stream *s,
+					   const char *name)
+{
+	if (!gsim_stream_busy(s))
+		return GSIM_REG_OK;
+	gsim_log(core, "queue %u: %s write refused while the stream is busy "
+		 "(PI %u CI %u)", s->queue_id, name, s->pi, s->ci);
+	return GSIM_REG_BAD_VALUE;
+}
+
+static enum gsim_reg_status pq_pi_write(struct gsim_core *core, struct gsim_stream *s,
+					uint32_t value)
+{
+	uint32_t entries = gsim_stream_entries(s);
+
+	if (!entries) {
+		gsim_log(core, "queue %u: PQ_PI written before PQ_SIZE", s->queue_id);
+		return GSIM_REG_BAD_VALUE;
+	}
+	if (value >= 2 * entries) {
+		gsim_log(core, "queue %u: PQ_PI %u out of range (counts modulo %u)",
+			 s->queue_id, value, 2 * entries);
+		return GSIM_REG_BAD_VALUE;
+	}
+	if (((value - s->ci) & (2 * entries - 1)) > entries) {
+		gsim_log(core, "queue %u: PQ_PI %u would put more than %u entries "
+			 "ahead of CI %u", s->queue_id, value, entries, s->ci);
+		return GSIM_REG_BAD_VALUE;
+	}
+	s->pi = value;
+	return GSIM_REG_OK;
+}
+
+static enum gsim_reg_status qm_write(struct gsim_core *core, struct gsim_qman *qm,
+				     uint32_t r, uint32_t value,
+				     enum gsim_reg_origin origin, unsigned int *kick)
+{
+	unsigned int si, f, i;
+	enum qm_reg reg = qm_decode(r, &si, &f);
+	struct gsim_stream *s = &qm->stream[si];
+	enum gsim_reg_status st;
+
+	switch (reg) {
+	case QM_UNKNOWN:
+		return GSIM_REG_UNKNOWN;
+	case QM_GLBL_STS0:
+	case QM_PQ_CI:
+	case QM_FENCE_CNT:
+	case QM_CP_STS:
+	case QM_ERR_ADDR_LO:
+	case QM_ERR_ADDR_HI:
+	case QM_ERR_CNT:
+		return GSIM_REG_READ_ONLY;
+	case QM_FENCE_RDATA:
+		if (gsim_stream_fence_add(s, f, value))
+			*kick |= GSIM_KICK_RUN;
+		return GSIM_REG_OK;
+	default:
+		break;
+	}
+	if (origin == GSIM_ORIGIN_CB)
+		return GSIM_REG_PROTECTED;
+
+	switch (reg) {
+	case QM_GLBL_CFG0:
+		if (value & ~GSIM_QM_STREAM_ENABLE_MASK) {
+			gsim_log(core, "QMAN %u GLBL_CFG0 0x%x: only bits [%u:0] (stream "
+				 "enables) exist", s->engine, value,
+				 GAUDISIM_STREAMS_PER_QMAN - 1);
+			return GSIM_REG_BAD_VALUE;
+		}
+		qm->glbl_cfg0 = value;
+		for (i = 0; i < GAUDISIM_STREAMS_PER_QMAN; i++)
+			if (gsim_stream_runnable(core, &qm->stream[i]))
+				*kick |= GSIM_KICK_RUN;
+		return GSIM_REG_OK;
+	case QM_PQ_BASE_LO:
+		if (value % GAUDISIM_BD_SIZE) {
+			gsim_log(core, "queue %u: PQ_BASE_LO 0x%x not aligned to %u bytes",
+				 s->queue_id, value, GAUDISIM_BD_SIZE);
+			return GSIM_REG_BAD_VALUE;
+		}
+		st = pq_config_idle(core, s, "PQ_BASE_LO");
+		if (st == GSIM_REG_OK)
+			s->pq_base_lo = value;
+		return st;
+	case QM_PQ_BASE_HI:
+		st = pq_config_idle(core, s, "PQ_BASE_HI");
+		if (st == GSIM_REG_OK)
+			s->pq_base_hi = value;
+		return st;
+	case QM_PQ_SIZE:
+		if (value < GAUDISIM_QM_PQ_SIZE_LOG2_MIN || value > GAUDISIM_QM_PQ_SIZE_LOG2_MAX) {
+			gsim_log(core, "queue %u: PQ_SIZE %u out of range (log2 entries, %u..%u)",
+				 s->queue_id, value, GAUDISIM_QM_PQ_SIZE_LOG2_MIN,
+				 GAUDISIM_QM_PQ_SIZE_LOG2_MAX);
+			return GSIM_REG_BAD_VALUE;
+		}
+		st = pq_config_idle(core, s, "PQ_SIZE");
+		if (st != GSIM_REG_OK)
+			return st;
+		/* A new ring starts empty at entry 0. */
+		s->pq_size_log2 = value;
+		s->pi = 0;
+		s->ci = 0;
+		return GSIM_REG_OK;
+	case QM_PQ_PI:
+		st = pq_pi_write(core, s, value);
+		if (st == GSIM_REG_OK && gsim_stream_runnable(core, s))
+			*kick |= GSIM_KICK_RUN;
+		return st;
+	default:
+		return GSIM_REG_UNKNOWN;
+	}
+}
+
+enum gsim_reg_status gsim_regs_write(struct gsim_core *core, uint32_t offset,
+				     uint32_t value, enum gsim_reg_origin origin,
+				     unsigned int *kick)
+{
+	struct gsim_qman *qm;
+	uint32_t qm_off;
+
+	if (offset % 4 || offset >= GAUDISIM_CFG_BAR_SIZE)
+		return GSIM_REG_UNKNOWN;
+	if (offset < GAUDISIM_ENGINE_BLOCK_BASE)
+		return global_write(core, offset, value, origin, kick);
+	qm = qm_block(core, offset, &qm_off);
+	if (!qm)
+		return GSIM_REG_UNKNOWN;
+	return qm_write(core, qm, qm_off, value, origin, kick);
+}
+
+unsigned int gsim_core_reg_write(struct gsim_core *core, uint32_t offset, uint32_t value)
+{
+	unsigned int kick = 0;
+	enum gsim_reg_status st;
+
+	st = gsim_regs_write(core, offset, value, GSIM_ORIGIN_MMIO, &kick);
+	/* Refused values were already reported with their reason. */
+	if (st != GSIM_REG_OK && st != GSIM_REG_BAD_VALUE)
+		gsim_log(core, "register write 0x%x = 0x%x ignored: %s", offset, value,
+			 offset % 4 ? "unaligned offset" : gsim_reg_status_str(st));
+	return kick;
+}

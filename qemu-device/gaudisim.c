@@ -1,0 +1,432 @@
+/*
+ * gaudisim: a simulated Gaudi-class training accelerator, PCIe endpoint.
+ *
+ * This file is only the QEMU glue: PCI identity, BARs, MSI-X, the bottom
+ * half that runs the engines, reset and properties. The engines, queues and
+ * registers live in the plain-C core (core/gsim_core.h), which calls back
+ * into QEMU through struct gsim_host_ops for DMA, interrupts and logging.
+ *
+ * BAR0  registers (MMIO, 32-bit accesses; 64-bit ones are split)
+ * BAR2  MSI-X table and PBA, one vector per completion queue plus the EQ
+ * BAR4  window into HBM (RAM-backed, moved by the HBM_WINDOW registers)
+ *
+ * Locking: everything here runs with the BQL held (MMIO handlers, the BH,
+ * reset), which is the single-thread contract gsim_core.h asks for.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/host-utils.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "qemu/module.h"
+#include "qemu/units.h"
+#include "qapi/error.h"
+#include "hw/pci/pci_device.h"
+#include "hw/pci/pcie.h"
+#include "hw/pci/msix.h"
+#include "hw/qdev-properties.h"
+#include "migration/vmstate.h"
+#include "system/dma.h"
+#include "qom/object.h"
+#include "trace.h"
+
+#include "hw/gaudisim_regs.h"
+#include "core/gsim_core.h"
+
+#define TYPE_GAUDISIM "gaudisim"
+OBJECT_DECLARE_SIMPLE_TYPE(GaudisimState, GAUDISIM)
+
+/* Config-space placement of the PCI Express capability. */
+#define GAUDISIM_PCIE_CAP_OFFSET    0x80
+/* MSI-X BAR layout: table at 0, PBA in the upper half (as msix.c does). */
+#define GAUDISIM_MSIX_BAR_SIZE      4096
+#define GAUDISIM_MSIX_PBA_OFFSET    (GAUDISIM_MSIX_BAR_SIZE / 2)
+
+QEMU_BUILD_BUG_ON(GAUDISIM_MSIX_NUM_VECTORS * PCI_MSIX_ENTRY_SIZE >
+                  GAUDISIM_MSIX_PBA_OFFSET);
+
+struct GaudisimState {
+    PCIDevice parent_obj;
+
+    /* Properties. */
+    uint64_t hbm_size;
+    uint64_t hbm_bar_size;
+
+    MemoryRegion cfg_bar;       /* BAR0: register MMIO */
+    MemoryRegion msix_bar;      /* BAR2: MSI-X table + PBA */
+    MemoryRegion hbm;           /* all of HBM, backed by the core's memory */
+    MemoryRegion hbm_bar;       /* BAR4 container ... */
+    MemoryRegion hbm_window;    /* ... holding an alias into hbm */
+
+    struct gsim_core *core;
+    QEMUBH *run_bh;             /* runs gsim_core_run() outside MMIO */
+    uint64_t window_offset;     /* HBM offset BAR4 currently shows */
+
+    /* Interrupts the core asked for while MSI-X was off (debug aid). */
+    uint64_t msix_dropped;
+};
+
+/* ---- host operations offered to the core */
+
+static int gaudisim_dma_read(void *opaque, uint64_t bus_addr, void *buf,
+                             uint64_t len)
+{
+    GaudisimState *s = opaque;
+    MemTxResult res;
+
+    /* pci_dma_* go through the bus-master address space: no BME, no DMA. */
+    res = pci_dma_read(PCI_DEVICE(s), bus_addr, buf, len);
+    if (res != MEMTX_OK) {
+        trace_gaudisim_dma_fault("read", bus_addr, len, res);
+        return -1;
+    }
+    return 0;
+}
+
+static int gaudisim_dma_write(void *opaque, uint64_t bus_addr,
+                              const void *buf, uint64_t len)
+{
+    GaudisimState *s = opaque;
+    MemTxResult res;
+
+    res = pci_dma_write(PCI_DEVICE(s), bus_addr, buf, len);
+    if (res != MEMTX_OK) {
+        trace_gaudisim_dma_fault("write", bus_addr, len, res);
+        return -1;
+    }
+    return 0;
+}
+
+static void gaudisim_msix_notify(void *opaque, unsigned int vector)
+{
+    GaudisimState *s = opaque;
+    PCIDevice *pdev = PCI_DEVICE(s);
+
+    if (vector >= GAUDISIM_MSIX_NUM_VECTORS) {
+        s->msix_dropped++;
+        trace_gaudisim_msix_dropped(vector, "no such vector");
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "gaudisim: MSI-X vector %u out of range\n", vector);
+        return;
+    }
+    if (!msix_enabled(pdev)) {
+        /* No INTx fallback: the driver must enable MSI-X. */
+        s->msix_dropped++;
+        trace_gaudisim_msix_dropped(vector, "MSI-X disabled");
+        return;
+    }
+    trace_gaudisim_msix(vector);
+    /* A masked vector only sets its PBA bit; msix.c delivers it later. */
+    msix_notify(pdev, vector);
+}
+
+static void gaudisim_guest_error(void *opaque, const char *msg)
+{
+    qemu_log_mask(LOG_GUEST_ERROR, "gaudisim: %s\n", msg);
+}
+
+static uint64_t gaudisim_clock_ns(void *opaque)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+static const struct gsim_host_ops gaudisim_host_ops = {
+    .dma_read = gaudisim_dma_read,
+    .dma_write = gaudisim_dma_write,
+    .msix_notify = gaudisim_msix_notify,
+    .guest_error = gaudisim_guest_error,
+    .clock_ns = gaudisim_clock_ns,
+};
+
+/* ---- engines, window, reset */
+
+static void gaudisim_run_bh(void *opaque)
+{
+    GaudisimState *s = opaque;
+    bool more = gsim_core_run(s->core);
+
+    trace_gaudisim_run(more);
+    /*
+     * run() does a bounded amount of work; coming back through the main
+     * loop lets vCPUs and other BHs in between.
+     */
+    if (more) {
+        qemu_bh_schedule(s->run_bh);
+    }
+}
+
+/* Point BAR4 at the HBM offset the core's window registers hold. */
+static void gaudisim_update_window(GaudisimState *s)
+{
+    uint64_t offset = gsim_core_hbm_window(s->core);
+
+    if (offset > s->hbm_size - s->hbm_bar_size) {
+        /* The core validates the register; never map past HBM anyway. */
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "gaudisim: HBM window 0x%" PRIx64 " out of range\n",
+                      offset);
+        return;
+    }
+    if (offset == s->window_offset) {
+        return;
+    }
+    s->window_offset = offset;
+    memory_region_transaction_begin();
+    memory_region_set_alias_offset(&s->hbm_window, offset);
+    memory_region_transaction_commit();
+    trace_gaudisim_window(offset);
+}
+
+static void gaudisim_hard_reset(GaudisimState *s, const char *why)
+{
+    trace_gaudisim_reset(why);
+    qemu_bh_cancel(s->run_bh);
+    gsim_core_reset(s->core);
+    gaudisim_update_window(s);
+}
+
+static void gaudisim_device_reset(DeviceState *dev)
+{
+    gaudisim_hard_reset(GAUDISIM(dev), "device reset");
+}
+
+/* ---- BAR0: registers */
+
+static uint64_t gaudisim_cfg_read(void *opaque, hwaddr addr, unsigned size)
+{
+    GaudisimState *s = opaque;
+    uint32_t val = gsim_core_reg_read(s->core, addr);
+
+    trace_gaudisim_mmio_read(addr, size, val);
+    return val;
+}
+
+static void gaudisim_cfg_write(void *opaque, hwaddr addr, uint64_t val,
+                               unsigned size)
+{
+    GaudisimState *s = opaque;
+    unsigned int kick;
+
+    trace_gaudisim_mmio_write(addr, size, val);
+    /* The core only latches the value; work happens in the BH. */
+    kick = gsim_core_reg_write(s->core, addr, val);
+
+    if (kick & GSIM_KICK_RESET) {
+        gaudisim_hard_reset(s, "RESET register");
+        return;
+    }
+    if (kick & GSIM_KICK_WINDOW) {
+        gaudisim_update_window(s);
+    }
+    if (kick & GSIM_KICK_RUN) {
+        trace_gaudisim_doorbell(addr, val);
+        qemu_bh_schedule(s->run_bh);
+    }
+}
+
+static const MemoryRegionOps gaudisim_cfg_ops = {
+    .read = gaudisim_cfg_read,
+    .write = gaudisim_cfg_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    /* 64-bit accesses reach the core as two 32-bit ones, low half first. */
+    .valid = {
+        .min_access_size = 4,
+        .max_access_size = 8,
+    },
+    .impl = {
+        .min_access_size = 4,
+        .max_access_size = 4,
+    },
+};
+
+/* ---- realize / exit */
+
+static bool gaudisim_check_props(GaudisimState *s, Error **errp)
+{
+    if (!is_power_of_2(s->hbm_bar_size) || s->hbm_bar_size < 4 * KiB) {
+        error_setg(errp, "hbm-bar-size 0x%" PRIx64
+                   " must be a power of two of at least 4 KiB",
+                   s->hbm_bar_size);
+        return false;
+    }
+    if (s->hbm_bar_size > s->hbm_size) {
+        error_setg(errp, "hbm-bar-size 0x%" PRIx64
+                   " exceeds hbm-size 0x%" PRIx64,
+                   s->hbm_bar_size, s->hbm_size);
+        return false;
+    }
+    return true;
+}
+
+static void gaudisim_realize(PCIDevice *pdev, Error **errp)
+{
+    GaudisimState *s = GAUDISIM(pdev);
+    struct gsim_core_config cfg = {
+        .hbm_size = s->hbm_size,
+        .hbm_bar_size = s->hbm_bar_size,
+    };
+    const char *err = NULL;
+    int ret;
+
+    if (!gaudisim_check_props(s, errp)) {
+        return;
+    }
+    s->core = gsim_core_new(&cfg, &gaudisim_host_ops, s, &err);
+    if (!s->core) {
+        error_setg(errp, "gaudisim: %s", err ? err : "cannot create core");
+        return;
+    }
+
+    pci_config_set_interrupt_pin(pdev->config, 0);
+    ret = pcie_endpoint_cap_init(pdev, GAUDISIM_PCIE_CAP_OFFSET);
+    if (ret < 0) {
+        error_setg_errno(errp, -ret, "gaudisim: cannot add PCIe capability");
+        goto fail_core;
+    }
+    pcie_cap_flr_init(pdev);
+
+    memory_region_init_io(&s->cfg_bar, OBJECT(s), &gaudisim_cfg_ops, s,
+                          "gaudisim-cfg", GAUDISIM_CFG_BAR_SIZE);
+    pci_register_bar(pdev, GAUDISIM_BAR_CFG,
+                     PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64, &s->cfg_bar);
+
+    /* Own BAR rather than msix_init_exclusive_bar(): every BAR is 64-bit. */
+    memory_region_init(&s->msix_bar, OBJECT(s), "gaudisim-msix",
+                       GAUDISIM_MSIX_BAR_SIZE);
+    ret = msix_init(pdev, GAUDISIM_MSIX_NUM_VECTORS,
+                    &s->msix_bar, GAUDISIM_BAR_MSIX, 0,
+                    &s->msix_bar, GAUDISIM_BAR_MSIX, GAUDISIM_MSIX_PBA_OFFSET,
+                    0, errp);
+    if (ret < 0) {
+        goto fail_pcie;
+    }
+    pci_register_bar(pdev, GAUDISIM_BAR_MSIX,
+                     PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64, &s->msix_bar);
+    /* Without a use count msix_notify() drops the vector silently. */
+    for (unsigned int v = 0; v < GAUDISIM_MSIX_NUM_VECTORS; v++) {
+        msix_vector_use(pdev, v);
+    }
+
+    /*
+     * HBM is the core's sparse reservation; a RAM region over it lets vCPUs
+     * and DMA reach it directly without touching untouched pages. BAR4 is
+     * a fixed-size container whose alias slides over HBM.
+     */
+    memory_region_init_ram_ptr(&s->hbm, OBJECT(s), "gaudisim-hbm",
+                               gsim_core_hbm_size(s->core),
+                               gsim_core_hbm(s->core));
+    memory_region_init(&s->hbm_bar, OBJECT(s), "gaudisim-hbm-bar",
+                       s->hbm_bar_size);
+    s->window_offset = gsim_core_hbm_window(s->core);
+    memory_region_init_alias(&s->hbm_window, OBJECT(s), "gaudisim-hbm-window",
+                             &s->hbm, s->window_offset, s->hbm_bar_size);
+    memory_region_add_subregion(&s->hbm_bar, 0, &s->hbm_window);
+    pci_register_bar(pdev, GAUDISIM_BAR_HBM,
+                     PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64 |
+                     PCI_BASE_ADDRESS_MEM_PREFETCH, &s->hbm_bar);
+
+    s->run_bh = qemu_bh_new_guarded(gaudisim_run_bh, s,
+                                    &DEVICE(pdev)->mem_reentrancy_guard);
+    return;
+
+fail_pcie:
+    pcie_cap_exit(pdev);
+fail_core:
+    gsim_core_free(s->core);
+    s->core = NULL;
+}
+
+static void gaudisim_exit(PCIDevice *pdev)
+{
+    GaudisimState *s = GAUDISIM(pdev);
+
+    qemu_bh_delete(s->run_bh);
+    s->run_bh = NULL;
+    msix_unuse_all_vectors(pdev);
+    msix_uninit(pdev, &s->msix_bar, &s->msix_bar);
+    pcie_cap_exit(pdev);
+    /*
+     * A subregion holds a reference to its owner, this device: drop it,
+     * or the device is never finalized.
+     */
+    memory_region_del_subregion(&s->hbm_bar, &s->hbm_window);
+    /*
+     * The core (and the HBM behind BAR4) is freed in finalize, once the
+     * last RCU reader of the old memory map has let go of the regions.
+     */
+}
+
+static void gaudisim_finalize(Object *obj)
+{
+    GaudisimState *s = GAUDISIM(obj);
+
+    if (s->core) {
+        gsim_core_free(s->core);
+        s->core = NULL;
+    }
+}
+
+static void gaudisim_write_config(PCIDevice *pdev, uint32_t addr,
+                                  uint32_t val, int len)
+{
+    pci_default_write_config(pdev, addr, val, len);
+    pcie_cap_flr_write_config(pdev, addr, val, len);
+}
+
+/* The engines' state (queues in flight, HBM) is not migrated. */
+static const VMStateDescription gaudisim_vmstate = {
+    .name = TYPE_GAUDISIM,
+    .unmigratable = 1,
+};
+
+static const Property gaudisim_properties[] = {
+    DEFINE_PROP_SIZE("hbm-size", GaudisimState, hbm_size,
+                     GAUDISIM_HBM_SIZE_DEFAULT),
+    DEFINE_PROP_SIZE("hbm-bar-size", GaudisimState, hbm_bar_size,
+                     GAUDISIM_HBM_BAR_SIZE_DEFAULT),
+};
+
+static void gaudisim_class_init(ObjectClass *oc, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(oc);
+    PCIDeviceClass *pc = PCI_DEVICE_CLASS(oc);
+
+    pc->realize = gaudisim_realize;
+    pc->exit = gaudisim_exit;
+    pc->config_write = gaudisim_write_config;
+    pc->vendor_id = GAUDISIM_PCI_VENDOR_ID;
+    pc->device_id = GAUDISIM_PCI_DEVICE_ID;
+    pc->revision = GAUDISIM_PCI_REVISION;
+    pc->class_id = GAUDISIM_PCI_CLASS;
+
+    dc->desc = "gaudisim training accelerator (Gaudi-class, simulated)";
+    dc->vmsd = &gaudisim_vmstate;
+    device_class_set_props(dc, gaudisim_properties);
+    object_class_property_set_description(oc, "hbm-size",
+        "HBM capacity in bytes (host memory is used only where touched)");
+    object_class_property_set_description(oc, "hbm-bar-size",
+        "size of the BAR4 window into HBM, a power of two");
+    device_class_set_legacy_reset(dc, gaudisim_device_reset);
+    set_bit(DEVICE_CATEGORY_MISC, dc->categories);
+}
+
+static const TypeInfo gaudisim_types[] = {
+    {
+        .name = TYPE_GAUDISIM,
+        .parent = TYPE_PCI_DEVICE,
+        .instance_size = sizeof(GaudisimState),
+        .instance_finalize = gaudisim_finalize,
+        .class_init = gaudisim_class_init,
+        .interfaces = (InterfaceInfo[]) {
+            { INTERFACE_PCIE_DEVICE },
+            { }
+        },
+    },
+};
+
+DEFINE_TYPES(gaudisim_types)

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+/* hl-smi: gathers every fact it prints from the control node's INFO ops. */
+#include <stdio.h>
+#include <string.h>
+
+#include "collect.h"
+#include "hlthunk.h"
+
+/* Name of a process from /proc, "" when it cannot be read (e.g. another namespace). */
+static void read_process_name(uint32_t pid, char *buf, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	buf[0] = '\0';
+	if (!pid)
+		return;
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(buf, (int)len, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	else
+		buf[0] = '\0';
+	fclose(f);
+}
+
+int smi_collect_device(int index, struct smi_device *d)
+{
+	int fd;
+
+	memset(d, 0, sizeof(*d));
+	d->index = index;
+	fd = hlthunk_open_control(index);
+	if (fd < 0)
+		return fd;
+
+	if (hlthunk_get_pci_bus_id_from_fd(fd, d->bus_id, sizeof(d->bus_id)))
+		d->bus_id[0] = '\0';
+	if (!hlthunk_get_driver_version(fd, d->driver_version, sizeof(d->driver_version)))
+		d->have |= SMI_HAVE_DRIVER_VERSION;
+	if (!hlthunk_get_hw_ip_info(fd, &d->hw))
+		d->have |= SMI_HAVE_HW_IP;
+	if (!hlthunk_get_dram_usage(fd, &d->dram))
+		d->have |= SMI_HAVE_DRAM;
+	if (!hlthunk_get_device_status(fd, &d->status))
+		d->have |= SMI_HAVE_STATUS;
+	if (!hlthunk_get_hw_idle(fd, &d->idle))
+		d->have |= SMI_HAVE_IDLE;
+	if (!hlthunk_get_open_stats(fd, &d->open_stats))
+		d->have |= SMI_HAVE_OPEN_STATS;
+	if (!hlthunk_get_cs_counters(fd, &d->cs))
+		d->have |= SMI_HAVE_CS_COUNTERS;
+	if ((d->have & SMI_HAVE_OPEN_STATS) && d->open_stats.is_compute_ctx_active)
+		read_process_name(d->open_stats.compute_pid, d->process_name,
+				  sizeof(d->process_name));
+	hlthunk_close(fd);
+	return 0;
+}

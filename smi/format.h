@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hl-smi output: the facts gathered about each device and the code that
+ * prints them (table, detailed log, CSV). Pure formatting, no device
+ * access, so it can be tested with captured structs.
+ */
+#ifndef SMI_FORMAT_H
+#define SMI_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gaudisim_accel.h"
+
+/* Which INFO answers a struct smi_device holds (the rest print as N/A). */
+enum smi_have {
+	SMI_HAVE_HW_IP = 1u << 0,
+	SMI_HAVE_DRAM = 1u << 1,
+	SMI_HAVE_STATUS = 1u << 2,
+	SMI_HAVE_IDLE = 1u << 3,
+	SMI_HAVE_OPEN_STATS = 1u << 4,
+	SMI_HAVE_CS_COUNTERS = 1u << 5,
+	SMI_HAVE_DRIVER_VERSION = 1u << 6,
+};
+
+#define SMI_BUS_ID_LEN		32
+#define SMI_PROCESS_NAME_LEN	32
+
+struct smi_device {
+	int index;				/* accel minor */
+	unsigned int have;			/* enum smi_have bits */
+	char bus_id[SMI_BUS_ID_LEN];		/* "" when unknown */
+	char driver_version[GAUDISIM_VERSION_STR_LEN];
+	struct gaudisim_info_hw_ip_info hw;
+	struct gaudisim_info_dram_usage dram;
+	uint32_t status;			/* enum gaudisim_device_status */
+	struct gaudisim_info_hw_idle idle;
+	struct gaudisim_info_open_stats open_stats;
+	struct gaudisim_info_cs_counters cs;
+	char process_name[SMI_PROCESS_NAME_LEN];	/* of open_stats.compute_pid */
+};
+
+struct smi_report {
+	const char *smi_version;
+	const char *timestamp;		/* preformatted, for the detailed log */
+	const struct smi_device *devices;
+	int num_devices;
+};
+
+/* -Q fields. */
+enum smi_field {
+	SMI_FIELD_INDEX,
+	SMI_FIELD_NAME,
+	SMI_FIELD_BUS_ID,
+	SMI_FIELD_DRIVER_VERSION,
+	SMI_FIELD_MEMORY_TOTAL,
+	SMI_FIELD_MEMORY_USED,
+	SMI_FIELD_MEMORY_FREE,
+	SMI_FIELD_STATUS,
+	SMI_FIELD_COUNT,
+};
+
+#define SMI_MAX_QUERY_FIELDS	32
+
+struct smi_query {
+	enum smi_field fields[SMI_MAX_QUERY_FIELDS];
+	int num_fields;
+	bool header;	/* CSV header line */
+	bool units;	/* "MiB" in header and values */
+};
+
+/* Width of the default table. */
+#define SMI_TABLE_WIDTH		79
+
+/* Text for an enum gaudisim_device_status value ("Operational", ...). */
+const char *smi_status_name(uint32_t status);
+
+/* Name of a field as written in -Q ("memory.used"). */
+const char *smi_field_name(enum smi_field field);
+
+/*
+ * Parse a -Q list ("index,name,memory.used") into q->fields. On error,
+ * returns -EINVAL and writes a message (without program name) to err.
+ */
+int smi_parse_fields(const char *list, struct smi_query *q, char *err, size_t errlen);
+
+/* Parse a -f spec: "csv" optionally followed by ",noheader" and/or ",nounits". */
+int smi_parse_format(const char *spec, struct smi_query *q, char *err, size_t errlen);
+
+/* Set the defaults of a query: no fields, header and units on. */
+void smi_query_init(struct smi_query *q);
+
+void smi_print_table(FILE *out, const struct smi_report *report);
+void smi_print_detail(FILE *out, const struct smi_report *report);
+void smi_print_csv(FILE *out, const struct smi_report *report, const struct smi_query *q);
+
+#endif /* SMI_FORMAT_H */

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: MIT
+/* Helpers shared by the guest test programs (see common.h). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "common.h"
+
+int dev_fd = -1;
+
+int test_device_index(void)
+{
+	const char *env = getenv("GAUDISIM_TEST_DEVICE");
+
+	return env && *env ? atoi(env) : 0;
+}
+
+int open_compute_ok(void)
+{
+	int fd = hlthunk_open(test_device_index());
+
+	ck_assert_msg(fd >= 0, "hlthunk_open(%d): %s", test_device_index(), strerror(-fd));
+	return fd;
+}
+
+int open_control_ok(void)
+{
+	int fd = hlthunk_open_control(test_device_index());
+
+	ck_assert_msg(fd >= 0, "hlthunk_open_control(%d): %s", test_device_index(),
+		      strerror(-fd));
+	return fd;
+}
+
+void compute_setup(void)
+{
+	dev_fd = open_compute_ok();
+}
+
+void compute_teardown(void)
+{
+	if (dev_fd >= 0)
+		hlthunk_close(dev_fd);
+	dev_fd = -1;
+}
+
+static uint64_t page_round_up(uint64_t size)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	return (size + page - 1) & ~(page - 1);
+}
+
+void host_buf_alloc_ok(struct host_buf *b, uint64_t size)
+{
+	void *p;
+
+	memset(b, 0, sizeof(*b));
+	b->size = page_round_up(size);
+	p = mmap(NULL, b->size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	ck_assert_msg(p != MAP_FAILED, "mmap %llu bytes: %s", (unsigned long long)b->size,
+		      strerror(errno));
+	b->ptr = p;
+}
+
+void host_buf_map_ok(int fd, struct host_buf *b, uint64_t size)
+{
+	int rc;
+
+	host_buf_alloc_ok(b, size);
+	rc = hlthunk_host_memory_map(fd, b->ptr, b->size, &b->va);
+	ck_assert_msg(rc == 0, "host_memory_map %llu bytes: %s",
+		      (unsigned long long)b->size, strerror(-rc));
+	ck_assert_msg(b->va >= GAUDISIM_HOST_VA_BASE &&
+		      b->va - GAUDISIM_HOST_VA_BASE < GAUDISIM_HOST_VA_SIZE,
+		      "userptr VA 0x%llx outside the host VA range", (unsigned long long)b->va);
+}
+
+void host_buf_release(int fd, struct host_buf *b)
+{
+	if (b->va)
+		hlthunk_memory_unmap(fd, b->va);
+	if (b->ptr)
+		munmap(b->ptr, b->size);
+	memset(b, 0, sizeof(*b));
+}
+
+void hbm_alloc_ok(int fd, struct hbm_buf *b, uint64_t size)
+{
+	int rc;
+
+	memset(b, 0, sizeof(*b));
+	rc = hlthunk_device_memory_alloc(fd, size, &b->handle);
+	ck_assert_msg(rc == 0, "HBM alloc %llu bytes: %s", (unsigned long long)size,
+		      strerror(-rc));
+	rc = hlthunk_device_memory_map(fd, b->handle, &b->addr);
+	ck_assert_msg(rc == 0, "HBM map: %s", strerror(-rc));
+	b->size = size;
+}
+
+void hbm_free_ok(int fd, struct hbm_buf *b)
+{
+	int rc = hlthunk_device_memory_free(fd, b->handle);
+
+	ck_assert_msg(rc == 0, "HBM free: %s", strerror(-rc));
+	memset(b, 0, sizeof(*b));
+}
+
+void cb_create_ok(int fd, struct test_cb *cb, uint32_t size)
+{
+	int rc;
+
+	memset(cb, 0, sizeof(*cb));
+	rc = hlthunk_request_command_buffer(fd, size, &cb->handle);
+	ck_assert_msg(rc == 0, "CB create %u bytes: %s", size, strerror(-rc));
+	cb->ptr = hlthunk_cb_mmap(fd, cb->handle, size);
+	ck_assert_msg(cb->ptr != NULL, "CB mmap: %s", strerror(errno));
+	cb->size = size;
+	cb_reset(cb);
+}
+
+void cb_reset(struct test_cb *cb)
+{
+	hlthunk_cbw_init(&cb->w, cb->ptr, cb->size);
+}
+
+void cb_destroy_ok(int fd, struct test_cb *cb)
+{
+	int rc;
+
+	if (cb->ptr)
+		hlthunk_cb_munmap(cb->ptr, cb->size);
+	rc = hlthunk_destroy_command_buffer(fd, cb->handle);
+	ck_assert_msg(rc == 0, "CB destroy: %s", strerror(-rc));
+	memset(cb, 0, sizeof(*cb));
+}
+
+struct gaudisim_cs_chunk make_chunk(uint64_t cb_handle, uint32_t queue, uint32_t cb_size)
+{
+	struct gaudisim_cs_chunk chunk;
+
+	memset(&chunk, 0, sizeof(chunk));
+	chunk.cb_handle = cb_handle;
+	chunk.queue_index = queue;
+	chunk.cb_size = cb_size;
+	return chunk;
+}
+
+int submit_chunk(int fd, const struct gaudisim_cs_chunk *chunk, uint64_t *seq)
+{
+	struct hlthunk_cs_in in = { .chunks_execute = chunk, .num_chunks_execute = 1 };
+	struct hlthunk_cs_out out = { 0 };
+	int rc = hlthunk_command_submission(fd, &in, &out);
+
+	if (!rc && seq)
+		*seq = out.seq;
+	return rc;
+}
+
+void wait_completed_ok(int fd, uint64_t seq, uint64_t wait_us)
+{
+	uint32_t status = ~0u;
+	int rc = hlthunk_wait_for_cs(fd, seq, wait_us, &status);
+
+	ck_assert_msg(rc == 0, "WAIT_CS seq %llu: %s (status %u)", (unsigned long long)seq,
+		      strerror(-rc), status);
+	ck_assert_msg(status == GAUDISIM_WAIT_CS_STATUS_COMPLETED,
+		      "WAIT_CS seq %llu: status %u", (unsigned long long)seq, status);
+}
+
+int submit_cb(int fd, struct test_cb *cb, uint32_t queue, uint64_t wait_us)
+{
+	struct gaudisim_cs_chunk chunk = make_chunk(cb->handle, queue, cb->w.used);
+	uint64_t seq = 0;
+	int rc = submit_chunk(fd, &chunk, &seq);
+
+	if (!rc) {
+		ck_assert_msg(seq != 0, "CS returned sequence number 0");
+		wait_completed_ok(fd, seq, wait_us);
+	}
+	return rc;
+}
+
+void run_cb_ok(int fd, struct test_cb *cb, uint32_t queue, uint64_t wait_us)
+{
+	int rc = submit_cb(fd, cb, queue, wait_us);
+
+	ck_assert_msg(rc == 0, "CS on queue %u: %s", queue, strerror(-rc));
+}
+
+static void one_packet_cs_ok(int fd, uint64_t src, uint64_t dst, uint32_t size,
+			     uint32_t extra_ctl, uint32_t queue)
+{
+	struct test_cb cb;
+
+	cb_create_ok(fd, &cb, 4096);
+	ck_assert_int_eq(hlthunk_cbw_lin_dma(&cb.w, src, dst, size, extra_ctl,
+					     GAUDISIM_PKT_CTL_EB | GAUDISIM_PKT_CTL_MB), 0);
+	run_cb_ok(fd, &cb, queue, WAIT_US_DMA);
+	cb_destroy_ok(fd, &cb);
+}
+
+void dma_ok(int fd, uint64_t src, uint64_t dst, uint32_t size, uint32_t queue)
+{
+	one_packet_cs_ok(fd, src, dst, size, 0, queue);
+}
+
+void memset_ok(int fd, uint64_t dst, uint8_t value, uint32_t size, uint32_t queue)
+{
+	one_packet_cs_ok(fd, value, dst, size, GAUDISIM_LIN_DMA_CTL_MEMSET, queue);
+}
+
+void fill_pattern(void *dst, size_t size, uint32_t seed)
+{
+	uint8_t *p = dst;
+	uint64_t x = 0x9E3779B97F4A7C15ULL ^ seed;
+	size_t i = 0;
+
+	/* xorshift64: fast even under TCG, and every byte position differs. */
+	while (i < size) {
+		size_t n = size - i < 8 ? size - i : 8;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		memcpy(p + i, &x, n);
+		i += n;
+	}
+}
+
+long first_difference(const void *a, const void *b, size_t size)
+{
+	const uint8_t *pa = a, *pb = b;
+	size_t i;
+
+	if (!memcmp(a, b, size))
+		return -1;
+	for (i = 0; i < size; i++)
+		if (pa[i] != pb[i])
+			return (long)i;
+	return -1;
+}
+
+long first_byte_not(const void *p, size_t size, uint8_t value)
+{
+	const uint8_t *b = p;
+	size_t i;
+
+	for (i = 0; i < size; i++)
+		if (b[i] != value)
+			return (long)i;
+	return -1;
+}
+
+void hw_ip_ok(int fd, struct gaudisim_info_hw_ip_info *hw)
+{
+	int rc = hlthunk_get_hw_ip_info(fd, hw);
+
+	ck_assert_msg(rc == 0, "INFO HW_IP_INFO: %s", strerror(-rc));
+}
+
+void dram_usage_ok(int fd, struct gaudisim_info_dram_usage *usage)
+{
+	int rc = hlthunk_get_dram_usage(fd, usage);
+
+	ck_assert_msg(rc == 0, "INFO DRAM_USAGE: %s", strerror(-rc));
+}
+
+TCase *compute_tcase(const char *name, int timeout_s)
+{
+	TCase *tc = tcase_create(name);
+
+	tcase_add_checked_fixture(tc, compute_setup, compute_teardown);
+	tcase_set_timeout(tc, timeout_s);
+	return tc;
+}
+
+int run_suites(Suite *first, ...)
+{
+	SRunner *sr = srunner_create(first);
+	Suite *s;
+	va_list ap;
+	int run, failed;
+
+	va_start(ap, first);
+	while ((s = va_arg(ap, Suite *)))
+		srunner_add_suite(sr, s);
+	va_end(ap);
+	/* Each test in its own process: a crash or hang fails one test only. */
+	srunner_set_fork_status(sr, CK_FORK);
+	srunner_run_all(sr, CK_NORMAL);
+	run = srunner_ntests_run(sr);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	printf("%d passed, %d failed\n", run - failed, failed);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers shared by the guest test programs: opening the device under
+ * test, host and HBM buffers, command buffers, submitting and waiting with
+ * bounded timeouts, deterministic data patterns, and the Check runner.
+ *
+ * Helpers whose names end in _ok assert success (ck_assert) and so may
+ * only be called from inside a test or a checked fixture.
+ */
+#ifndef GUEST_TEST_COMMON_H
+#define GUEST_TEST_COMMON_H
+
+#include <check.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hlthunk.h"
+#include "hlthunk_packets.h"
+#include "hw/gaudisim_queues.h"
+#include "hw/gaudisim_regs.h"
+
+#define KiB (1ULL << 10)
+#define MiB (1ULL << 20)
+#define GiB (1ULL << 30)
+
+/* Every wait is bounded. Generous: the guest runs under TCG. */
+#define WAIT_US_SHORT	(10ULL * 1000 * 1000)
+#define WAIT_US_DMA	(120ULL * 1000 * 1000)
+
+/* Check timeouts (seconds) for test cases. */
+#define TCASE_TIMEOUT_SHORT	60
+#define TCASE_TIMEOUT_DMA	300
+
+/* The external queue used for host->device and device->host copies. */
+#define QUEUE_H2D	GAUDISIM_QUEUE_ID_DMA_0_0
+#define QUEUE_D2H	GAUDISIM_QUEUE_ID_DMA_1_0
+
+/* Device index under test: $GAUDISIM_TEST_DEVICE, default 0. */
+int test_device_index(void);
+
+/* Open the compute / control node of the device under test (asserting). */
+int open_compute_ok(void);
+int open_control_ok(void);
+
+/* The compute fd opened by the fixture compute_setup (closed by compute_teardown). */
+extern int dev_fd;
+void compute_setup(void);
+void compute_teardown(void);
+
+/* ---- Buffers --------------------------------------------------------------- */
+
+struct host_buf {
+	uint8_t *ptr;		/* page-aligned */
+	uint64_t size;		/* page multiple */
+	uint64_t va;		/* device VA from MAP + USERPTR, 0 when unmapped */
+};
+
+/* Anonymous, populated, page-aligned memory of at least size bytes, mapped for DMA. */
+void host_buf_map_ok(int fd, struct host_buf *b, uint64_t size);
+/* Allocate without mapping (for negative tests). */
+void host_buf_alloc_ok(struct host_buf *b, uint64_t size);
+void host_buf_release(int fd, struct host_buf *b);
+
+struct hbm_buf {
+	uint64_t handle;
+	uint64_t addr;		/* device address */
+	uint64_t size;
+};
+
+void hbm_alloc_ok(int fd, struct hbm_buf *b, uint64_t size);
+void hbm_free_ok(int fd, struct hbm_buf *b);
+
+/* ---- Command buffers and submission ---------------------------------------- */
+
+struct test_cb {
+	uint64_t handle;
+	uint8_t *ptr;
+	uint32_t size;
+	struct hlthunk_cb_writer w;	/* w.used = bytes to submit */
+};
+
+void cb_create_ok(int fd, struct test_cb *cb, uint32_t size);
+void cb_destroy_ok(int fd, struct test_cb *cb);
+/* Start writing packets from the beginning again. */
+void cb_reset(struct test_cb *cb);
+
+/* A chunk that runs cb_size bytes of a CB on a queue. */
+struct gaudisim_cs_chunk make_chunk(uint64_t cb_handle, uint32_t queue, uint32_t cb_size);
+
+/* Submit one chunk; returns the ioctl rc and stores the sequence number. */
+int submit_chunk(int fd, const struct gaudisim_cs_chunk *chunk, uint64_t *seq);
+
+/*
+ * Submit the CB's written packets on queue. On success also waits for the
+ * CS (asserting COMPLETED) so nothing stays in flight; returns the submit rc.
+ */
+int submit_cb(int fd, struct test_cb *cb, uint32_t queue, uint64_t wait_us);
+
+/* Submit and expect success and a COMPLETED wait. */
+void run_cb_ok(int fd, struct test_cb *cb, uint32_t queue, uint64_t wait_us);
+
+/* Wait for seq and assert COMPLETED. */
+void wait_completed_ok(int fd, uint64_t seq, uint64_t wait_us);
+
+/* ---- DMA ------------------------------------------------------------------- */
+
+/* Copy size bytes between device addresses with one LIN_DMA on queue (asserting). */
+void dma_ok(int fd, uint64_t src, uint64_t dst, uint32_t size, uint32_t queue);
+/* Fill size bytes at dst with value (LIN_DMA memset). */
+void memset_ok(int fd, uint64_t dst, uint8_t value, uint32_t size, uint32_t queue);
+
+/* Deterministic pseudo-random bytes from a seed. */
+void fill_pattern(void *dst, size_t size, uint32_t seed);
+
+/*
+ * Index of the first differing byte, or -1 when equal. (Check's asserts
+ * cost a pipe write each, so byte loops compare first and assert once.)
+ */
+long first_difference(const void *a, const void *b, size_t size);
+
+/* Index of the first byte that is not value, or -1. */
+long first_byte_not(const void *p, size_t size, uint8_t value);
+
+/* ---- Info shortcuts -------------------------------------------------------- */
+
+void hw_ip_ok(int fd, struct gaudisim_info_hw_ip_info *hw);
+void dram_usage_ok(int fd, struct gaudisim_info_dram_usage *usage);
+
+/* ---- Runner ---------------------------------------------------------------- */
+
+/*
+ * Run the suites (NULL-terminated), print Check's report and then
+ * "N passed, N failed"; returns the exit status.
+ */
+int run_suites(Suite *first, ...);
+
+/* A test case with the compute fixture and a timeout. */
+TCase *compute_tcase(const char *name, int timeout_s);
+
+#endif /* GUEST_TEST_COMMON_H */

@@ -1,0 +1,473 @@
+// SPDX-License-Identifier: MIT
+/*
+ * CS and WAIT_CS: NOP jobs on every external queue, multi-chunk and
+ * restore chunks, many CSs in flight, polling, timestamps, MSG_LONG to
+ * host memory, counters, closing with work in flight, and WAIT_CS checks.
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "common.h"
+
+#define IN_FLIGHT	256
+
+static struct test_cb nop_cb;
+
+static void nop_setup(void)
+{
+	compute_setup();
+	cb_create_ok(dev_fd, &nop_cb, 4096);
+	ck_assert_int_eq(hlthunk_cbw_nop(&nop_cb.w, 0), 0);
+	ck_assert_int_eq(hlthunk_cbw_nop(&nop_cb.w, GAUDISIM_PKT_CTL_EB | GAUDISIM_PKT_CTL_MB),
+			 0);
+}
+
+/* A CB mapping keeps the file open: unmap it so close() releases the device. */
+static void close_device(void)
+{
+	hlthunk_cb_munmap(nop_cb.ptr, nop_cb.size);
+	nop_cb.ptr = NULL;
+	hlthunk_close(dev_fd);
+}
+
+static TCase *nop_tcase(const char *name)
+{
+	TCase *tc = tcase_create(name);
+
+	tcase_add_checked_fixture(tc, nop_setup, compute_teardown);
+	tcase_set_timeout(tc, TCASE_TIMEOUT_SHORT);
+	return tc;
+}
+
+static int64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+START_TEST(nop_on_each_external_queue)
+{
+	run_cb_ok(dev_fd, &nop_cb, (uint32_t)_i, WAIT_US_SHORT);
+}
+END_TEST
+
+START_TEST(nop_single_packet_cb)
+{
+	struct test_cb cb;
+
+	cb_create_ok(dev_fd, &cb, 8);
+	ck_assert_int_eq(hlthunk_cbw_nop(&cb.w, 0), 0);
+	run_cb_ok(dev_fd, &cb, QUEUE_H2D, WAIT_US_SHORT);
+	cb_destroy_ok(dev_fd, &cb);
+}
+END_TEST
+
+START_TEST(one_cs_on_all_queues)
+{
+	struct gaudisim_cs_chunk chunks[GAUDISIM_NUM_EXT_QUEUES];
+	struct hlthunk_cs_in in = { .chunks_execute = chunks,
+				    .num_chunks_execute = GAUDISIM_NUM_EXT_QUEUES };
+	struct hlthunk_cs_out out;
+	uint32_t q;
+
+	for (q = 0; q < GAUDISIM_NUM_EXT_QUEUES; q++)
+		chunks[q] = make_chunk(nop_cb.handle, q, nop_cb.w.used);
+	ck_assert_int_eq(hlthunk_command_submission(dev_fd, &in, &out), 0);
+	ck_assert_uint_eq(out.status, GAUDISIM_CS_STATUS_SUCCESS);
+	wait_completed_ok(dev_fd, out.seq, WAIT_US_SHORT);
+}
+END_TEST
+
+START_TEST(same_cb_many_times_in_one_cs)
+{
+	struct gaudisim_cs_chunk chunks[32];
+	struct hlthunk_cs_in in = { .chunks_execute = chunks, .num_chunks_execute = 32 };
+	struct hlthunk_cs_out out;
+	int i;
+
+	for (i = 0; i < 32; i++)
+		chunks[i] = make_chunk(nop_cb.handle, (uint32_t)i % GAUDISIM_NUM_EXT_QUEUES,
+				       nop_cb.w.used);
+	ck_assert_int_eq(hlthunk_command_submission(dev_fd, &in, &out), 0);
+	wait_completed_ok(dev_fd, out.seq, WAIT_US_SHORT);
+}
+END_TEST
+
+START_TEST(restore_chunks_run)
+{
+	struct gaudisim_cs_chunk restore = make_chunk(nop_cb.handle, QUEUE_D2H, nop_cb.w.used);
+	struct gaudisim_cs_chunk exec = make_chunk(nop_cb.handle, QUEUE_H2D, nop_cb.w.used);
+	struct hlthunk_cs_in in = { .chunks_restore = &restore, .num_chunks_restore = 1,
+				    .chunks_execute = &exec, .num_chunks_execute = 1 };
+	struct hlthunk_cs_out out;
+
+	ck_assert_int_eq(hlthunk_command_submission(dev_fd, &in, &out), 0);
+	wait_completed_ok(dev_fd, out.seq, WAIT_US_SHORT);
+	in.flags = GAUDISIM_CS_FLAGS_FORCE_RESTORE;
+	ck_assert_int_eq(hlthunk_command_submission(dev_fd, &in, &out), 0);
+	wait_completed_ok(dev_fd, out.seq, WAIT_US_SHORT);
+}
+END_TEST
+
+START_TEST(many_in_flight)
+{
+	static uint64_t seqs[IN_FLIGHT];
+	int i;
+
+	/* More CSs than any PQ holds: "queue full" turns into a retry in drmIoctl. */
+	for (i = 0; i < IN_FLIGHT; i++) {
+		struct gaudisim_cs_chunk chunk =
+			make_chunk(nop_cb.handle, (uint32_t)i % GAUDISIM_NUM_EXT_QUEUES,
+				   nop_cb.w.used);
+		int rc = submit_chunk(dev_fd, &chunk, &seqs[i]);
+
+		ck_assert_msg(rc == 0, "CS %d: %s", i, strerror(-rc));
+		if (i)
+			ck_assert_uint_gt(seqs[i], seqs[i - 1]);
+	}
+	for (i = 0; i < IN_FLIGHT; i++)
+		wait_completed_ok(dev_fd, seqs[i], WAIT_US_SHORT);
+	ck_assert_int_eq(hlthunk_is_device_idle(dev_fd), 1);
+}
+END_TEST
+
+START_TEST(wait_poll_then_block)
+{
+	struct gaudisim_cs_chunk chunk = make_chunk(nop_cb.handle, QUEUE_H2D, nop_cb.w.used);
+	uint32_t status = ~0u, flags = ~0u;
+	uint64_t seq;
+
+	ck_assert_int_eq(submit_chunk(dev_fd, &chunk, &seq), 0);
+	ck_assert_int_eq(hlthunk_wait_for_cs(dev_fd, seq, 0, &status), 0);
+	ck_assert_msg(status == GAUDISIM_WAIT_CS_STATUS_BUSY ||
+		      status == GAUDISIM_WAIT_CS_STATUS_COMPLETED, "poll status %u", status);
+	wait_completed_ok(dev_fd, seq, WAIT_US_SHORT);
+	/* A finished CS stays finished, however often it is asked about. */
+	ck_assert_int_eq(hlthunk_wait_for_cs_with_timestamp(dev_fd, seq, 0, &status, &flags,
+							    NULL), 0);
+	ck_assert_uint_eq(status, GAUDISIM_WAIT_CS_STATUS_COMPLETED);
+	wait_completed_ok(dev_fd, seq, WAIT_US_SHORT);
+}
+END_TEST
+
+START_TEST(wait_old_seq_after_many)
+{
+	struct gaudisim_cs_chunk chunk = make_chunk(nop_cb.handle, QUEUE_H2D, nop_cb.w.used);
+	uint64_t first, seq;
+	uint32_t status = ~0u, flags = 0;
+	int i;
+
+	ck_assert_int_eq(submit_chunk(dev_fd, &chunk, &first), 0);
+	wait_completed_ok(dev_fd, first, WAIT_US_SHORT);
+	for (i = 0; i < 1100; i++) {
+		ck_assert_int_eq(submit_chunk(dev_fd, &chunk, &seq), 0);
+		wait_completed_ok(dev_fd, seq, WAIT_US_SHORT);
+	}
+	/* Long retired: still COMPLETED (possibly flagged GONE). */
+	ck_assert_int_eq(hlthunk_wait_for_cs_with_timestamp(dev_fd, first, WAIT_US_SHORT,
+							    &status, &flags, NULL), 0);
+	ck_assert_uint_eq(status, GAUDISIM_WAIT_CS_STATUS_COMPLETED);
+	ck_assert_uint_eq(flags & ~(uint32_t)(GAUDISIM_WAIT_CS_STATUS_FLAG_GONE |
+					      GAUDISIM_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD), 0);
+}
+END_TEST
+
+START_TEST(timestamp_flag)
+{
+	struct gaudisim_cs_chunk chunk = make_chunk(nop_cb.handle, QUEUE_H2D, nop_cb.w.used);
+	struct hlthunk_cs_in in = { .chunks_execute = &chunk, .num_chunks_execute = 1,
+				    .flags = GAUDISIM_CS_FLAGS_TIMESTAMP };
+	struct hlthunk_cs_out out;
+	uint32_t status = ~0u, flags = 0;
+	int64_t ts = 0, before, after;
+
+	before = monotonic_ns();
+	ck_assert_int_eq(hlthunk_command_submission(dev_fd, &in, &out), 0);
+	ck_assert_int_eq(hlthunk_wait_for_cs_with_timestamp(dev_fd, out.seq, WAIT_US_SHORT,
+							    &status, &flags, &ts), 0);
+	after = monotonic_ns();
+	ck_assert_uint_eq(status, GAUDISIM_WAIT_CS_STATUS_COMPLETED);
+	ck_assert(flags & GAUDISIM_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD);
+	ck_assert_msg(ts >= before && ts <= after, "timestamp %lld outside [%lld, %lld]",
+		      (long long)ts, (long long)before, (long long)after);
+}
+END_TEST
+
+START_TEST(custom_timeout)
+{
+	struct gaudisim_cs_chunk chunk = make_chunk(nop_cb.handle, QUEUE_H2D, nop_cb.w.used);
+	struct hlthunk_cs_in in = { .chunks_execute = &chunk, .num_chunks_execute = 1,
+				    .flags = GAUDISIM_CS_FLAGS_CUSTOM_TIMEOUT };
+	struct hlthunk_cs_out out;
+	static const uint32_t ok[] = { 1, 30, 3600 };
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		in.timeout_s = ok[i];
+		ck_assert_int_eq(hlthunk_command_submission(dev_fd, &in, &out), 0);
+		wait_completed_ok(dev_fd, out.seq, WAIT_US_SHORT);
+	}
+}
+END_TEST
+
+START_TEST(counters_follow_submissions)
+{
+	struct gaudisim_info_cs_counters before, after;
+	int control = open_control_ok();
+	int i;
+
+	ck_assert_int_eq(hlthunk_get_cs_counters(control, &before), 0);
+	for (i = 0; i < 5; i++)
+		run_cb_ok(dev_fd, &nop_cb, (uint32_t)i % GAUDISIM_NUM_EXT_QUEUES, WAIT_US_SHORT);
+	ck_assert_int_eq(hlthunk_get_cs_counters(control, &after), 0);
+	ck_assert_uint_eq(after.submitted - before.submitted, 5);
+	ck_assert_uint_eq(after.completed - before.completed, 5);
+	ck_assert_uint_eq(after.errors, before.errors);
+	ck_assert_uint_eq(after.timed_out, before.timed_out);
+	hlthunk_close(control);
+}
+END_TEST
+
+START_TEST(cb_usage_returns_to_0)
+{
+	uint32_t usage = ~0u;
+
+	run_cb_ok(dev_fd, &nop_cb, QUEUE_H2D, WAIT_US_SHORT);
+	ck_assert_int_eq(hlthunk_get_cb_info(dev_fd, nop_cb.handle, &usage, NULL), 0);
+	ck_assert_uint_eq(usage, 0);
+}
+END_TEST
+
+START_TEST(cb_can_be_rewritten_after_submit)
+{
+	/* The driver ran a copy: rewriting our CB after completion is harmless. */
+	run_cb_ok(dev_fd, &nop_cb, QUEUE_H2D, WAIT_US_SHORT);
+	memset(nop_cb.ptr, 0xff, nop_cb.size);
+	cb_reset(&nop_cb);
+	ck_assert_int_eq(hlthunk_cbw_nop(&nop_cb.w, 0), 0);
+	run_cb_ok(dev_fd, &nop_cb, QUEUE_H2D, WAIT_US_SHORT);
+}
+END_TEST
+
+START_TEST(destroy_cb_after_submit)
+{
+	struct test_cb cb;
+	struct gaudisim_cs_chunk chunk;
+	uint64_t seq;
+
+	cb_create_ok(dev_fd, &cb, 4096);
+	ck_assert_int_eq(hlthunk_cbw_nop(&cb.w, 0), 0);
+	chunk = make_chunk(cb.handle, QUEUE_H2D, cb.w.used);
+	ck_assert_int_eq(submit_chunk(dev_fd, &chunk, &seq), 0);
+	/* Destroying right away is allowed; the job keeps what it needs. */
+	cb_destroy_ok(dev_fd, &cb);
+	wait_completed_ok(dev_fd, seq, WAIT_US_SHORT);
+}
+END_TEST
+
+START_TEST(close_with_work_in_flight)
+{
+	struct gaudisim_cs_chunk chunk = make_chunk(nop_cb.handle, QUEUE_H2D, nop_cb.w.used);
+	uint64_t seq;
+	int i;
+
+	for (i = 0; i < 64; i++)
+		ck_assert_int_eq(submit_chunk(dev_fd, &chunk, &seq), 0);
+	close_device();
+	dev_fd = open_compute_ok();
+	{
+		struct test_cb cb;
+
+		cb_create_ok(dev_fd, &cb, 4096);
+		ck_assert_int_eq(hlthunk_cbw_nop(&cb.w, 0), 0);
+		run_cb_ok(dev_fd, &cb, QUEUE_D2H, WAIT_US_SHORT);
+		cb_destroy_ok(dev_fd, &cb);
+	}
+}
+END_TEST
+
+/* ---- MSG_LONG ------------------------------------------------------------- */
+
+START_TEST(msg_long_to_host)
+{
+	struct host_buf buf;
+	struct test_cb cb;
+	uint32_t i, got;
+
+	host_buf_map_ok(dev_fd, &buf, 4096);
+	memset(buf.ptr, 0, buf.size);
+	cb_create_ok(dev_fd, &cb, 4096);
+	for (i = 0; i < 16; i++)
+		ck_assert_int_eq(hlthunk_cbw_msg_long(&cb.w, buf.va + 8 * i, 0xc0de0000u + i,
+						      GAUDISIM_PKT_CTL_MB), 0);
+	run_cb_ok(dev_fd, &cb, QUEUE_H2D, WAIT_US_SHORT);
+	for (i = 0; i < 16; i++) {
+		memcpy(&got, buf.ptr + 8 * i, 4);
+		ck_assert_uint_eq(got, 0xc0de0000u + i);
+		memcpy(&got, buf.ptr + 8 * i + 4, 4);
+		ck_assert_uint_eq(got, 0);	/* a 32-bit write only */
+	}
+	cb_destroy_ok(dev_fd, &cb);
+	host_buf_release(dev_fd, &buf);
+}
+END_TEST
+
+START_TEST(msg_long_on_each_queue)
+{
+	struct host_buf buf;
+	struct test_cb cb;
+	uint32_t got;
+
+	host_buf_map_ok(dev_fd, &buf, 4096);
+	memset(buf.ptr, 0, buf.size);
+	cb_create_ok(dev_fd, &cb, 64);
+	ck_assert_int_eq(hlthunk_cbw_msg_long(&cb.w, buf.va + 4 * (uint32_t)_i, 0x1000u + (uint32_t)_i,
+					      0), 0);
+	run_cb_ok(dev_fd, &cb, (uint32_t)_i, WAIT_US_SHORT);
+	memcpy(&got, buf.ptr + 4 * _i, 4);
+	ck_assert_uint_eq(got, 0x1000u + (uint32_t)_i);
+	cb_destroy_ok(dev_fd, &cb);
+	host_buf_release(dev_fd, &buf);
+}
+END_TEST
+
+START_TEST(msg_long_timestamps_advance)
+{
+	struct host_buf buf;
+	struct test_cb cb;
+	uint64_t t0, t1;
+
+	host_buf_map_ok(dev_fd, &buf, 4096);
+	memset(buf.ptr, 0, buf.size);
+	cb_create_ok(dev_fd, &cb, 4096);
+	ck_assert_int_eq(hlthunk_cbw_msg_long_timestamp(&cb.w, buf.va, GAUDISIM_PKT_CTL_MB), 0);
+	ck_assert_int_eq(hlthunk_cbw_msg_long_timestamp(&cb.w, buf.va + 64, GAUDISIM_PKT_CTL_MB),
+			 0);
+	run_cb_ok(dev_fd, &cb, QUEUE_H2D, WAIT_US_SHORT);
+	memcpy(&t0, buf.ptr, 8);
+	memcpy(&t1, buf.ptr + 64, 8);
+	ck_assert_uint_ne(t0, 0);
+	ck_assert_uint_ge(t1, t0);
+	cb_destroy_ok(dev_fd, &cb);
+	host_buf_release(dev_fd, &buf);
+}
+END_TEST
+
+START_TEST(satisfied_fence_passes)
+{
+	struct test_cb cb;
+
+	/* Target 0 is always reached, and subtracting 0 leaves the counter alone. */
+	cb_create_ok(dev_fd, &cb, 64);
+	ck_assert_int_eq(hlthunk_cbw_fence(&cb.w, 0, 0, 0, 0), 0);
+	ck_assert_int_eq(hlthunk_cbw_nop(&cb.w, 0), 0);
+	run_cb_ok(dev_fd, &cb, QUEUE_H2D, WAIT_US_SHORT);
+	cb_destroy_ok(dev_fd, &cb);
+}
+END_TEST
+
+/* ---- WAIT_CS arguments ------------------------------------------------------ */
+
+static int wait_raw(uint64_t seq, uint64_t timeout_us, uint32_t ctx_id, uint32_t flags)
+{
+	union gaudisim_wait_cs_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.in.seq = seq;
+	a.in.timeout_us = timeout_us;
+	a.in.ctx_id = ctx_id;
+	a.in.flags = flags;
+	return hlthunk_ioctl(dev_fd, DRM_IOCTL_GAUDISIM_WAIT_CS, &a);
+}
+
+START_TEST(wait_bad_seq)
+{
+	struct gaudisim_cs_chunk chunk = make_chunk(nop_cb.handle, QUEUE_H2D, nop_cb.w.used);
+	uint64_t seq;
+
+	ck_assert_int_eq(wait_raw(0, 0, 0, 0), -EINVAL);
+	ck_assert_int_eq(submit_chunk(dev_fd, &chunk, &seq), 0);
+	wait_completed_ok(dev_fd, seq, WAIT_US_SHORT);
+	/* Sequence numbers never handed out. */
+	ck_assert_int_eq(wait_raw(seq + 1, 0, 0, 0), -EINVAL);
+	ck_assert_int_eq(wait_raw(seq + 1000000, WAIT_US_SHORT, 0, 0), -EINVAL);
+	ck_assert_int_eq(wait_raw(UINT64_MAX, WAIT_US_SHORT, 0, 0), -EINVAL);
+}
+END_TEST
+
+START_TEST(wait_bad_fields)
+{
+	struct gaudisim_cs_chunk chunk = make_chunk(nop_cb.handle, QUEUE_H2D, nop_cb.w.used);
+	uint64_t seq;
+
+	ck_assert_int_eq(submit_chunk(dev_fd, &chunk, &seq), 0);
+	ck_assert_int_eq(wait_raw(seq, WAIT_US_SHORT, 1, 0), -EINVAL);
+	ck_assert_int_eq(wait_raw(seq, WAIT_US_SHORT, 0, 1), -EINVAL);
+	ck_assert_int_eq(wait_raw(seq, WAIT_US_SHORT, 0, 0x80000000u), -EINVAL);
+	wait_completed_ok(dev_fd, seq, WAIT_US_SHORT);
+}
+END_TEST
+
+START_TEST(wait_seq_of_another_file)
+{
+	struct gaudisim_cs_chunk chunk = make_chunk(nop_cb.handle, QUEUE_H2D, nop_cb.w.used);
+	uint64_t seq;
+	uint32_t status;
+	int rc;
+
+	ck_assert_int_eq(submit_chunk(dev_fd, &chunk, &seq), 0);
+	wait_completed_ok(dev_fd, seq, WAIT_US_SHORT);
+	close_device();
+	dev_fd = open_compute_ok();
+	/* A new context starts its own numbering: the old seq is unknown or done. */
+	rc = hlthunk_wait_for_cs(dev_fd, seq, 0, &status);
+	ck_assert_msg(rc == -EINVAL || (rc == 0 && status == GAUDISIM_WAIT_CS_STATUS_COMPLETED),
+		      "old seq in a new context: rc %d status %u", rc, status);
+}
+END_TEST
+
+static Suite *cs_suite(void)
+{
+	Suite *s = suite_create("cs");
+	TCase *nop = nop_tcase("nop");
+	TCase *msg = compute_tcase("msg_long", TCASE_TIMEOUT_SHORT);
+	TCase *wait = nop_tcase("wait");
+
+	tcase_add_loop_test(nop, nop_on_each_external_queue, 0, GAUDISIM_NUM_EXT_QUEUES);
+	tcase_add_test(nop, nop_single_packet_cb);
+	tcase_add_test(nop, one_cs_on_all_queues);
+	tcase_add_test(nop, same_cb_many_times_in_one_cs);
+	tcase_add_test(nop, restore_chunks_run);
+	tcase_add_test(nop, many_in_flight);
+	tcase_add_test(nop, timestamp_flag);
+	tcase_add_test(nop, custom_timeout);
+	tcase_add_test(nop, counters_follow_submissions);
+	tcase_add_test(nop, cb_usage_returns_to_0);
+	tcase_add_test(nop, cb_can_be_rewritten_after_submit);
+	tcase_add_test(nop, destroy_cb_after_submit);
+	tcase_add_test(nop, close_with_work_in_flight);
+	suite_add_tcase(s, nop);
+
+	tcase_add_test(msg, msg_long_to_host);
+	tcase_add_loop_test(msg, msg_long_on_each_queue, 0, GAUDISIM_NUM_EXT_QUEUES);
+	tcase_add_test(msg, msg_long_timestamps_advance);
+	tcase_add_test(msg, satisfied_fence_passes);
+	suite_add_tcase(s, msg);
+
+	tcase_add_test(wait, wait_poll_then_block);
+	tcase_add_test(wait, wait_old_seq_after_many);
+	tcase_add_test(wait, wait_bad_seq);
+	tcase_add_test(wait, wait_bad_fields);
+	tcase_add_test(wait, wait_seq_of_another_file);
+	tcase_set_timeout(wait, TCASE_TIMEOUT_DMA);
+	suite_add_tcase(s, wait);
+	return s;
+}
+
+int main(void)
+{
+	return run_suites(cs_suite(), NULL);
+}

@@ -1,0 +1,537 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hl-smi formatting against captured device facts: the 79-column table,
+ * the detailed log, CSV output and the parsing of -Q and -f.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "suites.h"
+
+#define MiB (1ULL << 20)
+
+static struct smi_device dev[2];
+static struct smi_report report;
+static char *out_text;
+static size_t out_len;
+
+/* A device as hl-smi would collect it while dma-demo holds it. */
+static void fill_device(struct smi_device *d, int index)
+{
+	memset(d, 0, sizeof(*d));
+	d->index = index;
+	d->have = SMI_HAVE_HW_IP | SMI_HAVE_DRAM | SMI_HAVE_STATUS | SMI_HAVE_IDLE |
+		  SMI_HAVE_OPEN_STATS | SMI_HAVE_CS_COUNTERS | SMI_HAVE_DRIVER_VERSION;
+	snprintf(d->bus_id, sizeof(d->bus_id), "0000:00:%02x.0", 3 + index);
+	snprintf(d->driver_version, sizeof(d->driver_version), "0.1.0");
+	snprintf(d->hw.card_name, sizeof(d->hw.card_name), "HL-GAUDISIM");
+	d->hw.device_id = 0xff10;
+	d->hw.hw_version = 0x10000;
+	d->hw.hbm_total_size = 32768 * MiB;
+	d->hw.dram_size = 32256 * MiB;
+	d->hw.dram_base_address = 512 * MiB;
+	d->hw.sram_size = 20 * MiB;
+	d->hw.sram_base_address = 0x7FF0000000ULL;
+	d->hw.num_pci_dma = 2;
+	d->hw.num_hbm_dma = 6;
+	d->hw.num_mme = 1;
+	d->hw.num_tpc = 8;
+	d->hw.tpc_enabled_mask = 0xff;
+	d->hw.num_queues = 73;
+	d->hw.queue_mask[0] = 0xff;
+	d->dram.dram_total_mem = 32256 * MiB;
+	d->dram.dram_used_mem = 64 * MiB;
+	d->dram.dram_free_mem = (32256 - 64) * MiB;
+	d->status = GAUDISIM_DEVICE_STATUS_OPERATIONAL;
+	d->idle.is_idle = 1;
+	d->open_stats.open_counter = 3;
+	d->open_stats.last_open_period_ms = 1500;
+	d->open_stats.is_compute_ctx_active = 1;
+	d->open_stats.compute_pid = 4242;
+	snprintf(d->process_name, sizeof(d->process_name), "dma-demo");
+	d->cs.submitted = 10;
+	d->cs.completed = 9;
+	d->cs.errors = 1;
+}
+
+static void setup(void)
+{
+	fill_device(&dev[0], 0);
+	fill_device(&dev[1], 1);
+	report.smi_version = "9.9.9";
+	report.timestamp = "Mon Jan  5 10:00:00 2026";
+	report.devices = dev;
+	report.num_devices = 1;
+	out_text = NULL;
+	out_len = 0;
+}
+
+static void teardown(void)
+{
+	free(out_text);
+}
+
+enum what { TABLE, DETAIL };
+
+static const char *render(enum what what)
+{
+	FILE *f = open_memstream(&out_text, &out_len);
+
+	ck_assert_ptr_nonnull(f);
+	if (what == TABLE)
+		smi_print_table(f, &report);
+	else
+		smi_print_detail(f, &report);
+	fclose(f);
+	return out_text;
+}
+
+static const char *render_csv(const char *fields, const char *format)
+{
+	struct smi_query q;
+	char err[256];
+	FILE *f;
+
+	smi_query_init(&q);
+	ck_assert_int_eq(smi_parse_fields(fields, &q, err, sizeof(err)), 0);
+	if (format)
+		ck_assert_int_eq(smi_parse_format(format, &q, err, sizeof(err)), 0);
+	f = open_memstream(&out_text, &out_len);
+	ck_assert_ptr_nonnull(f);
+	smi_print_csv(f, &report, &q);
+	fclose(f);
+	return out_text;
+}
+
+/* Every non-empty line of the table is exactly SMI_TABLE_WIDTH columns. */
+static void assert_table_width(const char *text)
+{
+	const char *line = text;
+	int lines = 0;
+
+	while (*line) {
+		size_t len = strcspn(line, "\n");
+
+		if (len)
+			ck_assert_msg(len == SMI_TABLE_WIDTH, "line %d is %zu columns: '%.*s'",
+				      lines, len, (int)len, line);
+		lines++;
+		line += len + (line[len] == '\n');
+	}
+	ck_assert_int_gt(lines, 8);
+}
+
+/* ---- Table ------------------------------------------------------------- */
+
+static const char golden_table[] =
+"+-----------------------------------------------------------------------------+\n"
+"| HL-SMI Version: 9.9.9                                 Driver Version: 0.1.0 |\n"
+"|-------------------------------+----------------------+----------------------|\n"
+"| AIP  Name                     | Bus-Id               | Memory-Usage         |\n"
+"|      Status                   | Engines              |                      |\n"
+"|===============================+======================+======================|\n"
+"|   0  HL-GAUDISIM              | 0000:00:03.0         |     64MiB / 32256MiB |\n"
+"|      Operational              | Idle                 |                      |\n"
+"+-------------------------------+----------------------+----------------------+\n"
+"\n"
+"+-----------------------------------------------------------------------------+\n"
+"| Compute Processes:                                                          |\n"
+"|  AIP       PID   Process name                                    AIP Memory |\n"
+"|=============================================================================|\n"
+"|    0      4242   dma-demo                                             64MiB |\n"
+"+-----------------------------------------------------------------------------+\n";
+
+START_TEST(table_matches_golden)
+{
+	ck_assert_str_eq(render(TABLE), golden_table);
+}
+END_TEST
+
+START_TEST(table_is_79_columns)
+{
+	assert_table_width(render(TABLE));
+}
+END_TEST
+
+START_TEST(table_two_devices)
+{
+	const char *t;
+
+	report.num_devices = 2;
+	dev[1].open_stats.is_compute_ctx_active = 0;
+	dev[1].open_stats.compute_pid = 0;
+	dev[1].idle.is_idle = 0;
+	dev[1].status = GAUDISIM_DEVICE_STATUS_NEEDS_RESET;
+	t = render(TABLE);
+	assert_table_width(t);
+	ck_assert_ptr_nonnull(strstr(t, "|   1  HL-GAUDISIM "));
+	ck_assert_ptr_nonnull(strstr(t, "0000:00:04.0"));
+	ck_assert_ptr_nonnull(strstr(t, "Needs reset"));
+	ck_assert_ptr_nonnull(strstr(t, "| Busy "));
+	/* Only the device with a holder is in the process table. */
+	ck_assert_ptr_nonnull(strstr(t, "4242"));
+	ck_assert_ptr_null(strstr(strstr(t, "4242"), "|    1 "));
+}
+END_TEST
+
+START_TEST(table_without_processes)
+{
+	const char *t;
+
+	dev[0].open_stats.is_compute_ctx_active = 0;
+	t = render(TABLE);
+	assert_table_width(t);
+	ck_assert_ptr_nonnull(strstr(t, "| No running processes found "));
+	ck_assert_ptr_null(strstr(t, "4242"));
+}
+END_TEST
+
+START_TEST(table_has_no_invented_columns)
+{
+	const char *t = render(TABLE);
+
+	/* The driver reports no temperature, power, fan or utilisation. */
+	ck_assert_ptr_null(strstr(t, "Temp"));
+	ck_assert_ptr_null(strstr(t, "Pwr"));
+	ck_assert_ptr_null(strstr(t, "Fan"));
+	ck_assert_ptr_null(strstr(t, "Util"));
+	ck_assert_ptr_null(strstr(t, "N/A"));
+}
+END_TEST
+
+START_TEST(table_missing_info_is_na)
+{
+	const char *t;
+
+	dev[0].have = 0;
+	dev[0].bus_id[0] = '\0';
+	t = render(TABLE);
+	assert_table_width(t);
+	ck_assert_ptr_nonnull(strstr(t, "|   0  N/A "));
+	ck_assert_ptr_nonnull(strstr(t, "Driver Version: N/A"));
+	ck_assert_ptr_null(strstr(t, "MiB"));
+	ck_assert_ptr_nonnull(strstr(t, "| No running processes found "));
+}
+END_TEST
+
+START_TEST(table_long_name_is_cut)
+{
+	memset(dev[0].hw.card_name, 'X', sizeof(dev[0].hw.card_name));	/* no NUL */
+	assert_table_width(render(TABLE));
+}
+END_TEST
+
+START_TEST(table_no_devices)
+{
+	report.num_devices = 0;
+	assert_table_width(render(TABLE));
+}
+END_TEST
+
+/* ---- Detailed log ------------------------------------------------------ */
+
+/* Value of "Key : value" lines: the text after " : " on the line naming key. */
+static const char *detail_value(const char *text, const char *key, char *buf, size_t len)
+{
+	const char *line = text;
+
+	while (*line) {
+		size_t n = strcspn(line, "\n");
+		const char *k = line + strspn(line, " ");
+
+		if (!strncmp(k, key, strlen(key)) && k[strlen(key)] == ' ') {
+			const char *sep = strstr(line, " : ");
+
+			ck_assert_ptr_nonnull(sep);
+			snprintf(buf, len, "%.*s", (int)(line + n - sep - 3), sep + 3);
+			return buf;
+		}
+		line += n + (line[n] == '\n');
+	}
+	return NULL;
+}
+
+START_TEST(detail_values)
+{
+	const char *t = render(DETAIL);
+	char v[128];
+
+	ck_assert_ptr_nonnull(strstr(t, "================ HL-SMI LOG ================\n"));
+	ck_assert_ptr_nonnull(strstr(t, "\n[0] AIP (accel0) 0000:00:03.0\n"));
+	ck_assert_str_eq(detail_value(t, "Timestamp", v, sizeof(v)), "Mon Jan  5 10:00:00 2026");
+	ck_assert_str_eq(detail_value(t, "Attached AIPs", v, sizeof(v)), "1");
+	ck_assert_str_eq(detail_value(t, "Product Name", v, sizeof(v)), "HL-GAUDISIM");
+	ck_assert_str_eq(detail_value(t, "Module status", v, sizeof(v)), "Operational");
+	ck_assert_str_eq(detail_value(t, "HW Revision", v, sizeof(v)), "1.0");
+	ck_assert_str_eq(detail_value(t, "Device Id", v, sizeof(v)), "0x1de5ff10");
+	ck_assert_str_eq(detail_value(t, "Total", v, sizeof(v)), "32256 MiB");
+	ck_assert_str_eq(detail_value(t, "Used", v, sizeof(v)), "64 MiB");
+	ck_assert_str_eq(detail_value(t, "Free", v, sizeof(v)), "32192 MiB");
+	ck_assert_str_eq(detail_value(t, "Reserved for driver", v, sizeof(v)), "512 MiB");
+	ck_assert_str_eq(detail_value(t, "TPC", v, sizeof(v)), "8 (enabled mask 0xff)");
+	ck_assert_str_eq(detail_value(t, "Available", v, sizeof(v)), "8 of 73");
+	ck_assert_str_eq(detail_value(t, "Mask", v, sizeof(v)),
+			 "0x000000000000000000000000000000ff");
+	ck_assert_str_eq(detail_value(t, "Activity", v, sizeof(v)), "Idle");
+	ck_assert_str_eq(detail_value(t, "PID", v, sizeof(v)), "4242");
+	ck_assert_str_eq(detail_value(t, "Process name", v, sizeof(v)), "dma-demo");
+	ck_assert_str_eq(detail_value(t, "Opens since load", v, sizeof(v)), "3");
+	ck_assert_str_eq(detail_value(t, "Last open period", v, sizeof(v)), "1500 ms");
+	ck_assert_str_eq(detail_value(t, "Submitted", v, sizeof(v)), "10");
+	ck_assert_str_eq(detail_value(t, "Errors", v, sizeof(v)), "1");
+}
+END_TEST
+
+START_TEST(detail_colons_line_up)
+{
+	const char *line = render(DETAIL);
+	int checked = 0;
+
+	while (*line) {
+		size_t n = strcspn(line, "\n");
+		const char *sep = strstr(line, " : ");
+
+		if (sep && sep < line + n && line[0] != '[') {
+			ck_assert_msg(sep - line == 35, "colon in column %td: '%.*s'",
+				      sep - line + 1, (int)n, line);
+			checked++;
+		}
+		line += n + (line[n] == '\n');
+	}
+	ck_assert_int_gt(checked, 20);
+}
+END_TEST
+
+START_TEST(detail_idle_holder_absent)
+{
+	const char *t;
+	char v[64];
+
+	dev[0].open_stats.is_compute_ctx_active = 0;
+	t = render(DETAIL);
+	ck_assert_str_eq(detail_value(t, "Active", v, sizeof(v)), "No");
+	ck_assert_ptr_null(detail_value(t, "PID", v, sizeof(v)));
+}
+END_TEST
+
+START_TEST(detail_two_devices)
+{
+	const char *t;
+	char v[64];
+
+	report.num_devices = 2;
+	t = render(DETAIL);
+	ck_assert_str_eq(detail_value(t, "Attached AIPs", v, sizeof(v)), "2");
+	ck_assert_ptr_nonnull(strstr(t, "\n[1] AIP (accel1) 0000:00:04.0\n"));
+}
+END_TEST
+
+/* ---- CSV ---------------------------------------------------------------- */
+
+START_TEST(csv_with_header_and_units)
+{
+	ck_assert_str_eq(render_csv("index,name,memory.used", "csv"),
+			 "index, name, memory.used [MiB]\n"
+			 "0, HL-GAUDISIM, 64 MiB\n");
+}
+END_TEST
+
+START_TEST(csv_noheader_nounits)
+{
+	report.num_devices = 2;
+	ck_assert_str_eq(render_csv("index,bus_id,memory.total", "csv,noheader,nounits"),
+			 "0, 0000:00:03.0, 32256\n"
+			 "1, 0000:00:04.0, 32256\n");
+}
+END_TEST
+
+START_TEST(csv_options_in_any_order)
+{
+	ck_assert_str_eq(render_csv("memory.free", "csv,nounits,noheader"), "32192\n");
+}
+END_TEST
+
+START_TEST(csv_every_field)
+{
+	ck_assert_str_eq(render_csv("index, name, bus_id, driver_version, memory.total, "
+				    "memory.used, memory.free, status", NULL),
+			 "index, name, bus_id, driver_version, memory.total [MiB], "
+			 "memory.used [MiB], memory.free [MiB], status\n"
+			 "0, HL-GAUDISIM, 0000:00:03.0, 0.1.0, 32256 MiB, 64 MiB, "
+			 "32192 MiB, Operational\n");
+}
+END_TEST
+
+START_TEST(csv_missing_info_is_na)
+{
+	dev[0].have &= ~(unsigned int)(SMI_HAVE_DRAM | SMI_HAVE_STATUS);
+	ck_assert_str_eq(render_csv("memory.used,status,index", "csv,noheader"),
+			 "N/A, N/A, 0\n");
+}
+END_TEST
+
+START_TEST(csv_repeated_field)
+{
+	ck_assert_str_eq(render_csv("index,index", "csv,noheader"), "0, 0\n");
+}
+END_TEST
+
+/* ---- Parsing ------------------------------------------------------------ */
+
+static const char *const bad_field_lists[] = {
+	"", "temperature.aip", "index,", ",index", "index,,name", "INDEX", "memory",
+	"power.draw", "index;name", " ",
+};
+
+START_TEST(fields_refused)
+{
+	struct smi_query q;
+	char err[256] = "";
+
+	smi_query_init(&q);
+	ck_assert_int_eq(smi_parse_fields(bad_field_lists[_i], &q, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strlen(err) > 0, "no message for '%s'", bad_field_lists[_i]);
+}
+END_TEST
+
+START_TEST(field_error_names_the_field)
+{
+	struct smi_query q;
+	char err[256];
+
+	smi_query_init(&q);
+	ck_assert_int_eq(smi_parse_fields("index,utilization.aip", &q, err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "'utilization.aip'"));
+	ck_assert_ptr_nonnull(strstr(err, "memory.used"));	/* lists the valid ones */
+}
+END_TEST
+
+START_TEST(fields_limit)
+{
+	struct smi_query q;
+	char list[SMI_MAX_QUERY_FIELDS * 8 + 16] = "";
+	char err[256];
+	int i;
+
+	smi_query_init(&q);
+	for (i = 0; i < SMI_MAX_QUERY_FIELDS; i++)
+		strcat(list, i ? ",index" : "index");
+	ck_assert_int_eq(smi_parse_fields(list, &q, err, sizeof(err)), 0);
+	ck_assert_int_eq(q.num_fields, SMI_MAX_QUERY_FIELDS);
+	strcat(list, ",name");
+	ck_assert_int_eq(smi_parse_fields(list, &q, err, sizeof(err)), -EINVAL);
+}
+END_TEST
+
+START_TEST(fields_parsed_in_order)
+{
+	struct smi_query q;
+	char err[64];
+
+	smi_query_init(&q);
+	ck_assert_int_eq(smi_parse_fields("status,memory.free,bus_id", &q, err, sizeof(err)), 0);
+	ck_assert_int_eq(q.num_fields, 3);
+	ck_assert_int_eq(q.fields[0], SMI_FIELD_STATUS);
+	ck_assert_int_eq(q.fields[1], SMI_FIELD_MEMORY_FREE);
+	ck_assert_int_eq(q.fields[2], SMI_FIELD_BUS_ID);
+	ck_assert_str_eq(smi_field_name(SMI_FIELD_MEMORY_FREE), "memory.free");
+}
+END_TEST
+
+static const char *const bad_formats[] = {
+	"", "json", "csv,", "csv,foo", "noheader", "csv,noheader,", "CSV", "csv;noheader",
+	"csvx",
+};
+
+START_TEST(formats_refused)
+{
+	struct smi_query q;
+	char err[256] = "";
+
+	smi_query_init(&q);
+	ck_assert_int_eq(smi_parse_format(bad_formats[_i], &q, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strlen(err) > 0, "no message for '%s'", bad_formats[_i]);
+	/* A refused spec leaves the query as it was. */
+	ck_assert(q.header);
+	ck_assert(q.units);
+}
+END_TEST
+
+START_TEST(formats_accepted)
+{
+	struct smi_query q;
+	char err[64];
+
+	smi_query_init(&q);
+	ck_assert_int_eq(smi_parse_format("csv", &q, err, sizeof(err)), 0);
+	ck_assert(q.header && q.units);
+	ck_assert_int_eq(smi_parse_format("csv,noheader", &q, err, sizeof(err)), 0);
+	ck_assert(!q.header && q.units);
+	smi_query_init(&q);
+	ck_assert_int_eq(smi_parse_format("csv,nounits", &q, err, sizeof(err)), 0);
+	ck_assert(q.header && !q.units);
+}
+END_TEST
+
+START_TEST(status_names)
+{
+	ck_assert_str_eq(smi_status_name(GAUDISIM_DEVICE_STATUS_OPERATIONAL), "Operational");
+	ck_assert_str_eq(smi_status_name(GAUDISIM_DEVICE_STATUS_IN_RESET), "In reset");
+	ck_assert_str_eq(smi_status_name(GAUDISIM_DEVICE_STATUS_MALFUNCTION), "Malfunction");
+	ck_assert_str_eq(smi_status_name(GAUDISIM_DEVICE_STATUS_NEEDS_RESET), "Needs reset");
+	ck_assert_str_eq(smi_status_name(GAUDISIM_DEVICE_STATUS_IN_DEVICE_CREATION),
+			 "In device creation");
+	ck_assert_str_eq(smi_status_name(77), "Unknown");
+}
+END_TEST
+
+Suite *smi_format_suite(void)
+{
+	Suite *s = suite_create("smi-format");
+	TCase *table = tcase_create("table");
+	TCase *detail = tcase_create("detail");
+	TCase *csv = tcase_create("csv");
+	TCase *parse = tcase_create("parse");
+
+	tcase_add_checked_fixture(table, setup, teardown);
+	tcase_add_test(table, table_matches_golden);
+	tcase_add_test(table, table_is_79_columns);
+	tcase_add_test(table, table_two_devices);
+	tcase_add_test(table, table_without_processes);
+	tcase_add_test(table, table_has_no_invented_columns);
+	tcase_add_test(table, table_missing_info_is_na);
+	tcase_add_test(table, table_long_name_is_cut);
+	tcase_add_test(table, table_no_devices);
+	suite_add_tcase(s, table);
+
+	tcase_add_checked_fixture(detail, setup, teardown);
+	tcase_add_test(detail, detail_values);
+	tcase_add_test(detail, detail_colons_line_up);
+	tcase_add_test(detail, detail_idle_holder_absent);
+	tcase_add_test(detail, detail_two_devices);
+	suite_add_tcase(s, detail);
+
+	tcase_add_checked_fixture(csv, setup, teardown);
+	tcase_add_test(csv, csv_with_header_and_units);
+	tcase_add_test(csv, csv_noheader_nounits);
+	tcase_add_test(csv, csv_options_in_any_order);
+	tcase_add_test(csv, csv_every_field);
+	tcase_add_test(csv, csv_missing_info_is_na);
+	tcase_add_test(csv, csv_repeated_field);
+	suite_add_tcase(s, csv);
+
+	tcase_add_loop_test(parse, fields_refused, 0,
+			    (int)(sizeof(bad_field_lists) / sizeof(bad_field_lists[0])));
+	tcase_add_test(parse, field_error_names_the_field);
+	tcase_add_test(parse, fields_limit);
+	tcase_add_test(parse, fields_parsed_in_order);
+	tcase_add_loop_test(parse, formats_refused, 0,
+			    (int)(sizeof(bad_formats) / sizeof(bad_formats[0])));
+	tcase_add_test(parse, formats_accepted);
+	tcase_add_test(parse, status_names);
+	suite_add_tcase(s, parse);
+	return s;
+}

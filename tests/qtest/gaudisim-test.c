@@ -1,0 +1,1046 @@
+/*
+ * QTest for the gaudisim accelerator: PCI identity, BARs, registers, the
+ * HBM window, and jobs through real external queues (PQ, CB and CQ in
+ * guest memory, doorbell, completion tail, MSI-X), driven by a miniature
+ * driver in this file.
+ *
+ * MSI-X vectors stay masked, so an interrupt shows up as its PBA bit;
+ * msix_ack() unmasks a vector briefly, which delivers the message to a
+ * scratch buffer and clears the bit for the next job.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bswap.h"
+#include "libqtest.h"
+#include "libqos/libqos-pc.h"
+#include "libqos/pci.h"
+#include "hw/pci/pci_regs.h"
+#include "qobject/qdict.h"
+
+#include "hw/gaudisim_regs.h"
+#include "hw/gaudisim_packets.h"
+#include "hw/gaudisim_queues.h"
+
+/* Small enough for libqos, which places every BAR below 4 GiB. */
+#define TEST_HBM_SIZE       (1ULL << 30)
+#define TEST_HBM_BAR_SIZE   (64ULL << 20)
+#define TEST_DEVICE_ARGS \
+    "-M q35 -nodefaults -device gaudisim,id=gsim0,hbm-size=1G,hbm-bar-size=64M"
+
+/* Every wait for the device is bounded. */
+#define WAIT_TIMEOUT_US     (5 * G_USEC_PER_SEC)
+#define POLL_INTERVAL_US    1000
+
+#define CQ_OK(shadow) \
+    (GAUDISIM_CQ_ENTRY_READY | GAUDISIM_CQ_ENTRY_SHADOW_VALID | (shadow))
+#define CQ_ERR(shadow, code) \
+    (CQ_OK(shadow) | GAUDISIM_CQ_ENTRY_ERROR | \
+     ((uint32_t)(code) << GAUDISIM_CQ_ENTRY_ERR_CODE_SHIFT))
+
+/* An opcode with no packet behind it. */
+#define UNDEFINED_OPCODE    0x1E
+
+typedef struct GsimDev {
+    QOSState *qs;
+    QTestState *qts;
+    QPCIDevice *pdev;
+    QPCIBar cfg;
+    QPCIBar hbm;
+    uint64_t msix_scratch;  /* receives messages of unmasked vectors */
+} GsimDev;
+
+typedef struct GsimQueue {
+    unsigned int id;
+    unsigned int engine;
+    unsigned int stream;
+    unsigned int entries;
+    uint64_t pq;            /* guest address of the BD ring */
+    uint64_t cq;            /* guest address of the u32 completion ring */
+    uint32_t pi;            /* modulo 2 * entries */
+    unsigned int jobs;      /* submitted so far: CQ slot and shadow index */
+} GsimQueue;
+
+/* A command buffer being assembled (little-endian packets). */
+typedef struct Cb {
+    uint8_t buf[1024];
+    size_t len;
+} Cb;
+
+/* ---- device bring-up */
+
+static void save_pdev(QPCIDevice *dev, int devfn, void *data)
+{
+    QPCIDevice **pdev = data;
+
+    *pdev = dev;
+}
+
+static uint32_t reg_read(GsimDev *d, uint32_t off)
+{
+    return qpci_io_readl(d->pdev, d->cfg, off);
+}
+
+static void reg_write(GsimDev *d, uint32_t off, uint32_t val)
+{
+    qpci_io_writel(d->pdev, d->cfg, off, val);
+}
+
+/* Map BARs and enable MSI-X: what a driver's probe does. */
+static void gsim_enable(GsimDev *d)
+{
+    qpci_device_enable(d->pdev);
+    d->cfg = qpci_iomap(d->pdev, GAUDISIM_BAR_CFG, NULL);
+    d->hbm = qpci_iomap(d->pdev, GAUDISIM_BAR_HBM, NULL);
+    qpci_msix_enable(d->pdev);
+    g_assert_cmphex(reg_read(d, GAUDISIM_REG_ID), ==, GAUDISIM_ID_MAGIC);
+}
+
+static GsimDev *gsim_boot_args(const char *extra)
+{
+    GsimDev *d = g_new0(GsimDev, 1);
+
+    d->qs = qtest_pc_boot(TEST_DEVICE_ARGS " %s", extra);
+    d->qts = d->qs->qts;
+    qpci_device_foreach(d->qs->pcibus, GAUDISIM_PCI_VENDOR_ID,
+                        GAUDISIM_PCI_DEVICE_ID, save_pdev, &d->pdev);
+    g_assert(d->pdev);
+    d->msix_scratch = guest_alloc(&d->qs->alloc, 64);
+    return d;
+}
+
+static GsimDev *gsim_boot(void)
+{
+    GsimDev *d = gsim_boot_args("");
+
+    gsim_enable(d);
+    return d;
+}
+
+static void gsim_shutdown(GsimDev *d)
+{
+    g_free(d->pdev);
+    qtest_shutdown(d->qs);
+    g_free(d);
+}
+
+/* ---- MSI-X */
+
+static bool msix_wait(GsimDev *d, unsigned int vec)
+{
+    gint64 deadline = g_get_monotonic_time() + WAIT_TIMEOUT_US;
+
+    do {
+        if (qpci_msix_pending(d->pdev, vec)) {
+            return true;
+        }
+        g_usleep(POLL_INTERVAL_US);
+    } while (g_get_monotonic_time() < deadline);
+    return false;
+}
+
+/* Number of vectors with their pending bit set. */
+static unsigned int msix_pending_count(GsimDev *d)
+{
+    unsigned int n = 0;
+
+    for (unsigned int v = 0; v < GAUDISIM_MSIX_NUM_VECTORS; v++) {
+        n += qpci_msix_pending(d->pdev, v);
+    }
+    return n;
+}
+
+/* Deliver the pending message of @vec to the scratch buffer, clearing it. */
+static void msix_ack(GsimDev *d, unsigned int vec)
+{
+    uint64_t entry = d->pdev->msix_table_off + vec * PCI_MSIX_ENTRY_SIZE;
+    QPCIBar bar = d->pdev->msix_table_bar;
+    uint32_t data = 0x5a000000 | vec;
+
+    qtest_writel(d->qts, d->msix_scratch, 0);
+    qpci_io_writel(d->pdev, bar, entry + PCI_MSIX_ENTRY_LOWER_ADDR,
+                   (uint32_t)d->msix_scratch);
+    qpci_io_writel(d->pdev, bar, entry + PCI_MSIX_ENTRY_UPPER_ADDR,
+                   d->msix_scratch >> 32);
+    qpci_io_writel(d->pdev, bar, entry + PCI_MSIX_ENTRY_DATA, data);
+    qpci_io_writel(d->pdev, bar, entry + PCI_MSIX_ENTRY_VECTOR_CTRL, 0);
+    qpci_io_writel(d->pdev, bar, entry + PCI_MSIX_ENTRY_VECTOR_CTRL,
+                   PCI_MSIX_ENTRY_CTRL_MASKBIT);
+    g_assert_false(qpci_msix_pending(d->pdev, vec));
+    g_assert_cmphex(qtest_readl(d->qts, d->msix_scratch), ==, data);
+}
+
+/* ---- queues */
+
+static uint32_t qm_reg(const GsimQueue *q, uint32_t off)
+{
+    return GAUDISIM_QM_BLOCK(q->engine) + off;
+}
+
+static void queue_init(GsimDev *d, GsimQueue *q, unsigned int id,
+                       unsigned int log2_entries)
+{
+    uint32_t cfg0;
+
+    memset(q, 0, sizeof(*q));
+    q->id = id;
+    q->engine = gaudisim_queue_engine(id);
+    q->stream = gaudisim_queue_stream(id);
+    q->entries = 1u << log2_entries;
+    q->pq = guest_alloc(&d->qs->alloc, q->entries * GAUDISIM_BD_SIZE);
+    q->cq = guest_alloc(&d->qs->alloc, q->entries * GAUDISIM_CQ_ENTRY_SIZE);
+    qtest_memset(d->qts, q->pq, 0, q->entries * GAUDISIM_BD_SIZE);
+    qtest_memset(d->qts, q->cq, 0, q->entries * GAUDISIM_CQ_ENTRY_SIZE);
+
+    /* The PQ base is a plain bus address (no GAUDISIM_HOST_BASE). */
+    reg_write(d, qm_reg(q, GAUDISIM_QM_PQ_BASE_LO(q->stream)), (uint32_t)q->pq);
+    reg_write(d, qm_reg(q, GAUDISIM_QM_PQ_BASE_HI(q->stream)), q->pq >> 32);
+    reg_write(d, qm_reg(q, GAUDISIM_QM_PQ_SIZE(q->stream)), log2_entries);
+    cfg0 = reg_read(d, qm_reg(q, GAUDISIM_QM_GLBL_CFG0));
+    reg_write(d, qm_reg(q, GAUDISIM_QM_GLBL_CFG0), cfg0 | 1u << q->stream);
+}
+
+static void cb_put32(Cb *cb, uint32_t v)
+{
+    g_assert_cmpuint(cb->len + 4, <=, sizeof(cb->buf));
+    stl_le_p(cb->buf + cb->len, v);
+    cb->len += 4;
+}
+
+static void cb_put64(Cb *cb, uint64_t v)
+{
+    cb_put32(cb, (uint32_t)v);
+    cb_put32(cb, v >> 32);
+}
+
+static void cb_nop(Cb *cb)
+{
+    cb_put32(cb, 0);
+    cb_put32(cb, GAUDISIM_PKT_CTL(GAUDISIM_PKT_NOP));
+}
+
+static void cb_lin_dma(Cb *cb, uint64_t src, uint64_t dst, uint32_t size)
+{
+    cb_put32(cb, size);
+    cb_put32(cb, GAUDISIM_PKT_CTL(GAUDISIM_PKT_LIN_DMA) |
+             GAUDISIM_LIN_DMA_CTL_LIN);
+    cb_put64(cb, src);
+    cb_put64(cb, dst);
+}
+
+static void cb_msg_prot(Cb *cb, uint32_t value, uint64_t addr)
+{
+    cb_put32(cb, value);
+    cb_put32(cb, GAUDISIM_PKT_CTL(GAUDISIM_PKT_MSG_PROT) |
+             GAUDISIM_MSG_OP_WRITE_VALUE << GAUDISIM_MSG_CTL_OP_SHIFT);
+    cb_put64(cb, addr);
+}
+
+static void cb_fence(Cb *cb, unsigned int id, uint32_t target, uint32_t dec)
+{
+    cb_put32(cb, dec << GAUDISIM_FENCE_DEC_VAL_SHIFT |
+             target << GAUDISIM_FENCE_TARGET_SHIFT |
+             id << GAUDISIM_FENCE_ID_SHIFT);
+    cb_put32(cb, GAUDISIM_PKT_CTL(GAUDISIM_PKT_FENCE));
+}
+
+static uint64_t host_addr(uint64_t bus_addr)
+{
+    return GAUDISIM_HOST_BASE + bus_addr;
+}
+
+/*
+ * Copy @body into guest memory, append the completion tail the driver adds
+ * (CQ entry, then MSI-X vector = queue ID), queue a BD and ring the
+ * doorbell. Returns the CQ slot the job will complete into.
+ */
+static unsigned int queue_submit(GsimDev *d, GsimQueue *q, const Cb *body)
+{
+    unsigned int slot = q->jobs % q->entries;
+    uint32_t shadow = q->jobs & GAUDISIM_BD_CTL_SHADOW_INDEX_MASK;
+    uint8_t bd[GAUDISIM_BD_SIZE];
+    Cb cb = *body;
+    uint64_t cb_addr;
+
+    cb_msg_prot(&cb, CQ_OK(shadow),
+                host_addr(q->cq + slot * GAUDISIM_CQ_ENTRY_SIZE));
+    cb_msg_prot(&cb, q->id, GAUDISIM_CFG_BASE + GAUDISIM_REG_MSIX_REQ);
+    cb_addr = guest_alloc(&d->qs->alloc, cb.len);
+    qtest_memwrite(d->qts, cb_addr, cb.buf, cb.len);
+
+    stl_le_p(bd, shadow | GAUDISIM_BD_CTL_COMPLETION_TAIL);
+    stl_le_p(bd + 4, cb.len);
+    stq_le_p(bd + 8, host_addr(cb_addr));
+    qtest_memwrite(d->qts, q->pq + (q->pi % q->entries) * GAUDISIM_BD_SIZE,
+                   bd, sizeof(bd));
+
+    q->pi = (q->pi + 1) % (2 * q->entries);
+    q->jobs++;
+    reg_write(d, qm_reg(q, GAUDISIM_QM_PQ_PI(q->stream)), q->pi);
+    return slot;
+}
+
+static uint32_t cq_entry(GsimDev *d, GsimQueue *q, unsigned int slot)
+{
+    return qtest_readl(d->qts, q->cq + slot * GAUDISIM_CQ_ENTRY_SIZE);
+}
+
+/* Wait until CP_STS of @q has all of @bits set. */
+static bool wait_cp_sts(GsimDev *d, GsimQueue *q, uint32_t bits)
+{
+    gint64 deadline = g_get_monotonic_time() + WAIT_TIMEOUT_US;
+
+    do {
+        if ((reg_read(d, qm_reg(q, GAUDISIM_QM_CP_STS(q->stream))) & bits)
+            == bits) {
+            return true;
+        }
+        g_usleep(POLL_INTERVAL_US);
+    } while (g_get_monotonic_time() < deadline);
+    return false;
+}
+
+/* Give the device time to do something it must not do. */
+static void settle(void)
+{
+    g_usleep(50 * 1000);
+}
+
+static void fill_pattern(uint8_t *buf, size_t len, unsigned int seed)
+{
+    for (size_t i = 0; i < len; i++) {
+        buf[i] = (uint8_t)(i * 7 + seed + (i >> 8));
+    }
+}
+
+/*
+ * One job: host buffer -> HBM -> another host buffer, checked byte for
+ * byte, completed into the CQ with MSI-X vector = queue ID.
+ */
+static void run_dma_job(GsimDev *d, GsimQueue *q, uint64_t hbm_addr,
+                        size_t size, unsigned int seed)
+{
+    g_autofree uint8_t *src = g_malloc(size);
+    g_autofree uint8_t *dst = g_malloc(size);
+    uint64_t src_bus = guest_alloc(&d->qs->alloc, size);
+    uint64_t dst_bus = guest_alloc(&d->qs->alloc, size);
+    uint32_t shadow = q->jobs & GAUDISIM_BD_CTL_SHADOW_INDEX_MASK;
+    unsigned int slot;
+    Cb cb = { .len = 0 };
+
+    fill_pattern(src, size, seed);
+    qtest_memwrite(d->qts, src_bus, src, size);
+    qtest_memset(d->qts, dst_bus, 0, size);
+
+    cb_lin_dma(&cb, host_addr(src_bus), GAUDISIM_HBM_BASE + hbm_addr, size);
+    cb_lin_dma(&cb, GAUDISIM_HBM_BASE + hbm_addr, host_addr(dst_bus), size);
+    slot = queue_submit(d, q, &cb);
+
+    g_assert_true(msix_wait(d, q->id));
+    g_assert_cmpuint(msix_pending_count(d), ==, 1);
+    g_assert_cmphex(cq_entry(d, q, slot), ==, CQ_OK(shadow));
+    qtest_memread(d->qts, dst_bus, dst, size);
+    g_assert_cmpmem(dst, size, src, size);
+    g_assert_cmpuint(reg_read(d, qm_reg(q, GAUDISIM_QM_PQ_CI(q->stream))), ==,
+                     q->pi);
+    msix_ack(d, q->id);
+}
+
+/* ---- tests: identity */
+
+static void test_pci_ids(void)
+{
+    GsimDev *d = gsim_boot();
+    uint8_t cap;
+
+    g_assert_cmphex(qpci_config_readw(d->pdev, PCI_VENDOR_ID), ==,
+                    GAUDISIM_PCI_VENDOR_ID);
+    g_assert_cmphex(qpci_config_readw(d->pdev, PCI_DEVICE_ID), ==,
+                    GAUDISIM_PCI_DEVICE_ID);
+    g_assert_cmphex(qpci_config_readb(d->pdev, PCI_REVISION_ID), ==,
+                    GAUDISIM_PCI_REVISION);
+    g_assert_cmphex(qpci_config_readw(d->pdev, PCI_CLASS_DEVICE), ==,
+                    GAUDISIM_PCI_CLASS);
+    g_assert_cmphex(qpci_config_readb(d->pdev, PCI_INTERRUPT_PIN), ==, 0);
+
+    cap = qpci_find_capability(d->pdev, PCI_CAP_ID_EXP, 0);
+    g_assert_cmphex(cap, !=, 0);
+    cap = qpci_find_capability(d->pdev, PCI_CAP_ID_MSIX, 0);
+    g_assert_cmphex(cap, !=, 0);
+    g_assert_cmpuint(qpci_msix_table_size(d->pdev), ==,
+                     GAUDISIM_MSIX_NUM_VECTORS);
+    gsim_shutdown(d);
+}
+
+static void check_bar(GsimDev *d, int bar, uint64_t size, bool prefetch)
+{
+    uint32_t flags = qpci_config_readl(d->pdev, PCI_BASE_ADDRESS_0 + 4 * bar);
+    uint64_t got;
+
+    g_assert_cmphex(flags & PCI_BASE_ADDRESS_SPACE, ==,
+                    PCI_BASE_ADDRESS_SPACE_MEMORY);
+    g_assert_cmphex(flags & PCI_BASE_ADDRESS_MEM_TYPE_MASK, ==,
+                    PCI_BASE_ADDRESS_MEM_TYPE_64);
+    g_assert_cmpint(!!(flags & PCI_BASE_ADDRESS_MEM_PREFETCH), ==, prefetch);
+    qpci_iomap(d->pdev, bar, &got);
+    g_assert_cmphex(got, ==, size);
+}
+
+static void test_pci_bars(void)
+{
+    GsimDev *d = gsim_boot_args("");
+
+    check_bar(d, GAUDISIM_BAR_CFG, GAUDISIM_CFG_BAR_SIZE, false);
+    check_bar(d, GAUDISIM_BAR_MSIX, 4096, false);
+    check_bar(d, GAUDISIM_BAR_HBM, TEST_HBM_BAR_SIZE, true);
+    gsim_shutdown(d);
+}
+
+static void test_regs_identity(void)
+{
+    GsimDev *d = gsim_boot();
+    uint32_t engines;
+
+    g_assert_cmphex(reg_read(d, GAUDISIM_REG_ID), ==, GAUDISIM_ID_MAGIC);
+    g_assert_cmphex(reg_read(d, GAUDISIM_REG_VERSION), ==,
+                    GAUDISIM_HW_VERSION_MAJOR << 16 |
+                    GAUDISIM_HW_VERSION_MINOR);
+    g_assert_cmphex(reg_read(d, GAUDISIM_REG_CAPS) &
+                    (GAUDISIM_CAP_EXT_QUEUES | GAUDISIM_CAP_HBM_WINDOW), ==,
+                    GAUDISIM_CAP_EXT_QUEUES | GAUDISIM_CAP_HBM_WINDOW);
+    g_assert_cmphex(reg_read(d, GAUDISIM_REG_HBM_SIZE_LO), ==,
+                    (uint32_t)TEST_HBM_SIZE);
+    g_assert_cmphex(reg_read(d, GAUDISIM_REG_HBM_SIZE_HI), ==,
+                    TEST_HBM_SIZE >> 32);
+    /* A 64-bit read reaches the core as two 32-bit ones. */
+    g_assert_cmphex(qpci_io_readq(d->pdev, d->cfg, GAUDISIM_REG_HBM_SIZE_LO),
+                    ==, TEST_HBM_SIZE);
+    g_assert_cmphex(qpci_io_readq(d->pdev, d->cfg,
+                                  GAUDISIM_REG_HBM_BAR_SIZE_LO),
+                    ==, TEST_HBM_BAR_SIZE);
+    g_assert_cmphex(reg_read(d, GAUDISIM_REG_SRAM_SIZE), ==,
+                    GAUDISIM_SRAM_SIZE);
+    g_assert_cmphex(reg_read(d, GAUDISIM_REG_HBM_RESERVED), ==,
+                    GAUDISIM_HBM_RESERVED_SIZE);
+    engines = reg_read(d, GAUDISIM_REG_ENGINES);
+    g_assert_cmpuint(GAUDISIM_ENGINES_FIELD(engines,
+                     GAUDISIM_ENGINES_PCI_DMA_SHIFT, 4), ==,
+                     GAUDISIM_NUM_PCI_DMA);
+    g_assert_cmpuint(GAUDISIM_ENGINES_FIELD(engines,
+                     GAUDISIM_ENGINES_STREAMS_SHIFT, 4), ==,
+                     GAUDISIM_STREAMS_PER_QMAN);
+    /* The external queues are implemented. */
+    g_assert_cmphex(reg_read(d, GAUDISIM_REG_QUEUE_MASK_LO) & 0xff, ==, 0xff);
+    g_assert_cmphex(reg_read(d, GAUDISIM_REG_DEV_STATUS), ==,
+                    GAUDISIM_DEV_STATUS_READY);
+    g_assert_cmphex(reg_read(d, GAUDISIM_REG_HW_STATE), ==,
+                    GAUDISIM_HW_STATE_CLEAN);
+    g_assert_cmpuint(reg_read(d, GAUDISIM_REG_ERR_PKT_CNT), ==, 0);
+    g_assert_cmpuint(reg_read(d, GAUDISIM_REG_CB_DONE_CNT), ==, 0);
+    gsim_shutdown(d);
+}
+
+/* ---- tests: HBM window */
+
+static void window_set(GsimDev *d, uint64_t offset)
+{
+    /* LO is latched, HI applies both: a 64-bit write does LO then HI. */
+    qpci_io_writeq(d->pdev, d->cfg, GAUDISIM_REG_HBM_WINDOW_LO, offset);
+}
+
+static uint64_t window_get(GsimDev *d)
+{
+    return qpci_io_readq(d->pdev, d->cfg, GAUDISIM_REG_HBM_WINDOW_LO);
+}
+
+static void test_hbm_window(void)
+{
+    GsimDev *d = gsim_boot();
+    const uint64_t off = 0x1234;
+    const uint64_t last = TEST_HBM_SIZE - TEST_HBM_BAR_SIZE;
+    uint8_t a[256], b[256], got[256];
+
+    fill_pattern(a, sizeof(a), 1);
+    fill_pattern(b, sizeof(b), 2);
+    g_assert_cmphex(window_get(d), ==, 0);
+    qpci_memwrite(d->pdev, d->hbm, off, a, sizeof(a));
+
+    window_set(d, last);
+    g_assert_cmphex(window_get(d), ==, last);
+    /* Untouched HBM reads as zero; then give it its own pattern. */
+    qpci_memread(d->pdev, d->hbm, off, got, sizeof(got));
+    g_assert_cmpuint(got[0] | got[100] | got[255], ==, 0);
+    qpci_memwrite(d->pdev, d->hbm, off, b, sizeof(b));
+
+    window_set(d, 0);
+    qpci_memread(d->pdev, d->hbm, off, got, sizeof(got));
+    g_assert_cmpmem(got, sizeof(got), a, sizeof(a));
+    window_set(d, last);
+    qpci_memread(d->pdev, d->hbm, off, got, sizeof(got));
+    g_assert_cmpmem(got, sizeof(got), b, sizeof(b));
+    /* Last byte of HBM is reachable through the top window. */
+    qpci_io_writeb(d->pdev, d->hbm, TEST_HBM_BAR_SIZE - 1, 0xa5);
+    g_assert_cmphex(qpci_io_readb(d->pdev, d->hbm, TEST_HBM_BAR_SIZE - 1), ==,
+                    0xa5);
+    gsim_shutdown(d);
+}
+
+/* ---- tests: jobs */
+
+static void test_dma_job(void)
+{
+    GsimDev *d = gsim_boot();
+    const uint64_t hbm_addr = GAUDISIM_HBM_USER_BASE + 0x1000;
+    const size_t size = 3 * 4096 + 40;
+    g_autofree uint8_t *src = g_malloc(size);
+    g_autofree uint8_t *got = g_malloc(size);
+    GsimQueue q;
+
+    queue_init(d, &q, GAUDISIM_QUEUE_ID_DMA_0_0, 4);
+    run_dma_job(d, &q, hbm_addr, size, 3);
+    g_assert_cmpuint(reg_read(d, GAUDISIM_REG_CB_DONE_CNT), ==, 1);
+    g_assert_cmpuint(qpci_io_readq(d->pdev, d->cfg, GAUDISIM_REG_DMA_BYTES_LO),
+                     >=, 2 * size);
+    g_assert_cmpuint(reg_read(d, GAUDISIM_REG_ERR_PKT_CNT), ==, 0);
+    g_assert_cmpuint(reg_read(d, GAUDISIM_REG_ERR_DMA_CNT), ==, 0);
+    g_assert_cmphex(reg_read(d, qm_reg(&q, GAUDISIM_QM_CP_STS(q.stream))), ==,
+                    0);
+
+    /* The data sits in HBM where the BAR window shows it. */
+    window_set(d, GAUDISIM_HBM_USER_BASE);
+    fill_pattern(src, size, 3);
+    qpci_memread(d->pdev, d->hbm, hbm_addr - GAUDISIM_HBM_USER_BASE, got, size);
+    g_assert_cmpmem(got, size, src, size);
+
+    /* A second job on the same ring. */
+    run_dma_job(d, &q, hbm_addr + 0x100000, 4096, 4);
+    g_assert_cmpuint(reg_read(d, GAUDISIM_REG_CB_DONE_CNT), ==, 2);
+    gsim_shutdown(d);
+}
+
+static void test_all_queues(void)
+{
+    GsimDev *d = gsim_boot();
+    GsimQueue q[GAUDISIM_NUM_EXT_QUEUES];
+
+    for (unsigned int i = 0; i < GAUDISIM_NUM_EXT_QUEUES; i++) {
+        queue_init(d, &q[i], i, 2);
+    }
+    /* Each queue raises its own vector; run more jobs than PQ entries. */
+    for (unsigned int round = 0; round < 6; round++) {
+        for (unsigned int i = 0; i < GAUDISIM_NUM_EXT_QUEUES; i++) {
+            run_dma_job(d, &q[i], GAUDISIM_HBM_USER_BASE + i * 0x10000, 512,
+                        round * 16 + i);
+        }
+    }
+    g_assert_cmpuint(reg_read(d, GAUDISIM_REG_CB_DONE_CNT), ==,
+                     6 * GAUDISIM_NUM_EXT_QUEUES);
+    gsim_shutdown(d);
+}
+
+/*
+ * A job larger than one run of the core (memset, then HBM-to-HBM copy):
+ * the bottom half must come back until it is done.
+ */
+static void test_large_job(void)
+{
+    GsimDev *d = gsim_boot();
+    const uint64_t a = GAUDISIM_HBM_USER_BASE;
+    const uint64_t b = GAUDISIM_HBM_USER_BASE + TEST_HBM_BAR_SIZE;
+    const uint32_t size = 48 << 20;
+    const uint64_t probes[] = { 0, 4095, size / 2, size - 1 };
+    GsimQueue q;
+    unsigned int slot;
+    Cb cb = { .len = 0 };
+
+    queue_init(d, &q, GAUDISIM_QUEUE_ID_DMA_0_0, 2);
+    cb_put32(&cb, size);
+    cb_put32(&cb, GAUDISIM_PKT_CTL(GAUDISIM_PKT_LIN_DMA) |
+             GAUDISIM_LIN_DMA_CTL_LIN | GAUDISIM_LIN_DMA_CTL_MEMSET);
+    cb_put64(&cb, 0x5a);
+    cb_put64(&cb, GAUDISIM_HBM_BASE + a);
+    cb_lin_dma(&cb, GAUDISIM_HBM_BASE + a, GAUDISIM_HBM_BASE + b, size);
+    slot = queue_submit(d, &q, &cb);
+
+    g_assert_true(msix_wait(d, q.id));
+    g_assert_cmphex(cq_entry(d, &q, slot), ==, CQ_OK(0));
+    window_set(d, b);
+    for (size_t i = 0; i < ARRAY_SIZE(probes); i++) {
+        g_assert_cmphex(qpci_io_readb(d->pdev, d->hbm, probes[i]), ==, 0x5a);
+    }
+    g_assert_cmphex(qpci_io_readb(d->pdev, d->hbm, size), ==, 0);
+    g_assert_cmpuint(qpci_io_readq(d->pdev, d->cfg, GAUDISIM_REG_DMA_BYTES_LO),
+                     >=, 2ULL * size);
+    gsim_shutdown(d);
+}
+
+/* Run @body, expect an error completion with @code. */
+static void expect_error_job(GsimDev *d, GsimQueue *q, const Cb *body,
+                             uint8_t code)
+{
+    uint32_t shadow = q->jobs & GAUDISIM_BD_CTL_SHADOW_INDEX_MASK;
+    unsigned int slot = queue_submit(d, q, body);
+    uint32_t sts;
+
+    g_assert_true(msix_wait(d, q->id));
+    g_assert_cmphex(cq_entry(d, q, slot), ==, CQ_ERR(shadow, code));
+    sts = reg_read(d, qm_reg(q, GAUDISIM_QM_CP_STS(q->stream)));
+    g_assert_cmphex((sts & GAUDISIM_CP_STS_ERR_MASK) >>
+                    GAUDISIM_CP_STS_ERR_SHIFT, ==, code);
+    msix_ack(d, q->id);
+}
+
+static void test_malformed(void)
+{
+    GsimDev *d = gsim_boot();
+    uint64_t scratch = guest_alloc(&d->qs->alloc, 64);
+    GsimQueue q;
+    uint32_t done;
+    Cb cb;
+
+    queue_init(d, &q, GAUDISIM_QUEUE_ID_DMA_1_0 + 2, 3);
+
+    /* Unknown opcode after a good packet. */
+    cb.len = 0;
+    cb_nop(&cb);
+    cb_put32(&cb, 0);
+    cb_put32(&cb, GAUDISIM_PKT_CTL(UNDEFINED_OPCODE));
+    expect_error_job(d, &q, &cb, GAUDISIM_CP_ERR_UNDEF_OPCODE);
+    g_assert_cmpuint(reg_read(d, GAUDISIM_REG_ERR_PKT_CNT), ==, 1);
+    g_assert_cmpuint(reg_read(d, qm_reg(&q, GAUDISIM_QM_CP_ERR_CNT(q.stream))),
+                     ==, 1);
+
+    /* A LIN_DMA cut off after its header: it runs into the tail. */
+    cb.len = 0;
+    cb_nop(&cb);
+    cb_put32(&cb, 64);
+    cb_put32(&cb, GAUDISIM_PKT_CTL(GAUDISIM_PKT_LIN_DMA) |
+             GAUDISIM_LIN_DMA_CTL_LIN);
+    expect_error_job(d, &q, &cb, GAUDISIM_CP_ERR_PKT_OVERRUN);
+    g_assert_cmpuint(reg_read(d, GAUDISIM_REG_ERR_PKT_CNT), ==, 2);
+
+    /* A LIN_DMA from an address outside every memory. */
+    cb.len = 0;
+    cb_lin_dma(&cb, GAUDISIM_HBM_BASE + TEST_HBM_SIZE, GAUDISIM_HBM_USER_BASE,
+               4096);
+    expect_error_job(d, &q, &cb, GAUDISIM_CP_ERR_DMA_ADDR);
+
+    /*
+     * A DMA aimed at the device's own register BAR (here: RESET) is a
+     * re-entrant access; QEMU refuses it and the job fails, the device
+     * does not reset itself.
+     */
+    qtest_writel(d->qts, scratch, GAUDISIM_RESET_HARD);
+    cb.len = 0;
+    cb_lin_dma(&cb, host_addr(scratch),
+               host_addr(d->cfg.addr + GAUDISIM_REG_RESET), 4);
+    expect_error_job(d, &q, &cb, GAUDISIM_CP_ERR_HOST_FAULT);
+    g_assert_cmpuint(reg_read(d, qm_reg(&q, GAUDISIM_QM_PQ_SIZE(q.stream))),
+                     ==, 3);
+
+    /* The stream still runs good jobs, and reports them as good. */
+    done = reg_read(d, GAUDISIM_REG_CB_DONE_CNT);
+    run_dma_job(d, &q, GAUDISIM_HBM_USER_BASE, 8192, 9);
+    g_assert_cmpuint(reg_read(d, GAUDISIM_REG_CB_DONE_CNT), ==, done + 1);
+    gsim_shutdown(d);
+}
+
+/* Submit a job that parks on fence 0 of its stream until it is released. */
+static unsigned int submit_fenced_job(GsimDev *d, GsimQueue *q,
+                                      uint64_t src_bus, uint64_t dst_bus,
+                                      size_t size)
+{
+    Cb cb = { .len = 0 };
+    unsigned int slot;
+
+    cb_fence(&cb, 0, 1, 1);
+    cb_lin_dma(&cb, host_addr(src_bus), host_addr(dst_bus), size);
+    slot = queue_submit(d, q, &cb);
+    g_assert_true(wait_cp_sts(d, q, GAUDISIM_CP_STS_FENCE_WAIT));
+    return slot;
+}
+
+static void test_fence(void)
+{
+    GsimDev *d = gsim_boot();
+    const size_t size = 1024;
+    uint8_t src[1024], got[1024];
+    uint64_t src_bus = guest_alloc(&d->qs->alloc, size);
+    uint64_t dst_bus = guest_alloc(&d->qs->alloc, size);
+    GsimQueue q;
+    unsigned int slot;
+    uint32_t fence_rdata;
+
+    fill_pattern(src, size, 5);
+    qtest_memwrite(d->qts, src_bus, src, size);
+    qtest_memset(d->qts, dst_bus, 0, size);
+    queue_init(d, &q, GAUDISIM_QUEUE_ID_DMA_0_3, 2);
+    fence_rdata = qm_reg(&q, GAUDISIM_QM_CP_FENCE_RDATA(0, q.stream));
+
+    slot = submit_fenced_job(d, &q, src_bus, dst_bus, size);
+    settle();
+    g_assert_cmphex(cq_entry(d, &q, slot), ==, 0);
+    g_assert_cmpuint(msix_pending_count(d), ==, 0);
+    g_assert_cmphex(qtest_readl(d->qts, dst_bus), ==, 0);
+
+    /* Another fence's increment does not release it. */
+    reg_write(d, qm_reg(&q, GAUDISIM_QM_CP_FENCE_RDATA(1, q.stream)), 1);
+    settle();
+    g_assert_cmphex(cq_entry(d, &q, slot), ==, 0);
+
+    reg_write(d, fence_rdata, 1);
+    g_assert_true(msix_wait(d, q.id));
+    g_assert_cmphex(cq_entry(d, &q, slot), ==, CQ_OK(0));
+    qtest_memread(d->qts, dst_bus, got, size);
+    g_assert_cmpmem(got, size, src, size);
+    /* The FENCE consumed what it waited for. */
+    g_assert_cmpuint(reg_read(d, qm_reg(&q,
+                     GAUDISIM_QM_CP_FENCE_CNT(0, q.stream))), ==, 0);
+    g_assert_cmpuint(reg_read(d, qm_reg(&q,
+                     GAUDISIM_QM_CP_FENCE_CNT(1, q.stream))), ==, 1);
+    msix_ack(d, q.id);
+    gsim_shutdown(d);
+}
+
+/* ---- tests: reset */
+
+static void check_queue_regs_clear(GsimDev *d, GsimQueue *q)
+{
+    static const uint32_t regs[] = {
+        GAUDISIM_QM_PQ_BASE_LO(0), GAUDISIM_QM_PQ_BASE_HI(0),
+        GAUDISIM_QM_PQ_SIZE(0), GAUDISIM_QM_PQ_PI(0), GAUDISIM_QM_PQ_CI(0),
+        GAUDISIM_QM_CP_STS(0), GAUDISIM_QM_CP_ERR_CNT(0),
+    };
+
+    for (size_t i = 0; i < ARRAY_SIZE(regs); i++) {
+        uint32_t off = qm_reg(q, regs[i] + 4 * q->stream);
+
+        g_assert_cmphex(reg_read(d, off), ==, 0);
+    }
+    g_assert_cmphex(reg_read(d, qm_reg(q, GAUDISIM_QM_GLBL_CFG0)), ==, 0);
+    g_assert_cmphex(reg_read(d, qm_reg(q, GAUDISIM_QM_GLBL_STS0)), ==, 0);
+}
+
+/*
+ * A job parked on a FENCE, then a reset (by @do_reset), then the fence is
+ * released: nothing may complete, and a freshly initialised queue works.
+ */
+static void reset_mid_job(void (*do_reset)(GsimDev *d))
+{
+    GsimDev *d = gsim_boot();
+    const size_t size = 512;
+    uint64_t src_bus = guest_alloc(&d->qs->alloc, size);
+    uint64_t dst_bus = guest_alloc(&d->qs->alloc, size);
+    uint8_t mark[16];
+    GsimQueue q;
+    unsigned int slot;
+
+    /* HBM survives a reset. */
+    fill_pattern(mark, sizeof(mark), 7);
+    qpci_memwrite(d->pdev, d->hbm, 0x800, mark, sizeof(mark));
+
+    qtest_memset(d->qts, src_bus, 0xcc, size);
+    qtest_memset(d->qts, dst_bus, 0, size);
+    queue_init(d, &q, GAUDISIM_QUEUE_ID_DMA_1_0 + 1, 3);
+    reg_write(d, GAUDISIM_REG_HW_STATE, GAUDISIM_HW_STATE_DIRTY);
+    window_set(d, TEST_HBM_BAR_SIZE);
+    slot = submit_fenced_job(d, &q, src_bus, dst_bus, size);
+
+    do_reset(d);
+
+    g_assert_cmphex(reg_read(d, GAUDISIM_REG_DEV_STATUS), ==,
+                    GAUDISIM_DEV_STATUS_READY);
+    g_assert_cmphex(reg_read(d, GAUDISIM_REG_HW_STATE), ==,
+                    GAUDISIM_HW_STATE_CLEAN);
+    check_queue_regs_clear(d, &q);
+    reg_write(d, qm_reg(&q, GAUDISIM_QM_CP_FENCE_RDATA(0, q.stream)), 1);
+    settle();
+    g_assert_cmphex(cq_entry(d, &q, slot), ==, 0);
+    g_assert_cmphex(qtest_readl(d->qts, dst_bus), ==, 0);
+    g_assert_cmpuint(msix_pending_count(d), ==, 0);
+    g_assert_cmpuint(reg_read(d, GAUDISIM_REG_CB_DONE_CNT), ==, 0);
+    check_queue_regs_clear(d, &q);
+    {
+        uint8_t got[sizeof(mark)];
+
+        /* The window is back at 0, and BAR4 shows it. */
+        g_assert_cmphex(window_get(d), ==, 0);
+        qpci_memread(d->pdev, d->hbm, 0x800, got, sizeof(got));
+        g_assert_cmpmem(got, sizeof(got), mark, sizeof(mark));
+    }
+
+    /* Re-initialised from scratch, the queue runs jobs again. */
+    queue_init(d, &q, GAUDISIM_QUEUE_ID_DMA_1_0 + 1, 3);
+    run_dma_job(d, &q, GAUDISIM_HBM_USER_BASE, 2048, 8);
+    gsim_shutdown(d);
+}
+
+static void reset_by_register(GsimDev *d)
+{
+    reg_write(d, GAUDISIM_REG_RESET, GAUDISIM_RESET_HARD);
+}
+
+static void reset_by_system_reset(GsimDev *d)
+{
+    qtest_qmp_assert_success(d->qts, "{ 'execute': 'system_reset' }");
+    qtest_qmp_eventwait(d->qts, "RESET");
+    /* The PCI function was reset too: the driver probes it again. */
+    g_assert_cmphex(qpci_config_readw(d->pdev, PCI_COMMAND) &
+                    PCI_COMMAND_MASTER, ==, 0);
+    gsim_enable(d);
+}
+
+static void reset_by_flr(GsimDev *d)
+{
+    uint8_t exp = qpci_find_capability(d->pdev, PCI_CAP_ID_EXP, 0);
+    uint16_t ctl = qpci_config_readw(d->pdev, exp + PCI_EXP_DEVCTL);
+
+    g_assert_cmphex(qpci_config_readl(d->pdev, exp + PCI_EXP_DEVCAP) &
+                    PCI_EXP_DEVCAP_FLR, ==, PCI_EXP_DEVCAP_FLR);
+    qpci_config_writew(d->pdev, exp + PCI_EXP_DEVCTL,
+                       ctl | PCI_EXP_DEVCTL_BCR_FLR);
+    g_assert_cmphex(qpci_config_readw(d->pdev, PCI_COMMAND) &
+                    PCI_COMMAND_MEMORY, ==, 0);
+    gsim_enable(d);
+}
+
+static void test_reset_flr(void)
+{
+    reset_mid_job(reset_by_flr);
+}
+
+static void test_reset_register(void)
+{
+    reset_mid_job(reset_by_register);
+}
+
+static void test_reset_system(void)
+{
+    reset_mid_job(reset_by_system_reset);
+}
+
+/* ---- tests: bad input */
+
+static void test_bad_register_writes(void)
+{
+    GsimDev *d = gsim_boot();
+    const uint64_t last = TEST_HBM_SIZE - TEST_HBM_BAR_SIZE;
+    static const uint64_t bad_windows[] = {
+        0x1000,                             /* not a multiple of the BAR */
+        TEST_HBM_SIZE,                      /* window past the end */
+        TEST_HBM_SIZE - TEST_HBM_BAR_SIZE / 2,
+        1ULL << 40,
+        UINT64_MAX & ~(TEST_HBM_BAR_SIZE - 1),
+    };
+    GsimQueue q, other;
+
+    window_set(d, last);
+    qpci_io_writel(d->pdev, d->hbm, 0x40, 0xfeedf00d);
+    for (size_t i = 0; i < ARRAY_SIZE(bad_windows); i++) {
+        window_set(d, bad_windows[i]);
+        g_assert_cmphex(window_get(d), ==, last);
+        g_assert_cmphex(qpci_io_readl(d->pdev, d->hbm, 0x40), ==, 0xfeedf00d);
+    }
+
+    /* Read-only, write-only, unknown and unimplemented registers. */
+    reg_write(d, GAUDISIM_REG_ID, 0);
+    reg_write(d, GAUDISIM_REG_ERR_PKT_CNT, 55);
+    reg_write(d, GAUDISIM_REG_HBM_BAR_SIZE_LO, 0x1000);
+    reg_write(d, 0x3000, 1);
+    reg_write(d, GAUDISIM_CFG_BAR_SIZE - 4, 1);
+    reg_write(d, GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_MME) + GAUDISIM_QM_PQ_PI(0),
+              1);
+    reg_write(d, GAUDISIM_REG_RESET, 0x2);
+    reg_write(d, GAUDISIM_REG_MSIX_REQ, GAUDISIM_MSIX_NUM_VECTORS);
+    reg_write(d, GAUDISIM_REG_MSIX_REQ, 0xffffffff);
+    g_assert_cmphex(reg_read(d, GAUDISIM_REG_ID), ==, GAUDISIM_ID_MAGIC);
+    g_assert_cmphex(reg_read(d, GAUDISIM_REG_ERR_PKT_CNT), ==, 0);
+    g_assert_cmphex(reg_read(d, GAUDISIM_REG_HBM_BAR_SIZE_LO), ==,
+                    (uint32_t)TEST_HBM_BAR_SIZE);
+    g_assert_cmphex(reg_read(d, GAUDISIM_REG_DEV_STATUS), ==,
+                    GAUDISIM_DEV_STATUS_READY);
+    g_assert_cmpuint(msix_pending_count(d), ==, 0);
+
+    /* Queue programming out of order or out of range. */
+    queue_init(d, &other, GAUDISIM_QUEUE_ID_DMA_0_0 + 2, 2);
+    reg_write(d, qm_reg(&other, GAUDISIM_QM_PQ_SIZE(other.stream)),
+              GAUDISIM_QM_PQ_SIZE_LOG2_MAX + 1);
+    reg_write(d, qm_reg(&other, GAUDISIM_QM_PQ_PI(other.stream)), 8);
+    reg_write(d, qm_reg(&other, GAUDISIM_QM_PQ_PI(other.stream)), 5);
+    g_assert_cmpuint(reg_read(d, qm_reg(&other,
+                     GAUDISIM_QM_PQ_SIZE(other.stream))), ==, 2);
+    g_assert_cmpuint(reg_read(d, qm_reg(&other,
+                     GAUDISIM_QM_PQ_PI(other.stream))), ==, 0);
+
+    /* The device kept working. */
+    queue_init(d, &q, GAUDISIM_QUEUE_ID_DMA_0_0, 2);
+    run_dma_job(d, &q, GAUDISIM_HBM_USER_BASE, 4096, 11);
+    gsim_shutdown(d);
+}
+
+static void test_msix_request(void)
+{
+    GsimDev *d = gsim_boot();
+
+    /* A host write of MSIX_REQ raises exactly that vector. */
+    reg_write(d, GAUDISIM_REG_MSIX_REQ, GAUDISIM_MSIX_VEC_EQ);
+    g_assert_true(msix_wait(d, GAUDISIM_MSIX_VEC_EQ));
+    g_assert_cmpuint(msix_pending_count(d), ==, 1);
+    msix_ack(d, GAUDISIM_MSIX_VEC_EQ);
+
+    /* With MSI-X disabled the request is dropped, not queued. */
+    qpci_msix_disable(d->pdev);
+    reg_write(d, GAUDISIM_REG_MSIX_REQ, 3);
+    qpci_msix_enable(d->pdev);
+    settle();
+    g_assert_cmpuint(msix_pending_count(d), ==, 0);
+    gsim_shutdown(d);
+}
+
+static uint32_t err_total(GsimDev *d)
+{
+    return reg_read(d, GAUDISIM_REG_ERR_PKT_CNT) +
+           reg_read(d, GAUDISIM_REG_ERR_DMA_CNT) +
+           reg_read(d, GAUDISIM_REG_ERR_PQ_CNT);
+}
+
+static void test_no_bus_master(void)
+{
+    GsimDev *d = gsim_boot();
+    gint64 deadline = g_get_monotonic_time() + WAIT_TIMEOUT_US;
+    uint16_t cmd = qpci_config_readw(d->pdev, PCI_COMMAND);
+    uint64_t src_bus = guest_alloc(&d->qs->alloc, 256);
+    uint64_t dst_bus = guest_alloc(&d->qs->alloc, 256);
+    GsimQueue q;
+    unsigned int slot;
+    Cb cb = { .len = 0 };
+
+    qtest_memset(d->qts, src_bus, 0x77, 256);
+    qtest_memset(d->qts, dst_bus, 0, 256);
+    queue_init(d, &q, GAUDISIM_QUEUE_ID_DMA_0_0 + 1, 2);
+    qpci_config_writew(d->pdev, PCI_COMMAND, cmd & ~PCI_COMMAND_MASTER);
+
+    cb_lin_dma(&cb, host_addr(src_bus), host_addr(dst_bus), 256);
+    slot = queue_submit(d, &q, &cb);
+    while (err_total(d) == 0 && g_get_monotonic_time() < deadline) {
+        g_usleep(POLL_INTERVAL_US);
+    }
+    g_assert_cmpuint(err_total(d), >, 0);
+    settle();
+    /* Nothing reached memory: not the data, not even an error completion. */
+    g_assert_cmphex(cq_entry(d, &q, slot), ==, 0);
+    g_assert_cmphex(qtest_readl(d->qts, dst_bus), ==, 0);
+    g_assert_cmpuint(msix_pending_count(d), ==, 0);
+    g_assert_cmphex(reg_read(d, GAUDISIM_REG_ID), ==, GAUDISIM_ID_MAGIC);
+
+    /* With bus mastering back and a reset, the device works again. */
+    qpci_config_writew(d->pdev, PCI_COMMAND, cmd);
+    reg_write(d, GAUDISIM_REG_RESET, GAUDISIM_RESET_HARD);
+    queue_init(d, &q, GAUDISIM_QUEUE_ID_DMA_0_0 + 1, 2);
+    run_dma_job(d, &q, GAUDISIM_HBM_USER_BASE, 256, 12);
+    gsim_shutdown(d);
+}
+
+/* ---- tests: properties */
+
+static void expect_device_add_error(QTestState *qts, const char *props)
+{
+    g_autofree char *cmd = g_strdup_printf(
+        "{ 'execute': 'device_add', 'arguments': "
+        "{ 'driver': 'gaudisim', 'id': 'bad', 'bus': 'rp0', %s } }", props);
+    QDict *resp = qtest_qmp(qts, "%s", cmd);
+
+    g_assert(qdict_haskey(resp, "error"));
+    qobject_unref(resp);
+}
+
+static void test_properties(void)
+{
+    GsimDev *d = gsim_boot_args(
+        "-device pcie-root-port,id=rp0,chassis=1,slot=1 "
+        "-device pcie-root-port,id=rp1,chassis=1,slot=2");
+
+    expect_device_add_error(d->qts, "'hbm-bar-size': 3145728");
+    expect_device_add_error(d->qts, "'hbm-bar-size': 2048");
+    expect_device_add_error(d->qts,
+                            "'hbm-size': 67108864, 'hbm-bar-size': 134217728");
+    expect_device_add_error(d->qts, "'hbm-size': 1048576");
+    /* Sizes only the core can judge: not 2 MiB-aligned, below reserved. */
+    expect_device_add_error(d->qts,
+                            "'hbm-size': 1074790400, 'hbm-bar-size': 16777216");
+    expect_device_add_error(d->qts,
+                            "'hbm-size': 268435456, 'hbm-bar-size': 16777216");
+    /* A good one still plugs after the failures. */
+    qtest_qmp_device_add(d->qts, "gaudisim", "good",
+                         "{ 'bus': 'rp1', 'hbm-size': 1073741824, "
+                         "'hbm-bar-size': 16777216 }");
+    gsim_enable(d);
+    gsim_shutdown(d);
+}
+
+/*
+ * Hot-add a second device behind a root port with native hotplug, then
+ * power the slot off as a hotplug driver would: QEMU unplugs it, which
+ * runs exit and finalize.
+ */
+static void test_hot_unplug(void)
+{
+    GsimDev *d = gsim_boot_args(
+        "-global ICH9-LPC.acpi-pci-hotplug-with-bridge-support=off "
+        "-device pcie-root-port,id=rp1,chassis=1,slot=2,addr=0x5");
+    QPCIDevice *port = qpci_device_find(d->qs->pcibus, QPCI_DEVFN(5, 0));
+    uint8_t exp;
+    uint16_t ctl;
+    GsimQueue q;
+
+    g_assert(port);
+    exp = qpci_find_capability(port, PCI_CAP_ID_EXP, 0);
+    g_assert_cmphex(exp, !=, 0);
+    qtest_qmp_device_add(d->qts, "gaudisim", "hot",
+                         "{ 'bus': 'rp1', 'hbm-size': 1073741824, "
+                         "'hbm-bar-size': 16777216 }");
+
+    ctl = qpci_config_readw(port, exp + PCI_EXP_SLTCTL) &
+          ~(PCI_EXP_SLTCTL_PCC | PCI_EXP_SLTCTL_PIC);
+    qpci_config_writew(port, exp + PCI_EXP_SLTCTL,
+                       ctl | PCI_EXP_SLTCTL_PWR_ON | PCI_EXP_SLTCTL_PWR_IND_ON);
+    /* device_del presses the attention button; power-off completes it. */
+    qtest_qmp_device_del_send(d->qts, "hot");
+    qpci_config_writew(port, exp + PCI_EXP_SLTCTL,
+                       ctl | PCI_EXP_SLTCTL_PWR_OFF |
+                       PCI_EXP_SLTCTL_PWR_IND_OFF);
+    qtest_qmp_eventwait(d->qts, "DEVICE_DELETED");
+    g_free(port);
+
+    /* The other device is unaffected. */
+    gsim_enable(d);
+    queue_init(d, &q, GAUDISIM_QUEUE_ID_DMA_0_0, 2);
+    run_dma_job(d, &q, GAUDISIM_HBM_USER_BASE, 1024, 13);
+    gsim_shutdown(d);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+
+    qtest_add_func("/gaudisim/pci/ids", test_pci_ids);
+    qtest_add_func("/gaudisim/pci/bars", test_pci_bars);
+    qtest_add_func("/gaudisim/regs/identity", test_regs_identity);
+    qtest_add_func("/gaudisim/regs/bad-writes", test_bad_register_writes);
+    qtest_add_func("/gaudisim/regs/properties", test_properties);
+    qtest_add_func("/gaudisim/pci/hot-unplug", test_hot_unplug);
+    qtest_add_func("/gaudisim/hbm/window", test_hbm_window);
+    qtest_add_func("/gaudisim/msix/request", test_msix_request);
+    qtest_add_func("/gaudisim/queue/dma-job", test_dma_job);
+    qtest_add_func("/gaudisim/queue/all-queues", test_all_queues);
+    qtest_add_func("/gaudisim/queue/large-job", test_large_job);
+    qtest_add_func("/gaudisim/queue/malformed", test_malformed);
+    qtest_add_func("/gaudisim/queue/fence", test_fence);
+    qtest_add_func("/gaudisim/queue/no-bus-master", test_no_bus_master);
+    qtest_add_func("/gaudisim/reset/register-mid-job", test_reset_register);
+    qtest_add_func("/gaudisim/reset/system-reset-mid-job", test_reset_system);
+    qtest_add_func("/gaudisim/reset/flr-mid-job", test_reset_flr);
+
+    return g_test_run();
+}
