@@ -5,11 +5,11 @@
  * A CB is plain vmalloc_user() memory: the device never reads it, the
  * parser copies it into a kernel CB at submission. Its handle is the mmap
  * offset, (id << PAGE_SHIFT). The CB lives while its handle, a job made
- * from it or a mapping of it exists; DESTROY only drops the handle.
+ * from it or a mapping of it exists; DESTROY only drops the handle. Like
+ * any mapping of a device file, a CB mapping keeps the file, and so the
+ * compute node, held until it is unmapped.
  */
 
-#include <linux/anon_inodes.h>
-#include <linux/file.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -200,12 +200,11 @@ static void gsim_cb_vm_close(struct vm_area_struct *vma)
 	gsim_cb_put(vma->vm_private_data);
 }
 
-/* The file behind CB mappings; it keeps the module while they exist. */
-static const struct file_operations gsim_cb_map_fops = {
-	.owner = THIS_MODULE,
-};
-
-/* Pages are inserted on first touch. */
+/*
+ * Pages are inserted on fault rather than at mmap time: when the device
+ * goes away the DRM core zaps every mapping of the device file, and the
+ * CB, still alive, is simply faulted in again.
+ */
 static vm_fault_t gsim_cb_vm_fault(struct vm_fault *vmf)
 {
 	struct gsim_cb *cb = vmf->vma->vm_private_data;
@@ -237,7 +236,6 @@ static const struct vm_operations_struct gsim_cb_vm_ops = {
 int gsim_cb_mmap(struct gaudisim_ctx *ctx, struct vm_area_struct *vma)
 {
 	unsigned long len = vma->vm_end - vma->vm_start;
-	struct file *file;
 	struct gsim_cb *cb;
 
 	if (!(vma->vm_flags & VM_SHARED)) {
@@ -259,20 +257,6 @@ int gsim_cb_mmap(struct gaudisim_ctx *ctx, struct vm_area_struct *vma)
 		gsim_cb_put(cb);
 		return -EINVAL;
 	}
-
-	/*
-	 * The mapping refers to an anonymous file of its own, not to the
-	 * device file: closing the last descriptor then releases the compute
-	 * node at once, even while CBs stay mapped (they live on with their
-	 * mappings, the device no longer sees them).
-	 */
-	file = anon_inode_getfile("[gaudisim-cb]", &gsim_cb_map_fops, cb, O_RDWR);
-	if (IS_ERR(file)) {
-		gsim_cb_put(cb);
-		return PTR_ERR(file);
-	}
-	vma_set_file(vma, file);
-	fput(file);
 
 	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_private_data = cb;

@@ -156,11 +156,12 @@ static inline bool gsim_queue_present(struct gaudisim_device *gdev, u32 qid)
 	       (gdev->queue_mask[qid / 64] & BIT_ULL(qid % 64));
 }
 
-/* Messages a user can trigger go to debug level (drm.debug or dyndbg). */
+/*
+ * Messages a user can trigger go to debug level (drm.debug=0x2); the DRM
+ * prefix already names the function.
+ */
 #define gsim_dbg(gdev, fmt, ...) \
-	drm_dbg_driver(&(gdev)->drm, "%s: " fmt, __func__, ##__VA_ARGS__)
-#define gsim_info(gdev, fmt, ...) \
-	drm_info(&(gdev)->drm, fmt, ##__VA_ARGS__)
+	drm_dbg_driver(&(gdev)->drm, fmt, ##__VA_ARGS__)
 #define gsim_warn(gdev, fmt, ...) \
 	drm_warn(&(gdev)->drm, fmt, ##__VA_ARGS__)
 #define gsim_err(gdev, fmt, ...) \

@@ -176,6 +176,8 @@ static int gsim_userptr_map(struct gaudisim_ctx *ctx, u64 addr, u64 size, u64 *v
 		gsim_userptr_put(up);
 		return -ENOMEM;
 	}
+	gsim_dbg(gdev, "mapped %llu bytes at VA 0x%llx in %u bus-contiguous pieces\n",
+		 size, up->va, up->nsegs);
 	*va = up->va;
 	return 0;
 }

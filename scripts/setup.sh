@@ -34,7 +34,7 @@ host_packages=(
 	dpkg-dev xz-utils zstd cpio file
 	busybox-static kmod libdrm-dev check
 	qemu-system-data
-	bc libelf-dev sparse pahole gcc-12
+	bc libelf-dev sparse pahole gcc-12 libopenblas-dev
 )
 
 step_packages() {

@@ -176,7 +176,6 @@ void gsim_core_reset(struct gsim_core *core)
 	core->dma_bytes = 0;
 	core->cb_done_cnt = 0;
 	core->rr_next = 0;
-	core->epoch++;
 }
 
 static bool any_runnable(const struct gsim_core *core)

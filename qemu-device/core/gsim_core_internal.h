@@ -28,6 +28,8 @@
 /* Only the two PCI-DMA QMANs (external queues 0..7) are implemented. */
 #define GSIM_NUM_QMANS		GAUDISIM_NUM_PCI_DMA
 #define GSIM_NUM_STREAMS	(GSIM_NUM_QMANS * GAUDISIM_STREAMS_PER_QMAN)
+_Static_assert(GSIM_NUM_STREAMS == GAUDISIM_NUM_EXT_QUEUES,
+	       "the PCI-DMA QMAN streams are exactly the external queues");
 
 /*
  * Largest CB a PQ entry may describe: the driver's largest user CB plus
@@ -88,7 +90,6 @@ struct gsim_stream {
 	bool has_tail;			/* last 32 bytes are the completion tail */
 	bool in_tail;			/* executing the tail */
 	uint8_t tail_err;		/* error code OR-ed into the tail, 0 if none */
-	uint32_t bd_ctl;
 	uint64_t cb_addr;		/* device address */
 	uint32_t cb_len;
 	uint32_t body_end;		/* cb_len, or cb_len - tail size */
@@ -127,7 +128,6 @@ struct gsim_core {
 
 	struct gsim_qman qman[GSIM_NUM_QMANS];
 	unsigned int rr_next;		/* first stream of the next run round */
-	uint32_t epoch;			/* bumped by every hard reset */
 };
 
 /* ---- gsim_core.c ---------------------------------------------------------- */

@@ -203,7 +203,6 @@ static void load_cb(struct gsim_core *core, struct gsim_stream *s,
 	gsim_budget_take_bytes(budget, len);
 
 	s->active = true;
-	s->bd_ctl = ctl;
 	s->cb_addr = ptr;
 	s->cb_len = len;
 	s->has_tail = (ctl & GAUDISIM_BD_CTL_COMPLETION_TAIL) &&

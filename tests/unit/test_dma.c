@@ -228,6 +228,24 @@ START_TEST(test_large_64mib)
 }
 END_TEST
 
+START_TEST(test_large_overlapping_copy)
+{
+	const uint32_t size = 100u << 20, shift = 1u << 20;
+	uint32_t *w = (uint32_t *)hbm_ptr(HBM_A);
+	uint32_t i;
+
+	/* Larger than one call's budget: must still behave like memmove. */
+	for (i = 0; i < (size + shift) / 4; i++)
+		w[i] = i;
+	copy_job(HBM_A, HBM_A + shift, size);
+	for (i = 0; i < size / 4; i++)
+		if (w[shift / 4 + i] != i)
+			ck_abort_msg("word %u is %u", i, w[shift / 4 + i]);
+	for (i = 0; i < shift / 4; i++)
+		ck_assert_uint_eq(w[i], i);
+}
+END_TEST
+
 Suite *dma_suite(void)
 {
 	Suite *s = suite_create("dma");
@@ -248,6 +266,7 @@ Suite *dma_suite(void)
 	tcase_add_checked_fixture(big, dma_setup_large, th_teardown);
 	tcase_set_timeout(big, 30);
 	tcase_add_test(big, test_large_64mib);
+	tcase_add_test(big, test_large_overlapping_copy);
 	suite_add_tcase(s, big);
 	return s;
 }

@@ -384,8 +384,8 @@ START_TEST(test_cb_register_protection)
 END_TEST
 
 /* A PQ entry or CB that cannot run: counted and skipped, no completion. */
-static void expect_skip(unsigned int q, uint32_t ctl, uint32_t len, uint64_t ptr,
-			unsigned int code, uint64_t err_addr)
+static void expect_skip_msg(unsigned int q, uint32_t ctl, uint32_t len, uint64_t ptr,
+			    unsigned int code, uint64_t err_addr, const char *cause)
 {
 	uint32_t pq = rd(GAUDISIM_REG_ERR_PQ_CNT), done = rd(GAUDISIM_REG_CB_DONE_CNT);
 	unsigned int msix = T->msix_total, errors = T->errors;
@@ -400,7 +400,14 @@ static void expect_skip(unsigned int q, uint32_t ctl, uint32_t len, uint64_t ptr
 	ck_assert_uint_eq(cp_err_code(q), code);
 	ck_assert_uint_eq(cp_err_addr(q), err_addr);
 	ck_assert_ptr_nonnull(strstr(T->last_error, "skipped"));
+	ck_assert_msg(strstr(T->last_error, cause), "'%s' does not say '%s'", T->last_error, cause);
 	clean_job_works(q);
+}
+
+static void expect_skip(unsigned int q, uint32_t ctl, uint32_t len, uint64_t ptr,
+			unsigned int code, uint64_t err_addr)
+{
+	expect_skip_msg(q, ctl, len, ptr, code, err_addr, "");
 }
 
 START_TEST(test_bad_pq_entries)
@@ -422,11 +429,16 @@ START_TEST(test_bad_pq_entries)
 	expect_skip(1, tail | 1u << 12, 32, p, GAUDISIM_CP_ERR_PQ_ENTRY, p);
 	expect_skip(1, 1u << 31, 32, p, GAUDISIM_CP_ERR_PQ_ENTRY, p);
 	/* CB pointers outside memory, in the CFG block, wrapping, host faults. */
-	expect_skip(1, tail, 32, 0x7ff8000000ull, GAUDISIM_CP_ERR_CB_FETCH, 0x7ff8000000ull);
-	expect_skip(1, tail, 32, GAUDISIM_CFG_BASE, GAUDISIM_CP_ERR_CB_FETCH, GAUDISIM_CFG_BASE);
-	expect_skip(1, tail, 32, ~0ull - 15, GAUDISIM_CP_ERR_CB_FETCH, ~0ull - 15);
-	expect_skip(1, tail, 32, T_HBM_SIZE - 16, GAUDISIM_CP_ERR_CB_FETCH, T_HBM_SIZE - 16);
-	expect_skip(1, tail, 32, host_dev(FAULT_OFF), GAUDISIM_CP_ERR_CB_FETCH, host_dev(FAULT_OFF));
+	expect_skip_msg(1, tail, 32, 0x7ff8000000ull, GAUDISIM_CP_ERR_CB_FETCH,
+			0x7ff8000000ull, "not inside");
+	expect_skip_msg(1, tail, 32, GAUDISIM_CFG_BASE, GAUDISIM_CP_ERR_CB_FETCH,
+			GAUDISIM_CFG_BASE, "not inside");
+	expect_skip_msg(1, tail, 32, ~0ull - 15, GAUDISIM_CP_ERR_CB_FETCH, ~0ull - 15,
+			"not inside");
+	expect_skip_msg(1, tail, 32, T_HBM_SIZE - 16, GAUDISIM_CP_ERR_CB_FETCH,
+			T_HBM_SIZE - 16, "not inside");
+	expect_skip_msg(1, tail, 32, host_dev(FAULT_OFF), GAUDISIM_CP_ERR_CB_FETCH,
+			host_dev(FAULT_OFF), "host read failed");
 	/* A plain bus address (host base missing) is HBM space, beyond the 1 GiB. */
 	expect_skip(1, tail, 32, host_bus(cb.off), GAUDISIM_CP_ERR_CB_FETCH, host_bus(cb.off));
 	ck_assert_uint_eq(rd(GAUDISIM_REG_ERR_PQ_CNT), 13);
@@ -451,6 +463,9 @@ START_TEST(test_unreadable_pq)
 	ck_assert_uint_eq(rd(GAUDISIM_REG_ERR_PQ_CNT), 3);
 	ck_assert_uint_eq(T->errors, errors + 3);
 	ck_assert_uint_eq(cp_err_code(q), GAUDISIM_CP_ERR_PQ_ENTRY);
+	/* The error address is the bus address of the last entry read. */
+	ck_assert_uint_eq(cp_err_addr(q), host_bus(FAULT_OFF) + 2 * GAUDISIM_BD_SIZE);
+	ck_assert_ptr_nonnull(strstr(T->last_error, "cannot read"));
 	ck_assert_uint_eq(T->msix_total, 0);
 }
 END_TEST
@@ -480,7 +495,17 @@ START_TEST(test_tail_not_msg_prot)
 	run_all();
 	ck_assert_uint_eq(T->msix_total, 0);
 	ck_assert_uint_eq(host_rd64(T_CQ_OFF(q)), 0);
-	ck_assert_uint_eq(rd(GAUDISIM_REG_ERR_PKT_CNT), 2);
+	/* The second tail packet must be a MSG_PROT too. */
+	cb = cb_new(128);
+	cb_raw(&cb, 0, GAUDISIM_PKT_CTL(0x1e));
+	cb_msg(&cb, GAUDISIM_PKT_MSG_PROT, host_dev(T_CQ_OFF(q)), 0x80000000u, 0);
+	cb_nop(&cb);
+	cb_nop(&cb);
+	q_submit_bd(q, GAUDISIM_BD_CTL_COMPLETION_TAIL, cb.len, cb_dev(&cb));
+	run_all();
+	ck_assert_uint_eq(host_rd64(T_CQ_OFF(q)), 0);
+	ck_assert_uint_eq(rd(GAUDISIM_REG_ERR_PKT_CNT), 3);
+	ck_assert_uint_eq(qrd_ci(q), 3);
 	clean_job_works(q);
 }
 END_TEST
