@@ -29,7 +29,7 @@ printf 'boot_to_shell_s=%.2f (best of 3, includes power-off) target<=10 ratio=%.
 	"$boot_best" "$(echo "$boot_best / 10" | bc -l)"
 
 echo "== DMA through the stack vs host memcpy ($((size >> 20)) MiB)"
-guest_out=$(bash "$top/scripts/vm.sh" run -t 600 -- "dma-bench $size && cs-latency 1000")
+guest_out=$(bash "$top/scripts/vm.sh" run -t 600 -- "dma-bench -s $((size >> 20)) && cs-latency -n 1000")
 echo "$guest_out"
 memcpy_out=$("$build/bench/host-memcpy" "$size" 8)
 echo "$memcpy_out"

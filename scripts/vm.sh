@@ -59,7 +59,7 @@ qemu_args=(
 [ "$accel" = kvm ] && qemu_args+=(-cpu host)
 # shellcheck disable=SC2206
 extra=(${GAUDISIM_QEMU_ARGS:-})
-cmdline="console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off $driver_arg"
+cmdline="console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off ${GAUDISIM_KERNEL_ARGS:-} $driver_arg"
 
 case "$mode" in
 shell)

@@ -5,11 +5,13 @@
  * Exit status: 0 success, 1 no device or a device could not be read,
  * 2 bad usage.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "collect.h"
 #include "format.h"
@@ -25,7 +27,11 @@ struct smi_options {
 	const char *fields;	/* -Q */
 	const char *format;	/* -f */
 	const char *device;	/* -i */
+	long loop_s;		/* -l: repeat every loop_s seconds; 0 = once */
 };
+
+#define DEFAULT_LOOP_S	5
+#define MAX_LOOP_S	86400
 
 static void usage(FILE *out)
 {
@@ -42,8 +48,9 @@ static void usage(FILE *out)
 		"                              output format of -Q (default csv)\n"
 		"  -i, --device=ID             only the device with this index or bus id\n"
 		"                              (BB:DD.F or DDDD:BB:DD.F)\n"
+		"  -l, --loop[=SECONDS]        repeat every SECONDS (default %d) until interrupted\n"
 		"  -v, --version               print the version and exit\n"
-		"  -h, --help                  print this help and exit\n");
+		"  -h, --help                  print this help and exit\n", DEFAULT_LOOP_S);
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -57,6 +64,19 @@ static int usage_error(const char *fmt, const char *arg)
 static bool is_number(const char *s)
 {
 	return *s && s[strspn(s, "0123456789")] == '\0';
+}
+
+/* 1..MAX_LOOP_S, or -1. */
+static long parse_seconds(const char *s)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 1 || v > MAX_LOOP_S)
+		return -1;
+	return v;
 }
 
 /* getopt leaves optopt set for a short option, 0 for a long one. */
@@ -78,6 +98,7 @@ static int parse_options(int argc, char **argv, struct smi_options *o)
 		{ "query-aip", required_argument, NULL, 'Q' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "device", required_argument, NULL, 'i' },
+		{ "loop", optional_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool detail = false;
@@ -87,7 +108,7 @@ static int parse_options(int argc, char **argv, struct smi_options *o)
 	memset(o, 0, sizeof(*o));
 	smi_query_init(&o->query);
 	opterr = 0;	/* our own messages, and exit status 2 */
-	while ((c = getopt_long(argc, argv, ":hvLqQ:f:i:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hvLqQ:f:i:l::", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);
@@ -107,6 +128,11 @@ static int parse_options(int argc, char **argv, struct smi_options *o)
 			break;
 		case 'i':
 			o->device = optarg;
+			break;
+		case 'l':
+			o->loop_s = DEFAULT_LOOP_S;
+			if (optarg && (o->loop_s = parse_seconds(optarg)) < 0)
+				return usage_error("-l needs a number of seconds, not '%s'", optarg);
 			break;
 		case ':':
 			return usage_error("option '%s' needs an argument", argv[optind - 1]);
@@ -169,14 +195,49 @@ static void format_timestamp(char *buf, size_t len)
 		snprintf(buf, len, "N/A");
 }
 
-int main(int argc, char **argv)
+/* Collect and print once; returns the exit status. */
+static int report_once(const struct smi_options *o, const int *indices, int count)
 {
 	static struct smi_device devices[HLTHUNK_MAX_MINOR];
-	int indices[HLTHUNK_MAX_MINOR];
 	struct smi_report report = { .smi_version = SMI_VERSION, .devices = devices };
-	struct smi_options o;
 	char timestamp[64];
-	int i, count, rc, status = EXIT_SUCCESS;
+	int i, rc, status = EXIT_SUCCESS;
+
+	for (i = 0; i < count; i++) {
+		rc = smi_collect_device(indices[i], &devices[report.num_devices]);
+		if (rc) {
+			fprintf(stderr, "hl-smi: cannot open the control node of accel%d: %s\n",
+				indices[i], strerror(-rc));
+			status = EXIT_FAILURE;
+			continue;
+		}
+		report.num_devices++;
+	}
+	if (!report.num_devices)
+		return EXIT_FAILURE;
+
+	format_timestamp(timestamp, sizeof(timestamp));
+	report.timestamp = timestamp;
+	switch (o->mode) {
+	case MODE_CSV:
+		smi_print_csv(stdout, &report, &o->query);
+		break;
+	case MODE_DETAIL:
+		smi_print_detail(stdout, &report);
+		break;
+	default:
+		smi_print_table(stdout, &report);
+		break;
+	}
+	fflush(stdout);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	int indices[HLTHUNK_MAX_MINOR];
+	struct smi_options o;
+	int count, rc;
 
 	rc = parse_options(argc, argv, &o);
 	if (rc >= 0)
@@ -198,31 +259,12 @@ int main(int argc, char **argv)
 			return rc;
 	}
 
-	for (i = 0; i < count; i++) {
-		rc = smi_collect_device(indices[i], &devices[report.num_devices]);
-		if (rc) {
-			fprintf(stderr, "hl-smi: cannot open the control node of accel%d: %s\n",
-				indices[i], strerror(-rc));
-			status = EXIT_FAILURE;
-			continue;
-		}
-		report.num_devices++;
+	rc = report_once(&o, indices, count);
+	while (o.loop_s) {
+		sleep((unsigned int)o.loop_s);
+		if (o.mode != MODE_CSV)
+			putchar('\n');
+		rc = report_once(&o, indices, count);
 	}
-	if (!report.num_devices)
-		return EXIT_FAILURE;
-
-	format_timestamp(timestamp, sizeof(timestamp));
-	report.timestamp = timestamp;
-	switch (o.mode) {
-	case MODE_CSV:
-		smi_print_csv(stdout, &report, &o.query);
-		break;
-	case MODE_DETAIL:
-		smi_print_detail(stdout, &report);
-		break;
-	default:
-		smi_print_table(stdout, &report);
-		break;
-	}
-	return status;
+	return rc;
 }

@@ -5,6 +5,7 @@
  * The binary is $HL_SMI (default: hl-smi from PATH).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +136,8 @@ static const struct {
 	{ "-i not-a-device", 2 },
 	{ "-i 250", 1 },
 	{ "-i 00:1f.7", 1 },
+	{ "-l0", 2 },
+	{ "--loop=x", 2 },
 };
 
 START_TEST(bad_usage_exit_status)
@@ -144,6 +147,41 @@ START_TEST(bad_usage_exit_status)
 	ck_assert_msg(rc == bad_usage[_i].status, "hl-smi %s exited %d, want %d",
 		      bad_usage[_i].args, rc, bad_usage[_i].status);
 	ck_assert_msg(strstr(out, "hl-smi:") != NULL, "no message for %s", bad_usage[_i].args);
+}
+END_TEST
+
+START_TEST(loop_repeats)
+{
+	char want[16], buf[64] = "";
+	size_t got = 0;
+	int fds[2], status;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(fds), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(fds[1], STDOUT_FILENO);
+		close(fds[0]);
+		execlp(hl_smi(), "hl-smi", "-l1", "-Q", "index", "-f", "csv,noheader", (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	/* Two reports a second apart; the test case's timeout bounds the wait. */
+	snprintf(want, sizeof(want), "%d\n%d\n", test_device_index(), test_device_index());
+	while (got < strlen(want)) {
+		ssize_t n = read(fds[0], buf + got, sizeof(buf) - 1 - got);
+
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	buf[got] = '\0';
+	kill(pid, SIGTERM);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	close(fds[0]);
+	ck_assert_str_eq(buf, want);
+	ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
 }
 END_TEST
 
@@ -157,6 +195,7 @@ static Suite *smi_suite(void)
 	tcase_add_test(tc, csv_matches_info);
 	tcase_add_test(tc, works_while_device_is_held);
 	tcase_add_test(tc, select_by_bus_id);
+	tcase_add_test(tc, loop_repeats);
 	tcase_add_loop_test(tc, bad_usage_exit_status, 0,
 			    (int)(sizeof(bad_usage) / sizeof(bad_usage[0])));
 	suite_add_tcase(s, tc);

@@ -2,7 +2,7 @@
 /*
  * gaudisim accel driver ioctl ABI.
  *
- * Modelled on habanalabs_accel.h: six ioctls on /dev/accel/accelN (INFO,
+ * Modelled on habanalabs_accel.h: five ioctls on /dev/accel/accelN (INFO,
  * CB, CS, WAIT_CS, MEMORY), INFO alone on the control node
  * /dev/accel/accel_controlDN. Rules every struct follows:
  *  - sizes are multiples of 8 and every field is naturally aligned, with
