@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Device, buffer and submission helpers of the demo and benchmark programs. */
+/* Device, buffer and submission code shared by the demo and benchmark programs. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 /* Building, running and timing the copies of the DMA demo and benchmark. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "app_dma.h"
 
-int app_copy_prepare(struct app_device *dev, struct app_copy *c, uint64_t src, uint64_t dst,
-		     uint64_t size, uint64_t piece, uint32_t first_queue, uint32_t num_queues)
+/* Shared by copies and fills: a fill's src is the byte value, not an address. */
+static int prepare(struct app_device *dev, struct app_copy *c, uint64_t src, uint64_t dst,
+		   uint64_t size, uint64_t piece, uint32_t first_queue, uint32_t num_queues,
+		   bool fill)
 {
 	uint64_t npieces, per_queue, off;
 	uint32_t q, cb_size, i;
@@ -39,8 +42,12 @@ int app_copy_prepare(struct app_device *dev, struct app_copy *c, uint64_t src, u
 	for (i = 0, off = 0; off < size; i++, off += piece) {
 		uint64_t n = size - off < piece ? size - off : piece;
 
-		rc = hlthunk_cbw_lin_dma(&c->cbs[i % num_queues].w, src + off, dst + off,
-					 (uint32_t)n, 0, 0);
+		if (fill)
+			rc = hlthunk_cbw_memset(&c->cbs[i % num_queues].w, dst + off,
+						(uint8_t)src, (uint32_t)n, 0);
+		else
+			rc = hlthunk_cbw_lin_dma(&c->cbs[i % num_queues].w, src + off,
+						 dst + off, (uint32_t)n, 0, 0);
 		if (rc) {
 			app_copy_release(dev, c);
 			return rc;
@@ -54,6 +61,18 @@ int app_copy_prepare(struct app_device *dev, struct app_copy *c, uint64_t src, u
 		c->chunks[q].cb_size = c->cbs[q].w.used;
 	}
 	return 0;
+}
+
+int app_copy_prepare(struct app_device *dev, struct app_copy *c, uint64_t src, uint64_t dst,
+		     uint64_t size, uint64_t piece, uint32_t first_queue, uint32_t num_queues)
+{
+	return prepare(dev, c, src, dst, size, piece, first_queue, num_queues, false);
+}
+
+int app_fill_prepare(struct app_device *dev, struct app_copy *c, uint64_t dst, uint8_t value,
+		     uint64_t size, uint64_t piece, uint32_t first_queue, uint32_t num_queues)
+{
+	return prepare(dev, c, value, dst, size, piece, first_queue, num_queues, true);
 }
 
 int app_copy_run(struct app_device *dev, const struct app_copy *c, int64_t *elapsed_ns)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A prepared copy: size bytes from src to dst (device addresses), split
+ * A prepared copy (or fill): size bytes from src to dst (device addresses), split
  * into LIN_DMA packets of at most `piece` bytes, spread over consecutive
  * queues, submitted as one CS. Prepared once, run as often as needed.
  */
@@ -20,6 +20,9 @@ struct app_copy {
 };
 
 int app_copy_prepare(struct app_device *dev, struct app_copy *c, uint64_t src, uint64_t dst,
+		     uint64_t size, uint64_t piece, uint32_t first_queue, uint32_t num_queues);
+/* The same for a fill: size bytes at dst set to value (LIN_DMA memset). */
+int app_fill_prepare(struct app_device *dev, struct app_copy *c, uint64_t dst, uint8_t value,
 		     uint64_t size, uint64_t piece, uint32_t first_queue, uint32_t num_queues);
 int app_copy_run(struct app_device *dev, const struct app_copy *c, int64_t *elapsed_ns);
 void app_copy_release(struct app_device *dev, struct app_copy *c);

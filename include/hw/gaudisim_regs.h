@@ -141,6 +141,20 @@
 #define GAUDISIM_REG_DMA_BYTES_HI	0x0A4
 #define GAUDISIM_REG_CB_DONE_CNT	0x0A8	/* CBs completed, all queues */
 
+/* ---- Block map of the CFG BAR --------------------------------------------- */
+
+/*
+ * Blocks other than the global one and the engine blocks; each block's
+ * registers are defined in its own header (gaudisim_<block>.h) as offsets
+ * inside the block.
+ */
+#define GAUDISIM_BLOCK_EQ		0x001000	/* event queue */
+#define GAUDISIM_BLOCK_MMU		0x002000	/* device MMU for host memory */
+#define GAUDISIM_BLOCK_TELEMETRY	0x003000	/* power, thermal, clocks, ECC */
+#define GAUDISIM_BLOCK_SIZE		0x1000
+#define GAUDISIM_BLOCK_SYNC_MNGR	0x200000	/* sync objects, monitors */
+#define GAUDISIM_BLOCK_SYNC_MNGR_SIZE	0x10000
+
 /* ---- Engine blocks ------------------------------------------------------ */
 
 /*

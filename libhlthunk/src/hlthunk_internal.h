@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Helpers shared by the libhlthunk sources; not installed. */
+/* Definitions shared by the libhlthunk sources; not installed. */
 #ifndef HLTHUNK_INTERNAL_H
 #define HLTHUNK_INTERNAL_H
 

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Helpers shared by the guest test programs (see common.h). */
+/* Code shared by the guest test programs (see common.h). */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -280,17 +279,11 @@ TCase *compute_tcase(const char *name, int timeout_s)
 	return tc;
 }
 
-int run_suites(Suite *first, ...)
+int run_suite(Suite *suite)
 {
-	SRunner *sr = srunner_create(first);
-	Suite *s;
-	va_list ap;
+	SRunner *sr = srunner_create(suite);
 	int run, failed;
 
-	va_start(ap, first);
-	while ((s = va_arg(ap, Suite *)))
-		srunner_add_suite(sr, s);
-	va_end(ap);
 	/* Each test in its own process: a crash or hang fails one test only. */
 	srunner_set_fork_status(sr, CK_FORK);
 	srunner_run_all(sr, CK_NORMAL);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Helpers shared by the guest test programs: opening the device under
+ * Code shared by the guest test programs: opening the device under
  * test, host and HBM buffers, command buffers, submitting and waiting with
  * bounded timeouts, deterministic data patterns, and the Check runner.
  *
- * Helpers whose names end in _ok assert success (ck_assert) and so may
+ * Functions whose names end in _ok assert success (ck_assert) and so may
  * only be called from inside a test or a checked fixture.
  */
 #ifndef GUEST_TEST_COMMON_H
@@ -130,10 +130,10 @@ void dram_usage_ok(int fd, struct gaudisim_info_dram_usage *usage);
 /* ---- Runner ---------------------------------------------------------------- */
 
 /*
- * Run the suites (NULL-terminated), print Check's report and then
- * "N passed, N failed"; returns the exit status.
+ * Run the suite (each test in its own process), print Check's report and
+ * then "N passed, N failed"; returns the exit status.
  */
-int run_suites(Suite *first, ...);
+int run_suite(Suite *suite);
 
 /* A test case with the compute fixture and a timeout. */
 TCase *compute_tcase(const char *name, int timeout_s);

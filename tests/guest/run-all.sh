@@ -15,8 +15,10 @@ export HL_SMI
 
 if [ $# -eq 0 ]; then
 	set --
-	for t in open info memory cb cs dma negative smi; do
+	# module reloads the driver, so it runs last.
+	for t in open info memory cb cs dma negative smi module; do
 		[ -x "$dir/gsim-test-$t" ] && set -- "$@" "$dir/gsim-test-$t"
+		[ -x "$dir/gsim-test-$t.sh" ] && set -- "$@" "$dir/gsim-test-$t.sh"
 	done
 fi
 

@@ -230,5 +230,5 @@ static Suite *cb_suite(void)
 
 int main(void)
 {
-	return run_suites(cb_suite(), NULL);
+	return run_suite(cb_suite());
 }

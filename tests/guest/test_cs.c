@@ -5,6 +5,7 @@
  * host memory, counters, closing with work in flight, and WAIT_CS checks.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <time.h>
 
@@ -93,6 +94,74 @@ START_TEST(same_cb_many_times_in_one_cs)
 				       nop_cb.w.used);
 	ck_assert_int_eq(hlthunk_command_submission(dev_fd, &in, &out), 0);
 	wait_completed_ok(dev_fd, out.seq, WAIT_US_SHORT);
+}
+END_TEST
+
+START_TEST(max_chunks_in_one_cs)
+{
+	static struct gaudisim_cs_chunk chunks[GAUDISIM_MAX_JOBS_PER_CS];
+	struct hlthunk_cs_in in = { .chunks_execute = chunks,
+				    .num_chunks_execute = GAUDISIM_MAX_JOBS_PER_CS,
+				    .chunks_restore = chunks,
+				    .num_chunks_restore = GAUDISIM_MAX_JOBS_PER_CS };
+	struct hlthunk_cs_out out;
+	int i;
+
+	/* All on one queue: the largest CS a user may build must fit. */
+	for (i = 0; i < GAUDISIM_MAX_JOBS_PER_CS; i++)
+		chunks[i] = make_chunk(nop_cb.handle, QUEUE_H2D, nop_cb.w.used);
+	ck_assert_int_eq(hlthunk_command_submission(dev_fd, &in, &out), 0);
+	wait_completed_ok(dev_fd, out.seq, WAIT_US_SHORT);
+}
+END_TEST
+
+#define SUBMIT_THREADS		4
+#define SUBMITS_PER_THREAD	100
+
+struct submitter {
+	uint32_t queue;
+	int failures;
+	int first_rc;
+};
+
+static void *submit_loop(void *arg)
+{
+	struct submitter *t = arg;
+	struct gaudisim_cs_chunk chunk = make_chunk(nop_cb.handle, t->queue, nop_cb.w.used);
+	int i;
+
+	for (i = 0; i < SUBMITS_PER_THREAD; i++) {
+		uint32_t status = ~0u;
+		uint64_t seq;
+		int rc = submit_chunk(dev_fd, &chunk, &seq);
+
+		if (!rc)
+			rc = hlthunk_wait_for_cs(dev_fd, seq, WAIT_US_SHORT, &status);
+		if (!rc && status != GAUDISIM_WAIT_CS_STATUS_COMPLETED)
+			rc = -EIO;
+		if (rc && !t->failures++)
+			t->first_rc = rc;
+	}
+	return NULL;
+}
+
+START_TEST(threads_submit_concurrently)
+{
+	struct submitter t[SUBMIT_THREADS];
+	pthread_t tid[SUBMIT_THREADS];
+	int i;
+
+	/* One file, several threads: submissions and waits must not trip over each other. */
+	for (i = 0; i < SUBMIT_THREADS; i++) {
+		t[i] = (struct submitter){ .queue = (uint32_t)i * 2 };
+		ck_assert_int_eq(pthread_create(&tid[i], NULL, submit_loop, &t[i]), 0);
+	}
+	for (i = 0; i < SUBMIT_THREADS; i++)
+		ck_assert_int_eq(pthread_join(tid[i], NULL), 0);
+	for (i = 0; i < SUBMIT_THREADS; i++)
+		ck_assert_msg(!t[i].failures, "thread %d: %d failures, first %s", i,
+			      t[i].failures, strerror(-t[i].first_rc));
+	ck_assert_int_eq(hlthunk_is_device_idle(dev_fd), 1);
 }
 END_TEST
 
@@ -441,6 +510,8 @@ static Suite *cs_suite(void)
 	tcase_add_test(nop, one_cs_on_all_queues);
 	tcase_add_test(nop, same_cb_many_times_in_one_cs);
 	tcase_add_test(nop, restore_chunks_run);
+	tcase_add_test(nop, max_chunks_in_one_cs);
+	tcase_add_test(nop, threads_submit_concurrently);
 	tcase_add_test(nop, many_in_flight);
 	tcase_add_test(nop, timestamp_flag);
 	tcase_add_test(nop, custom_timeout);
@@ -469,5 +540,5 @@ static Suite *cs_suite(void)
 
 int main(void)
 {
-	return run_suites(cs_suite(), NULL);
+	return run_suite(cs_suite());
 }

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common.h"
@@ -232,7 +233,7 @@ START_TEST(chunks_on_all_queues_in_one_cs)
 }
 END_TEST
 
-START_TEST(data_survives_between_contexts_of_one_file)
+START_TEST(hbm_keeps_data_between_cs)
 {
 	/* Write, then read back with many NOP CSs in between on other queues. */
 	const uint32_t size = 8192;
@@ -259,6 +260,130 @@ START_TEST(data_survives_between_contexts_of_one_file)
 }
 END_TEST
 
+START_TEST(round_trip_through_sram)
+{
+	struct gaudisim_info_hw_ip_info hw;
+	const uint32_t size = 1 * MiB + 3;
+	struct host_buf src, dst;
+	long diff;
+
+	hw_ip_ok(dev_fd, &hw);
+	ck_assert_uint_ge(hw.sram_size, size + 5);
+	host_buf_map_ok(dev_fd, &src, size);
+	host_buf_map_ok(dev_fd, &dst, size);
+	fill_pattern(src.ptr, size, 0x5a5a);
+	memset(dst.ptr, 0, dst.size);
+	dma_ok(dev_fd, src.va, hw.sram_base_address + 5, size, QUEUE_H2D);
+	dma_ok(dev_fd, hw.sram_base_address + 5, dst.va, size, QUEUE_D2H);
+	diff = first_difference(src.ptr, dst.ptr, size);
+	ck_assert_msg(diff < 0, "first difference at byte %ld", diff);
+	host_buf_release(dev_fd, &dst);
+	host_buf_release(dev_fd, &src);
+}
+END_TEST
+
+START_TEST(memset_host_buffer)
+{
+	struct host_buf buf;
+	long diff;
+
+	host_buf_map_ok(dev_fd, &buf, 64 * KiB);
+	memset(buf.ptr, 0x11, buf.size);
+	memset_ok(dev_fd, buf.va + 100, 0xc3, 3000, QUEUE_D2H);
+	diff = first_byte_not(buf.ptr, 100, 0x11);
+	ck_assert_msg(diff < 0, "byte %ld before the memset changed", diff);
+	diff = first_byte_not(buf.ptr + 100, 3000, 0xc3);
+	ck_assert_msg(diff < 0, "memset byte %ld not set", diff);
+	diff = first_byte_not(buf.ptr + 3100, buf.size - 3100, 0x11);
+	ck_assert_msg(diff < 0, "byte %ld after the memset changed", diff);
+	host_buf_release(dev_fd, &buf);
+}
+END_TEST
+
+START_TEST(msg_long_to_hbm)
+{
+	struct host_buf buf;
+	struct hbm_buf hbm;
+	struct test_cb cb;
+	uint32_t got[4];
+
+	host_buf_map_ok(dev_fd, &buf, 4096);
+	hbm_alloc_ok(dev_fd, &hbm, 4096);
+	memset_ok(dev_fd, hbm.addr, 0, 64, QUEUE_H2D);
+	cb_create_ok(dev_fd, &cb, 64);
+	ck_assert_int_eq(hlthunk_cbw_msg_long(&cb.w, hbm.addr + 4, 0xfeedf00d, 0), 0);
+	ck_assert_int_eq(hlthunk_cbw_msg_long(&cb.w, hbm.addr + 12, 0x12345678,
+					      GAUDISIM_PKT_CTL_MB), 0);
+	run_cb_ok(dev_fd, &cb, QUEUE_H2D, WAIT_US_SHORT);
+	dma_ok(dev_fd, hbm.addr, buf.va, sizeof(got), QUEUE_D2H);
+	memcpy(got, buf.ptr, sizeof(got));
+	ck_assert_uint_eq(got[0], 0);
+	ck_assert_uint_eq(got[1], 0xfeedf00d);
+	ck_assert_uint_eq(got[2], 0);
+	ck_assert_uint_eq(got[3], 0x12345678);
+	cb_destroy_ok(dev_fd, &cb);
+	hbm_free_ok(dev_fd, &hbm);
+	host_buf_release(dev_fd, &buf);
+}
+END_TEST
+
+START_TEST(unmap_while_in_flight)
+{
+	const uint32_t size = 16 * MiB;
+	struct host_buf src, dst;
+	struct hbm_buf hbm;
+	struct test_cb cb;
+	struct gaudisim_cs_chunk chunk;
+	uint8_t *want;
+	uint64_t seq;
+
+	host_buf_map_ok(dev_fd, &src, size);
+	hbm_alloc_ok(dev_fd, &hbm, size);
+	fill_pattern(src.ptr, size, 99);
+	cb_create_ok(dev_fd, &cb, 64);
+	ck_assert_int_eq(hlthunk_cbw_lin_dma(&cb.w, src.va, hbm.addr, size, 0, 0), 0);
+	chunk = make_chunk(cb.handle, QUEUE_H2D, cb.w.used);
+	ck_assert_int_eq(submit_chunk(dev_fd, &chunk, &seq), 0);
+	/* Give the mapping and the memory back at once: the job keeps its pages. */
+	host_buf_release(dev_fd, &src);
+	wait_completed_ok(dev_fd, seq, WAIT_US_DMA);
+
+	want = malloc(size);
+	ck_assert_ptr_nonnull(want);
+	fill_pattern(want, size, 99);
+	host_buf_map_ok(dev_fd, &dst, size);
+	dma_ok(dev_fd, hbm.addr, dst.va, size, QUEUE_D2H);
+	ck_assert_int_eq(first_difference(want, dst.ptr, size), -1);
+	free(want);
+	cb_destroy_ok(dev_fd, &cb);
+	hbm_free_ok(dev_fd, &hbm);
+	host_buf_release(dev_fd, &dst);
+}
+END_TEST
+
+START_TEST(remap_after_unmap)
+{
+	const uint32_t size = 256 * KiB;
+	struct host_buf a, b;
+	struct hbm_buf hbm;
+	int round;
+
+	hbm_alloc_ok(dev_fd, &hbm, size);
+	for (round = 0; round < 8; round++) {
+		host_buf_map_ok(dev_fd, &a, size);
+		host_buf_map_ok(dev_fd, &b, size);
+		fill_pattern(a.ptr, size, (uint32_t)round);
+		memset(b.ptr, 0, size);
+		dma_ok(dev_fd, a.va, hbm.addr, size, QUEUE_H2D);
+		dma_ok(dev_fd, hbm.addr, b.va, size, QUEUE_D2H);
+		ck_assert_int_eq(first_difference(a.ptr, b.ptr, size), -1);
+		host_buf_release(dev_fd, &b);
+		host_buf_release(dev_fd, &a);
+	}
+	hbm_free_ok(dev_fd, &hbm);
+}
+END_TEST
+
 static Suite *dma_suite(void)
 {
 	Suite *s = suite_create("dma");
@@ -274,12 +399,17 @@ static Suite *dma_suite(void)
 	tcase_add_test(ops, hbm_to_hbm);
 	tcase_add_test(ops, many_packets_in_one_cb);
 	tcase_add_test(ops, chunks_on_all_queues_in_one_cs);
-	tcase_add_test(ops, data_survives_between_contexts_of_one_file);
+	tcase_add_test(ops, hbm_keeps_data_between_cs);
+	tcase_add_test(ops, round_trip_through_sram);
+	tcase_add_test(ops, memset_host_buffer);
+	tcase_add_test(ops, msg_long_to_hbm);
+	tcase_add_test(ops, unmap_while_in_flight);
+	tcase_add_test(ops, remap_after_unmap);
 	suite_add_tcase(s, ops);
 	return s;
 }
 
 int main(void)
 {
-	return run_suites(dma_suite(), NULL);
+	return run_suite(dma_suite());
 }

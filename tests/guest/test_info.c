@@ -292,5 +292,5 @@ static Suite *info_suite(void)
 
 int main(void)
 {
-	return run_suites(info_suite(), NULL);
+	return run_suite(info_suite());
 }

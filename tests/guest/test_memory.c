@@ -102,7 +102,7 @@ START_TEST(alloc_until_exhausted)
 	uint64_t *handles;
 	size_t max, n = 0, i;
 	uint64_t chunk;
-	int rc;
+	int rc = 0;
 
 	dram_usage_ok(dev_fd, &start);
 	ck_assert_uint_eq(start.dram_used_mem, 0);
@@ -416,5 +416,5 @@ static Suite *memory_suite(void)
 
 int main(void)
 {
-	return run_suites(memory_suite(), NULL);
+	return run_suite(memory_suite());
 }

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common.h"
 
@@ -362,7 +363,7 @@ END_TEST
 
 enum dma_target {
 	DST_RESERVED_START, DST_RESERVED_END, DST_STRADDLES_RESERVED, SRC_RESERVED,
-	DST_PAST_HBM, DST_WRAPS, MEMSET_RESERVED, NUM_DMA_TARGETS
+	DST_PAST_HBM, DST_WRAPS, MEMSET_RESERVED, SRAM_PAST_END, NUM_DMA_TARGETS
 };
 
 START_TEST(lin_dma_into_reserved_hbm_is_einval)
@@ -395,6 +396,9 @@ START_TEST(lin_dma_into_reserved_hbm_is_einval)
 		dst = GAUDISIM_HBM_BASE;
 		extra = GAUDISIM_LIN_DMA_CTL_MEMSET;
 		break;
+	case SRAM_PAST_END:
+		dst = hw.sram_base_address + hw.sram_size - 8;
+		break;
 	}
 	cb_reset(&cb);
 	ck_assert_int_eq(hlthunk_cbw_lin_dma(&cb.w, src, dst, size, extra, 0), 0);
@@ -402,7 +406,7 @@ START_TEST(lin_dma_into_reserved_hbm_is_einval)
 	if (_i == DST_WRAPS)
 		expect_refused_either(-EINVAL, -EPERM, "LIN_DMA past the address space");
 	else
-		expect_refused(-EINVAL, "LIN_DMA outside user HBM");
+		expect_refused(-EINVAL, "LIN_DMA outside user HBM and SRAM");
 }
 END_TEST
 
@@ -534,6 +538,112 @@ START_TEST(refusal_storm)
 }
 END_TEST
 
+/* ---- Device errors and hangs ------------------------------------------------------ */
+
+/* After a reset the device needs a moment; poll its status, bounded. */
+static void wait_operational(void)
+{
+	uint32_t status = ~0u;
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		ck_assert_int_eq(hlthunk_get_device_status(dev_fd, &status), 0);
+		if (status == GAUDISIM_DEVICE_STATUS_OPERATIONAL)
+			return;
+		usleep(100 * 1000);
+	}
+	ck_abort_msg("device status %u 30 s after a reset", status);
+}
+
+/* Packets the parser passes through but the device refuses to execute. */
+static const uint32_t device_refused[][2] = {
+	{ 1u << 8, GAUDISIM_PKT_CTL(GAUDISIM_PKT_FENCE) },	/* reserved FENCE cfg bit */
+	{ 0, GAUDISIM_PKT_CTL(GAUDISIM_PKT_FENCE) | 1u },	/* reserved FENCE ctl bit */
+	{ 0, GAUDISIM_PKT_CTL(GAUDISIM_PKT_ARB_POINT) | 1u << 16 },	/* reserved ARB_POINT bit */
+};
+
+START_TEST(device_error_ends_in_error_completion)
+{
+	struct gaudisim_info_cs_counters before, after;
+	uint32_t status = ~0u;
+	uint64_t seq;
+	int rc;
+
+	cb_reset(&cb);
+	ck_assert_int_eq(hlthunk_cbw_nop(&cb.w, 0), 0);
+	ck_assert_int_eq(hlthunk_cbw_dwords(&cb.w, device_refused[_i], 2), 0);
+	ck_assert_int_eq(hlthunk_cbw_nop(&cb.w, 0), 0);
+	get_counters(&before);
+	{
+		struct gaudisim_cs_chunk chunk = make_chunk(cb.handle, QUEUE_H2D, cb.w.used);
+
+		rc = submit_chunk(dev_fd, &chunk, &seq);
+	}
+	if (rc == 0) {
+		/* Not caught by the parser: the device's error completion must report it. */
+		rc = hlthunk_wait_for_cs(dev_fd, seq, WAIT_US_SHORT, &status);
+		ck_assert_msg(rc == -EIO && status == GAUDISIM_WAIT_CS_STATUS_ABORTED,
+			      "bad packet on the device: rc %d (%s) status %u, expected EIO/ABORTED",
+			      rc, strerror(-rc), status);
+		get_counters(&after);
+		ck_assert_uint_eq(after.errors, before.errors + 1);
+	} else {
+		ck_assert_msg(rc == -EINVAL, "refused with %s, expected EINVAL", strerror(-rc));
+	}
+	/* The queue goes on with the next job. */
+	cb_reset(&cb);
+	ck_assert_int_eq(hlthunk_cbw_nop(&cb.w, 0), 0);
+	ck_assert_int_eq(submit_written(), 0);
+	get_counters(&after);
+	ck_assert_uint_eq(after.timed_out, before.timed_out);
+}
+END_TEST
+
+START_TEST(hung_cs_times_out_and_device_recovers)
+{
+	struct gaudisim_info_cs_counters before, after;
+	struct gaudisim_cs_chunk hang, behind;
+	struct hlthunk_cs_in in = { .chunks_execute = &hang, .num_chunks_execute = 1,
+				    .flags = GAUDISIM_CS_FLAGS_CUSTOM_TIMEOUT, .timeout_s = 1 };
+	struct hlthunk_cs_out out;
+	struct test_cb nop;
+	uint32_t status = ~0u;
+	uint64_t seq_behind;
+	int rc;
+
+	/* A FENCE nobody will ever satisfy blocks its stream: only the timeout ends it. */
+	cb_reset(&cb);
+	ck_assert_int_eq(hlthunk_cbw_fence(&cb.w, 0, 1, 1, 0), 0);
+	hang = make_chunk(cb.handle, QUEUE_H2D, cb.w.used);
+	cb_create_ok(dev_fd, &nop, 64);
+	ck_assert_int_eq(hlthunk_cbw_nop(&nop.w, 0), 0);
+	behind = make_chunk(nop.handle, QUEUE_H2D, nop.w.used);
+
+	get_counters(&before);
+	ck_assert_int_eq(hlthunk_command_submission(dev_fd, &in, &out), 0);
+	ck_assert_int_eq(submit_chunk(dev_fd, &behind, &seq_behind), 0);
+
+	rc = hlthunk_wait_for_cs(dev_fd, out.seq, WAIT_US_SHORT, &status);
+	ck_assert_msg(rc == -ETIMEDOUT && status == GAUDISIM_WAIT_CS_STATUS_TIMEDOUT,
+		      "hung CS: rc %d (%s) status %u, expected ETIMEDOUT/TIMEDOUT", rc,
+		      strerror(-rc), status);
+	/* The reset that follows aborts the job queued behind it. */
+	rc = hlthunk_wait_for_cs(dev_fd, seq_behind, WAIT_US_SHORT, &status);
+	ck_assert_msg(rc == -EIO && status == GAUDISIM_WAIT_CS_STATUS_ABORTED,
+		      "CS behind the hung one: rc %d (%s) status %u, expected EIO/ABORTED", rc,
+		      strerror(-rc), status);
+	wait_operational();
+	get_counters(&after);
+	ck_assert_uint_eq(after.timed_out, before.timed_out + 1);
+	ck_assert_uint_eq(after.errors, before.errors + 1);
+
+	/* The same queue and the same file work again. */
+	run_cb_ok(dev_fd, &nop, QUEUE_H2D, WAIT_US_SHORT);
+	cb_destroy_ok(dev_fd, &nop);
+	ck_assert_int_eq(hlthunk_is_device_idle(dev_fd), 1);
+}
+END_TEST
+
 /* ---- Afterwards ----------------------------------------------------------------- */
 
 START_TEST(device_still_works)
@@ -565,6 +675,7 @@ static Suite *negative_suite(void)
 	Suite *s = suite_create("negative");
 	TCase *args = matrix_tcase("cs-arguments");
 	TCase *parser = matrix_tcase("parser");
+	TCase *recovery = matrix_tcase("recovery");
 	TCase *after = compute_tcase("afterwards", TCASE_TIMEOUT_DMA);
 
 	tcase_add_loop_test(args, cs_args_refused, 0, NUM_CS_CASES);
@@ -594,6 +705,12 @@ static Suite *negative_suite(void)
 	tcase_add_test(parser, refusal_storm);
 	suite_add_tcase(s, parser);
 
+	tcase_add_loop_test(recovery, device_error_ends_in_error_completion, 0,
+			    (int)(sizeof(device_refused) / sizeof(device_refused[0])));
+	tcase_add_test(recovery, hung_cs_times_out_and_device_recovers);
+	tcase_set_timeout(recovery, TCASE_TIMEOUT_DMA);
+	suite_add_tcase(s, recovery);
+
 	tcase_add_test(after, device_still_works);
 	suite_add_tcase(s, after);
 	return s;
@@ -601,5 +718,5 @@ static Suite *negative_suite(void)
 
 int main(void)
 {
-	return run_suites(negative_suite(), NULL);
+	return run_suite(negative_suite());
 }

@@ -280,5 +280,5 @@ static Suite *open_suite(void)
 
 int main(void)
 {
-	return run_suites(open_suite(), NULL);
+	return run_suite(open_suite());
 }

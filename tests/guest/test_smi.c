@@ -204,5 +204,5 @@ static Suite *smi_suite(void)
 
 int main(void)
 {
-	return run_suites(smi_suite(), NULL);
+	return run_suite(smi_suite());
 }

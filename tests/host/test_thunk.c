@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "hlthunk.h"
-#include "pci.h"	/* libhlthunk's private helpers */
+#include "pci.h"	/* libhlthunk's private PCI address code */
 #include "suites.h"
 
 START_TEST(busid_full_form)

@@ -321,9 +321,11 @@ union gaudisim_wait_cs_args {
 /*
  * Host buffers mapped with MAP + USERPTR get device virtual addresses from
  * this range. The driver translates them when it copies an external CB;
- * a LIN_DMA must stay inside one mapping.
+ * a LIN_DMA must stay inside one mapping. The range lies above the
+ * device's physical host window (GAUDISIM_HOST_BASE + 2^48), so an address
+ * is never both.
  */
-#define GAUDISIM_HOST_VA_BASE		0x1000000000000ULL
+#define GAUDISIM_HOST_VA_BASE		0x2000000000000ULL
 #define GAUDISIM_HOST_VA_SIZE		0x1000000000000ULL
 #define GAUDISIM_USERPTR_MAX_SIZE	(1ULL << 32)	/* 4 GiB per mapping */
 
