@@ -19,6 +19,8 @@ KVER = $(shell cat $(B)/guest-kernel/version 2>/dev/null)
 KDIR = $(B)/guest-kernel/root/usr/src/linux-headers-$(KVER)
 
 CFLAGS_HOST := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I$(TOP)/include -I$(TOP)/qemu-device/core
+# The MME runs FP32 GEMMs through the host's OpenBLAS.
+CORE_LIBS = -DGSIM_HAVE_OPENBLAS $$(pkg-config --cflags --libs openblas) -lm
 CORE_SRCS := $(wildcard qemu-device/core/*.c)
 CORE_HDRS := $(wildcard qemu-device/core/*.h) $(wildcard include/hw/*.h)
 
@@ -77,7 +79,7 @@ vm: vm-deps
 # ---- tests
 $(B)/tests/unit-core: $(CORE_SRCS) $(CORE_HDRS) $(wildcard tests/unit/*.c tests/unit/*.h) | setup
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_HOST) -o $@ $(CORE_SRCS) $(wildcard tests/unit/*.c) $$(pkg-config --cflags --libs check) -lm
+	$(CC) $(CFLAGS_HOST) -o $@ $(CORE_SRCS) $(wildcard tests/unit/*.c) $$(pkg-config --cflags --libs check) $(CORE_LIBS)
 
 test-unit: $(B)/tests/unit-core
 test-host: setup
@@ -88,7 +90,12 @@ test-guest: vm-deps
 test: test-unit test-host test-qtest test-guest
 	@bash scripts/run-tests.sh
 
-bench: vm-deps test-unit
+BENCH_HOST := $(B)/bench/mme-bench $(B)/bench/host-memcpy
+$(B)/bench/%: tests/bench/%.c $(CORE_SRCS) $(CORE_HDRS) | setup
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_HOST) -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+
+bench: vm-deps $(BENCH_HOST)
 	@bash scripts/bench.sh
 
 clean:

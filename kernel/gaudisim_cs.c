@@ -14,6 +14,7 @@
 
 #include <linux/dma-mapping.h>
 #include <linux/jiffies.h>
+#include <linux/overflow.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -100,7 +101,7 @@ static void gsim_cs_tdr_work(struct work_struct *work)
 		gsim_err_ratelimited(gdev, "CS %llu has not finished in %u seconds\n",
 				     cs->seq, cs->timeout_s);
 		if (gsim_reset_on_lockup)
-			queue_work(gdev->wq, &gdev->reset_work);
+			gsim_request_reset(gdev, "command submission timed out");
 	}
 	gsim_cs_put(cs);
 }
@@ -221,10 +222,6 @@ static int gsim_chunk_check(struct gaudisim_device *gdev,
 		gsim_dbg(gdev, "queue %u does not exist\n", q);
 		return -EINVAL;
 	}
-	if (!GAUDISIM_QUEUE_IS_EXTERNAL(q)) {
-		gsim_dbg(gdev, "queue %u is internal; only external queues take CBs\n", q);
-		return -EINVAL;
-	}
 	if (!gsim_queue_present(gdev, q)) {
 		gsim_dbg(gdev, "queue %u is not present on this device\n", q);
 		return -EINVAL;
@@ -235,6 +232,39 @@ static int gsim_chunk_check(struct gaudisim_device *gdev,
 			 chunk->cb_size, GAUDISIM_PKT_ALIGN);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/*
+ * An internal job runs the user's CB in place: it must lie, whole, in
+ * user HBM or in SRAM (the device fetches internal CBs from device memory
+ * only) and be no longer than a CB the device accepts.
+ */
+static int gsim_internal_job_prepare(struct gaudisim_device *gdev,
+				     struct gsim_job *job,
+				     const struct gaudisim_cs_chunk *chunk)
+{
+	u64 addr = chunk->cb_handle;
+	u64 sram_end = GAUDISIM_SRAM_BASE + gdev->sram_size;
+	u64 end;
+
+	if (chunk->cb_size > GAUDISIM_CB_MAX_SIZE) {
+		gsim_dbg(gdev, "internal CB of %u bytes exceeds %u\n",
+			 chunk->cb_size, GAUDISIM_CB_MAX_SIZE);
+		return -EINVAL;
+	}
+	if (!IS_ALIGNED(addr, GAUDISIM_PKT_ALIGN) ||
+	    check_add_overflow(addr, (u64)chunk->cb_size, &end) ||
+	    !((addr >= GAUDISIM_HBM_USER_BASE && end <= gdev->hbm_size) ||
+	      (addr >= GAUDISIM_SRAM_BASE && end <= sram_end))) {
+		gsim_dbg(gdev, "internal CB 0x%llx + %u is not in user HBM or SRAM\n",
+			 addr, chunk->cb_size);
+		return -EINVAL;
+	}
+	job->internal = true;
+	job->queue_id = chunk->queue_index;
+	job->cb_addr = addr;
+	job->kcb_size = chunk->cb_size;
 	return 0;
 }
 
@@ -249,6 +279,13 @@ static int gsim_job_prepare(struct gaudisim_ctx *ctx, struct gsim_job *job,
 	rc = gsim_chunk_check(gdev, chunk);
 	if (rc)
 		goto validation_drop;
+
+	if (!GAUDISIM_QUEUE_IS_EXTERNAL(chunk->queue_index)) {
+		rc = gsim_internal_job_prepare(gdev, job, chunk);
+		if (rc)
+			goto validation_drop;
+		return 0;
+	}
 
 	cb = gsim_cb_lookup(ctx, chunk->cb_handle);
 	if (!cb) {
@@ -308,6 +345,20 @@ static int gsim_cs_build(struct gaudisim_ctx *ctx, u64 uptr, u32 num_chunks,
 			gsim_cs_discard(cs);
 			goto out_free_chunks;
 		}
+		if (!cs->jobs[i].internal)
+			cs->num_ext_jobs++;
+	}
+	/*
+	 * Internal jobs complete with the external jobs of their CS (which
+	 * wait for them through the sync manager), as on Gaudi; without an
+	 * external job nothing would ever tell the CS is done.
+	 */
+	if (!cs->num_ext_jobs) {
+		gsim_dbg(ctx->gdev, "a CS needs at least one external queue job\n");
+		atomic64_inc(&ctx->gdev->cs_cnt.validation_drop);
+		gsim_cs_discard(cs);
+		rc = -EINVAL;
+		goto out_free_chunks;
 	}
 	*out = cs;
 	rc = 0;
@@ -331,7 +382,7 @@ static int gsim_cs_push(struct gsim_cs *cs, bool user)
 {
 	struct gaudisim_ctx *ctx = cs->ctx;
 	struct gaudisim_device *gdev = ctx->gdev;
-	u32 needed[GAUDISIM_NUM_EXT_QUEUES] = {};
+	u32 needed[GAUDISIM_QUEUE_ID_SIZE] = {};
 	int rc = 0;
 	u32 i;
 
@@ -348,8 +399,16 @@ static int gsim_cs_push(struct gsim_cs *cs, bool user)
 		goto out_unlock;
 	}
 
-	for (i = 0; i < GAUDISIM_NUM_EXT_QUEUES; i++) {
-		if (needed[i] > gsim_queue_free_slots(&gdev->queues[i])) {
+	for (i = 0; i < GAUDISIM_QUEUE_ID_SIZE; i++) {
+		u32 free;
+
+		if (!needed[i])
+			continue;
+		if (GAUDISIM_QUEUE_IS_EXTERNAL(i))
+			free = gsim_queue_free_slots(&gdev->queues[i]);
+		else
+			free = gsim_iqueue_free_slots(&gdev->iqueues[i]);
+		if (needed[i] > free) {
 			atomic64_inc(&gdev->cs_cnt.queue_full_drop);
 			gsim_dbg(gdev, "queue %u is full\n", i);
 			rc = -EAGAIN;
@@ -377,8 +436,8 @@ static int gsim_cs_push(struct gsim_cs *cs, bool user)
 		atomic64_inc(&gdev->cs_cnt.submitted);
 	}
 
-	atomic_set(&cs->jobs_left, cs->num_jobs);
-	atomic_add(cs->num_jobs, &ctx->jobs_inflight);
+	atomic_set(&cs->jobs_left, cs->num_ext_jobs);
+	atomic_add(cs->num_ext_jobs, &ctx->jobs_inflight);
 
 	if (cs->timeout_s) {
 		kref_get(&cs->ref);
@@ -386,7 +445,18 @@ static int gsim_cs_push(struct gsim_cs *cs, bool user)
 				   (unsigned long)cs->timeout_s * HZ);
 	}
 
+	/* Internal work first, so the external jobs find it queued. */
+	for (i = 0; i < cs->num_jobs; i++)
+		if (cs->jobs[i].internal)
+			gsim_iqueue_push(&gdev->iqueues[cs->jobs[i].queue_id],
+					 &cs->jobs[i]);
+	for (i = GAUDISIM_NUM_EXT_QUEUES; i < GAUDISIM_QUEUE_ID_SIZE; i++)
+		if (needed[i])
+			gsim_iqueue_ring_doorbell(&gdev->iqueues[i]);
+
 	for (i = 0; i < cs->num_jobs; i++) {
+		if (cs->jobs[i].internal)
+			continue;
 		kref_get(&cs->ref);
 		gsim_queue_push(&gdev->queues[cs->jobs[i].queue_id], &cs->jobs[i]);
 	}

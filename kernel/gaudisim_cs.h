@@ -29,11 +29,15 @@ static_assert((GSIM_CS_OUTCOMES & (GSIM_CS_OUTCOMES - 1)) == 0);
 /**
  * struct gsim_job - one chunk of a CS
  * @cs: the CS (the job holds a reference on it)
- * @queue_id: external queue ID
+ * @queue_id: queue ID
+ * @internal: an internal-queue job: the device runs the user's CB at
+ *            @cb_addr in place; no kernel CB, no completion of its own
+ * @cb_addr: device address of the CB of an internal job
  * @user_cb: the user CB it was copied from (reference, usage count)
  * @kcb: kernel CB: patched packets followed by the completion tail
  * @kcb_dma: its bus address
- * @kcb_size: bytes of @kcb the device runs (body + tail)
+ * @kcb_size: bytes of @kcb the device runs (body + tail); for an internal
+ *            job, the size of the CB at @cb_addr
  * @has_dma: the body contains a LIN_DMA (engine barrier on the tail)
  * @uptrs: userptr mappings the body addresses (one reference each)
  * @num_uptrs: entries in @uptrs
@@ -43,6 +47,8 @@ static_assert((GSIM_CS_OUTCOMES & (GSIM_CS_OUTCOMES - 1)) == 0);
 struct gsim_job {
 	struct gsim_cs *cs;
 	u32 queue_id;
+	bool internal;
+	u64 cb_addr;
 	struct gsim_cb *user_cb;
 	void *kcb;
 	dma_addr_t kcb_dma;
@@ -68,6 +74,7 @@ struct gsim_job {
  * @timestamp_ns: CLOCK_MONOTONIC time of the outcome (under ctx->cs_lock)
  * @done: completed when the outcome is final
  * @tdr: timeout work
+ * @num_ext_jobs: jobs on external queues (the ones that complete)
  * @num_jobs: entries in @jobs
  * @jobs: the jobs
  */
@@ -83,6 +90,7 @@ struct gsim_cs {
 	u64 timestamp_ns;
 	struct completion done;
 	struct delayed_work tdr;
+	u32 num_ext_jobs;
 	u32 num_jobs;
 	struct gsim_job jobs[] __counted_by(num_jobs);
 };

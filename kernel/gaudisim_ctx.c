@@ -120,6 +120,10 @@ int gsim_open(struct drm_device *drm, struct drm_file *file)
 		goto out_unlock;
 	}
 
+	rc = gsim_mmu_ctx_init(ctx);
+	if (rc)
+		goto out_unlock;
+
 	gdev->compute_ctx = ctx;
 	gdev->open_counter++;
 	gdev->open_time = ktime_get();
@@ -138,6 +142,8 @@ void gsim_postclose(struct drm_device *drm, struct drm_file *file)
 	struct gaudisim_ctx *ctx = file->driver_priv;
 
 	gsim_ctx_quiesce(ctx);
+	/* No device access to the context's pages once they are unpinned. */
+	gsim_mmu_ctx_fini(ctx);
 	gsim_cb_ctx_fini(ctx);
 	gsim_mem_ctx_fini(ctx);
 

@@ -28,6 +28,7 @@ struct gaudisim_device;
  * @ref: held by the file, every CS and every CB
  * @gdev: the device
  * @pid: thread group of the opener
+ * @asid: device MMU address space of the context (1..7)
  * @cbs: CB id -> struct gsim_cb (handle references); own lock
  * @cb_bytes: bytes of CB memory the context holds
  * @mem_lock: see below
@@ -46,6 +47,7 @@ struct gaudisim_ctx {
 	struct kref ref;
 	struct gaudisim_device *gdev;
 	pid_t pid;
+	u32 asid;
 
 	struct xarray cbs;
 	atomic64_t cb_bytes;

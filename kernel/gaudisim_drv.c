@@ -162,10 +162,10 @@ static void gsim_print_summary(struct gaudisim_device *gdev)
 	u64 hbm = gdev->hbm_size;
 	bool gib = IS_ALIGNED(hbm, SZ_1G);
 
-	dev_info(&gdev->pdev->dev, "accel%d: %s %s, %llu %s HBM, %u external queues, driver %s\n",
+	dev_info(&gdev->pdev->dev, "accel%d: %s %s, %llu %s HBM, %u external and %u internal queues, driver %s\n",
 		 gdev->drm.accel->index, GAUDISIM_DRIVER_NAME, GAUDISIM_CARD_NAME,
 		 gib ? hbm >> 30 : hbm >> 20, gib ? "GiB" : "MiB",
-		 gdev->num_ext_queues, GAUDISIM_DRIVER_VERSION);
+		 gdev->num_ext_queues, gdev->num_int_queues, GAUDISIM_DRIVER_VERSION);
 }
 
 static int gsim_probe(struct pci_dev *pdev, const struct pci_device_id *id)
@@ -205,13 +205,22 @@ static int gsim_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	}
 
 	rc = gsim_queues_init(gdev);
+	if (!rc)
+		rc = gsim_eq_init(gdev);
+	if (!rc)
+		rc = gsim_mmu_init(gdev);
 	if (rc)
 		goto err_destroy_wq;
 	gsim_queues_hw_init(gdev);
+	gsim_eq_hw_init(gdev);
+	gsim_mmu_hw_init(gdev);
 
 	rc = gsim_irq_init(gdev);
 	if (rc)
 		goto err_destroy_wq;
+	rc = gsim_eq_irq_init(gdev);
+	if (rc)
+		goto err_irq_fini;
 
 	mutex_lock(&gdev->submit_lock);
 	gsim_set_status(gdev, GAUDISIM_DEVICE_STATUS_OPERATIONAL);
@@ -233,6 +242,7 @@ static int gsim_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 err_unregister:
 	drm_dev_unregister(&gdev->drm);
 err_irq_fini:
+	gsim_eq_fini(gdev);
 	gsim_irq_fini(gdev);
 err_destroy_wq:
 	destroy_workqueue(gdev->wq);
@@ -248,9 +258,11 @@ static void gsim_remove(struct pci_dev *pdev)
 	/* No ioctl, reset work or control request touches the device after this. */
 	drm_dev_unplug(&gdev->drm);
 	gsim_ctrl_fini(gdev);
+	gsim_eq_fini(gdev);
 	gsim_device_stop(gdev);
 	gsim_irq_fini(gdev);
 	destroy_workqueue(gdev->wq);
+	gsim_mmu_fini(gdev);
 }
 
 /* Leave no DMA running across a reboot or kexec. */

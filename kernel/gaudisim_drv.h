@@ -26,6 +26,8 @@
 #include <hw/gaudisim_regs.h>
 #include <uapi/drm/gaudisim_accel.h>
 
+#include "gaudisim_eq.h"
+#include "gaudisim_mmu.h"
 #include "gaudisim_queue.h"
 
 #define GAUDISIM_DRIVER_VERSION		"0.1.0"
@@ -68,6 +70,8 @@ struct gsim_cs_counters {
  * @num_ext_queues: external queues that are present
  * @status: enum gaudisim_device_status; written under @submit_lock
  * @queues: the external queues (IDs 0..7), present or not
+ * @iqueues: the internal queues, indexed by queue ID (9..72)
+ * @num_int_queues: internal queues that are present
  * @submit_lock: see below
  * @open_lock: see below
  * @compute_ctx: context of the process holding the compute node, or NULL
@@ -80,7 +84,10 @@ struct gsim_cs_counters {
  * @cs_cnt: CS counters
  * @hard_reset_cnt: hard resets since load
  * @wq: ordered workqueue for CS timeouts and device resets
- * @reset_work: hard reset requested by a CS timeout
+ * @reset_work: hard reset requested by a CS timeout or a device event
+ * @reset_reason: why @reset_work was queued, for the log
+ * @eq: event queue and heartbeat
+ * @mmu: device MMU state
  * @ctrl: control node
  */
 struct gaudisim_device {
@@ -100,6 +107,8 @@ struct gaudisim_device {
 
 	int status;
 	struct gsim_queue queues[GAUDISIM_NUM_EXT_QUEUES];
+	struct gsim_iqueue iqueues[GAUDISIM_QUEUE_ID_SIZE];
+	u32 num_int_queues;
 
 	/*
 	 * Serialises the producer side of every PQ (pi, doorbells), the
@@ -125,6 +134,10 @@ struct gaudisim_device {
 
 	struct workqueue_struct *wq;
 	struct work_struct reset_work;
+	const char *reset_reason;
+
+	struct gsim_eq eq;
+	struct gsim_mmu mmu;
 
 	struct gsim_ctrl *ctrl;
 };
@@ -173,6 +186,7 @@ static inline bool gsim_queue_present(struct gaudisim_device *gdev, u32 qid)
 int gsim_device_hard_reset(struct gaudisim_device *gdev, const char *reason);
 void gsim_device_stop(struct gaudisim_device *gdev);
 void gsim_reset_work(struct work_struct *work);
+void gsim_request_reset(struct gaudisim_device *gdev, const char *reason);
 
 /* gaudisim_info.c */
 int gsim_info_query(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,

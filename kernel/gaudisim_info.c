@@ -14,6 +14,8 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 
+#include <hw/gaudisim_sync.h>
+
 #include "gaudisim_ctx.h"
 #include "gaudisim_drv.h"
 #include "gaudisim_hw.h"
@@ -26,6 +28,8 @@ union gsim_info_buf {
 	struct gaudisim_info_cs_counters cs;
 	struct gaudisim_info_open_stats open;
 	struct gaudisim_info_driver_version version;
+	struct gaudisim_info_sync_manager sync;
+	u32 events[GAUDISIM_INFO_HW_EVENTS_NUM];
 };
 
 static u32 gsim_engine_count(struct gaudisim_device *gdev, u32 shift, u32 bits)
@@ -52,10 +56,10 @@ static void gsim_info_hw_ip(struct gaudisim_device *gdev,
 	hw->num_tpc = gsim_engine_count(gdev, GAUDISIM_ENGINES_TPC_SHIFT, 8);
 	hw->tpc_enabled_mask = hw->num_tpc >= 32 ? U32_MAX : BIT(hw->num_tpc) - 1;
 	hw->num_queues = GAUDISIM_QUEUE_ID_SIZE;
-	/* Only external queues take CS chunks for now. */
-	for (q = 0; q < GAUDISIM_NUM_EXT_QUEUES; q++)
-		if (gdev->queues[q].present)
-			hw->queue_mask[0] |= BIT_ULL(q);
+	/* Every queue the device implements takes CS chunks. */
+	for (q = 0; q < GAUDISIM_QUEUE_ID_SIZE; q++)
+		if (gsim_queue_present(gdev, q) && gaudisim_queue_engine(q) >= 0)
+			hw->queue_mask[q / 64] |= BIT_ULL(q % 64);
 	strscpy(hw->card_name, GAUDISIM_CARD_NAME, sizeof(hw->card_name));
 }
 
@@ -82,26 +86,31 @@ static void gsim_info_dram(struct gaudisim_device *gdev, struct gaudisim_ctx *ct
 static int gsim_info_idle(struct gaudisim_device *gdev,
 			  struct gaudisim_info_hw_idle *idle)
 {
-	u32 q, busy_hw[GAUDISIM_NUM_PCI_DMA];
+	u32 q, busy_hw[GAUDISIM_ENGINE_COUNT];
 	int idx;
 
 	/* The registers are gone once the device is removed. */
 	if (!drm_dev_enter(&gdev->drm, &idx))
 		return -ENODEV;
-	for (q = 0; q < GAUDISIM_NUM_PCI_DMA; q++)
+	for (q = 0; q < GAUDISIM_ENGINE_COUNT; q++)
 		busy_hw[q] = gsim_hw_busy_streams(gdev, q);
+
+	for (q = 0; q < GAUDISIM_QUEUE_ID_SIZE; q++) {
+		bool busy;
+		int engine = gaudisim_queue_engine(q);
+
+		if (engine < 0 || !gsim_queue_present(gdev, q))
+			continue;
+		if (GAUDISIM_QUEUE_IS_EXTERNAL(q))
+			busy = gsim_queue_busy(&gdev->queues[q]);
+		else
+			busy = gsim_iqueue_busy(&gdev->iqueues[q]);
+		if (busy || (busy_hw[engine] & BIT(gaudisim_queue_stream(q))))
+			idle->busy_queues_mask[q / 64] |= BIT_ULL(q % 64);
+	}
 	drm_dev_exit(idx);
 
-	for (q = 0; q < GAUDISIM_NUM_EXT_QUEUES; q++) {
-		struct gsim_queue *queue = &gdev->queues[q];
-
-		if (!queue->present)
-			continue;
-		if (gsim_queue_busy(queue) ||
-		    (busy_hw[queue->engine] & BIT(queue->stream)))
-			idle->busy_queues_mask[0] |= BIT_ULL(q);
-	}
-	idle->is_idle = !idle->busy_queues_mask[0];
+	idle->is_idle = !idle->busy_queues_mask[0] && !idle->busy_queues_mask[1];
 	return 0;
 }
 
@@ -187,6 +196,17 @@ int gsim_info_query(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
 	case GAUDISIM_INFO_OPEN_STATS:
 		gsim_info_open(gdev, &buf.open);
 		size = sizeof(buf.open);
+		break;
+	case GAUDISIM_INFO_HW_EVENTS:
+		gsim_eq_counts(gdev, buf.events);
+		size = sizeof(buf.events);
+		break;
+	case GAUDISIM_INFO_SYNC_MANAGER:
+		buf.sync.first_available_sync_object = GAUDISIM_SYNC_FIRST_USER_SOB;
+		buf.sync.first_available_monitor = GAUDISIM_SYNC_FIRST_USER_MON;
+		buf.sync.num_sync_objects = GAUDISIM_SYNC_NUM_SOBS;
+		buf.sync.num_monitors = GAUDISIM_SYNC_NUM_MONITORS;
+		size = sizeof(buf.sync);
 		break;
 	case GAUDISIM_INFO_DRIVER_VERSION:
 		strscpy(buf.version.version, GAUDISIM_DRIVER_VERSION,

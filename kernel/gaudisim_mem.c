@@ -167,15 +167,25 @@ static int gsim_userptr_map(struct gaudisim_ctx *ctx, u64 addr, u64 size, u64 *v
 					 GAUDISIM_HOST_VA_BASE,
 					 GAUDISIM_HOST_VA_BASE + GAUDISIM_HOST_VA_SIZE,
 					 DRM_MM_INSERT_LOW);
-	if (!rc)
-		up->va = up->va_node.start;
-	mutex_unlock(&ctx->mem_lock);
-
 	if (rc) {
+		mutex_unlock(&ctx->mem_lock);
 		gsim_dbg(gdev, "host VA range exhausted\n");
 		gsim_userptr_put(up);
 		return -ENOMEM;
 	}
+	up->va = up->va_node.start;
+	/* Internal queues reach the pages through the device MMU. */
+	rc = gsim_mmu_map_userptr(ctx, up);
+	if (rc) {
+		drm_mm_remove_node(&up->va_node);
+		mutex_unlock(&ctx->mem_lock);
+		gsim_dbg(gdev, "cannot map VA 0x%llx in the device MMU: %d\n",
+			 up->va, rc);
+		gsim_userptr_put(up);
+		return rc;
+	}
+	mutex_unlock(&ctx->mem_lock);
+
 	gsim_dbg(gdev, "mapped %llu bytes at VA 0x%llx in %u bus-contiguous pieces\n",
 		 size, up->va, up->nsegs);
 	*va = up->va;
@@ -246,6 +256,7 @@ static int gsim_userptr_unmap(struct gaudisim_ctx *ctx, u64 va)
 		gsim_dbg(ctx->gdev, "no userptr mapping at 0x%llx\n", va);
 		return -EINVAL;
 	}
+	gsim_mmu_unmap_userptr(ctx, up);
 	drm_mm_remove_node(&up->va_node);
 	mutex_unlock(&ctx->mem_lock);
 

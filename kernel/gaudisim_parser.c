@@ -12,6 +12,11 @@
  *
  * What a packet may do:
  *  - NOP, FENCE, ARB_POINT: copied unchanged.
+ *  - MSG_SHORT: a value (op 0) to a user sync object (base 1) or to a
+ *    register of a user monitor (base 0); the driver's and the reserved
+ *    ranges of gaudisim_sync.h are refused (EPERM).
+ *  - WREG_32: only to the stream's own CP_FENCE_RDATA registers, which
+ *    the device accepts from external CBs (a CB may signal its own fence).
  *  - MSG_LONG: a 32-bit value or a 64-bit timestamp to user HBM, SRAM or a
  *    userptr VA (translated); never to the register space.
  *  - LIN_DMA: between user HBM, SRAM and userptr VAs. Userptr VAs are
@@ -33,6 +38,8 @@
 #include "gaudisim_drv.h"
 #include "gaudisim_mem.h"
 #include "gaudisim_parser.h"
+
+#include <hw/gaudisim_sync.h>
 
 /*
  * Largest patched body the driver builds for one job: with its tail it
@@ -128,6 +135,7 @@ static const char * const gsim_pkt_name[GAUDISIM_PKT_MAX_OPCODE + 1] = {
  * @max_refs: entries available at @refs
  * @nrefs: userptr uses seen so far
  * @has_dma: a LIN_DMA was seen
+ * @stream: stream of the job's queue inside its QMAN
  */
 struct gsim_parser {
 	struct gaudisim_ctx *ctx;
@@ -142,6 +150,7 @@ struct gsim_parser {
 	u32 max_refs;
 	u32 nrefs;
 	bool has_dma;
+	u32 stream;
 };
 
 static __printf(2, 3)
@@ -401,6 +410,79 @@ static int gsim_parse_lin_dma(struct gsim_parser *p,
 	return gsim_emit_lin_dma_split(p, pkt, src_up, dst_up);
 }
 
+/* May a user MSG_SHORT write this monitor (registers other than STATUS)? */
+static bool gsim_user_monitor(u32 mon)
+{
+	return mon >= GAUDISIM_SYNC_FIRST_USER_MON &&
+	       mon < GAUDISIM_SYNC_NUM_MONITORS &&
+	       (mon < GAUDISIM_SYNC_RESERVED_MON_FIRST ||
+		mon > GAUDISIM_SYNC_RESERVED_MON_LAST);
+}
+
+static int gsim_parse_msg_short(struct gsim_parser *p,
+				const struct gsim_pkt_hdr *pkt)
+{
+	u32 ctl = le32_to_cpu(pkt->ctl);
+	u32 offset = ctl & GAUDISIM_MSG_SHORT_CTL_OFFSET_MASK;
+	u32 base = (ctl & GAUDISIM_MSG_SHORT_CTL_BASE_MASK) >>
+		   GAUDISIM_MSG_SHORT_CTL_BASE_SHIFT;
+	u32 op = (ctl & GAUDISIM_MSG_CTL_OP_MASK) >> GAUDISIM_MSG_CTL_OP_SHIFT;
+	u32 allowed = GSIM_MSG_CTL_ALLOWED | GAUDISIM_MSG_SHORT_CTL_OFFSET_MASK |
+		      GAUDISIM_MSG_SHORT_CTL_BASE_MASK;
+	/* Monitor registers are arrays of 4-byte registers, one per monitor. */
+	u32 mon_array = GAUDISIM_SYNC_MON_PAY_ADDRH(0) - GAUDISIM_SYNC_MON_PAY_ADDRL(0);
+	u32 mon_end = GAUDISIM_SYNC_MON_STATUS(0) - GAUDISIM_SYNC_MON_BASE_OFFSET;
+
+	if ((ctl & ~allowed) || op != GAUDISIM_MSG_OP_WRITE_VALUE ||
+	    !IS_ALIGNED(offset, sizeof(u32))) {
+		gsim_parse_dbg(p, "MSG_SHORT with unsupported ctl 0x%08x\n", ctl);
+		return -EINVAL;
+	}
+	switch (base) {
+	case GSIM_MSG_BASE_SOB:
+		if (offset / 4 >= GAUDISIM_SYNC_NUM_SOBS)
+			break;
+		if (offset / 4 < GAUDISIM_SYNC_FIRST_USER_SOB) {
+			gsim_parse_dbg(p, "MSG_SHORT to reserved SOB %u\n", offset / 4);
+			return -EPERM;
+		}
+		return gsim_emit(p, pkt, sizeof(*pkt));
+	case GSIM_MSG_BASE_MON:
+		if (offset >= mon_end)
+			break;
+		if (!gsim_user_monitor((offset % mon_array) / 4)) {
+			gsim_parse_dbg(p, "MSG_SHORT to reserved monitor %u\n",
+				       (offset % mon_array) / 4);
+			return -EPERM;
+		}
+		return gsim_emit(p, pkt, sizeof(*pkt));
+	default:
+		break;
+	}
+	gsim_parse_dbg(p, "MSG_SHORT to base %u offset 0x%x is outside the sync manager\n",
+		       base, offset);
+	return -EINVAL;
+}
+
+/* A CB may add to its own stream's fence counters, nothing else. */
+static int gsim_parse_wreg32(struct gsim_parser *p, const struct gsim_pkt_hdr *pkt)
+{
+	u32 ctl = le32_to_cpu(pkt->ctl);
+	u32 reg = ctl & GAUDISIM_WREG32_CTL_REG_OFFSET_MASK;
+	u32 f;
+
+	if (ctl & ~(GSIM_PKT_CTL_HEADER | GAUDISIM_WREG32_CTL_REG_OFFSET_MASK)) {
+		gsim_parse_dbg(p, "WREG_32 with unsupported ctl 0x%08x\n", ctl);
+		return -EINVAL;
+	}
+	for (f = 0; f < GAUDISIM_QM_NUM_FENCES; f++)
+		if (reg == GAUDISIM_QM_OFFSET + GAUDISIM_QM_CP_FENCE_RDATA(f, p->stream))
+			return gsim_emit(p, pkt, sizeof(*pkt));
+	gsim_parse_dbg(p, "WREG_32 to register 0x%x is not allowed on external queues\n",
+		       reg);
+	return -EPERM;
+}
+
 /* One pass over the snapshot; see the comment at the top of the file. */
 static int gsim_parse(struct gsim_parser *p)
 {
@@ -436,12 +518,17 @@ static int gsim_parse(struct gsim_parser *p)
 		case GAUDISIM_PKT_LIN_DMA:
 			rc = gsim_parse_lin_dma(p, pkt);
 			break;
+		case GAUDISIM_PKT_MSG_SHORT:
+			rc = gsim_parse_msg_short(p, pkt);
+			break;
+		case GAUDISIM_PKT_WREG_32:
+			rc = gsim_parse_wreg32(p, pkt);
+			break;
 		default:
 			/*
-			 * Register writes (WREG_32, WREG_BULK), driver-only
+			 * Bulk register writes (WREG_BULK), driver-only
 			 * packets (MSG_PROT, CP_DMA, STOP, LOAD_AND_EXE) and
-			 * what external queues do not run yet (MSG_SHORT,
-			 * REPEAT, WAIT).
+			 * what the parser does not follow (REPEAT, WAIT).
 			 */
 			gsim_parse_dbg(p, "%s is not allowed on external queues\n",
 				       gsim_pkt_name[op]);
@@ -474,6 +561,7 @@ int gsim_parser_make_kcb(struct gaudisim_ctx *ctx, struct gsim_job *job,
 		.ctx = ctx,
 		.gdev = gdev,
 		.src_size = cb_size,
+		.stream = gaudisim_queue_stream(job->queue_id),
 	};
 	u8 *snapshot;
 	u32 body;

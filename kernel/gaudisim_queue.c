@@ -12,6 +12,8 @@
 #include <linux/dma-mapping.h>
 #include <linux/list.h>
 
+#include <hw/gaudisim_sync.h>
+
 #include "gaudisim_cs.h"
 #include "gaudisim_drv.h"
 #include "gaudisim_hw.h"
@@ -57,7 +59,70 @@ int gsim_queues_init(struct gaudisim_device *gdev)
 		if (!q->pq || !q->cq || !q->shadow)
 			return -ENOMEM;
 	}
+
+	for (i = GAUDISIM_NUM_EXT_QUEUES; i < GAUDISIM_QUEUE_ID_SIZE; i++) {
+		struct gsim_iqueue *q = &gdev->iqueues[i];
+
+		if (gaudisim_queue_engine(i) < 0 || !gsim_queue_present(gdev, i))
+			continue;
+		q->gdev = gdev;
+		q->id = i;
+		q->engine = gaudisim_queue_engine(i);
+		q->stream = gaudisim_queue_stream(i);
+		q->present = true;
+		q->pq = dmam_alloc_coherent(dev, GSIM_IQUEUE_LEN * sizeof(*q->pq),
+					    &q->pq_dma, GFP_KERNEL);
+		if (!q->pq)
+			return -ENOMEM;
+		gdev->num_int_queues++;
+	}
 	return 0;
+}
+
+/* Point a stream's MSG_SHORT bases at the sync manager, as Gaudi does. */
+static void gsim_stream_msg_bases_init(struct gaudisim_device *gdev, u32 engine,
+				       u32 stream)
+{
+	static const u64 base[GAUDISIM_QM_NUM_MSG_BASES] = {
+		[GSIM_MSG_BASE_MON] = GAUDISIM_SYNC_MON_BASE_ADDR,
+		[GSIM_MSG_BASE_SOB] = GAUDISIM_SYNC_SOB_BASE_ADDR,
+	};
+	u32 b;
+
+	for (b = 0; b < GAUDISIM_QM_NUM_MSG_BASES; b++) {
+		gsim_wreg(gdev, gsim_qm_reg(engine, GAUDISIM_QM_CP_MSG_BASE_LO(b, stream)),
+			  lower_32_bits(base[b]));
+		gsim_wreg(gdev, gsim_qm_reg(engine, GAUDISIM_QM_CP_MSG_BASE_HI(b, stream)),
+			  upper_32_bits(base[b]));
+	}
+}
+
+static void gsim_iqueues_hw_init(struct gaudisim_device *gdev)
+{
+	u32 enable[GAUDISIM_ENGINE_COUNT] = {};
+	u32 i;
+
+	for (i = GAUDISIM_NUM_EXT_QUEUES; i < GAUDISIM_QUEUE_ID_SIZE; i++) {
+		struct gsim_iqueue *q = &gdev->iqueues[i];
+
+		if (!q->present)
+			continue;
+		q->pi = 0;
+		memset(q->pq, 0, GSIM_IQUEUE_LEN * sizeof(*q->pq));
+		gsim_wreg(gdev, gsim_qm_reg(q->engine, GAUDISIM_QM_PQ_BASE_LO(q->stream)),
+			  lower_32_bits(q->pq_dma));
+		gsim_wreg(gdev, gsim_qm_reg(q->engine, GAUDISIM_QM_PQ_BASE_HI(q->stream)),
+			  upper_32_bits(q->pq_dma));
+		gsim_wreg(gdev, gsim_qm_reg(q->engine, GAUDISIM_QM_PQ_SIZE(q->stream)),
+			  GSIM_IQUEUE_LEN_LOG2);
+		gsim_wreg(gdev, gsim_qm_reg(q->engine, GAUDISIM_QM_PQ_PI(q->stream)), 0);
+		gsim_stream_msg_bases_init(gdev, q->engine, q->stream);
+		enable[q->engine] |= BIT(q->stream);
+	}
+
+	for (i = GAUDISIM_ENGINE_DMA_2; i < GAUDISIM_ENGINE_COUNT; i++)
+		if (enable[i])
+			gsim_wreg(gdev, gsim_qm_reg(i, GAUDISIM_QM_GLBL_CFG0), enable[i]);
 }
 
 /*
@@ -89,11 +154,14 @@ void gsim_queues_hw_init(struct gaudisim_device *gdev)
 		gsim_wreg(gdev, gsim_qm_reg(q->engine, GAUDISIM_QM_PQ_SIZE(q->stream)),
 			  GSIM_QUEUE_LEN_LOG2);
 		gsim_wreg(gdev, gsim_qm_reg(q->engine, GAUDISIM_QM_PQ_PI(q->stream)), 0);
+		gsim_stream_msg_bases_init(gdev, q->engine, q->stream);
 		enable[q->engine] |= BIT(q->stream);
 	}
 
 	for (i = 0; i < GAUDISIM_NUM_PCI_DMA; i++)
 		gsim_wreg(gdev, gsim_qm_reg(i, GAUDISIM_QM_GLBL_CFG0), enable[i]);
+
+	gsim_iqueues_hw_init(gdev);
 }
 
 u32 gsim_queue_free_slots(struct gsim_queue *q)
@@ -231,4 +299,53 @@ void gsim_queue_abort(struct gsim_queue *q)
 		list_del(&job->done_node);
 		gsim_job_abort(job, -EIO);
 	}
+}
+
+/* The device's consumer index of an internal queue, same modulus as @pi. */
+static u32 gsim_iqueue_hw_ci(struct gsim_iqueue *q)
+{
+	return gsim_rreg(q->gdev, gsim_qm_reg(q->engine, GAUDISIM_QM_PQ_CI(q->stream))) &
+	       (2 * GSIM_IQUEUE_LEN - 1);
+}
+
+/*
+ * Free slots of an internal queue. Gaudi's driver frees a slot when the
+ * CS that used it is released; reading the device's PQ_CI is as cheap
+ * here and never lets a BD be overwritten before the CP fetched it.
+ */
+u32 gsim_iqueue_free_slots(struct gsim_iqueue *q)
+{
+	u32 used = (q->pi - gsim_iqueue_hw_ci(q)) & (2 * GSIM_IQUEUE_LEN - 1);
+
+	lockdep_assert_held(&q->gdev->submit_lock);
+	return used > GSIM_IQUEUE_LEN ? 0 : GSIM_IQUEUE_LEN - used;
+}
+
+/* Whether the CP has BDs of @q left to fetch; a snapshot for INFO. */
+bool gsim_iqueue_busy(struct gsim_iqueue *q)
+{
+	return READ_ONCE(q->pi) != gsim_iqueue_hw_ci(q);
+}
+
+/* Put an internal job (a CB in HBM or SRAM) into the next PQ slot. */
+void gsim_iqueue_push(struct gsim_iqueue *q, struct gsim_job *job)
+{
+	u32 slot = q->pi & (GSIM_IQUEUE_LEN - 1);
+
+	lockdep_assert_held(&q->gdev->submit_lock);
+
+	q->pq[slot].ctl = 0;
+	q->pq[slot].len = cpu_to_le32(job->kcb_size);
+	q->pq[slot].ptr = cpu_to_le64(job->cb_addr);
+	q->pi = (q->pi + 1) & (2 * GSIM_IQUEUE_LEN - 1);
+}
+
+void gsim_iqueue_ring_doorbell(struct gsim_iqueue *q)
+{
+	lockdep_assert_held(&q->gdev->submit_lock);
+
+	/* The BDs must be visible before the device sees PI. */
+	wmb();
+	gsim_wreg(q->gdev, gsim_qm_reg(q->engine, GAUDISIM_QM_PQ_PI(q->stream)),
+		  q->pi);
 }

@@ -25,6 +25,10 @@ struct gsim_job;
 #define GSIM_QUEUE_LEN		BIT(GSIM_QUEUE_LEN_LOG2)
 
 static_assert(GSIM_QUEUE_LEN - 1 <= GAUDISIM_BD_CTL_SHADOW_INDEX_MASK);
+
+/* CP_MSG_BASE<n> of every stream: monitor arrays and SOB array. */
+#define GSIM_MSG_BASE_MON	0
+#define GSIM_MSG_BASE_SOB	1
 static_assert(GSIM_QUEUE_LEN_LOG2 >= GAUDISIM_QM_PQ_SIZE_LOG2_MIN);
 static_assert(GSIM_QUEUE_LEN_LOG2 <= GAUDISIM_QM_PQ_SIZE_LOG2_MAX);
 
@@ -82,6 +86,39 @@ struct gsim_queue {
 	struct gsim_job **shadow;
 };
 
+/*
+ * Internal queues (HBM-DMA, MME, TPC): a PQ ring in host memory whose BDs
+ * point at CBs the user placed in HBM or SRAM. No completion tail, no
+ * shadow table: an internal job is done when its CS's external jobs are.
+ */
+#define GSIM_IQUEUE_LEN_LOG2	8
+#define GSIM_IQUEUE_LEN		BIT(GSIM_IQUEUE_LEN_LOG2)
+
+static_assert(GSIM_IQUEUE_LEN_LOG2 >= GAUDISIM_QM_PQ_SIZE_LOG2_MIN);
+static_assert(GSIM_IQUEUE_LEN_LOG2 <= GAUDISIM_QM_PQ_SIZE_LOG2_MAX);
+
+/**
+ * struct gsim_iqueue - one internal queue
+ * @gdev: owning device
+ * @id: queue ID
+ * @engine: engine block of the QMAN
+ * @stream: stream inside the QMAN
+ * @present: the device implements this queue
+ * @pq: PQ ring
+ * @pq_dma: its bus address
+ * @pi: next PQ slot to fill, modulo 2 * GSIM_IQUEUE_LEN (under submit_lock)
+ */
+struct gsim_iqueue {
+	struct gaudisim_device *gdev;
+	u32 id;
+	u32 engine;
+	u32 stream;
+	bool present;
+	struct gsim_bd *pq;
+	dma_addr_t pq_dma;
+	u32 pi;
+};
+
 int gsim_queues_init(struct gaudisim_device *gdev);
 void gsim_queues_hw_init(struct gaudisim_device *gdev);
 u32 gsim_queue_free_slots(struct gsim_queue *q);
@@ -90,6 +127,11 @@ void gsim_queue_push(struct gsim_queue *q, struct gsim_job *job);
 void gsim_queue_ring_doorbell(struct gsim_queue *q);
 void gsim_queue_drain_cq(struct gsim_queue *q);
 void gsim_queue_abort(struct gsim_queue *q);
+
+u32 gsim_iqueue_free_slots(struct gsim_iqueue *q);
+bool gsim_iqueue_busy(struct gsim_iqueue *q);
+void gsim_iqueue_push(struct gsim_iqueue *q, struct gsim_job *job);
+void gsim_iqueue_ring_doorbell(struct gsim_iqueue *q);
 
 /* gaudisim_irq.c */
 int gsim_irq_init(struct gaudisim_device *gdev);

@@ -57,6 +57,8 @@ int gsim_device_hard_reset(struct gaudisim_device *gdev, const char *reason)
 		gsim_set_status(gdev, GAUDISIM_DEVICE_STATUS_MALFUNCTION);
 	} else {
 		gsim_queues_hw_init(gdev);
+		gsim_eq_hw_init(gdev);
+		gsim_mmu_hw_init(gdev);
 		gsim_hw_mark_dirty(gdev);
 		gsim_set_status(gdev, GAUDISIM_DEVICE_STATUS_OPERATIONAL);
 	}
@@ -74,15 +76,23 @@ void gsim_device_stop(struct gaudisim_device *gdev)
 	mutex_unlock(&gdev->submit_lock);
 }
 
-/* Reset requested by a CS timeout (gsim_reset_on_lockup). */
+/* Reset requested by a CS timeout (gsim_reset_on_lockup) or an event. */
 void gsim_reset_work(struct work_struct *work)
 {
 	struct gaudisim_device *gdev = container_of(work, struct gaudisim_device,
 						    reset_work);
+	const char *reason = READ_ONCE(gdev->reset_reason);
 	int idx;
 
 	if (!drm_dev_enter(&gdev->drm, &idx))
 		return;
-	gsim_device_hard_reset(gdev, "command submission timed out");
+	gsim_device_hard_reset(gdev, reason ? reason : "requested");
 	drm_dev_exit(idx);
+}
+
+/* Queue a hard reset on the device's workqueue; @reason must be static. */
+void gsim_request_reset(struct gaudisim_device *gdev, const char *reason)
+{
+	WRITE_ONCE(gdev->reset_reason, reason);
+	queue_work(gdev->wq, &gdev->reset_work);
 }

@@ -23,6 +23,7 @@
 #include "qemu/module.h"
 #include "qemu/units.h"
 #include "qapi/error.h"
+#include "qapi/visitor.h"
 #include "hw/pci/pci_device.h"
 #include "hw/pci/pcie.h"
 #include "hw/pci/msix.h"
@@ -32,8 +33,10 @@
 #include "qom/object.h"
 #include "trace.h"
 
+#include "hw/gaudisim_queues.h"
 #include "hw/gaudisim_regs.h"
 #include "core/gsim_core.h"
+#include "core/gsim_faults.h"
 
 #define TYPE_GAUDISIM "gaudisim"
 OBJECT_DECLARE_SIMPLE_TYPE(GaudisimState, GAUDISIM)
@@ -67,6 +70,191 @@ struct GaudisimState {
     /* Interrupts the core asked for while MSI-X was off (debug aid). */
     uint64_t msix_dropped;
 };
+
+/*
+ * ---- fault injection: QOM properties, settable at run time with qom-set
+ *
+ * docs/fault-injection.md describes every knob. The core holds the state;
+ * these accessors only translate QOM values and kick the engines when a
+ * knob lets stalled work go on. Setting a knob before the device is
+ * realized is refused: there is no core to inject into yet.
+ */
+
+static bool gaudisim_fault_ready(GaudisimState *s, const char *name,
+                                 Error **errp)
+{
+    if (!s->core) {
+        error_setg(errp, "gaudisim: %s: the device is not realized", name);
+        return false;
+    }
+    return true;
+}
+
+static void gaudisim_fault_get_hang(Object *obj, Visitor *v, const char *name,
+                                    void *opaque, Error **errp)
+{
+    GaudisimState *s = GAUDISIM(obj);
+    int64_t engine = s->core ? gsim_fault_hung_engine(s->core) : -1;
+
+    visit_type_int(v, name, &engine, errp);
+}
+
+static void gaudisim_fault_set_hang(Object *obj, Visitor *v, const char *name,
+                                    void *opaque, Error **errp)
+{
+    GaudisimState *s = GAUDISIM(obj);
+    int64_t engine;
+
+    if (!visit_type_int(v, name, &engine, errp) ||
+        !gaudisim_fault_ready(s, name, errp)) {
+        return;
+    }
+    if (engine < INT_MIN || engine > INT_MAX ||
+        gsim_fault_hang_engine(s->core, (int)engine)) {
+        error_setg(errp, "gaudisim: %s: %" PRId64 " is not an engine index "
+                   "(0..%d) or -1", name, engine, GAUDISIM_ENGINE_COUNT - 1);
+        return;
+    }
+    trace_gaudisim_fault(name, engine);
+    /* Work the hang held back may run again. */
+    qemu_bh_schedule(s->run_bh);
+}
+
+static void gaudisim_fault_get_ecc(Object *obj, Visitor *v, const char *name,
+                                   void *opaque, Error **errp)
+{
+    GaudisimState *s = GAUDISIM(obj);
+    bool uncorrectable = opaque != NULL;
+    uint32_t count = s->core ? gsim_fault_ecc_count(s->core, uncorrectable) : 0;
+
+    visit_type_uint32(v, name, &count, errp);
+}
+
+static void gaudisim_fault_set_ecc(Object *obj, Visitor *v, const char *name,
+                                   void *opaque, Error **errp)
+{
+    GaudisimState *s = GAUDISIM(obj);
+    bool uncorrectable = opaque != NULL;
+    uint32_t count;
+
+    if (!visit_type_uint32(v, name, &count, errp) ||
+        !gaudisim_fault_ready(s, name, errp)) {
+        return;
+    }
+    trace_gaudisim_fault(name, count);
+    gsim_fault_ecc(s->core, uncorrectable, count);
+}
+
+static void gaudisim_fault_get_drop_irq(Object *obj, Visitor *v,
+                                        const char *name, void *opaque,
+                                        Error **errp)
+{
+    GaudisimState *s = GAUDISIM(obj);
+    uint32_t left = s->core ? gsim_fault_drop_irq_left(s->core) : 0;
+
+    visit_type_uint32(v, name, &left, errp);
+}
+
+static void gaudisim_fault_set_drop_irq(Object *obj, Visitor *v,
+                                        const char *name, void *opaque,
+                                        Error **errp)
+{
+    GaudisimState *s = GAUDISIM(obj);
+    uint32_t count;
+
+    if (!visit_type_uint32(v, name, &count, errp) ||
+        !gaudisim_fault_ready(s, name, errp)) {
+        return;
+    }
+    trace_gaudisim_fault(name, count);
+    gsim_fault_drop_irq(s->core, count);
+}
+
+static void gaudisim_fault_get_irq_dropped(Object *obj, Visitor *v,
+                                           const char *name, void *opaque,
+                                           Error **errp)
+{
+    GaudisimState *s = GAUDISIM(obj);
+    uint64_t dropped = s->core ? gsim_fault_irq_dropped(s->core) : 0;
+
+    visit_type_uint64(v, name, &dropped, errp);
+}
+
+static void gaudisim_fault_get_spike(Object *obj, Visitor *v, const char *name,
+                                     void *opaque, Error **errp)
+{
+    GaudisimState *s = GAUDISIM(obj);
+    int32_t degrees = s->core ? gsim_fault_last_spike(s->core) : 0;
+
+    visit_type_int32(v, name, &degrees, errp);
+}
+
+static void gaudisim_fault_set_spike(Object *obj, Visitor *v, const char *name,
+                                     void *opaque, Error **errp)
+{
+    GaudisimState *s = GAUDISIM(obj);
+    int32_t degrees;
+
+    if (!visit_type_int32(v, name, &degrees, errp) ||
+        !gaudisim_fault_ready(s, name, errp)) {
+        return;
+    }
+    if (gsim_fault_thermal_spike(s->core, degrees)) {
+        error_setg(errp, "gaudisim: %s: %d degrees C is outside 0..%d", name,
+                   degrees, GSIM_FAULT_SPIKE_MAX_C);
+        return;
+    }
+    trace_gaudisim_fault(name, degrees);
+}
+
+/* Called for every MSI-X message the device is about to send. */
+static bool gaudisim_fault_swallow_msix(GaudisimState *s, unsigned int vector)
+{
+    if (!gsim_fault_should_drop_irq(s->core)) {
+        return false;
+    }
+    trace_gaudisim_msix_dropped(vector, "fault-drop-irq");
+    return true;
+}
+
+static void gaudisim_fault_class_init(ObjectClass *oc)
+{
+    object_class_property_add(oc, "fault-hang-engine", "int",
+                              gaudisim_fault_get_hang,
+                              gaudisim_fault_set_hang, NULL, NULL);
+    object_class_property_set_description(oc, "fault-hang-engine",
+        "engine index whose work stops making progress until a reset "
+        "(-1: none)");
+    object_class_property_add(oc, "fault-ecc-correctable", "uint32",
+                              gaudisim_fault_get_ecc,
+                              gaudisim_fault_set_ecc, NULL, NULL);
+    object_class_property_set_description(oc, "fault-ecc-correctable",
+        "set: inject that many correctable HBM ECC errors; "
+        "get: the correctable error counter");
+    /* A non-NULL opaque selects the uncorrectable flavour. */
+    object_class_property_add(oc, "fault-ecc-uncorrectable", "uint32",
+                              gaudisim_fault_get_ecc,
+                              gaudisim_fault_set_ecc, NULL, (void *)1);
+    object_class_property_set_description(oc, "fault-ecc-uncorrectable",
+        "set: inject that many uncorrectable HBM ECC errors (each fails the "
+        "next engine job that touches HBM); get: the counter");
+    object_class_property_add(oc, "fault-drop-irq", "uint32",
+                              gaudisim_fault_get_drop_irq,
+                              gaudisim_fault_set_drop_irq, NULL, NULL);
+    object_class_property_set_description(oc, "fault-drop-irq",
+        "swallow the next N MSI-X messages; get: how many are still to "
+        "swallow");
+    object_class_property_add(oc, "fault-irq-dropped", "uint64",
+                              gaudisim_fault_get_irq_dropped, NULL, NULL,
+                              NULL);
+    object_class_property_set_description(oc, "fault-irq-dropped",
+        "MSI-X messages swallowed by fault-drop-irq so far");
+    object_class_property_add(oc, "fault-thermal-spike", "int32",
+                              gaudisim_fault_get_spike,
+                              gaudisim_fault_set_spike, NULL, NULL);
+    object_class_property_set_description(oc, "fault-thermal-spike",
+        "raise the die temperature at once by this many degrees C");
+}
 
 /* ---- host operations offered to the core */
 
@@ -115,6 +303,9 @@ static void gaudisim_msix_notify(void *opaque, unsigned int vector)
         /* No INTx fallback: the driver must enable MSI-X. */
         s->msix_dropped++;
         trace_gaudisim_msix_dropped(vector, "MSI-X disabled");
+        return;
+    }
+    if (gaudisim_fault_swallow_msix(s, vector)) {
         return;
     }
     trace_gaudisim_msix(vector);
@@ -412,6 +603,7 @@ static void gaudisim_class_init(ObjectClass *oc, void *data)
     object_class_property_set_description(oc, "hbm-bar-size",
         "size of the BAR4 window into HBM, a power of two");
     device_class_set_legacy_reset(dc, gaudisim_device_reset);
+    gaudisim_fault_class_init(oc);
     set_bit(DEVICE_CATEGORY_MISC, dc->categories);
 }
 

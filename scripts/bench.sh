@@ -4,6 +4,7 @@
 #   - DMA host->HBM and HBM->host through the whole stack (guest user space,
 #     driver, device), as a ratio to host memcpy of the same size;
 #   - command-submission round trip (NOP CS, submit -> wait) in the guest;
+#   - MME GEMM (FP32, BF16) against the host's OpenBLAS sgemm;
 #   - boot-to-shell: host wall time from starting QEMU until the guest runs
 #     its first command, as a ratio to the 10 s target.
 set -euo pipefail
@@ -13,8 +14,13 @@ build=$top/build
 size=$((64 << 20))
 mkdir -p "$build/bench"
 
-cc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$build/bench/host-memcpy" \
-	"$top/tests/bench/host-memcpy.c"
+# The host programs are built by `make bench` (build/bench/).
+for prog in host-memcpy mme-bench; do
+	[ -x "$build/bench/$prog" ] || { echo "bench: $build/bench/$prog missing; run 'make bench'" >&2; exit 2; }
+done
+
+echo "== MME GEMM 1024^3 vs the host's OpenBLAS sgemm (same thread count)"
+"$build/bench/mme-bench" 1024 10 "$(nproc)"
 
 echo "== boot to shell"
 boot_best=

@@ -64,6 +64,76 @@ enum gaudisim_packet_id {
 /* ---- WREG_32: dw0 value; ctl reg_offset [15:0] inside the engine block -- */
 #define GAUDISIM_WREG32_CTL_REG_OFFSET_MASK	0xffffu
 
+/*
+ * ---- WREG_BULK: dw0 size64 [15:0]; ctl reg_offset [15:0] as WREG_32 -----
+ * size64 qwords follow the header; they hold 2 * size64 register values,
+ * low dword first, written to reg_offset, reg_offset + 4, ... of the
+ * engine block. The packet is 8 + 8 * size64 bytes.
+ */
+#define GAUDISIM_WREG_BULK_SIZE64_MASK	0xffffu
+
+/*
+ * ---- MSG_SHORT: dw0 value; ctl offset [15:0], op [21:20], base [23:22] --
+ * Writes dw0 (op 0) or the 64-bit device clock (op 1) to
+ * CP_MSG_BASE<base> of the issuing stream + offset. dw0 is usually a
+ * sync-object update or a monitor arm word (gaudisim_sync.h formats).
+ */
+#define GAUDISIM_MSG_SHORT_CTL_OFFSET_MASK	0xffffu
+#define GAUDISIM_MSG_SHORT_CTL_BASE_SHIFT	22
+#define GAUDISIM_MSG_SHORT_CTL_BASE_MASK	(0x3u << GAUDISIM_MSG_SHORT_CTL_BASE_SHIFT)
+/* op, weakly_ordered and no_snoop use the GAUDISIM_MSG_CTL_* positions. */
+
+/*
+ * ---- CP_DMA: dw0 tsize; qword1 src ------------------------------------
+ * The upper CP hands tsize bytes of packets at src (HBM or SRAM, a
+ * multiple of 8, at most 2 MiB) to the lower CP, which runs them before
+ * the packet after the CP_DMA. A CP_DMA'd buffer may not contain CP_DMA
+ * or MSG_PROT. Internal queues only: on an external (secured) queue the
+ * buffer would escape the driver's CB copy, so CP_DMA is a privilege error.
+ */
+
+/*
+ * ---- REPEAT: dw0 cfg ------------------------------------------------------
+ * Loops over the packets between a start REPEAT (sore 0) and the end
+ * REPEAT (sore 1) of the same level: the body runs COUNT times (1..65535,
+ * from the start packet). Two levels, inner (o 0) and outer (o 1); an
+ * inner loop must lie inside the outer one. Loops belong to one buffer (a
+ * CB or a CP_DMA'd buffer); an end without its start is a field error.
+ */
+#define GAUDISIM_REPEAT_SORE_END	(1u << 0)	/* 0 start, 1 end */
+#define GAUDISIM_REPEAT_OUTER		(1u << 1)	/* 0 inner, 1 outer */
+#define GAUDISIM_REPEAT_COUNT_SHIFT	16		/* start only */
+#define GAUDISIM_REPEAT_COUNT_MASK	(0xffffu << GAUDISIM_REPEAT_COUNT_SHIFT)
+
+/* ---- ARB_POINT: dw0 priority [7:0], rls [31] (see GAUDISIM_QM_ARB_OWNER) */
+#define GAUDISIM_ARB_POINT_PRIORITY_MASK	0xffu	/* accepted, not modelled */
+#define GAUDISIM_ARB_POINT_RLS			(1u << 31)
+
+/* ---- WAIT: dw0 cycles [23:0], inc_val [27:24], id [29:28] ---------------
+ * Adds inc_val to fence id. The stream does not stall; the cycles count
+ * as busy time of the engine in the telemetry. */
+#define GAUDISIM_WAIT_CYCLES_MASK	0xffffffu
+#define GAUDISIM_WAIT_INC_VAL_SHIFT	24
+#define GAUDISIM_WAIT_INC_VAL_MASK	(0xfu << GAUDISIM_WAIT_INC_VAL_SHIFT)
+#define GAUDISIM_WAIT_ID_SHIFT		28
+#define GAUDISIM_WAIT_ID_MASK		(0x3u << GAUDISIM_WAIT_ID_SHIFT)
+
+/*
+ * ---- LOAD_AND_EXE: dw0 cfg; qword1 src ---------------------------------
+ * dst 0 (engine configuration) is the only destination: with load, the CP
+ * reads a register image at src (HBM or SRAM):
+ *	u32 reg_offset;		engine-block offset of the first register
+ *	u32 count;		1 .. GAUDISIM_LOAD_AND_EXE_MAX_REGS
+ *	u32 value[count];	written to reg_offset, reg_offset + 4, ...
+ * and with exe it then launches the stream's engine as a COMMIT write
+ * would (MME and TPC only). etype must be 0; dst 1 (scalars) is refused.
+ */
+#define GAUDISIM_LOAD_AND_EXE_DST	(1u << 0)
+#define GAUDISIM_LOAD_AND_EXE_LOAD	(1u << 8)
+#define GAUDISIM_LOAD_AND_EXE_EXE	(1u << 9)
+#define GAUDISIM_LOAD_AND_EXE_ETYPE	(1u << 10)
+#define GAUDISIM_LOAD_AND_EXE_MAX_REGS	2048u
+
 /* ---- MSG_LONG / MSG_PROT: dw0 value; qword1 device address ------------- */
 #define GAUDISIM_MSG_CTL_WEAKLY_ORDERED	(1u << 16)
 #define GAUDISIM_MSG_CTL_NO_SNOOP	(1u << 17)
@@ -90,7 +160,12 @@ enum gaudisim_packet_id {
 #define GAUDISIM_LIN_DMA_CTL_DECOMPRESS	(1u << 6)
 #define GAUDISIM_LIN_DMA_CTL_CTX_ID_LOW_SHIFT 16
 #define GAUDISIM_LIN_DMA_CTL_CTX_ID_LOW_MASK (0xffu << 16)
-/* Bits of ctl that this device implements for LIN_DMA, besides the header. */
+/*
+ * Bits of ctl that this device implements for LIN_DMA, besides the header,
+ * and that the driver accepts from users. The device also implements
+ * WR_COMP_EN: after the transfer, the engine's completion message
+ * (GAUDISIM_ENG_WR_COMP_*) is written.
+ */
 #define GAUDISIM_LIN_DMA_CTL_SUPPORTED \
 	(GAUDISIM_LIN_DMA_CTL_LIN | GAUDISIM_LIN_DMA_CTL_MEMSET | \
 	 GAUDISIM_LIN_DMA_CTL_CTX_ID_LOW_MASK)

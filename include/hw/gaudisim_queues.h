@@ -76,4 +76,18 @@ static inline unsigned int gaudisim_queue_stream(unsigned int q)
 	return q % GAUDISIM_STREAMS_PER_QMAN;
 }
 
+/* Queue ID of stream s of engine e's QMAN: the inverse of the two above. */
+static inline unsigned int gaudisim_engine_queue_id(unsigned int e, unsigned int s)
+{
+	if (e < GAUDISIM_ENGINE_DMA_2)
+		return e * GAUDISIM_STREAMS_PER_QMAN + s;
+	if (e < GAUDISIM_ENGINE_MME)
+		return GAUDISIM_QUEUE_ID_DMA_2_0 +
+		       (e - GAUDISIM_ENGINE_DMA_2) * GAUDISIM_STREAMS_PER_QMAN + s;
+	if (e == GAUDISIM_ENGINE_MME)
+		return GAUDISIM_QUEUE_ID_MME_0 + s;
+	return GAUDISIM_QUEUE_ID_TPC_0_0 +
+	       (e - GAUDISIM_ENGINE_TPC_0) * GAUDISIM_STREAMS_PER_QMAN + s;
+}
+
 #endif /* GAUDISIM_HW_QUEUES_H */

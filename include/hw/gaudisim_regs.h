@@ -77,6 +77,9 @@
 #define GAUDISIM_REG_CAPS		0x008	/* RO: GAUDISIM_CAP_* */
 #define GAUDISIM_CAP_EXT_QUEUES		(1u << 0)	/* PCI-DMA external queues */
 #define GAUDISIM_CAP_HBM_WINDOW		(1u << 1)	/* movable HBM BAR window */
+#define GAUDISIM_CAP_INT_QUEUES		(1u << 2)	/* internal queues (QUEUE_MASK) */
+#define GAUDISIM_CAP_SYNC_MNGR		(1u << 3)	/* sync manager, gaudisim_sync.h */
+#define GAUDISIM_CAP_EVENT_QUEUE	(1u << 4)	/* event queue, gaudisim_eq.h */
 
 #define GAUDISIM_REG_HBM_SIZE_LO	0x010	/* RO: bytes */
 #define GAUDISIM_REG_HBM_SIZE_HI	0x014
@@ -170,6 +173,42 @@
 #define GAUDISIM_QM_BLOCK(e)		(GAUDISIM_ENGINE_BLOCK(e) + GAUDISIM_QM_OFFSET)
 
 /*
+ * Registers every engine has, at the end of its core registers (offsets
+ * inside the engine block; an engine's own registers, e.g. gaudisim_mme.h,
+ * stay below GAUDISIM_ENG_COMMON_BASE).
+ *
+ * Completion message (Gaudi's WR_COMP_ADDR/WDATA): when a unit of engine
+ * work finishes - a LIN_DMA with wr_comp_en on a DMA engine, or a launch
+ * of an engine started by COMMIT while WR_COMP_EN is 1 - the engine writes
+ * WR_COMP_WDATA (32 bits) to the device address WR_COMP_ADDR_HI:LO,
+ * usually a sync object (so WDATA uses the sync-object data format of
+ * gaudisim_sync.h). Writable from MMIO and from command buffers.
+ */
+#define GAUDISIM_ENG_COMMON_BASE	0x1F00
+#define GAUDISIM_ENG_WR_COMP_ADDR_LO	0x1F00
+#define GAUDISIM_ENG_WR_COMP_ADDR_HI	0x1F04
+#define GAUDISIM_ENG_WR_COMP_WDATA	0x1F08
+#define GAUDISIM_ENG_WR_COMP_EN		0x1F0C	/* [0]: after every COMMIT launch */
+/* RO: GAUDISIM_ENG_STATUS_*; the launch and error counts since reset. */
+#define GAUDISIM_ENG_STATUS		0x1F10
+#define GAUDISIM_ENG_STATUS_BUSY	(1u << 0)	/* launched work still running */
+#define GAUDISIM_ENG_STATUS_ERR		(1u << 1)	/* the last launch failed */
+#define GAUDISIM_ENG_STATUS_ERR_SHIFT	8		/* [15:8] engine error code */
+#define GAUDISIM_ENG_STATUS_ERR_MASK	(0xffu << GAUDISIM_ENG_STATUS_ERR_SHIFT)
+#define GAUDISIM_ENG_LAUNCH_CNT		0x1F14
+#define GAUDISIM_ENG_ERR_CNT		0x1F18
+/*
+ * WO, MMIO only: write GAUDISIM_ENG_SOFT_RESET_GO to reset this engine and
+ * its QMAN alone: streams stop, every QMAN and engine register returns to
+ * its reset value (PQ registers, enables, fences, CP_MSG_BASE, completion
+ * message), work in flight is dropped without completion or interrupt.
+ * The rest of the device keeps running. A RESET_DONE event follows.
+ */
+#define GAUDISIM_ENG_SOFT_RESET		0x1F20
+#define GAUDISIM_ENG_SOFT_RESET_GO	0x1
+#define GAUDISIM_ENG_COMMON_END		0x1F40
+
+/*
  * QMAN registers, offsets inside the QM block. Offsets are Gaudi's
  * (gaudi QMAN block); per-stream registers are 4 bytes apart, stream s
  * at +4*s.
@@ -181,12 +220,30 @@
 #define GAUDISIM_QM_PQ_SIZE(s)		(0x090 + 4 * (s))	/* log2(entries) */
 #define GAUDISIM_QM_PQ_PI(s)		(0x0A0 + 4 * (s))	/* doorbell */
 #define GAUDISIM_QM_PQ_CI(s)		(0x0B0 + 4 * (s))	/* RO */
+/*
+ * MSG_SHORT bases: a MSG_SHORT writes to CP_MSG_BASE<base> + its offset.
+ * The driver points them at the sync manager (gaudisim_sync.h); 0 means
+ * not programmed and fails the MSG_SHORT. Internal QMANs' bases are also
+ * writable from command buffers (users own those CPs); external ones are
+ * MMIO only.
+ */
+#define GAUDISIM_QM_NUM_MSG_BASES	4
+#define GAUDISIM_QM_CP_MSG_BASE_LO(b, s) (0x228 + 0x20 * (b) + 4 * (s))
+#define GAUDISIM_QM_CP_MSG_BASE_HI(b, s) (0x238 + 0x20 * (b) + 4 * (s))
 #define GAUDISIM_QM_CP_FENCE_RDATA(f, s) (0x308 + 0x10 * (f) + 4 * (s))	/* WO: add */
 #define GAUDISIM_QM_CP_FENCE_CNT(f, s)	(0x358 + 0x10 * (f) + 4 * (s))	/* RO */
 #define GAUDISIM_QM_CP_STS(s)		(0x3A8 + 4 * (s))	/* RO: GAUDISIM_CP_STS_* */
 #define GAUDISIM_QM_CP_ERR_ADDR_LO(s)	(0x3B8 + 4 * (s))	/* RO: CB address of last error */
 #define GAUDISIM_QM_CP_ERR_ADDR_HI(s)	(0x3C8 + 4 * (s))	/* RO */
 #define GAUDISIM_QM_CP_ERR_CNT(s)	(0x3D8 + 4 * (s))	/* RO */
+/*
+ * RO: the stream holding the QMAN's arbiter (ARB_POINT without rls): while
+ * held, the other streams of the QMAN do not run. Released by ARB_POINT
+ * with rls, at the end of the holder's CB, on STOP and on reset.
+ */
+#define GAUDISIM_QM_ARB_OWNER		0xA00
+#define GAUDISIM_QM_ARB_OWNER_HELD	(1u << 31)
+#define GAUDISIM_QM_ARB_OWNER_STREAM_MASK 0x3u
 
 #define GAUDISIM_QM_PQ_SIZE_LOG2_MIN	1
 #define GAUDISIM_QM_PQ_SIZE_LOG2_MAX	16
@@ -201,6 +258,8 @@
 #define GAUDISIM_CP_STS_BUSY		(1u << 0)
 #define GAUDISIM_CP_STS_FENCE_WAIT	(1u << 1)
 #define GAUDISIM_CP_STS_HALTED		(1u << 2)	/* stream stopped on error */
+#define GAUDISIM_CP_STS_ENGINE_WAIT	(1u << 3)	/* EB: waiting for engine idle */
+#define GAUDISIM_CP_STS_STOPPED		(1u << 4)	/* STOP executed, not re-enabled */
 #define GAUDISIM_CP_STS_ERR_SHIFT	8
 #define GAUDISIM_CP_STS_ERR_MASK	(0xffu << GAUDISIM_CP_STS_ERR_SHIFT)
 
@@ -214,5 +273,7 @@
 #define GAUDISIM_CP_ERR_CB_FETCH	6	/* CB unreadable or bad length */
 #define GAUDISIM_CP_ERR_PQ_ENTRY	7	/* bad PQ entry */
 #define GAUDISIM_CP_ERR_PRIV		8	/* privileged packet where not allowed */
+#define GAUDISIM_CP_ERR_MMU_FAULT	9	/* device MMU translation failed */
+#define GAUDISIM_CP_ERR_ECC		10	/* uncorrectable HBM ECC error */
 
 #endif /* GAUDISIM_HW_REGS_H */

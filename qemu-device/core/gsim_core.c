@@ -14,6 +14,9 @@
 #include <sys/mman.h>
 
 #include "gsim_core_internal.h"
+#include "gsim_faults.h"
+#include "gsim_mmu.h"
+#include "gsim_telemetry.h"
 
 #define GSIM_HBM_GRANULE	(2ull << 20)	/* hbm_size must be a multiple */
 #define GSIM_HBM_BAR_MIN	4096ull
@@ -31,10 +34,17 @@ void gsim_log(struct gsim_core *core, const char *fmt, ...)
 
 struct gsim_stream *gsim_stream_by_queue(struct gsim_core *core, unsigned int queue_id)
 {
-	if (queue_id >= GSIM_NUM_STREAMS)
+	int e = queue_id < GAUDISIM_QUEUE_ID_SIZE ? gaudisim_queue_engine(queue_id) : -1;
+
+	if (e < 0)
 		return NULL;
-	return &core->qman[queue_id / GAUDISIM_STREAMS_PER_QMAN]
-			.stream[queue_id % GAUDISIM_STREAMS_PER_QMAN];
+	return &core->qman[e].stream[gaudisim_queue_stream(queue_id)];
+}
+
+struct gsim_stream *gsim_stream_by_slot(struct gsim_core *core, unsigned int slot)
+{
+	return &core->qman[slot / GAUDISIM_STREAMS_PER_QMAN]
+			.stream[slot % GAUDISIM_STREAMS_PER_QMAN];
 }
 
 static const char *check_config(const struct gsim_core_config *cfg,
@@ -95,7 +105,11 @@ struct gsim_core *gsim_core_new(const struct gsim_core_config *cfg,
 	core->hbm = map_sparse(cfg->hbm_size);
 	core->sram = map_sparse(GAUDISIM_SRAM_SIZE);
 	core->bounce = malloc(GSIM_BOUNCE_SIZE);
-	if (!core->hbm || !core->sram || !core->bounce) {
+	core->mmu = gsim_mmu_new();
+	core->tel = gsim_telemetry_new(core);
+	core->faults = gsim_faults_new();
+	if (!core->hbm || !core->sram || !core->bounce || !core->mmu || !core->tel ||
+	    !core->faults) {
 		if (err)
 			*err = "gaudisim: cannot reserve HBM/SRAM backing memory";
 		gsim_core_free(core);
@@ -103,18 +117,22 @@ struct gsim_core *gsim_core_new(const struct gsim_core_config *cfg,
 	}
 
 	for (q = 0; q < GSIM_NUM_STREAMS; q++) {
-		struct gsim_stream *s = gsim_stream_by_queue(core, q);
+		struct gsim_stream *s = gsim_stream_by_slot(core, q);
 
 		gsim_stream_init(s, q / GAUDISIM_STREAMS_PER_QMAN,
 				 q % GAUDISIM_STREAMS_PER_QMAN);
-		/* malloc of 2 MiB is a lazy mapping: untouched pages cost nothing. */
-		s->cb = malloc(GSIM_CB_MAX_LEN);
-		if (!s->cb) {
+		if (gsim_stream_alloc(s)) {
 			if (err)
 				*err = "gaudisim: out of memory";
 			gsim_core_free(core);
 			return NULL;
 		}
+	}
+	if (gsim_engines_init(core)) {
+		if (err)
+			*err = "gaudisim: cannot create the engine models";
+		gsim_core_free(core);
+		return NULL;
 	}
 	gsim_core_reset(core);
 	return core;
@@ -126,13 +144,17 @@ void gsim_core_free(struct gsim_core *core)
 
 	if (!core)
 		return;
+	gsim_engines_fini(core);
 	for (q = 0; q < GSIM_NUM_STREAMS; q++)
-		free(gsim_stream_by_queue(core, q)->cb);
+		gsim_stream_free(gsim_stream_by_slot(core, q));
 	if (core->hbm)
 		munmap(core->hbm, core->hbm_size);
 	if (core->sram)
 		munmap(core->sram, GAUDISIM_SRAM_SIZE);
 	free(core->bounce);
+	gsim_mmu_free(core->mmu);
+	gsim_telemetry_free(core->tel);
+	gsim_faults_free(core->faults);
 	free(core);
 }
 
@@ -153,17 +175,22 @@ uint64_t gsim_core_hbm_window(const struct gsim_core *core)
 
 void gsim_core_reset(struct gsim_core *core)
 {
-	unsigned int e, q;
+	unsigned int e;
 
 	/*
 	 * Everything the CP was doing is dropped here, synchronously: a CB
 	 * that was parked on a fence or half-way through simply ceases to
-	 * exist, so no completion or interrupt can follow the reset.
+	 * exist, so no completion or interrupt can follow the reset. Engines
+	 * move to a new epoch: asynchronous work still finishing elsewhere
+	 * completes into the void.
 	 */
-	for (q = 0; q < GSIM_NUM_STREAMS; q++)
-		gsim_stream_reset(gsim_stream_by_queue(core, q));
 	for (e = 0; e < GSIM_NUM_QMANS; e++)
-		core->qman[e].glbl_cfg0 = 0;
+		gsim_qman_reset(&core->qman[e]);
+	gsim_engines_reset(core);
+	gsim_sync_reset(core);
+	gsim_eq_reset(core);
+	core->in_run = false;
+	core->requester = GSIM_REQ_MMIO;
 
 	core->hbm_window = 0;
 	core->hbm_window_lo_latch = 0;
@@ -176,18 +203,31 @@ void gsim_core_reset(struct gsim_core *core)
 	core->dma_bytes = 0;
 	core->cb_done_cnt = 0;
 	core->rr_next = 0;
+	gsim_mmu_reset(core);
+	gsim_telemetry_reset(core);
+	gsim_faults_reset(core);
 }
 
 static bool any_runnable(const struct gsim_core *core)
 {
-	unsigned int q;
+	unsigned int q, e;
 
+	if (core->reset_pending)
+		return false;
 	for (q = 0; q < GSIM_NUM_STREAMS; q++) {
 		const struct gsim_stream *s =
 			&core->qman[q / GAUDISIM_STREAMS_PER_QMAN]
 				 .stream[q % GAUDISIM_STREAMS_PER_QMAN];
 
 		if (gsim_stream_runnable(core, s))
+			return true;
+	}
+	/* A launch the host asked for that can start now. */
+	for (e = 0; e < GAUDISIM_ENGINE_COUNT; e++) {
+		const struct gsim_engine *eng = &core->engine[e];
+
+		if (eng->launch_pending && !eng->running &&
+		    !(eng->ops->busy && eng->ops->busy(core, e)))
 			return true;
 	}
 	return false;
@@ -201,6 +241,12 @@ bool gsim_core_run(struct gsim_core *core)
 	};
 	bool progressed;
 
+	if (core->reset_pending)
+		return false;
+	/* Packets may launch engines from here on; MMIO-written COMMITs start now. */
+	core->in_run = true;
+	gsim_engines_start_pending(core);
+
 	/*
 	 * Round-robin over the streams, one slice each; the next call starts
 	 * after the last stream that ran, so a stream that used up the budget
@@ -213,7 +259,7 @@ bool gsim_core_run(struct gsim_core *core)
 		progressed = false;
 		for (i = 0; i < GSIM_NUM_STREAMS && gsim_budget_left(&budget); i++) {
 			unsigned int q = (start + i) % GSIM_NUM_STREAMS;
-			struct gsim_stream *s = gsim_stream_by_queue(core, q);
+			struct gsim_stream *s = gsim_stream_by_slot(core, q);
 
 			if (!gsim_stream_runnable(core, s))
 				continue;
@@ -223,5 +269,8 @@ bool gsim_core_run(struct gsim_core *core)
 		}
 	} while (progressed && gsim_budget_left(&budget));
 
+	core->in_run = false;
+	/* One interrupt for the events of this run. */
+	gsim_eq_flush(core);
 	return any_runnable(core);
 }

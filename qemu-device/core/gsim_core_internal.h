@@ -5,11 +5,17 @@
  * Layout of the core:
  *   gsim_core.c     creation, configuration checks, reset, the run loop,
  *                   guest-error formatting
- *   gsim_regs.c     the CFG BAR register file (global block + QMAN blocks)
+ *   gsim_regs.c     the CFG BAR register file: global block, QMAN blocks,
+ *                   dispatch to the other blocks
  *   gsim_qman.c     per-stream command processor: PQ entry fetch, CB fetch,
- *                   packet sequencing, fences, error completion
+ *                   packet sequencing, fences, arbitration, error completion
  *   gsim_packets.c  execution of one packet
- *   gsim_dma.c      device address decoding and data movement
+ *   gsim_dma.c      device address decoding, data movement, the host-memory
+ *                   translation hook
+ *   gsim_engine.c   what every engine shares: the engine-ops table, launch
+ *                   and completion, completion messages, soft reset
+ *   gsim_sync.c     the sync manager: sync objects and monitors
+ *   gsim_eq.c       the event queue to the driver
  *
  * Nothing here is visible to the QEMU glue or the tests; they use
  * gsim_core.h only.
@@ -21,15 +27,23 @@
 #include <stdint.h>
 
 #include "gsim_core.h"
+#include "hw/gaudisim_eq.h"
 #include "hw/gaudisim_packets.h"
 #include "hw/gaudisim_queues.h"
 #include "hw/gaudisim_regs.h"
+#include "hw/gaudisim_sync.h"
 
-/* Only the two PCI-DMA QMANs (external queues 0..7) are implemented. */
-#define GSIM_NUM_QMANS		GAUDISIM_NUM_PCI_DMA
+/* Every engine has a QMAN; streams are numbered engine * 4 + stream. */
+#define GSIM_NUM_QMANS		GAUDISIM_ENGINE_COUNT
 #define GSIM_NUM_STREAMS	(GSIM_NUM_QMANS * GAUDISIM_STREAMS_PER_QMAN)
-_Static_assert(GSIM_NUM_STREAMS == GAUDISIM_NUM_EXT_QUEUES,
-	       "the PCI-DMA QMAN streams are exactly the external queues");
+
+/*
+ * Who is accessing memory or registers right now (core->requester): the
+ * queue ID of the stream executing a packet, or one of these. The MMU
+ * picks the address space from it.
+ */
+#define GSIM_REQ_MMIO		0xffffu	/* the host, through the register BAR */
+#define GSIM_REQ_SYNC		0xfffeu	/* a monitor writing its payload */
 
 /*
  * Largest CB a PQ entry may describe: the driver's largest user CB plus
@@ -65,11 +79,41 @@ static inline void gsim_budget_take_bytes(struct gsim_budget *b, uint64_t n)
 	b->bytes = n >= b->bytes ? 0 : b->bytes - n;
 }
 
+/* REPEAT levels: inner (o = 0) and outer (o = 1). */
+#define GSIM_LOOP_LEVELS	2
+
+/* A buffer of packets being executed: the CB from the PQ, or a CP_DMA'd one. */
+struct gsim_frame {
+	uint8_t *buf;			/* GSIM_CB_MAX_LEN bytes, a private copy */
+	uint64_t addr;			/* device address it was fetched from */
+	uint32_t len;
+	uint32_t end;			/* packets stop here: len, or len - tail */
+	uint32_t pc;			/* offset of the current packet */
+	struct gsim_loop {
+		bool open;
+		uint32_t start;		/* offset of the first packet of the body */
+		uint32_t left;		/* iterations still to start */
+	} loop[GSIM_LOOP_LEVELS];
+};
+
+/* Frames: [0] the CB from the PQ (upper CP), [1] a CP_DMA'd buffer (lower CP). */
+#define GSIM_FRAME_CB		0
+#define GSIM_FRAME_CP_DMA	1
+#define GSIM_NUM_FRAMES		2
+
+/* Why an active stream does not run. */
+enum gsim_park {
+	GSIM_PARK_NONE,
+	GSIM_PARK_FENCE,		/* FENCE not satisfied yet */
+	GSIM_PARK_ENGINE,		/* EB: its engine is still busy */
+};
+
 /* One upper CP: a PQ feeding CBs to a packet processor. */
 struct gsim_stream {
 	unsigned int queue_id;
 	unsigned int engine;		/* engine block index */
 	unsigned int index;		/* stream index inside its QMAN */
+	bool external;			/* secured CP: PQ, CQ and CBs from the driver */
 
 	/* Registers. */
 	uint32_t pq_base_lo;
@@ -78,30 +122,97 @@ struct gsim_stream {
 	uint32_t pi;			/* modulo 2 * entries */
 	uint32_t ci;			/* modulo 2 * entries */
 	uint32_t fence[GAUDISIM_QM_NUM_FENCES];
+	uint32_t msg_base_lo[GAUDISIM_QM_NUM_MSG_BASES];
+	uint32_t msg_base_hi[GAUDISIM_QM_NUM_MSG_BASES];
 	uint32_t last_err;		/* GAUDISIM_CP_ERR_*, CP_STS[15:8] */
 	uint64_t err_addr;		/* CB address of the last error */
 	uint32_t err_cnt;
+	bool stopped;			/* STOP ran; cleared when enabled again */
 
 	/* The CB being executed, if active. */
 	bool active;
-	bool fence_wait;		/* parked on a FENCE packet */
-	unsigned int wait_fence_id;
+	enum gsim_park park;
+	unsigned int wait_fence_id;	/* GSIM_PARK_FENCE */
 	uint32_t wait_target;
 	bool has_tail;			/* last 32 bytes are the completion tail */
 	bool in_tail;			/* executing the tail */
 	uint8_t tail_err;		/* error code OR-ed into the tail, 0 if none */
-	uint64_t cb_addr;		/* device address */
-	uint32_t cb_len;
-	uint32_t body_end;		/* cb_len, or cb_len - tail size */
-	uint32_t pc;			/* offset of the current packet */
+	unsigned int depth;		/* index of the frame executing */
+	struct gsim_frame frame[GSIM_NUM_FRAMES];
 	uint64_t pkt_done;		/* bytes of the current LIN_DMA already moved */
 	uint8_t pkt_err;		/* error code of the packet that failed */
-	uint8_t *cb;			/* GSIM_CB_MAX_LEN bytes */
 };
 
 struct gsim_qman {
 	uint32_t glbl_cfg0;		/* stream enable bits */
+	int arb_owner;			/* stream holding the arbiter, -1 if none */
 	struct gsim_stream stream[GAUDISIM_STREAMS_PER_QMAN];
+};
+
+/* ---- engines (gsim_engine.c) --------------------------------------------- */
+
+/* The table an engine model plugs in with: see the gsim_engine.c section. */
+struct gsim_engine_ops;
+
+/* Per-engine state the core keeps for every engine. */
+struct gsim_engine {
+	const struct gsim_engine_ops *ops;
+	uint32_t wr_comp_addr_lo;
+	uint32_t wr_comp_addr_hi;
+	uint32_t wr_comp_wdata;
+	uint32_t wr_comp_en;
+	bool launch_pending;		/* asked for; not started yet */
+	unsigned int launch_req;	/* requester that asked (queue ID or GSIM_REQ_*) */
+	bool running;			/* launched asynchronously, not done yet */
+	uint32_t epoch;			/* bumped by every reset of the engine */
+	uint8_t last_err;		/* engine error code of the last launch */
+	uint32_t launch_cnt;
+	uint32_t err_cnt;
+};
+
+/* ---- sync manager (gsim_sync.c) ------------------------------------------ */
+
+#define GSIM_SYNC_NUM_GROUPS	(GAUDISIM_SYNC_NUM_SOBS / GAUDISIM_SYNC_SOBS_PER_GROUP)
+
+struct gsim_monitor {
+	uint32_t pay_addr_lo;
+	uint32_t pay_addr_hi;
+	uint32_t pay_data;
+	uint32_t arm;			/* the last arm word */
+	uint32_t status;		/* GAUDISIM_SYNC_MON_STATUS_* */
+};
+
+struct gsim_sync {
+	uint16_t sob[GAUDISIM_SYNC_NUM_SOBS];
+	struct gsim_monitor mon[GAUDISIM_SYNC_NUM_MONITORS];
+	uint16_t armed[GSIM_SYNC_NUM_GROUPS];	/* armed monitors per group */
+	unsigned int depth;		/* payload writes nested right now */
+};
+
+/* ---- event queue (gsim_eq.c) ---------------------------------------------- */
+
+struct gsim_eq {
+	uint32_t base_lo;
+	uint32_t base_hi;
+	uint32_t size_log2;
+	uint32_t pi;			/* modulo 2 * entries */
+	uint32_t ci;
+	uint32_t ctl;
+	uint32_t sts;
+	uint32_t drop_cnt;
+	uint32_t event_cnt;
+	uint16_t index;			/* INDEX of the next event */
+	bool irq_pending;		/* events written since the last MSI-X */
+};
+
+/* An event for gsim_eq_post_event(); unused fields GAUDISIM_EQ_NONE / 0. */
+struct gsim_event {
+	unsigned int type;		/* GAUDISIM_EQ_EVENT_* */
+	uint32_t engine;
+	uint32_t queue;
+	uint32_t code;
+	uint64_t addr;
+	uint32_t data[GAUDISIM_EQ_DATA_WORDS];
 };
 
 struct gsim_core {
@@ -128,13 +239,30 @@ struct gsim_core {
 
 	struct gsim_qman qman[GSIM_NUM_QMANS];
 	unsigned int rr_next;		/* first stream of the next run round */
+
+	/* Device MMU, telemetry model, fault injection: gsim_{mmu,telemetry,faults}.h */
+	struct gsim_mmu *mmu;
+	struct gsim_telemetry *tel;
+	struct gsim_faults *faults;
+
+	/* Engines, sync manager, event queue: gsim_{engine,sync,eq}.c */
+	struct gsim_engine engine[GAUDISIM_ENGINE_COUNT];
+	struct gsim_sync sync;
+	struct gsim_eq eq;
+	struct gsim_tpc_set *tpc;	/* TPC engines' state: gsim_tpc.h */
+	struct gsim_mme *mme;		/* MME state: gsim_mme.h */
+	bool in_run;			/* inside gsim_core_run(): work may run now */
+	unsigned int requester;		/* queue ID or GSIM_REQ_*, see above */
 };
 
 /* ---- gsim_core.c ---------------------------------------------------------- */
 
 void gsim_log(struct gsim_core *core, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* NULL for a queue ID that names no queue. */
 struct gsim_stream *gsim_stream_by_queue(struct gsim_core *core, unsigned int queue_id);
+/* Stream slot i = engine * 4 + stream, i < GSIM_NUM_STREAMS. */
+struct gsim_stream *gsim_stream_by_slot(struct gsim_core *core, unsigned int slot);
 
 /* ---- gsim_regs.c ---------------------------------------------------------- */
 
@@ -160,7 +288,13 @@ const char *gsim_reg_status_str(enum gsim_reg_status st);
 /* ---- gsim_qman.c ---------------------------------------------------------- */
 
 void gsim_stream_init(struct gsim_stream *s, unsigned int engine, unsigned int index);
+/* Every register and all state to reset values; the buffers are kept. */
 void gsim_stream_reset(struct gsim_stream *s);
+/* Allocate / free the frame buffers (0 or -1). */
+int gsim_stream_alloc(struct gsim_stream *s);
+void gsim_stream_free(struct gsim_stream *s);
+/* Reset a QMAN: every stream, enables and the arbiter. */
+void gsim_qman_reset(struct gsim_qman *qm);
 uint32_t gsim_stream_entries(const struct gsim_stream *s);
 bool gsim_stream_busy(const struct gsim_stream *s);
 bool gsim_stream_runnable(const struct gsim_core *core, const struct gsim_stream *s);
@@ -169,19 +303,24 @@ bool gsim_stream_fence_add(struct gsim_stream *s, unsigned int fence, uint32_t v
 /* Run one slice of a runnable stream. */
 void gsim_stream_step(struct gsim_core *core, struct gsim_stream *s,
 		      struct gsim_budget *budget);
+/* The frame executing now. */
+static inline struct gsim_frame *gsim_stream_frame(struct gsim_stream *s)
+{
+	return &s->frame[s->depth];
+}
 
 /* ---- gsim_packets.c ------------------------------------------------------- */
 
 enum gsim_pkt_result {
-	GSIM_PKT_NEXT,		/* done; s->pc moved past it */
+	GSIM_PKT_NEXT,		/* done; the frame's pc moved on */
 	GSIM_PKT_YIELD,		/* partly done (budget); run it again */
-	GSIM_PKT_BLOCKED,	/* FENCE not satisfied; s->fence_wait set */
+	GSIM_PKT_BLOCKED,	/* parked (FENCE, EB) or stopped; s->park says which */
 	GSIM_PKT_ERROR,		/* failed; s->pkt_err holds the code, already logged */
 };
 
-/* Execute the packet at s->pc; the packet must end at or before 'end'. */
+/* Execute the packet at the current frame's pc, which is below its end. */
 enum gsim_pkt_result gsim_pkt_exec(struct gsim_core *core, struct gsim_stream *s,
-				   uint32_t end, struct gsim_budget *budget);
+				   struct gsim_budget *budget);
 const char *gsim_pkt_name(unsigned int opcode);
 
 /* ---- gsim_dma.c ----------------------------------------------------------- */
@@ -197,7 +336,7 @@ enum gsim_region {
 struct gsim_span {
 	enum gsim_region rgn;
 	uint8_t *mem;		/* HBM/SRAM: host pointer to the first byte */
-	uint64_t off;		/* HOST: bus address; CFG: register offset */
+	uint64_t off;		/* HOST: device address; CFG: register offset */
 };
 
 /* Decode [addr, addr + len); false when it is not inside one region. */
@@ -216,6 +355,142 @@ int gsim_dma_fill(struct gsim_core *core, const struct gsim_span *dst,
 /* Write a small buffer at a memory or host span; same return. */
 int gsim_dma_store(struct gsim_core *core, const struct gsim_span *dst,
 		   const void *buf, uint64_t len);
+/* Read len bytes of a memory or host span into buf; same return. */
+int gsim_dma_load(struct gsim_core *core, const struct gsim_span *src,
+		  void *buf, uint64_t len);
+
+/*
+ * The host-memory hook: every device access to host memory (a HOST span)
+ * goes through it, for the requester in core->requester. Translates the
+ * device address addr for an access of len bytes (len >= 1): *bus is the
+ * host bus address of addr and *contig how many bytes from there are
+ * contiguous (1..len). Returns 0, or the GAUDISIM_CP_ERR_* code the
+ * access fails with. Today the physical host window only: bus = addr -
+ * GAUDISIM_HOST_BASE; the device MMU plugs in here.
+ */
+int gsim_host_translate(struct gsim_core *core, uint64_t addr, uint64_t len, bool write,
+			uint64_t *bus, uint64_t *contig);
+/* Move bytes between buf and host memory at device address addr, through
+ * gsim_host_translate(); 0 or a GAUDISIM_CP_ERR_* code. */
+int gsim_host_read(struct gsim_core *core, uint64_t addr, void *buf, uint64_t len);
+int gsim_host_write(struct gsim_core *core, uint64_t addr, const void *buf, uint64_t len);
+
+/*
+ * A 32-bit write by the device to a device address (messages, monitor
+ * payloads, completion messages): registers as a command buffer may write
+ * them, HBM, SRAM or host memory. Returns 0 or a GAUDISIM_CP_ERR_* code,
+ * with the reason in *why (static text) on failure.
+ */
+int gsim_dev_write32(struct gsim_core *core, uint64_t addr, uint32_t value,
+		     unsigned int *kick, const char **why);
+
+/* ---- gsim_engine.c -------------------------------------------------------- */
+
+/* gsim_engine_ops.launch() result: still running, gsim_engine_done() follows. */
+#define GSIM_ENGINE_ASYNC	(-1)
+/*
+ * OR-ed into an error code returned by launch() or passed to
+ * gsim_engine_done() when the engine already posted its own event (e.g.
+ * ENGINE_TIMEOUT): the core then does not post ENGINE_ERR.
+ */
+#define GSIM_ENGINE_ERR_POSTED	0x100
+#define GSIM_ENGINE_ERR_CODE(e)	((e) & 0xff)
+
+/*
+ * What an engine model plugs into the core: one table per engine kind,
+ * listed in gsim_engine.c. Every member may be NULL. The engine index e
+ * is the engine block index (GAUDISIM_ENGINE_*); offsets are inside the
+ * engine block and below GAUDISIM_ENG_COMMON_BASE (the core handles the
+ * common registers and the QMAN itself).
+ */
+struct gsim_engine_ops {
+	const char *name;
+	/* Creation and destruction of the engine's state (0 or -1). fini also
+	 * runs after a failed init, on whatever init left. */
+	int (*init)(struct gsim_core *core, unsigned int e);
+	void (*fini)(struct gsim_core *core, unsigned int e);
+	/* Hard or soft reset: registers to reset values, work in flight dropped;
+	 * busy() is false afterwards. */
+	void (*reset)(struct gsim_core *core, unsigned int e);
+	/* false: no register at off (reads as 0). */
+	bool (*reg_read)(struct gsim_core *core, unsigned int e, uint32_t off, uint32_t *value);
+	/* Latch a write. *launch = true asks the core to launch the engine
+	 * (COMMIT); the core calls launch() at once when a packet wrote it, or
+	 * from the run loop when the host did. */
+	enum gsim_reg_status (*reg_write)(struct gsim_core *core, unsigned int e, uint32_t off,
+					  uint32_t value, enum gsim_reg_origin origin,
+					  bool *launch);
+	/* Run the work the registers describe: 0 done, > 0 failed with that
+	 * engine error code (optionally | GSIM_ENGINE_ERR_POSTED), or
+	 * GSIM_ENGINE_ASYNC. */
+	int (*launch)(struct gsim_core *core, unsigned int e);
+	/* Work launched asynchronously is still running. */
+	bool (*busy)(const struct gsim_core *core, unsigned int e);
+};
+
+/* The engine models' tables (defined in their files). */
+extern const struct gsim_engine_ops gsim_dma_engine_ops;
+
+int gsim_engines_init(struct gsim_core *core);
+void gsim_engines_fini(struct gsim_core *core);
+/* Hard reset of every engine (registers, launches; epochs move on). */
+void gsim_engines_reset(struct gsim_core *core);
+/* Soft reset of engine e and its QMAN; posts RESET_DONE. */
+void gsim_engine_soft_reset(struct gsim_core *core, unsigned int e);
+/* Registers of an engine block below GAUDISIM_QM_OFFSET. */
+bool gsim_engine_reg_read(struct gsim_core *core, unsigned int e, uint32_t off,
+			  uint32_t *value);
+enum gsim_reg_status gsim_engine_reg_write(struct gsim_core *core, unsigned int e,
+					   uint32_t off, uint32_t value,
+					   enum gsim_reg_origin origin, unsigned int *kick);
+/* Ask for a launch of engine e (COMMIT, LOAD_AND_EXE exe); false when the
+ * engine has nothing to launch. Runs it now when inside the run loop. */
+bool gsim_engine_request_launch(struct gsim_core *core, unsigned int e, unsigned int *kick);
+/* Start launches the host asked for; true when one started. */
+bool gsim_engines_start_pending(struct gsim_core *core);
+/* Launched work not finished yet (pending or running). */
+bool gsim_engine_busy(const struct gsim_core *core, unsigned int e);
+/* The engine's current epoch, to pass back to gsim_engine_done(). */
+uint32_t gsim_engine_epoch(const struct gsim_core *core, unsigned int e);
+/*
+ * An asynchronous launch finished (main thread only): err as launch()
+ * returns it. Dropped when the engine was reset since (epoch differs).
+ * Returns GSIM_KICK_RUN when streams may continue.
+ */
+unsigned int gsim_engine_done(struct gsim_core *core, unsigned int e, uint32_t epoch, int err);
+/* Write engine e's completion message (GAUDISIM_ENG_WR_COMP_*): 0 or a
+ * GAUDISIM_CP_ERR_* code with the reason in *why; the caller reports it. */
+int gsim_engine_completion_msg(struct gsim_core *core, unsigned int e, unsigned int *kick,
+			       const char **why);
+/* "DMA 3", "MME", "TPC 5", for logs. */
+const char *gsim_engine_name(unsigned int e);
+
+/* ---- gsim_sync.c ---------------------------------------------------------- */
+
+void gsim_sync_reset(struct gsim_core *core);
+/* Offsets inside GAUDISIM_BLOCK_SYNC_MNGR. */
+bool gsim_sync_reg_read(struct gsim_core *core, uint32_t off, uint32_t *value);
+enum gsim_reg_status gsim_sync_reg_write(struct gsim_core *core, uint32_t off, uint32_t value,
+					 enum gsim_reg_origin origin, unsigned int *kick);
+
+/* ---- gsim_eq.c ------------------------------------------------------------ */
+
+void gsim_eq_reset(struct gsim_core *core);
+/* Offsets inside GAUDISIM_BLOCK_EQ. */
+bool gsim_eq_reg_read(struct gsim_core *core, uint32_t off, uint32_t *value);
+enum gsim_reg_status gsim_eq_reg_write(struct gsim_core *core, uint32_t off, uint32_t value,
+				       enum gsim_reg_origin origin, unsigned int *kick);
+/*
+ * Post an event (any thread holding the core, i.e. the main thread). It is
+ * written at once when the EQ is enabled and has room, else dropped and
+ * counted; the MSI-X vector follows at the end of the current register
+ * access or run (gsim_eq_flush()).
+ */
+void gsim_eq_post_event(struct gsim_core *core, const struct gsim_event *ev);
+void gsim_eq_post(struct gsim_core *core, unsigned int type, uint32_t engine,
+		  uint32_t queue, uint32_t code, uint64_t addr);
+/* Raise the EQ's MSI-X vector if events were written since the last one. */
+void gsim_eq_flush(struct gsim_core *core);
 
 /* ---- little-endian helpers ------------------------------------------------ */
 

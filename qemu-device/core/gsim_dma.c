@@ -2,18 +2,26 @@
 /*
  * gaudisim device core: device address decoding and data movement.
  *
- * A device address names HBM, SRAM, the CFG block or host memory (bus
- * address + GAUDISIM_HOST_BASE). Ranges are checked with overflow-safe
- * arithmetic before anything moves. HBM and SRAM are the core's own
- * memory, so host<->device copies go straight between host memory and the
- * backing store through the host's dma_read/dma_write, in one call per
- * chunk; only host->host copies and host memsets use the bounce buffer.
+ * A device address names HBM, SRAM, the CFG block or host memory. Ranges
+ * are checked with overflow-safe arithmetic before anything moves. HBM
+ * and SRAM are the core's own memory, so host<->device copies go straight
+ * between host memory and the backing store; only host->host copies and
+ * host memsets use the bounce buffer.
+ *
+ * Every access to host memory goes through gsim_host_translate(), one
+ * contiguous bus range at a time, so the device MMU has a single place to
+ * plug in. The DMA engines themselves have no registers of their own and
+ * no launch: LIN_DMA runs inside the packet processor.
  */
 #include <string.h>
 
 #include "gsim_core_internal.h"
 
 #define GSIM_HOST_WINDOW_SIZE	(1ull << GAUDISIM_HOST_ADDR_BITS)
+
+const struct gsim_engine_ops gsim_dma_engine_ops = {
+	.name = "DMA",
+};
 
 /* [addr, addr + len) inside [base, base + size), without overflow. */
 static bool range_in(uint64_t addr, uint64_t len, uint64_t base, uint64_t size)
@@ -24,6 +32,12 @@ static bool range_in(uint64_t addr, uint64_t len, uint64_t base, uint64_t size)
 		return false;
 	off = addr - base;
 	return off <= size && len <= size - off;
+}
+
+/* Device addresses that name host memory (translated by gsim_host_translate()). */
+static bool host_range(uint64_t addr, uint64_t len)
+{
+	return range_in(addr, len, GAUDISIM_HOST_BASE, GSIM_HOST_WINDOW_SIZE);
 }
 
 bool gsim_dma_decode(const struct gsim_core *core, uint64_t addr, uint64_t len,
@@ -47,10 +61,10 @@ bool gsim_dma_decode(const struct gsim_core *core, uint64_t addr, uint64_t len,
 		span->off = addr - GAUDISIM_CFG_BASE;
 		return true;
 	}
-	if (range_in(addr, len, GAUDISIM_HOST_BASE, GSIM_HOST_WINDOW_SIZE)) {
+	if (host_range(addr, len)) {
 		span->rgn = GSIM_RGN_HOST;
 		span->mem = NULL;
-		span->off = addr - GAUDISIM_HOST_BASE;
+		span->off = addr;
 		return true;
 	}
 	return false;
@@ -71,6 +85,53 @@ const char *gsim_region_name(enum gsim_region rgn)
 	return "?";
 }
 
+int gsim_host_translate(struct gsim_core *core, uint64_t addr, uint64_t len, bool write,
+			uint64_t *bus, uint64_t *contig)
+{
+	(void)core;
+	(void)write;
+	/* The physical window: bus address = device address - HOST_BASE. */
+	if (!host_range(addr, len ? len : 1))
+		return GAUDISIM_CP_ERR_DMA_ADDR;
+	*bus = addr - GAUDISIM_HOST_BASE;
+	*contig = len;
+	return 0;
+}
+
+/* Move len bytes between buf and host memory at addr, one bus run at a time. */
+static int host_access(struct gsim_core *core, uint64_t addr, uint8_t *rbuf,
+		       const uint8_t *wbuf, uint64_t len)
+{
+	uint64_t done = 0;
+
+	while (done < len) {
+		uint64_t bus, n;
+		int rc = gsim_host_translate(core, addr + done, len - done, wbuf != NULL,
+					     &bus, &n);
+
+		if (rc)
+			return rc;
+		if (!n || n > len - done)
+			return GAUDISIM_CP_ERR_HOST_FAULT;
+		rc = wbuf ? core->ops.dma_write(core->opaque, bus, wbuf + done, n)
+			  : core->ops.dma_read(core->opaque, bus, rbuf + done, n);
+		if (rc)
+			return GAUDISIM_CP_ERR_HOST_FAULT;
+		done += n;
+	}
+	return 0;
+}
+
+int gsim_host_read(struct gsim_core *core, uint64_t addr, void *buf, uint64_t len)
+{
+	return host_access(core, addr, buf, NULL, len);
+}
+
+int gsim_host_write(struct gsim_core *core, uint64_t addr, const void *buf, uint64_t len)
+{
+	return host_access(core, addr, NULL, buf, len);
+}
+
 static bool is_mem(const struct gsim_span *s)
 {
 	return s->rgn == GSIM_RGN_HBM || s->rgn == GSIM_RGN_SRAM;
@@ -79,27 +140,27 @@ static bool is_mem(const struct gsim_span *s)
 int gsim_dma_copy(struct gsim_core *core, const struct gsim_span *dst,
 		  const struct gsim_span *src, uint64_t off, uint64_t len)
 {
-	void *op = core->opaque;
 	uint64_t done;
+	int rc;
 
 	if (is_mem(dst) && is_mem(src)) {
 		memmove(dst->mem + off, src->mem + off, len);
 		return 0;
 	}
 	if (is_mem(dst))
-		return core->ops.dma_read(op, src->off + off, dst->mem + off, len) ?
-		       GAUDISIM_CP_ERR_HOST_FAULT : 0;
+		return gsim_host_read(core, src->off + off, dst->mem + off, len);
 	if (is_mem(src))
-		return core->ops.dma_write(op, dst->off + off, src->mem + off, len) ?
-		       GAUDISIM_CP_ERR_HOST_FAULT : 0;
+		return gsim_host_write(core, dst->off + off, src->mem + off, len);
 
 	/* host -> host */
 	for (done = 0; done < len;) {
 		uint64_t n = len - done < GSIM_BOUNCE_SIZE ? len - done : GSIM_BOUNCE_SIZE;
 
-		if (core->ops.dma_read(op, src->off + off + done, core->bounce, n) ||
-		    core->ops.dma_write(op, dst->off + off + done, core->bounce, n))
-			return GAUDISIM_CP_ERR_HOST_FAULT;
+		rc = gsim_host_read(core, src->off + off + done, core->bounce, n);
+		if (!rc)
+			rc = gsim_host_write(core, dst->off + off + done, core->bounce, n);
+		if (rc)
+			return rc;
 		done += n;
 	}
 	return 0;
@@ -109,6 +170,7 @@ int gsim_dma_fill(struct gsim_core *core, const struct gsim_span *dst,
 		  uint64_t off, uint8_t value, uint64_t len)
 {
 	uint64_t done;
+	int rc;
 
 	if (is_mem(dst)) {
 		memset(dst->mem + off, value, len);
@@ -118,8 +180,9 @@ int gsim_dma_fill(struct gsim_core *core, const struct gsim_span *dst,
 	for (done = 0; done < len;) {
 		uint64_t n = len - done < GSIM_BOUNCE_SIZE ? len - done : GSIM_BOUNCE_SIZE;
 
-		if (core->ops.dma_write(core->opaque, dst->off + off + done, core->bounce, n))
-			return GAUDISIM_CP_ERR_HOST_FAULT;
+		rc = gsim_host_write(core, dst->off + off + done, core->bounce, n);
+		if (rc)
+			return rc;
 		done += n;
 	}
 	return 0;
@@ -132,6 +195,60 @@ int gsim_dma_store(struct gsim_core *core, const struct gsim_span *dst,
 		memcpy(dst->mem, buf, len);
 		return 0;
 	}
-	return core->ops.dma_write(core->opaque, dst->off, buf, len) ?
-	       GAUDISIM_CP_ERR_HOST_FAULT : 0;
+	return gsim_host_write(core, dst->off, buf, len);
+}
+
+int gsim_dma_load(struct gsim_core *core, const struct gsim_span *src,
+		  void *buf, uint64_t len)
+{
+	if (is_mem(src)) {
+		memcpy(buf, src->mem, len);
+		return 0;
+	}
+	return gsim_host_read(core, src->off, buf, len);
+}
+
+/* Error code for a register write refused on behalf of the device. */
+static int reg_status_code(enum gsim_reg_status st)
+{
+	switch (st) {
+	case GSIM_REG_PROTECTED:
+		return GAUDISIM_CP_ERR_PRIV;
+	case GSIM_REG_UNKNOWN:
+	case GSIM_REG_READ_ONLY:
+		return GAUDISIM_CP_ERR_DMA_ADDR;
+	default:
+		return GAUDISIM_CP_ERR_PKT_FIELD;
+	}
+}
+
+int gsim_dev_write32(struct gsim_core *core, uint64_t addr, uint32_t value,
+		     unsigned int *kick, const char **why)
+{
+	struct gsim_span span;
+	enum gsim_reg_status st;
+	uint8_t buf[4];
+	int rc;
+
+	if (addr % 4) {
+		*why = "address not 4-byte aligned";
+		return GAUDISIM_CP_ERR_PKT_FIELD;
+	}
+	if (!gsim_dma_decode(core, addr, 4, &span)) {
+		*why = "address outside HBM, SRAM, CFG and host memory";
+		return GAUDISIM_CP_ERR_DMA_ADDR;
+	}
+	if (span.rgn == GSIM_RGN_CFG) {
+		/* Registers are written internally, never through the host. */
+		st = gsim_regs_write(core, (uint32_t)span.off, value, GSIM_ORIGIN_CB, kick);
+		if (st == GSIM_REG_OK)
+			return 0;
+		*why = gsim_reg_status_str(st);
+		return reg_status_code(st);
+	}
+	gsim_st_le32(buf, value);
+	rc = gsim_dma_store(core, &span, buf, sizeof(buf));
+	if (rc)
+		*why = "host memory access failed";
+	return rc;
 }

@@ -2,38 +2,69 @@
 /*
  * gaudisim device core: execution of one command-buffer packet.
  *
- * The CP executes packets strictly in order, so the EB/RB/MB barrier bits
- * are always satisfied and need no action. Every field is checked before
- * anything happens; a packet either completes, yields (a LIN_DMA larger
- * than the remaining work budget continues on the next call, with its
- * progress in s->pkt_done), blocks (FENCE), or fails with a
- * GAUDISIM_CP_ERR_* code in s->pkt_err after logging a precise message.
+ * Every field is checked before anything happens; a packet either
+ * completes, yields (a LIN_DMA larger than the remaining work budget
+ * continues on the next call, with its progress in s->pkt_done), blocks
+ * (FENCE, engine barrier), or fails with a GAUDISIM_CP_ERR_* code in
+ * s->pkt_err after logging a precise message.
  *
- * Opcodes this version refuses on its (external) queues:
- *  - WREG_BULK, CP_DMA, STOP, LOAD_AND_EXE, WAIT -> GAUDISIM_CP_ERR_PRIV:
- *    the driver never lets users put them on an external queue (Gaudi's
- *    parser refuses them with -EPERM) and WAIT only exists on internal
- *    queues, so their presence means a privilege violation;
- *  - MSG_SHORT, REPEAT -> GAUDISIM_CP_ERR_UNDEF_OPCODE: legal on Gaudi,
- *    but they need the sync manager / CB repetition that this version does
- *    not model yet, so the CP treats them as undefined rather than
- *    silently skipping them.
+ * Barriers: the CP executes packets strictly in order and every packet's
+ * effect (register write, message, transfer) is complete when the next
+ * one starts, so RB and MB are always satisfied. EB waits for the stream's
+ * engine to be idle: an engine launched asynchronously parks the stream
+ * (GSIM_PARK_ENGINE) until it finishes; synchronous launches finish inside
+ * the packet that started them.
+ *
+ * Privilege: MSG_PROT belongs to the driver. It runs only from a CB of a
+ * secured (external) CP - the driver built or copied those - and never
+ * from an internal queue or a CP_DMA'd buffer. CP_DMA is refused on
+ * external queues: it would run a buffer the driver never saw with the
+ * secured CP's rights. Everything else runs on every queue; LIN_DMA needs
+ * a DMA engine.
  */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "gsim_core_internal.h"
+#include "gsim_telemetry.h"
 
 #define CTL_COMMON	(GAUDISIM_PKT_CTL_OPCODE_MASK | GAUDISIM_PKT_CTL_EB | \
 			 GAUDISIM_PKT_CTL_RB | GAUDISIM_PKT_CTL_MB)
 #define CTL_MSG		(CTL_COMMON | GAUDISIM_MSG_CTL_WEAKLY_ORDERED | \
 			 GAUDISIM_MSG_CTL_NO_SNOOP | GAUDISIM_MSG_CTL_OP_MASK)
-#define CTL_WREG32	(CTL_COMMON | GAUDISIM_WREG32_CTL_REG_OFFSET_MASK)
-#define CTL_LIN_DMA	(CTL_COMMON | GAUDISIM_LIN_DMA_CTL_SUPPORTED)
-#define CTL_ARB_POINT	(CTL_COMMON | 0xffu)	/* priority [7:0]; rls is bit 31 */
+#define CTL_MSG_SHORT	(CTL_MSG | GAUDISIM_MSG_SHORT_CTL_OFFSET_MASK | \
+			 GAUDISIM_MSG_SHORT_CTL_BASE_MASK)
+#define CTL_WREG	(CTL_COMMON | GAUDISIM_WREG32_CTL_REG_OFFSET_MASK)
+/* The device also implements wr_comp_en (see gaudisim_packets.h). */
+#define CTL_LIN_DMA	(CTL_COMMON | GAUDISIM_LIN_DMA_CTL_SUPPORTED | \
+			 GAUDISIM_LIN_DMA_CTL_WR_COMP_EN)
+/* ctl [7:0] of ARB_POINT is accepted and ignored; the fields are in dw0. */
+#define CTL_ARB_POINT	(CTL_COMMON | 0xffu)
 #define FENCE_DW0_FIELDS (GAUDISIM_FENCE_DEC_VAL_MASK | GAUDISIM_FENCE_TARGET_MASK | \
 			  GAUDISIM_FENCE_ID_MASK)
+#define WAIT_DW0_FIELDS	(GAUDISIM_WAIT_CYCLES_MASK | GAUDISIM_WAIT_INC_VAL_MASK | \
+			 GAUDISIM_WAIT_ID_MASK)
+#define REPEAT_DW0_FIELDS (GAUDISIM_REPEAT_SORE_END | GAUDISIM_REPEAT_OUTER | \
+			   GAUDISIM_REPEAT_COUNT_MASK)
+#define ARB_DW0_FIELDS	(GAUDISIM_ARB_POINT_PRIORITY_MASK | GAUDISIM_ARB_POINT_RLS)
+#define LAE_DW0_FIELDS	(GAUDISIM_LOAD_AND_EXE_DST | GAUDISIM_LOAD_AND_EXE_LOAD | \
+			 GAUDISIM_LOAD_AND_EXE_EXE | GAUDISIM_LOAD_AND_EXE_ETYPE)
+
+/* What one packet execution sees. */
+struct pkt {
+	struct gsim_core *core;
+	struct gsim_stream *s;
+	struct gsim_frame *f;		/* the frame holding the packet */
+	const uint8_t *p;		/* the packet */
+	unsigned int opcode;
+	uint32_t dw0;
+	uint32_t ctl;
+	uint32_t size;
+	bool jumped;			/* the handler moved f->pc itself */
+	struct gsim_budget *budget;
+};
 
 const char *gsim_pkt_name(unsigned int opcode)
 {
@@ -71,12 +102,10 @@ const char *gsim_pkt_name(unsigned int opcode)
 	}
 }
 
-static enum gsim_pkt_result pkt_fail(struct gsim_core *core, struct gsim_stream *s,
-				     unsigned int opcode, uint8_t code, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
+static enum gsim_pkt_result fail(struct pkt *k, uint8_t code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
-static enum gsim_pkt_result pkt_fail(struct gsim_core *core, struct gsim_stream *s,
-				     unsigned int opcode, uint8_t code, const char *fmt, ...)
+static enum gsim_pkt_result fail(struct pkt *k, uint8_t code, const char *fmt, ...)
 {
 	char cause[256];
 	va_list ap;
@@ -84,20 +113,28 @@ static enum gsim_pkt_result pkt_fail(struct gsim_core *core, struct gsim_stream 
 	va_start(ap, fmt);
 	vsnprintf(cause, sizeof(cause), fmt, ap);
 	va_end(ap);
-	gsim_log(core, "queue %u: CB 0x%" PRIx64 " offset 0x%x: %s (opcode 0x%x): %s "
-		 "(error %u)", s->queue_id, s->cb_addr, s->pc, gsim_pkt_name(opcode),
-		 opcode, cause, code);
-	s->pkt_err = code;
+	gsim_log(k->core, "queue %u: %s 0x%" PRIx64 " offset 0x%x: %s (opcode 0x%x): %s "
+		 "(error %u)", k->s->queue_id, k->s->depth ? "CP_DMA buffer" : "CB",
+		 k->f->addr, k->f->pc, gsim_pkt_name(k->opcode), k->opcode, cause, code);
+	k->s->pkt_err = code;
 	return GSIM_PKT_ERROR;
 }
 
-static enum gsim_pkt_result check_ctl(struct gsim_core *core, struct gsim_stream *s,
-				      unsigned int opcode, uint32_t ctl, uint32_t allowed)
+static bool ctl_ok(struct pkt *k, uint32_t allowed)
 {
-	if (ctl & ~allowed)
-		return pkt_fail(core, s, opcode, GAUDISIM_CP_ERR_PKT_FIELD,
-				"reserved or unsupported ctl bits 0x%08x", ctl & ~allowed);
-	return GSIM_PKT_NEXT;
+	if (!(k->ctl & ~allowed))
+		return true;
+	fail(k, GAUDISIM_CP_ERR_PKT_FIELD, "reserved or unsupported ctl bits 0x%08x",
+	     k->ctl & ~allowed);
+	return false;
+}
+
+static bool dw0_ok(struct pkt *k, uint32_t allowed)
+{
+	if (!(k->dw0 & ~allowed))
+		return true;
+	fail(k, GAUDISIM_CP_ERR_PKT_FIELD, "reserved dw0 bits 0x%08x", k->dw0 & ~allowed);
+	return false;
 }
 
 /* Error code for a register write refused while executing a packet. */
@@ -114,171 +151,416 @@ static uint8_t reg_status_err(enum gsim_reg_status st, uint8_t no_register)
 	}
 }
 
-static enum gsim_pkt_result exec_wreg32(struct gsim_core *core, struct gsim_stream *s,
-					uint32_t value, uint32_t ctl)
+/* Write count engine-block registers from reg on, values little-endian at src. */
+static enum gsim_pkt_result write_engine_regs(struct pkt *k, uint32_t reg, const uint8_t *src,
+					      uint32_t count)
 {
-	uint32_t reg = ctl & GAUDISIM_WREG32_CTL_REG_OFFSET_MASK;
-	enum gsim_reg_status st;
 	unsigned int kick = 0;
+	uint32_t i;
 
-	if (check_ctl(core, s, GAUDISIM_PKT_WREG_32, ctl, CTL_WREG32) != GSIM_PKT_NEXT)
-		return GSIM_PKT_ERROR;
-	if (reg % 4 || reg >= GAUDISIM_ENGINE_BLOCK_SIZE)
-		return pkt_fail(core, s, GAUDISIM_PKT_WREG_32, GAUDISIM_CP_ERR_PKT_FIELD,
-				"reg_offset 0x%x is not a register of the engine block "
-				"(aligned, below 0x%x)", reg, GAUDISIM_ENGINE_BLOCK_SIZE);
+	if (reg % 4 || reg >= GAUDISIM_ENGINE_BLOCK_SIZE ||
+	    count > (GAUDISIM_ENGINE_BLOCK_SIZE - reg) / 4)
+		return fail(k, GAUDISIM_CP_ERR_PKT_FIELD,
+			    "registers 0x%x + %u x 4 bytes are not inside the engine block "
+			    "(aligned, below 0x%x)", reg, count, GAUDISIM_ENGINE_BLOCK_SIZE);
 	/* Kick bits need no action: the run loop sees newly runnable streams. */
-	st = gsim_regs_write(core, GAUDISIM_ENGINE_BLOCK(s->engine) + reg, value,
-			     GSIM_ORIGIN_CB, &kick);
-	if (st != GSIM_REG_OK)
-		return pkt_fail(core, s, GAUDISIM_PKT_WREG_32,
-				reg_status_err(st, GAUDISIM_CP_ERR_PKT_FIELD),
-				"engine %u register 0x%x = 0x%x: %s", s->engine, reg, value,
-				gsim_reg_status_str(st));
+	for (i = 0; i < count; i++) {
+		uint32_t value = gsim_ld_le32(src + 4 * i), r = reg + 4 * i;
+		enum gsim_reg_status st;
+
+		st = gsim_regs_write(k->core, GAUDISIM_ENGINE_BLOCK(k->s->engine) + r, value,
+				     GSIM_ORIGIN_CB, &kick);
+		if (st != GSIM_REG_OK)
+			return fail(k, reg_status_err(st, GAUDISIM_CP_ERR_PKT_FIELD),
+				    "%s register 0x%x = 0x%x: %s",
+				    gsim_engine_name(k->s->engine), r, value,
+				    gsim_reg_status_str(st));
+	}
 	return GSIM_PKT_NEXT;
 }
 
-static enum gsim_pkt_result exec_msg(struct gsim_core *core, struct gsim_stream *s,
-				     unsigned int opcode, const uint8_t *p,
-				     uint32_t value, uint32_t ctl)
+static enum gsim_pkt_result exec_wreg32(struct pkt *k)
 {
-	uint32_t op = (ctl & GAUDISIM_MSG_CTL_OP_MASK) >> GAUDISIM_MSG_CTL_OP_SHIFT;
-	uint64_t addr = gsim_ld_le64(p + 8);
+	uint8_t value[4];
+
+	if (!ctl_ok(k, CTL_WREG))
+		return GSIM_PKT_ERROR;
+	gsim_st_le32(value, k->dw0);
+	return write_engine_regs(k, k->ctl & GAUDISIM_WREG32_CTL_REG_OFFSET_MASK, value, 1);
+}
+
+static enum gsim_pkt_result exec_wreg_bulk(struct pkt *k)
+{
+	uint32_t size64 = k->dw0 & GAUDISIM_WREG_BULK_SIZE64_MASK;
+
+	if (!ctl_ok(k, CTL_WREG) || !dw0_ok(k, GAUDISIM_WREG_BULK_SIZE64_MASK))
+		return GSIM_PKT_ERROR;
+	return write_engine_regs(k, k->ctl & GAUDISIM_WREG32_CTL_REG_OFFSET_MASK,
+				 k->p + GAUDISIM_PKT_SIZE_WREG_BULK_HDR, 2 * size64);
+}
+
+/* The 32-bit value or the 64-bit timestamp of a MSG_* packet to addr. */
+static enum gsim_pkt_result msg_write(struct pkt *k, uint64_t addr, uint32_t value)
+{
+	struct gsim_stream *s = k->s;
+	uint32_t op = (k->ctl & GAUDISIM_MSG_CTL_OP_MASK) >> GAUDISIM_MSG_CTL_OP_SHIFT;
 	uint64_t len = op == GAUDISIM_MSG_OP_WRITE_TIMESTAMP ? 8 : 4;
 	struct gsim_span span;
-	enum gsim_reg_status st;
+	const char *why = "";
 	unsigned int kick = 0;
 	uint8_t buf[8];
+	int rc;
 
-	if (check_ctl(core, s, opcode, ctl, CTL_MSG) != GSIM_PKT_NEXT)
-		return GSIM_PKT_ERROR;
 	if (op > GAUDISIM_MSG_OP_WRITE_TIMESTAMP)
-		return pkt_fail(core, s, opcode, GAUDISIM_CP_ERR_PKT_FIELD,
-				"undefined op %u", op);
+		return fail(k, GAUDISIM_CP_ERR_PKT_FIELD, "undefined op %u", op);
 	if (addr % 4)
-		return pkt_fail(core, s, opcode, GAUDISIM_CP_ERR_PKT_FIELD,
-				"address 0x%" PRIx64 " not 4-byte aligned", addr);
-	if (!gsim_dma_decode(core, addr, len, &span))
-		return pkt_fail(core, s, opcode, GAUDISIM_CP_ERR_DMA_ADDR,
-				"address 0x%" PRIx64 " is outside HBM, SRAM, CFG and host "
-				"memory", addr);
+		return fail(k, GAUDISIM_CP_ERR_PKT_FIELD,
+			    "address 0x%" PRIx64 " not 4-byte aligned", addr);
+	if (!gsim_dma_decode(k->core, addr, len, &span))
+		return fail(k, GAUDISIM_CP_ERR_DMA_ADDR,
+			    "address 0x%" PRIx64 " is outside HBM, SRAM, CFG and host memory",
+			    addr);
 
 	/* An error completion marks the CQ entry written by the first tail packet. */
-	if (s->tail_err && s->in_tail && s->pc == s->body_end)
+	if (s->tail_err && s->in_tail && s->depth == GSIM_FRAME_CB &&
+	    k->f->pc + GAUDISIM_CB_COMPLETION_TAIL_SIZE == k->f->len)
 		value |= GAUDISIM_CQ_ENTRY_ERROR |
 			 ((uint32_t)s->tail_err << GAUDISIM_CQ_ENTRY_ERR_CODE_SHIFT &
 			  GAUDISIM_CQ_ENTRY_ERR_CODE_MASK);
 
-	if (span.rgn == GSIM_RGN_CFG) {
-		if (op == GAUDISIM_MSG_OP_WRITE_TIMESTAMP)
-			return pkt_fail(core, s, opcode, GAUDISIM_CP_ERR_PKT_FIELD,
-					"timestamp write to register 0x%" PRIx64, span.off);
-		/* Registers are written internally, never through the host. */
-		st = gsim_regs_write(core, (uint32_t)span.off, value, GSIM_ORIGIN_CB, &kick);
-		if (st != GSIM_REG_OK)
-			return pkt_fail(core, s, opcode,
-					reg_status_err(st, GAUDISIM_CP_ERR_DMA_ADDR),
-					"register 0x%" PRIx64 " = 0x%x: %s", span.off, value,
-					gsim_reg_status_str(st));
+	if (op == GAUDISIM_MSG_OP_WRITE_TIMESTAMP) {
+		if (span.rgn == GSIM_RGN_CFG)
+			return fail(k, GAUDISIM_CP_ERR_PKT_FIELD,
+				    "timestamp write to register 0x%" PRIx64, span.off);
+		gsim_st_le64(buf, k->core->ops.clock_ns(k->core->opaque));
+		rc = gsim_dma_store(k->core, &span, buf, len);
+		if (rc)
+			return fail(k, (uint8_t)rc, "host write at 0x%" PRIx64 " failed", addr);
 		return GSIM_PKT_NEXT;
 	}
-
-	if (op == GAUDISIM_MSG_OP_WRITE_TIMESTAMP)
-		gsim_st_le64(buf, core->ops.clock_ns(core->opaque));
-	else
-		gsim_st_le32(buf, value);
-	if (gsim_dma_store(core, &span, buf, len))
-		return pkt_fail(core, s, opcode, GAUDISIM_CP_ERR_HOST_FAULT,
-				"host write at bus address 0x%" PRIx64 " failed", span.off);
+	rc = gsim_dev_write32(k->core, addr, value, &kick, &why);
+	if (rc)
+		return fail(k, (uint8_t)rc, "write of 0x%x to 0x%" PRIx64 " (%s) failed: %s",
+			    value, addr, gsim_region_name(span.rgn), why);
 	return GSIM_PKT_NEXT;
 }
 
-static enum gsim_pkt_result exec_fence(struct gsim_core *core, struct gsim_stream *s,
-				       uint32_t dw0, uint32_t ctl)
+static enum gsim_pkt_result exec_msg_long(struct pkt *k)
 {
-	unsigned int id = (dw0 & GAUDISIM_FENCE_ID_MASK) >> GAUDISIM_FENCE_ID_SHIFT;
-	uint32_t target = (dw0 & GAUDISIM_FENCE_TARGET_MASK) >> GAUDISIM_FENCE_TARGET_SHIFT;
-	uint32_t dec = (dw0 & GAUDISIM_FENCE_DEC_VAL_MASK) >> GAUDISIM_FENCE_DEC_VAL_SHIFT;
-
-	if (check_ctl(core, s, GAUDISIM_PKT_FENCE, ctl, CTL_COMMON) != GSIM_PKT_NEXT)
+	if (!ctl_ok(k, CTL_MSG))
 		return GSIM_PKT_ERROR;
-	if (dw0 & ~FENCE_DW0_FIELDS)
-		return pkt_fail(core, s, GAUDISIM_PKT_FENCE, GAUDISIM_CP_ERR_PKT_FIELD,
-				"reserved dw0 bits 0x%08x", dw0 & ~FENCE_DW0_FIELDS);
+	if (k->opcode == GAUDISIM_PKT_MSG_PROT &&
+	    (!k->s->external || k->s->depth != GSIM_FRAME_CB))
+		return fail(k, GAUDISIM_CP_ERR_PRIV, "privileged: only the driver's CBs on "
+			    "external queues may use it");
+	return msg_write(k, gsim_ld_le64(k->p + 8), k->dw0);
+}
+
+static enum gsim_pkt_result exec_msg_short(struct pkt *k)
+{
+	unsigned int base = (k->ctl & GAUDISIM_MSG_SHORT_CTL_BASE_MASK) >>
+			    GAUDISIM_MSG_SHORT_CTL_BASE_SHIFT;
+	uint32_t off = k->ctl & GAUDISIM_MSG_SHORT_CTL_OFFSET_MASK;
+	uint64_t base_addr;
+
+	if (!ctl_ok(k, CTL_MSG_SHORT))
+		return GSIM_PKT_ERROR;
+	base_addr = (uint64_t)k->s->msg_base_hi[base] << 32 | k->s->msg_base_lo[base];
+	if (!base_addr)
+		return fail(k, GAUDISIM_CP_ERR_PKT_FIELD, "CP_MSG_BASE%u of the stream is not "
+			    "programmed", base);
+	return msg_write(k, base_addr + off, k->dw0);
+}
+
+static enum gsim_pkt_result exec_fence(struct pkt *k)
+{
+	struct gsim_stream *s = k->s;
+	unsigned int id = (k->dw0 & GAUDISIM_FENCE_ID_MASK) >> GAUDISIM_FENCE_ID_SHIFT;
+	uint32_t target = (k->dw0 & GAUDISIM_FENCE_TARGET_MASK) >> GAUDISIM_FENCE_TARGET_SHIFT;
+	uint32_t dec = (k->dw0 & GAUDISIM_FENCE_DEC_VAL_MASK) >> GAUDISIM_FENCE_DEC_VAL_SHIFT;
+
+	if (!ctl_ok(k, CTL_COMMON) || !dw0_ok(k, FENCE_DW0_FIELDS))
+		return GSIM_PKT_ERROR;
 	if (s->fence[id] < target) {
-		s->fence_wait = true;
+		s->park = GSIM_PARK_FENCE;
 		s->wait_fence_id = id;
 		s->wait_target = target;
 		return GSIM_PKT_BLOCKED;
 	}
 	/* A decrement larger than the counter stops at zero. */
 	s->fence[id] = s->fence[id] > dec ? s->fence[id] - dec : 0;
-	s->fence_wait = false;
 	return GSIM_PKT_NEXT;
 }
 
-static enum gsim_pkt_result exec_lin_dma(struct gsim_core *core, struct gsim_stream *s,
-					 const uint8_t *p, uint32_t tsize, uint32_t ctl,
-					 struct gsim_budget *budget)
+static bool is_dma_engine(unsigned int e)
 {
-	const unsigned int opc = GAUDISIM_PKT_LIN_DMA;
-	bool fill = ctl & GAUDISIM_LIN_DMA_CTL_MEMSET;
-	uint64_t src = gsim_ld_le64(p + 8);
-	uint64_t dst = gsim_ld_le64(p + 16) & GAUDISIM_LIN_DMA_DST_ADDR_MASK;
-	uint64_t remaining, chunk;
-	struct gsim_span d, sr;
-	int err;
-
-	if (check_ctl(core, s, opc, ctl, CTL_LIN_DMA) != GSIM_PKT_NEXT)
-		return GSIM_PKT_ERROR;
-	if (!(ctl & GAUDISIM_LIN_DMA_CTL_LIN))
-		return pkt_fail(core, s, opc, GAUDISIM_CP_ERR_PKT_FIELD,
-				"lin bit is 0 (only linear transfers exist)");
-	if (!tsize)
-		return GSIM_PKT_NEXT;
-
-	if (!gsim_dma_decode(core, dst, tsize, &d) || d.rgn == GSIM_RGN_CFG)
-		return pkt_fail(core, s, opc, GAUDISIM_CP_ERR_DMA_ADDR,
-				"destination 0x%" PRIx64 " + 0x%x is not inside HBM, SRAM or "
-				"host memory", dst, tsize);
-	if (!fill && (!gsim_dma_decode(core, src, tsize, &sr) || sr.rgn == GSIM_RGN_CFG))
-		return pkt_fail(core, s, opc, GAUDISIM_CP_ERR_DMA_ADDR,
-				"source 0x%" PRIx64 " + 0x%x is not inside HBM, SRAM or "
-				"host memory", src, tsize);
-
-	remaining = tsize - s->pkt_done;
-	chunk = remaining < budget->bytes ? remaining : budget->bytes;
-	/*
-	 * Overlapping device-memory copies behave like memmove only when done
-	 * in one go; they are rare, so they ignore the budget.
-	 */
-	if (!fill && d.mem && sr.mem &&
-	    (uintptr_t)d.mem < (uintptr_t)sr.mem + tsize &&
-	    (uintptr_t)sr.mem < (uintptr_t)d.mem + tsize)
-		chunk = remaining;
-	if (!chunk)
-		return GSIM_PKT_YIELD;
-
-	err = fill ? gsim_dma_fill(core, &d, s->pkt_done, (uint8_t)src, chunk)
-		   : gsim_dma_copy(core, &d, &sr, s->pkt_done, chunk);
-	if (err)
-		return pkt_fail(core, s, opc, (uint8_t)err,
-				"host memory access failed (src 0x%" PRIx64 " dst 0x%" PRIx64
-				" size 0x%x, chunk at +0x%" PRIx64 ")", src, dst, tsize,
-				s->pkt_done);
-	s->pkt_done += chunk;
-	core->dma_bytes += chunk;
-	gsim_budget_take_bytes(budget, chunk);
-	return s->pkt_done < tsize ? GSIM_PKT_YIELD : GSIM_PKT_NEXT;
+	return e <= GAUDISIM_ENGINE_DMA_7;
 }
 
-static uint32_t pkt_size(unsigned int opcode)
+static enum gsim_pkt_result exec_lin_dma(struct pkt *k)
 {
-	switch (opcode) {
+	struct gsim_core *core = k->core;
+	struct gsim_stream *s = k->s;
+	bool fill = k->ctl & GAUDISIM_LIN_DMA_CTL_MEMSET;
+	uint32_t tsize = k->dw0;
+	uint64_t src = gsim_ld_le64(k->p + 8);
+	uint64_t dst = gsim_ld_le64(k->p + 16) & GAUDISIM_LIN_DMA_DST_ADDR_MASK;
+	uint64_t remaining, chunk;
+	struct gsim_span d, sr;
+	const char *why = "";
+	unsigned int kick = 0;
+	int err;
+
+	if (!is_dma_engine(s->engine))
+		return fail(k, GAUDISIM_CP_ERR_UNDEF_OPCODE,
+			    "needs a DMA engine; this queue belongs to the %s",
+			    gsim_engine_name(s->engine));
+	if (!ctl_ok(k, CTL_LIN_DMA))
+		return GSIM_PKT_ERROR;
+	if (!(k->ctl & GAUDISIM_LIN_DMA_CTL_LIN))
+		return fail(k, GAUDISIM_CP_ERR_PKT_FIELD,
+			    "lin bit is 0 (only linear transfers exist)");
+	if ((k->ctl & GAUDISIM_LIN_DMA_CTL_WR_COMP_EN) &&
+	    !core->engine[s->engine].wr_comp_addr_lo && !core->engine[s->engine].wr_comp_addr_hi)
+		return fail(k, GAUDISIM_CP_ERR_PKT_FIELD,
+			    "wr_comp_en, but WR_COMP_ADDR of the %s is not programmed",
+			    gsim_engine_name(s->engine));
+
+	if (tsize) {
+		if (!gsim_dma_decode(core, dst, tsize, &d) || d.rgn == GSIM_RGN_CFG)
+			return fail(k, GAUDISIM_CP_ERR_DMA_ADDR,
+				    "destination 0x%" PRIx64 " + 0x%x is not inside HBM, SRAM "
+				    "or host memory", dst, tsize);
+		if (!fill && (!gsim_dma_decode(core, src, tsize, &sr) ||
+			      sr.rgn == GSIM_RGN_CFG))
+			return fail(k, GAUDISIM_CP_ERR_DMA_ADDR,
+				    "source 0x%" PRIx64 " + 0x%x is not inside HBM, SRAM or "
+				    "host memory", src, tsize);
+
+		remaining = tsize - s->pkt_done;
+		chunk = remaining < k->budget->bytes ? remaining : k->budget->bytes;
+		/*
+		 * Overlapping device-memory copies behave like memmove only when
+		 * done in one go; they are rare, so they ignore the budget.
+		 */
+		if (!fill && d.mem && sr.mem &&
+		    (uintptr_t)d.mem < (uintptr_t)sr.mem + tsize &&
+		    (uintptr_t)sr.mem < (uintptr_t)d.mem + tsize)
+			chunk = remaining;
+		if (!chunk)
+			return GSIM_PKT_YIELD;
+
+		err = fill ? gsim_dma_fill(core, &d, s->pkt_done, (uint8_t)src, chunk)
+			   : gsim_dma_copy(core, &d, &sr, s->pkt_done, chunk);
+		if (err)
+			return fail(k, (uint8_t)err,
+				    "host memory access failed (src 0x%" PRIx64 " dst 0x%" PRIx64
+				    " size 0x%x, chunk at +0x%" PRIx64 ")", src, dst, tsize,
+				    s->pkt_done);
+		s->pkt_done += chunk;
+		core->dma_bytes += chunk;
+		gsim_telemetry_dma_bytes(core, s->engine, chunk);
+		gsim_budget_take_bytes(k->budget, chunk);
+		if (s->pkt_done < tsize)
+			return GSIM_PKT_YIELD;
+	}
+	if (k->ctl & GAUDISIM_LIN_DMA_CTL_WR_COMP_EN) {
+		err = gsim_engine_completion_msg(core, s->engine, &kick, &why);
+		if (err)
+			return fail(k, (uint8_t)err, "completion message of %s failed: %s",
+				    gsim_engine_name(s->engine), why);
+	}
+	return GSIM_PKT_NEXT;
+}
+
+static enum gsim_pkt_result exec_cp_dma(struct pkt *k)
+{
+	struct gsim_stream *s = k->s;
+	struct gsim_frame *sub = &s->frame[GSIM_FRAME_CP_DMA];
+	uint32_t tsize = k->dw0;
+	uint64_t src = gsim_ld_le64(k->p + 8);
+	struct gsim_span span;
+
+	if (!ctl_ok(k, CTL_COMMON))
+		return GSIM_PKT_ERROR;
+	/* A secured CP runs only what the driver built or copied. */
+	if (s->external)
+		return fail(k, GAUDISIM_CP_ERR_PRIV, "not on an external queue: the buffer "
+			    "would bypass the driver's copy of the CB");
+	if (s->depth != GSIM_FRAME_CB)
+		return fail(k, GAUDISIM_CP_ERR_PKT_FIELD, "CP_DMA inside a CP_DMA'd buffer");
+	if (!tsize)
+		return GSIM_PKT_NEXT;
+	if (tsize % GAUDISIM_PKT_ALIGN || tsize > GSIM_CB_MAX_LEN)
+		return fail(k, GAUDISIM_CP_ERR_PKT_FIELD,
+			    "tsize 0x%x is not a multiple of %u up to 0x%x", tsize,
+			    GAUDISIM_PKT_ALIGN, GSIM_CB_MAX_LEN);
+	if (!gsim_dma_decode(k->core, src, tsize, &span) ||
+	    (span.rgn != GSIM_RGN_HBM && span.rgn != GSIM_RGN_SRAM))
+		return fail(k, GAUDISIM_CP_ERR_DMA_ADDR,
+			    "source 0x%" PRIx64 " + 0x%x is not inside HBM or SRAM", src, tsize);
+	gsim_dma_load(k->core, &span, sub->buf, tsize);
+	gsim_budget_take_bytes(k->budget, tsize);
+	sub->addr = src;
+	sub->len = tsize;
+	sub->end = tsize;
+	sub->pc = 0;
+	memset(sub->loop, 0, sizeof(sub->loop));
+	/* The CB's pc moves past the CP_DMA now; the buffer runs next. */
+	s->depth = GSIM_FRAME_CP_DMA;
+	return GSIM_PKT_NEXT;
+}
+
+static enum gsim_pkt_result exec_repeat(struct pkt *k)
+{
+	struct gsim_frame *f = k->f;
+	bool end = k->dw0 & GAUDISIM_REPEAT_SORE_END;
+	unsigned int level = k->dw0 & GAUDISIM_REPEAT_OUTER ? 1 : 0;
+	uint32_t count = (k->dw0 & GAUDISIM_REPEAT_COUNT_MASK) >> GAUDISIM_REPEAT_COUNT_SHIFT;
+	struct gsim_loop *loop = &f->loop[level], *inner = &f->loop[0];
+	const char *name = level ? "outer" : "inner";
+
+	if (!ctl_ok(k, CTL_COMMON) || !dw0_ok(k, REPEAT_DW0_FIELDS))
+		return GSIM_PKT_ERROR;
+	if (!end) {
+		if (!count)
+			return fail(k, GAUDISIM_CP_ERR_PKT_FIELD, "loop count 0");
+		if (loop->open)
+			return fail(k, GAUDISIM_CP_ERR_PKT_FIELD, "%s loop started twice", name);
+		if (level && inner->open)
+			return fail(k, GAUDISIM_CP_ERR_PKT_FIELD,
+				    "outer loop starts inside an inner loop");
+		loop->open = true;
+		loop->start = f->pc + k->size;
+		loop->left = count - 1;
+		return GSIM_PKT_NEXT;
+	}
+	if (count)
+		return fail(k, GAUDISIM_CP_ERR_PKT_FIELD, "count 0x%x on a loop end", count);
+	if (!loop->open)
+		return fail(k, GAUDISIM_CP_ERR_PKT_FIELD, "%s loop end without a start", name);
+	if (level && inner->open)
+		return fail(k, GAUDISIM_CP_ERR_PKT_FIELD, "outer loop ends inside an inner loop");
+	if (loop->left) {
+		loop->left--;
+		f->pc = loop->start;
+		k->jumped = true;
+	} else {
+		loop->open = false;
+	}
+	return GSIM_PKT_NEXT;
+}
+
+static enum gsim_pkt_result exec_arb_point(struct pkt *k)
+{
+	struct gsim_qman *qm = &k->core->qman[k->s->engine];
+
+	if (!ctl_ok(k, CTL_ARB_POINT) || !dw0_ok(k, ARB_DW0_FIELDS))
+		return GSIM_PKT_ERROR;
+	if (k->dw0 & GAUDISIM_ARB_POINT_RLS) {
+		if (qm->arb_owner == (int)k->s->index)
+			qm->arb_owner = -1;
+	} else {
+		/* Only a stream allowed to run gets here: the arbiter is free or ours. */
+		qm->arb_owner = (int)k->s->index;
+	}
+	return GSIM_PKT_NEXT;
+}
+
+static enum gsim_pkt_result exec_stop(struct pkt *k)
+{
+	struct gsim_core *core = k->core;
+	struct gsim_stream *s = k->s;
+	struct gsim_qman *qm = &core->qman[s->engine];
+
+	if (!ctl_ok(k, CTL_COMMON))
+		return GSIM_PKT_ERROR;
+	/* Halt here; enabling the stream again resumes after the STOP. */
+	qm->glbl_cfg0 &= ~(1u << s->index);
+	s->stopped = true;
+	if (qm->arb_owner == (int)s->index)
+		qm->arb_owner = -1;
+	gsim_eq_post(core, GAUDISIM_EQ_EVENT_QMAN_STOP, s->engine, s->queue_id, 0, k->f->addr);
+	return GSIM_PKT_NEXT;
+}
+
+static enum gsim_pkt_result exec_wait(struct pkt *k)
+{
+	unsigned int id = (k->dw0 & GAUDISIM_WAIT_ID_MASK) >> GAUDISIM_WAIT_ID_SHIFT;
+	uint32_t inc = (k->dw0 & GAUDISIM_WAIT_INC_VAL_MASK) >> GAUDISIM_WAIT_INC_VAL_SHIFT;
+	uint64_t cycles = k->dw0 & GAUDISIM_WAIT_CYCLES_MASK;
+
+	if (!ctl_ok(k, CTL_COMMON) || !dw0_ok(k, WAIT_DW0_FIELDS))
+		return GSIM_PKT_ERROR;
+	/* The stream does not stall; the telemetry books the cycles as busy time. */
+	if (cycles)
+		gsim_telemetry_engine_busy(k->core, k->s->engine,
+					   cycles * 1000 / GAUDISIM_TEL_CLOCK_LIMIT_MHZ);
+	gsim_stream_fence_add(k->s, id, inc);
+	return GSIM_PKT_NEXT;
+}
+
+static enum gsim_pkt_result exec_load_and_exe(struct pkt *k)
+{
+	struct gsim_core *core = k->core;
+	struct gsim_stream *s = k->s;
+	uint64_t src = gsim_ld_le64(k->p + 8);
+	struct gsim_span span;
+	unsigned int kick = 0;
+	uint8_t hdr[8];
+
+	if (!ctl_ok(k, CTL_COMMON) || !dw0_ok(k, LAE_DW0_FIELDS))
+		return GSIM_PKT_ERROR;
+	if (k->dw0 & GAUDISIM_LOAD_AND_EXE_DST)
+		return fail(k, GAUDISIM_CP_ERR_PKT_FIELD, "dst 1 (scalars) is not supported");
+	if (k->dw0 & GAUDISIM_LOAD_AND_EXE_ETYPE)
+		return fail(k, GAUDISIM_CP_ERR_PKT_FIELD, "etype must be 0");
+	if (k->dw0 & GAUDISIM_LOAD_AND_EXE_LOAD) {
+		enum gsim_pkt_result res;
+		uint32_t reg, count;
+
+		if (!gsim_dma_decode(core, src, sizeof(hdr), &span) ||
+		    (span.rgn != GSIM_RGN_HBM && span.rgn != GSIM_RGN_SRAM))
+			return fail(k, GAUDISIM_CP_ERR_DMA_ADDR, "register image at 0x%" PRIx64
+				    " is not inside HBM or SRAM", src);
+		gsim_dma_load(core, &span, hdr, sizeof(hdr));
+		reg = gsim_ld_le32(hdr);
+		count = gsim_ld_le32(hdr + 4);
+		if (!count || count > GAUDISIM_LOAD_AND_EXE_MAX_REGS)
+			return fail(k, GAUDISIM_CP_ERR_PKT_FIELD, "register image count %u is "
+				    "not 1..%u", count, GAUDISIM_LOAD_AND_EXE_MAX_REGS);
+		if (!gsim_dma_decode(core, src + sizeof(hdr), 4ull * count, &span) ||
+		    (span.rgn != GSIM_RGN_HBM && span.rgn != GSIM_RGN_SRAM))
+			return fail(k, GAUDISIM_CP_ERR_DMA_ADDR, "register image at 0x%" PRIx64
+				    " (%u values) is not inside HBM or SRAM", src, count);
+		res = write_engine_regs(k, reg, span.mem, count);
+		if (res != GSIM_PKT_NEXT)
+			return res;
+	}
+	if ((k->dw0 & GAUDISIM_LOAD_AND_EXE_EXE) &&
+	    !gsim_engine_request_launch(core, s->engine, &kick))
+		return fail(k, GAUDISIM_CP_ERR_PKT_FIELD, "exe: the %s has nothing to launch",
+			    gsim_engine_name(s->engine));
+	return GSIM_PKT_NEXT;
+}
+
+/* Size of the packet at k->p, 0 for an undefined opcode. */
+static uint32_t pkt_size(const struct pkt *k)
+{
+	switch (k->opcode) {
 	case GAUDISIM_PKT_WREG_32:
 		return GAUDISIM_PKT_SIZE_WREG_32;
+	case GAUDISIM_PKT_WREG_BULK:
+		return GAUDISIM_PKT_SIZE_WREG_BULK_HDR +
+		       8 * (k->dw0 & GAUDISIM_WREG_BULK_SIZE64_MASK);
 	case GAUDISIM_PKT_MSG_LONG:
 		return GAUDISIM_PKT_SIZE_MSG_LONG;
+	case GAUDISIM_PKT_MSG_SHORT:
+		return GAUDISIM_PKT_SIZE_MSG_SHORT;
+	case GAUDISIM_PKT_CP_DMA:
+		return GAUDISIM_PKT_SIZE_CP_DMA;
+	case GAUDISIM_PKT_REPEAT:
+		return GAUDISIM_PKT_SIZE_REPEAT;
 	case GAUDISIM_PKT_MSG_PROT:
 		return GAUDISIM_PKT_SIZE_MSG_PROT;
 	case GAUDISIM_PKT_FENCE:
@@ -287,71 +569,88 @@ static uint32_t pkt_size(unsigned int opcode)
 		return GAUDISIM_PKT_SIZE_LIN_DMA;
 	case GAUDISIM_PKT_NOP:
 		return GAUDISIM_PKT_SIZE_NOP;
+	case GAUDISIM_PKT_STOP:
+		return GAUDISIM_PKT_SIZE_STOP;
 	case GAUDISIM_PKT_ARB_POINT:
 		return GAUDISIM_PKT_SIZE_ARB_POINT;
+	case GAUDISIM_PKT_WAIT:
+		return GAUDISIM_PKT_SIZE_WAIT;
+	case GAUDISIM_PKT_LOAD_AND_EXE:
+		return GAUDISIM_PKT_SIZE_LOAD_AND_EXE;
 	default:
 		return 0;
 	}
 }
 
-enum gsim_pkt_result gsim_pkt_exec(struct gsim_core *core, struct gsim_stream *s,
-				   uint32_t end, struct gsim_budget *budget)
+static enum gsim_pkt_result dispatch(struct pkt *k)
 {
-	const uint8_t *p = s->cb + s->pc;
-	uint32_t dw0 = gsim_ld_le32(p);
-	uint32_t ctl = gsim_ld_le32(p + 4);
-	unsigned int opcode = GAUDISIM_PKT_OPCODE(ctl);
-	enum gsim_pkt_result res;
-	uint32_t size;
-
-	switch (opcode) {
-	case GAUDISIM_PKT_WREG_BULK:
-	case GAUDISIM_PKT_CP_DMA:
-	case GAUDISIM_PKT_STOP:
-	case GAUDISIM_PKT_LOAD_AND_EXE:
-	case GAUDISIM_PKT_WAIT:
-		return pkt_fail(core, s, opcode, GAUDISIM_CP_ERR_PRIV,
-				"not allowed on an external queue");
-	case GAUDISIM_PKT_MSG_SHORT:
-	case GAUDISIM_PKT_REPEAT:
-		return pkt_fail(core, s, opcode, GAUDISIM_CP_ERR_UNDEF_OPCODE,
-				"not implemented by this device version");
-	default:
-		break;
-	}
-	size = pkt_size(opcode);
-	if (!size)
-		return pkt_fail(core, s, opcode, GAUDISIM_CP_ERR_UNDEF_OPCODE,
-				"undefined opcode (header 0x%08x)", ctl);
-	/* s->pc < end, both multiples of 8: the header itself is always inside. */
-	if (size > end - s->pc)
-		return pkt_fail(core, s, opcode, GAUDISIM_CP_ERR_PKT_OVERRUN,
-				"%u-byte packet runs past the end at offset 0x%x", size, end);
-
-	switch (opcode) {
-	case GAUDISIM_PKT_NOP:
-		res = GSIM_PKT_NEXT;
-		break;
-	case GAUDISIM_PKT_ARB_POINT:
-		/* One stream per arbiter in this model: nothing to arbitrate. */
-		res = check_ctl(core, s, opcode, ctl, CTL_ARB_POINT);
-		break;
+	switch (k->opcode) {
 	case GAUDISIM_PKT_WREG_32:
-		res = exec_wreg32(core, s, dw0, ctl);
-		break;
+		return exec_wreg32(k);
+	case GAUDISIM_PKT_WREG_BULK:
+		return exec_wreg_bulk(k);
 	case GAUDISIM_PKT_MSG_LONG:
 	case GAUDISIM_PKT_MSG_PROT:
-		res = exec_msg(core, s, opcode, p, dw0, ctl);
-		break;
+		return exec_msg_long(k);
+	case GAUDISIM_PKT_MSG_SHORT:
+		return exec_msg_short(k);
+	case GAUDISIM_PKT_CP_DMA:
+		return exec_cp_dma(k);
+	case GAUDISIM_PKT_REPEAT:
+		return exec_repeat(k);
 	case GAUDISIM_PKT_FENCE:
-		res = exec_fence(core, s, dw0, ctl);
-		break;
-	default: /* GAUDISIM_PKT_LIN_DMA */
-		res = exec_lin_dma(core, s, p, dw0, ctl, budget);
-		break;
+		return exec_fence(k);
+	case GAUDISIM_PKT_LIN_DMA:
+		return exec_lin_dma(k);
+	case GAUDISIM_PKT_NOP:
+		return GSIM_PKT_NEXT;
+	case GAUDISIM_PKT_STOP:
+		return exec_stop(k);
+	case GAUDISIM_PKT_ARB_POINT:
+		return exec_arb_point(k);
+	case GAUDISIM_PKT_WAIT:
+		return exec_wait(k);
+	default: /* GAUDISIM_PKT_LOAD_AND_EXE */
+		return exec_load_and_exe(k);
 	}
+}
+
+enum gsim_pkt_result gsim_pkt_exec(struct gsim_core *core, struct gsim_stream *s,
+				   struct gsim_budget *budget)
+{
+	struct gsim_frame *f = gsim_stream_frame(s);
+	struct pkt k = {
+		.core = core,
+		.s = s,
+		.f = f,
+		.p = f->buf + f->pc,
+		.budget = budget,
+	};
+	enum gsim_pkt_result res;
+
+	k.dw0 = gsim_ld_le32(k.p);
+	k.ctl = gsim_ld_le32(k.p + 4);
+	k.opcode = GAUDISIM_PKT_OPCODE(k.ctl);
+	k.size = pkt_size(&k);
+	if (!k.size)
+		return fail(&k, GAUDISIM_CP_ERR_UNDEF_OPCODE, "undefined opcode (header 0x%08x)",
+			    k.ctl);
+	/* pc < end, both multiples of 8: the header itself is always inside. */
+	if (k.size > f->end - f->pc)
+		return fail(&k, GAUDISIM_CP_ERR_PKT_OVERRUN,
+			    "%u-byte packet runs past the end at offset 0x%x", k.size, f->end);
+
+	/* Engine barrier: the engine must have finished what it was launched for. */
+	if ((k.ctl & GAUDISIM_PKT_CTL_EB) && gsim_engine_busy(core, s->engine)) {
+		s->park = GSIM_PARK_ENGINE;
+		return GSIM_PKT_BLOCKED;
+	}
+	s->park = GSIM_PARK_NONE;
+
+	res = dispatch(&k);
 	if (res == GSIM_PKT_NEXT) {
-		s->pc += size;
+		if (!k.jumped)
+			f->pc += k.size;
 		s->pkt_done = 0;
 	}
 	return res;

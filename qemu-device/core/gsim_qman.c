@@ -4,36 +4,92 @@
  *
  * A stream is a resumable state machine: fetch the PQ entry at CI, fetch
  * the CB it describes into the stream's own buffer, execute its packets.
- * Its place (pc, LIN_DMA progress, fence wait) survives across
- * gsim_core_run() calls, so a FENCE can park it mid-CB and a large DMA can
- * be split over several calls. CI advances once a CB has finished.
+ * Its place (frame, pc, loops, LIN_DMA progress, park reason) survives
+ * across gsim_core_run() calls, so a FENCE or an engine barrier can park
+ * it mid-CB and a large DMA can be split over several calls. CI advances
+ * once a CB has finished.
  *
- * Errors in a CB body abandon the body; when the BD announces a completion
- * tail, the tail still runs with GAUDISIM_CQ_ENTRY_ERROR and the error code
- * OR-ed into the CQ value, so the job completes with an error. A bad PQ
- * entry, or a CB that cannot be fetched, is counted and skipped: nothing
- * of it can run, so there is no completion for it.
+ * External queues (the PCI-DMA QMANs, secured CPs) run CBs from anywhere
+ * and may end them with the driver's completion tail. Internal queues
+ * (HBM-DMA, MME, TPC) fetch their PQ from host memory too, as on Gaudi,
+ * but their CBs must be in HBM or SRAM and there is no completion tail:
+ * they signal through the sync manager.
+ *
+ * A CP_DMA pushes a second frame (the lower CP's buffer); when it ends,
+ * the CB continues after the CP_DMA packet.
+ *
+ * Errors in a CB body abandon the body (and any CP_DMA'd buffer); when the
+ * BD announces a completion tail, the tail still runs with
+ * GAUDISIM_CQ_ENTRY_ERROR and the error code OR-ed into the CQ value, so
+ * the job completes with an error. A bad PQ entry, or a CB that cannot be
+ * fetched, is counted and skipped: nothing of it can run, so there is no
+ * completion for it. Every error also becomes an event-queue entry.
+ *
+ * Arbitration: the streams of a QMAN share its engine. A stream that runs
+ * ARB_POINT takes the QMAN's arbiter and the other streams wait until it
+ * releases it (ARB_POINT with rls), its CB ends, it stops or is reset.
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gsim_core_internal.h"
+#include "gsim_faults.h"
 
 void gsim_stream_init(struct gsim_stream *s, unsigned int engine, unsigned int index)
 {
+	uint8_t *bufs[GSIM_NUM_FRAMES];
+	unsigned int i;
+
+	for (i = 0; i < GSIM_NUM_FRAMES; i++)
+		bufs[i] = s->frame[i].buf;
 	memset(s, 0, sizeof(*s));
+	for (i = 0; i < GSIM_NUM_FRAMES; i++)
+		s->frame[i].buf = bufs[i];
 	s->engine = engine;
 	s->index = index;
-	s->queue_id = engine * GAUDISIM_STREAMS_PER_QMAN + index;
+	s->queue_id = gaudisim_engine_queue_id(engine, index);
+	s->external = GAUDISIM_QUEUE_IS_EXTERNAL(s->queue_id);
+	s->park = GSIM_PARK_NONE;
 }
 
 void gsim_stream_reset(struct gsim_stream *s)
 {
-	uint8_t *cb = s->cb;
-
 	gsim_stream_init(s, s->engine, s->index);
-	s->cb = cb;
+}
+
+int gsim_stream_alloc(struct gsim_stream *s)
+{
+	unsigned int i;
+
+	/* malloc of 2 MiB is a lazy mapping: untouched pages cost nothing. */
+	for (i = 0; i < GSIM_NUM_FRAMES; i++) {
+		s->frame[i].buf = malloc(GSIM_CB_MAX_LEN);
+		if (!s->frame[i].buf)
+			return -1;
+	}
+	return 0;
+}
+
+void gsim_stream_free(struct gsim_stream *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < GSIM_NUM_FRAMES; i++) {
+		free(s->frame[i].buf);
+		s->frame[i].buf = NULL;
+	}
+}
+
+void gsim_qman_reset(struct gsim_qman *qm)
+{
+	unsigned int i;
+
+	for (i = 0; i < GAUDISIM_STREAMS_PER_QMAN; i++)
+		gsim_stream_reset(&qm->stream[i]);
+	qm->glbl_cfg0 = 0;
+	qm->arb_owner = -1;
 }
 
 uint32_t gsim_stream_entries(const struct gsim_stream *s)
@@ -51,9 +107,20 @@ bool gsim_stream_busy(const struct gsim_stream *s)
 
 bool gsim_stream_runnable(const struct gsim_core *core, const struct gsim_stream *s)
 {
-	if (core->reset_pending || s->fence_wait)
+	const struct gsim_qman *qm = &core->qman[s->engine];
+
+	if (core->reset_pending)
 		return false;
-	if (!(core->qman[s->engine].glbl_cfg0 & (1u << s->index)))
+	if (!(qm->glbl_cfg0 & (1u << s->index)))
+		return false;
+	/* An injected hang: the engine's CPs make no progress until reset. */
+	if (gsim_fault_engine_hung(core, s->engine))
+		return false;
+	if (qm->arb_owner >= 0 && (unsigned int)qm->arb_owner != s->index)
+		return false;
+	if (s->park == GSIM_PARK_FENCE)
+		return false;
+	if (s->park == GSIM_PARK_ENGINE && gsim_engine_busy(core, s->engine))
 		return false;
 	return s->active || (gsim_stream_entries(s) && s->pi != s->ci);
 }
@@ -63,10 +130,10 @@ bool gsim_stream_fence_add(struct gsim_stream *s, unsigned int fence, uint32_t v
 	uint32_t *cnt = &s->fence[fence];
 
 	*cnt = value > UINT32_MAX - *cnt ? UINT32_MAX : *cnt + value;
-	if (!s->fence_wait || s->wait_fence_id != fence || *cnt < s->wait_target)
+	if (s->park != GSIM_PARK_FENCE || s->wait_fence_id != fence || *cnt < s->wait_target)
 		return false;
 	/* The FENCE packet runs again and consumes the counter itself. */
-	s->fence_wait = false;
+	s->park = GSIM_PARK_NONE;
 	return true;
 }
 
@@ -75,6 +142,22 @@ static void advance_ci(struct gsim_stream *s)
 	uint32_t entries = gsim_stream_entries(s);
 
 	s->ci = entries ? (s->ci + 1) & (2 * entries - 1) : 0;
+}
+
+static void post_error(struct gsim_core *core, const struct gsim_stream *s, uint8_t code,
+		       uint64_t addr, uint32_t pc, uint32_t opcode)
+{
+	struct gsim_event ev = {
+		.type = code == GAUDISIM_CP_ERR_DMA_ADDR || code == GAUDISIM_CP_ERR_HOST_FAULT ?
+			GAUDISIM_EQ_EVENT_DMA_ERR : GAUDISIM_EQ_EVENT_QMAN_ERR,
+		.engine = s->engine,
+		.queue = s->queue_id,
+		.code = code,
+		.addr = addr,
+		.data = { pc, opcode },
+	};
+
+	gsim_eq_post_event(core, &ev);
 }
 
 static void count_error(struct gsim_core *core, struct gsim_stream *s, uint8_t code,
@@ -98,29 +181,56 @@ static void count_error(struct gsim_core *core, struct gsim_stream *s, uint8_t c
 	s->err_cnt++;
 }
 
+static void release_arbiter(struct gsim_core *core, struct gsim_stream *s)
+{
+	struct gsim_qman *qm = &core->qman[s->engine];
+
+	if (qm->arb_owner == (int)s->index)
+		qm->arb_owner = -1;
+}
+
+static void clear_frames(struct gsim_stream *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < GSIM_NUM_FRAMES; i++) {
+		s->frame[i].pc = 0;
+		memset(s->frame[i].loop, 0, sizeof(s->frame[i].loop));
+	}
+	s->depth = GSIM_FRAME_CB;
+}
+
 static void finish_cb(struct gsim_core *core, struct gsim_stream *s)
 {
 	s->active = false;
-	s->fence_wait = false;
+	s->park = GSIM_PARK_NONE;
 	s->pkt_done = 0;
+	clear_frames(s);
+	release_arbiter(core, s);
 	advance_ci(s);
 	core->cb_done_cnt++;
 }
 
-/* Skip a PQ entry that cannot run: count, log, advance CI. */
+/* Skip a PQ entry that cannot run: count, log, post, advance CI. */
 static void skip_entry(struct gsim_core *core, struct gsim_stream *s, uint8_t code,
 		       uint64_t addr, const char *why)
 {
 	count_error(core, s, code, addr);
 	gsim_log(core, "queue %u: PQ entry %u skipped, no completion: %s (error %u)",
 		 s->queue_id, s->ci, why, code);
+	post_error(core, s, code, addr, 0, 0);
 	advance_ci(s);
+}
+
+static uint32_t tail_start(const struct gsim_stream *s)
+{
+	return s->frame[GSIM_FRAME_CB].len - GAUDISIM_CB_COMPLETION_TAIL_SIZE;
 }
 
 /* The error tail must be exactly two MSG_PROTs, the first writing a value. */
 static bool tail_usable(const struct gsim_stream *s)
 {
-	const uint8_t *t = s->cb + s->body_end;
+	const uint8_t *t = s->frame[GSIM_FRAME_CB].buf + tail_start(s);
 	uint32_t ctl0 = gsim_ld_le32(t + 4);
 	uint32_t ctl1 = gsim_ld_le32(t + GAUDISIM_PKT_SIZE_MSG_PROT + 4);
 
@@ -130,29 +240,51 @@ static bool tail_usable(const struct gsim_stream *s)
 	       GAUDISIM_MSG_OP_WRITE_VALUE;
 }
 
+static void enter_tail(struct gsim_stream *s)
+{
+	struct gsim_frame *f = &s->frame[GSIM_FRAME_CB];
+
+	s->in_tail = true;
+	f->pc = tail_start(s);
+	f->end = f->len;
+}
+
 static void packet_failed(struct gsim_core *core, struct gsim_stream *s)
 {
+	struct gsim_frame *f = gsim_stream_frame(s);
 	uint8_t code = s->pkt_err;
 
-	count_error(core, s, code, s->cb_addr);
+	count_error(core, s, code, f->addr);
+	post_error(core, s, code, f->addr, f->pc, GAUDISIM_PKT_OPCODE(gsim_ld_le32(f->buf + f->pc + 4)));
 	s->pkt_done = 0;
+	s->park = GSIM_PARK_NONE;
 	if (s->has_tail && !s->in_tail) {
 		if (tail_usable(s)) {
-			s->in_tail = true;
+			clear_frames(s);
 			s->tail_err = code;
-			s->pc = s->body_end;
+			enter_tail(s);
 			return;
 		}
 		gsim_log(core, "queue %u: CB 0x%" PRIx64 ": no completion, the last %u "
-			 "bytes are not two MSG_PROT packets", s->queue_id, s->cb_addr,
-			 GAUDISIM_CB_COMPLETION_TAIL_SIZE);
+			 "bytes are not two MSG_PROT packets", s->queue_id,
+			 s->frame[GSIM_FRAME_CB].addr, GAUDISIM_CB_COMPLETION_TAIL_SIZE);
 	}
 	finish_cb(core, s);
+}
+
+/* Where the CB of an entry may live: anywhere for the secured external CPs,
+ * device memory for internal queues. */
+static bool cb_region_ok(const struct gsim_stream *s, const struct gsim_span *span)
+{
+	if (span->rgn == GSIM_RGN_CFG)
+		return false;
+	return s->external || span->rgn == GSIM_RGN_HBM || span->rgn == GSIM_RGN_SRAM;
 }
 
 static void load_cb(struct gsim_core *core, struct gsim_stream *s,
 		    struct gsim_budget *budget)
 {
+	struct gsim_frame *f = &s->frame[GSIM_FRAME_CB];
 	uint32_t entries = gsim_stream_entries(s);
 	uint64_t pq_base = (uint64_t)s->pq_base_hi << 32 | s->pq_base_lo;
 	uint64_t bd_bus = pq_base + (uint64_t)(s->ci & (entries - 1)) * GAUDISIM_BD_SIZE;
@@ -162,6 +294,7 @@ static void load_cb(struct gsim_core *core, struct gsim_stream *s,
 	uint64_t ptr;
 	char why[160];
 
+	/* The PQ holds bus addresses the driver gave: read it directly. */
 	if (bd_bus < pq_base ||
 	    core->ops.dma_read(core->opaque, bd_bus, raw, sizeof(raw))) {
 		snprintf(why, sizeof(why), "cannot read the entry at bus address 0x%" PRIx64,
@@ -179,6 +312,12 @@ static void load_cb(struct gsim_core *core, struct gsim_stream *s,
 		skip_entry(core, s, GAUDISIM_CP_ERR_PQ_ENTRY, ptr, why);
 		return;
 	}
+	if (!s->external && (ctl & GAUDISIM_BD_CTL_COMPLETION_TAIL)) {
+		snprintf(why, sizeof(why), "internal queues have no completion tail "
+			 "(BD ctl 0x%08x)", ctl);
+		skip_entry(core, s, GAUDISIM_CP_ERR_PQ_ENTRY, ptr, why);
+		return;
+	}
 	if (len < GAUDISIM_PKT_ALIGN || len % GAUDISIM_PKT_ALIGN || len > GSIM_CB_MAX_LEN) {
 		snprintf(why, sizeof(why), "CB 0x%" PRIx64 " length %u is not a multiple "
 			 "of %u between %u and %u", ptr, len, GAUDISIM_PKT_ALIGN,
@@ -186,15 +325,13 @@ static void load_cb(struct gsim_core *core, struct gsim_stream *s,
 		skip_entry(core, s, GAUDISIM_CP_ERR_CB_FETCH, ptr, why);
 		return;
 	}
-	if (!gsim_dma_decode(core, ptr, len, &span) || span.rgn == GSIM_RGN_CFG) {
-		snprintf(why, sizeof(why), "CB 0x%" PRIx64 " + 0x%x is not inside HBM, "
-			 "SRAM or host memory", ptr, len);
+	if (!gsim_dma_decode(core, ptr, len, &span) || !cb_region_ok(s, &span)) {
+		snprintf(why, sizeof(why), "CB 0x%" PRIx64 " + 0x%x is not inside %s", ptr, len,
+			 s->external ? "HBM, SRAM or host memory" : "HBM or SRAM (internal queue)");
 		skip_entry(core, s, GAUDISIM_CP_ERR_CB_FETCH, ptr, why);
 		return;
 	}
-	if (span.mem) {
-		memcpy(s->cb, span.mem, len);
-	} else if (core->ops.dma_read(core->opaque, span.off, s->cb, len)) {
+	if (gsim_dma_load(core, &span, f->buf, len)) {
 		snprintf(why, sizeof(why), "CB 0x%" PRIx64 " + 0x%x: host read failed",
 			 ptr, len);
 		skip_entry(core, s, GAUDISIM_CP_ERR_CB_FETCH, ptr, why);
@@ -203,25 +340,42 @@ static void load_cb(struct gsim_core *core, struct gsim_stream *s,
 	gsim_budget_take_bytes(budget, len);
 
 	s->active = true;
-	s->cb_addr = ptr;
-	s->cb_len = len;
+	s->park = GSIM_PARK_NONE;
 	s->has_tail = (ctl & GAUDISIM_BD_CTL_COMPLETION_TAIL) &&
 		      len >= GAUDISIM_CB_COMPLETION_TAIL_SIZE;
-	s->body_end = s->has_tail ? len - GAUDISIM_CB_COMPLETION_TAIL_SIZE : len;
 	s->in_tail = false;
 	s->tail_err = 0;
-	s->pc = 0;
 	s->pkt_done = 0;
+	clear_frames(s);
+	f->addr = ptr;
+	f->len = len;
+	f->end = s->has_tail ? len - GAUDISIM_CB_COMPLETION_TAIL_SIZE : len;
+}
+
+/* The current frame ran out of packets. */
+static void frame_done(struct gsim_core *core, struct gsim_stream *s)
+{
+	if (s->depth > GSIM_FRAME_CB) {
+		/* The CP_DMA'd buffer is done; the CB goes on after its CP_DMA. */
+		s->depth--;
+		return;
+	}
+	if (s->has_tail && !s->in_tail)
+		enter_tail(s);
+	else
+		finish_cb(core, s);
 }
 
 void gsim_stream_step(struct gsim_core *core, struct gsim_stream *s,
 		      struct gsim_budget *budget)
 {
+	unsigned int saved = core->requester;
 	unsigned int slice;
 
+	core->requester = s->queue_id;
 	for (slice = 0; slice < GSIM_SLICE_PACKETS && gsim_budget_left(budget) &&
 	     gsim_stream_runnable(core, s); slice++) {
-		uint32_t end;
+		struct gsim_frame *f;
 
 		/* Every iteration costs one unit, so a run always terminates. */
 		budget->packets--;
@@ -229,23 +383,22 @@ void gsim_stream_step(struct gsim_core *core, struct gsim_stream *s,
 			load_cb(core, s, budget);
 			continue;
 		}
-		end = s->in_tail ? s->cb_len : s->body_end;
-		if (s->pc >= end) {
-			if (s->has_tail && !s->in_tail)
-				s->in_tail = true;
-			else
-				finish_cb(core, s);
+		f = gsim_stream_frame(s);
+		if (f->pc >= f->end) {
+			frame_done(core, s);
 			continue;
 		}
-		switch (gsim_pkt_exec(core, s, end, budget)) {
+		switch (gsim_pkt_exec(core, s, budget)) {
 		case GSIM_PKT_NEXT:
 		case GSIM_PKT_YIELD:
 			break;
 		case GSIM_PKT_BLOCKED:
-			return;
+			goto out;
 		case GSIM_PKT_ERROR:
 			packet_failed(core, s);
 			break;
 		}
 	}
+out:
+	core->requester = saved;
 }

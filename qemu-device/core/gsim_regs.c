@@ -2,18 +2,21 @@
 /*
  * gaudisim device core: the register file of the CFG BAR.
  *
- * The global block describes the device and carries the control registers
- * (reset, HBM window, MSI-X request); the QMAN blocks of the two PCI-DMA
- * engines hold the stream registers. Every other engine block reads as
- * zero and ignores writes. Writes only latch state and return GSIM_KICK_*
- * bits; packets are never executed from here.
+ * Map: the global block at 0 (device description, reset, HBM window,
+ * MSI-X request), the EQ, MMU and telemetry blocks, the 17 engine blocks
+ * (engine registers, then the QMAN at +GAUDISIM_QM_OFFSET) and the sync
+ * manager. Writes only latch state and return GSIM_KICK_* bits; packets
+ * are never executed from here (an engine COMMIT written over MMIO is only
+ * latched; the run loop starts it).
  *
- * Command buffers reach this file too (MSG_LONG/MSG_PROT to a CFG address,
- * WREG_32). They may only write the registers a CB legitimately needs: the
- * CP_FENCE_RDATA registers (fence increments, as sync-manager monitors do)
- * and MSIX_REQ (the completion tail). Everything else - PQ programming,
- * stream enables, reset, the HBM window - is refused, so a job cannot
- * redirect its own queue or reset the device under the driver's feet.
+ * Command buffers reach this file too (MSG_LONG/MSG_SHORT/MSG_PROT to a
+ * CFG address, WREG_32/WREG_BULK, monitor payloads, completion messages).
+ * They may write what a job legitimately needs: fence counters, the sync
+ * manager, MSIX_REQ (the completion tail), engine registers, and the
+ * CP_MSG_BASE registers of internal QMANs (users own those CPs). PQ
+ * programming, stream enables, resets, the HBM window, the EQ and the
+ * external QMANs' message bases are refused, so a job cannot redirect a
+ * queue or reset the device under the driver's feet.
  *
  * HBM_WINDOW_LO/HI: the LO write is latched and the HI write applies both
  * halves at once, so moving the window never passes through a half-updated
@@ -22,10 +25,16 @@
 #include <inttypes.h>
 
 #include "gsim_core_internal.h"
+#include "gsim_mmu.h"
+#include "gsim_telemetry.h"
 
 #define GSIM_QM_STREAM_ENABLE_MASK	((1u << GAUDISIM_STREAMS_PER_QMAN) - 1)
 #define GSIM_QM_FENCE_STRIDE \
 	(GAUDISIM_QM_CP_FENCE_RDATA(1, 0) - GAUDISIM_QM_CP_FENCE_RDATA(0, 0))
+#define GSIM_QM_MSG_BASE_STRIDE \
+	(GAUDISIM_QM_CP_MSG_BASE_LO(1, 0) - GAUDISIM_QM_CP_MSG_BASE_LO(0, 0))
+#define GSIM_QM_MSG_BASE_HI_OFF \
+	(GAUDISIM_QM_CP_MSG_BASE_HI(0, 0) - GAUDISIM_QM_CP_MSG_BASE_LO(0, 0))
 
 enum qm_reg {
 	QM_UNKNOWN,
@@ -38,10 +47,13 @@ enum qm_reg {
 	QM_PQ_CI,
 	QM_FENCE_RDATA,
 	QM_FENCE_CNT,
+	QM_MSG_BASE_LO,
+	QM_MSG_BASE_HI,
 	QM_CP_STS,
 	QM_ERR_ADDR_LO,
 	QM_ERR_ADDR_HI,
 	QM_ERR_CNT,
+	QM_ARB_OWNER,
 };
 
 /* Per-stream registers: one 32-bit register per stream, 4 bytes apart. */
@@ -60,65 +72,59 @@ static const struct {
 	{ GAUDISIM_QM_CP_ERR_CNT(0), QM_ERR_CNT },
 };
 
-/* Decode an offset inside a QM block into a register, stream and fence. */
-static enum qm_reg qm_decode(uint32_t r, unsigned int *stream, unsigned int *fence)
+/*
+ * Registers indexed by (index, stream): index * stride + 4 * stream from
+ * base, with 'count' indices. Returns false outside, or in a gap.
+ */
+static bool decode_2d(uint32_t r, uint32_t base, uint32_t stride, unsigned int count,
+		      unsigned int *index, unsigned int *stream)
 {
 	const uint32_t span = 4 * GAUDISIM_STREAMS_PER_QMAN;
-	const uint32_t fence_span = GSIM_QM_FENCE_STRIDE * GAUDISIM_QM_NUM_FENCES;
+	uint32_t rel;
+
+	if (r < base || r - base >= stride * count)
+		return false;
+	rel = r - base;
+	if (rel % stride >= span)
+		return false;
+	*index = rel / stride;
+	*stream = (rel % stride) / 4;
+	return true;
+}
+
+/* Decode an offset inside a QM block into a register, stream and index. */
+static enum qm_reg qm_decode(uint32_t r, unsigned int *stream, unsigned int *index)
+{
+	const uint32_t span = 4 * GAUDISIM_STREAMS_PER_QMAN;
 	size_t i;
 
 	*stream = 0;
-	*fence = 0;
+	*index = 0;
 	if (r == GAUDISIM_QM_GLBL_CFG0)
 		return QM_GLBL_CFG0;
 	if (r == GAUDISIM_QM_GLBL_STS0)
 		return QM_GLBL_STS0;
+	if (r == GAUDISIM_QM_ARB_OWNER)
+		return QM_ARB_OWNER;
 	for (i = 0; i < sizeof(qm_stream_regs) / sizeof(qm_stream_regs[0]); i++) {
 		if (r >= qm_stream_regs[i].base && r < qm_stream_regs[i].base + span) {
 			*stream = (r - qm_stream_regs[i].base) / 4;
 			return qm_stream_regs[i].reg;
 		}
 	}
-	if (r >= GAUDISIM_QM_CP_FENCE_RDATA(0, 0) &&
-	    r < GAUDISIM_QM_CP_FENCE_RDATA(0, 0) + fence_span) {
-		uint32_t rel = r - GAUDISIM_QM_CP_FENCE_RDATA(0, 0);
-
-		if (rel % GSIM_QM_FENCE_STRIDE >= span)
-			return QM_UNKNOWN;
-		*fence = rel / GSIM_QM_FENCE_STRIDE;
-		*stream = (rel % GSIM_QM_FENCE_STRIDE) / 4;
+	if (decode_2d(r, GAUDISIM_QM_CP_FENCE_RDATA(0, 0), GSIM_QM_FENCE_STRIDE,
+		      GAUDISIM_QM_NUM_FENCES, index, stream))
 		return QM_FENCE_RDATA;
-	}
-	if (r >= GAUDISIM_QM_CP_FENCE_CNT(0, 0) &&
-	    r < GAUDISIM_QM_CP_FENCE_CNT(0, 0) + fence_span) {
-		uint32_t rel = r - GAUDISIM_QM_CP_FENCE_CNT(0, 0);
-
-		if (rel % GSIM_QM_FENCE_STRIDE >= span)
-			return QM_UNKNOWN;
-		*fence = rel / GSIM_QM_FENCE_STRIDE;
-		*stream = (rel % GSIM_QM_FENCE_STRIDE) / 4;
+	if (decode_2d(r, GAUDISIM_QM_CP_FENCE_CNT(0, 0), GSIM_QM_FENCE_STRIDE,
+		      GAUDISIM_QM_NUM_FENCES, index, stream))
 		return QM_FENCE_CNT;
-	}
+	if (decode_2d(r, GAUDISIM_QM_CP_MSG_BASE_LO(0, 0), GSIM_QM_MSG_BASE_STRIDE,
+		      GAUDISIM_QM_NUM_MSG_BASES, index, stream))
+		return QM_MSG_BASE_LO;
+	if (decode_2d(r, GAUDISIM_QM_CP_MSG_BASE_HI(0, 0), GSIM_QM_MSG_BASE_STRIDE,
+		      GAUDISIM_QM_NUM_MSG_BASES, index, stream))
+		return QM_MSG_BASE_HI;
 	return QM_UNKNOWN;
-}
-
-/*
- * Locate the QM block of an implemented engine. Returns the QMAN, with the
- * offset inside its QM block in *qm_off, or NULL.
- */
-static struct gsim_qman *qm_block(struct gsim_core *core, uint32_t offset, uint32_t *qm_off)
-{
-	uint32_t rel, engine, in_block;
-
-	if (offset < GAUDISIM_ENGINE_BLOCK_BASE)
-		return NULL;
-	rel = offset - GAUDISIM_ENGINE_BLOCK_BASE;
-	engine = rel / GAUDISIM_ENGINE_BLOCK_SIZE;
-	in_block = rel % GAUDISIM_ENGINE_BLOCK_SIZE;
-	if (engine >= GSIM_NUM_QMANS || in_block < GAUDISIM_QM_OFFSET)
-		return NULL;
-	*qm_off = in_block - GAUDISIM_QM_OFFSET;
-	return &core->qman[engine];
 }
 
 static uint32_t engines_reg(void)
@@ -130,14 +136,14 @@ static uint32_t engines_reg(void)
 	       (uint32_t)GAUDISIM_STREAMS_PER_QMAN << GAUDISIM_ENGINES_STREAMS_SHIFT;
 }
 
-/* Bit q of the 96-bit queue mask: the queues this device implements. */
+/* Bit q of the 96-bit queue mask: every queue ID that names a queue. */
 static uint32_t queue_mask_word(unsigned int word)
 {
 	uint32_t mask = 0;
 	unsigned int q;
 
 	for (q = word * 32; q < (word + 1) * 32; q++)
-		if (q < GSIM_NUM_STREAMS)
+		if (q < GAUDISIM_QUEUE_ID_SIZE && gaudisim_queue_engine(q) >= 0)
 			mask |= 1u << (q % 32);
 	return mask;
 }
@@ -152,7 +158,9 @@ static uint32_t global_read(struct gsim_core *core, uint32_t offset)
 	case GAUDISIM_REG_VERSION:
 		return (uint32_t)GAUDISIM_HW_VERSION_MAJOR << 16 | GAUDISIM_HW_VERSION_MINOR;
 	case GAUDISIM_REG_CAPS:
-		return GAUDISIM_CAP_EXT_QUEUES | GAUDISIM_CAP_HBM_WINDOW;
+		return GAUDISIM_CAP_EXT_QUEUES | GAUDISIM_CAP_HBM_WINDOW |
+		       GAUDISIM_CAP_INT_QUEUES | GAUDISIM_CAP_SYNC_MNGR |
+		       GAUDISIM_CAP_EVENT_QUEUE;
 	case GAUDISIM_REG_HBM_SIZE_LO:
 		return (uint32_t)core->hbm_size;
 	case GAUDISIM_REG_HBM_SIZE_HI:
@@ -212,15 +220,19 @@ static uint32_t cp_sts(const struct gsim_stream *s)
 
 	if (s->active)
 		v |= GAUDISIM_CP_STS_BUSY;
-	if (s->fence_wait)
+	if (s->park == GSIM_PARK_FENCE)
 		v |= GAUDISIM_CP_STS_FENCE_WAIT;
+	if (s->park == GSIM_PARK_ENGINE)
+		v |= GAUDISIM_CP_STS_ENGINE_WAIT;
+	if (s->stopped)
+		v |= GAUDISIM_CP_STS_STOPPED;
 	return v;
 }
 
 static uint32_t qm_read(struct gsim_qman *qm, uint32_t r)
 {
-	unsigned int si, f, i;
-	enum qm_reg reg = qm_decode(r, &si, &f);
+	unsigned int si, idx, i;
+	enum qm_reg reg = qm_decode(r, &si, &idx);
 	struct gsim_stream *s = &qm->stream[si];
 	uint32_t busy = 0;
 
@@ -232,6 +244,8 @@ static uint32_t qm_read(struct gsim_qman *qm, uint32_t r)
 			if (gsim_stream_busy(&qm->stream[i]))
 				busy |= 1u << i;
 		return busy;
+	case QM_ARB_OWNER:
+		return qm->arb_owner < 0 ? 0 : GAUDISIM_QM_ARB_OWNER_HELD | (uint32_t)qm->arb_owner;
 	case QM_PQ_BASE_LO:
 		return s->pq_base_lo;
 	case QM_PQ_BASE_HI:
@@ -243,7 +257,11 @@ static uint32_t qm_read(struct gsim_qman *qm, uint32_t r)
 	case QM_PQ_CI:
 		return s->ci;
 	case QM_FENCE_CNT:
-		return s->fence[f];
+		return s->fence[idx];
+	case QM_MSG_BASE_LO:
+		return s->msg_base_lo[idx];
+	case QM_MSG_BASE_HI:
+		return s->msg_base_hi[idx];
 	case QM_CP_STS:
 		return cp_sts(s);
 	case QM_ERR_ADDR_LO:
@@ -259,21 +277,99 @@ static uint32_t qm_read(struct gsim_qman *qm, uint32_t r)
 	return 0;
 }
 
+/* ---- blocks other than the global, engine and QMAN blocks ----------------- */
+
+static bool mmu_read(struct gsim_core *core, uint32_t off, uint32_t *value)
+{
+	*value = gsim_mmu_reg_read(core, off);
+	return true;
+}
+
+static enum gsim_reg_status mmu_write(struct gsim_core *core, uint32_t off, uint32_t value,
+				      enum gsim_reg_origin origin, unsigned int *kick)
+{
+	(void)kick;
+	return gsim_mmu_reg_write(core, off, value, origin);
+}
+
+static bool telemetry_read(struct gsim_core *core, uint32_t off, uint32_t *value)
+{
+	*value = gsim_telemetry_reg_read(core, off);
+	return true;
+}
+
+static enum gsim_reg_status telemetry_write(struct gsim_core *core, uint32_t off,
+					    uint32_t value, enum gsim_reg_origin origin,
+					    unsigned int *kick)
+{
+	(void)kick;
+	return gsim_telemetry_reg_write(core, off, value, origin);
+}
+
+static const struct reg_block {
+	uint32_t base;
+	uint32_t size;
+	bool (*read)(struct gsim_core *core, uint32_t off, uint32_t *value);
+	enum gsim_reg_status (*write)(struct gsim_core *core, uint32_t off, uint32_t value,
+				      enum gsim_reg_origin origin, unsigned int *kick);
+} reg_blocks[] = {
+	{ GAUDISIM_BLOCK_EQ, GAUDISIM_BLOCK_SIZE, gsim_eq_reg_read, gsim_eq_reg_write },
+	{ GAUDISIM_BLOCK_MMU, GAUDISIM_BLOCK_SIZE, mmu_read, mmu_write },
+	{ GAUDISIM_BLOCK_TELEMETRY, GAUDISIM_BLOCK_SIZE, telemetry_read, telemetry_write },
+	{ GAUDISIM_BLOCK_SYNC_MNGR, GAUDISIM_BLOCK_SYNC_MNGR_SIZE, gsim_sync_reg_read,
+	  gsim_sync_reg_write },
+};
+
+static const struct reg_block *find_block(uint32_t offset)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(reg_blocks) / sizeof(reg_blocks[0]); i++)
+		if (offset >= reg_blocks[i].base &&
+		    offset - reg_blocks[i].base < reg_blocks[i].size)
+			return &reg_blocks[i];
+	return NULL;
+}
+
+/* Engine index of an engine-block offset, with the offset inside the block. */
+static bool engine_block(uint32_t offset, unsigned int *e, uint32_t *in_block)
+{
+	uint32_t rel;
+
+	if (offset < GAUDISIM_ENGINE_BLOCK_BASE)
+		return false;
+	rel = offset - GAUDISIM_ENGINE_BLOCK_BASE;
+	if (rel / GAUDISIM_ENGINE_BLOCK_SIZE >= GAUDISIM_ENGINE_COUNT)
+		return false;
+	*e = rel / GAUDISIM_ENGINE_BLOCK_SIZE;
+	*in_block = rel % GAUDISIM_ENGINE_BLOCK_SIZE;
+	return true;
+}
+
 uint32_t gsim_core_reg_read(struct gsim_core *core, uint32_t offset)
 {
-	struct gsim_qman *qm;
-	uint32_t qm_off;
+	const struct reg_block *blk;
+	uint32_t in_block, value = 0;
+	unsigned int e;
 
 	if (offset % 4 || offset >= GAUDISIM_CFG_BAR_SIZE) {
 		gsim_log(core, "register read at 0x%x: %s", offset,
 			 offset % 4 ? "unaligned offset" : "outside the register BAR");
 		return 0;
 	}
-	if (offset < GAUDISIM_ENGINE_BLOCK_BASE)
-		return global_read(core, offset);
-	qm = qm_block(core, offset, &qm_off);
-	/* Engines without a model read as zero (they are absent in QUEUE_MASK). */
-	return qm ? qm_read(qm, qm_off) : 0;
+	if (offset < GAUDISIM_BLOCK_SIZE) {
+		value = global_read(core, offset);
+	} else if ((blk = find_block(offset))) {
+		blk->read(core, offset - blk->base, &value);
+	} else if (engine_block(offset, &e, &in_block)) {
+		if (in_block >= GAUDISIM_QM_OFFSET)
+			value = qm_read(&core->qman[e], in_block - GAUDISIM_QM_OFFSET);
+		else
+			gsim_engine_reg_read(core, e, in_block, &value);	/* holes: 0 */
+	}
+	/* A read can bring a model up to date (telemetry) and raise events. */
+	gsim_eq_flush(core);
+	return value;
 }
 
 const char *gsim_reg_status_str(enum gsim_reg_status st)
@@ -429,12 +525,35 @@ static enum gsim_reg_status pq_pi_write(struct gsim_core *core, struct gsim_stre
 	return GSIM_REG_OK;
 }
 
-static enum gsim_reg_status qm_write(struct gsim_core *core, struct gsim_qman *qm,
-				     uint32_t r, uint32_t value,
-				     enum gsim_reg_origin origin, unsigned int *kick)
+static enum gsim_reg_status glbl_cfg0_write(struct gsim_core *core, unsigned int e,
+					    uint32_t value, unsigned int *kick)
 {
-	unsigned int si, f, i;
-	enum qm_reg reg = qm_decode(r, &si, &f);
+	struct gsim_qman *qm = &core->qman[e];
+	unsigned int i;
+
+	if (value & ~GSIM_QM_STREAM_ENABLE_MASK) {
+		gsim_log(core, "%s QMAN GLBL_CFG0 0x%x: only bits [%u:0] (stream enables) "
+			 "exist", gsim_engine_name(e), value, GAUDISIM_STREAMS_PER_QMAN - 1);
+		return GSIM_REG_BAD_VALUE;
+	}
+	qm->glbl_cfg0 = value;
+	for (i = 0; i < GAUDISIM_STREAMS_PER_QMAN; i++) {
+		/* Enabling a stopped stream resumes it after its STOP. */
+		if (value & (1u << i))
+			qm->stream[i].stopped = false;
+		if (gsim_stream_runnable(core, &qm->stream[i]))
+			*kick |= GSIM_KICK_RUN;
+	}
+	return GSIM_REG_OK;
+}
+
+static enum gsim_reg_status qm_write(struct gsim_core *core, unsigned int e, uint32_t r,
+				     uint32_t value, enum gsim_reg_origin origin,
+				     unsigned int *kick)
+{
+	struct gsim_qman *qm = &core->qman[e];
+	unsigned int si, idx;
+	enum qm_reg reg = qm_decode(r, &si, &idx);
 	struct gsim_stream *s = &qm->stream[si];
 	enum gsim_reg_status st;
 
@@ -448,10 +567,21 @@ static enum gsim_reg_status qm_write(struct gsim_core *core, struct gsim_qman *q
 	case QM_ERR_ADDR_LO:
 	case QM_ERR_ADDR_HI:
 	case QM_ERR_CNT:
+	case QM_ARB_OWNER:
 		return GSIM_REG_READ_ONLY;
 	case QM_FENCE_RDATA:
-		if (gsim_stream_fence_add(s, f, value))
+		if (gsim_stream_fence_add(s, idx, value))
 			*kick |= GSIM_KICK_RUN;
+		return GSIM_REG_OK;
+	case QM_MSG_BASE_LO:
+	case QM_MSG_BASE_HI:
+		/* Users own internal CPs; the external ones are the driver's. */
+		if (origin == GSIM_ORIGIN_CB && s->external)
+			return GSIM_REG_PROTECTED;
+		if (reg == QM_MSG_BASE_LO)
+			s->msg_base_lo[idx] = value;
+		else
+			s->msg_base_hi[idx] = value;
 		return GSIM_REG_OK;
 	default:
 		break;
@@ -461,17 +591,7 @@ static enum gsim_reg_status qm_write(struct gsim_core *core, struct gsim_qman *q
 
 	switch (reg) {
 	case QM_GLBL_CFG0:
-		if (value & ~GSIM_QM_STREAM_ENABLE_MASK) {
-			gsim_log(core, "QMAN %u GLBL_CFG0 0x%x: only bits [%u:0] (stream "
-				 "enables) exist", s->engine, value,
-				 GAUDISIM_STREAMS_PER_QMAN - 1);
-			return GSIM_REG_BAD_VALUE;
-		}
-		qm->glbl_cfg0 = value;
-		for (i = 0; i < GAUDISIM_STREAMS_PER_QMAN; i++)
-			if (gsim_stream_runnable(core, &qm->stream[i]))
-				*kick |= GSIM_KICK_RUN;
-		return GSIM_REG_OK;
+		return glbl_cfg0_write(core, e, value, kick);
 	case QM_PQ_BASE_LO:
 		if (value % GAUDISIM_BD_SIZE) {
 			gsim_log(core, "queue %u: PQ_BASE_LO 0x%x not aligned to %u bytes",
@@ -516,17 +636,22 @@ enum gsim_reg_status gsim_regs_write(struct gsim_core *core, uint32_t offset,
 				     uint32_t value, enum gsim_reg_origin origin,
 				     unsigned int *kick)
 {
-	struct gsim_qman *qm;
-	uint32_t qm_off;
+	const struct reg_block *blk;
+	uint32_t in_block;
+	unsigned int e;
 
 	if (offset % 4 || offset >= GAUDISIM_CFG_BAR_SIZE)
 		return GSIM_REG_UNKNOWN;
-	if (offset < GAUDISIM_ENGINE_BLOCK_BASE)
+	if (offset < GAUDISIM_BLOCK_SIZE)
 		return global_write(core, offset, value, origin, kick);
-	qm = qm_block(core, offset, &qm_off);
-	if (!qm)
+	blk = find_block(offset);
+	if (blk)
+		return blk->write(core, offset - blk->base, value, origin, kick);
+	if (!engine_block(offset, &e, &in_block))
 		return GSIM_REG_UNKNOWN;
-	return qm_write(core, qm, qm_off, value, origin, kick);
+	if (in_block >= GAUDISIM_QM_OFFSET)
+		return qm_write(core, e, in_block - GAUDISIM_QM_OFFSET, value, origin, kick);
+	return gsim_engine_reg_write(core, e, in_block, value, origin, kick);
 }
 
 unsigned int gsim_core_reg_write(struct gsim_core *core, uint32_t offset, uint32_t value)
@@ -539,5 +664,7 @@ unsigned int gsim_core_reg_write(struct gsim_core *core, uint32_t offset, uint32
 	if (st != GSIM_REG_OK && st != GSIM_REG_BAD_VALUE)
 		gsim_log(core, "register write 0x%x = 0x%x ignored: %s", offset, value,
 			 offset % 4 ? "unaligned offset" : gsim_reg_status_str(st));
+	/* Events this access caused get their interrupt now. */
+	gsim_eq_flush(core);
 	return kick;
 }

@@ -19,7 +19,7 @@ nodes_absent() { [ ! -e /dev/accel/accel0 ] && [ ! -e /dev/accel/accel_controlD0
 operational() { hl-smi -Q status -f csv,noheader | grep -q '^Operational$'; }
 
 check "probe summary in the kernel log" \
-	sh -c 'dmesg | grep -q "accel0: gaudisim .* GiB HBM, 8 external queues, driver "'
+	sh -c 'dmesg | grep -q "accel0: gaudisim .* GiB HBM, 8 external and [0-9]* internal queues, driver "'
 check "module depends on drm" sh -c 'modinfo -F depends gaudisim | grep -qw drm'
 check "module loaded" sh -c 'lsmod | grep -q "^gaudisim "'
 check "device nodes present" nodes_present

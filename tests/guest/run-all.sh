@@ -16,7 +16,7 @@ export HL_SMI
 if [ $# -eq 0 ]; then
 	set --
 	# module reloads the driver, so it runs last.
-	for t in open info memory cb cs dma negative smi module; do
+	for t in open info memory cb cs dma negative smi engines module; do
 		[ -x "$dir/gsim-test-$t" ] && set -- "$@" "$dir/gsim-test-$t"
 		[ -x "$dir/gsim-test-$t.sh" ] && set -- "$@" "$dir/gsim-test-$t.sh"
 	done

@@ -8,5 +8,6 @@
 Suite *smi_format_suite(void);
 Suite *packets_suite(void);
 Suite *thunk_suite(void);
+Suite *tpc_asm_suite(void);
 
 #endif /* HOST_USER_SUITES_H */

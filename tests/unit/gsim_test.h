@@ -13,9 +13,11 @@
 #include <stdint.h>
 
 #include "gsim_core.h"
+#include "hw/gaudisim_eq.h"
 #include "hw/gaudisim_packets.h"
 #include "hw/gaudisim_queues.h"
 #include "hw/gaudisim_regs.h"
+#include "hw/gaudisim_sync.h"
 
 /* Device configuration used by the tests (1 GiB keeps page tables small). */
 #define T_HBM_SIZE		(1ull << 30)
@@ -120,6 +122,64 @@ uint32_t cq_err(uint32_t slot, unsigned int code);
 /* Run the core until idle; fails the test if it does not become idle. */
 unsigned int run_all(void);
 
+/*
+ * Internal queues, the sync manager and the event queue (gsim_test_iq.c).
+ * Internal PQ rings live in host memory at T_IPQ_OFF(q) (<= 256 BDs), as
+ * on Gaudi; their CBs are copied into HBM with cb_to_hbm(). The event
+ * ring is at T_EQ_OFF (<= 1024 entries).
+ */
+#define T_IPQ_OFF(q)		(0x900000u + (q) * 0x1000u)
+#define T_EQ_OFF		0x960000u
+#define T_HBM_CB_BASE		(GAUDISIM_HBM_USER_BASE + (448ull << 20))	/* CB arena */
+
+/* Registers of queue ID q (any queue) and of its fences. */
+#define QQ_REG(q, macro) \
+	(GAUDISIM_QM_BLOCK(gaudisim_queue_engine(q)) + macro(gaudisim_queue_stream(q)))
+#define QQ_FENCE_REG(q, macro, f) \
+	(GAUDISIM_QM_BLOCK(gaudisim_queue_engine(q)) + macro((f), gaudisim_queue_stream(q)))
+/* Sync-manager register offsets and device addresses. */
+#define SYNC_REG(off)		(GAUDISIM_BLOCK_SYNC_MNGR + (off))
+#define SYNC_ADDR(off)		(GAUDISIM_CFG_BASE + GAUDISIM_BLOCK_SYNC_MNGR + (off))
+#define FENCE_ADDR(q, f)	(GAUDISIM_CFG_BASE + QQ_FENCE_REG(q, GAUDISIM_QM_CP_FENCE_RDATA, f))
+
+/*
+ * Program queue q like the driver: PQ ring at T_IPQ_OFF(q) for internal
+ * queues (external ones use q_setup()), CP_MSG_BASE0 = monitor arrays,
+ * CP_MSG_BASE1 = sync objects, stream enabled.
+ */
+void iq_setup(unsigned int q, unsigned int log2_entries);
+/* Set CP_MSG_BASE0/1 of queue q (done by iq_setup(); external queues call it). */
+void q_msg_bases(unsigned int q);
+/* Append a BD {ctl, len, ptr} to internal queue q and ring its doorbell. */
+unsigned int iq_submit_bd(unsigned int q, uint32_t ctl, uint32_t len, uint64_t ptr);
+/* Copy a CB built in host memory to HBM (T_HBM_CB_BASE arena); its address. */
+uint64_t cb_to_hbm(const struct cb *cb);
+/* Copy the CB to HBM and submit it to internal queue q. */
+void iq_submit(unsigned int q, const struct cb *cb);
+
+/* Packets for the sync manager (MSG_SHORT through CP_MSG_BASE0/1). */
+void cb_msg_short(struct cb *cb, unsigned int base, uint32_t offset, uint32_t value,
+		  uint32_t ctl_extra);
+void cb_sob_set(struct cb *cb, unsigned int sob, uint32_t value);
+void cb_sob_add(struct cb *cb, unsigned int sob, uint32_t value);
+/* Payload (address, data) of monitor m, then its arm word. */
+void cb_mon_payload(struct cb *cb, unsigned int m, uint64_t addr, uint32_t data);
+void cb_mon_arm(struct cb *cb, unsigned int m, uint32_t arm);
+/* The same over MMIO. */
+void sm_mon_setup(unsigned int m, uint64_t addr, uint32_t data);
+unsigned int sm_mon_arm(unsigned int m, uint32_t arm);
+uint32_t sm_sob_rd(unsigned int sob);
+unsigned int sm_sob_wr(unsigned int sob, uint32_t value);
+
+/* Event queue at T_EQ_OFF with 2^log2 entries, enabled. */
+void th_eq_setup(unsigned int log2_entries);
+/* Entry i of the ring as the device wrote it (host endianness = device). */
+struct gaudisim_eq_entry th_eq_entry(unsigned int i);
+/* Events written so far (EQ_EVENT_CNT). */
+uint32_t th_eq_count(void);
+/* Index of the first entry of type 'type' at or after 'from', or -1. */
+int th_eq_find(unsigned int from, unsigned int type);
+
 /* Suites. */
 Suite *regs_suite(void);
 Suite *queue_suite(void);
@@ -128,5 +188,15 @@ Suite *packet_suite(void);
 Suite *error_suite(void);
 Suite *reset_suite(void);
 Suite *random_suite(void);
+Suite *iq_suite(void);
+Suite *sync_suite(void);
+Suite *packet2_suite(void);
+Suite *engine_suite(void);
+Suite *eq_suite(void);
+Suite *tpc_suite(void);
+Suite *mme_suite(void);
+Suite *mmu_suite(void);
+Suite *telemetry_suite(void);
+Suite *faults_suite(void);
 
 #endif /* GSIM_TEST_H */

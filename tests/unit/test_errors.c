@@ -122,19 +122,19 @@ END_TEST
 
 START_TEST(test_refused_opcodes)
 {
-	static const struct { unsigned int op, code; } cases[] = {
-		{ GAUDISIM_PKT_WREG_BULK, GAUDISIM_CP_ERR_PRIV },
-		{ GAUDISIM_PKT_CP_DMA, GAUDISIM_CP_ERR_PRIV },
-		{ GAUDISIM_PKT_STOP, GAUDISIM_CP_ERR_PRIV },
-		{ GAUDISIM_PKT_LOAD_AND_EXE, GAUDISIM_CP_ERR_PRIV },
-		{ GAUDISIM_PKT_WAIT, GAUDISIM_CP_ERR_PRIV },
-		{ GAUDISIM_PKT_MSG_SHORT, GAUDISIM_CP_ERR_UNDEF_OPCODE },
-		{ GAUDISIM_PKT_REPEAT, GAUDISIM_CP_ERR_UNDEF_OPCODE },
+	/* External queues run the packet set except CP_DMA; these are malformed. */
+	static const struct { uint32_t dw0; unsigned int op, code; } cases[] = {
+		{ 0, GAUDISIM_PKT_MSG_SHORT, GAUDISIM_CP_ERR_PKT_FIELD },	/* no base */
+		{ 0, GAUDISIM_PKT_REPEAT, GAUDISIM_CP_ERR_PKT_FIELD },	/* count 0 */
+		{ 1, GAUDISIM_PKT_LOAD_AND_EXE, GAUDISIM_CP_ERR_PKT_FIELD },	/* dst 1 */
+		{ 1u << 30, GAUDISIM_PKT_WAIT, GAUDISIM_CP_ERR_PKT_FIELD },
+		{ 1u << 16, GAUDISIM_PKT_WREG_BULK, GAUDISIM_CP_ERR_PKT_FIELD },
+		{ 8, GAUDISIM_PKT_CP_DMA, GAUDISIM_CP_ERR_PRIV },	/* internal only */
 	};
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		one_raw(3, 0, GAUDISIM_PKT_CTL(cases[i].op), cases[i].code);
+		one_raw(3, cases[i].dw0, GAUDISIM_PKT_CTL(cases[i].op), cases[i].code);
 }
 END_TEST
 
@@ -366,10 +366,10 @@ START_TEST(test_cb_register_protection)
 	cb = cb_new(64);
 	cb_msg(&cb, GAUDISIM_PKT_MSG_LONG, GAUDISIM_CFG_BASE + 0x30, 0, 0);
 	expect_pkt_error(q, &cb, GAUDISIM_CP_ERR_DMA_ADDR);
-	cb = cb_new(64);
+	cb = cb_new(64);	/* another QMAN's doorbell */
 	cb_msg(&cb, GAUDISIM_PKT_MSG_LONG,
 	       GAUDISIM_CFG_BASE + GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_MME) + GAUDISIM_QM_PQ_PI(0), 1, 0);
-	expect_pkt_error(q, &cb, GAUDISIM_CP_ERR_DMA_ADDR);
+	expect_pkt_error(q, &cb, GAUDISIM_CP_ERR_PRIV);
 	cb = cb_new(64);
 	cb_msg(&cb, GAUDISIM_PKT_MSG_LONG, GAUDISIM_CFG_BASE + GAUDISIM_REG_MSIX_REQ, 99, 0);
 	expect_pkt_error(q, &cb, GAUDISIM_CP_ERR_PKT_FIELD);

@@ -16,7 +16,9 @@ START_TEST(test_identity)
 	ck_assert_uint_eq(rd(GAUDISIM_REG_VERSION),
 			  GAUDISIM_HW_VERSION_MAJOR << 16 | GAUDISIM_HW_VERSION_MINOR);
 	ck_assert_uint_eq(rd(GAUDISIM_REG_CAPS),
-			  GAUDISIM_CAP_EXT_QUEUES | GAUDISIM_CAP_HBM_WINDOW);
+			  GAUDISIM_CAP_EXT_QUEUES | GAUDISIM_CAP_HBM_WINDOW |
+			  GAUDISIM_CAP_INT_QUEUES | GAUDISIM_CAP_SYNC_MNGR |
+			  GAUDISIM_CAP_EVENT_QUEUE);
 	ck_assert_uint_eq(rd(GAUDISIM_REG_HBM_SIZE_LO), (uint32_t)T_HBM_SIZE);
 	ck_assert_uint_eq(rd(GAUDISIM_REG_HBM_SIZE_HI), (uint32_t)(T_HBM_SIZE >> 32));
 	ck_assert_uint_eq(rd(GAUDISIM_REG_SRAM_SIZE), GAUDISIM_SRAM_SIZE);
@@ -35,10 +37,13 @@ START_TEST(test_identity)
 	ck_assert_uint_eq(GAUDISIM_ENGINES_FIELD(eng, GAUDISIM_ENGINES_STREAMS_SHIFT, 4),
 			  GAUDISIM_STREAMS_PER_QMAN);
 
-	/* Only the external queues 0..7 exist in this version. */
-	ck_assert_uint_eq(rd(GAUDISIM_REG_QUEUE_MASK_LO), 0xff);
-	ck_assert_uint_eq(rd(GAUDISIM_REG_QUEUE_MASK_HI), 0);
-	ck_assert_uint_eq(rd(GAUDISIM_REG_QUEUE_MASK_HI2), 0);
+	/*
+	 * Every queue: 0..7 external, 9..32 HBM-DMA, 33..36 MME, 41..72 TPC;
+	 * 8 (Gaudi's CPU queue) and 37..40 (Gaudi's second MME QMAN) are holes.
+	 */
+	ck_assert_uint_eq(rd(GAUDISIM_REG_QUEUE_MASK_LO), 0xfffffeffu);
+	ck_assert_uint_eq(rd(GAUDISIM_REG_QUEUE_MASK_HI), 0xfffffe1fu);
+	ck_assert_uint_eq(rd(GAUDISIM_REG_QUEUE_MASK_HI2), 0x1ff);
 	ck_assert_uint_eq(rd(GAUDISIM_REG_DEV_STATUS), GAUDISIM_DEV_STATUS_READY);
 	ck_assert_uint_eq(T->errors, 0);
 }
@@ -166,12 +171,12 @@ START_TEST(test_unknown_offsets)
 {
 	unsigned int before;
 
-	/* Absent engine blocks (HBM-DMA 2, MME, TPC 7) read 0, writes are logged. */
+	/* Internal QMANs (HBM-DMA 2, TPC 7) check their registers like external ones. */
 	ck_assert_uint_eq(rd(GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_DMA_2) + GAUDISIM_QM_PQ_CI(0)), 0);
 	ck_assert_uint_eq(rd(GAUDISIM_ENGINE_BLOCK(GAUDISIM_ENGINE_MME)), 0);
 	ck_assert_uint_eq(T->errors, 0);
 	ck_assert_uint_eq(wr(GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_DMA_2) + GAUDISIM_QM_PQ_PI(0), 1), 0);
-	ck_assert_uint_eq(wr(GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_TPC_7) + GAUDISIM_QM_GLBL_CFG0, 1), 0);
+	ck_assert_uint_eq(wr(GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_TPC_7) + GAUDISIM_QM_GLBL_CFG0, 0x10), 0);
 	ck_assert_uint_eq(T->errors, 2);
 	ck_assert_uint_eq(rd(GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_DMA_2) + GAUDISIM_QM_PQ_PI(0)), 0);
 

@@ -19,6 +19,16 @@ int main(void)
 	srunner_add_suite(sr, error_suite());
 	srunner_add_suite(sr, reset_suite());
 	srunner_add_suite(sr, random_suite());
+	srunner_add_suite(sr, iq_suite());
+	srunner_add_suite(sr, sync_suite());
+	srunner_add_suite(sr, packet2_suite());
+	srunner_add_suite(sr, engine_suite());
+	srunner_add_suite(sr, eq_suite());
+	srunner_add_suite(sr, tpc_suite());
+	srunner_add_suite(sr, mme_suite());
+	srunner_add_suite(sr, mmu_suite());
+	srunner_add_suite(sr, telemetry_suite());
+	srunner_add_suite(sr, faults_suite());
 
 	srunner_run_all(sr, CK_NORMAL);
 	run = srunner_ntests_run(sr);

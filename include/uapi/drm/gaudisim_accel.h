@@ -25,10 +25,12 @@ extern "C" {
 /* ---- INFO ---------------------------------------------------------------- */
 
 #define GAUDISIM_INFO_HW_IP_INFO	0	/* struct gaudisim_info_hw_ip_info */
+#define GAUDISIM_INFO_HW_EVENTS		1	/* __u32[GAUDISIM_INFO_HW_EVENTS_NUM] */
 #define GAUDISIM_INFO_DRAM_USAGE	2	/* struct gaudisim_info_dram_usage */
 #define GAUDISIM_INFO_HW_IDLE		3	/* struct gaudisim_info_hw_idle */
 #define GAUDISIM_INFO_DEVICE_STATUS	4	/* struct gaudisim_info_device_status */
 #define GAUDISIM_INFO_CS_COUNTERS	11	/* struct gaudisim_info_cs_counters */
+#define GAUDISIM_INFO_SYNC_MANAGER	14	/* struct gaudisim_info_sync_manager */
 #define GAUDISIM_INFO_OPEN_STATS	18	/* struct gaudisim_info_open_stats */
 #define GAUDISIM_INFO_DRIVER_VERSION	64	/* struct gaudisim_info_driver_version */
 
@@ -162,6 +164,30 @@ struct gaudisim_info_open_stats {
 	__u64 last_open_period_ms;
 	__u32 is_compute_ctx_active;
 	__u32 compute_pid;
+};
+
+/*
+ * HW_EVENTS: how many device events of each type (index = event type of
+ * the device's event queue, include/hw/gaudisim_eq.h) the driver received
+ * since it loaded; types at or above the array size are not counted.
+ */
+#define GAUDISIM_INFO_HW_EVENTS_NUM	64
+
+/**
+ * struct gaudisim_info_sync_manager - sync objects and monitors for users
+ * @first_available_sync_object: first SOB user CBs may use
+ * @first_available_monitor: first monitor user CBs may use
+ * @num_sync_objects: SOBs in the sync manager
+ * @num_monitors: monitors in the sync manager
+ *
+ * Users may not touch the ranges below the first available ones, nor
+ * monitors the device reserves (see include/hw/gaudisim_sync.h).
+ */
+struct gaudisim_info_sync_manager {
+	__u32 first_available_sync_object;
+	__u32 first_available_monitor;
+	__u32 num_sync_objects;
+	__u32 num_monitors;
 };
 
 #define GAUDISIM_VERSION_STR_LEN	32

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Event queue and heartbeat.
+ *
+ * The device writes events into a ring in host memory and raises the EQ
+ * vector. A threaded handler consumes READY entries, logs and counts them
+ * (INFO HW_EVENTS) and acts:
+ *  - errors of external queues need nothing more: the job's CQ entry
+ *    already carries the error and fails its CS;
+ *  - errors of internal queues (a bad packet, a DMA or MMU fault, an
+ *    engine error) leave the CS waiting for work that will never signal
+ *    it, and engine timeouts leave an engine stuck: the driver hard-resets
+ *    the device, which aborts the CSs in flight (-EIO) at once instead of
+ *    at their timeout, and brings every queue back;
+ *  - ECC, thermal and informational events are logged.
+ * Every GSIM_HB_PERIOD the driver polls the ring (an interrupt may have
+ * been lost) and asks for a heartbeat; if the previous one was not
+ * answered, the device is reset.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/interrupt.h>
+#include <linux/jiffies.h>
+#include <linux/pci.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_managed.h>
+
+#include <hw/gaudisim_queues.h>
+
+#include "gaudisim_drv.h"
+#include "gaudisim_eq.h"
+#include "gaudisim_hw.h"
+
+#define GSIM_HB_PERIOD		(5 * HZ)
+#define GSIM_EQ_PTR_MASK	(2 * GSIM_EQ_LEN - 1)
+
+static const char * const gsim_event_name[] = {
+	[GAUDISIM_EQ_EVENT_QMAN_ERR] = "QMAN error",
+	[GAUDISIM_EQ_EVENT_DMA_ERR] = "DMA error",
+	[GAUDISIM_EQ_EVENT_MMU_FAULT] = "MMU fault",
+	[GAUDISIM_EQ_EVENT_ENGINE_TIMEOUT] = "engine timeout",
+	[GAUDISIM_EQ_EVENT_ENGINE_ERR] = "engine error",
+	[GAUDISIM_EQ_EVENT_ECC_CORRECTABLE] = "correctable ECC error",
+	[GAUDISIM_EQ_EVENT_ECC_UNCORRECTABLE] = "uncorrectable ECC error",
+	[GAUDISIM_EQ_EVENT_THERMAL] = "thermal event",
+	[GAUDISIM_EQ_EVENT_HEARTBEAT] = "heartbeat",
+	[GAUDISIM_EQ_EVENT_RESET_DONE] = "engine reset done",
+	[GAUDISIM_EQ_EVENT_SYNC_ERR] = "sync manager error",
+	[GAUDISIM_EQ_EVENT_QMAN_STOP] = "QMAN stop",
+};
+
+static const char *gsim_event_str(u32 type)
+{
+	if (type < ARRAY_SIZE(gsim_event_name) && gsim_event_name[type])
+		return gsim_event_name[type];
+	return "unknown event";
+}
+
+static u32 gsim_eq_reg(u32 reg)
+{
+	return GAUDISIM_BLOCK_EQ + reg;
+}
+
+/* Did the event come from an internal queue or an engine it drives? */
+static bool gsim_event_internal(u32 engine, u32 queue)
+{
+	if (queue != GAUDISIM_EQ_NONE)
+		return queue >= GAUDISIM_NUM_EXT_QUEUES && queue < GAUDISIM_QUEUE_ID_SIZE;
+	return engine != GAUDISIM_EQ_NONE && engine >= GAUDISIM_ENGINE_DMA_2 &&
+	       engine < GAUDISIM_ENGINE_COUNT;
+}
+
+static void gsim_eq_handle(struct gaudisim_device *gdev, const struct gsim_eq_entry *e)
+{
+	struct gsim_eq *eq = &gdev->eq;
+	u32 ctl = le32_to_cpu(e->ctl);
+	u32 type = GAUDISIM_EQ_CTL_TYPE(ctl);
+	u32 engine = le32_to_cpu(e->engine);
+	u32 queue = le32_to_cpu(e->queue);
+	u32 code = le32_to_cpu(e->code);
+	u64 addr = le64_to_cpu(e->addr);
+	u32 data0 = le32_to_cpu(e->data[0]);
+
+	lockdep_assert_held(&eq->lock);
+
+	if (type < GAUDISIM_INFO_HW_EVENTS_NUM)
+		atomic_inc(&eq->counts[type]);
+
+	switch (type) {
+	case GAUDISIM_EQ_EVENT_HEARTBEAT:
+		eq->hb_answered = data0;
+		return;
+	case GAUDISIM_EQ_EVENT_RESET_DONE:
+	case GAUDISIM_EQ_EVENT_QMAN_STOP:
+		gsim_dbg(gdev, "%s: engine %d queue %d addr 0x%llx\n",
+			 gsim_event_str(type), (int)engine, (int)queue, addr);
+		return;
+	case GAUDISIM_EQ_EVENT_ECC_CORRECTABLE:
+	case GAUDISIM_EQ_EVENT_THERMAL:
+		dev_warn_ratelimited(&gdev->pdev->dev, "%s: code %u addr 0x%llx data 0x%x\n",
+				     gsim_event_str(type), code, addr, data0);
+		return;
+	default:
+		break;
+	}
+
+	gsim_err_ratelimited(gdev, "%s: engine %d queue %d code %u addr 0x%llx data 0x%x 0x%x\n",
+			     gsim_event_str(type), (int)engine, (int)queue, code,
+			     addr, data0, le32_to_cpu(e->data[1]));
+
+	switch (type) {
+	case GAUDISIM_EQ_EVENT_ENGINE_TIMEOUT:
+		gsim_request_reset(gdev, "engine timeout");
+		break;
+	case GAUDISIM_EQ_EVENT_QMAN_ERR:
+	case GAUDISIM_EQ_EVENT_DMA_ERR:
+	case GAUDISIM_EQ_EVENT_MMU_FAULT:
+	case GAUDISIM_EQ_EVENT_ENGINE_ERR:
+		if (gsim_event_internal(engine, queue))
+			gsim_request_reset(gdev, "internal queue error");
+		break;
+	default:
+		break;
+	}
+}
+
+/**
+ * gsim_eq_drain() - consume every READY event
+ * @gdev: the device, inside drm_dev_enter() or with the IRQ alive
+ */
+void gsim_eq_drain(struct gaudisim_device *gdev)
+{
+	struct gsim_eq *eq = &gdev->eq;
+	struct gsim_eq_entry ev;
+	u32 n;
+
+	mutex_lock(&eq->lock);
+	for (n = 0; n < GSIM_EQ_LEN; n++) {
+		struct gsim_eq_entry *e = &eq->ring[eq->ci & (GSIM_EQ_LEN - 1)];
+
+		if (!(le32_to_cpu(READ_ONCE(e->ctl)) & GAUDISIM_EQ_CTL_READY))
+			break;
+		/* Read nothing the device wrote before it set READY. */
+		dma_rmb();
+		ev = *e;
+		WRITE_ONCE(e->ctl, 0);
+		eq->ci = (eq->ci + 1) & GSIM_EQ_PTR_MASK;
+		gsim_eq_handle(gdev, &ev);
+	}
+	if (n)
+		gsim_wreg(gdev, gsim_eq_reg(GAUDISIM_EQ_CI), eq->ci);
+	mutex_unlock(&eq->lock);
+}
+
+static irqreturn_t gsim_eq_irq_thread(int irq, void *arg)
+{
+	gsim_eq_drain(arg);
+	return IRQ_HANDLED;
+}
+
+static void gsim_eq_hb_work(struct work_struct *work)
+{
+	struct gaudisim_device *gdev = container_of(to_delayed_work(work),
+						    struct gaudisim_device, eq.hb_work);
+	struct gsim_eq *eq = &gdev->eq;
+	bool missed = false;
+	int idx;
+
+	if (!drm_dev_enter(&gdev->drm, &idx))
+		return;
+
+	if (gsim_status(gdev) == GAUDISIM_DEVICE_STATUS_OPERATIONAL) {
+		gsim_eq_drain(gdev);
+		mutex_lock(&eq->lock);
+		if (eq->hb_pending && eq->hb_answered != eq->hb_sent) {
+			missed = true;
+		} else {
+			eq->hb_sent++;
+			eq->hb_pending = true;
+			gsim_wreg(gdev, gsim_eq_reg(GAUDISIM_EQ_HEARTBEAT), eq->hb_sent);
+		}
+		mutex_unlock(&eq->lock);
+		if (missed) {
+			gsim_err(gdev, "heartbeat %u was not answered\n", eq->hb_sent);
+			gsim_request_reset(gdev, "heartbeat lost");
+		}
+	}
+	schedule_delayed_work(&eq->hb_work, GSIM_HB_PERIOD);
+	drm_dev_exit(idx);
+}
+
+int gsim_eq_init(struct gaudisim_device *gdev)
+{
+	struct gsim_eq *eq = &gdev->eq;
+	int rc;
+
+	rc = drmm_mutex_init(&gdev->drm, &eq->lock);
+	if (rc)
+		return rc;
+	eq->ring = dmam_alloc_coherent(&gdev->pdev->dev,
+				       GSIM_EQ_LEN * sizeof(*eq->ring),
+				       &eq->ring_dma, GFP_KERNEL);
+	if (!eq->ring)
+		return -ENOMEM;
+	INIT_DELAYED_WORK(&eq->hb_work, gsim_eq_hb_work);
+	return 0;
+}
+
+/*
+ * Program and enable the EQ: at probe and after every hard reset (which
+ * disables it), with the ring emptied; events of before the reset are gone.
+ */
+void gsim_eq_hw_init(struct gaudisim_device *gdev)
+{
+	struct gsim_eq *eq = &gdev->eq;
+
+	mutex_lock(&eq->lock);
+	eq->ci = 0;
+	eq->hb_pending = false;
+	memset(eq->ring, 0, GSIM_EQ_LEN * sizeof(*eq->ring));
+	gsim_wreg(gdev, gsim_eq_reg(GAUDISIM_EQ_CTL), 0);
+	gsim_wreg(gdev, gsim_eq_reg(GAUDISIM_EQ_BASE_LO), lower_32_bits(eq->ring_dma));
+	gsim_wreg(gdev, gsim_eq_reg(GAUDISIM_EQ_BASE_HI), upper_32_bits(eq->ring_dma));
+	gsim_wreg(gdev, gsim_eq_reg(GAUDISIM_EQ_SIZE), GSIM_EQ_LEN_LOG2);
+	gsim_wreg(gdev, gsim_eq_reg(GAUDISIM_EQ_CI), 0);
+	gsim_wreg(gdev, gsim_eq_reg(GAUDISIM_EQ_CTL), GAUDISIM_EQ_CTL_ENABLE);
+	mutex_unlock(&eq->lock);
+}
+
+/* Request the EQ vector and start the heartbeat. */
+int gsim_eq_irq_init(struct gaudisim_device *gdev)
+{
+	struct gsim_eq *eq = &gdev->eq;
+	int irq, rc;
+
+	irq = pci_irq_vector(gdev->pdev, GAUDISIM_MSIX_VEC_EQ);
+	if (irq < 0)
+		return irq;
+	rc = request_threaded_irq(irq, NULL, gsim_eq_irq_thread, IRQF_ONESHOT,
+				  "gaudisim-eq", gdev);
+	if (rc) {
+		dev_err(&gdev->pdev->dev, "cannot request the EQ IRQ: %d\n", rc);
+		return rc;
+	}
+	eq->irq = irq;
+	schedule_delayed_work(&eq->hb_work, GSIM_HB_PERIOD);
+	return 0;
+}
+
+void gsim_eq_fini(struct gaudisim_device *gdev)
+{
+	struct gsim_eq *eq = &gdev->eq;
+
+	cancel_delayed_work_sync(&eq->hb_work);
+	if (eq->irq) {
+		free_irq(eq->irq, gdev);
+		eq->irq = 0;
+	}
+}
+
+/* Snapshot of the per-type event counts for INFO HW_EVENTS. */
+void gsim_eq_counts(struct gaudisim_device *gdev, u32 *counts)
+{
+	u32 i;
+
+	for (i = 0; i < GAUDISIM_INFO_HW_EVENTS_NUM; i++)
+		counts[i] = atomic_read(&gdev->eq.counts[i]);
+}

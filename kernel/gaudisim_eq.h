@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Event queue: the ring of device events (errors, MMU faults, engine
+ * timeouts, ECC, thermal, heartbeat answers) and the heartbeat.
+ */
+#ifndef __GAUDISIM_EQ_H__
+#define __GAUDISIM_EQ_H__
+
+#include <linux/atomic.h>
+#include <linux/bits.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+#include <hw/gaudisim_eq.h>
+#include <uapi/drm/gaudisim_accel.h>
+
+struct gaudisim_device;
+
+#define GSIM_EQ_LEN_LOG2	8
+#define GSIM_EQ_LEN		BIT(GSIM_EQ_LEN_LOG2)
+
+static_assert(GSIM_EQ_LEN_LOG2 >= GAUDISIM_EQ_SIZE_LOG2_MIN);
+static_assert(GSIM_EQ_LEN_LOG2 <= GAUDISIM_EQ_SIZE_LOG2_MAX);
+
+/* struct gaudisim_eq_entry with its byte order spelt out for sparse. */
+struct gsim_eq_entry {
+	__le32 ctl;
+	__le32 engine;
+	__le32 queue;
+	__le32 code;
+	__le64 addr;
+	__le64 timestamp;
+	__le32 data[GAUDISIM_EQ_DATA_WORDS];
+};
+
+static_assert(sizeof(struct gsim_eq_entry) == GAUDISIM_EQ_ENTRY_SIZE);
+
+/**
+ * struct gsim_eq - the event queue and the heartbeat
+ * @ring: GSIM_EQ_LEN entries in coherent memory
+ * @ring_dma: its bus address
+ * @irq: Linux IRQ of GAUDISIM_MSIX_VEC_EQ, 0 when not requested
+ * @lock: serialises consumers (IRQ thread, heartbeat, reset) over @ci
+ * @ci: next entry to consume, modulo 2 * GSIM_EQ_LEN
+ * @counts: events received per type (INFO HW_EVENTS)
+ * @hb_work: periodic heartbeat
+ * @hb_sent: sequence number of the last heartbeat request
+ * @hb_answered: the last one the device answered
+ * @hb_pending: a request is outstanding
+ */
+struct gsim_eq {
+	struct gsim_eq_entry *ring;
+	dma_addr_t ring_dma;
+	int irq;
+
+	/* Serialises the consumers of the ring and the heartbeat state. */
+	struct mutex lock;
+	u32 ci;
+
+	atomic_t counts[GAUDISIM_INFO_HW_EVENTS_NUM];
+
+	struct delayed_work hb_work;
+	u32 hb_sent;
+	u32 hb_answered;
+	bool hb_pending;
+};
+
+int gsim_eq_init(struct gaudisim_device *gdev);
+void gsim_eq_hw_init(struct gaudisim_device *gdev);
+int gsim_eq_irq_init(struct gaudisim_device *gdev);
+void gsim_eq_fini(struct gaudisim_device *gdev);
+void gsim_eq_drain(struct gaudisim_device *gdev);
+void gsim_eq_counts(struct gaudisim_device *gdev, u32 *counts);
+
+#endif /* __GAUDISIM_EQ_H__ */

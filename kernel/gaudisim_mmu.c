@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Device MMU for host memory (docs/mmu.md).
+ *
+ * Internal queues, and the engines they drive, reach host memory only
+ * through device VAs; the driver maps every userptr mapping of the
+ * compute context at the VA the MEMORY ioctl gave it, with 4 KiB pages.
+ * External queues keep using the physical host window: their CBs are
+ * copied and patched by the parser, so nothing changes there.
+ *
+ * One compute context exists at a time; each open gets the next ASID of
+ * 1..7 (0 is the driver's), so stale TLB entries of a previous user can
+ * never match. Hop tables come from the page-table area of reserved HBM;
+ * the driver keeps a shadow copy of each table to walk without reading
+ * HBM, and writes PTEs through the HBM BAR, moving its window as needed.
+ * Tables are freed when the context closes; a hard reset keeps HBM, so
+ * only the MMU registers are programmed again.
+ */
+
+#include <linux/bitmap.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_managed.h>
+
+#include <hw/gaudisim_mmu.h>
+
+#include "gaudisim_ctx.h"
+#include "gaudisim_drv.h"
+#include "gaudisim_hw.h"
+#include "gaudisim_mem.h"
+#include "gaudisim_mmu.h"
+
+#define GSIM_MMU_NUM_TABLES \
+	(GAUDISIM_MMU_PGT_SIZE / GAUDISIM_MMU_HOP_TABLE_SIZE)
+#define GSIM_MMU_LEAF_FLAGS \
+	(GAUDISIM_MMU_PTE_PRESENT | GAUDISIM_MMU_PTE_WRITABLE | GAUDISIM_MMU_PTE_LAST)
+
+static_assert(PAGE_SIZE == GAUDISIM_MMU_PAGE_SIZE);
+
+static u32 gsim_mmu_reg(u32 reg)
+{
+	return GAUDISIM_BLOCK_MMU + reg;
+}
+
+static u64 gsim_mmu_table_addr(u32 index)
+{
+	return GAUDISIM_MMU_PGT_BASE + (u64)index * GAUDISIM_MMU_HOP_TABLE_SIZE;
+}
+
+/* Write one PTE at HBM address @addr through the BAR window. */
+static void gsim_mmu_write_hbm(struct gaudisim_device *gdev, u64 addr, u64 value)
+{
+	struct gsim_mmu *mmu = &gdev->mmu;
+	u64 window = round_down(addr, gdev->hbm_bar_size);
+
+	lockdep_assert_held(&mmu->lock);
+
+	if (window != mmu->window) {
+		gsim_wreg(gdev, GAUDISIM_REG_HBM_WINDOW_LO, lower_32_bits(window));
+		gsim_wreg(gdev, GAUDISIM_REG_HBM_WINDOW_HI, upper_32_bits(window));
+		mmu->window = window;
+	}
+	writeq(value, mmu->bar + (addr - window));
+}
+
+static u64 *gsim_mmu_shadow(struct gsim_mmu *mmu, u64 table)
+{
+	return xa_load(&mmu->shadow, (table - GAUDISIM_MMU_PGT_BASE) /
+			GAUDISIM_MMU_HOP_TABLE_SIZE);
+}
+
+static void gsim_mmu_set_pte(struct gaudisim_device *gdev, u64 table, u32 index,
+			     u64 pte)
+{
+	u64 *shadow = gsim_mmu_shadow(&gdev->mmu, table);
+
+	shadow[index] = pte;
+	gsim_mmu_write_hbm(gdev, table + index * GAUDISIM_MMU_PTE_SIZE, pte);
+}
+
+/* A zeroed table from the page-table area; 0 when the area is full. */
+static u64 gsim_mmu_alloc_table(struct gaudisim_device *gdev)
+{
+	struct gsim_mmu *mmu = &gdev->mmu;
+	u64 *shadow, table;
+	u32 index, i;
+
+	lockdep_assert_held(&mmu->lock);
+
+	index = find_first_zero_bit(mmu->used, GSIM_MMU_NUM_TABLES);
+	if (index >= GSIM_MMU_NUM_TABLES)
+		return 0;
+	shadow = kzalloc(GAUDISIM_MMU_HOP_TABLE_SIZE, GFP_KERNEL);
+	if (!shadow)
+		return 0;
+	if (xa_err(xa_store(&mmu->shadow, index, shadow, GFP_KERNEL))) {
+		kfree(shadow);
+		return 0;
+	}
+	set_bit(index, mmu->used);
+	table = gsim_mmu_table_addr(index);
+	for (i = 0; i < GAUDISIM_MMU_HOP_ENTRIES; i++)
+		gsim_mmu_write_hbm(gdev, table + i * GAUDISIM_MMU_PTE_SIZE, 0);
+	return table;
+}
+
+static void gsim_mmu_free_all_tables(struct gsim_mmu *mmu)
+{
+	unsigned long index;
+	u64 *shadow;
+
+	xa_for_each(&mmu->shadow, index, shadow) {
+		xa_erase(&mmu->shadow, index);
+		kfree(shadow);
+		clear_bit(index, mmu->used);
+	}
+}
+
+static void gsim_mmu_invalidate(struct gaudisim_device *gdev, u64 va, u64 size)
+{
+	struct gsim_mmu *mmu = &gdev->mmu;
+
+	gsim_wreg(gdev, gsim_mmu_reg(GAUDISIM_MMU_INV_ASID), mmu->asid);
+	gsim_wreg(gdev, gsim_mmu_reg(GAUDISIM_MMU_INV_VA_LO), lower_32_bits(va));
+	gsim_wreg(gdev, gsim_mmu_reg(GAUDISIM_MMU_INV_VA_HI), upper_32_bits(va));
+	gsim_wreg(gdev, gsim_mmu_reg(GAUDISIM_MMU_INV_SIZE_LO), lower_32_bits(size));
+	gsim_wreg(gdev, gsim_mmu_reg(GAUDISIM_MMU_INV_SIZE_HI), upper_32_bits(size));
+	gsim_wreg(gdev, gsim_mmu_reg(GAUDISIM_MMU_INV_CMD), GAUDISIM_MMU_INV_RANGE);
+}
+
+/* Program the ASID registers of the compute context (or clear them). */
+static void gsim_mmu_hw_ctx(struct gaudisim_device *gdev, u32 asid, u64 hop0)
+{
+	u32 q;
+
+	if (asid) {
+		gsim_wreg(gdev, gsim_mmu_reg(GAUDISIM_MMU_HOP0_LO(asid)), lower_32_bits(hop0));
+		gsim_wreg(gdev, gsim_mmu_reg(GAUDISIM_MMU_HOP0_HI(asid)), upper_32_bits(hop0));
+	}
+	for (q = GAUDISIM_NUM_EXT_QUEUES; q < GAUDISIM_QUEUE_ID_SIZE; q++)
+		if (gdev->iqueues[q].present)
+			gsim_wreg(gdev, gsim_mmu_reg(GAUDISIM_MMU_QUEUE_ASID(q)), asid);
+}
+
+int gsim_mmu_init(struct gaudisim_device *gdev)
+{
+	struct pci_dev *pdev = gdev->pdev;
+	struct gsim_mmu *mmu = &gdev->mmu;
+	int rc;
+
+	rc = drmm_mutex_init(&gdev->drm, &mmu->lock);
+	if (rc)
+		return rc;
+	if (!gdev->hbm_bar_size || !is_power_of_2(gdev->hbm_bar_size) ||
+	    gdev->hbm_bar_size > pci_resource_len(pdev, GAUDISIM_BAR_HBM)) {
+		dev_err(&pdev->dev, "unusable HBM window of %llu bytes\n",
+			gdev->hbm_bar_size);
+		return -ENODEV;
+	}
+	mmu->bar = devm_ioremap_wc(&pdev->dev, pci_resource_start(pdev, GAUDISIM_BAR_HBM),
+				   gdev->hbm_bar_size);
+	if (!mmu->bar)
+		return -ENOMEM;
+	mmu->used = devm_bitmap_zalloc(&pdev->dev, GSIM_MMU_NUM_TABLES, GFP_KERNEL);
+	if (!mmu->used)
+		return -ENOMEM;
+	xa_init(&mmu->shadow);
+	return 0;
+}
+
+void gsim_mmu_fini(struct gaudisim_device *gdev)
+{
+	mutex_lock(&gdev->mmu.lock);
+	gsim_mmu_free_all_tables(&gdev->mmu);
+	mutex_unlock(&gdev->mmu.lock);
+	xa_destroy(&gdev->mmu.shadow);
+}
+
+/* At probe and after a hard reset, which turns the MMU off and forgets it. */
+void gsim_mmu_hw_init(struct gaudisim_device *gdev)
+{
+	struct gsim_mmu *mmu = &gdev->mmu;
+
+	mutex_lock(&mmu->lock);
+	mmu->window = 0;
+	gsim_wreg(gdev, GAUDISIM_REG_HBM_WINDOW_LO, 0);
+	gsim_wreg(gdev, GAUDISIM_REG_HBM_WINDOW_HI, 0);
+	gsim_mmu_hw_ctx(gdev, mmu->hop0 ? mmu->asid : 0, mmu->hop0);
+	gsim_wreg(gdev, gsim_mmu_reg(GAUDISIM_MMU_CTRL), GAUDISIM_MMU_CTRL_ENABLE);
+	mutex_unlock(&mmu->lock);
+}
+
+/* Give the new compute context an ASID and an empty hop-0 table. */
+int gsim_mmu_ctx_init(struct gaudisim_ctx *ctx)
+{
+	struct gaudisim_device *gdev = ctx->gdev;
+	struct gsim_mmu *mmu = &gdev->mmu;
+	u64 hop0;
+	int idx;
+
+	if (!drm_dev_enter(&gdev->drm, &idx))
+		return -ENODEV;
+	mutex_lock(&mmu->lock);
+	hop0 = gsim_mmu_alloc_table(gdev);
+	if (hop0) {
+		ctx->asid = 1 + (mmu->asid % (GAUDISIM_MMU_NUM_ASIDS - 1));
+		mmu->asid = ctx->asid;
+		mmu->hop0 = hop0;
+		/* The zeroed hop-0 table is in HBM before the device may walk it. */
+		wmb();
+		gsim_mmu_hw_ctx(gdev, mmu->asid, hop0);
+	}
+	mutex_unlock(&mmu->lock);
+	drm_dev_exit(idx);
+	return hop0 ? 0 : -ENOMEM;
+}
+
+/* Forget every table of the closing context; its mappings are gone. */
+void gsim_mmu_ctx_fini(struct gaudisim_ctx *ctx)
+{
+	struct gaudisim_device *gdev = ctx->gdev;
+	struct gsim_mmu *mmu = &gdev->mmu;
+	int idx;
+
+	mutex_lock(&mmu->lock);
+	if (ctx->asid && ctx->asid == mmu->asid && mmu->hop0) {
+		if (drm_dev_enter(&gdev->drm, &idx)) {
+			gsim_mmu_hw_ctx(gdev, 0, 0);
+			gsim_wreg(gdev, gsim_mmu_reg(GAUDISIM_MMU_HOP0_LO(ctx->asid)), 0);
+			gsim_wreg(gdev, gsim_mmu_reg(GAUDISIM_MMU_HOP0_HI(ctx->asid)), 0);
+			gsim_wreg(gdev, gsim_mmu_reg(GAUDISIM_MMU_INV_ASID), ctx->asid);
+			gsim_wreg(gdev, gsim_mmu_reg(GAUDISIM_MMU_INV_CMD),
+				  GAUDISIM_MMU_INV_ASID_ALL);
+			drm_dev_exit(idx);
+		}
+		gsim_mmu_free_all_tables(mmu);
+		mmu->hop0 = 0;
+	}
+	mutex_unlock(&mmu->lock);
+}
+
+/* Table PTE of @va at @hop of the tree under @table; allocates on demand. */
+static u64 gsim_mmu_next_table(struct gaudisim_device *gdev, u64 table, u64 va,
+			       u32 hop, bool alloc)
+{
+	u32 index = GAUDISIM_MMU_HOP_INDEX(va, hop);
+	u64 pte = gsim_mmu_shadow(&gdev->mmu, table)[index];
+	u64 next;
+
+	if (pte & GAUDISIM_MMU_PTE_PRESENT)
+		return pte & GAUDISIM_MMU_PTE_ADDR_MASK;
+	if (!alloc)
+		return 0;
+	next = gsim_mmu_alloc_table(gdev);
+	if (next)
+		gsim_mmu_set_pte(gdev, table, index, next | GAUDISIM_MMU_PTE_PRESENT);
+	return next;
+}
+
+/* Leaf table of @va, 0 if absent (and not allocated). */
+static u64 gsim_mmu_leaf_table(struct gaudisim_device *gdev, u64 va, bool alloc)
+{
+	u64 table = gdev->mmu.hop0;
+	u32 hop;
+
+	for (hop = 0; table && hop < GAUDISIM_MMU_LEAF_HOP; hop++)
+		table = gsim_mmu_next_table(gdev, table, va, hop, alloc);
+	return table;
+}
+
+static void gsim_mmu_clear_range(struct gaudisim_device *gdev, u64 va, u64 size)
+{
+	u64 off;
+
+	for (off = 0; off < size; off += GAUDISIM_MMU_PAGE_SIZE) {
+		u64 table = gsim_mmu_leaf_table(gdev, va + off, false);
+
+		if (table)
+			gsim_mmu_set_pte(gdev, table,
+					 GAUDISIM_MMU_HOP_INDEX(va + off, GAUDISIM_MMU_LEAF_HOP),
+					 0);
+	}
+	gsim_mmu_invalidate(gdev, va, size);
+}
+
+/**
+ * gsim_mmu_map_userptr() - map a userptr mapping at its device VA
+ * @ctx: the compute context
+ * @up: the mapping, with its VA assigned
+ *
+ * Return: 0, -ENOMEM when the page-table area or memory ran out, -ENODEV.
+ */
+int gsim_mmu_map_userptr(struct gaudisim_ctx *ctx, struct gsim_userptr *up)
+{
+	struct gaudisim_device *gdev = ctx->gdev;
+	struct gsim_mmu *mmu = &gdev->mmu;
+	int rc = 0, idx;
+	u32 s;
+
+	if (!drm_dev_enter(&gdev->drm, &idx))
+		return -ENODEV;
+	mutex_lock(&mmu->lock);
+	if (!ctx->asid || ctx->asid != mmu->asid || !mmu->hop0) {
+		rc = -ENODEV;
+		goto out_unlock;
+	}
+	for (s = 0; s < up->nsegs && !rc; s++) {
+		const struct gsim_dma_seg *seg = &up->segs[s];
+		u64 off;
+
+		for (off = 0; off < seg->len; off += GAUDISIM_MMU_PAGE_SIZE) {
+			u64 va = up->va + seg->offset + off;
+			u64 table = gsim_mmu_leaf_table(gdev, va, true);
+
+			if (!table) {
+				rc = -ENOMEM;
+				break;
+			}
+			gsim_mmu_set_pte(gdev, table,
+					 GAUDISIM_MMU_HOP_INDEX(va, GAUDISIM_MMU_LEAF_HOP),
+					 (seg->addr + off) | GSIM_MMU_LEAF_FLAGS);
+		}
+	}
+	if (rc)
+		gsim_mmu_clear_range(gdev, up->va, up->size);
+	/* PTEs in HBM before any job can use the VA. */
+	wmb();
+out_unlock:
+	mutex_unlock(&mmu->lock);
+	drm_dev_exit(idx);
+	return rc;
+}
+
+/* Remove the PTEs of a mapping and drop them from the TLB. */
+void gsim_mmu_unmap_userptr(struct gaudisim_ctx *ctx, struct gsim_userptr *up)
+{
+	struct gaudisim_device *gdev = ctx->gdev;
+	struct gsim_mmu *mmu = &gdev->mmu;
+	int idx;
+
+	if (!drm_dev_enter(&gdev->drm, &idx))
+		return;
+	mutex_lock(&mmu->lock);
+	if (ctx->asid && ctx->asid == mmu->asid && mmu->hop0)
+		gsim_mmu_clear_range(gdev, up->va, up->size);
+	mutex_unlock(&mmu->lock);
+	drm_dev_exit(idx);
+}

@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gaudisim device core: what every engine shares.
+ *
+ * An engine model (MME, TPC) plugs in with one struct gsim_engine_ops in
+ * the table below. The core owns the rest: the common registers at
+ * GAUDISIM_ENG_COMMON_BASE of every engine block (completion message,
+ * status, counters, soft reset), the launch sequence and the reset epochs.
+ *
+ * Launch: a packet that writes the engine's COMMIT register (or a
+ * LOAD_AND_EXE with exe) launches the engine at once, inside the packet,
+ * so a CB sees the engine's results in its next packet. A COMMIT written
+ * by the host over MMIO is only latched (MMIO never computes); the run
+ * loop starts it. An engine may also finish asynchronously: launch()
+ * returns GSIM_ENGINE_ASYNC and the model calls gsim_engine_done() later
+ * from the main thread; meanwhile the engine is busy and packets with the
+ * engine barrier (EB) on its queues wait.
+ *
+ * When launched work finishes, the core records STATUS and the counters,
+ * posts ENGINE_ERR if it failed, and writes the completion message if
+ * WR_COMP_EN is set - also after a failure, so a chain of engines waiting
+ * on it does not hang; the event tells the driver what went wrong.
+ *
+ * Epochs: every reset of an engine moves its epoch on. Asynchronous work
+ * that finishes with an older epoch completes into the void: no status,
+ * no completion message, no event.
+ */
+#include <inttypes.h>
+
+#include "gsim_core_internal.h"
+#include "gsim_faults.h"
+#include "gsim_mme.h"
+#include "gsim_tpc.h"
+
+/* One line per engine model. */
+static const struct gsim_engine_ops *const engine_table[GAUDISIM_ENGINE_COUNT] = {
+	[GAUDISIM_ENGINE_DMA_0 ... GAUDISIM_ENGINE_DMA_7] = &gsim_dma_engine_ops,
+	[GAUDISIM_ENGINE_MME] = &gsim_mme_engine_ops,
+	[GAUDISIM_ENGINE_TPC_0 ... GAUDISIM_ENGINE_TPC_7] = &gsim_tpc_engine_ops,
+};
+
+static const char *const engine_names[GAUDISIM_ENGINE_COUNT] = {
+	"DMA 0", "DMA 1", "DMA 2", "DMA 3", "DMA 4", "DMA 5", "DMA 6", "DMA 7", "MME",
+	"TPC 0", "TPC 1", "TPC 2", "TPC 3", "TPC 4", "TPC 5", "TPC 6", "TPC 7",
+};
+
+const char *gsim_engine_name(unsigned int e)
+{
+	return e < GAUDISIM_ENGINE_COUNT ? engine_names[e] : "?";
+}
+
+int gsim_engines_init(struct gsim_core *core)
+{
+	unsigned int e;
+
+	for (e = 0; e < GAUDISIM_ENGINE_COUNT; e++) {
+		const struct gsim_engine_ops *ops = engine_table[e];
+
+		core->engine[e].ops = ops;
+		if (ops && ops->init && ops->init(core, e))
+			return -1;
+	}
+	return 0;
+}
+
+void gsim_engines_fini(struct gsim_core *core)
+{
+	unsigned int e;
+
+	for (e = 0; e < GAUDISIM_ENGINE_COUNT; e++) {
+		const struct gsim_engine_ops *ops = core->engine[e].ops;
+
+		if (ops && ops->fini)
+			ops->fini(core, e);
+	}
+}
+
+/* The core's part of an engine to reset values; the epoch moves on. */
+static void engine_state_reset(struct gsim_core *core, unsigned int e)
+{
+	struct gsim_engine *eng = &core->engine[e];
+	const struct gsim_engine_ops *ops = eng->ops;
+	uint32_t epoch = eng->epoch + 1;
+
+	*eng = (struct gsim_engine){ .ops = ops, .epoch = epoch };
+	if (ops && ops->reset)
+		ops->reset(core, e);
+}
+
+void gsim_engines_reset(struct gsim_core *core)
+{
+	unsigned int e;
+
+	for (e = 0; e < GAUDISIM_ENGINE_COUNT; e++)
+		engine_state_reset(core, e);
+}
+
+void gsim_engine_soft_reset(struct gsim_core *core, unsigned int e)
+{
+	gsim_qman_reset(&core->qman[e]);
+	engine_state_reset(core, e);
+	gsim_fault_engine_reset(core, e);
+	gsim_eq_post(core, GAUDISIM_EQ_EVENT_RESET_DONE, e, GAUDISIM_EQ_NONE, 0, 0);
+}
+
+uint32_t gsim_engine_epoch(const struct gsim_core *core, unsigned int e)
+{
+	return e < GAUDISIM_ENGINE_COUNT ? core->engine[e].epoch : 0;
+}
+
+bool gsim_engine_busy(const struct gsim_core *core, unsigned int e)
+{
+	const struct gsim_engine *eng = &core->engine[e];
+
+	return eng->launch_pending || eng->running ||
+	       (eng->ops && eng->ops->busy && eng->ops->busy(core, e));
+}
+
+int gsim_engine_completion_msg(struct gsim_core *core, unsigned int e, unsigned int *kick,
+			       const char **why)
+{
+	const struct gsim_engine *eng = &core->engine[e];
+	uint64_t addr = (uint64_t)eng->wr_comp_addr_hi << 32 | eng->wr_comp_addr_lo;
+
+	if (!addr) {
+		*why = "WR_COMP_ADDR is not programmed";
+		return GAUDISIM_CP_ERR_PKT_FIELD;
+	}
+	return gsim_dev_write32(core, addr, eng->wr_comp_wdata, kick, why);
+}
+
+static uint32_t queue_or_none(unsigned int req)
+{
+	return req < GAUDISIM_QUEUE_ID_SIZE ? req : GAUDISIM_EQ_NONE;
+}
+
+/* Launched work finished with err (launch()'s convention): record, report, signal. */
+static void finish_launch(struct gsim_core *core, unsigned int e, int err, unsigned int *kick)
+{
+	struct gsim_engine *eng = &core->engine[e];
+	uint8_t code = (uint8_t)GSIM_ENGINE_ERR_CODE(err);
+	const char *why = "";
+	int rc;
+
+	eng->running = false;
+	eng->last_err = code;
+	if (code) {
+		eng->err_cnt++;
+		if (!(err & GSIM_ENGINE_ERR_POSTED))
+			gsim_eq_post(core, GAUDISIM_EQ_EVENT_ENGINE_ERR, e,
+				     queue_or_none(eng->launch_req), code, 0);
+	}
+	if (!(eng->wr_comp_en & 1))
+		return;
+	rc = gsim_engine_completion_msg(core, e, kick, &why);
+	if (rc) {
+		uint64_t addr = (uint64_t)eng->wr_comp_addr_hi << 32 | eng->wr_comp_addr_lo;
+
+		gsim_log(core, "%s: completion message 0x%x to 0x%" PRIx64 " failed: %s "
+			 "(error %d)", gsim_engine_name(e), eng->wr_comp_wdata, addr, why, rc);
+		gsim_eq_post(core, GAUDISIM_EQ_EVENT_DMA_ERR, e, queue_or_none(eng->launch_req),
+			     (uint32_t)rc, addr);
+	}
+}
+
+static void start_launch(struct gsim_core *core, unsigned int e, unsigned int *kick)
+{
+	struct gsim_engine *eng = &core->engine[e];
+	unsigned int saved = core->requester;
+	int rc;
+
+	eng->launch_pending = false;
+	eng->launch_cnt++;
+	core->requester = eng->launch_req;
+	rc = eng->ops->launch(core, e);
+	if (rc == GSIM_ENGINE_ASYNC)
+		eng->running = true;
+	else
+		finish_launch(core, e, rc, kick);
+	core->requester = saved;
+}
+
+/* Could a pending launch start now? */
+static bool can_start(const struct gsim_core *core, unsigned int e)
+{
+	const struct gsim_engine *eng = &core->engine[e];
+
+	return eng->launch_pending && !eng->running &&
+	       !(eng->ops->busy && eng->ops->busy(core, e));
+}
+
+bool gsim_engine_request_launch(struct gsim_core *core, unsigned int e, unsigned int *kick)
+{
+	struct gsim_engine *eng = &core->engine[e];
+
+	if (!eng->ops || !eng->ops->launch)
+		return false;
+	/* A second request while one is pending is the same launch. */
+	eng->launch_pending = true;
+	eng->launch_req = core->requester;
+	if (core->in_run && can_start(core, e))
+		start_launch(core, e, kick);
+	else
+		*kick |= GSIM_KICK_RUN;
+	return true;
+}
+
+bool gsim_engines_start_pending(struct gsim_core *core)
+{
+	unsigned int e, kick = 0;
+	bool started = false;
+
+	for (e = 0; e < GAUDISIM_ENGINE_COUNT; e++) {
+		if (!can_start(core, e))
+			continue;
+		start_launch(core, e, &kick);
+		started = true;
+	}
+	return started;
+}
+
+unsigned int gsim_engine_done(struct gsim_core *core, unsigned int e, uint32_t epoch, int err)
+{
+	unsigned int kick = 0, saved;
+	struct gsim_engine *eng;
+
+	if (e >= GAUDISIM_ENGINE_COUNT)
+		return 0;
+	eng = &core->engine[e];
+	/* Work from before a reset completes into the void. */
+	if (epoch != eng->epoch || !eng->running)
+		return 0;
+	saved = core->requester;
+	core->requester = eng->launch_req;
+	finish_launch(core, e, err, &kick);
+	core->requester = saved;
+	gsim_eq_flush(core);
+	/* Streams parked on EB, or a launch that was waiting, may go on. */
+	return kick | GSIM_KICK_RUN;
+}
+
+/* ---- the common registers ------------------------------------------------- */
+
+static uint32_t status_value(const struct gsim_core *core, unsigned int e)
+{
+	const struct gsim_engine *eng = &core->engine[e];
+	uint32_t v = (uint32_t)eng->last_err << GAUDISIM_ENG_STATUS_ERR_SHIFT;
+
+	if (gsim_engine_busy(core, e))
+		v |= GAUDISIM_ENG_STATUS_BUSY;
+	if (eng->last_err)
+		v |= GAUDISIM_ENG_STATUS_ERR;
+	return v;
+}
+
+static bool common_read(struct gsim_core *core, unsigned int e, uint32_t off, uint32_t *value)
+{
+	const struct gsim_engine *eng = &core->engine[e];
+
+	switch (off) {
+	case GAUDISIM_ENG_WR_COMP_ADDR_LO:
+		*value = eng->wr_comp_addr_lo;
+		return true;
+	case GAUDISIM_ENG_WR_COMP_ADDR_HI:
+		*value = eng->wr_comp_addr_hi;
+		return true;
+	case GAUDISIM_ENG_WR_COMP_WDATA:
+		*value = eng->wr_comp_wdata;
+		return true;
+	case GAUDISIM_ENG_WR_COMP_EN:
+		*value = eng->wr_comp_en;
+		return true;
+	case GAUDISIM_ENG_STATUS:
+		*value = status_value(core, e);
+		return true;
+	case GAUDISIM_ENG_LAUNCH_CNT:
+		*value = eng->launch_cnt;
+		return true;
+	case GAUDISIM_ENG_ERR_CNT:
+		*value = eng->err_cnt;
+		return true;
+	case GAUDISIM_ENG_SOFT_RESET:	/* write-only */
+		*value = 0;
+		return true;
+	default:
+		return false;
+	}
+}
+
+static enum gsim_reg_status common_write(struct gsim_core *core, unsigned int e, uint32_t off,
+					 uint32_t value, enum gsim_reg_origin origin)
+{
+	struct gsim_engine *eng = &core->engine[e];
+
+	switch (off) {
+	case GAUDISIM_ENG_WR_COMP_ADDR_LO:
+		eng->wr_comp_addr_lo = value;
+		return GSIM_REG_OK;
+	case GAUDISIM_ENG_WR_COMP_ADDR_HI:
+		eng->wr_comp_addr_hi = value;
+		return GSIM_REG_OK;
+	case GAUDISIM_ENG_WR_COMP_WDATA:
+		eng->wr_comp_wdata = value;
+		return GSIM_REG_OK;
+	case GAUDISIM_ENG_WR_COMP_EN:
+		if (value & ~1u) {
+			if (origin == GSIM_ORIGIN_MMIO)
+				gsim_log(core, "%s: WR_COMP_EN 0x%x: only bit 0 exists",
+					 gsim_engine_name(e), value);
+			return GSIM_REG_BAD_VALUE;
+		}
+		eng->wr_comp_en = value;
+		return GSIM_REG_OK;
+	case GAUDISIM_ENG_STATUS:
+	case GAUDISIM_ENG_LAUNCH_CNT:
+	case GAUDISIM_ENG_ERR_CNT:
+		return GSIM_REG_READ_ONLY;
+	case GAUDISIM_ENG_SOFT_RESET:
+		/* A job must not reset engines under the driver's feet. */
+		if (origin == GSIM_ORIGIN_CB)
+			return GSIM_REG_PROTECTED;
+		if (value != GAUDISIM_ENG_SOFT_RESET_GO) {
+			gsim_log(core, "%s: SOFT_RESET 0x%x: write 0x%x to reset the engine",
+				 gsim_engine_name(e), value, GAUDISIM_ENG_SOFT_RESET_GO);
+			return GSIM_REG_BAD_VALUE;
+		}
+		gsim_engine_soft_reset(core, e);
+		return GSIM_REG_OK;
+	default:
+		return GSIM_REG_UNKNOWN;
+	}
+}
+
+static bool is_common(uint32_t off)
+{
+	return off >= GAUDISIM_ENG_COMMON_BASE && off < GAUDISIM_ENG_COMMON_END;
+}
+
+bool gsim_engine_reg_read(struct gsim_core *core, unsigned int e, uint32_t off,
+			  uint32_t *value)
+{
+	const struct gsim_engine_ops *ops = core->engine[e].ops;
+
+	*value = 0;
+	if (is_common(off))
+		return common_read(core, e, off, value);
+	if (ops && ops->reg_read)
+		return ops->reg_read(core, e, off, value);
+	return false;
+}
+
+enum gsim_reg_status gsim_engine_reg_write(struct gsim_core *core, unsigned int e,
+					   uint32_t off, uint32_t value,
+					   enum gsim_reg_origin origin, unsigned int *kick)
+{
+	const struct gsim_engine_ops *ops = core->engine[e].ops;
+	enum gsim_reg_status st;
+	bool launch = false;
+
+	if (is_common(off))
+		return common_write(core, e, off, value, origin);
+	if (!ops || !ops->reg_write)
+		return GSIM_REG_UNKNOWN;
+	st = ops->reg_write(core, e, off, value, origin, &launch);
+	if (st == GSIM_REG_OK && launch)
+		gsim_engine_request_launch(core, e, kick);
+	return st;
+}

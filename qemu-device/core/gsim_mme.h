@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gaudisim device core: the MME (GEMM engine), see hw/gaudisim_mme.h for
+ * the register contract and the numerics.
+ *
+ * The engine is split so that the heavy part can leave the MMIO path:
+ *   gsim_mme_reg_write()   latches registers; COMMIT only sets *commit
+ *   gsim_mme_decode()      register values -> validated GEMM (cheap; logs
+ *                          guest errors; main loop)
+ *   gsim_mme_run()         the arithmetic on device memory (no logging, no
+ *                          host callbacks: safe in a worker thread)
+ *   gsim_mme_execute()     decode + run: the one call a synchronous
+ *                          launch makes
+ * gsim_mme_engine.c plugs these into the core's engine framework
+ * (gsim_mme_engine_ops); STATUS, counters, completion message and events
+ * are the framework's.
+ *
+ * FP32 products use OpenBLAS's cblas_sgemm when the core is compiled with
+ * GSIM_HAVE_OPENBLAS (and linked with pkg-config's openblas flags), or a
+ * portable blocked loop otherwise. The semantics (BF16 widening and
+ * rounding, alpha/beta, transposes, strides, overlap) are this engine's
+ * either way.
+ */
+#ifndef GSIM_MME_H
+#define GSIM_MME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gsim_core_internal.h"
+#include "hw/gaudisim_mme.h"
+
+#define GSIM_MME_NUM_CFG_REGS	(GAUDISIM_MME_CFG_END / 4)
+
+/* The configuration registers, indexed by offset / 4. */
+struct gsim_mme_regs {
+	uint32_t r[GSIM_MME_NUM_CFG_REGS];
+};
+
+/* Host memory the engine keeps between GEMMs (conversion tiles). */
+struct gsim_mme_scratch {
+	float *a, *b, *acc;	/* GSIM_MME_TILE-sized FP32 tiles */
+	uint8_t *stage;		/* staged D when it overlaps an input */
+	size_t stage_size;
+};
+
+struct gsim_mme {
+	struct gsim_mme_regs regs;
+	struct gsim_mme_scratch scratch;
+};
+
+/* A stored operand after validation. */
+struct gsim_mme_operand {
+	uint8_t *mem;		/* host pointer to element (0, 0) of batch 0 */
+	uint64_t addr;		/* device address, for overlap checks */
+	uint64_t ld;		/* elements between rows */
+	uint64_t stride;	/* elements between batches */
+	uint32_t rows, cols;	/* as stored */
+	unsigned int dtype;
+	unsigned int esize;	/* bytes per element */
+};
+
+/* A validated GEMM, ready to run. */
+struct gsim_mme_gemm {
+	uint32_t m, n, k, batch;
+	bool trans_a, trans_b;
+	float alpha, beta;
+	bool read_ab;		/* alpha != 0 */
+	bool read_c;		/* beta != 0 */
+	struct gsim_mme_operand a, b, c, d;
+};
+
+void gsim_mme_init(struct gsim_mme *mme);
+/* Release the scratch memory. */
+void gsim_mme_fini(struct gsim_mme *mme);
+/* Hard or soft reset: registers to 0; the scratch is kept for reuse. */
+void gsim_mme_reset(struct gsim_mme *mme);
+
+/*
+ * Register access at an offset inside the MME engine block (below
+ * GAUDISIM_ENG_COMMON_BASE). Reads of unknown offsets return false. A
+ * write of GAUDISIM_MME_COMMIT_GO to COMMIT sets *commit: the caller
+ * launches the GEMM (gsim_mme_execute()) now or later. Configuration
+ * registers are writable from MMIO and from CBs alike.
+ */
+bool gsim_mme_reg_read(const struct gsim_mme *mme, uint32_t off, uint32_t *value);
+enum gsim_reg_status gsim_mme_reg_write(struct gsim_mme *mme, uint32_t off,
+					uint32_t value, bool *commit);
+
+/* Validate register values. GAUDISIM_MME_ERR_NONE or an error (logged). */
+int gsim_mme_decode(struct gsim_core *core, const struct gsim_mme_regs *regs,
+		    struct gsim_mme_gemm *g);
+/* Compute a decoded GEMM. GAUDISIM_MME_ERR_NONE or _NOMEM (nothing written). */
+int gsim_mme_run(struct gsim_mme *mme, const struct gsim_mme_gemm *g);
+/* Decode and run; the error code as above, NOMEM logged too. */
+int gsim_mme_execute(struct gsim_core *core, struct gsim_mme *mme,
+		     const struct gsim_mme_regs *regs);
+/* Floating-point operations of a decoded GEMM (2 per multiply-add). */
+uint64_t gsim_mme_gemm_flops(const struct gsim_mme_gemm *g);
+
+/* "openblas" or "portable": what computes the FP32 products. */
+const char *gsim_mme_backend(void);
+/* Name of a GAUDISIM_MME_ERR_* code, for logs. */
+const char *gsim_mme_err_name(int err);
+
+/* The engine's (vectorized) conversions between device data and FP32. */
+void gsim_mme_load_f32(float *dst, const void *src, size_t n, unsigned int dtype);
+void gsim_mme_store_f32(void *dst, const float *src, size_t n, unsigned int dtype);
+
+/*
+ * The MME as an engine of the core (gsim_mme_engine.c): state in
+ * core->mme, synchronous launch. Plugged in by its line in gsim_engine.c's
+ * engine table.
+ */
+extern const struct gsim_engine_ops gsim_mme_engine_ops;
+
+#endif /* GSIM_MME_H */

@@ -1,0 +1,658 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Internal queues, the sync manager, the event queue and the device MMU
+ * through the driver: CBs placed in HBM by an external LIN_DMA run on an
+ * HBM-DMA queue; external and internal streams wait for each other through
+ * sync objects, monitors and fences (Gaudi's signal/wait); a host buffer
+ * mapped with MAP + USERPTR is reachable from an internal queue through its
+ * device VA, an unmapped VA faults (event counted, CS aborted, device
+ * recovers); a GEMM on the MME queue matches a CPU reference; device
+ * events are counted in INFO HW_EVENTS.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "hw/gaudisim_eq.h"
+#include "hw/gaudisim_mme.h"
+#include "hw/gaudisim_sync.h"
+
+#define COPY_SIZE	(256 * KiB)
+#define CB_BYTES	4096
+
+/* Queues the tests use. */
+#define QUEUE_INT	GAUDISIM_QUEUE_ID_DMA_2_0
+#define QUEUE_EXT_A	GAUDISIM_QUEUE_ID_DMA_0_0
+#define QUEUE_EXT_B	(GAUDISIM_QUEUE_ID_DMA_0_0 + 1)
+
+static struct gaudisim_info_sync_manager sm;
+
+static void sync_info_ok(void)
+{
+	memset(&sm, 0, sizeof(sm));
+	ck_assert_int_eq(hlthunk_get_info(dev_fd, GAUDISIM_INFO_SYNC_MANAGER, &sm,
+					  sizeof(sm)), 0);
+}
+
+/* User SOB / monitor number i (from the first ones the driver hands out). */
+static uint32_t user_sob(uint32_t i)
+{
+	return sm.first_available_sync_object + i;
+}
+
+static uint32_t user_mon(uint32_t i)
+{
+	return sm.first_available_monitor + i;
+}
+
+/* Device address of CP_FENCE_RDATA(fence) of a queue's stream. */
+static uint64_t fence_rdata_addr(uint32_t queue, uint32_t fence)
+{
+	return GAUDISIM_CFG_BASE + GAUDISIM_QM_BLOCK(gaudisim_queue_engine(queue)) +
+	       GAUDISIM_QM_CP_FENCE_RDATA(fence, gaudisim_queue_stream(queue));
+}
+
+static void cbw_msg_short(struct hlthunk_cb_writer *w, uint32_t base, uint32_t offset,
+			  uint32_t value, uint32_t barriers)
+{
+	const uint32_t pkt[2] = {
+		value,
+		GAUDISIM_PKT_CTL(GAUDISIM_PKT_MSG_SHORT) | barriers |
+			base << GAUDISIM_MSG_SHORT_CTL_BASE_SHIFT | offset,
+	};
+
+	ck_assert_int_eq(hlthunk_cbw_dwords(w, pkt, 2), 0);
+}
+
+/* MSG_SHORT base 1 is the SOB array, base 0 the monitor arrays. */
+static void cbw_sob(struct hlthunk_cb_writer *w, uint32_t sob, uint32_t so_upd,
+		    uint32_t barriers)
+{
+	cbw_msg_short(w, 1, 4 * sob, so_upd, barriers);
+}
+
+static void cbw_mon_reg(struct hlthunk_cb_writer *w, uint32_t reg, uint32_t value)
+{
+	cbw_msg_short(w, 0, reg - GAUDISIM_SYNC_MON_BASE_OFFSET, value, 0);
+}
+
+/* Arm monitor mon: when SOB sob >= 1, add 1 to fence 0 of queue. */
+static void cbw_monitor_to_fence(struct hlthunk_cb_writer *w, uint32_t mon, uint32_t sob,
+				 uint32_t queue)
+{
+	uint64_t addr = fence_rdata_addr(queue, 0);
+
+	cbw_mon_reg(w, GAUDISIM_SYNC_MON_PAY_ADDRL(mon), (uint32_t)addr);
+	cbw_mon_reg(w, GAUDISIM_SYNC_MON_PAY_ADDRH(mon), (uint32_t)(addr >> 32));
+	cbw_mon_reg(w, GAUDISIM_SYNC_MON_PAY_DATA(mon), 1);
+	cbw_mon_reg(w, GAUDISIM_SYNC_MON_ARM(mon), GAUDISIM_SYNC_MON_ARM_SOB(sob, 0, 1));
+}
+
+/* Zero SOBs and arm monitors (one CS on an external queue, run to completion). */
+static void arm_monitors_ok(const uint32_t *sobs, const uint32_t *mons,
+			    const uint32_t *queues, unsigned int n)
+{
+	struct test_cb cb;
+	unsigned int i;
+
+	cb_create_ok(dev_fd, &cb, CB_BYTES);
+	for (i = 0; i < n; i++)
+		cbw_sob(&cb.w, sobs[i], GAUDISIM_SYNC_SOB_SET(0), 0);
+	for (i = 0; i < n; i++)
+		cbw_monitor_to_fence(&cb.w, mons[i], sobs[i], queues[i]);
+	run_cb_ok(dev_fd, &cb, QUEUE_EXT_A, WAIT_US_SHORT);
+	cb_destroy_ok(dev_fd, &cb);
+}
+
+/* Copy a CB image into HBM with an external LIN_DMA. */
+static void put_in_hbm_ok(const void *data, uint32_t size, uint64_t hbm_addr)
+{
+	struct host_buf hb;
+
+	host_buf_map_ok(dev_fd, &hb, size);
+	memcpy(hb.ptr, data, size);
+	dma_ok(dev_fd, hb.va, hbm_addr, size, QUEUE_H2D);
+	host_buf_release(dev_fd, &hb);
+}
+
+static int submit_chunks(const struct gaudisim_cs_chunk *chunks, uint32_t n,
+			 uint32_t timeout_s, uint64_t *seq)
+{
+	struct hlthunk_cs_in in = {
+		.chunks_execute = chunks,
+		.num_chunks_execute = n,
+		.flags = timeout_s ? GAUDISIM_CS_FLAGS_CUSTOM_TIMEOUT : 0,
+		.timeout_s = timeout_s,
+	};
+	struct hlthunk_cs_out out = { 0 };
+	int rc;
+
+	rc = hlthunk_command_submission(dev_fd, &in, &out);
+	*seq = out.seq;
+	return rc;
+}
+
+static void events_ok(uint32_t *counts)
+{
+	memset(counts, 0, GAUDISIM_INFO_HW_EVENTS_NUM * sizeof(*counts));
+	ck_assert_int_eq(hlthunk_get_info(dev_fd, GAUDISIM_INFO_HW_EVENTS, counts,
+					  GAUDISIM_INFO_HW_EVENTS_NUM * sizeof(*counts)), 0);
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* ---- Discovery ----------------------------------------------------------- */
+
+START_TEST(every_queue_is_present)
+{
+	struct gaudisim_info_hw_ip_info hw;
+	uint32_t q;
+
+	hw_ip_ok(dev_fd, &hw);
+	for (q = 0; q < GAUDISIM_QUEUE_ID_SIZE; q++) {
+		int present = !!(hw.queue_mask[q / 64] & (1ULL << (q % 64)));
+
+		ck_assert_msg(present == (gaudisim_queue_engine(q) >= 0),
+			      "queue %u: present %d", q, present);
+	}
+}
+END_TEST
+
+START_TEST(sync_manager_info)
+{
+	sync_info_ok();
+	ck_assert_uint_eq(sm.first_available_sync_object, GAUDISIM_SYNC_FIRST_USER_SOB);
+	ck_assert_uint_eq(sm.first_available_monitor, GAUDISIM_SYNC_FIRST_USER_MON);
+	ck_assert_uint_eq(sm.num_sync_objects, GAUDISIM_SYNC_NUM_SOBS);
+	ck_assert_uint_eq(sm.num_monitors, GAUDISIM_SYNC_NUM_MONITORS);
+}
+END_TEST
+
+/* ---- Refusals ------------------------------------------------------------ */
+
+START_TEST(internal_chunk_refusals)
+{
+	struct gaudisim_cs_chunk chunks[2];
+	struct hbm_buf hbm;
+	struct test_cb cb;
+	uint64_t seq;
+
+	hbm_alloc_ok(dev_fd, &hbm, 2 * MiB);
+	cb_create_ok(dev_fd, &cb, CB_BYTES);
+	ck_assert_int_eq(hlthunk_cbw_nop(&cb.w, 0), 0);
+	chunks[1] = make_chunk(cb.handle, QUEUE_EXT_A, cb.w.used);
+
+	/* A CS of internal jobs only: nothing would tell when it is done. */
+	chunks[0] = make_chunk(hbm.addr, QUEUE_INT, 64);
+	ck_assert_int_eq(submit_chunks(chunks, 1, 0, &seq), -EINVAL);
+	/* CB in the driver's reserved HBM. */
+	chunks[0] = make_chunk(GAUDISIM_HBM_USER_BASE - 4096, QUEUE_INT, 64);
+	ck_assert_int_eq(submit_chunks(chunks, 2, 0, &seq), -EINVAL);
+	/* CB running past the end of HBM / in host memory / misaligned. */
+	chunks[0] = make_chunk(GAUDISIM_HBM_USER_BASE - 8, QUEUE_INT, 64);
+	ck_assert_int_eq(submit_chunks(chunks, 2, 0, &seq), -EINVAL);
+	chunks[0] = make_chunk(GAUDISIM_HOST_BASE, QUEUE_INT, 64);
+	ck_assert_int_eq(submit_chunks(chunks, 2, 0, &seq), -EINVAL);
+	chunks[0] = make_chunk(hbm.addr + 4, QUEUE_INT, 64);
+	ck_assert_int_eq(submit_chunks(chunks, 2, 0, &seq), -EINVAL);
+	/* Too long a CB. */
+	chunks[0] = make_chunk(hbm.addr, QUEUE_INT, GAUDISIM_CB_MAX_SIZE + 8);
+	ck_assert_int_eq(submit_chunks(chunks, 2, 0, &seq), -EINVAL);
+
+	cb_destroy_ok(dev_fd, &cb);
+	hbm_free_ok(dev_fd, &hbm);
+}
+END_TEST
+
+START_TEST(external_sync_packets_checked)
+{
+	struct test_cb cb;
+	struct gaudisim_cs_chunk chunk;
+	uint64_t seq;
+
+	sync_info_ok();
+	cb_create_ok(dev_fd, &cb, CB_BYTES);
+
+	/* The driver's sync objects and monitors are not the user's. */
+	cbw_sob(&cb.w, GAUDISIM_SYNC_DRIVER_SOB_FIRST, GAUDISIM_SYNC_SOB_SET(0), 0);
+	chunk = make_chunk(cb.handle, QUEUE_EXT_A, cb.w.used);
+	ck_assert_int_eq(submit_chunk(dev_fd, &chunk, &seq), -EPERM);
+
+	cb_reset(&cb);
+	cbw_mon_reg(&cb.w, GAUDISIM_SYNC_MON_ARM(GAUDISIM_SYNC_DRIVER_MON_FIRST), 0);
+	chunk = make_chunk(cb.handle, QUEUE_EXT_A, cb.w.used);
+	ck_assert_int_eq(submit_chunk(dev_fd, &chunk, &seq), -EPERM);
+
+	cb_reset(&cb);
+	cbw_mon_reg(&cb.w, GAUDISIM_SYNC_MON_PAY_DATA(GAUDISIM_SYNC_RESERVED_MON_FIRST), 0);
+	chunk = make_chunk(cb.handle, QUEUE_EXT_A, cb.w.used);
+	ck_assert_int_eq(submit_chunk(dev_fd, &chunk, &seq), -EPERM);
+
+	/* WREG_32 only to the stream's own fence registers. */
+	cb_reset(&cb);
+	ck_assert_int_eq(hlthunk_cbw_wreg32(&cb.w, GAUDISIM_QM_OFFSET +
+					    GAUDISIM_QM_PQ_PI(0), 0, 0), 0);
+	chunk = make_chunk(cb.handle, QUEUE_EXT_A, cb.w.used);
+	ck_assert_int_eq(submit_chunk(dev_fd, &chunk, &seq), -EPERM);
+
+	cb_reset(&cb);
+	ck_assert_int_eq(hlthunk_cbw_wreg32(&cb.w, GAUDISIM_QM_OFFSET +
+					    GAUDISIM_QM_CP_FENCE_RDATA(0, 1), 1, 0), 0);
+	chunk = make_chunk(cb.handle, QUEUE_EXT_A, cb.w.used);
+	ck_assert_int_eq(submit_chunk(dev_fd, &chunk, &seq), -EPERM);
+
+	/* A CB that signals its own fence, then waits for it, completes. */
+	cb_reset(&cb);
+	ck_assert_int_eq(hlthunk_cbw_wreg32(&cb.w, GAUDISIM_QM_OFFSET +
+					    GAUDISIM_QM_CP_FENCE_RDATA(2, 0), 1, 0), 0);
+	ck_assert_int_eq(hlthunk_cbw_fence(&cb.w, 2, 1, 1, 0), 0);
+	run_cb_ok(dev_fd, &cb, QUEUE_EXT_A, WAIT_US_SHORT);
+
+	/* A user SOB, set from an external queue. */
+	cb_reset(&cb);
+	cbw_sob(&cb.w, user_sob(0), GAUDISIM_SYNC_SOB_SET(0), 0);
+	run_cb_ok(dev_fd, &cb, QUEUE_EXT_A, WAIT_US_SHORT);
+
+	cb_destroy_ok(dev_fd, &cb);
+}
+END_TEST
+
+/* ---- Internal queues and sync -------------------------------------------- */
+
+/* Internal HBM->HBM copy; an external job waits for it through SOB/monitor/fence. */
+START_TEST(internal_hbm_dma_copy)
+{
+	const uint32_t sobs[1] = { 0 }, mons[1] = { 0 }, queues[1] = { QUEUE_EXT_A };
+	uint32_t sob_ids[1], mon_ids[1];
+	struct gaudisim_cs_chunk chunks[2];
+	struct host_buf src, dst;
+	struct hlthunk_cb_writer iw;
+	uint8_t icb[256];
+	struct hbm_buf hbm;
+	struct test_cb cb;
+	uint32_t status;
+	uint64_t a, b, icb_addr, seq;
+	long diff;
+
+	sync_info_ok();
+	sob_ids[0] = user_sob(sobs[0]);
+	mon_ids[0] = user_mon(mons[0]);
+	hbm_alloc_ok(dev_fd, &hbm, 4 * MiB);
+	a = hbm.addr;
+	b = hbm.addr + MiB;
+	icb_addr = hbm.addr + 3 * MiB;
+
+	host_buf_map_ok(dev_fd, &src, COPY_SIZE);
+	host_buf_map_ok(dev_fd, &dst, COPY_SIZE);
+	fill_pattern(src.ptr, COPY_SIZE, 31);
+	memset(dst.ptr, 0, COPY_SIZE);
+	dma_ok(dev_fd, src.va, a, COPY_SIZE, QUEUE_H2D);
+	memset_ok(dev_fd, b, 0, COPY_SIZE, QUEUE_H2D);
+
+	arm_monitors_ok(sob_ids, mon_ids, queues, 1);
+
+	hlthunk_cbw_init(&iw, icb, sizeof(icb));
+	ck_assert_int_eq(hlthunk_cbw_lin_dma(&iw, a, b, COPY_SIZE, 0, 0), 0);
+	cbw_sob(&iw, sob_ids[0], GAUDISIM_SYNC_SOB_ADD(1), GAUDISIM_PKT_CTL_EB);
+	put_in_hbm_ok(icb, iw.used, icb_addr);
+
+	cb_create_ok(dev_fd, &cb, CB_BYTES);
+	ck_assert_int_eq(hlthunk_cbw_fence(&cb.w, 0, 1, 1, 0), 0);
+	chunks[0] = make_chunk(icb_addr, QUEUE_INT, iw.used);
+	chunks[1] = make_chunk(cb.handle, QUEUE_EXT_A, cb.w.used);
+	ck_assert_int_eq(submit_chunks(chunks, 2, 60, &seq), 0);
+	ck_assert_int_eq(hlthunk_wait_for_cs(dev_fd, seq, WAIT_US_DMA, &status), 0);
+	ck_assert_uint_eq(status, GAUDISIM_WAIT_CS_STATUS_COMPLETED);
+
+	dma_ok(dev_fd, b, dst.va, COPY_SIZE, QUEUE_D2H);
+	diff = first_difference(src.ptr, dst.ptr, COPY_SIZE);
+	ck_assert_msg(diff < 0, "copy differs at byte %ld", diff);
+
+	cb_destroy_ok(dev_fd, &cb);
+	host_buf_release(dev_fd, &src);
+	host_buf_release(dev_fd, &dst);
+	hbm_free_ok(dev_fd, &hbm);
+}
+END_TEST
+
+/*
+ * One CS, three engines in a chain: external DMA host->A signals SOB 0;
+ * monitor 0 releases the internal HBM-DMA (A->B), which signals SOB 1;
+ * monitor 1 releases the second external stream (B->host).
+ */
+START_TEST(chain_external_internal_external)
+{
+	uint32_t sob_ids[2], mon_ids[2];
+	const uint32_t queues[2] = { QUEUE_INT, QUEUE_EXT_B };
+	struct gaudisim_cs_chunk chunks[3];
+	struct host_buf src, dst;
+	struct hlthunk_cb_writer iw;
+	uint8_t icb[256];
+	struct hbm_buf hbm;
+	struct test_cb cb1, cb2;
+	uint32_t status;
+	uint64_t a, b, icb_addr, seq;
+	long diff;
+
+	sync_info_ok();
+	sob_ids[0] = user_sob(1);
+	sob_ids[1] = user_sob(2);
+	mon_ids[0] = user_mon(1);
+	mon_ids[1] = user_mon(2);
+	hbm_alloc_ok(dev_fd, &hbm, 4 * MiB);
+	a = hbm.addr;
+	b = hbm.addr + MiB;
+	icb_addr = hbm.addr + 3 * MiB;
+
+	host_buf_map_ok(dev_fd, &src, COPY_SIZE);
+	host_buf_map_ok(dev_fd, &dst, COPY_SIZE);
+	fill_pattern(src.ptr, COPY_SIZE, 77);
+	memset(dst.ptr, 0, COPY_SIZE);
+	memset_ok(dev_fd, a, 0, COPY_SIZE, QUEUE_H2D);
+	memset_ok(dev_fd, b, 0, COPY_SIZE, QUEUE_H2D);
+
+	arm_monitors_ok(sob_ids, mon_ids, queues, 2);
+
+	hlthunk_cbw_init(&iw, icb, sizeof(icb));
+	ck_assert_int_eq(hlthunk_cbw_fence(&iw, 0, 1, 1, 0), 0);
+	ck_assert_int_eq(hlthunk_cbw_lin_dma(&iw, a, b, COPY_SIZE, 0, 0), 0);
+	cbw_sob(&iw, sob_ids[1], GAUDISIM_SYNC_SOB_ADD(1), GAUDISIM_PKT_CTL_EB);
+	put_in_hbm_ok(icb, iw.used, icb_addr);
+
+	cb_create_ok(dev_fd, &cb1, CB_BYTES);
+	ck_assert_int_eq(hlthunk_cbw_lin_dma(&cb1.w, src.va, a, COPY_SIZE, 0, 0), 0);
+	cbw_sob(&cb1.w, sob_ids[0], GAUDISIM_SYNC_SOB_ADD(1), GAUDISIM_PKT_CTL_EB);
+	cb_create_ok(dev_fd, &cb2, CB_BYTES);
+	ck_assert_int_eq(hlthunk_cbw_fence(&cb2.w, 0, 1, 1, 0), 0);
+	ck_assert_int_eq(hlthunk_cbw_lin_dma(&cb2.w, b, dst.va, COPY_SIZE, 0, 0), 0);
+
+	/* The consumer first: every stage must really wait for the previous one. */
+	chunks[0] = make_chunk(cb2.handle, QUEUE_EXT_B, cb2.w.used);
+	chunks[1] = make_chunk(icb_addr, QUEUE_INT, iw.used);
+	chunks[2] = make_chunk(cb1.handle, QUEUE_EXT_A, cb1.w.used);
+	ck_assert_int_eq(submit_chunks(chunks, 3, 60, &seq), 0);
+	ck_assert_int_eq(hlthunk_wait_for_cs(dev_fd, seq, WAIT_US_DMA, &status), 0);
+	ck_assert_uint_eq(status, GAUDISIM_WAIT_CS_STATUS_COMPLETED);
+
+	diff = first_difference(src.ptr, dst.ptr, COPY_SIZE);
+	ck_assert_msg(diff < 0, "chain output differs at byte %ld", diff);
+
+	cb_destroy_ok(dev_fd, &cb1);
+	cb_destroy_ok(dev_fd, &cb2);
+	host_buf_release(dev_fd, &src);
+	host_buf_release(dev_fd, &dst);
+	hbm_free_ok(dev_fd, &hbm);
+}
+END_TEST
+
+/* ---- MMU ------------------------------------------------------------------ */
+
+/*
+ * Run an internal LIN_DMA src->dst on QUEUE_INT followed by a SOB signal,
+ * with an external job waiting for it; returns the WAIT_CS rc.
+ */
+static int run_internal_dma(uint64_t src, uint64_t dst, uint32_t size, uint64_t icb_addr,
+			    uint32_t *status)
+{
+	uint32_t sob_ids[1], mon_ids[1];
+	const uint32_t queues[1] = { QUEUE_EXT_A };
+	struct gaudisim_cs_chunk chunks[2];
+	struct hlthunk_cb_writer iw;
+	uint8_t icb[256];
+	struct test_cb cb;
+	uint64_t seq;
+	int rc;
+
+	sob_ids[0] = user_sob(3);
+	mon_ids[0] = user_mon(3);
+	arm_monitors_ok(sob_ids, mon_ids, queues, 1);
+
+	hlthunk_cbw_init(&iw, icb, sizeof(icb));
+	ck_assert_int_eq(hlthunk_cbw_lin_dma(&iw, src, dst, size, 0, 0), 0);
+	cbw_sob(&iw, sob_ids[0], GAUDISIM_SYNC_SOB_ADD(1), GAUDISIM_PKT_CTL_EB);
+	put_in_hbm_ok(icb, iw.used, icb_addr);
+
+	cb_create_ok(dev_fd, &cb, CB_BYTES);
+	ck_assert_int_eq(hlthunk_cbw_fence(&cb.w, 0, 1, 1, 0), 0);
+	chunks[0] = make_chunk(icb_addr, QUEUE_INT, iw.used);
+	chunks[1] = make_chunk(cb.handle, QUEUE_EXT_A, cb.w.used);
+	ck_assert_int_eq(submit_chunks(chunks, 2, 60, &seq), 0);
+	rc = hlthunk_wait_for_cs(dev_fd, seq, WAIT_US_DMA, status);
+	cb_destroy_ok(dev_fd, &cb);
+	return rc;
+}
+
+START_TEST(internal_dma_from_userptr_va)
+{
+	struct host_buf src, dst;
+	struct hbm_buf hbm;
+	uint32_t status;
+	long diff;
+
+	sync_info_ok();
+	hbm_alloc_ok(dev_fd, &hbm, 4 * MiB);
+	host_buf_map_ok(dev_fd, &src, COPY_SIZE);
+	host_buf_map_ok(dev_fd, &dst, COPY_SIZE);
+	fill_pattern(src.ptr, COPY_SIZE, 5);
+	memset(dst.ptr, 0, COPY_SIZE);
+	memset_ok(dev_fd, hbm.addr, 0, COPY_SIZE, QUEUE_H2D);
+
+	/* Host (through the device MMU) -> HBM on an internal queue. */
+	ck_assert_int_eq(run_internal_dma(src.va, hbm.addr, COPY_SIZE, hbm.addr + 3 * MiB,
+					  &status), 0);
+	ck_assert_uint_eq(status, GAUDISIM_WAIT_CS_STATUS_COMPLETED);
+
+	dma_ok(dev_fd, hbm.addr, dst.va, COPY_SIZE, QUEUE_D2H);
+	diff = first_difference(src.ptr, dst.ptr, COPY_SIZE);
+	ck_assert_msg(diff < 0, "copy differs at byte %ld", diff);
+
+	host_buf_release(dev_fd, &src);
+	host_buf_release(dev_fd, &dst);
+	hbm_free_ok(dev_fd, &hbm);
+}
+END_TEST
+
+START_TEST(internal_dma_from_unmapped_va_faults)
+{
+	uint32_t before[GAUDISIM_INFO_HW_EVENTS_NUM], after[GAUDISIM_INFO_HW_EVENTS_NUM];
+	const uint64_t unmapped = GAUDISIM_HOST_VA_BASE + GAUDISIM_HOST_VA_SIZE - 16 * MiB;
+	struct hbm_buf hbm;
+	uint32_t status = ~0u, dev_status = ~0u;
+	int rc, i;
+
+	sync_info_ok();
+	hbm_alloc_ok(dev_fd, &hbm, 4 * MiB);
+	events_ok(before);
+
+	rc = run_internal_dma(unmapped, hbm.addr, 4096, hbm.addr + 3 * MiB, &status);
+	ck_assert_msg(rc == -EIO && status == GAUDISIM_WAIT_CS_STATUS_ABORTED,
+		      "wait rc %d status %u, expected an aborted CS", rc, status);
+
+	events_ok(after);
+	ck_assert_uint_gt(after[GAUDISIM_EQ_EVENT_MMU_FAULT],
+			  before[GAUDISIM_EQ_EVENT_MMU_FAULT]);
+
+	/* The device recovers from the reset and runs work again. */
+	for (i = 0; i < 100; i++) {
+		ck_assert_int_eq(hlthunk_get_device_status(dev_fd, &dev_status), 0);
+		if (dev_status == GAUDISIM_DEVICE_STATUS_OPERATIONAL)
+			break;
+		sleep_ms(100);
+	}
+	ck_assert_uint_eq(dev_status, GAUDISIM_DEVICE_STATUS_OPERATIONAL);
+	memset_ok(dev_fd, hbm.addr, 0x5a, 4096, QUEUE_H2D);
+	hbm_free_ok(dev_fd, &hbm);
+}
+END_TEST
+
+/* ---- MME ------------------------------------------------------------------ */
+
+#define GEMM_DIM	32
+
+static void cbw_wreg(struct hlthunk_cb_writer *w, uint32_t reg, uint32_t value)
+{
+	ck_assert_int_eq(hlthunk_cbw_wreg32(w, reg, value, 0), 0);
+}
+
+static void cbw_wreg64(struct hlthunk_cb_writer *w, uint32_t reg_lo, uint64_t value)
+{
+	cbw_wreg(w, reg_lo, (uint32_t)value);
+	cbw_wreg(w, reg_lo + 4, (uint32_t)(value >> 32));
+}
+
+/* D = A @ B (FP32, 32x32x32) on the MME queue, CB in HBM; exact integer data. */
+START_TEST(mme_gemm_matches_reference)
+{
+	const uint32_t dim = GEMM_DIM, bytes = GEMM_DIM * GEMM_DIM * sizeof(float);
+	const uint32_t queue = GAUDISIM_QUEUE_ID_MME_0;
+	uint32_t sob_ids[1], mon_ids[1];
+	const uint32_t queues[1] = { QUEUE_EXT_A };
+	struct gaudisim_cs_chunk chunks[2];
+	struct host_buf host;
+	struct hlthunk_cb_writer iw;
+	uint8_t icb[1024];
+	struct hbm_buf hbm;
+	struct test_cb cb;
+	float *a, *b, *d, ref;
+	uint64_t a_addr, b_addr, d_addr, icb_addr, seq;
+	uint32_t i, j, k, status;
+
+	sync_info_ok();
+	sob_ids[0] = user_sob(4);
+	mon_ids[0] = user_mon(4);
+	hbm_alloc_ok(dev_fd, &hbm, 4 * MiB);
+	a_addr = hbm.addr;
+	b_addr = hbm.addr + 64 * KiB;
+	d_addr = hbm.addr + 128 * KiB;
+	icb_addr = hbm.addr + 3 * MiB;
+
+	host_buf_map_ok(dev_fd, &host, 3 * bytes);
+	a = (float *)host.ptr;
+	b = a + dim * dim;
+	d = b + dim * dim;
+	for (i = 0; i < dim; i++)
+		for (j = 0; j < dim; j++) {
+			a[i * dim + j] = (float)((int)((i + 2 * j) % 7) - 3);
+			b[i * dim + j] = (float)((int)((3 * i + j) % 5) - 2);
+		}
+	dma_ok(dev_fd, host.va, a_addr, bytes, QUEUE_H2D);
+	dma_ok(dev_fd, host.va + bytes, b_addr, bytes, QUEUE_H2D);
+	memset_ok(dev_fd, d_addr, 0xff, bytes, QUEUE_H2D);
+
+	arm_monitors_ok(sob_ids, mon_ids, queues, 1);
+
+	hlthunk_cbw_init(&iw, icb, sizeof(icb));
+	cbw_wreg64(&iw, GAUDISIM_MME_A_ADDR_LO, a_addr);
+	cbw_wreg64(&iw, GAUDISIM_MME_B_ADDR_LO, b_addr);
+	cbw_wreg64(&iw, GAUDISIM_MME_C_ADDR_LO, d_addr);
+	cbw_wreg64(&iw, GAUDISIM_MME_D_ADDR_LO, d_addr);
+	cbw_wreg(&iw, GAUDISIM_MME_M, dim);
+	cbw_wreg(&iw, GAUDISIM_MME_N, dim);
+	cbw_wreg(&iw, GAUDISIM_MME_K, dim);
+	cbw_wreg(&iw, GAUDISIM_MME_BATCH, 1);
+	cbw_wreg(&iw, GAUDISIM_MME_LDA, dim);
+	cbw_wreg(&iw, GAUDISIM_MME_LDB, dim);
+	cbw_wreg(&iw, GAUDISIM_MME_LDC, dim);
+	cbw_wreg(&iw, GAUDISIM_MME_LDD, dim);
+	cbw_wreg64(&iw, GAUDISIM_MME_A_BATCH_STRIDE_LO, 0);
+	cbw_wreg64(&iw, GAUDISIM_MME_B_BATCH_STRIDE_LO, 0);
+	cbw_wreg64(&iw, GAUDISIM_MME_C_BATCH_STRIDE_LO, 0);
+	cbw_wreg64(&iw, GAUDISIM_MME_D_BATCH_STRIDE_LO, 0);
+	cbw_wreg(&iw, GAUDISIM_MME_DTYPE,
+		 GAUDISIM_MME_DTYPE_VALUE(GAUDISIM_DTYPE_FP32, GAUDISIM_DTYPE_FP32));
+	cbw_wreg(&iw, GAUDISIM_MME_CTRL, 0);
+	cbw_wreg(&iw, GAUDISIM_MME_ALPHA, 0x3F800000u);
+	cbw_wreg(&iw, GAUDISIM_MME_BETA, 0);
+	cbw_wreg(&iw, GAUDISIM_MME_COMMIT, GAUDISIM_MME_COMMIT_GO);
+	cbw_sob(&iw, sob_ids[0], GAUDISIM_SYNC_SOB_ADD(1), GAUDISIM_PKT_CTL_EB);
+	put_in_hbm_ok(icb, iw.used, icb_addr);
+
+	cb_create_ok(dev_fd, &cb, CB_BYTES);
+	ck_assert_int_eq(hlthunk_cbw_fence(&cb.w, 0, 1, 1, 0), 0);
+	chunks[0] = make_chunk(icb_addr, queue, iw.used);
+	chunks[1] = make_chunk(cb.handle, QUEUE_EXT_A, cb.w.used);
+	ck_assert_int_eq(submit_chunks(chunks, 2, 60, &seq), 0);
+	ck_assert_int_eq(hlthunk_wait_for_cs(dev_fd, seq, WAIT_US_DMA, &status), 0);
+	ck_assert_uint_eq(status, GAUDISIM_WAIT_CS_STATUS_COMPLETED);
+
+	memset(d, 0, bytes);
+	dma_ok(dev_fd, d_addr, host.va + 2 * bytes, bytes, QUEUE_D2H);
+	for (i = 0; i < dim; i++)
+		for (j = 0; j < dim; j++) {
+			ref = 0;
+			for (k = 0; k < dim; k++)
+				ref += a[i * dim + k] * b[k * dim + j];
+			ck_assert_msg(d[i * dim + j] == ref, "D[%u][%u] = %g, expected %g",
+				      i, j, (double)d[i * dim + j], (double)ref);
+		}
+
+	cb_destroy_ok(dev_fd, &cb);
+	host_buf_release(dev_fd, &host);
+	hbm_free_ok(dev_fd, &hbm);
+}
+END_TEST
+
+/* ---- Events --------------------------------------------------------------- */
+
+START_TEST(heartbeat_events_counted)
+{
+	uint32_t before[GAUDISIM_INFO_HW_EVENTS_NUM], now[GAUDISIM_INFO_HW_EVENTS_NUM];
+	uint32_t small[2];
+	int i;
+
+	events_ok(before);
+	/* The driver asks for a heartbeat every 5 s. */
+	for (i = 0; i < 150; i++) {
+		events_ok(now);
+		if (now[GAUDISIM_EQ_EVENT_HEARTBEAT] > before[GAUDISIM_EQ_EVENT_HEARTBEAT])
+			break;
+		sleep_ms(100);
+	}
+	ck_assert_uint_gt(now[GAUDISIM_EQ_EVENT_HEARTBEAT], before[GAUDISIM_EQ_EVENT_HEARTBEAT]);
+
+	/* A shorter buffer gets the first entries. */
+	small[0] = small[1] = ~0u;
+	ck_assert_int_eq(hlthunk_get_info(dev_fd, GAUDISIM_INFO_HW_EVENTS, small,
+					  sizeof(small[0])), 0);
+	ck_assert_uint_eq(small[1], ~0u);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("engines");
+	TCase *tc;
+
+	tc = compute_tcase("discovery", TCASE_TIMEOUT_SHORT);
+	tcase_add_test(tc, every_queue_is_present);
+	tcase_add_test(tc, sync_manager_info);
+	tcase_add_test(tc, internal_chunk_refusals);
+	tcase_add_test(tc, external_sync_packets_checked);
+	suite_add_tcase(s, tc);
+
+	tc = compute_tcase("internal", TCASE_TIMEOUT_DMA);
+	tcase_add_test(tc, internal_hbm_dma_copy);
+	tcase_add_test(tc, chain_external_internal_external);
+	tcase_add_test(tc, mme_gemm_matches_reference);
+	suite_add_tcase(s, tc);
+
+	tc = compute_tcase("mmu", TCASE_TIMEOUT_DMA);
+	tcase_add_test(tc, internal_dma_from_userptr_va);
+	tcase_add_test(tc, internal_dma_from_unmapped_va_faults);
+	suite_add_tcase(s, tc);
+
+	tc = compute_tcase("events", TCASE_TIMEOUT_SHORT);
+	tcase_add_test(tc, heartbeat_events_counted);
+	suite_add_tcase(s, tc);
+
+	return run_suite(s);
+}
