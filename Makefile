@@ -22,6 +22,8 @@ CFLAGS_HOST := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I$(TOP)/include -I$(TOP)
 # The MME runs FP32 GEMMs through the host's OpenBLAS.
 CORE_LIBS = -DGSIM_HAVE_OPENBLAS $$(pkg-config --cflags --libs openblas) -lm
 CORE_SRCS := $(wildcard qemu-device/core/*.c)
+# The TPC assembler library (runtime/tpc), linked into the unit tests.
+TPC_ASM_SRCS := runtime/tpc/tpc_asm.c runtime/tpc/tpc_isa.c
 CORE_HDRS := $(wildcard qemu-device/core/*.h) $(wildcard include/hw/*.h)
 
 GUEST_ROOT := $(B)/guest-root
@@ -56,6 +58,7 @@ $(MODULE): $(KERNEL_SRCS) $(wildcard include/hw/*.h include/uapi/drm/*.h) | setu
 # ---- user space: libhlthunk, hl-smi, apps and the guest test suite
 user: setup
 	$(MAKE) -C libhlthunk O=$(B)/libhlthunk
+	$(MAKE) -C runtime/tpc O=$(B)/runtime/tpc
 	$(MAKE) -C smi O=$(B)/smi
 	$(MAKE) -C apps O=$(B)/apps
 	$(MAKE) -C tests/guest O=$(B)/tests/guest
@@ -77,11 +80,14 @@ vm: vm-deps
 	@bash scripts/vm.sh shell
 
 # ---- tests
-$(B)/tests/unit-core: $(CORE_SRCS) $(CORE_HDRS) $(wildcard tests/unit/*.c tests/unit/*.h) | setup
+$(B)/tests/unit-core: $(CORE_SRCS) $(CORE_HDRS) $(wildcard tests/unit/*.c tests/unit/*.h runtime/tpc/*.[ch]) | setup
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_HOST) -o $@ $(CORE_SRCS) $(wildcard tests/unit/*.c) $$(pkg-config --cflags --libs check) $(CORE_LIBS)
+	$(CC) $(CFLAGS_HOST) -I$(TOP)/runtime/tpc -o $@ $(CORE_SRCS) $(TPC_ASM_SRCS) $(wildcard tests/unit/*.c) \
+		$$(pkg-config --cflags --libs check) $(CORE_LIBS)
 
 test-unit: $(B)/tests/unit-core
+# Relative spelling of the same target, for convenience.
+build/tests/unit-core: $(B)/tests/unit-core
 test-host: setup
 	$(MAKE) -C tests/host O=$(B)/tests/host
 test-qtest: qemu
@@ -90,10 +96,10 @@ test-guest: vm-deps
 test: test-unit test-host test-qtest test-guest
 	@bash scripts/run-tests.sh
 
-BENCH_HOST := $(B)/bench/mme-bench $(B)/bench/host-memcpy
-$(B)/bench/%: tests/bench/%.c $(CORE_SRCS) $(CORE_HDRS) | setup
+BENCH_HOST := $(B)/bench/mme-bench $(B)/bench/tpc-bench $(B)/bench/host-memcpy
+$(B)/bench/%: tests/bench/%.c $(CORE_SRCS) $(CORE_HDRS) $(TPC_ASM_SRCS) | setup
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_HOST) -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+	$(CC) $(CFLAGS_HOST) -pthread -I$(TOP)/runtime/tpc -o $@ $< $(CORE_SRCS) $(TPC_ASM_SRCS) $(CORE_LIBS)
 
 bench: vm-deps $(BENCH_HOST)
 	@bash scripts/bench.sh

@@ -5,6 +5,7 @@
 #     driver, device), as a ratio to host memcpy of the same size;
 #   - command-submission round trip (NOP CS, submit -> wait) in the guest;
 #   - MME GEMM (FP32, BF16) against the host's OpenBLAS sgemm;
+#   - TPC relu over 64 MiB in HBM against host memcpy;
 #   - boot-to-shell: host wall time from starting QEMU until the guest runs
 #     its first command, as a ratio to the 10 s target.
 set -euo pipefail
@@ -15,12 +16,15 @@ size=$((64 << 20))
 mkdir -p "$build/bench"
 
 # The host programs are built by `make bench` (build/bench/).
-for prog in host-memcpy mme-bench; do
+for prog in host-memcpy mme-bench tpc-bench; do
 	[ -x "$build/bench/$prog" ] || { echo "bench: $build/bench/$prog missing; run 'make bench'" >&2; exit 2; }
 done
 
 echo "== MME GEMM 1024^3 vs the host's OpenBLAS sgemm (same thread count)"
 "$build/bench/mme-bench" 1024 10 "$(nproc)"
+
+echo "== TPC relu FP32 over 64 MiB in HBM (8 TPCs) vs host memcpy"
+(cd "$top" && "$build/bench/tpc-bench")
 
 echo "== boot to shell"
 boot_best=

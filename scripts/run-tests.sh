@@ -6,6 +6,7 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 logs=$top/build/test-logs
+cd "$top"
 mkdir -p "$logs"
 
 suites=(unit host qtest guest)

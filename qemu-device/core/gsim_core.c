@@ -226,6 +226,10 @@ static bool any_runnable(const struct gsim_core *core)
 	for (e = 0; e < GAUDISIM_ENGINE_COUNT; e++) {
 		const struct gsim_engine *eng = &core->engine[e];
 
+		if (gsim_fault_engine_hung(core, e))
+			continue;
+		if (eng->done_deferred)
+			return true;
 		if (eng->launch_pending && !eng->running &&
 		    !(eng->ops->busy && eng->ops->busy(core, e)))
 			return true;

@@ -164,6 +164,8 @@ struct gsim_engine {
 	bool launch_pending;		/* asked for; not started yet */
 	unsigned int launch_req;	/* requester that asked (queue ID or GSIM_REQ_*) */
 	bool running;			/* launched asynchronously, not done yet */
+	bool done_deferred;		/* finished while hung (fault injection) */
+	int deferred_err;		/* its result, for finish_launch() */
 	uint32_t epoch;			/* bumped by every reset of the engine */
 	uint8_t last_err;		/* engine error code of the last launch */
 	uint32_t launch_cnt;
@@ -178,6 +180,7 @@ struct gsim_monitor {
 	uint32_t pay_addr_lo;
 	uint32_t pay_addr_hi;
 	uint32_t pay_data;
+	bool pay_secured;		/* payload address set by a secured requester */
 	uint32_t arm;			/* the last arm word */
 	uint32_t status;		/* GAUDISIM_SYNC_MON_STATUS_* */
 };
@@ -339,9 +342,21 @@ struct gsim_span {
 	uint64_t off;		/* HOST: device address; CFG: register offset */
 };
 
-/* Decode [addr, addr + len); false when it is not inside one region. */
+/*
+ * Decode [addr, addr + len); false when it is not inside one region, or
+ * when it touches reserved HBM and core->requester is not secured.
+ */
 bool gsim_dma_decode(const struct gsim_core *core, uint64_t addr, uint64_t len,
 		     struct gsim_span *span);
+/* Secured requesters: the external queues and the host (MMIO). */
+bool gsim_requester_secured(unsigned int requester);
+/* [addr, addr + len) touches reserved HBM and core->requester may not. */
+bool gsim_dma_protected(const struct gsim_core *core, uint64_t addr, uint64_t len);
+/*
+ * May core->requester access device memory [addr, addr + len)? 0, or
+ * GAUDISIM_CP_ERR_PRIV (reserved HBM) / GAUDISIM_CP_ERR_DMA_ADDR.
+ */
+int gsim_dev_mem_check(struct gsim_core *core, uint64_t addr, uint64_t len, bool write);
 const char *gsim_region_name(enum gsim_region rgn);
 /*
  * Move len bytes from src + off to dst + off (memory or host spans). 0, or
@@ -365,8 +380,10 @@ int gsim_dma_load(struct gsim_core *core, const struct gsim_span *src,
  * device address addr for an access of len bytes (len >= 1): *bus is the
  * host bus address of addr and *contig how many bytes from there are
  * contiguous (1..len). Returns 0, or the GAUDISIM_CP_ERR_* code the
- * access fails with. Today the physical host window only: bus = addr -
- * GAUDISIM_HOST_BASE; the device MMU plugs in here.
+ * access fails with: device VAs translate through the MMU with the
+ * requester's ASID (a fault is recorded, posted as an MMU_FAULT event and
+ * returns GAUDISIM_CP_ERR_MMU_FAULT); the physical window (bus = addr -
+ * GAUDISIM_HOST_BASE) is open to secured requesters only (else PRIV).
  */
 int gsim_host_translate(struct gsim_core *core, uint64_t addr, uint64_t len, bool write,
 			uint64_t *bus, uint64_t *contig);

@@ -9,13 +9,23 @@
  * host memsets use the bounce buffer.
  *
  * Every access to host memory goes through gsim_host_translate(), one
- * contiguous bus range at a time, so the device MMU has a single place to
- * plug in. The DMA engines themselves have no registers of their own and
- * no launch: LIN_DMA runs inside the packet processor.
+ * contiguous bus range at a time: device VAs go through the device MMU,
+ * the physical host window is open to secured requesters only. The DMA
+ * engines themselves have no registers of their own and no launch:
+ * LIN_DMA runs inside the packet processor.
+ *
+ * Range protection: the reserved start of HBM (page tables, the driver's
+ * own data) is reachable only by secured requesters - the external
+ * queues, whose CBs the driver builds or copies, and the host over MMIO.
+ * gsim_dma_decode() refuses it to everyone else, so every engine that
+ * decodes its addresses here (LIN_DMA, CB fetch, MME operands, TPC
+ * tensors and kernels) obeys the same rule.
  */
+#include <inttypes.h>
 #include <string.h>
 
 #include "gsim_core_internal.h"
+#include "gsim_mmu.h"
 
 #define GSIM_HOST_WINDOW_SIZE	(1ull << GAUDISIM_HOST_ADDR_BITS)
 
@@ -34,16 +44,56 @@ static bool range_in(uint64_t addr, uint64_t len, uint64_t base, uint64_t size)
 	return off <= size && len <= size - off;
 }
 
+/* [a, a + alen) and [b, b + blen) share a byte (lengths >= 1, no wrap needed). */
+static bool ranges_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+	return a < b ? b - a < alen : a - b < blen;
+}
+
+/* The physical host window: device address = bus address + HOST_BASE. */
+static bool phys_host_range(uint64_t addr, uint64_t len)
+{
+	return range_in(addr, len, GAUDISIM_HOST_BASE, GSIM_HOST_WINDOW_SIZE);
+}
+
 /* Device addresses that name host memory (translated by gsim_host_translate()). */
 static bool host_range(uint64_t addr, uint64_t len)
 {
-	return range_in(addr, len, GAUDISIM_HOST_BASE, GSIM_HOST_WINDOW_SIZE);
+	return phys_host_range(addr, len) ||
+	       range_in(addr, len, GAUDISIM_MMU_VA_BASE, GAUDISIM_MMU_VA_SIZE);
+}
+
+bool gsim_requester_secured(unsigned int requester)
+{
+	return GAUDISIM_QUEUE_IS_EXTERNAL(requester) || requester == GSIM_REQ_MMIO;
+}
+
+bool gsim_dma_protected(const struct gsim_core *core, uint64_t addr, uint64_t len)
+{
+	if (gsim_requester_secured(core->requester))
+		return false;
+	return ranges_overlap(addr, len ? len : 1, GAUDISIM_HBM_BASE,
+			      GAUDISIM_HBM_RESERVED_SIZE);
+}
+
+int gsim_dev_mem_check(struct gsim_core *core, uint64_t addr, uint64_t len, bool write)
+{
+	struct gsim_span span;
+
+	(void)write;
+	if (gsim_dma_protected(core, addr, len))
+		return GAUDISIM_CP_ERR_PRIV;
+	if (!gsim_dma_decode(core, addr, len, &span))
+		return GAUDISIM_CP_ERR_DMA_ADDR;
+	return 0;
 }
 
 bool gsim_dma_decode(const struct gsim_core *core, uint64_t addr, uint64_t len,
 		     struct gsim_span *span)
 {
 	if (range_in(addr, len, GAUDISIM_HBM_BASE, core->hbm_size)) {
+		if (gsim_dma_protected(core, addr, len))
+			return false;
 		span->rgn = GSIM_RGN_HBM;
 		span->mem = core->hbm + (addr - GAUDISIM_HBM_BASE);
 		span->off = 0;
@@ -88,11 +138,27 @@ const char *gsim_region_name(enum gsim_region rgn)
 int gsim_host_translate(struct gsim_core *core, uint64_t addr, uint64_t len, bool write,
 			uint64_t *bus, uint64_t *contig)
 {
-	(void)core;
-	(void)write;
+	unsigned int req = core->requester;
+
+	if (gsim_mmu_is_va(addr)) {
+		unsigned int asid = gsim_mmu_queue_asid(core, req);
+		int cause = gsim_mmu_translate(core, asid, addr, len, write, bus, contig);
+		int engine;
+
+		if (!cause)
+			return 0;
+		engine = req < GAUDISIM_QUEUE_ID_SIZE ? gaudisim_queue_engine(req) : -1;
+		gsim_log(core, "MMU fault: %s of 0x%" PRIx64 " (ASID %u, queue 0x%x): %s",
+			 write ? "write" : "read", addr, asid, req, gsim_mmu_cause_name(cause));
+		gsim_mmu_report_fault(core, engine >= 0 ? (uint32_t)engine : GAUDISIM_EQ_NONE,
+				      req < GAUDISIM_QUEUE_ID_SIZE ? req : GAUDISIM_EQ_NONE);
+		return GAUDISIM_CP_ERR_MMU_FAULT;
+	}
 	/* The physical window: bus address = device address - HOST_BASE. */
-	if (!host_range(addr, len ? len : 1))
+	if (!phys_host_range(addr, len ? len : 1))
 		return GAUDISIM_CP_ERR_DMA_ADDR;
+	if (!gsim_mmu_phys_host_allowed(req))
+		return GAUDISIM_CP_ERR_PRIV;
 	*bus = addr - GAUDISIM_HOST_BASE;
 	*contig = len;
 	return 0;

@@ -172,6 +172,14 @@ static void start_launch(struct gsim_core *core, unsigned int e, unsigned int *k
 	eng->launch_pending = false;
 	eng->launch_cnt++;
 	core->requester = eng->launch_req;
+	/* MME and TPC jobs read HBM: an armed uncorrectable ECC error fails them. */
+	if (e >= GAUDISIM_ENGINE_MME && gsim_fault_take_hbm_ecc(core)) {
+		gsim_log(core, "%s: launch failed: uncorrectable HBM ECC error",
+			 gsim_engine_name(e));
+		finish_launch(core, e, GAUDISIM_CP_ERR_ECC, kick);
+		core->requester = saved;
+		return;
+	}
 	rc = eng->ops->launch(core, e);
 	if (rc == GSIM_ENGINE_ASYNC)
 		eng->running = true;
@@ -186,6 +194,7 @@ static bool can_start(const struct gsim_core *core, unsigned int e)
 	const struct gsim_engine *eng = &core->engine[e];
 
 	return eng->launch_pending && !eng->running &&
+	       !gsim_fault_engine_hung(core, e) &&
 	       !(eng->ops->busy && eng->ops->busy(core, e));
 }
 
@@ -205,12 +214,30 @@ bool gsim_engine_request_launch(struct gsim_core *core, unsigned int e, unsigned
 	return true;
 }
 
+/* Finish asynchronous work that ended while its engine was hung. */
+static bool finish_deferred(struct gsim_core *core, unsigned int e, unsigned int *kick)
+{
+	struct gsim_engine *eng = &core->engine[e];
+	unsigned int saved;
+
+	if (!eng->done_deferred || gsim_fault_engine_hung(core, e))
+		return false;
+	eng->done_deferred = false;
+	saved = core->requester;
+	core->requester = eng->launch_req;
+	finish_launch(core, e, eng->deferred_err, kick);
+	core->requester = saved;
+	return true;
+}
+
 bool gsim_engines_start_pending(struct gsim_core *core)
 {
 	unsigned int e, kick = 0;
 	bool started = false;
 
 	for (e = 0; e < GAUDISIM_ENGINE_COUNT; e++) {
+		if (finish_deferred(core, e, &kick))
+			started = true;
 		if (!can_start(core, e))
 			continue;
 		start_launch(core, e, &kick);
@@ -230,6 +257,12 @@ unsigned int gsim_engine_done(struct gsim_core *core, unsigned int e, uint32_t e
 	/* Work from before a reset completes into the void. */
 	if (epoch != eng->epoch || !eng->running)
 		return 0;
+	/* A hung engine does not finish: the result waits for the release. */
+	if (gsim_fault_engine_hung(core, e)) {
+		eng->done_deferred = true;
+		eng->deferred_err = err;
+		return 0;
+	}
 	saved = core->requester;
 	core->requester = eng->launch_req;
 	finish_launch(core, e, err, &kick);

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "gsim_core_internal.h"
+#include "gsim_faults.h"
 #include "gsim_telemetry.h"
 
 #define CTL_COMMON	(GAUDISIM_PKT_CTL_OPCODE_MASK | GAUDISIM_PKT_CTL_EB | \
@@ -306,7 +307,7 @@ static enum gsim_pkt_result exec_lin_dma(struct pkt *k)
 	uint64_t src = gsim_ld_le64(k->p + 8);
 	uint64_t dst = gsim_ld_le64(k->p + 16) & GAUDISIM_LIN_DMA_DST_ADDR_MASK;
 	uint64_t remaining, chunk;
-	struct gsim_span d, sr;
+	struct gsim_span d, sr = { .rgn = GSIM_RGN_CFG };
 	const char *why = "";
 	unsigned int kick = 0;
 	int err;
@@ -327,6 +328,11 @@ static enum gsim_pkt_result exec_lin_dma(struct pkt *k)
 			    gsim_engine_name(s->engine));
 
 	if (tsize) {
+		if (gsim_dma_protected(core, dst, tsize) ||
+		    (!fill && gsim_dma_protected(core, src, tsize)))
+			return fail(k, GAUDISIM_CP_ERR_PRIV,
+				    "src 0x%" PRIx64 " / dst 0x%" PRIx64 " + 0x%x touches reserved "
+				    "HBM, which only the driver's queues may access", src, dst, tsize);
 		if (!gsim_dma_decode(core, dst, tsize, &d) || d.rgn == GSIM_RGN_CFG)
 			return fail(k, GAUDISIM_CP_ERR_DMA_ADDR,
 				    "destination 0x%" PRIx64 " + 0x%x is not inside HBM, SRAM "
@@ -337,6 +343,12 @@ static enum gsim_pkt_result exec_lin_dma(struct pkt *k)
 				    "source 0x%" PRIx64 " + 0x%x is not inside HBM, SRAM or "
 				    "host memory", src, tsize);
 
+		/* An armed uncorrectable ECC error poisons the next job touching HBM. */
+		if (!s->pkt_done && (d.rgn == GSIM_RGN_HBM || (!fill && sr.rgn == GSIM_RGN_HBM)) &&
+		    gsim_fault_take_hbm_ecc(core))
+			return fail(k, GAUDISIM_CP_ERR_ECC,
+				    "uncorrectable HBM ECC error (src 0x%" PRIx64 " dst 0x%" PRIx64
+				    " size 0x%x)", src, dst, tsize);
 		remaining = tsize - s->pkt_done;
 		chunk = remaining < k->budget->bytes ? remaining : k->budget->bytes;
 		/*

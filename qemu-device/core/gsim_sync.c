@@ -135,7 +135,12 @@ static void mon_fire(struct gsim_core *core, unsigned int m, unsigned int *kick)
 	}
 	/* Cleared first: a nested firing of the same monitor may fail after us. */
 	mon->status &= ~GAUDISIM_SYNC_MON_STATUS_ERR;
-	core->requester = GSIM_REQ_SYNC;
+	/*
+	 * A payload address the driver programmed (MMIO, external queue) is
+	 * trusted like the driver; one a user CB programmed is not (no physical
+	 * host window, no reserved HBM).
+	 */
+	core->requester = mon->pay_secured ? GSIM_REQ_MMIO : GSIM_REQ_SYNC;
 	sync->depth++;
 	rc = gsim_dev_write32(core, addr, mon->pay_data, kick, &why);
 	sync->depth--;
@@ -247,9 +252,11 @@ enum gsim_reg_status gsim_sync_reg_write(struct gsim_core *core, uint32_t off, u
 	switch (mon_decode(off, &m)) {
 	case MON_ADDRL:
 		sync->mon[m].pay_addr_lo = value;
+		sync->mon[m].pay_secured = gsim_requester_secured(core->requester);
 		return GSIM_REG_OK;
 	case MON_ADDRH:
 		sync->mon[m].pay_addr_hi = value;
+		sync->mon[m].pay_secured = gsim_requester_secured(core->requester);
 		return GSIM_REG_OK;
 	case MON_DATA:
 		sync->mon[m].pay_data = value;

@@ -9,7 +9,8 @@
  *   gsim_tpc_decode.c  kernel bytes -> decoded bundles (done once per
  *                      kernel content, cached)
  *   gsim_tpc_exec.c    the interpreter: per-member loop, slot handlers,
- *                      the lane arithmetic in plain loops
+ *                      fused bundle handlers, the lane arithmetic in plain
+ *                      loops
  *
  * A launch goes through three steps so that the heavy part can leave the
  * MMIO path:

@@ -7,8 +7,8 @@
  * after a warm-up that touches every page and fills the decode cache.
  *
  * Build (from the repository root):
- *   cc -std=gnu11 -O2 -Iinclude -Iqemu-device/core -Iruntime/tpc \
- *      -o build/bench/tpc-bench tests/bench/tpc-bench.c qemu-device/core/[!.]*.c \
+ *   cc -std=gnu11 -O2 -pthread -Iinclude -Iqemu-device/core -Iruntime/tpc \
+ *      -o build/bench/tpc-bench tests/bench/tpc-bench.c qemu-device/core/gsim_*.c \
  *      runtime/tpc/tpc_asm.c runtime/tpc/tpc_isa.c -lm
  * Usage: tpc-bench [-k relu.tpcs] [-n runs] [-j threads] [-s MiB]
  * Prints: tpc_relu_GBps=X memcpy_GBps=Y ratio=Z        (wall clock)

@@ -198,5 +198,6 @@ Suite *mme_suite(void);
 Suite *mmu_suite(void);
 Suite *telemetry_suite(void);
 Suite *faults_suite(void);
+Suite *wiring_suite(void);
 
 #endif /* GSIM_TEST_H */

@@ -74,7 +74,7 @@ static void run_random_job(unsigned int q, struct cb *cb, struct tally *t)
 	if (entry & GAUDISIM_CQ_ENTRY_ERROR) {
 		ck_assert_uint_eq(entry, cq_err(slot, code));
 		ck_assert_uint_ge(code, GAUDISIM_CP_ERR_UNDEF_OPCODE);
-		ck_assert_uint_le(code, GAUDISIM_CP_ERR_PRIV);
+		ck_assert_uint_le(code, GAUDISIM_CP_ERR_MMU_FAULT);
 		ck_assert_uint_ne(code, GAUDISIM_CP_ERR_CB_FETCH);
 		ck_assert_uint_ne(code, GAUDISIM_CP_ERR_PQ_ENTRY);
 		t->failed++;

@@ -809,32 +809,15 @@ END_TEST
 
 /* ---- through the core: register BAR, TPC queues, common registers, events ---- */
 
-static const struct gsim_engine_ops *saved_ops[GAUDISIM_NUM_TPC];
-
-/*
- * The core's engine table lists the TPC engine ops once the TPC is wired
- * in; until then the fixture installs them on the test core, which is
- * exactly what that table entry does.
- */
+/* The TPCs are engines of the core: its engine table lists their ops. */
 static void core_setup(void)
 {
 	unsigned int n;
 
 	tt_setup();
-	for (n = 0; n < GAUDISIM_NUM_TPC; n++) {
-		saved_ops[n] = T->core->engine[TT_E(n)].ops;
-		T->core->engine[TT_E(n)].ops = &gsim_tpc_engine_ops;
-	}
-	th_eq_setup(5);
-}
-
-static void core_teardown(void)
-{
-	unsigned int n;
-
 	for (n = 0; n < GAUDISIM_NUM_TPC; n++)
-		T->core->engine[TT_E(n)].ops = saved_ops[n];
-	tt_teardown();
+		ck_assert_ptr_eq(T->core->engine[TT_E(n)].ops, &gsim_tpc_engine_ops);
+	th_eq_setup(5);
 }
 
 /* The registers of a launch as WREG_32 packets, then COMMIT. */
@@ -1057,7 +1040,7 @@ Suite *tpc_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("core");
-	tcase_add_checked_fixture(tc, core_setup, core_teardown);
+	tcase_add_checked_fixture(tc, core_setup, tt_teardown);
 	tcase_add_test(tc, test_core_cb_launch);
 	tcase_add_test(tc, test_core_mmio_launch);
 	tcase_add_test(tc, test_core_errors_and_reset);

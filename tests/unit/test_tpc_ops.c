@@ -849,6 +849,91 @@ START_TEST(test_slot_order)
 }
 END_TEST
 
+/*
+ * The fused "ld ; op ; st" bundle handler gives what the three slots give
+ * one after the other (the same program split over three bundles is
+ * never fused), for every fast operation and 4-byte type, on whole,
+ * partial and strided tiles, in place or not.
+ */
+START_TEST(test_fused_bundles)
+{
+	static const unsigned int ops[] = {
+		GAUDISIM_TPC_OP_MOV, GAUDISIM_TPC_OP_ADD, GAUDISIM_TPC_OP_SUB, GAUDISIM_TPC_OP_MUL,
+		GAUDISIM_TPC_OP_MAC, GAUDISIM_TPC_OP_MIN, GAUDISIM_TPC_OP_MAX, GAUDISIM_TPC_OP_AND,
+		GAUDISIM_TPC_OP_OR, GAUDISIM_TPC_OP_XOR, GAUDISIM_TPC_OP_SHL, GAUDISIM_TPC_OP_SHR,
+	};
+	static const unsigned int dts[] = { GAUDISIM_DTYPE_FP32, GAUDISIM_DTYPE_INT32,
+					    GAUDISIM_DTYPE_UINT32 };
+	const uint64_t in = TT_DATA + 0x10000, out1 = TT_DATA + 0x20000, out2 = TT_DATA + 0x30000;
+	unsigned int k, t, layout, i;
+
+	tt_seed(0x700a);
+	for (k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
+		for (t = 0; t < 3; t++) {
+			const struct gaudisim_tpc_opinfo *op =
+				gaudisim_tpc_opinfo(GAUDISIM_TPC_SLOT_VPU, ops[k]);
+			const char *dn = tpc_dtype_name(dts[t]);
+
+			if (!gaudisim_tpc_dtype_in(dts[t], op->types))
+				continue;
+			for (layout = 0; layout < 3; layout++) {
+				/* 300 x 2 elements: dense, or rows of 300 in 320, or stride 2. */
+				const uint32_t size[5] = { 300, 2, 1, 1, 1 };
+				const uint32_t strides[3][5] = { { 1, 300, 600, 600, 600 },
+								 { 1, 320, 640, 640, 640 },
+								 { 2, 600, 1200, 1200, 1200 } };
+				char fused[512], split[512], operands[32];
+				uint64_t outs[2] = { out1, out2 };
+				unsigned int run;
+
+				snprintf(operands, sizeof(operands), op->a == GAUDISIM_TPC_R_NONE ?
+					 "V1, V2" : "V1, V1, V2");
+				/* I1 walks the row from -64 (a tile wholly outside) to 300
+				 * (a partial tile); only whole dense tiles get fused. */
+				snprintf(fused, sizeof(fused),
+					 "ld.%s V2, T2, I0 ; mov.%s V1, V2 ; iadd I1.0, I0, -64\n"
+					 "rd S20, T0.size.0\n"
+					 "l: ld.%s V1, T0, I1 ; %s.%s %s ; st.%s T1, I1, V1 ; "
+					 "iloop I1.0, 64, S20, l\n"
+					 "st.%s T3, I0, V1 ; halt\n",
+					 dn, dn, dn, op->name, dn, operands, dn, dn);
+				snprintf(split, sizeof(split),
+					 "ld.%s V2, T2, I0 ; mov.%s V1, V2 ; iadd I1.0, I0, -64\n"
+					 "rd S20, T0.size.0\n"
+					 "l: ld.%s V1, T0, I1\n"
+					 "%s.%s %s\n"
+					 "st.%s T1, I1, V1 ; iloop I1.0, 64, S20, l\n"
+					 "st.%s T3, I0, V1 ; halt\n",
+					 dn, dn, dn, op->name, dn, operands, dn, dn);
+				for (i = 0; i < 1200; i++)
+					((uint32_t *)tt_mem(in))[i] = tt_rand_value(dts[t]);
+				for (i = 0; i < L; i++)
+					vec(VB)[i] = tt_rand_value(dts[t]);
+				for (run = 0; run < 2; run++) {
+					const uint32_t one[5] = { L, 1, 1, 1, 1 };
+					struct tt_launch l;
+
+					memset(tt_mem(outs[run]), 0x5a, 1200 * 4);
+					tt_init(&l, TT_KERNEL, tt_asm(TT_KERNEL, run ? split : fused));
+					l.isize[1] = 2;
+					tt_tensor(&l, 0, in, dts[t], size, strides[layout], 0);
+					tt_tensor(&l, 1, outs[run], dts[t], size, strides[layout], 0);
+					tt_tensor(&l, 2, VB, dts[t], one, NULL, 0);
+					tt_tensor(&l, 3, run ? VC : VOUT, dts[t], one, NULL, 0);
+					ck_assert_int_eq(tt_run(&l, 2), 0);
+				}
+				ck_assert_msg(!memcmp(tt_mem(out1), tt_mem(out2), 1200 * 4),
+					      "%s.%s layout %u: fused and split results differ",
+					      op->name, dn, layout);
+				ck_assert_msg(!memcmp(vec(VOUT), vec(VC), L * 4),
+					      "%s.%s layout %u: V1 differs afterwards", op->name, dn,
+					      layout);
+			}
+		}
+	}
+}
+END_TEST
+
 void tpc_add_op_tests(Suite *s)
 {
 	TCase *tc = tcase_create("ops");
@@ -868,5 +953,6 @@ void tpc_add_op_tests(Suite *s)
 	tcase_add_test(tc, test_5d_tiles);
 	tcase_add_test(tc, test_irf_and_control);
 	tcase_add_test(tc, test_slot_order);
+	tcase_add_test(tc, test_fused_bundles);
 	suite_add_tcase(s, tc);
 }

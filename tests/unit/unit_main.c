@@ -29,6 +29,7 @@ int main(void)
 	srunner_add_suite(sr, mmu_suite());
 	srunner_add_suite(sr, telemetry_suite());
 	srunner_add_suite(sr, faults_suite());
+	srunner_add_suite(sr, wiring_suite());
 
 	srunner_run_all(sr, CK_NORMAL);
 	run = srunner_ntests_run(sr);
