@@ -22,6 +22,11 @@
 #include "hw/gaudisim_regs.h"
 #include "hw/gaudisim_packets.h"
 #include "hw/gaudisim_queues.h"
+#include "hw/gaudisim_eq.h"
+#include "hw/gaudisim_mmu.h"
+#include "hw/gaudisim_telemetry.h"
+#include "hw/gaudisim_mme.h"
+#include "hw/gaudisim_sync.h"
 
 /* Small enough for libqos, which places every BAR below 4 GiB. */
 #define TEST_HBM_SIZE       (1ULL << 30)
@@ -1020,6 +1025,682 @@ static void test_hot_unplug(void)
     gsim_shutdown(d);
 }
 
+/* ---- internal queues, event queue, MMU, injected faults */
+
+#define IQ_ID           GAUDISIM_QUEUE_ID_DMA_2_0   /* an HBM-DMA queue */
+#define IQ_CB_HBM       (GAUDISIM_HBM_USER_BASE + 0x10000)
+#define IQ_DATA_HBM     (GAUDISIM_HBM_USER_BASE + 0x100000)
+#define MMU_ASID        2
+#define EQ_LOG2         6
+
+typedef struct GsimEq {
+    uint64_t ring;          /* guest address */
+    unsigned int next;      /* next entry to read */
+} GsimEq;
+
+/* Write @len bytes at HBM address @hbm through the HBM BAR window. */
+static void hbm_write(GsimDev *d, uint64_t hbm, const void *buf, size_t len)
+{
+    uint64_t win = hbm & ~(TEST_HBM_BAR_SIZE - 1);
+
+    g_assert_cmpuint(hbm - win + len, <=, TEST_HBM_BAR_SIZE);
+    window_set(d, win);
+    qpci_memwrite(d->pdev, d->hbm, hbm - win, buf, len);
+}
+
+static void hbm_read(GsimDev *d, uint64_t hbm, void *buf, size_t len)
+{
+    uint64_t win = hbm & ~(TEST_HBM_BAR_SIZE - 1);
+
+    window_set(d, win);
+    qpci_memread(d->pdev, d->hbm, hbm - win, buf, len);
+}
+
+/* Program the internal queue's PQ (guest memory) like the driver does. */
+static void iq_init(GsimDev *d, GsimQueue *q)
+{
+    queue_init(d, q, IQ_ID, 4);
+}
+
+/*
+ * Copy @cb to HBM through the BAR, queue a BD for it (no completion tail on
+ * internal queues), ring the doorbell and wait until the PQ entry is
+ * consumed and the stream is idle.
+ */
+static void iq_submit_wait(GsimDev *d, GsimQueue *q, const Cb *cb, bool wait)
+{
+    uint8_t bd[GAUDISIM_BD_SIZE];
+    gint64 deadline = g_get_monotonic_time() + WAIT_TIMEOUT_US;
+    uint64_t cb_hbm = IQ_CB_HBM + (q->jobs % q->entries) * sizeof(cb->buf);
+
+    hbm_write(d, cb_hbm, cb->buf, cb->len);
+    stl_le_p(bd, 0);
+    stl_le_p(bd + 4, cb->len);
+    stq_le_p(bd + 8, GAUDISIM_HBM_BASE + cb_hbm);
+    qtest_memwrite(d->qts, q->pq + (q->pi % q->entries) * GAUDISIM_BD_SIZE,
+                   bd, sizeof(bd));
+    q->pi = (q->pi + 1) % (2 * q->entries);
+    q->jobs++;
+    reg_write(d, qm_reg(q, GAUDISIM_QM_PQ_PI(q->stream)), q->pi);
+    if (!wait) {
+        return;
+    }
+    for (;;) {
+        uint32_t ci = reg_read(d, qm_reg(q, GAUDISIM_QM_PQ_CI(q->stream)));
+        uint32_t sts = reg_read(d, qm_reg(q, GAUDISIM_QM_CP_STS(q->stream)));
+
+        if (ci == q->pi && !(sts & GAUDISIM_CP_STS_BUSY)) {
+            return;
+        }
+        g_assert_cmpint(g_get_monotonic_time(), <, deadline);
+        g_usleep(POLL_INTERVAL_US);
+    }
+}
+
+static unsigned int iq_err(GsimDev *d, GsimQueue *q)
+{
+    return (reg_read(d, qm_reg(q, GAUDISIM_QM_CP_STS(q->stream))) &
+            GAUDISIM_CP_STS_ERR_MASK) >> GAUDISIM_CP_STS_ERR_SHIFT;
+}
+
+static void eq_init(GsimDev *d, GsimEq *eq)
+{
+    size_t size = (1u << EQ_LOG2) * GAUDISIM_EQ_ENTRY_SIZE;
+
+    eq->ring = guest_alloc(&d->qs->alloc, size);
+    eq->next = 0;
+    qtest_memset(d->qts, eq->ring, 0, size);
+    reg_write(d, GAUDISIM_BLOCK_EQ + GAUDISIM_EQ_BASE_LO, (uint32_t)eq->ring);
+    reg_write(d, GAUDISIM_BLOCK_EQ + GAUDISIM_EQ_BASE_HI, eq->ring >> 32);
+    reg_write(d, GAUDISIM_BLOCK_EQ + GAUDISIM_EQ_SIZE, EQ_LOG2);
+    reg_write(d, GAUDISIM_BLOCK_EQ + GAUDISIM_EQ_CI, 0);
+    reg_write(d, GAUDISIM_BLOCK_EQ + GAUDISIM_EQ_CTL, GAUDISIM_EQ_CTL_ENABLE);
+}
+
+/*
+ * Find the next event of @type in the ring (skipping others); false when
+ * none came within the timeout. Fills @addr, @code, @queue, @data0.
+ */
+static bool eq_find(GsimDev *d, GsimEq *eq, unsigned int type, uint64_t *addr,
+                    uint32_t *code, uint32_t *queue, uint32_t *data0)
+{
+    gint64 deadline = g_get_monotonic_time() + WAIT_TIMEOUT_US;
+    unsigned int entries = 1u << EQ_LOG2;
+
+    do {
+        uint64_t e = eq->ring + (eq->next % entries) * GAUDISIM_EQ_ENTRY_SIZE;
+        uint32_t ctl = qtest_readl(d->qts, e);
+
+        if (!(ctl & GAUDISIM_EQ_CTL_READY)) {
+            g_usleep(POLL_INTERVAL_US);
+            continue;
+        }
+        eq->next++;
+        if (GAUDISIM_EQ_CTL_TYPE(ctl) != type) {
+            continue;
+        }
+        if (addr) {
+            *addr = qtest_readq(d->qts, e + 16);
+        }
+        if (code) {
+            *code = qtest_readl(d->qts, e + 12);
+        }
+        if (queue) {
+            *queue = qtest_readl(d->qts, e + 8);
+        }
+        if (data0) {
+            *data0 = qtest_readl(d->qts, e + 32);
+        }
+        return true;
+    } while (g_get_monotonic_time() < deadline);
+    return false;
+}
+
+static void qom_set_int(GsimDev *d, const char *prop, int64_t value)
+{
+    QDict *rsp = qtest_qmp(d->qts, "{'execute': 'qom-set', 'arguments': "
+                           "{'path': 'gsim0', 'property': %s, 'value': %" PRId64 "}}",
+                           prop, value);
+
+    g_assert(!qdict_haskey(rsp, "error"));
+    qobject_unref(rsp);
+}
+
+static int64_t qom_get_int(GsimDev *d, const char *prop)
+{
+    QDict *rsp = qtest_qmp(d->qts, "{'execute': 'qom-get', 'arguments': "
+                           "{'path': 'gsim0', 'property': %s}}", prop);
+    int64_t v;
+
+    g_assert(qdict_haskey(rsp, "return"));
+    v = qdict_get_int(rsp, "return");
+    qobject_unref(rsp);
+    return v;
+}
+
+static void test_iq_hbm_dma(void)
+{
+    GsimDev *d = gsim_boot();
+    uint8_t src[4096], dst[4096];
+    GsimQueue q;
+    Cb cb = { .len = 0 };
+
+    fill_pattern(src, sizeof(src), 3);
+    hbm_write(d, IQ_DATA_HBM, src, sizeof(src));
+    iq_init(d, &q);
+    cb_lin_dma(&cb, IQ_DATA_HBM, IQ_DATA_HBM + 0x10000, sizeof(src));
+    iq_submit_wait(d, &q, &cb, true);
+    g_assert_cmpuint(iq_err(d, &q), ==, 0);
+    hbm_read(d, IQ_DATA_HBM + 0x10000, dst, sizeof(dst));
+    g_assert_cmpmem(dst, sizeof(dst), src, sizeof(src));
+    /* Internal queues raise no completion interrupt. */
+    g_assert_cmpuint(msix_pending_count(d), ==, 0);
+    gsim_shutdown(d);
+}
+
+static void test_eq_error_event(void)
+{
+    GsimDev *d = gsim_boot();
+    GsimQueue q;
+    GsimEq eq;
+    uint32_t code, queue;
+    Cb cb = { .len = 0 };
+
+    eq_init(d, &eq);
+    iq_init(d, &q);
+    cb_put32(&cb, 0);
+    cb_put32(&cb, GAUDISIM_PKT_CTL(UNDEFINED_OPCODE));
+    iq_submit_wait(d, &q, &cb, true);
+    g_assert_cmpuint(iq_err(d, &q), ==, GAUDISIM_CP_ERR_UNDEF_OPCODE);
+    g_assert_true(eq_find(d, &eq, GAUDISIM_EQ_EVENT_QMAN_ERR, NULL, &code, &queue,
+                          NULL));
+    g_assert_cmpuint(code, ==, GAUDISIM_CP_ERR_UNDEF_OPCODE);
+    g_assert_cmpuint(queue, ==, IQ_ID);
+    g_assert_true(msix_wait(d, GAUDISIM_MSIX_VEC_EQ));
+    gsim_shutdown(d);
+}
+
+/* Page tables in HBM (written through the BAR): VA(0) -> @bus, one 4 KiB page. */
+static void mmu_map_page(GsimDev *d, uint64_t bus)
+{
+    const uint64_t va = GAUDISIM_MMU_VA_BASE;
+    uint64_t table = GAUDISIM_MMU_PGT_BASE;
+    uint8_t zero[GAUDISIM_MMU_HOP_TABLE_SIZE] = { 0 };
+    uint8_t pte[8];
+
+    for (unsigned int h = 0; h <= GAUDISIM_MMU_LEAF_HOP; h++) {
+        hbm_write(d, table + h * GAUDISIM_MMU_HOP_TABLE_SIZE, zero, sizeof(zero));
+    }
+    for (unsigned int h = 0; h < GAUDISIM_MMU_LEAF_HOP; h++) {
+        uint64_t cur = table + h * GAUDISIM_MMU_HOP_TABLE_SIZE;
+
+        stq_le_p(pte, (cur + GAUDISIM_MMU_HOP_TABLE_SIZE) | GAUDISIM_MMU_PTE_PRESENT);
+        hbm_write(d, cur + GAUDISIM_MMU_HOP_INDEX(va, h) * 8, pte, 8);
+    }
+    stq_le_p(pte, bus | GAUDISIM_MMU_PTE_PRESENT | GAUDISIM_MMU_PTE_WRITABLE |
+             GAUDISIM_MMU_PTE_LAST);
+    hbm_write(d, table + GAUDISIM_MMU_LEAF_HOP * GAUDISIM_MMU_HOP_TABLE_SIZE +
+              GAUDISIM_MMU_HOP_INDEX(va, GAUDISIM_MMU_LEAF_HOP) * 8, pte, 8);
+    reg_write(d, GAUDISIM_BLOCK_MMU + GAUDISIM_MMU_HOP0_LO(MMU_ASID), (uint32_t)table);
+    reg_write(d, GAUDISIM_BLOCK_MMU + GAUDISIM_MMU_HOP0_HI(MMU_ASID), table >> 32);
+    reg_write(d, GAUDISIM_BLOCK_MMU + GAUDISIM_MMU_QUEUE_ASID(IQ_ID), MMU_ASID);
+    reg_write(d, GAUDISIM_BLOCK_MMU + GAUDISIM_MMU_CTRL, GAUDISIM_MMU_CTRL_ENABLE);
+}
+
+static void test_mmu_va_dma(void)
+{
+    GsimDev *d = gsim_boot();
+    uint64_t buf = guest_alloc(&d->qs->alloc, 2 * 4096);
+    uint64_t page = (buf + 4095) & ~4095ULL;
+    uint8_t src[256], dst[256];
+    uint32_t code, queue;
+    uint64_t addr;
+    GsimQueue q;
+    GsimEq eq;
+    Cb cb = { .len = 0 };
+
+    fill_pattern(src, sizeof(src), 9);
+    qtest_memwrite(d->qts, page, src, sizeof(src));
+    eq_init(d, &eq);
+    mmu_map_page(d, page);
+    iq_init(d, &q);
+
+    /* Guest page -> HBM through the VA. */
+    cb_lin_dma(&cb, GAUDISIM_MMU_VA_BASE, IQ_DATA_HBM, sizeof(src));
+    iq_submit_wait(d, &q, &cb, true);
+    g_assert_cmpuint(iq_err(d, &q), ==, 0);
+    hbm_read(d, IQ_DATA_HBM, dst, sizeof(dst));
+    g_assert_cmpmem(dst, sizeof(dst), src, sizeof(src));
+
+    /* The physical window is closed to internal queues. */
+    cb.len = 0;
+    cb_lin_dma(&cb, host_addr(page), IQ_DATA_HBM, sizeof(src));
+    iq_submit_wait(d, &q, &cb, true);
+    g_assert_cmpuint(iq_err(d, &q), ==, GAUDISIM_CP_ERR_PRIV);
+
+    /* An unmapped VA: MMU-fault event with the address; the job fails. */
+    cb.len = 0;
+    cb_lin_dma(&cb, GAUDISIM_MMU_VA_BASE + 0x7000, IQ_DATA_HBM, 64);
+    iq_submit_wait(d, &q, &cb, true);
+    g_assert_cmpuint(iq_err(d, &q), ==, GAUDISIM_CP_ERR_MMU_FAULT);
+    g_assert_true(eq_find(d, &eq, GAUDISIM_EQ_EVENT_MMU_FAULT, &addr, &code, &queue,
+                          NULL));
+    g_assert_cmphex(addr, ==, GAUDISIM_MMU_VA_BASE + 0x7000);
+    g_assert_cmpuint(code, ==, GAUDISIM_MMU_CAUSE_NOT_PRESENT);
+    g_assert_cmpuint(queue, ==, IQ_ID);
+    g_assert_cmphex(reg_read(d, GAUDISIM_BLOCK_MMU + GAUDISIM_MMU_FAULT_VA_LO), ==,
+                    (uint32_t)(GAUDISIM_MMU_VA_BASE + 0x7000));
+    gsim_shutdown(d);
+}
+
+static void test_reserved_hbm(void)
+{
+    GsimDev *d = gsim_boot();
+    GsimQueue q;
+    Cb cb = { .len = 0 };
+
+    iq_init(d, &q);
+    cb_lin_dma(&cb, IQ_DATA_HBM, GAUDISIM_MMU_PGT_BASE, 64);
+    iq_submit_wait(d, &q, &cb, true);
+    g_assert_cmpuint(iq_err(d, &q), ==, GAUDISIM_CP_ERR_PRIV);
+    gsim_shutdown(d);
+}
+
+static void test_fault_ecc(void)
+{
+    GsimDev *d = gsim_boot();
+    uint8_t src[64], dst[64];
+    uint32_t data0;
+    GsimQueue q;
+    GsimEq eq;
+    Cb cb = { .len = 0 };
+
+    eq_init(d, &eq);
+    iq_init(d, &q);
+    qom_set_int(d, "fault-ecc-correctable", 3);
+    g_assert_cmpuint(reg_read(d, GAUDISIM_BLOCK_TELEMETRY + GAUDISIM_TEL_ECC_CORRECTABLE),
+                     ==, 3);
+    g_assert_true(eq_find(d, &eq, GAUDISIM_EQ_EVENT_ECC_CORRECTABLE, NULL, NULL, NULL,
+                          &data0));
+    g_assert_cmpuint(data0, ==, 3);
+
+    qom_set_int(d, "fault-ecc-uncorrectable", 1);
+    g_assert_true(eq_find(d, &eq, GAUDISIM_EQ_EVENT_ECC_UNCORRECTABLE, NULL, NULL, NULL,
+                          NULL));
+    fill_pattern(src, sizeof(src), 5);
+    hbm_write(d, IQ_DATA_HBM, src, sizeof(src));
+    cb_lin_dma(&cb, IQ_DATA_HBM, IQ_DATA_HBM + 0x1000, sizeof(src));
+    iq_submit_wait(d, &q, &cb, true);
+    g_assert_cmpuint(iq_err(d, &q), ==, GAUDISIM_CP_ERR_ECC);
+    /* The next job is clean. */
+    iq_submit_wait(d, &q, &cb, true);
+    g_assert_cmpuint(iq_err(d, &q), ==, GAUDISIM_CP_ERR_ECC);   /* sticky: last error */
+    hbm_read(d, IQ_DATA_HBM + 0x1000, dst, sizeof(dst));
+    g_assert_cmpmem(dst, sizeof(dst), src, sizeof(src));
+    gsim_shutdown(d);
+}
+
+static void test_fault_hang(void)
+{
+    GsimDev *d = gsim_boot();
+    uint8_t src[64], dst[64];
+    GsimQueue q;
+    Cb cb = { .len = 0 };
+
+    iq_init(d, &q);
+    fill_pattern(src, sizeof(src), 6);
+    hbm_write(d, IQ_DATA_HBM, src, sizeof(src));
+    qom_set_int(d, "fault-hang-engine", q.engine);
+    g_assert_cmpint(qom_get_int(d, "fault-hang-engine"), ==, q.engine);
+    cb_lin_dma(&cb, IQ_DATA_HBM, IQ_DATA_HBM + 0x2000, sizeof(src));
+    iq_submit_wait(d, &q, &cb, false);
+    settle();
+    g_assert_cmpuint(reg_read(d, qm_reg(&q, GAUDISIM_QM_PQ_CI(q.stream))), !=, q.pi);
+    /* Released: the job runs. */
+    qom_set_int(d, "fault-hang-engine", -1);
+    {
+        gint64 deadline = g_get_monotonic_time() + WAIT_TIMEOUT_US;
+
+        while (reg_read(d, qm_reg(&q, GAUDISIM_QM_PQ_CI(q.stream))) != q.pi) {
+            g_assert_cmpint(g_get_monotonic_time(), <, deadline);
+            g_usleep(POLL_INTERVAL_US);
+        }
+    }
+    settle();
+    hbm_read(d, IQ_DATA_HBM + 0x2000, dst, sizeof(dst));
+    g_assert_cmpmem(dst, sizeof(dst), src, sizeof(src));
+
+    /* Hung again, then an engine soft reset releases it and drops the job. */
+    qom_set_int(d, "fault-hang-engine", q.engine);
+    iq_submit_wait(d, &q, &cb, false);
+    settle();
+    reg_write(d, GAUDISIM_ENGINE_BLOCK(q.engine) + GAUDISIM_ENG_SOFT_RESET,
+              GAUDISIM_ENG_SOFT_RESET_GO);
+    g_assert_cmpint(qom_get_int(d, "fault-hang-engine"), ==, -1);
+    g_assert_cmpuint(reg_read(d, qm_reg(&q, GAUDISIM_QM_PQ_SIZE(q.stream))), ==, 0);
+    gsim_shutdown(d);
+}
+
+static void test_fault_drop_irq(void)
+{
+    GsimDev *d = gsim_boot();
+    GsimQueue q;
+    unsigned int slot;
+    Cb cb = { .len = 0 };
+    gint64 deadline = g_get_monotonic_time() + WAIT_TIMEOUT_US;
+
+    queue_init(d, &q, 0, 4);
+    qom_set_int(d, "fault-drop-irq", 1);
+    cb_nop(&cb);
+    slot = queue_submit(d, &q, &cb);
+    while (cq_entry(d, &q, slot) != CQ_OK(0)) {
+        g_assert_cmpint(g_get_monotonic_time(), <, deadline);
+        g_usleep(POLL_INTERVAL_US);
+    }
+    settle();
+    g_assert_false(qpci_msix_pending(d->pdev, q.id));
+    g_assert_cmpint(qom_get_int(d, "fault-irq-dropped"), ==, 1);
+    /* The next one gets through. */
+    run_dma_job(d, &q, 0x1000000, 4096, 1);
+    gsim_shutdown(d);
+}
+
+static void test_fault_thermal_spike(void)
+{
+    GsimDev *d = gsim_boot();
+    uint32_t clock0, clock, temp0, code;
+    GsimEq eq;
+
+    eq_init(d, &eq);
+    clock0 = reg_read(d, GAUDISIM_BLOCK_TELEMETRY + GAUDISIM_TEL_CLOCK_MHZ);
+    temp0 = reg_read(d, GAUDISIM_BLOCK_TELEMETRY + GAUDISIM_TEL_TEMP_MC);
+    qom_set_int(d, "fault-thermal-spike", 100);
+    g_assert_cmpuint(reg_read(d, GAUDISIM_BLOCK_TELEMETRY + GAUDISIM_TEL_TEMP_MC), >,
+                     temp0);
+    /* Device time moves on; the throttle steps the clock down per tick. */
+    qtest_clock_step(d->qts, 20 * 1000 * 1000);
+    clock = reg_read(d, GAUDISIM_BLOCK_TELEMETRY + GAUDISIM_TEL_CLOCK_MHZ);
+    g_assert_cmpuint(clock, <, clock0);
+    g_assert_true(eq_find(d, &eq, GAUDISIM_EQ_EVENT_THERMAL, NULL, &code, NULL, NULL));
+    gsim_shutdown(d);
+}
+
+/* Reset the device while an internal queue is in the middle of a job. */
+static void test_iq_reset_mid_job(void)
+{
+    GsimDev *d = gsim_boot();
+    GsimQueue q;
+    Cb cb = { .len = 0 };
+
+    iq_init(d, &q);
+    /* Blocks on a fence that nobody signals. */
+    cb_fence(&cb, 0, 1, 1);
+    cb_lin_dma(&cb, IQ_DATA_HBM, IQ_DATA_HBM + 0x3000, 64);
+    iq_submit_wait(d, &q, &cb, false);
+    g_assert_true(wait_cp_sts(d, &q, GAUDISIM_CP_STS_FENCE_WAIT));
+    reset_by_register(d);
+    settle();
+    g_assert_cmphex(reg_read(d, GAUDISIM_REG_ID), ==, GAUDISIM_ID_MAGIC);
+    g_assert_cmpuint(reg_read(d, qm_reg(&q, GAUDISIM_QM_PQ_SIZE(q.stream))), ==, 0);
+    g_assert_cmpuint(reg_read(d, qm_reg(&q, GAUDISIM_QM_CP_STS(q.stream))), ==, 0);
+    g_assert_cmpuint(msix_pending_count(d), ==, 0);
+    /* Programmed again, the queue works. */
+    iq_init(d, &q);
+    cb.len = 0;
+    cb_nop(&cb);
+    iq_submit_wait(d, &q, &cb, true);
+    g_assert_cmpuint(iq_err(d, &q), ==, 0);
+    gsim_shutdown(d);
+}
+
+static void cb_wreg32(Cb *cb, uint32_t reg, uint32_t value)
+{
+    cb_put32(cb, value);
+    cb_put32(cb, GAUDISIM_PKT_CTL(GAUDISIM_PKT_WREG_32) | GAUDISIM_PKT_CTL_RB | reg);
+}
+
+static uint32_t f32_bits(float f)
+{
+    uint32_t u;
+
+    memcpy(&u, &f, sizeof(u));
+    return u;
+}
+
+/* D = A * B (FP32, M x K times K x N) through the MME queue, vs the CPU. */
+static void test_mme_gemm(void)
+{
+    enum { M = 8, N = 12, K = 16 };
+    const uint64_t a = IQ_DATA_HBM, b = a + 0x1000, dd = a + 0x2000;
+    GsimDev *d = gsim_boot();
+    float ha[M * K], hb[K * N], want[M * N], got[M * N];
+    uint8_t raw[M * K * 4];
+    GsimQueue q;
+    Cb cb = { .len = 0 };
+    gint64 deadline;
+
+    for (int i = 0; i < M * K; i++) {
+        ha[i] = (float)((i * 7) % 13) - 6.0f;
+    }
+    for (int i = 0; i < K * N; i++) {
+        hb[i] = (float)((i * 5) % 11) * 0.5f - 2.0f;
+    }
+    for (int i = 0; i < M; i++) {
+        for (int j = 0; j < N; j++) {
+            float acc = 0;
+
+            for (int k = 0; k < K; k++) {
+                acc += ha[i * K + k] * hb[k * N + j];
+            }
+            want[i * N + j] = acc;
+        }
+    }
+    for (int i = 0; i < M * K; i++) {
+        stl_le_p(raw + 4 * i, f32_bits(ha[i]));
+    }
+    hbm_write(d, a, raw, M * K * 4);
+    for (int i = 0; i < K * N; i++) {
+        stl_le_p(raw + 4 * i, f32_bits(hb[i]));
+    }
+    hbm_write(d, b, raw, K * N * 4);
+
+    queue_init(d, &q, GAUDISIM_QUEUE_ID_MME_0, 4);
+    cb_wreg32(&cb, GAUDISIM_MME_A_ADDR_LO, (uint32_t)a);
+    cb_wreg32(&cb, GAUDISIM_MME_A_ADDR_HI, a >> 32);
+    cb_wreg32(&cb, GAUDISIM_MME_B_ADDR_LO, (uint32_t)b);
+    cb_wreg32(&cb, GAUDISIM_MME_B_ADDR_HI, b >> 32);
+    cb_wreg32(&cb, GAUDISIM_MME_C_ADDR_LO, (uint32_t)dd);
+    cb_wreg32(&cb, GAUDISIM_MME_C_ADDR_HI, dd >> 32);
+    cb_wreg32(&cb, GAUDISIM_MME_D_ADDR_LO, (uint32_t)dd);
+    cb_wreg32(&cb, GAUDISIM_MME_D_ADDR_HI, dd >> 32);
+    cb_wreg32(&cb, GAUDISIM_MME_M, M);
+    cb_wreg32(&cb, GAUDISIM_MME_N, N);
+    cb_wreg32(&cb, GAUDISIM_MME_K, K);
+    cb_wreg32(&cb, GAUDISIM_MME_BATCH, 1);
+    cb_wreg32(&cb, GAUDISIM_MME_LDA, K);
+    cb_wreg32(&cb, GAUDISIM_MME_LDB, N);
+    cb_wreg32(&cb, GAUDISIM_MME_LDC, N);
+    cb_wreg32(&cb, GAUDISIM_MME_LDD, N);
+    cb_wreg32(&cb, GAUDISIM_MME_DTYPE, 0);
+    cb_wreg32(&cb, GAUDISIM_MME_CTRL, 0);
+    cb_wreg32(&cb, GAUDISIM_MME_ALPHA, f32_bits(1.0f));
+    cb_wreg32(&cb, GAUDISIM_MME_BETA, 0);
+    cb_wreg32(&cb, GAUDISIM_MME_COMMIT, GAUDISIM_MME_COMMIT_GO);
+    iq_submit_wait(d, &q, &cb, true);
+    g_assert_cmpuint(iq_err(d, &q), ==, 0);
+
+    deadline = g_get_monotonic_time() + WAIT_TIMEOUT_US;
+    while (reg_read(d, GAUDISIM_MME_BLOCK + GAUDISIM_ENG_STATUS) &
+           GAUDISIM_ENG_STATUS_BUSY) {
+        g_assert_cmpint(g_get_monotonic_time(), <, deadline);
+        g_usleep(POLL_INTERVAL_US);
+    }
+    g_assert_cmpuint(reg_read(d, GAUDISIM_MME_BLOCK + GAUDISIM_ENG_LAUNCH_CNT), ==, 1);
+    g_assert_cmphex(reg_read(d, GAUDISIM_MME_BLOCK + GAUDISIM_ENG_STATUS), ==, 0);
+    hbm_read(d, dd, raw, M * N * 4);
+    for (int i = 0; i < M * N; i++) {
+        uint32_t u = ldl_le_p(raw + 4 * i);
+
+        memcpy(&got[i], &u, sizeof(u));
+        g_assert_cmpfloat_with_epsilon(got[i], want[i], 1e-3);
+    }
+
+    /* An operand in reserved HBM: the launch is refused (ENGINE_ERR). */
+    cb.len = 0;
+    cb_wreg32(&cb, GAUDISIM_MME_A_ADDR_LO, (uint32_t)GAUDISIM_MMU_PGT_BASE);
+    cb_wreg32(&cb, GAUDISIM_MME_A_ADDR_HI, GAUDISIM_MMU_PGT_BASE >> 32);
+    cb_wreg32(&cb, GAUDISIM_MME_COMMIT, GAUDISIM_MME_COMMIT_GO);
+    iq_submit_wait(d, &q, &cb, true);
+    deadline = g_get_monotonic_time() + WAIT_TIMEOUT_US;
+    while (reg_read(d, GAUDISIM_MME_BLOCK + GAUDISIM_ENG_LAUNCH_CNT) != 2 ||
+           (reg_read(d, GAUDISIM_MME_BLOCK + GAUDISIM_ENG_STATUS) &
+            GAUDISIM_ENG_STATUS_BUSY)) {
+        g_assert_cmpint(g_get_monotonic_time(), <, deadline);
+        g_usleep(POLL_INTERVAL_US);
+    }
+    g_assert_cmphex(reg_read(d, GAUDISIM_MME_BLOCK + GAUDISIM_ENG_STATUS), ==,
+                    GAUDISIM_ENG_STATUS_ERR |
+                    GAUDISIM_MME_ERR_ADDR << GAUDISIM_ENG_STATUS_ERR_SHIFT);
+    gsim_shutdown(d);
+}
+
+static void cb_msg_long(Cb *cb, uint32_t value, uint64_t addr)
+{
+    cb_put32(cb, value);
+    cb_put32(cb, GAUDISIM_PKT_CTL(GAUDISIM_PKT_MSG_LONG) |
+             GAUDISIM_MSG_OP_WRITE_VALUE << GAUDISIM_MSG_CTL_OP_SHIFT);
+    cb_put64(cb, addr);
+}
+
+static uint64_t sob_addr(unsigned int sob)
+{
+    return GAUDISIM_CFG_BASE + GAUDISIM_BLOCK_SYNC_MNGR + GAUDISIM_SYNC_SOB_OBJ(sob);
+}
+
+static uint64_t fence_addr(const GsimQueue *q)
+{
+    return GAUDISIM_CFG_BASE + qm_reg(q, GAUDISIM_QM_CP_FENCE_RDATA(0, q->stream));
+}
+
+/* Monitor @m: when SOB @sob >= 1, add 1 to fence 0 of @q. */
+static void mon_chain(GsimDev *d, unsigned int m, unsigned int sob, const GsimQueue *q)
+{
+    uint32_t blk = GAUDISIM_BLOCK_SYNC_MNGR;
+
+    reg_write(d, blk + GAUDISIM_SYNC_MON_PAY_ADDRL(m), (uint32_t)fence_addr(q));
+    reg_write(d, blk + GAUDISIM_SYNC_MON_PAY_ADDRH(m), fence_addr(q) >> 32);
+    reg_write(d, blk + GAUDISIM_SYNC_MON_PAY_DATA(m), 1);
+    reg_write(d, blk + GAUDISIM_SYNC_MON_ARM(m), GAUDISIM_SYNC_MON_ARM_SOB(sob, 0, 1));
+}
+
+/*
+ * External DMA (host -> HBM) -> MME GEMM -> HBM-DMA copy -> external DMA
+ * (HBM -> host), each stage released by the previous one through a sync
+ * object, a monitor and a FENCE. Stages are queued last-first, so only the
+ * chain can make them run.
+ */
+static void test_chain(void)
+{
+    enum { M = 4, N = 8, K = 8, SOB = GAUDISIM_SYNC_FIRST_USER_SOB,
+           MON = GAUDISIM_SYNC_FIRST_USER_MON };
+    const uint64_t a = IQ_DATA_HBM, b = a + 0x1000, dd = a + 0x2000, e = a + 0x3000;
+    GsimDev *d = gsim_boot();
+    uint64_t src_bus = guest_alloc(&d->qs->alloc, 0x2000);
+    uint64_t dst_bus = guest_alloc(&d->qs->alloc, M * N * 4);
+    uint8_t raw[0x2000] = { 0 }, out[M * N * 4];
+    float ha[M * K], hb[K * N];
+    GsimQueue ext0, ext1, mme, hdma;
+    unsigned int slot1, slot0;
+    Cb cb = { .len = 0 };
+
+    for (int i = 0; i < M * K; i++) {
+        ha[i] = (float)(i % 5) - 2.0f;
+        stl_le_p(raw + 4 * i, f32_bits(ha[i]));
+    }
+    for (int i = 0; i < K * N; i++) {
+        hb[i] = (float)(i % 3) + 0.25f;
+        stl_le_p(raw + 0x1000 + 4 * i, f32_bits(hb[i]));
+    }
+    qtest_memwrite(d->qts, src_bus, raw, sizeof(raw));
+    qtest_memset(d->qts, dst_bus, 0, M * N * 4);
+
+    queue_init(d, &ext0, GAUDISIM_QUEUE_ID_DMA_0_0, 4);
+    queue_init(d, &ext1, GAUDISIM_QUEUE_ID_DMA_1_0, 4);
+    queue_init(d, &mme, GAUDISIM_QUEUE_ID_MME_0, 4);
+    queue_init(d, &hdma, IQ_ID, 4);
+    mon_chain(d, MON, SOB, &mme);
+    mon_chain(d, MON + 1, SOB + 1, &hdma);
+    mon_chain(d, MON + 2, SOB + 2, &ext1);
+
+    /* Stage 4: HBM -> host, after the HBM-DMA. */
+    cb_fence(&cb, 0, 1, 1);
+    cb_lin_dma(&cb, e, host_addr(dst_bus), M * N * 4);
+    slot1 = queue_submit(d, &ext1, &cb);
+    /* Stage 3: HBM-DMA copy, after the MME. */
+    cb.len = 0;
+    cb_fence(&cb, 0, 1, 1);
+    cb_lin_dma(&cb, dd, e, M * N * 4);
+    cb_msg_long(&cb, GAUDISIM_SYNC_SOB_ADD(1), sob_addr(SOB + 2));
+    iq_submit_wait(d, &hdma, &cb, false);
+    /* Stage 2: the GEMM, after the upload; its completion message signals. */
+    cb.len = 0;
+    cb_fence(&cb, 0, 1, 1);
+    cb_wreg32(&cb, GAUDISIM_MME_A_ADDR_LO, (uint32_t)a);
+    cb_wreg32(&cb, GAUDISIM_MME_A_ADDR_HI, a >> 32);
+    cb_wreg32(&cb, GAUDISIM_MME_B_ADDR_LO, (uint32_t)b);
+    cb_wreg32(&cb, GAUDISIM_MME_B_ADDR_HI, b >> 32);
+    cb_wreg32(&cb, GAUDISIM_MME_C_ADDR_LO, (uint32_t)dd);
+    cb_wreg32(&cb, GAUDISIM_MME_C_ADDR_HI, dd >> 32);
+    cb_wreg32(&cb, GAUDISIM_MME_D_ADDR_LO, (uint32_t)dd);
+    cb_wreg32(&cb, GAUDISIM_MME_D_ADDR_HI, dd >> 32);
+    cb_wreg32(&cb, GAUDISIM_MME_M, M);
+    cb_wreg32(&cb, GAUDISIM_MME_N, N);
+    cb_wreg32(&cb, GAUDISIM_MME_K, K);
+    cb_wreg32(&cb, GAUDISIM_MME_BATCH, 1);
+    cb_wreg32(&cb, GAUDISIM_MME_LDA, K);
+    cb_wreg32(&cb, GAUDISIM_MME_LDB, N);
+    cb_wreg32(&cb, GAUDISIM_MME_LDC, N);
+    cb_wreg32(&cb, GAUDISIM_MME_LDD, N);
+    cb_wreg32(&cb, GAUDISIM_MME_DTYPE, 0);
+    cb_wreg32(&cb, GAUDISIM_MME_CTRL, 0);
+    cb_wreg32(&cb, GAUDISIM_MME_ALPHA, f32_bits(1.0f));
+    cb_wreg32(&cb, GAUDISIM_MME_BETA, 0);
+    cb_wreg32(&cb, GAUDISIM_ENG_WR_COMP_ADDR_LO, (uint32_t)sob_addr(SOB + 1));
+    cb_wreg32(&cb, GAUDISIM_ENG_WR_COMP_ADDR_HI, sob_addr(SOB + 1) >> 32);
+    cb_wreg32(&cb, GAUDISIM_ENG_WR_COMP_WDATA, GAUDISIM_SYNC_SOB_ADD(1));
+    cb_wreg32(&cb, GAUDISIM_ENG_WR_COMP_EN, 1);
+    cb_wreg32(&cb, GAUDISIM_MME_COMMIT, GAUDISIM_MME_COMMIT_GO);
+    iq_submit_wait(d, &mme, &cb, false);
+    settle();
+    /* Nothing moved yet. */
+    g_assert_cmphex(cq_entry(d, &ext1, slot1), ==, 0);
+    g_assert_true(wait_cp_sts(d, &mme, GAUDISIM_CP_STS_FENCE_WAIT));
+
+    /* Stage 1: upload A and B, then signal the first SOB. */
+    cb.len = 0;
+    cb_lin_dma(&cb, host_addr(src_bus), a, sizeof(raw));
+    cb_msg_long(&cb, GAUDISIM_SYNC_SOB_ADD(1), sob_addr(SOB));
+    slot0 = queue_submit(d, &ext0, &cb);
+
+    g_assert_true(msix_wait(d, ext1.id));
+    g_assert_cmphex(cq_entry(d, &ext0, slot0), ==, CQ_OK(0));
+    g_assert_cmphex(cq_entry(d, &ext1, slot1), ==, CQ_OK(0));
+    qtest_memread(d->qts, dst_bus, out, sizeof(out));
+    for (int i = 0; i < M; i++) {
+        for (int j = 0; j < N; j++) {
+            float acc = 0, got;
+            uint32_t u = ldl_le_p(out + 4 * (i * N + j));
+
+            for (int k = 0; k < K; k++) {
+                acc += ha[i * K + k] * hb[k * N + j];
+            }
+            memcpy(&got, &u, sizeof(got));
+            g_assert_cmpfloat_with_epsilon(got, acc, 1e-3);
+        }
+    }
+    gsim_shutdown(d);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1041,6 +1722,17 @@ int main(int argc, char **argv)
     qtest_add_func("/gaudisim/reset/register-mid-job", test_reset_register);
     qtest_add_func("/gaudisim/reset/system-reset-mid-job", test_reset_system);
     qtest_add_func("/gaudisim/reset/flr-mid-job", test_reset_flr);
+    qtest_add_func("/gaudisim/iq/hbm-dma", test_iq_hbm_dma);
+    qtest_add_func("/gaudisim/iq/reset-mid-job", test_iq_reset_mid_job);
+    qtest_add_func("/gaudisim/iq/reserved-hbm", test_reserved_hbm);
+    qtest_add_func("/gaudisim/mme/gemm", test_mme_gemm);
+    qtest_add_func("/gaudisim/sync/chain-dma-mme-dma", test_chain);
+    qtest_add_func("/gaudisim/eq/error-event", test_eq_error_event);
+    qtest_add_func("/gaudisim/mmu/va-dma-and-fault", test_mmu_va_dma);
+    qtest_add_func("/gaudisim/fault/ecc", test_fault_ecc);
+    qtest_add_func("/gaudisim/fault/hang", test_fault_hang);
+    qtest_add_func("/gaudisim/fault/drop-irq", test_fault_drop_irq);
+    qtest_add_func("/gaudisim/fault/thermal-spike", test_fault_thermal_spike);
 
     return g_test_run();
 }
