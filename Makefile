@@ -32,7 +32,7 @@ MODULE := $(B)/kernel/gaudisim.ko
 QEMU := $(B)/qemu/qemu-system-x86_64
 
 .PHONY: all setup qemu module user initramfs vm-deps run vm test bench fuzz clean \
-	test-unit test-host test-qtest test-guest FORCE
+	test-unit test-host test-fuzz test-qtest test-guest FORCE
 
 all: vm-deps
 
@@ -90,11 +90,16 @@ test-unit: $(B)/tests/unit-core
 build/tests/unit-core: $(B)/tests/unit-core
 test-host: setup
 	$(MAKE) -C tests/host O=$(B)/tests/host
+test-fuzz: setup
 test-qtest: qemu
 test-guest: vm-deps
 
-test: test-unit test-host test-qtest test-guest
+test: test-unit test-host test-fuzz test-qtest test-guest
 	@bash scripts/run-tests.sh
+
+# Long fuzzing runs (FUZZ_SECONDS per harness, default 600).
+fuzz: setup
+	@bash scripts/run-fuzz.sh long $${FUZZ_SECONDS:-600}
 
 BENCH_HOST := $(B)/bench/mme-bench $(B)/bench/tpc-bench $(B)/bench/host-memcpy
 $(B)/bench/%: tests/bench/%.c $(CORE_SRCS) $(CORE_HDRS) $(TPC_ASM_SRCS) | setup

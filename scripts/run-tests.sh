@@ -9,10 +9,11 @@ logs=$top/build/test-logs
 cd "$top"
 mkdir -p "$logs"
 
-suites=(unit host qtest guest)
+suites=(unit host fuzz qtest guest)
 declare -A cmd=(
 	[unit]="$top/build/tests/unit-core"
 	[host]="$top/build/tests/host/host-user"
+	[fuzz]="bash $top/scripts/run-fuzz.sh bounded"
 	[qtest]="bash $top/scripts/run-qtests.sh"
 	[guest]="bash $top/scripts/vm.sh run -t 1500 -- run-all.sh"
 )

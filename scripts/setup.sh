@@ -35,6 +35,7 @@ host_packages=(
 	busybox-static kmod libdrm-dev check
 	qemu-system-data
 	bc libelf-dev sparse pahole gcc-12 libopenblas-dev
+	clang-14 libclang-rt-14-dev
 )
 
 step_packages() {

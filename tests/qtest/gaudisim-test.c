@@ -27,6 +27,7 @@
 #include "hw/gaudisim_telemetry.h"
 #include "hw/gaudisim_mme.h"
 #include "hw/gaudisim_sync.h"
+#include "hw/gaudisim_tpc.h"
 
 /* Small enough for libqos, which places every BAR below 4 GiB. */
 #define TEST_HBM_SIZE       (1ULL << 30)
@@ -1701,6 +1702,86 @@ static void test_chain(void)
     gsim_shutdown(d);
 }
 
+/* runtime/kernels/relu.tpcs, assembled (T0 = x, T1 = out, FP32). */
+static const uint8_t relu_kernel[] = {
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2d, 0x80, 0x00, 0x80, 0x01, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x2e, 0x00, 0x1a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x83, 0x00,
+    0x4a, 0x81, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2f, 0x80, 0x0a, 0x00, 0x00, 0x01,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0xc7, 0x00, 0x4a, 0x2b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x01, 0x80, 0x00, 0x02, 0x00, 0x00, 0x08, 0x80,
+    0x10, 0x80, 0x00, 0x00, 0x01, 0x80, 0x10, 0x02, 0x00, 0x00, 0x2a, 0x80,
+    0x00, 0x28, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+};
+
+/* relu over 1000 FP32 values on TPC 0, launched through its queue. */
+static void test_tpc_relu(void)
+{
+    enum { NELEM = 1000 };
+    const uint64_t kern = IQ_DATA_HBM, x = kern + 0x1000, y = x + 0x1000;
+    const uint32_t blk = GAUDISIM_ENGINE_BLOCK(GAUDISIM_ENGINE_TPC_0);
+    GsimDev *d = gsim_boot();
+    uint8_t raw[NELEM * 4];
+    float in[NELEM];
+    GsimQueue q;
+    Cb cb = { .len = 0 };
+    gint64 deadline;
+
+    for (int i = 0; i < NELEM; i++) {
+        in[i] = (float)((i * 37) % 101) - 50.0f;
+        stl_le_p(raw + 4 * i, f32_bits(in[i]));
+    }
+    hbm_write(d, kern, relu_kernel, sizeof(relu_kernel));
+    hbm_write(d, x, raw, sizeof(raw));
+    memset(raw, 0xee, sizeof(raw));
+    hbm_write(d, y, raw, sizeof(raw));
+
+    queue_init(d, &q, GAUDISIM_QUEUE_ID_TPC_0_0, 4);
+    cb_wreg32(&cb, GAUDISIM_TPC_KERNEL_ADDR_LO, (uint32_t)kern);
+    cb_wreg32(&cb, GAUDISIM_TPC_KERNEL_ADDR_HI, kern >> 32);
+    cb_wreg32(&cb, GAUDISIM_TPC_KERNEL_SIZE, sizeof(relu_kernel));
+    cb_wreg32(&cb, GAUDISIM_TPC_ISPACE_SIZE(0), 1);
+    for (unsigned int t = 0; t < 2; t++) {
+        uint32_t td = GAUDISIM_TPC_TENSOR(t);
+        uint64_t base = t ? y : x;
+
+        cb_wreg32(&cb, td + GAUDISIM_TPC_T_BASE_LO, (uint32_t)base);
+        cb_wreg32(&cb, td + GAUDISIM_TPC_T_BASE_HI, base >> 32);
+        cb_wreg32(&cb, td + GAUDISIM_TPC_T_DTYPE, GAUDISIM_DTYPE_FP32);
+        cb_wreg32(&cb, td + GAUDISIM_TPC_T_SIZE(0), NELEM);
+        cb_wreg32(&cb, td + GAUDISIM_TPC_T_STRIDE(0), 1);
+    }
+    cb_wreg32(&cb, GAUDISIM_TPC_COMMIT, GAUDISIM_TPC_COMMIT_GO);
+    iq_submit_wait(d, &q, &cb, true);
+    g_assert_cmpuint(iq_err(d, &q), ==, 0);
+
+    deadline = g_get_monotonic_time() + WAIT_TIMEOUT_US;
+    while (reg_read(d, blk + GAUDISIM_ENG_LAUNCH_CNT) != 1 ||
+           (reg_read(d, blk + GAUDISIM_ENG_STATUS) & GAUDISIM_ENG_STATUS_BUSY)) {
+        g_assert_cmpint(g_get_monotonic_time(), <, deadline);
+        g_usleep(POLL_INTERVAL_US);
+    }
+    g_assert_cmphex(reg_read(d, blk + GAUDISIM_ENG_STATUS), ==, 0);
+    hbm_read(d, y, raw, sizeof(raw));
+    for (int i = 0; i < NELEM; i++) {
+        float want = in[i] > 0 ? in[i] : 0.0f;
+
+        g_assert_cmphex(ldl_le_p(raw + 4 * i), ==, f32_bits(want));
+    }
+    gsim_shutdown(d);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1726,6 +1807,7 @@ int main(int argc, char **argv)
     qtest_add_func("/gaudisim/iq/reset-mid-job", test_iq_reset_mid_job);
     qtest_add_func("/gaudisim/iq/reserved-hbm", test_reserved_hbm);
     qtest_add_func("/gaudisim/mme/gemm", test_mme_gemm);
+    qtest_add_func("/gaudisim/tpc/relu", test_tpc_relu);
     qtest_add_func("/gaudisim/sync/chain-dma-mme-dma", test_chain);
     qtest_add_func("/gaudisim/eq/error-event", test_eq_error_event);
     qtest_add_func("/gaudisim/mmu/va-dma-and-fault", test_mmu_va_dma);
