@@ -386,9 +386,12 @@ static void raw_seeds(void)
 	msg_long(&c, HBM(0x300), 2);
 	raw_seed("raw-repeat", 5, true, Q_DMA2 + 13, &c);
 
-	/* CP_DMA: the CB copies its own tail part to HBM, then runs it from there. */
+	/*
+	 * CP_DMA (internal queues only): the CB copies part of itself to HBM,
+	 * through the VA of the external phase's copy, and runs it from there.
+	 */
 	c.n = 0;
-	lin_dma(&c, fz_dev(FZ_CB_OFF + 48), HBM(0x8000), 24, 0);
+	lin_dma(&c, FZ_VA_HOST + FZ_CB_OFF + 48, HBM(0x8000), 24, 0);
 	pkt(&c, 24, GAUDISIM_PKT_CTL(GAUDISIM_PKT_CP_DMA));
 	b64(&c, HBM(0x8000));
 	sob_add(&c, 170, 1);
@@ -423,6 +426,11 @@ static void raw_seeds(void)
 	pkt(&c, 0, GAUDISIM_PKT_CTL(GAUDISIM_PKT_NOP) | GAUDISIM_PKT_CTL_EB);
 	sob_add(&c, 190, 1);
 	raw_seed("raw-mme", 2, true, Q_MME, &c);
+	/* BF16 in and out, accumulating into C == D, transposed B. */
+	c.n = 0;
+	mme_gemm(&c, HBM(0x10000), HBM(0x11000), HBM(0x13000), HBM(0x13000), 24, 8, 40,
+		 GAUDISIM_MME_DTYPE_VALUE(GAUDISIM_DTYPE_BF16, GAUDISIM_DTYPE_BF16), 0x3f800000u);
+	raw_seed("raw-mme-bf16", 3, true, Q_MME + 2, &c);
 
 	/* Four streams of one engine at once (mode 3): fences, arbitration. */
 	{
@@ -556,6 +564,43 @@ static void program_seeds(void)
 	b8(&p, 0);
 	op_run(&p);
 	save("cb", "prog-reset-mid-job", &p);
+
+	/* LOAD_AND_EXE: the MME's whole configuration from a register image. */
+	{
+		uint32_t img[2 + 28] = { GAUDISIM_MME_A_ADDR_LO, 28 };
+		uint32_t *r = img + 2;
+
+		r[GAUDISIM_MME_A_ADDR_LO / 4] = (uint32_t)HBM(0x10000);
+		r[GAUDISIM_MME_B_ADDR_LO / 4] = (uint32_t)HBM(0x11000);
+		r[GAUDISIM_MME_D_ADDR_LO / 4] = (uint32_t)HBM(0x12000);
+		r[GAUDISIM_MME_M / 4] = 8;
+		r[GAUDISIM_MME_N / 4] = 8;
+		r[GAUDISIM_MME_K / 4] = 8;
+		r[GAUDISIM_MME_BATCH / 4] = 2;
+		r[GAUDISIM_MME_LDA / 4] = 8;
+		r[GAUDISIM_MME_LDB / 4] = 8;
+		r[GAUDISIM_MME_LDC / 4] = 8;
+		r[GAUDISIM_MME_LDD / 4] = 8;
+		r[GAUDISIM_MME_A_BATCH_STRIDE_LO / 4] = 64;
+		r[GAUDISIM_MME_D_BATCH_STRIDE_LO / 4] = 64;
+		r[GAUDISIM_MME_DTYPE / 4] = GAUDISIM_MME_DTYPE_VALUE(GAUDISIM_DTYPE_FP32,
+								     GAUDISIM_DTYPE_BF16);
+		r[GAUDISIM_MME_CTRL / 4] = GAUDISIM_MME_CTRL_TRANSPOSE_A;
+		r[GAUDISIM_MME_ALPHA / 4] = 0x40000000u;
+		prog_begin(&p, true);
+		op_hbm_fill(&p, HBM(0x10000), data, sizeof(data));
+		op_hbm_fill(&p, HBM(0x20000), img, sizeof(img));
+		c.n = 0;
+		pkt(&c, GAUDISIM_LOAD_AND_EXE_LOAD | GAUDISIM_LOAD_AND_EXE_EXE,
+		    GAUDISIM_PKT_CTL(GAUDISIM_PKT_LOAD_AND_EXE));
+		b64(&c, HBM(0x20000));
+		pkt(&c, 0, GAUDISIM_PKT_CTL(GAUDISIM_PKT_NOP) | GAUDISIM_PKT_CTL_EB);
+		pkt(&c, GAUDISIM_LOAD_AND_EXE_EXE, GAUDISIM_PKT_CTL(GAUDISIM_PKT_LOAD_AND_EXE));
+		b64(&c, 0);
+		op_submit_raw(&p, Q_MME + 1, false, &c);
+		op_run(&p);
+		save("cb", "prog-load-and-exe", &p);
+	}
 
 	/* Injected faults: engine hang with EB waiting on it, ECC, dropped IRQs. */
 	prog_begin(&p, true);
@@ -829,6 +874,36 @@ static void tpc_seeds(void)
 		"sts.u8 T1, I0, S5 ; halt\n", &size);
 	tpc_seed("scalar-ops", T_RERUN, 1000, one, args, 3, ints, 2, code, size);
 	free(code);
+
+	/* Every memory type through the vector load and store units. */
+	{
+		const struct tensor_seed types[8] = {
+			{ 0, GAUDISIM_DTYPE_INT8, 0, { 64, 2, 1, 1, 1 }, 0 },
+			{ 2, GAUDISIM_DTYPE_INT8, 0, { 64, 2, 1, 1, 1 }, 0 },
+			{ 4, GAUDISIM_DTYPE_UINT16, 0, { 64, 2, 1, 1, 1 }, 0 },
+			{ 6, GAUDISIM_DTYPE_UINT16, 0, { 64, 2, 1, 1, 1 }, 0 },
+			{ 8, GAUDISIM_DTYPE_INT16, 0, { 64, 2, 1, 1, 1 }, 0 },
+			{ 10, GAUDISIM_DTYPE_INT16, 0, { 64, 2, 1, 1, 1 }, 0 },
+			{ 12, GAUDISIM_DTYPE_UINT8, 0, { 100, 2, 1, 1, 1 }, 0 },
+			{ 14, GAUDISIM_DTYPE_UINT8, 0, { 100, 2, 1, 1, 1 }, 0 },
+		};
+		const uint32_t two[5] = { 1, 2, 1, 1, 1 };
+
+		code = assemble_text("types",
+			"ld.i8 V1, T0, I0 ; st.i8 T1, I0, V1\n"
+			"ld.u16 V2, T2, I0 ; st.u16 T3, I0, V2\n"
+			"ld.i16 V3, T4, I0 ; st.i16 T5, I0, V3\n"
+			"ld.u8 V4, T6, I0 ; st.u8 T7, I0, V4\n"
+			"mov.f32 V5, 2.5\n"
+			"cvt.f32.u16.rne V6, V5\n"
+			"cvt.f32.i8.rz V7, V5\n"
+			"cvt.f32.i16.ru V8, V5 ; st.u16 T3, I0, V6\n"
+			"cvt.f32.u8.rd V9, V5 ; st.i8 T1, I0, V7\n"
+			"st.i16 T5, I0, V8\n"
+			"st.u8 T7, I0, V9 ; halt\n", &size);
+		tpc_seed("memory-types", T_RERUN, 1000, two, NULL, 0, types, 8, code, size);
+		free(code);
+	}
 
 	/* Errors: a spin loop (watchdog), no HALT (runs past the end), illegal
 	 * bundle, bad tensors, bad index space. */

@@ -1725,6 +1725,29 @@ static const uint8_t relu_kernel[] = {
     0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
 
+/*
+ * Program the TPC for relu_kernel (already at HBM @kern): @nelem FP32
+ * values from @x to @y. The caller adds the COMMIT.
+ */
+static void cb_tpc_relu_setup(Cb *cb, uint64_t kern, uint64_t x, uint64_t y,
+                              uint32_t nelem)
+{
+    cb_wreg32(cb, GAUDISIM_TPC_KERNEL_ADDR_LO, (uint32_t)kern);
+    cb_wreg32(cb, GAUDISIM_TPC_KERNEL_ADDR_HI, kern >> 32);
+    cb_wreg32(cb, GAUDISIM_TPC_KERNEL_SIZE, sizeof(relu_kernel));
+    cb_wreg32(cb, GAUDISIM_TPC_ISPACE_SIZE(0), 1);
+    for (unsigned int t = 0; t < 2; t++) {
+        uint32_t td = GAUDISIM_TPC_TENSOR(t);
+        uint64_t base = t ? y : x;
+
+        cb_wreg32(cb, td + GAUDISIM_TPC_T_BASE_LO, (uint32_t)base);
+        cb_wreg32(cb, td + GAUDISIM_TPC_T_BASE_HI, base >> 32);
+        cb_wreg32(cb, td + GAUDISIM_TPC_T_DTYPE, GAUDISIM_DTYPE_FP32);
+        cb_wreg32(cb, td + GAUDISIM_TPC_T_SIZE(0), nelem);
+        cb_wreg32(cb, td + GAUDISIM_TPC_T_STRIDE(0), 1);
+    }
+}
+
 /* relu over 1000 FP32 values on TPC 0, launched through its queue. */
 static void test_tpc_relu(void)
 {
@@ -1748,20 +1771,7 @@ static void test_tpc_relu(void)
     hbm_write(d, y, raw, sizeof(raw));
 
     queue_init(d, &q, GAUDISIM_QUEUE_ID_TPC_0_0, 4);
-    cb_wreg32(&cb, GAUDISIM_TPC_KERNEL_ADDR_LO, (uint32_t)kern);
-    cb_wreg32(&cb, GAUDISIM_TPC_KERNEL_ADDR_HI, kern >> 32);
-    cb_wreg32(&cb, GAUDISIM_TPC_KERNEL_SIZE, sizeof(relu_kernel));
-    cb_wreg32(&cb, GAUDISIM_TPC_ISPACE_SIZE(0), 1);
-    for (unsigned int t = 0; t < 2; t++) {
-        uint32_t td = GAUDISIM_TPC_TENSOR(t);
-        uint64_t base = t ? y : x;
-
-        cb_wreg32(&cb, td + GAUDISIM_TPC_T_BASE_LO, (uint32_t)base);
-        cb_wreg32(&cb, td + GAUDISIM_TPC_T_BASE_HI, base >> 32);
-        cb_wreg32(&cb, td + GAUDISIM_TPC_T_DTYPE, GAUDISIM_DTYPE_FP32);
-        cb_wreg32(&cb, td + GAUDISIM_TPC_T_SIZE(0), NELEM);
-        cb_wreg32(&cb, td + GAUDISIM_TPC_T_STRIDE(0), 1);
-    }
+    cb_tpc_relu_setup(&cb, kern, x, y, NELEM);
     cb_wreg32(&cb, GAUDISIM_TPC_COMMIT, GAUDISIM_TPC_COMMIT_GO);
     iq_submit_wait(d, &q, &cb, true);
     g_assert_cmpuint(iq_err(d, &q), ==, 0);
@@ -1779,6 +1789,136 @@ static void test_tpc_relu(void)
 
         g_assert_cmphex(ldl_le_p(raw + 4 * i), ==, f32_bits(want));
     }
+    gsim_shutdown(d);
+}
+
+/* The engine's completion message: add 1 to SOB @sob after every launch. */
+static void cb_eng_signal(Cb *cb, unsigned int sob)
+{
+    cb_wreg32(cb, GAUDISIM_ENG_WR_COMP_ADDR_LO, (uint32_t)sob_addr(sob));
+    cb_wreg32(cb, GAUDISIM_ENG_WR_COMP_ADDR_HI, sob_addr(sob) >> 32);
+    cb_wreg32(cb, GAUDISIM_ENG_WR_COMP_WDATA, GAUDISIM_SYNC_SOB_ADD(1));
+    cb_wreg32(cb, GAUDISIM_ENG_WR_COMP_EN, 1);
+}
+
+/*
+ * External DMA (host -> HBM) -> MME GEMM -> TPC relu -> external DMA
+ * (HBM -> host), each stage released by the previous one through a sync
+ * object, a monitor and a FENCE; queued last-first, like test_chain.
+ */
+static void test_chain_relu(void)
+{
+    enum { M = 4, N = 8, K = 8, SOB = GAUDISIM_SYNC_FIRST_USER_SOB,
+           MON = GAUDISIM_SYNC_FIRST_USER_MON };
+    const uint64_t a = IQ_DATA_HBM, b = a + 0x1000, dd = a + 0x2000,
+                   e = a + 0x3000, kern = a + 0x4000;
+    const uint32_t tpc_blk = GAUDISIM_ENGINE_BLOCK(GAUDISIM_ENGINE_TPC_0);
+    GsimDev *d = gsim_boot();
+    uint64_t src_bus = guest_alloc(&d->qs->alloc, 0x2000);
+    uint64_t dst_bus = guest_alloc(&d->qs->alloc, M * N * 4);
+    uint8_t raw[0x2000] = { 0 }, out[M * N * 4];
+    float ha[M * K], hb[K * N];
+    GsimQueue ext0, ext1, mme, tpc;
+    unsigned int slot1, slot0, negatives = 0;
+    Cb cb = { .len = 0 };
+
+    /* Mixed signs, so relu has something to clamp. */
+    for (int i = 0; i < M * K; i++) {
+        ha[i] = (float)(i % 5) - 2.0f;
+        stl_le_p(raw + 4 * i, f32_bits(ha[i]));
+    }
+    for (int i = 0; i < K * N; i++) {
+        hb[i] = (float)(i % 7) * 0.5f - 1.25f;
+        stl_le_p(raw + 0x1000 + 4 * i, f32_bits(hb[i]));
+    }
+    qtest_memwrite(d->qts, src_bus, raw, sizeof(raw));
+    qtest_memset(d->qts, dst_bus, 0xee, M * N * 4);
+    hbm_write(d, kern, relu_kernel, sizeof(relu_kernel));
+
+    queue_init(d, &ext0, GAUDISIM_QUEUE_ID_DMA_0_0, 4);
+    queue_init(d, &ext1, GAUDISIM_QUEUE_ID_DMA_1_0, 4);
+    queue_init(d, &mme, GAUDISIM_QUEUE_ID_MME_0, 4);
+    queue_init(d, &tpc, GAUDISIM_QUEUE_ID_TPC_0_0, 4);
+    /* Its CB takes the next IQ_CB_HBM slot: the MME's CB must not overlap it. */
+    tpc.jobs = 1;
+    mon_chain(d, MON, SOB, &mme);
+    mon_chain(d, MON + 1, SOB + 1, &tpc);
+    mon_chain(d, MON + 2, SOB + 2, &ext1);
+
+    /* Stage 4: HBM -> host, after the TPC. */
+    cb_fence(&cb, 0, 1, 1);
+    cb_lin_dma(&cb, e, host_addr(dst_bus), M * N * 4);
+    slot1 = queue_submit(d, &ext1, &cb);
+    /* Stage 3: relu over the GEMM output, after the MME. */
+    cb.len = 0;
+    cb_fence(&cb, 0, 1, 1);
+    cb_tpc_relu_setup(&cb, kern, dd, e, M * N);
+    cb_eng_signal(&cb, SOB + 2);
+    cb_wreg32(&cb, GAUDISIM_TPC_COMMIT, GAUDISIM_TPC_COMMIT_GO);
+    iq_submit_wait(d, &tpc, &cb, false);
+    /* Stage 2: the GEMM, after the upload. */
+    cb.len = 0;
+    cb_fence(&cb, 0, 1, 1);
+    cb_wreg32(&cb, GAUDISIM_MME_A_ADDR_LO, (uint32_t)a);
+    cb_wreg32(&cb, GAUDISIM_MME_A_ADDR_HI, a >> 32);
+    cb_wreg32(&cb, GAUDISIM_MME_B_ADDR_LO, (uint32_t)b);
+    cb_wreg32(&cb, GAUDISIM_MME_B_ADDR_HI, b >> 32);
+    cb_wreg32(&cb, GAUDISIM_MME_C_ADDR_LO, (uint32_t)dd);
+    cb_wreg32(&cb, GAUDISIM_MME_C_ADDR_HI, dd >> 32);
+    cb_wreg32(&cb, GAUDISIM_MME_D_ADDR_LO, (uint32_t)dd);
+    cb_wreg32(&cb, GAUDISIM_MME_D_ADDR_HI, dd >> 32);
+    cb_wreg32(&cb, GAUDISIM_MME_M, M);
+    cb_wreg32(&cb, GAUDISIM_MME_N, N);
+    cb_wreg32(&cb, GAUDISIM_MME_K, K);
+    cb_wreg32(&cb, GAUDISIM_MME_BATCH, 1);
+    cb_wreg32(&cb, GAUDISIM_MME_LDA, K);
+    cb_wreg32(&cb, GAUDISIM_MME_LDB, N);
+    cb_wreg32(&cb, GAUDISIM_MME_LDC, N);
+    cb_wreg32(&cb, GAUDISIM_MME_LDD, N);
+    cb_wreg32(&cb, GAUDISIM_MME_DTYPE, 0);
+    cb_wreg32(&cb, GAUDISIM_MME_CTRL, 0);
+    cb_wreg32(&cb, GAUDISIM_MME_ALPHA, f32_bits(1.0f));
+    cb_wreg32(&cb, GAUDISIM_MME_BETA, 0);
+    cb_eng_signal(&cb, SOB + 1);
+    cb_wreg32(&cb, GAUDISIM_MME_COMMIT, GAUDISIM_MME_COMMIT_GO);
+    iq_submit_wait(d, &mme, &cb, false);
+    settle();
+    /* Nothing moved yet. */
+    g_assert_cmphex(cq_entry(d, &ext1, slot1), ==, 0);
+    g_assert_true(wait_cp_sts(d, &mme, GAUDISIM_CP_STS_FENCE_WAIT));
+    g_assert_true(wait_cp_sts(d, &tpc, GAUDISIM_CP_STS_FENCE_WAIT));
+    g_assert_cmpuint(reg_read(d, tpc_blk + GAUDISIM_ENG_LAUNCH_CNT), ==, 0);
+
+    /* Stage 1: upload A and B, then signal the first SOB. */
+    cb.len = 0;
+    cb_lin_dma(&cb, host_addr(src_bus), a, sizeof(raw));
+    cb_msg_long(&cb, GAUDISIM_SYNC_SOB_ADD(1), sob_addr(SOB));
+    slot0 = queue_submit(d, &ext0, &cb);
+
+    g_assert_true(msix_wait(d, ext1.id));
+    g_assert_cmphex(cq_entry(d, &ext0, slot0), ==, CQ_OK(0));
+    g_assert_cmphex(cq_entry(d, &ext1, slot1), ==, CQ_OK(0));
+    g_assert_cmpuint(iq_err(d, &mme), ==, 0);
+    g_assert_cmpuint(iq_err(d, &tpc), ==, 0);
+    g_assert_cmpuint(reg_read(d, tpc_blk + GAUDISIM_ENG_LAUNCH_CNT), ==, 1);
+    g_assert_cmphex(reg_read(d, tpc_blk + GAUDISIM_ENG_STATUS), ==, 0);
+    qtest_memread(d->qts, dst_bus, out, sizeof(out));
+    for (int i = 0; i < M; i++) {
+        for (int j = 0; j < N; j++) {
+            float acc = 0, got;
+            uint32_t u = ldl_le_p(out + 4 * (i * N + j));
+
+            for (int k = 0; k < K; k++) {
+                acc += ha[i * K + k] * hb[k * N + j];
+            }
+            negatives += acc < 0;
+            memcpy(&got, &u, sizeof(got));
+            g_assert_cmpfloat_with_epsilon(got, acc > 0 ? acc : 0.0f, 1e-3);
+        }
+    }
+    /* Otherwise relu would not have been tested. */
+    g_assert_cmpuint(negatives, >, 0);
+    g_assert_cmpuint(negatives, <, M * N);
     gsim_shutdown(d);
 }
 
@@ -1809,6 +1949,7 @@ int main(int argc, char **argv)
     qtest_add_func("/gaudisim/mme/gemm", test_mme_gemm);
     qtest_add_func("/gaudisim/tpc/relu", test_tpc_relu);
     qtest_add_func("/gaudisim/sync/chain-dma-mme-dma", test_chain);
+    qtest_add_func("/gaudisim/sync/chain-dma-mme-tpc-dma", test_chain_relu);
     qtest_add_func("/gaudisim/eq/error-event", test_eq_error_event);
     qtest_add_func("/gaudisim/mmu/va-dma-and-fault", test_mmu_va_dma);
     qtest_add_func("/gaudisim/fault/ecc", test_fault_ecc);
