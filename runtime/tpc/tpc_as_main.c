@@ -14,36 +14,8 @@
 #include <string.h>
 
 #include "tpc_asm.h"
+#include "tpc_file.h"
 
-static char *read_all(const char *path, size_t *len)
-{
-	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-	size_t cap = 1 << 16, n = 0;
-	char *buf = NULL, *p;
-
-	if (!f)
-		return NULL;
-	for (;;) {
-		p = realloc(buf, cap);
-		if (!p)
-			break;
-		buf = p;
-		n += fread(buf + n, 1, cap - n, f);
-		if (n < cap) {
-			if (ferror(f))
-				break;
-			if (f != stdin)
-				fclose(f);
-			*len = n;
-			return buf;
-		}
-		cap *= 2;
-	}
-	free(buf);
-	if (f != stdin)
-		fclose(f);
-	return NULL;
-}
 
 static void usage(void)
 {
@@ -89,7 +61,7 @@ int main(int argc, char **argv)
 	}
 	if (!in)
 		usage();
-	src = read_all(in, &len);
+	src = tpc_read_file(in, &len);
 	if (!src) {
 		perror(in);
 		return 1;

@@ -13,36 +13,8 @@
 #include <string.h>
 
 #include "tpc_asm.h"
+#include "tpc_file.h"
 
-static uint8_t *read_all(const char *path, size_t *len)
-{
-	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-	size_t cap = 1 << 16, n = 0;
-	uint8_t *buf = NULL, *p;
-
-	if (!f)
-		return NULL;
-	for (;;) {
-		p = realloc(buf, cap);
-		if (!p)
-			break;
-		buf = p;
-		n += fread(buf + n, 1, cap - n, f);
-		if (n < cap) {
-			if (ferror(f))
-				break;
-			if (f != stdin)
-				fclose(f);
-			*len = n;
-			return buf;
-		}
-		cap *= 2;
-	}
-	free(buf);
-	if (f != stdin)
-		fclose(f);
-	return NULL;
-}
 
 int main(int argc, char **argv)
 {
@@ -65,7 +37,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: tpc-dis [-o OUT] INPUT\n");
 		return 2;
 	}
-	code = read_all(in, &len);
+	code = (uint8_t *)tpc_read_file(in, &len);
 	if (!code) {
 		perror(in);
 		return 1;
