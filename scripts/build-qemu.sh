@@ -22,6 +22,10 @@ log() { printf '[build-qemu] %s\n' "$*"; }
 die() { printf '[build-qemu] error: %s\n' "$*" >&2; exit 1; }
 
 [ -x "$src/configure" ] || die "no QEMU source in build/qemu-src; run scripts/setup.sh"
+
+# Two builds at once in one build tree corrupt ninja's state: serialise.
+exec 9>"$top/build/.build-qemu.lock"
+flock 9
 [ -d "$meson_py/mesonbuild" ] || die "no meson in build/tools; run scripts/setup.sh"
 
 # ---- hook the device into the QEMU tree --------------------------------
