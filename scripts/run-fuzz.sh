@@ -109,7 +109,8 @@ fuzz_phase() {
 		if [ "$rc" -eq 0 ] && [ "$found" -eq 0 ]; then
 			pass "$phase-$h ($(exec_rate "$out/$phase-$h.log"))"
 		else
-			grep -E 'ERROR|invariant|SUMMARY|runtime error' "$out/$phase-$h.log" | head -5
+			grep -E 'ERROR|invariant|SUMMARY|runtime error|interrupted' "$out/$phase-$h.log" |
+				head -5
 			fail "$phase-$h (exit $rc, $found artifacts; log build/fuzz/$phase-$h.log)"
 		fi
 	done
