@@ -121,7 +121,7 @@ bounded_one() {
 	# A fresh scratch corpus each time: the seeds alone decide the run.
 	rm -rf "$scratch"
 	mkdir -p "$scratch"
-	fuzz_run "$h" "$out/fuzz-$h.log" -seed=1 -runs="${FUZZ_RUNS:-8000}" \
+	fuzz_run "$h" "$out/fuzz-$h.log" -seed=1 -runs="${FUZZ_RUNS:-12000}" \
 		-max_total_time="${FUZZ_TIME:-90}" -timeout=25 "$scratch" "$src/seeds/$h"
 }
 
