@@ -1,6 +1,6 @@
 # gaudisim top-level build.
 #
-#   make run     set up everything on first need, boot the VM, run the demo
+#   make run     set up everything on first need, boot the VM, train the seed model
 #   make test    set up everything on first need, run every test suite
 #   make vm      interactive shell in the guest (driver loaded, hl-smi on PATH)
 #   make bench   benchmarks (ratios against references measured in the same run)
@@ -25,14 +25,17 @@ CORE_SRCS := $(wildcard qemu-device/core/*.c)
 # The TPC assembler library (runtime/tpc), linked into the unit tests.
 TPC_ASM_SRCS := runtime/tpc/tpc_asm.c runtime/tpc/tpc_isa.c
 CORE_HDRS := $(wildcard qemu-device/core/*.h) $(wildcard include/hw/*.h)
+# The reference ops the tests and benchmarks check the device against.
+REF_SRCS := $(wildcard tests/ref/*.c)
+REF_FLAGS := -I$(TOP)/tests/ref
 
 GUEST_ROOT := $(B)/guest-root
 INITRAMFS := $(B)/vm/initramfs.cpio
 MODULE := $(B)/kernel/gaudisim.ko
 QEMU := $(B)/qemu/qemu-system-x86_64
 
-.PHONY: all setup qemu module user initramfs vm-deps run vm test bench fuzz clean \
-	test-unit test-host test-fuzz test-qtest test-guest FORCE
+.PHONY: all setup qemu module user initramfs vm-deps run vm test bench fuzz clean data \
+	test-unit test-host test-runtime test-trainer test-fuzz test-qtest test-guest FORCE
 
 all: vm-deps
 
@@ -59,10 +62,17 @@ $(MODULE): $(KERNEL_SRCS) $(wildcard include/hw/*.h include/uapi/drm/*.h) | setu
 user: setup
 	$(MAKE) -C libhlthunk O=$(B)/libhlthunk
 	$(MAKE) -C runtime/tpc O=$(B)/runtime/tpc
+	$(MAKE) -C runtime O=$(B)/runtime
 	$(MAKE) -C smi O=$(B)/smi
 	$(MAKE) -C apps O=$(B)/apps
+	$(MAKE) -C apps/hl-train O=$(B)/apps
 	$(MAKE) -C tests/guest O=$(B)/tests/guest
 	@bash scripts/stage-guest.sh $(GUEST_ROOT)
+
+# ---- training data (MNIST, Fashion-MNIST) in build/share/data, fetched once
+data: $(B)/stamps/data-mnist $(B)/stamps/data-fashion-mnist
+$(B)/stamps/data-%: | setup
+	@bash scripts/fetch-data.sh $*
 
 # ---- guest initramfs
 initramfs: $(INITRAMFS)
@@ -73,38 +83,66 @@ $(INITRAMFS): $(MODULE) user scripts/mkinitramfs.sh scripts/guest/init FORCE
 vm-deps: qemu initramfs
 
 # ---- the main job
-run: vm-deps
-	@bash scripts/vm.sh run -t 600 -- 'hl-smi && dma-demo'
+# The main job: train the seed model on MNIST on the device (train-demo).
+run: vm-deps data
+	@bash scripts/vm.sh run -t 900 -- 'train-demo'
 
 vm: vm-deps
 	@bash scripts/vm.sh shell
 
 # ---- tests
-$(B)/tests/unit-core: $(CORE_SRCS) $(CORE_HDRS) $(wildcard tests/unit/*.c tests/unit/*.h runtime/tpc/*.[ch]) | setup
+UNIT_DEPS := $(CORE_SRCS) $(CORE_HDRS) $(REF_SRCS) $(wildcard tests/ref/*.h) \
+	$(wildcard tests/unit/*.c tests/unit/*.h runtime/tpc/*.[ch])
+UNIT_BUILD = $(CC) $(CFLAGS_HOST) $(REF_FLAGS) -I$(TOP)/runtime/tpc -o $@ $(CORE_SRCS) $(REF_SRCS) \
+	$(TPC_ASM_SRCS) $(wildcard tests/unit/*.c) $$(pkg-config --cflags --libs check)
+$(B)/tests/unit-core: $(UNIT_DEPS) | setup
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_HOST) -I$(TOP)/runtime/tpc -o $@ $(CORE_SRCS) $(TPC_ASM_SRCS) $(wildcard tests/unit/*.c) \
-		$$(pkg-config --cflags --libs check) $(CORE_LIBS)
+	$(UNIT_BUILD) $(CORE_LIBS)
+# The same tests on the MME's portable kernels (QEMU built without OpenBLAS).
+$(B)/tests/unit-core-portable: $(UNIT_DEPS) | setup
+	@mkdir -p $(dir $@)
+	$(UNIT_BUILD) -lm
 
-test-unit: $(B)/tests/unit-core
+test-unit: $(B)/tests/unit-core $(B)/tests/unit-core-portable
 # Relative spelling of the same target, for convenience.
 build/tests/unit-core: $(B)/tests/unit-core
 test-host: setup
 	$(MAKE) -C tests/host O=$(B)/tests/host
+# libhlrt's host tests: compiler, kernels and launch on the in-process device core.
+test-runtime: setup
+	$(MAKE) -C tests/runtime O=$(B)/tests/runtime
+# The trainers' host tests (IDX, model files, safetensors, CPU reference).
+test-trainer: setup
+	$(MAKE) -C tests/trainer O=$(B)/tests/trainer APPS_O=$(B)/apps
+# The fuzz suite needs Debian's clang with libFuzzer: checked on every run.
 test-fuzz: setup
+	@bash scripts/setup.sh packages
 test-qtest: qemu
-test-guest: vm-deps
+test-guest: vm-deps data
 
-test: test-unit test-host test-fuzz test-qtest test-guest
+test: test-unit test-host test-runtime test-trainer test-fuzz test-qtest test-guest
 	@bash scripts/run-tests.sh
 
 # Long fuzzing runs (FUZZ_SECONDS per harness, default 600).
 fuzz: setup
 	@bash scripts/run-fuzz.sh long $${FUZZ_SECONDS:-600}
 
-BENCH_HOST := $(B)/bench/mme-bench $(B)/bench/tpc-bench $(B)/bench/host-memcpy
-$(B)/bench/%: tests/bench/%.c $(CORE_SRCS) $(CORE_HDRS) $(TPC_ASM_SRCS) | setup
+# Host benchmarks: the device core through its queues (bench_dev.c), the
+# reference ops, the TPC assembler. mme-bench-portable is mme-bench on the
+# MME's portable kernels (the reference stays OpenBLAS).
+BENCH_HOST := $(B)/bench/mme-bench $(B)/bench/mme-bench-portable $(B)/bench/tpc-bench \
+	$(B)/bench/hbm-touch $(B)/bench/host-memcpy
+BENCH_LIB := tests/bench/bench_dev.c tests/bench/bench_stats.c
+BENCH_DEPS := $(BENCH_LIB) $(wildcard tests/bench/*.h) $(CORE_SRCS) $(CORE_HDRS) $(REF_SRCS) \
+	$(TPC_ASM_SRCS)
+BENCH_BUILD = $(CC) $(CFLAGS_HOST) $(REF_FLAGS) -pthread -I$(TOP)/runtime/tpc -o $@ $< \
+	$(BENCH_LIB) $(CORE_SRCS) $(REF_SRCS) $(TPC_ASM_SRCS)
+$(B)/bench/mme-bench-portable: tests/bench/mme-bench.c $(BENCH_DEPS) | setup
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_HOST) -pthread -I$(TOP)/runtime/tpc -o $@ $< $(CORE_SRCS) $(TPC_ASM_SRCS) $(CORE_LIBS)
+	$(BENCH_BUILD) $$(pkg-config --cflags --libs openblas) -lm
+$(B)/bench/%: tests/bench/%.c $(BENCH_DEPS) | setup
+	@mkdir -p $(dir $@)
+	$(BENCH_BUILD) $(CORE_LIBS)
 
 bench: vm-deps $(BENCH_HOST)
 	@bash scripts/bench.sh

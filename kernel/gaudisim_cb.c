@@ -11,6 +11,7 @@
  */
 
 #include <linux/mm.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/xarray.h>
@@ -21,9 +22,14 @@
 #include "gaudisim_ctx.h"
 #include "gaudisim_drv.h"
 
-/* Limits of what one context may hold in CBs. */
+/*
+ * Limits of what one context may hold in CBs (handles, or CBs that jobs
+ * and mappings keep alive): memory the kernel allocates on user request,
+ * so it is capped; beyond either limit CREATE fails with ENOMEM.
+ */
 #define GSIM_CB_MAX_ID		0xffffu
-#define GSIM_CTX_CB_BYTES_MAX	SZ_1G
+#define GSIM_CTX_CB_COUNT_MAX	4096
+#define GSIM_CTX_CB_BYTES_MAX	SZ_64M
 
 static void gsim_cb_release(struct kref *ref)
 {
@@ -31,6 +37,7 @@ static void gsim_cb_release(struct kref *ref)
 	struct gaudisim_ctx *ctx = cb->ctx;
 
 	atomic64_sub(PAGE_ALIGN(cb->size), &ctx->cb_bytes);
+	atomic_dec(&ctx->cb_count);
 	vfree(cb->vaddr);
 	kfree(cb);
 	gsim_ctx_put(ctx);
@@ -88,8 +95,14 @@ static int gsim_cb_create(struct gaudisim_ctx *ctx, u32 size, u64 *handle)
 			 GAUDISIM_PKT_ALIGN, GAUDISIM_CB_MAX_SIZE);
 		return -EINVAL;
 	}
+	if (atomic_inc_return(&ctx->cb_count) > GSIM_CTX_CB_COUNT_MAX) {
+		gsim_dbg(gdev, "context holds %u CBs already\n", GSIM_CTX_CB_COUNT_MAX);
+		atomic_dec(&ctx->cb_count);
+		return -ENOMEM;
+	}
 	if (atomic64_add_return(alloc_size, &ctx->cb_bytes) > GSIM_CTX_CB_BYTES_MAX) {
-		gsim_dbg(gdev, "context holds too much CB memory\n");
+		gsim_dbg(gdev, "context's CBs would exceed %u MiB\n",
+			 GSIM_CTX_CB_BYTES_MAX >> 20);
 		rc = -ENOMEM;
 		goto err_unaccount;
 	}
@@ -125,6 +138,7 @@ err_free_cb:
 	kfree(cb);
 err_unaccount:
 	atomic64_sub(alloc_size, &ctx->cb_bytes);
+	atomic_dec(&ctx->cb_count);
 	return rc;
 }
 
@@ -273,6 +287,7 @@ void gsim_cb_ctx_fini(struct gaudisim_ctx *ctx)
 	xa_for_each(&ctx->cbs, id, cb) {
 		xa_erase(&ctx->cbs, id);
 		gsim_cb_put(cb);
+		cond_resched();
 	}
 	xa_destroy(&ctx->cbs);
 }

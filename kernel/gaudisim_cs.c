@@ -16,6 +16,7 @@
 #include <linux/jiffies.h>
 #include <linux/overflow.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -31,6 +32,11 @@
 #include "gaudisim_parser.h"
 
 #define GSIM_CS_TIMEOUT_MAX_S	3600
+/*
+ * Kernel CB memory (coherent DMA memory) the jobs of one context may hold
+ * at once; the patched copies of 128 user CBs of the largest size.
+ */
+#define GSIM_CTX_KCB_BYTES_MAX	SZ_256M
 
 static void gsim_cs_release(struct kref *ref)
 {
@@ -112,9 +118,11 @@ static void gsim_job_release(struct gsim_job *job)
 	struct gaudisim_device *gdev = job->cs->ctx->gdev;
 	u32 i;
 
-	if (job->kcb)
+	if (job->kcb) {
 		dma_free_coherent(&gdev->pdev->dev, job->kcb_size, job->kcb,
 				  job->kcb_dma);
+		atomic64_sub(job->kcb_size, &job->cs->ctx->kcb_bytes);
+	}
 	job->kcb = NULL;
 
 	for (i = 0; i < job->num_uptrs; i++)
@@ -128,6 +136,36 @@ static void gsim_job_release(struct gsim_job *job)
 		gsim_cb_put(job->user_cb);
 		job->user_cb = NULL;
 	}
+}
+
+/**
+ * gsim_job_alloc_kcb() - allocate the kernel CB of an external job
+ * @job: the job
+ * @size: bytes, completion tail included
+ *
+ * The context's kernel CB memory is capped at GSIM_CTX_KCB_BYTES_MAX.
+ *
+ * Return: 0, or -ENOMEM when the cap or memory ran out.
+ */
+int gsim_job_alloc_kcb(struct gsim_job *job, u32 size)
+{
+	struct gaudisim_ctx *ctx = job->cs->ctx;
+	struct gaudisim_device *gdev = ctx->gdev;
+
+	if (atomic64_add_return(size, &ctx->kcb_bytes) > GSIM_CTX_KCB_BYTES_MAX) {
+		atomic64_sub(size, &ctx->kcb_bytes);
+		gsim_dbg(gdev, "the context's kernel CBs would exceed %u MiB\n",
+			 GSIM_CTX_KCB_BYTES_MAX >> 20);
+		return -ENOMEM;
+	}
+	job->kcb = dma_alloc_coherent(&gdev->pdev->dev, size, &job->kcb_dma,
+				      GFP_KERNEL);
+	if (!job->kcb) {
+		atomic64_sub(size, &ctx->kcb_bytes);
+		return -ENOMEM;
+	}
+	job->kcb_size = size;
+	return 0;
 }
 
 static void gsim_job_finish(struct gsim_job *job, int err)
@@ -339,7 +377,10 @@ static int gsim_cs_build(struct gaudisim_ctx *ctx, u64 uptr, u32 num_chunks,
 	}
 
 	for (i = 0; i < num_chunks; i++) {
-		rc = gsim_job_prepare(ctx, &cs->jobs[i], &chunks[i]);
+		/* Up to 512 chunks of 2 MiB each: stay preemptible and killable. */
+		cond_resched();
+		rc = fatal_signal_pending(current) ? -EINTR :
+		     gsim_job_prepare(ctx, &cs->jobs[i], &chunks[i]);
 		if (rc) {
 			gsim_dbg(ctx->gdev, "chunk %u refused: %d\n", i, rc);
 			gsim_cs_discard(cs);
@@ -446,10 +487,13 @@ static int gsim_cs_push(struct gsim_cs *cs, bool user)
 	}
 
 	/* Internal work first, so the external jobs find it queued. */
-	for (i = 0; i < cs->num_jobs; i++)
-		if (cs->jobs[i].internal)
-			gsim_iqueue_push(&gdev->iqueues[cs->jobs[i].queue_id],
-					 &cs->jobs[i]);
+	for (i = 0; i < cs->num_jobs; i++) {
+		if (!cs->jobs[i].internal)
+			continue;
+		/* Close waits for (or resets) every queue the context used. */
+		__set_bit(cs->jobs[i].queue_id, ctx->iq_used);
+		gsim_iqueue_push(&gdev->iqueues[cs->jobs[i].queue_id], &cs->jobs[i]);
+	}
 	for (i = GAUDISIM_NUM_EXT_QUEUES; i < GAUDISIM_QUEUE_ID_SIZE; i++)
 		if (needed[i])
 			gsim_iqueue_ring_doorbell(&gdev->iqueues[i]);
@@ -497,6 +541,59 @@ out_exit:
 	return rc;
 }
 
+/**
+ * gsim_cs_run_driver_cb() - run packets the driver wrote, and wait for them
+ * @ctx: the context the work is done for (it may be closing)
+ * @queue_id: external queue
+ * @body: packets; the completion tail is appended
+ * @size: bytes of @body, a multiple of 8
+ * @timeout_s: CS timeout, at least 1
+ *
+ * The job runs like a user job (CQ completion, timeout, abort on reset)
+ * but skips the parser: the driver is the author. The wait cannot be
+ * interrupted; the timeout bounds it.
+ *
+ * Return: 0, -EIO, -ETIMEDOUT, -EBUSY, -EAGAIN, -ENOMEM or -ENODEV.
+ */
+int gsim_cs_run_driver_cb(struct gaudisim_ctx *ctx, u32 queue_id, const void *body,
+			  u32 size, u32 timeout_s)
+{
+	struct gaudisim_device *gdev = ctx->gdev;
+	struct gsim_job *job;
+	struct gsim_cs *cs;
+	int rc, idx;
+
+	if (!drm_dev_enter(&gdev->drm, &idx))
+		return -ENODEV;
+	cs = gsim_cs_alloc(ctx, 1, 0, timeout_s);
+	if (!cs) {
+		drm_dev_exit(idx);
+		return -ENOMEM;
+	}
+	job = &cs->jobs[0];
+	job->queue_id = queue_id;
+	job->has_dma = true;
+	cs->num_ext_jobs = 1;
+	rc = gsim_job_alloc_kcb(job, size + GAUDISIM_CB_COMPLETION_TAIL_SIZE);
+	if (!rc) {
+		memcpy(job->kcb, body, size);
+		rc = gsim_cs_push(cs, false);
+	}
+	drm_dev_exit(idx);
+	if (rc) {
+		gsim_cs_discard(cs);
+		return rc;
+	}
+
+	/* The TDR ends the CS at timeout_s; the extra second is a backstop. */
+	if (!wait_for_completion_timeout(&cs->done, (timeout_s + 1) * HZ))
+		rc = -ETIMEDOUT;
+	else
+		rc = cs->status;
+	gsim_cs_put(cs);
+	return rc;
+}
+
 /*
  * Restore phase: run the restore chunks to completion before the first
  * CS of a context (or a FORCE_RESTORE one). They form an internal CS
@@ -508,12 +605,19 @@ static int gsim_cs_restore(struct gaudisim_ctx *ctx,
 	struct gsim_cs *cs;
 	int rc;
 
+	lockdep_assert_held(&ctx->restore_lock);
+
 	rc = gsim_cs_submit(ctx, in->chunks_restore, in->num_chunks_restore,
 			    0, timeout_s, false, &cs);
 	if (rc)
 		return rc;
 
-	if (wait_for_completion_interruptible(&cs->done))
+	/*
+	 * Only a fatal signal ends the wait: an ordinary one would let the
+	 * caller start the restore phase again while this one still runs.
+	 * The CS's own timeout bounds the wait.
+	 */
+	if (wait_for_completion_killable(&cs->done))
 		rc = -EINTR;
 	else
 		rc = cs->status;
@@ -562,6 +666,7 @@ int gsim_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	union gaudisim_cs_args *args = data;
 	struct gaudisim_cs_in in = args->in;
 	struct gsim_cs *cs;
+	bool restore;
 	u32 timeout_s;
 	int rc;
 
@@ -569,20 +674,34 @@ int gsim_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	if (rc)
 		return rc;
 
-	if (in.num_chunks_restore &&
-	    (!READ_ONCE(ctx->restore_done) ||
-	     (in.cs_flags & GAUDISIM_CS_FLAGS_FORCE_RESTORE))) {
-		rc = gsim_cs_restore(ctx, &in, timeout_s);
-		if (rc)
-			return rc;
+	/*
+	 * Until the first CS went through, every CS takes restore_lock, so the
+	 * restore phase runs once per context however many threads submit.
+	 */
+	restore = !READ_ONCE(ctx->restore_done) ||
+		  (in.num_chunks_restore && (in.cs_flags & GAUDISIM_CS_FLAGS_FORCE_RESTORE));
+	if (restore) {
+		if (mutex_lock_killable(&ctx->restore_lock))
+			return -EINTR;
+		if (in.num_chunks_restore &&
+		    (!ctx->restore_done || (in.cs_flags & GAUDISIM_CS_FLAGS_FORCE_RESTORE))) {
+			rc = gsim_cs_restore(ctx, &in, timeout_s);
+			if (rc) {
+				mutex_unlock(&ctx->restore_lock);
+				return rc;
+			}
+		}
 	}
 
 	rc = gsim_cs_submit(ctx, in.chunks_execute, in.num_chunks_execute,
 			    in.cs_flags, timeout_s, true, &cs);
+	if (restore) {
+		if (!rc)
+			WRITE_ONCE(ctx->restore_done, true);
+		mutex_unlock(&ctx->restore_lock);
+	}
 	if (rc)
 		return rc;
-
-	WRITE_ONCE(ctx->restore_done, true);
 
 	memset(args, 0, sizeof(*args));
 	args->out.seq = cs->seq;

@@ -103,9 +103,12 @@ struct gsim_cs_outcome {
 	u64 timestamp_ns;
 };
 
+int gsim_job_alloc_kcb(struct gsim_job *job, u32 size);
 void gsim_job_complete(struct gsim_job *job);
 void gsim_job_abort(struct gsim_job *job, int err);
 
+int gsim_cs_run_driver_cb(struct gaudisim_ctx *ctx, u32 queue_id, const void *body,
+			  u32 size, u32 timeout_s);
 int gsim_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file);
 int gsim_wait_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file);
 

@@ -4,9 +4,11 @@
  *
  * One process at a time holds the compute node, like the real driver;
  * a second open gets EBUSY. Closing the node tears the context down:
- * jobs still running get a short grace period, then the device is reset
- * so that nothing DMAs into memory that is about to be unpinned; then
- * CBs, userptr mappings and HBM allocations are released.
+ * its work on every queue, internal ones included, gets a short grace
+ * period, then the device is reset so that nothing DMAs into memory that
+ * is about to be unpinned or reused; the device zeroes the HBM the
+ * context held (gaudisim_release.c); then CBs, userptr mappings and HBM
+ * allocations are released, and only then may the next user open.
  */
 
 #include <linux/ratelimit.h>
@@ -20,14 +22,13 @@
 #include "gaudisim_ctx.h"
 #include "gaudisim_drv.h"
 #include "gaudisim_mem.h"
-
-/* How long a closing context waits for its jobs before resetting. */
-#define GSIM_RELEASE_WAIT	(5 * HZ)
+#include "gaudisim_release.h"
 
 static void gsim_ctx_release(struct kref *ref)
 {
 	struct gaudisim_ctx *ctx = container_of(ref, struct gaudisim_ctx, ref);
 
+	mutex_destroy(&ctx->restore_lock);
 	mutex_destroy(&ctx->mem_lock);
 	kvfree(ctx->outcomes);
 	kfree(ctx);
@@ -62,6 +63,9 @@ static struct gaudisim_ctx *gsim_ctx_create(struct gaudisim_device *gdev)
 	ctx->pid = task_tgid_nr(current);
 	xa_init_flags(&ctx->cbs, XA_FLAGS_ALLOC1);
 	atomic64_set(&ctx->cb_bytes, 0);
+	atomic_set(&ctx->cb_count, 0);
+	atomic64_set(&ctx->kcb_bytes, 0);
+	mutex_init(&ctx->restore_lock);
 	mutex_init(&ctx->mem_lock);
 	gsim_mem_ctx_init(ctx);
 	spin_lock_init(&ctx->cs_lock);
@@ -69,26 +73,6 @@ static struct gaudisim_ctx *gsim_ctx_create(struct gaudisim_device *gdev)
 	atomic_set(&ctx->jobs_inflight, 0);
 	init_waitqueue_head(&ctx->idle_wq);
 	return ctx;
-}
-
-/*
- * Make sure the device no longer works for @ctx: wait a little for its
- * jobs, then reset the device, which aborts them.
- */
-static void gsim_ctx_quiesce(struct gaudisim_ctx *ctx)
-{
-	struct gaudisim_device *gdev = ctx->gdev;
-	int idx;
-
-	if (wait_event_timeout(ctx->idle_wq, !atomic_read(&ctx->jobs_inflight),
-			       GSIM_RELEASE_WAIT))
-		return;
-
-	/* After removal the device was already stopped and every job aborted. */
-	if (!drm_dev_enter(&gdev->drm, &idx))
-		return;
-	gsim_device_hard_reset(gdev, "compute context closed with jobs in flight");
-	drm_dev_exit(idx);
 }
 
 int gsim_open(struct drm_device *drm, struct drm_file *file)
@@ -141,9 +125,11 @@ void gsim_postclose(struct drm_device *drm, struct drm_file *file)
 	struct gaudisim_device *gdev = to_gsim(drm);
 	struct gaudisim_ctx *ctx = file->driver_priv;
 
-	gsim_ctx_quiesce(ctx);
+	gsim_ctx_release_engines(ctx);
 	/* No device access to the context's pages once they are unpinned. */
 	gsim_mmu_ctx_fini(ctx);
+	/* The next user finds zeros wherever this one had HBM. */
+	gsim_ctx_scrub_hbm(ctx);
 	gsim_cb_ctx_fini(ctx);
 	gsim_mem_ctx_fini(ctx);
 

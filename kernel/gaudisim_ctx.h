@@ -8,6 +8,7 @@
 #define __GAUDISIM_CTX_H__
 
 #include <linux/atomic.h>
+#include <linux/bitmap.h>
 #include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
@@ -16,6 +17,8 @@
 #include <linux/xarray.h>
 
 #include <drm/drm_mm.h>
+
+#include <hw/gaudisim_queues.h>
 
 #include "gaudisim_cs.h"
 
@@ -30,16 +33,23 @@ struct gaudisim_device;
  * @pid: thread group of the opener
  * @asid: device MMU address space of the context (1..7)
  * @cbs: CB id -> struct gsim_cb (handle references); own lock
- * @cb_bytes: bytes of CB memory the context holds
+ * @cb_bytes: bytes of user CB memory the context holds
+ * @cb_count: user CBs the context holds (handles, jobs or mappings)
+ * @kcb_bytes: bytes of kernel CBs of the context's jobs not yet released
  * @mem_lock: see below
  * @va_mm: device VAs of userptr mappings
  * @hbm_allocs: HBM handle -> struct gsim_hbm_alloc
  * @dram_used: HBM bytes allocated by this context
+ * @hbm_dirty_start: lowest HBM address the context ever allocated
+ * @hbm_dirty_end: end of the highest; 0 when it allocated nothing. The
+ *                 range is scrubbed by the device before the next open.
  * @cs_lock: see below
  * @next_seq: sequence number of the next CS
  * @pending: CSs in flight, indexed by seq % GSIM_MAX_PENDING_CS
  * @outcomes: retired CSs, indexed by seq % GSIM_CS_OUTCOMES
+ * @restore_lock: serialises the restore phase and @restore_done
  * @restore_done: the first CS went through (restore chunks are skipped)
+ * @iq_used: internal queues the context submitted to (under submit_lock)
  * @jobs_inflight: jobs submitted and not completed
  * @idle_wq: woken when @jobs_inflight drops to 0
  */
@@ -51,23 +61,32 @@ struct gaudisim_ctx {
 
 	struct xarray cbs;
 	atomic64_t cb_bytes;
+	atomic_t cb_count;
+	atomic64_t kcb_bytes;
 
 	/*
-	 * Protects @va_mm, @hbm_allocs and @dram_used. The parser holds it
-	 * while it translates addresses, so mappings cannot change under a
-	 * CB being copied.
+	 * Protects @va_mm, @hbm_allocs, @dram_used and the dirty range. The
+	 * parser holds it while it translates addresses, so mappings cannot
+	 * change under a CB being copied.
 	 */
 	struct mutex mem_lock;
 	struct drm_mm va_mm;
 	struct xarray hbm_allocs;
 	u64 dram_used;
+	u64 hbm_dirty_start;
+	u64 hbm_dirty_end;
 
 	/* Protects @next_seq, @pending, @outcomes and the CS outcome fields. */
 	spinlock_t cs_lock;
 	u64 next_seq;
 	struct gsim_cs *pending[GSIM_MAX_PENDING_CS];
 	struct gsim_cs_outcome *outcomes;
+
+	/* Held while the restore phase runs and @restore_done is set. */
+	struct mutex restore_lock;
 	bool restore_done;
+
+	DECLARE_BITMAP(iq_used, GAUDISIM_QUEUE_ID_SIZE);
 
 	atomic_t jobs_inflight;
 	wait_queue_head_t idle_wq;

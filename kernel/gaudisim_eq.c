@@ -117,6 +117,12 @@ static void gsim_eq_handle(struct gaudisim_device *gdev, const struct gsim_eq_en
 	case GAUDISIM_EQ_EVENT_DMA_ERR:
 	case GAUDISIM_EQ_EVENT_MMU_FAULT:
 	case GAUDISIM_EQ_EVENT_ENGINE_ERR:
+	case GAUDISIM_EQ_EVENT_SYNC_ERR:
+		/*
+		 * A refused monitor payload (queue: the one that armed it)
+		 * also fails the write that fired it; the work of an internal
+		 * queue waiting on it would hang until its timeout.
+		 */
 		if (gsim_event_internal(engine, queue))
 			gsim_request_reset(gdev, "internal queue error");
 		break;

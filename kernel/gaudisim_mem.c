@@ -8,11 +8,20 @@
  * GAUDISIM_HOST_VA_BASE range; the parser translates those VAs to bus
  * addresses when it copies a CB. A guard page follows every mapping so
  * that adjacent mappings never look contiguous.
+ *
+ * Limits: pinned pages count against the opener's RLIMIT_MEMLOCK (in
+ * mm->pinned_vm, like other drivers that pin long-term; CAP_IPC_LOCK
+ * lifts the limit), and every lookup by a user-supplied device VA checks
+ * the range before it searches the VA tree.
  */
 
+#include <linux/capability.h>
 #include <linux/dma-mapping.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/xarray.h>
@@ -40,6 +49,8 @@ static void gsim_userptr_release(struct kref *ref)
 	sg_free_table(&up->sgt);
 	/* The device may have written to any page. */
 	unpin_user_pages_dirty_lock(up->pages, up->npages, true);
+	atomic64_sub(up->npages, &up->mm->pinned_vm);
+	mmdrop(up->mm);
 	kvfree(up->pages);
 	kvfree(up->segs);
 	kfree(up);
@@ -86,14 +97,38 @@ static int gsim_userptr_build_segs(struct gsim_userptr *up)
 	return offset == up->size ? 0 : -EINVAL;
 }
 
+/*
+ * Charge @npages to the caller's pinned_vm, within RLIMIT_MEMLOCK unless
+ * it has CAP_IPC_LOCK.
+ */
+static int gsim_pinned_vm_charge(struct gaudisim_device *gdev, struct mm_struct *mm,
+				 u64 npages)
+{
+	u64 limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	u64 pinned = atomic64_add_return(npages, &mm->pinned_vm);
+
+	if (pinned > limit && !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(npages, &mm->pinned_vm);
+		gsim_dbg(gdev, "pinning %llu pages exceeds RLIMIT_MEMLOCK (%llu pages, %llu pinned)\n",
+			 npages, limit, pinned - npages);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static int gsim_userptr_pin(struct gsim_userptr *up, u64 addr)
 {
 	struct device *dev = &up->gdev->pdev->dev;
 	int pinned, rc;
 
+	rc = gsim_pinned_vm_charge(up->gdev, current->mm, up->npages);
+	if (rc)
+		return rc;
 	up->pages = kvmalloc_array(up->npages, sizeof(*up->pages), GFP_KERNEL);
-	if (!up->pages)
-		return -ENOMEM;
+	if (!up->pages) {
+		rc = -ENOMEM;
+		goto err_uncharge;
+	}
 
 	pinned = pin_user_pages_fast(addr, up->npages, FOLL_WRITE | FOLL_LONGTERM,
 				     up->pages);
@@ -127,6 +162,8 @@ err_unpin:
 	unpin_user_pages(up->pages, up->npages);
 err_free_pages:
 	kvfree(up->pages);
+err_uncharge:
+	atomic64_sub(up->npages, &current->mm->pinned_vm);
 	return rc;
 }
 
@@ -160,6 +197,9 @@ static int gsim_userptr_map(struct gaudisim_ctx *ctx, u64 addr, u64 size, u64 *v
 		kfree(up);
 		return rc;
 	}
+	/* The pages stay charged to this mm until the last job drops them. */
+	up->mm = current->mm;
+	mmgrab(up->mm);
 
 	mutex_lock(&ctx->mem_lock);
 	rc = drm_mm_insert_node_in_range(&ctx->va_mm, &up->va_node,
@@ -206,6 +246,15 @@ struct gsim_userptr *gsim_userptr_find(struct gaudisim_ctx *ctx, u64 va, u64 len
 	struct drm_mm_node *node;
 
 	lockdep_assert_held(&ctx->mem_lock);
+
+	/*
+	 * drm_mm only answers for ranges inside the one it manages: outside,
+	 * its range walk starts from the list head and never ends.
+	 */
+	if (!len || va < GAUDISIM_HOST_VA_BASE ||
+	    va - GAUDISIM_HOST_VA_BASE >= GAUDISIM_HOST_VA_SIZE ||
+	    len > GAUDISIM_HOST_VA_SIZE - (va - GAUDISIM_HOST_VA_BASE))
+		return NULL;
 
 	drm_mm_for_each_node_in_range(node, &ctx->va_mm, va, va + 1) {
 		struct gsim_userptr *up = container_of(node, struct gsim_userptr,
@@ -310,6 +359,14 @@ static int gsim_hbm_alloc(struct gaudisim_ctx *ctx, u64 size, u64 *handle)
 		goto err_remove_node;
 	}
 	ctx->dram_used += aligned;
+	/* Everything the context ever held is scrubbed when it closes. */
+	if (!ctx->hbm_dirty_end) {
+		ctx->hbm_dirty_start = alloc->node.start;
+		ctx->hbm_dirty_end = alloc->node.start + aligned;
+	} else {
+		ctx->hbm_dirty_start = min(ctx->hbm_dirty_start, alloc->node.start);
+		ctx->hbm_dirty_end = max(ctx->hbm_dirty_end, alloc->node.start + aligned);
+	}
 	mutex_unlock(&ctx->mem_lock);
 
 	*handle = id;
@@ -390,6 +447,7 @@ static int gsim_hbm_unmap(struct gaudisim_ctx *ctx, u64 addr)
 			rc = 0;
 			break;
 		}
+		cond_resched();
 	}
 	mutex_unlock(&ctx->mem_lock);
 
@@ -479,12 +537,14 @@ void gsim_mem_ctx_fini(struct gaudisim_ctx *ctx)
 
 		drm_mm_remove_node(node);
 		gsim_userptr_put(up);
+		cond_resched();
 	}
 	drm_mm_takedown(&ctx->va_mm);
 
 	xa_for_each(&ctx->hbm_allocs, id, alloc) {
 		xa_erase(&ctx->hbm_allocs, id);
 		gsim_hbm_release(ctx, alloc);
+		cond_resched();
 	}
 	xa_destroy(&ctx->hbm_allocs);
 	mutex_unlock(&ctx->mem_lock);

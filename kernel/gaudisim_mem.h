@@ -16,6 +16,7 @@ struct drm_device;
 struct drm_file;
 struct gaudisim_ctx;
 struct gaudisim_device;
+struct mm_struct;
 struct page;
 
 /* One bus-contiguous piece of a userptr mapping. */
@@ -29,6 +30,7 @@ struct gsim_dma_seg {
  * struct gsim_userptr - pinned, DMA-mapped user memory
  * @ref: held by the mapping (until UNMAP) and by each job using it
  * @gdev: the device it is mapped for
+ * @mm: the address space charged for the pinned pages (mmgrab reference)
  * @va_node: its device VA range in ctx->va_mm, plus a guard page
  * @va: first device VA
  * @size: bytes mapped
@@ -41,6 +43,7 @@ struct gsim_dma_seg {
 struct gsim_userptr {
 	struct kref ref;
 	struct gaudisim_device *gdev;
+	struct mm_struct *mm;
 	struct drm_mm_node va_node;
 	u64 va;
 	u64 size;

@@ -19,6 +19,7 @@
 
 #include <linux/bitmap.h>
 #include <linux/pci.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 
 #include <drm/drm_drv.h>
@@ -34,6 +35,8 @@
 
 #define GSIM_MMU_NUM_TABLES \
 	(GAUDISIM_MMU_PGT_SIZE / GAUDISIM_MMU_HOP_TABLE_SIZE)
+/* PTE loops give up the CPU once per this many bytes of mapping. */
+#define GSIM_MMU_RESCHED_BYTES	SZ_2M
 #define GSIM_MMU_LEAF_FLAGS \
 	(GAUDISIM_MMU_PTE_PRESENT | GAUDISIM_MMU_PTE_WRITABLE | GAUDISIM_MMU_PTE_LAST)
 
@@ -277,6 +280,9 @@ static void gsim_mmu_clear_range(struct gaudisim_device *gdev, u64 va, u64 size)
 	for (off = 0; off < size; off += GAUDISIM_MMU_PAGE_SIZE) {
 		u64 table = gsim_mmu_leaf_table(gdev, va + off, false);
 
+		/* A 4 GiB mapping is a million PTEs: let others run. */
+		if (!(off & (GSIM_MMU_RESCHED_BYTES - 1)))
+			cond_resched();
 		if (table)
 			gsim_mmu_set_pte(gdev, table,
 					 GAUDISIM_MMU_HOP_INDEX(va + off, GAUDISIM_MMU_LEAF_HOP),
@@ -314,6 +320,8 @@ int gsim_mmu_map_userptr(struct gaudisim_ctx *ctx, struct gsim_userptr *up)
 			u64 va = up->va + seg->offset + off;
 			u64 table = gsim_mmu_leaf_table(gdev, va, true);
 
+			if (!(off & (GSIM_MMU_RESCHED_BYTES - 1)))
+				cond_resched();
 			if (!table) {
 				rc = -ENOMEM;
 				break;

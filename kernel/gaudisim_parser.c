@@ -10,11 +10,20 @@
  * kernel CB of exactly that size. ctx->mem_lock is held across both
  * passes, so userptr mappings cannot change in between.
  *
- * What a packet may do:
+ * Which opcodes a user CB may carry and which of their bits are reserved
+ * come from the legality table in hw/gaudisim_pkt_legal.h, the one the
+ * device checks with: a reserved bit is EINVAL here, never a job the
+ * device aborts. On top of it, what a packet may do:
  *  - NOP, FENCE, ARB_POINT: copied unchanged.
- *  - MSG_SHORT: a value (op 0) to a user sync object (base 1) or to a
- *    register of a user monitor (base 0); the driver's and the reserved
- *    ranges of gaudisim_sync.h are refused (EPERM).
+ *  - MSG_SHORT: a value (op 0) to a user sync object (base 1; a legal
+ *    so_upd word) or to a register of a user monitor (base 0); the
+ *    driver's and the reserved ranges of gaudisim_sync.h are refused
+ *    (EPERM). A monitor's payload address may name user HBM, SRAM or the
+ *    register block, never reserved HBM or host memory (EPERM): the
+ *    halves are written separately, so each is checked so that no
+ *    combination of accepted halves reaches further. The device enforces
+ *    the same on its side: a CB-armed monitor writes with the rights of
+ *    the queue that armed it, never with the driver's.
  *  - WREG_32: only to the stream's own CP_FENCE_RDATA registers, which
  *    the device accepts from external CBs (a CB may signal its own fence).
  *  - MSG_LONG: a 32-bit value or a 64-bit timestamp to user HBM, SRAM or a
@@ -29,6 +38,8 @@
 #include <linux/dma-mapping.h>
 #include <linux/minmax.h>
 #include <linux/overflow.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -39,6 +50,7 @@
 #include "gaudisim_mem.h"
 #include "gaudisim_parser.h"
 
+#include <hw/gaudisim_pkt_legal.h>
 #include <hw/gaudisim_sync.h>
 
 /*
@@ -73,18 +85,15 @@ static_assert(sizeof(struct gsim_pkt_msg) == GAUDISIM_PKT_SIZE_MSG_PROT);
 static_assert(sizeof(struct gsim_pkt_lin_dma) == GAUDISIM_PKT_SIZE_LIN_DMA);
 static_assert(2 * sizeof(struct gsim_pkt_msg) == GAUDISIM_CB_COMPLETION_TAIL_SIZE);
 
-#define GSIM_PKT_CTL_HEADER \
-	(GAUDISIM_PKT_CTL_OPCODE_MASK | GAUDISIM_PKT_CTL_EB | \
-	 GAUDISIM_PKT_CTL_RB | GAUDISIM_PKT_CTL_MB)
-
-/* ctl bits a user LIN_DMA may set. */
+/*
+ * A user LIN_DMA may not ask for the engine's completion message: its
+ * address registers are not the user's to program on external queues.
+ */
 #define GSIM_LIN_DMA_CTL_ALLOWED \
-	(GSIM_PKT_CTL_HEADER | GAUDISIM_LIN_DMA_CTL_SUPPORTED)
+	(GAUDISIM_PKT_CTL_HEADER | GAUDISIM_LIN_DMA_CTL_SUPPORTED)
 
-/* ctl bits a user MSG_LONG may set. */
-#define GSIM_MSG_CTL_ALLOWED \
-	(GSIM_PKT_CTL_HEADER | GAUDISIM_MSG_CTL_WEAKLY_ORDERED | \
-	 GAUDISIM_MSG_CTL_NO_SNOOP | GAUDISIM_MSG_CTL_OP_MASK)
+/* Packets between two checks for rescheduling and fatal signals. */
+#define GSIM_PARSE_RESCHED_PKTS	4096
 
 /* Size of each opcode's packet; 0 marks an opcode that does not exist. */
 static const u8 gsim_pkt_size[GAUDISIM_PKT_MAX_OPCODE + 1] = {
@@ -247,11 +256,6 @@ static int gsim_parse_msg_long(struct gsim_parser *p,
 	u32 op, len;
 	int rc;
 
-	if (ctl & ~GSIM_MSG_CTL_ALLOWED) {
-		gsim_parse_dbg(p, "MSG_LONG with unsupported ctl bits 0x%08x\n",
-			       ctl & ~GSIM_MSG_CTL_ALLOWED);
-		return -EINVAL;
-	}
 	op = (ctl & GAUDISIM_MSG_CTL_OP_MASK) >> GAUDISIM_MSG_CTL_OP_SHIFT;
 	switch (op) {
 	case GAUDISIM_MSG_OP_WRITE_VALUE:
@@ -321,13 +325,15 @@ static int gsim_emit_lin_dma_split(struct gsim_parser *p,
 	u64 dst = dst_field & GAUDISIM_LIN_DMA_DST_ADDR_MASK;
 	u64 src = le64_to_cpu(pkt->src);
 	u32 tsize = le32_to_cpu(pkt->tsize);
+	bool fill = le32_to_cpu(pkt->ctl) & GAUDISIM_LIN_DMA_CTL_MEMSET;
 	u64 done = 0;
 	int rc;
 
 	while (done < tsize) {
 		struct gsim_pkt_lin_dma out = *pkt;
 		u64 piece = tsize - done;
-		u64 s = src + done;
+		/* A memset's source is its fill value: every piece keeps it. */
+		u64 s = fill ? src : src + done;
 		u64 d = dst + done;
 		dma_addr_t bus;
 		u64 contig;
@@ -376,7 +382,7 @@ static int gsim_parse_lin_dma(struct gsim_parser *p,
 	int rc;
 
 	if (ctl & ~GSIM_LIN_DMA_CTL_ALLOWED) {
-		gsim_parse_dbg(p, "LIN_DMA with unsupported ctl bits 0x%08x\n",
+		gsim_parse_dbg(p, "LIN_DMA with ctl bits 0x%08x, which user CBs may not set\n",
 			       ctl & ~GSIM_LIN_DMA_CTL_ALLOWED);
 		return -EINVAL;
 	}
@@ -419,22 +425,78 @@ static bool gsim_user_monitor(u32 mon)
 		mon > GAUDISIM_SYNC_RESERVED_MON_LAST);
 }
 
+/*
+ * May a user CB put @value into a monitor payload register at @reg (its
+ * offset from the monitor arrays)? The address halves are checked one by
+ * one: the high half names user HBM (at most the top of HBM) or the
+ * SRAM/register window, never host memory or a device VA; the low half
+ * never falls below the end of reserved HBM, so that with a high half of
+ * 0 (its reset value) the address is still user HBM. Every combination of
+ * accepted halves is then user HBM, SRAM, a register or a hole.
+ */
+static int gsim_check_mon_payload(struct gsim_parser *p, u32 reg, u32 value)
+{
+	u32 hbm_hi = upper_32_bits(p->gdev->hbm_size - 1);
+	u32 win_hi = upper_32_bits(GAUDISIM_CFG_BASE);
+
+	static_assert(upper_32_bits(GAUDISIM_SRAM_BASE) ==
+		      upper_32_bits(GAUDISIM_CFG_BASE + GAUDISIM_CFG_BAR_SIZE - 1));
+	static_assert(upper_32_bits(GAUDISIM_CFG_BASE) <
+		      upper_32_bits(GAUDISIM_HOST_BASE));
+	static_assert(lower_32_bits(GAUDISIM_SRAM_BASE) >= GAUDISIM_HBM_USER_BASE);
+
+	if (reg < GAUDISIM_SYNC_MON_PAY_ADDRH(0) - GAUDISIM_SYNC_MON_BASE_OFFSET) {
+		if (value >= GAUDISIM_HBM_USER_BASE)
+			return 0;
+		gsim_parse_dbg(p, "monitor payload address low half 0x%08x points into reserved HBM\n",
+			       value);
+		return -EPERM;
+	}
+	if (reg < GAUDISIM_SYNC_MON_PAY_DATA(0) - GAUDISIM_SYNC_MON_BASE_OFFSET) {
+		if (value <= hbm_hi || value == win_hi)
+			return 0;
+		gsim_parse_dbg(p, "monitor payload address high half 0x%08x is outside device memory\n",
+			       value);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* A legal value for a sync-manager register a user CB writes. */
+static int gsim_check_sync_value(struct gsim_parser *p, u32 base, u32 reg, u32 value)
+{
+	u32 arm = GAUDISIM_SYNC_MON_ARM(0) - GAUDISIM_SYNC_MON_BASE_OFFSET;
+
+	if (base == GSIM_MSG_BASE_SOB) {
+		if (gaudisim_sob_update_legal(value))
+			return 0;
+		gsim_parse_dbg(p, "sync object update 0x%08x sets reserved bits\n", value);
+		return -EINVAL;
+	}
+	if (reg >= arm) {
+		if (gaudisim_mon_arm_legal(value))
+			return 0;
+		gsim_parse_dbg(p, "monitor arm word 0x%08x watches no sync object\n", value);
+		return -EINVAL;
+	}
+	return gsim_check_mon_payload(p, reg, value);
+}
+
 static int gsim_parse_msg_short(struct gsim_parser *p,
 				const struct gsim_pkt_hdr *pkt)
 {
 	u32 ctl = le32_to_cpu(pkt->ctl);
+	u32 value = le32_to_cpu(pkt->dw0);
 	u32 offset = ctl & GAUDISIM_MSG_SHORT_CTL_OFFSET_MASK;
 	u32 base = (ctl & GAUDISIM_MSG_SHORT_CTL_BASE_MASK) >>
 		   GAUDISIM_MSG_SHORT_CTL_BASE_SHIFT;
 	u32 op = (ctl & GAUDISIM_MSG_CTL_OP_MASK) >> GAUDISIM_MSG_CTL_OP_SHIFT;
-	u32 allowed = GSIM_MSG_CTL_ALLOWED | GAUDISIM_MSG_SHORT_CTL_OFFSET_MASK |
-		      GAUDISIM_MSG_SHORT_CTL_BASE_MASK;
 	/* Monitor registers are arrays of 4-byte registers, one per monitor. */
 	u32 mon_array = GAUDISIM_SYNC_MON_PAY_ADDRH(0) - GAUDISIM_SYNC_MON_PAY_ADDRL(0);
 	u32 mon_end = GAUDISIM_SYNC_MON_STATUS(0) - GAUDISIM_SYNC_MON_BASE_OFFSET;
+	int rc;
 
-	if ((ctl & ~allowed) || op != GAUDISIM_MSG_OP_WRITE_VALUE ||
-	    !IS_ALIGNED(offset, sizeof(u32))) {
+	if (op != GAUDISIM_MSG_OP_WRITE_VALUE || !IS_ALIGNED(offset, sizeof(u32))) {
 		gsim_parse_dbg(p, "MSG_SHORT with unsupported ctl 0x%08x\n", ctl);
 		return -EINVAL;
 	}
@@ -446,7 +508,8 @@ static int gsim_parse_msg_short(struct gsim_parser *p,
 			gsim_parse_dbg(p, "MSG_SHORT to reserved SOB %u\n", offset / 4);
 			return -EPERM;
 		}
-		return gsim_emit(p, pkt, sizeof(*pkt));
+		rc = gsim_check_sync_value(p, base, offset, value);
+		return rc ? rc : gsim_emit(p, pkt, sizeof(*pkt));
 	case GSIM_MSG_BASE_MON:
 		if (offset >= mon_end)
 			break;
@@ -455,7 +518,8 @@ static int gsim_parse_msg_short(struct gsim_parser *p,
 				       (offset % mon_array) / 4);
 			return -EPERM;
 		}
-		return gsim_emit(p, pkt, sizeof(*pkt));
+		rc = gsim_check_sync_value(p, base, offset, value);
+		return rc ? rc : gsim_emit(p, pkt, sizeof(*pkt));
 	default:
 		break;
 	}
@@ -471,10 +535,6 @@ static int gsim_parse_wreg32(struct gsim_parser *p, const struct gsim_pkt_hdr *p
 	u32 reg = ctl & GAUDISIM_WREG32_CTL_REG_OFFSET_MASK;
 	u32 f;
 
-	if (ctl & ~(GSIM_PKT_CTL_HEADER | GAUDISIM_WREG32_CTL_REG_OFFSET_MASK)) {
-		gsim_parse_dbg(p, "WREG_32 with unsupported ctl 0x%08x\n", ctl);
-		return -EINVAL;
-	}
 	for (f = 0; f < GAUDISIM_QM_NUM_FENCES; f++)
 		if (reg == GAUDISIM_QM_OFFSET + GAUDISIM_QM_CP_FENCE_RDATA(f, p->stream))
 			return gsim_emit(p, pkt, sizeof(*pkt));
@@ -494,6 +554,14 @@ static int gsim_parse(struct gsim_parser *p)
 		const struct gsim_pkt_hdr *hdr = pkt;
 		u32 ctl = le32_to_cpu(hdr->ctl);
 		u32 op = GAUDISIM_PKT_OPCODE(ctl);
+		u32 dw0 = le32_to_cpu(hdr->dw0);
+
+		/* A 2 MiB CB is 256 Ki packets: stay preemptible and killable. */
+		if (p->off && !(p->off % (GSIM_PARSE_RESCHED_PKTS * GAUDISIM_PKT_ALIGN))) {
+			cond_resched();
+			if (fatal_signal_pending(current))
+				return -EINTR;
+		}
 
 		pkt_size = gsim_pkt_size[op];
 		if (!pkt_size) {
@@ -504,6 +572,27 @@ static int gsim_parse(struct gsim_parser *p)
 			gsim_parse_dbg(p, "%s runs past the end of the CB (%u bytes)\n",
 				       gsim_pkt_name[op], p->src_size);
 			return -EINVAL;
+		}
+		/* The device's own table: reserved bits fail here, not there. */
+		if (ctl & ~gaudisim_pkt_ctl_defined(op)) {
+			gsim_parse_dbg(p, "%s with reserved ctl bits 0x%08x\n",
+				       gsim_pkt_name[op], ctl & ~gaudisim_pkt_ctl_defined(op));
+			return -EINVAL;
+		}
+		if (dw0 & ~gaudisim_pkt_dw0_defined(op)) {
+			gsim_parse_dbg(p, "%s with reserved dw0 bits 0x%08x\n",
+				       gsim_pkt_name[op], dw0 & ~gaudisim_pkt_dw0_defined(op));
+			return -EINVAL;
+		}
+		if (!gaudisim_pkt_allowed(op, GAUDISIM_QCLASS_USER_EXTERNAL)) {
+			/*
+			 * Bulk register writes (WREG_BULK), driver-only
+			 * packets (MSG_PROT, CP_DMA, STOP, LOAD_AND_EXE) and
+			 * what the parser does not follow (REPEAT, WAIT).
+			 */
+			gsim_parse_dbg(p, "%s is not allowed on external queues\n",
+				       gsim_pkt_name[op]);
+			return -EPERM;
 		}
 
 		switch (op) {
@@ -525,13 +614,7 @@ static int gsim_parse(struct gsim_parser *p)
 			rc = gsim_parse_wreg32(p, pkt);
 			break;
 		default:
-			/*
-			 * Bulk register writes (WREG_BULK), driver-only
-			 * packets (MSG_PROT, CP_DMA, STOP, LOAD_AND_EXE) and
-			 * what the parser does not follow (REPEAT, WAIT).
-			 */
-			gsim_parse_dbg(p, "%s is not allowed on external queues\n",
-				       gsim_pkt_name[op]);
+			/* gaudisim_pkt_allowed() let through an opcode not handled here. */
 			rc = -EPERM;
 			break;
 		}
@@ -580,13 +663,9 @@ int gsim_parser_make_kcb(struct gaudisim_ctx *ctx, struct gsim_job *job,
 		goto out_unlock;
 	body = p.dst_len;
 
-	job->kcb_size = body + GAUDISIM_CB_COMPLETION_TAIL_SIZE;
-	job->kcb = dma_alloc_coherent(&gdev->pdev->dev, job->kcb_size,
-				      &job->kcb_dma, GFP_KERNEL);
-	if (!job->kcb) {
-		rc = -ENOMEM;
+	rc = gsim_job_alloc_kcb(job, body + GAUDISIM_CB_COMPLETION_TAIL_SIZE);
+	if (rc)
 		goto out_unlock;
-	}
 	if (p.nrefs) {
 		job->uptrs = kvcalloc(p.nrefs, sizeof(*job->uptrs), GFP_KERNEL);
 		if (!job->uptrs) {

@@ -11,7 +11,13 @@
  * BAR4  window into HBM (RAM-backed, moved by the HBM_WINDOW registers)
  *
  * Locking: everything here runs with the BQL held (MMIO handlers, the BH,
- * reset), which is the single-thread contract gsim_core.h asks for.
+ * reset), which is the single-thread contract gsim_core.h asks for. The
+ * core's worker threads (property "threads") compute MME, TPC and HBM-DMA
+ * work on device memory only; when one finishes it calls
+ * gaudisim_work_done(), which only schedules the BH (qemu_bh_schedule() is
+ * thread-safe). The BH takes the results back under the BQL, so guest
+ * memory DMA and MSI-X stay on the main loop. docs/device.md has the
+ * whole model.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -56,6 +62,7 @@ struct GaudisimState {
     /* Properties. */
     uint64_t hbm_size;
     uint64_t hbm_bar_size;
+    uint32_t threads;           /* engine workers; 0: one per host CPU */
 
     MemoryRegion cfg_bar;       /* BAR0: register MMIO */
     MemoryRegion msix_bar;      /* BAR2: MSI-X table + PBA */
@@ -323,12 +330,47 @@ static uint64_t gaudisim_clock_ns(void *opaque)
     return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
 }
 
+/* A worker thread finished engine work: the BH completes it (any thread). */
+static void gaudisim_work_done(void *opaque)
+{
+    GaudisimState *s = opaque;
+
+    qemu_bh_schedule(s->run_bh);
+}
+
+/* The core's trace points as QEMU trace events (BQL held). */
+static void gaudisim_core_trace(void *opaque, const struct gsim_trace_event *ev)
+{
+    switch (ev->what) {
+    case GSIM_TRACE_LAUNCH:
+        trace_gaudisim_engine_launch(ev->engine_name, ev->a, ev->b);
+        break;
+    case GSIM_TRACE_OFFLOAD:
+        trace_gaudisim_engine_offload(ev->engine_name, ev->a);
+        break;
+    case GSIM_TRACE_DONE:
+        trace_gaudisim_engine_done(ev->engine_name, ev->a, ev->b);
+        break;
+    case GSIM_TRACE_DROPPED:
+        trace_gaudisim_engine_dropped(ev->engine_name, ev->a);
+        break;
+    case GSIM_TRACE_CANCEL:
+        trace_gaudisim_engine_cancel(ev->engine_name, ev->a);
+        break;
+    case GSIM_TRACE_LOG:
+        trace_gaudisim_core_log(ev->msg);
+        break;
+    }
+}
+
 static const struct gsim_host_ops gaudisim_host_ops = {
     .dma_read = gaudisim_dma_read,
     .dma_write = gaudisim_dma_write,
     .msix_notify = gaudisim_msix_notify,
     .guest_error = gaudisim_guest_error,
     .clock_ns = gaudisim_clock_ns,
+    .work_done = gaudisim_work_done,
+    .trace = gaudisim_core_trace,
 };
 
 /* ---- engines, window, reset */
@@ -448,7 +490,24 @@ static bool gaudisim_check_props(GaudisimState *s, Error **errp)
                    s->hbm_bar_size, s->hbm_size);
         return false;
     }
+    if (s->threads > GSIM_CORE_MAX_THREADS) {
+        error_setg(errp, "threads %" PRIu32 " is more than %u",
+                   s->threads, GSIM_CORE_MAX_THREADS);
+        return false;
+    }
     return true;
+}
+
+/* The "threads" property, 0 meaning one worker per online host CPU. */
+static unsigned int gaudisim_worker_count(GaudisimState *s)
+{
+    long cpus;
+
+    if (s->threads) {
+        return s->threads;
+    }
+    cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus < 1 ? 1 : MIN(cpus, GSIM_CORE_MAX_THREADS);
 }
 
 static void gaudisim_realize(PCIDevice *pdev, Error **errp)
@@ -464,11 +523,18 @@ static void gaudisim_realize(PCIDevice *pdev, Error **errp)
     if (!gaudisim_check_props(s, errp)) {
         return;
     }
+    cfg.threads = gaudisim_worker_count(s);
+    /* Workers may finish before realize ends: the BH must exist first. */
+    s->run_bh = qemu_bh_new_guarded(gaudisim_run_bh, s,
+                                    &DEVICE(pdev)->mem_reentrancy_guard);
     s->core = gsim_core_new(&cfg, &gaudisim_host_ops, s, &err);
     if (!s->core) {
         error_setg(errp, "gaudisim: %s", err ? err : "cannot create core");
+        qemu_bh_delete(s->run_bh);
+        s->run_bh = NULL;
         return;
     }
+    trace_gaudisim_threads(gsim_core_threads(s->core));
 
     pci_config_set_interrupt_pin(pdev->config, 0);
     ret = pcie_endpoint_cap_init(pdev, GAUDISIM_PCIE_CAP_OFFSET);
@@ -520,9 +586,6 @@ static void gaudisim_realize(PCIDevice *pdev, Error **errp)
                      PCI_BASE_ADDRESS_SPACE_MEMORY |
                      PCI_BASE_ADDRESS_MEM_TYPE_64 |
                      PCI_BASE_ADDRESS_MEM_PREFETCH, &s->hbm_bar);
-
-    s->run_bh = qemu_bh_new_guarded(gaudisim_run_bh, s,
-                                    &DEVICE(pdev)->mem_reentrancy_guard);
     return;
 
 fail_pcie:
@@ -530,12 +593,16 @@ fail_pcie:
 fail_core:
     gsim_core_free(s->core);
     s->core = NULL;
+    qemu_bh_delete(s->run_bh);
+    s->run_bh = NULL;
 }
 
 static void gaudisim_exit(PCIDevice *pdev)
 {
     GaudisimState *s = GAUDISIM(pdev);
 
+    /* No worker may schedule the BH once it is gone: stop them first. */
+    gsim_core_stop_workers(s->core);
     qemu_bh_delete(s->run_bh);
     s->run_bh = NULL;
     msix_unuse_all_vectors(pdev);
@@ -580,6 +647,7 @@ static const Property gaudisim_properties[] = {
                      GAUDISIM_HBM_SIZE_DEFAULT),
     DEFINE_PROP_SIZE("hbm-bar-size", GaudisimState, hbm_bar_size,
                      GAUDISIM_HBM_BAR_SIZE_DEFAULT),
+    DEFINE_PROP_UINT32("threads", GaudisimState, threads, 0),
 };
 
 static void gaudisim_class_init(ObjectClass *oc, void *data)
@@ -602,6 +670,9 @@ static void gaudisim_class_init(ObjectClass *oc, void *data)
         "HBM capacity in bytes (host memory is used only where touched)");
     object_class_property_set_description(oc, "hbm-bar-size",
         "size of the BAR4 window into HBM, a power of two");
+    object_class_property_set_description(oc, "threads",
+        "host worker threads for MME, TPC and HBM-DMA work "
+        "(0: one per host CPU)");
     device_class_set_legacy_reset(dc, gaudisim_device_reset);
     gaudisim_fault_class_init(oc);
     set_bit(DEVICE_CATEGORY_MISC, dc->categories);

@@ -19,14 +19,21 @@
 # <harness>/; its path is printed and the run fails.
 #
 # Environment: FUZZ_RUNS, FUZZ_TIME (bounded run per harness: executions,
-# seconds cap), FUZZ_JOBS (harnesses fuzzed at once, default 2).
+# seconds cap), FUZZ_JOBS (harnesses fuzzed at once, default 2),
+# FUZZ_REPLAY_TIMEOUT (seconds per replayed input, default 25).
+#
+# Every harness must have its libFuzzer build: one that cannot be built or
+# run is a failed test, never a skip.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 src=$top/tests/fuzz
 out=$top/build/fuzz
-harnesses=(cb tpc)
-declare -A max_len=([cb]=4096 [tpc]=8192)
+harnesses=(cb tpc tpc_ops)
+declare -A max_len=([cb]=4096 [tpc]=8192 [tpc_ops]=1024)
+# Executions of the bounded run (FUZZ_RUNS overrides): a tpc_ops input
+# always runs a whole launch, so it gets fewer.
+declare -A bounded_runs=([cb]=12000 [tpc]=12000 [tpc_ops]=4000)
 
 # Each libFuzzer process is one thread; keep OpenBLAS (MME) to one too.
 export OPENBLAS_NUM_THREADS=1
@@ -88,8 +95,10 @@ fuzz_phase() {
 	local started=()
 	shift 2
 	for h in "${harnesses[@]}"; do
+		# A harness that cannot run has tested nothing: that is a failure.
 		if ! have_fuzzer "$h"; then
-			echo "SKIP $phase-$h (no libFuzzer build)"
+			fail "$phase-$h (no libFuzzer build: clang cannot link -fsanitize=fuzzer;" \
+				"scripts/setup.sh packages installs Debian's clang and libclang-rt)"
 			continue
 		fi
 		rm -rf "$out/artifacts/$h"
@@ -121,7 +130,7 @@ bounded_one() {
 	# A fresh scratch corpus each time: the seeds alone decide the run.
 	rm -rf "$scratch"
 	mkdir -p "$scratch"
-	fuzz_run "$h" "$out/fuzz-$h.log" -seed=1 -runs="${FUZZ_RUNS:-12000}" \
+	fuzz_run "$h" "$out/fuzz-$h.log" -seed=1 -runs="${FUZZ_RUNS:-${bounded_runs[$h]}}" \
 		-max_total_time="${FUZZ_TIME:-90}" -timeout=25 "$scratch" "$src/seeds/$h"
 }
 
@@ -132,13 +141,15 @@ long_one() {
 		"$corpus" "$src/seeds/$h"
 }
 
+# Seconds one input may take in the replay build (as libFuzzer's -timeout).
+replay_timeout=${FUZZ_REPLAY_TIMEOUT:-25}
 replay_phase() {
 	local h inputs log
 	for h in "${harnesses[@]}"; do
 		inputs=("$src/seeds/$h")
 		[ -d "$src/crashes/$h" ] && inputs+=("$src/crashes/$h")
 		log=$out/replay-$h.log
-		if "$out/replay_$h" -q "${inputs[@]}" >"$log" 2>&1; then
+		if "$out/replay_$h" -q -t "$replay_timeout" "${inputs[@]}" >"$log" 2>&1; then
 			pass "replay-$h ($(tail -1 "$log"))"
 		else
 			grep -E '^FAIL|invariant|ERROR' "$log" | head -10
@@ -165,7 +176,7 @@ replay)
 	build || exit 1
 	h=$2
 	shift 2
-	exec "$out/replay_$h" "$@"
+	exec "$out/replay_$h" -t "$replay_timeout" "$@"
 	;;
 minimize)
 	[ $# -eq 3 ] || { echo "usage: $0 minimize HARNESS CRASHFILE"; exit 2; }

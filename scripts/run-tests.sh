@@ -9,10 +9,15 @@ logs=$top/build/test-logs
 cd "$top"
 mkdir -p "$logs"
 
-suites=(unit host fuzz qtest guest)
+suites=(unit unit-portable host runtime trainer setup fuzz qtest guest)
 declare -A cmd=(
 	[unit]="$top/build/tests/unit-core"
+	# The unit tests again on the MME's portable kernels (no OpenBLAS).
+	[unit-portable]="$top/build/tests/unit-core-portable"
 	[host]="$top/build/tests/host/host-user"
+	[runtime]="$top/build/tests/runtime/runtime-tests"
+	[trainer]="$top/build/tests/trainer/trainer-tests"
+	[setup]="bash $top/tests/setup/test-apt-sources.sh"
 	[fuzz]="bash $top/scripts/run-fuzz.sh bounded"
 	[qtest]="bash $top/scripts/run-qtests.sh"
 	[guest]="bash $top/scripts/vm.sh run -t 1500 -- run-all.sh"

@@ -5,7 +5,9 @@
 # to redo a step):
 #   packages  Debian build dependencies from the machine's own apt sources
 #   apt-local a project-local apt configuration (trixie deb-src, bookworm-backports)
-#             used through apt options only; the machine's apt config is untouched
+#             on the Debian archive and security archive the machine's own apt
+#             sources name (any mirror or proxy; only the suites change), used
+#             through apt options only; the machine's apt config is untouched
 #   meson     meson >= 1.5 from bookworm-backports, unpacked into build/tools
 #   qemu-src  QEMU 10.0 from Debian's trixie source package, with Debian's patches
 #   kernel    Debian's 6.12 guest kernel image and its kbuild tree, unpacked
@@ -13,6 +15,9 @@
 #             /usr/src stay as they are)
 #
 # Usage: scripts/setup.sh [step...]   (default: all steps)
+#        scripts/setup.sh apt-sources  print the project-local apt sources the
+#                                      apt-local step would write (APT_ETC
+#                                      names another apt configuration folder)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,7 +40,8 @@ host_packages=(
 	busybox-static kmod libdrm-dev check
 	qemu-system-data
 	bc libelf-dev sparse pahole gcc-12 libopenblas-dev
-	clang-14 libclang-rt-14-dev
+	clang clang-14 libclang-rt-14-dev
+	libjansson-dev dataset-fashion-mnist
 )
 
 step_packages() {
@@ -69,15 +75,109 @@ apt_local() {
 		-o APT::Sandbox::User=root "$@"
 }
 
+# The machine's apt sources, one line per (type, URI, suite): "TYPE URI SUITE
+# SIGNED-BY" ("-" when unset), from sources.list and sources.list.d/*.list
+# (one-line format) and sources.list.d/*.sources (deb822). Disabled deb822
+# stanzas, cdrom: sources and embedded keys are left out.
+apt_etc=${APT_ETC:-/etc/apt}
+machine_apt_sources() {
+	local f
+	for f in "$apt_etc/sources.list" "$apt_etc"/sources.list.d/*.list; do
+		[ -f "$f" ] || continue
+		awk '
+		{ sub(/#.*/, "") }
+		$1 != "deb" && $1 != "deb-src" { next }
+		{
+			type = $1; sb = "-"; i = 2
+			if ($2 ~ /^\[/) {
+				opts = ""
+				for (; i <= NF; i++) {
+					opts = opts " " $i
+					if ($i ~ /\]$/) { i++; break }
+				}
+				if (match(opts, /signed-by=[^] ]+/))
+					sb = substr(opts, RSTART + 10, RLENGTH - 10)
+			}
+			if (i + 1 <= NF && $i !~ /^cdrom:/)
+				print type, $i, $(i + 1), sb
+		}' "$f"
+	done
+	for f in "$apt_etc"/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		awk '
+		function flush(   t, u, s, nt, nu, ns, a, b, c) {
+			if (tolower(f["enabled"]) != "no" && f["uris"] != "") {
+				nt = split(f["types"], a, " ")
+				nu = split(f["uris"], b, " ")
+				ns = split(f["suites"], c, " ")
+				for (t = 1; t <= nt; t++)
+					for (u = 1; u <= nu; u++)
+						for (s = 1; s <= ns; s++)
+							if (b[u] !~ /^cdrom:/)
+								print a[t], b[u], c[s], sb
+			}
+			delete f; sb = "-"; key = ""
+		}
+		BEGIN { sb = "-" }
+		/^[ \t]*#/ { next }
+		/^[ \t]*$/ { flush(); next }
+		/^[ \t]/ { if (key != "signed-by") f[key] = f[key] " " $0; next }
+		{
+			key = tolower(substr($0, 1, index($0, ":") - 1))
+			val = substr($0, index($0, ":") + 1)
+			gsub(/^[ \t]+|[ \t]+$/, "", val)
+			f[key] = val
+			# Key file paths (one-line form: comma-separated), not an
+			# embedded key block.
+			if (key == "signed-by" && val != "") {
+				sb = val
+				gsub(/[ \t]+/, ",", sb)
+			}
+		}
+		END { flush() }' "$f"
+	done
+}
+
+# The URI (and signed-by) of the first enabled source of a Debian suite.
+archive_for_suite() {
+	awk -v suite="$1" '$1 == "deb" && $3 == suite { print $2, $4; exit }'
+}
+
+# The project-local sources: the machine's own Debian archive and security
+# archive (whatever mirror or proxy it uses), with the suites this project
+# needs.
+local_apt_sources() {
+	local sources main sec uri sb opt
+	sources=$(machine_apt_sources)
+	main=$(archive_for_suite bookworm <<<"$sources")
+	[ -n "$main" ] || main=$(archive_for_suite bookworm-updates <<<"$sources")
+	sec=$(archive_for_suite bookworm-security <<<"$sources")
+	if [ -z "$main" ]; then
+		echo "setup: no Debian bookworm archive in $apt_etc/sources.list{,.d/}" >&2
+		return 1
+	fi
+	read -r uri sb <<<"$main"
+	opt=; [ "$sb" = - ] || opt="[signed-by=$sb] "
+	printf 'deb %s%s bookworm main\n' "$opt" "$uri"
+	printf 'deb %s%s bookworm-updates main\n' "$opt" "$uri"
+	printf 'deb-src %s%s trixie main\n' "$opt" "$uri"
+	printf 'deb %s%s bookworm-backports main\n' "$opt" "$uri"
+	if [ -n "$sec" ]; then
+		read -r uri sb <<<"$sec"
+		opt=; [ "$sb" = - ] || opt="[signed-by=$sb] "
+		printf 'deb %s%s bookworm-security main\n' "$opt" "$uri"
+	else
+		log "no bookworm-security source on this machine: left out" >&2
+	fi
+}
+
 step_apt_local() {
+	local list
 	mkdir -p "$apt_dir/sources.list.d" "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
-	cat > "$apt_dir/sources.list" <<-LIST
-	deb http://deb.debian.org/debian bookworm main
-	deb http://deb.debian.org/debian bookworm-updates main
-	deb-src http://deb.debian.org/debian trixie main
-	deb http://deb.debian.org/debian bookworm-backports main
-	deb http://deb.debian.org/debian-security bookworm-security main
-	LIST
+	list=$(local_apt_sources)
+	printf '%s\n' "$list" > "$apt_dir/sources.list"
+	log "project-local apt sources:"
+	sed 's/^/[setup]   /' "$apt_dir/sources.list"
 	log "updating project-local apt lists"
 	apt_local update -qq
 }
@@ -143,6 +243,10 @@ run() {
 	mark "$s"
 }
 
+if [ "${1:-}" = apt-sources ]; then
+	local_apt_sources
+	exit
+fi
 steps=("$@")
 [ ${#steps[@]} -gt 0 ] || steps=(packages apt-local meson qemu-src kernel)
 for s in "${steps[@]}"; do run "$s"; done

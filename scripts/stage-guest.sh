@@ -17,7 +17,7 @@ stage() { # src dst-dir
 	fi
 }
 
-for lib in "$build"/libhlthunk/*.so*; do
+for lib in "$build"/libhlthunk/*.so* "$build"/runtime/*.so*; do
 	[ -e "$lib" ] || continue
 	if [ -L "$lib" ]; then
 		ln -sfn "$(readlink "$lib")" "$root/usr/lib/$(basename "$lib")"
@@ -32,5 +32,10 @@ for dir in "$build/smi" "$build/apps" "$build/tests/guest"; do
 done
 for script in "$top"/tests/guest/*.sh; do
 	[ -e "$script" ] && stage "$script" "$root/usr/bin"
+done
+# Model descriptions for the trainers.
+mkdir -p "$root/usr/share/gaudisim/models"
+for model in "$top"/models/*.json; do
+	[ -e "$model" ] && stage "$model" "$root/usr/share/gaudisim/models"
 done
 exit 0

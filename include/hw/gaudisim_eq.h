@@ -103,7 +103,9 @@ enum gaudisim_eq_event_type {
 	/* An engine soft reset finished: engine. */
 	GAUDISIM_EQ_EVENT_RESET_DONE = 10,
 	/* A monitor's payload write failed or its chain was too deep:
-	 * data[0] = monitor, addr = payload address, code GAUDISIM_CP_ERR_*. */
+	 * data[0] = monitor, addr = payload address, code GAUDISIM_CP_ERR_*;
+	 * engine/queue = the queue whose CB armed it (NONE: armed over MMIO),
+	 * data[1] = the ASID the payload was written with. */
 	GAUDISIM_EQ_EVENT_SYNC_ERR = 11,
 	/* A stream executed STOP: engine, queue, addr = CB address. */
 	GAUDISIM_EQ_EVENT_QMAN_STOP = 12,

@@ -51,7 +51,7 @@
  *				+ (K + 3) * 2^-149 * (1 + |alpha|)
  *     where g(n) = n*u / (1 - n*u), the classic bound for n roundings on
  *     any path of the summation tree (products, sums, alpha, beta), plus
- *     the underflow term. qemu-device/core/gsim_ref.c is the reference
+ *     the underflow term. tests/ref/gsim_ref.c is the reference
  *     with a fixed order (k ascending, FMA); it satisfies the same bound.
  *   - BF16 output rounds the FP32 result to nearest, ties to even; NaN
  *     stays NaN (sign kept, quiet bit set); overflow gives infinity. So

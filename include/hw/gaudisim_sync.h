@@ -31,6 +31,19 @@
  * each other more than GAUDISIM_SYNC_MAX_CHAIN deep (the payload at that
  * depth is dropped).
  *
+ * Payload rights: the payload is written with the rights of whoever
+ * armed the monitor. Armed over MMIO (the driver), it is a secured write.
+ * Armed by a CB - of any queue, external ones included, or by another
+ * monitor's payload on behalf of one - it is written like that queue's
+ * own writes: never to reserved HBM, the physical host window or the
+ * registers CBs may not write, and device VAs translate with the ASID the
+ * queue had when it armed the monitor. Such a refused payload also fails
+ * the write that set the monitor off (the CB's MSG_SHORT/MSG_LONG or the
+ * engine's completion message), with the code of the refusal.
+ *
+ * MON_STATUS is read-only to CBs; an MMIO write of 0 disarms the monitor
+ * and clears its status (the driver does so when a user closes).
+ *
  * Offsets are relative to GAUDISIM_BLOCK_SYNC_MNGR; device address =
  * GAUDISIM_CFG_BASE + GAUDISIM_BLOCK_SYNC_MNGR + offset.
  */
@@ -51,7 +64,7 @@
 #define GAUDISIM_SYNC_MON_PAY_ADDRH(m)	(0x4800 + 4 * (m))	/* RW */
 #define GAUDISIM_SYNC_MON_PAY_DATA(m)	(0x5000 + 4 * (m))	/* RW */
 #define GAUDISIM_SYNC_MON_ARM(m)	(0x5800 + 4 * (m))	/* RW: reads the last arm */
-#define GAUDISIM_SYNC_MON_STATUS(m)	(0x6000 + 4 * (m))	/* RO */
+#define GAUDISIM_SYNC_MON_STATUS(m)	(0x6000 + 4 * (m))	/* RO; MMIO 0 disarms */
 
 /*
  * The usual CP_MSG_BASE targets: base 0 at the monitor arrays (a MSG_SHORT

@@ -5,6 +5,10 @@
  *
  * HBM and SRAM are anonymous private mappings with MAP_NORESERVE, so a
  * 32 GiB device costs only the pages the guest touches.
+ *
+ * The run loop also takes back the engine work that worker threads
+ * finished (gsim_engines_complete()); the workers themselves are a
+ * gsim_pool created here when the configuration asks for threads.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -29,7 +33,30 @@ void gsim_log(struct gsim_core *core, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (core->ops.trace) {
+		struct gsim_trace_event ev = {
+			.what = GSIM_TRACE_LOG, .engine = ~0u, .engine_name = "", .msg = msg,
+		};
+
+		core->ops.trace(core->opaque, &ev);
+	}
 	core->ops.guest_error(core->opaque, msg);
+}
+
+void gsim_trace(struct gsim_core *core, enum gsim_trace what, unsigned int engine,
+		uint64_t a, uint64_t b)
+{
+	struct gsim_trace_event ev = {
+		.what = what,
+		.engine = engine,
+		.engine_name = gsim_engine_name(engine),
+		.a = a,
+		.b = b,
+		.msg = "",
+	};
+
+	if (core->ops.trace)
+		core->ops.trace(core->opaque, &ev);
 }
 
 struct gsim_stream *gsim_stream_by_queue(struct gsim_core *core, unsigned int queue_id)
@@ -75,7 +102,18 @@ static void *map_sparse(uint64_t size)
 	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
-	return p == MAP_FAILED ? NULL : p;
+	if (p == MAP_FAILED)
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	/*
+	 * Transparent huge pages: the first touch of a 2 MiB stretch costs one
+	 * fault instead of 512, which makes the first pass over fresh HBM run
+	 * at close to memset speed. Only a hint: without THP the mapping
+	 * simply stays on small pages, still sparse.
+	 */
+	madvise(p, size, MADV_HUGEPAGE);
+#endif
+	return p;
 }
 
 struct gsim_core *gsim_core_new(const struct gsim_core_config *cfg,
@@ -134,6 +172,21 @@ struct gsim_core *gsim_core_new(const struct gsim_core_config *cfg,
 		gsim_core_free(core);
 		return NULL;
 	}
+	if (cfg->threads > GSIM_CORE_MAX_THREADS) {
+		if (err)
+			*err = "gaudisim: too many worker threads";
+		gsim_core_free(core);
+		return NULL;
+	}
+	if (cfg->threads) {
+		core->pool = gsim_pool_new(cfg->threads, ops->work_done, opaque);
+		if (!core->pool) {
+			if (err)
+				*err = "gaudisim: cannot start the worker threads";
+			gsim_core_free(core);
+			return NULL;
+		}
+	}
 	gsim_core_reset(core);
 	return core;
 }
@@ -144,6 +197,8 @@ void gsim_core_free(struct gsim_core *core)
 
 	if (!core)
 		return;
+	/* Workers first: they may still be computing on engine state and HBM. */
+	gsim_core_stop_workers(core);
 	gsim_engines_fini(core);
 	for (q = 0; q < GSIM_NUM_STREAMS; q++)
 		gsim_stream_free(gsim_stream_by_slot(core, q));
@@ -173,6 +228,35 @@ uint64_t gsim_core_hbm_window(const struct gsim_core *core)
 	return core->hbm_window;
 }
 
+unsigned int gsim_core_threads(const struct gsim_core *core)
+{
+	return gsim_pool_threads(core->pool);
+}
+
+bool gsim_core_work_in_flight(struct gsim_core *core)
+{
+	unsigned int e;
+
+	for (e = 0; e < GAUDISIM_ENGINE_COUNT; e++)
+		if (core->engine[e].job.submitted)
+			return true;
+	return false;
+}
+
+void gsim_core_stop_workers(struct gsim_core *core)
+{
+	if (!core->pool)
+		return;
+	gsim_engines_cancel(core);
+	gsim_pool_free(core->pool);
+	core->pool = NULL;
+}
+
+bool gsim_core_wait_work(struct gsim_core *core, uint64_t timeout_ns)
+{
+	return core->pool && gsim_pool_wait_done(core->pool, timeout_ns);
+}
+
 void gsim_core_reset(struct gsim_core *core)
 {
 	unsigned int e;
@@ -190,6 +274,7 @@ void gsim_core_reset(struct gsim_core *core)
 	gsim_sync_reset(core);
 	gsim_eq_reset(core);
 	core->in_run = false;
+	core->budget = NULL;
 	core->requester = GSIM_REQ_MMIO;
 
 	core->hbm_window = 0;
@@ -249,6 +334,9 @@ bool gsim_core_run(struct gsim_core *core)
 		return false;
 	/* Packets may launch engines from here on; MMIO-written COMMITs start now. */
 	core->in_run = true;
+	core->budget = &budget;
+	/* Work the workers finished: status, completion messages, events. */
+	gsim_engines_complete(core);
 	gsim_engines_start_pending(core);
 
 	/*
@@ -274,6 +362,7 @@ bool gsim_core_run(struct gsim_core *core)
 	} while (progressed && gsim_budget_left(&budget));
 
 	core->in_run = false;
+	core->budget = NULL;
 	/* One interrupt for the events of this run. */
 	gsim_eq_flush(core);
 	return any_runnable(core);

@@ -5,9 +5,13 @@
  * and the host unit tests and benchmarks link the same code.
  *
  * Threading contract: every function here is called from one thread at a
- * time (in QEMU: with the BQL held, from MMIO handlers and bottom halves).
- * gsim_core_reg_write() never does work itself; it latches the value and
- * returns GSIM_KICK_* bits telling the caller what to schedule.
+ * time, the owner (in QEMU: with the BQL held, from MMIO handlers and
+ * bottom halves). gsim_core_reg_write() never does work itself; it latches
+ * the value and returns GSIM_KICK_* bits telling the caller what to
+ * schedule. With config.threads > 0 the core runs MME, TPC and HBM-DMA
+ * work on its own worker threads (docs/device.md, "Threads and locks");
+ * those touch only device memory and the engine state handed to them, and
+ * call no host operation except work_done().
  */
 #ifndef GSIM_CORE_H
 #define GSIM_CORE_H
@@ -17,6 +21,24 @@
 #include <stdint.h>
 
 struct gsim_core;
+
+/* Trace points of the core, for the host's tracing (QEMU: -trace gaudisim_*). */
+enum gsim_trace {
+	GSIM_TRACE_LAUNCH,	/* engine launch starts: requester */
+	GSIM_TRACE_OFFLOAD,	/* launch handed to a worker: epoch */
+	GSIM_TRACE_DONE,	/* launched work finished: epoch, error code */
+	GSIM_TRACE_DROPPED,	/* work of an old epoch completed into the void: epoch */
+	GSIM_TRACE_CANCEL,	/* reset cancelled work on a worker: epoch */
+	GSIM_TRACE_LOG,		/* a guest-error log site: msg */
+};
+
+struct gsim_trace_event {
+	enum gsim_trace what;
+	unsigned int engine;	/* GAUDISIM_ENGINE_*, or ~0u when none */
+	const char *engine_name;
+	uint64_t a, b;		/* see enum gsim_trace */
+	const char *msg;	/* GSIM_TRACE_LOG only */
+};
 
 /* What the core needs from its host (QEMU glue or a test harness). */
 struct gsim_host_ops {
@@ -29,12 +51,27 @@ struct gsim_host_ops {
 	void (*guest_error)(void *opaque, const char *msg);
 	/* Monotonic nanoseconds, for the timestamp register and MSG timestamps. */
 	uint64_t (*clock_ns)(void *opaque);
+	/*
+	 * Optional. Engine work finished on a worker: call gsim_core_run()
+	 * soon from the owner thread. Called on a worker thread.
+	 */
+	void (*work_done)(void *opaque);
+	/* Optional. A trace point was passed (owner thread): see enum gsim_trace. */
+	void (*trace)(void *opaque, const struct gsim_trace_event *ev);
 };
 
 struct gsim_core_config {
 	uint64_t hbm_size;	/* bytes; multiple of 2 MiB, >= reserved + 2 MiB */
 	uint64_t hbm_bar_size;	/* HBM BAR window, power of two */
+	/*
+	 * Worker threads for engine work, at most GSIM_CORE_MAX_THREADS; 0
+	 * runs every engine synchronously on the owner thread (deterministic,
+	 * for unit tests and fuzzing).
+	 */
+	unsigned int threads;
 };
+
+#define GSIM_CORE_MAX_THREADS	256u
 
 /* Bits returned by gsim_core_reg_write(). */
 enum gsim_kick {
@@ -66,9 +103,28 @@ unsigned int gsim_core_reg_write(struct gsim_core *core, uint32_t offset, uint32
  * or blocked on a fence. */
 bool gsim_core_run(struct gsim_core *core);
 
+/* Worker threads the core runs (0: synchronous engines). */
+unsigned int gsim_core_threads(const struct gsim_core *core);
+/* Engine work is queued or running on a worker. */
+bool gsim_core_work_in_flight(struct gsim_core *core);
+/*
+ * Wait up to timeout_ns for engine work on a worker to finish. true: call
+ * gsim_core_run() to complete it; false: timeout, or nothing in flight.
+ * For hosts without a work_done() callback (tests, benches).
+ */
+bool gsim_core_wait_work(struct gsim_core *core, uint64_t timeout_ns);
+
+/*
+ * Cancel the engine work on the workers, wait for it and stop the workers
+ * (device teardown: afterwards no work_done() call comes). Engines then
+ * run synchronously.
+ */
+void gsim_core_stop_workers(struct gsim_core *core);
+
 /* Hard reset: stop every stream, clear queue state, counters and fences;
  * HBM contents are kept. No completion or interrupt is raised for work that
- * was in flight. */
+ * was in flight; work on a worker is cancelled and waited for, so nothing
+ * of it reaches device memory after this returns. */
 void gsim_core_reset(struct gsim_core *core);
 
 #endif /* GSIM_CORE_H */

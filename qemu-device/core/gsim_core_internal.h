@@ -16,6 +16,7 @@
  *                   and completion, completion messages, soft reset
  *   gsim_sync.c     the sync manager: sync objects and monitors
  *   gsim_eq.c       the event queue to the driver
+ *   gsim_pool.c     the worker threads that run MME, TPC and HBM-DMA work
  *
  * Nothing here is visible to the QEMU glue or the tests; they use
  * gsim_core.h only.
@@ -27,6 +28,7 @@
 #include <stdint.h>
 
 #include "gsim_core.h"
+#include "gsim_pool.h"
 #include "hw/gaudisim_eq.h"
 #include "hw/gaudisim_packets.h"
 #include "hw/gaudisim_queues.h"
@@ -43,7 +45,9 @@
  * picks the address space from it.
  */
 #define GSIM_REQ_MMIO		0xffffu	/* the host, through the register BAR */
-#define GSIM_REQ_SYNC		0xfffeu	/* a monitor writing its payload */
+/* A monitor armed from a CB writing its payload: unsecured, with the arming
+ * queue and ASID in core->sync.fire_queue / fire_asid (gsim_sync.c). */
+#define GSIM_REQ_SYNC		0xfffeu
 
 /*
  * Largest CB a PQ entry may describe: the driver's largest user CB plus
@@ -154,9 +158,27 @@ struct gsim_qman {
 /* The table an engine model plugs in with: see the gsim_engine.c section. */
 struct gsim_engine_ops;
 
+/*
+ * A launch handed to a worker. Between submission and completion the
+ * worker owns the engine model's job state (the decoded GEMM and the MME
+ * scratch, the TPC's job and machine state, the DMA transfer); the owner
+ * thread touches neither until it took the job back from the pool's done
+ * list, or cancelled it.
+ */
+struct gsim_engine_job {
+	struct gsim_work work;		/* first: the pool hands this back */
+	struct gsim_core *core;
+	unsigned int e;
+	uint32_t epoch;			/* the engine's epoch at submission */
+	int result;			/* ops->work()'s return value */
+	bool submitted;			/* in the pool (queued, running or done) */
+	bool transfer;			/* a packet's transfer, not a launch */
+};
+
 /* Per-engine state the core keeps for every engine. */
 struct gsim_engine {
 	const struct gsim_engine_ops *ops;
+	struct gsim_engine_job job;	/* work on a worker; see above */
 	uint32_t wr_comp_addr_lo;
 	uint32_t wr_comp_addr_hi;
 	uint32_t wr_comp_wdata;
@@ -180,7 +202,15 @@ struct gsim_monitor {
 	uint32_t pay_addr_lo;
 	uint32_t pay_addr_hi;
 	uint32_t pay_data;
-	bool pay_secured;		/* payload address set by a secured requester */
+	/*
+	 * Rights of the payload write, taken from whoever armed the monitor:
+	 * the driver over MMIO (secured), or a queue's CB (unsecured, with
+	 * that queue's ASID at arm time), or a payload of another monitor
+	 * (that monitor's rights).
+	 */
+	bool pay_secured;
+	unsigned int pay_asid;
+	unsigned int pay_queue;		/* arming queue, GAUDISIM_EQ_NONE for MMIO */
 	uint32_t arm;			/* the last arm word */
 	uint32_t status;		/* GAUDISIM_SYNC_MON_STATUS_* */
 };
@@ -190,6 +220,11 @@ struct gsim_sync {
 	struct gsim_monitor mon[GAUDISIM_SYNC_NUM_MONITORS];
 	uint16_t armed[GSIM_SYNC_NUM_GROUPS];	/* armed monitors per group */
 	unsigned int depth;		/* payload writes nested right now */
+	/* Rights of the payload being written (valid while depth > 0). */
+	unsigned int fire_asid;
+	unsigned int fire_queue;
+	/* A payload refused for lack of rights since gsim_dev_write32() began. */
+	int denied;
 };
 
 /* ---- event queue (gsim_eq.c) ---------------------------------------------- */
@@ -252,9 +287,23 @@ struct gsim_core {
 	struct gsim_engine engine[GAUDISIM_ENGINE_COUNT];
 	struct gsim_sync sync;
 	struct gsim_eq eq;
+	/* The HBM-DMA transfer each DMA engine has on a worker (gsim_dma.c). */
+	struct gsim_dma_xfer {
+		uint8_t *dst;
+		const uint8_t *src;	/* NULL: memset with value */
+		uint8_t value;
+		uint64_t len;
+		unsigned int slot;	/* the stream that waits for it ... */
+		uint64_t cb_addr;	/* ... on the packet at this frame and pc */
+		unsigned int depth;
+		uint32_t pc;
+	} dma_xfer[GAUDISIM_ENGINE_DMA_7 + 1];
 	struct gsim_tpc_set *tpc;	/* TPC engines' state: gsim_tpc.h */
 	struct gsim_mme *mme;		/* MME state: gsim_mme.h */
 	bool in_run;			/* inside gsim_core_run(): work may run now */
+	struct gsim_budget *budget;	/* of the current gsim_core_run(), or NULL */
+	/* Worker threads for engine work (gsim_pool.h); NULL: synchronous. */
+	struct gsim_pool *pool;
 	unsigned int requester;		/* queue ID or GSIM_REQ_*, see above */
 };
 
@@ -262,6 +311,9 @@ struct gsim_core {
 
 void gsim_log(struct gsim_core *core, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Pass a trace point to the host, if it traces (owner thread only). */
+void gsim_trace(struct gsim_core *core, enum gsim_trace what, unsigned int engine,
+		uint64_t a, uint64_t b);
 /* NULL for a queue ID that names no queue. */
 struct gsim_stream *gsim_stream_by_queue(struct gsim_core *core, unsigned int queue_id);
 /* Stream slot i = engine * 4 + stream, i < GSIM_NUM_STREAMS. */
@@ -387,6 +439,16 @@ int gsim_dma_load(struct gsim_core *core, const struct gsim_span *src,
  */
 int gsim_host_translate(struct gsim_core *core, uint64_t addr, uint64_t len, bool write,
 			uint64_t *bus, uint64_t *contig);
+/*
+ * Hand the rest of stream s's LIN_DMA (tsize bytes in total) to a worker
+ * when it is a large transfer inside device memory on an internal queue of
+ * a threaded core: true when the stream now waits (GSIM_PARK_ENGINE) for
+ * it or for the engine's previous transfer; the packet runs again then and
+ * finds s->pkt_done == tsize. src == NULL: a memset with value.
+ */
+bool gsim_dma_offload(struct gsim_core *core, struct gsim_stream *s,
+		      const struct gsim_span *dst, const struct gsim_span *src, uint8_t value,
+		      uint32_t tsize);
 /* Move bytes between buf and host memory at device address addr, through
  * gsim_host_translate(); 0 or a GAUDISIM_CP_ERR_* code. */
 int gsim_host_read(struct gsim_core *core, uint64_t addr, void *buf, uint64_t len);
@@ -443,6 +505,17 @@ struct gsim_engine_ops {
 	int (*launch)(struct gsim_core *core, unsigned int e);
 	/* Work launched asynchronously is still running. */
 	bool (*busy)(const struct gsim_core *core, unsigned int e);
+	/*
+	 * Worker side of a launch: when the core has workers, launch() only
+	 * decodes and returns GSIM_ENGINE_ASYNC, and the core runs work() on a
+	 * worker. It computes on device memory and the engine's job state
+	 * only (no logging, no host callbacks), returns early when
+	 * gsim_work_cancelled(w), and returns a value for complete().
+	 */
+	int (*work)(struct gsim_core *core, unsigned int e, const struct gsim_work *w);
+	/* Owner side after work(): counters, logs, events; returns the launch's
+	 * result as launch() would. NULL: work()'s value is the result. */
+	int (*complete)(struct gsim_core *core, unsigned int e, int result);
 };
 
 /* The engine models' tables (defined in their files). */
@@ -467,6 +540,18 @@ bool gsim_engine_request_launch(struct gsim_core *core, unsigned int e, unsigned
 bool gsim_engines_start_pending(struct gsim_core *core);
 /* Launched work not finished yet (pending or running). */
 bool gsim_engine_busy(const struct gsim_core *core, unsigned int e);
+/* Engine work runs on workers (launch() may hand its work to work()). */
+static inline bool gsim_engine_threaded(const struct gsim_core *core)
+{
+	return core->pool != NULL;
+}
+/* Cancel every engine's work on the workers and wait for it (no reset). */
+void gsim_engines_cancel(struct gsim_core *core);
+/* Run engine e's work() on a worker for a packet that waits for it (a
+ * transfer: no launch count, status or completion message of its own). */
+void gsim_engine_offload_transfer(struct gsim_core *core, unsigned int e);
+/* Take back the work workers finished and complete it; GSIM_KICK_* bits. */
+unsigned int gsim_engines_complete(struct gsim_core *core);
 /* The engine's current epoch, to pass back to gsim_engine_done(). */
 uint32_t gsim_engine_epoch(const struct gsim_core *core, unsigned int e);
 /*

@@ -12,26 +12,113 @@
  * contiguous bus range at a time: device VAs go through the device MMU,
  * the physical host window is open to secured requesters only. The DMA
  * engines themselves have no registers of their own and no launch:
- * LIN_DMA runs inside the packet processor.
+ * LIN_DMA runs inside the packet processor, which hands large transfers
+ * inside device memory to a worker thread (gsim_dma_offload()).
  *
  * Range protection: the reserved start of HBM (page tables, the driver's
  * own data) is reachable only by secured requesters - the external
  * queues, whose CBs the driver builds or copies, and the host over MMIO.
  * gsim_dma_decode() refuses it to everyone else, so every engine that
  * decodes its addresses here (LIN_DMA, CB fetch, MME operands, TPC
- * tensors and kernels) obeys the same rule.
+ * tensors and kernels) obeys the same rule. A monitor payload is written
+ * as GSIM_REQ_SYNC (unsecured, with the ASID of the queue that armed the
+ * monitor) unless the driver armed it over MMIO; see gsim_sync.c.
  */
 #include <inttypes.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "gsim_core_internal.h"
 #include "gsim_mmu.h"
+#include "gsim_telemetry.h"
 
 #define GSIM_HOST_WINDOW_SIZE	(1ull << GAUDISIM_HOST_ADDR_BITS)
 
+static bool is_mem(const struct gsim_span *s)
+{
+	return s->rgn == GSIM_RGN_HBM || s->rgn == GSIM_RGN_SRAM;
+}
+
+/*
+ * HBM-DMA on workers: a LIN_DMA of at least GSIM_DMA_OFFLOAD_MIN bytes
+ * between device-memory spans (or a memset of one) on an internal queue
+ * of a threaded core is copied by a worker, GSIM_DMA_STEP bytes between
+ * looks at the cancel flag; the stream waits on the engine meanwhile.
+ * Smaller ones cost less inline than the hand-off.
+ */
+#define GSIM_DMA_OFFLOAD_MIN	(256u << 10)
+#define GSIM_DMA_STEP		(4ull << 20)
+
+static int dma_work(struct gsim_core *core, unsigned int e, const struct gsim_work *w)
+{
+	const struct gsim_dma_xfer *x = &core->dma_xfer[e];
+	uint64_t done;
+
+	/* One memmove keeps overlapping copies exact; they are rare. */
+	if (x->src && x->src < x->dst + x->len && x->dst < x->src + x->len) {
+		memmove(x->dst, x->src, x->len);
+		return 0;
+	}
+	for (done = 0; done < x->len && !gsim_work_cancelled(w); done += GSIM_DMA_STEP) {
+		uint64_t n = x->len - done < GSIM_DMA_STEP ? x->len - done : GSIM_DMA_STEP;
+
+		if (x->src)
+			memcpy(x->dst + done, x->src + done, n);
+		else
+			memset(x->dst + done, x->value, n);
+	}
+	return 0;
+}
+
+/* The transfer is done: the packet that waits for it finds it complete. */
+static int dma_complete(struct gsim_core *core, unsigned int e, int result)
+{
+	const struct gsim_dma_xfer *x = &core->dma_xfer[e];
+	struct gsim_stream *s = gsim_stream_by_slot(core, x->slot);
+	const struct gsim_frame *f = &s->frame[x->depth];
+
+	/* Resets cancel the transfer; this guards a stream reset on its own. */
+	if (!s->active || s->depth != x->depth || f->addr != x->cb_addr || f->pc != x->pc)
+		return result;
+	s->pkt_done += x->len;
+	core->dma_bytes += x->len;
+	gsim_telemetry_dma_bytes(core, e, x->len);
+	return result;
+}
+
 const struct gsim_engine_ops gsim_dma_engine_ops = {
 	.name = "DMA",
+	.work = dma_work,
+	.complete = dma_complete,
 };
+
+bool gsim_dma_offload(struct gsim_core *core, struct gsim_stream *s,
+		      const struct gsim_span *dst, const struct gsim_span *src, uint8_t value,
+		      uint32_t tsize)
+{
+	struct gsim_dma_xfer *x = &core->dma_xfer[s->engine];
+	uint64_t off = s->pkt_done;
+
+	if (!gsim_engine_threaded(core) || s->external || tsize - off < GSIM_DMA_OFFLOAD_MIN ||
+	    !is_mem(dst) || (src && !is_mem(src)))
+		return false;
+	s->park = GSIM_PARK_ENGINE;
+	/* One transfer per engine at a time: the others wait for it. */
+	if (gsim_engine_busy(core, s->engine))
+		return true;
+	*x = (struct gsim_dma_xfer){
+		.dst = dst->mem + off,
+		.src = src ? src->mem + off : NULL,
+		.value = value,
+		.len = tsize - off,
+		.slot = s->engine * GAUDISIM_STREAMS_PER_QMAN + s->index,
+		.cb_addr = gsim_stream_frame(s)->addr,
+		.depth = s->depth,
+		.pc = gsim_stream_frame(s)->pc,
+	};
+	gsim_engine_offload_transfer(core, s->engine);
+	return true;
+}
 
 /* [addr, addr + len) inside [base, base + size), without overflow. */
 static bool range_in(uint64_t addr, uint64_t len, uint64_t base, uint64_t size)
@@ -141,10 +228,17 @@ int gsim_host_translate(struct gsim_core *core, uint64_t addr, uint64_t len, boo
 	unsigned int req = core->requester;
 
 	if (gsim_mmu_is_va(addr)) {
-		unsigned int asid = gsim_mmu_queue_asid(core, req);
-		int cause = gsim_mmu_translate(core, asid, addr, len, write, bus, contig);
-		int engine;
+		unsigned int asid;
+		int cause, engine;
 
+		/* A monitor payload translates with the ASID of whoever armed it. */
+		if (req == GSIM_REQ_SYNC) {
+			asid = core->sync.fire_asid;
+			req = core->sync.fire_queue;
+		} else {
+			asid = gsim_mmu_queue_asid(core, req);
+		}
+		cause = gsim_mmu_translate(core, asid, addr, len, write, bus, contig);
 		if (!cause)
 			return 0;
 		engine = req < GAUDISIM_QUEUE_ID_SIZE ? gaudisim_queue_engine(req) : -1;
@@ -198,11 +292,6 @@ int gsim_host_write(struct gsim_core *core, uint64_t addr, const void *buf, uint
 	return host_access(core, addr, NULL, buf, len);
 }
 
-static bool is_mem(const struct gsim_span *s)
-{
-	return s->rgn == GSIM_RGN_HBM || s->rgn == GSIM_RGN_SRAM;
-}
-
 int gsim_dma_copy(struct gsim_core *core, const struct gsim_span *dst,
 		  const struct gsim_span *src, uint64_t off, uint64_t len)
 {
@@ -232,12 +321,36 @@ int gsim_dma_copy(struct gsim_core *core, const struct gsim_span *dst,
 	return 0;
 }
 
+/*
+ * Zero HBM. Whole 2 MiB stretches of the sparse anonymous mapping are
+ * given back to the host instead of written: they read as zeros again,
+ * so scrubbing (the driver zeroes everything a user held when it closes)
+ * costs no host memory for HBM that was allocated but never touched.
+ */
+static void zero_hbm(uint8_t *p, uint64_t len)
+{
+	const uintptr_t huge = 2u << 20;
+	uintptr_t start = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+	uintptr_t end = ((uintptr_t)p + len) & ~(huge - 1);
+
+	if (end <= start || madvise((void *)start, end - start, MADV_DONTNEED)) {
+		memset(p, 0, len);
+		return;
+	}
+	memset(p, 0, start - (uintptr_t)p);
+	memset((void *)end, 0, (uintptr_t)p + len - end);
+}
+
 int gsim_dma_fill(struct gsim_core *core, const struct gsim_span *dst,
 		  uint64_t off, uint8_t value, uint64_t len)
 {
 	uint64_t done;
 	int rc;
 
+	if (dst->rgn == GSIM_RGN_HBM && !value) {
+		zero_hbm(dst->mem + off, len);
+		return 0;
+	}
 	if (is_mem(dst)) {
 		memset(dst->mem + off, value, len);
 		return 0;
@@ -288,14 +401,31 @@ static int reg_status_code(enum gsim_reg_status st)
 	}
 }
 
+/*
+ * A register write that fired monitors: when one of them, armed by a CB,
+ * had its payload refused, the write fails too, so the job that set the
+ * monitor off ends in an error rather than waiting on a payload that will
+ * never land.
+ */
+static int payload_denied(struct gsim_core *core, bool outermost, const char **why)
+{
+	if (!outermost || !core->sync.denied)
+		return 0;
+	*why = "it fired a monitor whose payload the arming queue may not write";
+	return core->sync.denied;
+}
+
 int gsim_dev_write32(struct gsim_core *core, uint64_t addr, uint32_t value,
 		     unsigned int *kick, const char **why)
 {
+	bool outermost = !core->sync.depth;
 	struct gsim_span span;
 	enum gsim_reg_status st;
 	uint8_t buf[4];
 	int rc;
 
+	if (outermost)
+		core->sync.denied = 0;
 	if (addr % 4) {
 		*why = "address not 4-byte aligned";
 		return GAUDISIM_CP_ERR_PKT_FIELD;
@@ -308,7 +438,7 @@ int gsim_dev_write32(struct gsim_core *core, uint64_t addr, uint32_t value,
 		/* Registers are written internally, never through the host. */
 		st = gsim_regs_write(core, (uint32_t)span.off, value, GSIM_ORIGIN_CB, kick);
 		if (st == GSIM_REG_OK)
-			return 0;
+			return payload_denied(core, outermost, why);
 		*why = gsim_reg_status_str(st);
 		return reg_status_code(st);
 	}

@@ -8,13 +8,19 @@
  * status, counters, soft reset), the launch sequence and the reset epochs.
  *
  * Launch: a packet that writes the engine's COMMIT register (or a
- * LOAD_AND_EXE with exe) launches the engine at once, inside the packet,
- * so a CB sees the engine's results in its next packet. A COMMIT written
+ * LOAD_AND_EXE with exe) launches the engine at once, inside the packet;
+ * a synchronous engine has its results in place for the CB's next packet.
+ * A COMMIT written
  * by the host over MMIO is only latched (MMIO never computes); the run
  * loop starts it. An engine may also finish asynchronously: launch()
  * returns GSIM_ENGINE_ASYNC and the model calls gsim_engine_done() later
  * from the main thread; meanwhile the engine is busy and packets with the
- * engine barrier (EB) on its queues wait.
+ * engine barrier (EB) on its queues wait. When the core has worker threads
+ * (gsim_pool.h), the MME, TPC and HBM-DMA engines work that way: launch()
+ * decodes and returns GSIM_ENGINE_ASYNC, the core submits the engine's
+ * work() to the pool, and gsim_engines_complete() - at the start of every
+ * gsim_core_run() - takes finished work back, runs complete() and
+ * finishes the launch through gsim_engine_done().
  *
  * When launched work finishes, the core records STATUS and the counters,
  * posts ENGINE_ERR if it failed, and writes the completion message if
@@ -23,7 +29,9 @@
  *
  * Epochs: every reset of an engine moves its epoch on. Asynchronous work
  * that finishes with an older epoch completes into the void: no status,
- * no completion message, no event.
+ * no completion message, no event. A reset first cancels the engine's
+ * work on a worker and waits for it, so not even a memory write of it
+ * follows the reset.
  */
 #include <inttypes.h>
 
@@ -75,6 +83,30 @@ void gsim_engines_fini(struct gsim_core *core)
 	}
 }
 
+/*
+ * Take an engine's work back from the workers before a reset: afterwards
+ * no worker touches the engine's job state or device memory for it, and
+ * its result is gone.
+ */
+static void cancel_job(struct gsim_core *core, unsigned int e)
+{
+	struct gsim_engine_job *job = &core->engine[e].job;
+
+	if (!job->submitted)
+		return;
+	gsim_pool_cancel(core->pool, &job->work);
+	job->submitted = false;
+	gsim_trace(core, GSIM_TRACE_CANCEL, e, job->epoch, 0);
+}
+
+void gsim_engines_cancel(struct gsim_core *core)
+{
+	unsigned int e;
+
+	for (e = 0; e < GAUDISIM_ENGINE_COUNT; e++)
+		cancel_job(core, e);
+}
+
 /* The core's part of an engine to reset values; the epoch moves on. */
 static void engine_state_reset(struct gsim_core *core, unsigned int e)
 {
@@ -82,6 +114,7 @@ static void engine_state_reset(struct gsim_core *core, unsigned int e)
 	const struct gsim_engine_ops *ops = eng->ops;
 	uint32_t epoch = eng->epoch + 1;
 
+	cancel_job(core, e);
 	*eng = (struct gsim_engine){ .ops = ops, .epoch = epoch };
 	if (ops && ops->reset)
 		ops->reset(core, e);
@@ -163,6 +196,72 @@ static void finish_launch(struct gsim_core *core, unsigned int e, int err, unsig
 	}
 }
 
+/* Worker entry: run the engine model's work() for the job. */
+static void job_run(struct gsim_work *w)
+{
+	struct gsim_engine_job *job = (struct gsim_engine_job *)w;
+
+	job->result = job->core->engine[job->e].ops->work(job->core, job->e, w);
+}
+
+static void submit_job(struct gsim_core *core, unsigned int e)
+{
+	struct gsim_engine *eng = &core->engine[e];
+	struct gsim_engine_job *job = &eng->job;
+
+	job->work.fn = job_run;
+	job->core = core;
+	job->e = e;
+	job->epoch = eng->epoch;
+	job->result = 0;
+	job->submitted = true;
+	job->transfer = false;
+	gsim_trace(core, GSIM_TRACE_OFFLOAD, e, job->epoch, 0);
+	gsim_pool_submit(core->pool, &job->work);
+}
+
+void gsim_engine_offload_transfer(struct gsim_core *core, unsigned int e)
+{
+	struct gsim_engine *eng = &core->engine[e];
+
+	eng->running = true;
+	eng->launch_req = core->requester;
+	submit_job(core, e);
+	eng->job.transfer = true;
+}
+
+unsigned int gsim_engines_complete(struct gsim_core *core)
+{
+	unsigned int kick = 0;
+	struct gsim_work *w;
+
+	if (!core->pool)
+		return 0;
+	while ((w = gsim_pool_take_done(core->pool))) {
+		struct gsim_engine_job *job = (struct gsim_engine_job *)w;
+		struct gsim_engine *eng = &core->engine[job->e];
+		int err = job->result;
+
+		job->submitted = false;
+		/* Resets cancel their work, so this is a second line of defence. */
+		if (job->epoch != eng->epoch || !eng->running) {
+			gsim_trace(core, GSIM_TRACE_DROPPED, job->e, job->epoch, 0);
+			continue;
+		}
+		if (eng->ops->complete)
+			err = eng->ops->complete(core, job->e, err);
+		if (job->transfer) {
+			/* The waiting packet finishes the transfer itself. */
+			eng->running = false;
+			gsim_trace(core, GSIM_TRACE_DONE, job->e, job->epoch, (uint32_t)err);
+			kick |= GSIM_KICK_RUN;
+			continue;
+		}
+		kick |= gsim_engine_done(core, job->e, job->epoch, err);
+	}
+	return kick;
+}
+
 static void start_launch(struct gsim_core *core, unsigned int e, unsigned int *kick)
 {
 	struct gsim_engine *eng = &core->engine[e];
@@ -172,6 +271,7 @@ static void start_launch(struct gsim_core *core, unsigned int e, unsigned int *k
 	eng->launch_pending = false;
 	eng->launch_cnt++;
 	core->requester = eng->launch_req;
+	gsim_trace(core, GSIM_TRACE_LAUNCH, e, eng->launch_req, eng->epoch);
 	/* MME and TPC jobs read HBM: an armed uncorrectable ECC error fails them. */
 	if (e >= GAUDISIM_ENGINE_MME && gsim_fault_take_hbm_ecc(core)) {
 		gsim_log(core, "%s: launch failed: uncorrectable HBM ECC error",
@@ -181,10 +281,21 @@ static void start_launch(struct gsim_core *core, unsigned int e, unsigned int *k
 		return;
 	}
 	rc = eng->ops->launch(core, e);
-	if (rc == GSIM_ENGINE_ASYNC)
+	if (rc == GSIM_ENGINE_ASYNC) {
 		eng->running = true;
-	else
+		if (eng->ops->work && core->pool)
+			submit_job(core, e);
+	} else {
+		/*
+		 * A synchronous MME or TPC job counts as a full run's worth of
+		 * work: the run returns after this packet, so one run never
+		 * computes more than one of them.
+		 */
+		if (e >= GAUDISIM_ENGINE_MME && core->budget)
+			core->budget->bytes = 0;
+		gsim_trace(core, GSIM_TRACE_DONE, e, eng->epoch, (uint32_t)rc);
 		finish_launch(core, e, rc, kick);
+	}
 	core->requester = saved;
 }
 
@@ -265,6 +376,7 @@ unsigned int gsim_engine_done(struct gsim_core *core, unsigned int e, uint32_t e
 	}
 	saved = core->requester;
 	core->requester = eng->launch_req;
+	gsim_trace(core, GSIM_TRACE_DONE, e, epoch, (uint32_t)err);
 	finish_launch(core, e, err, &kick);
 	core->requester = saved;
 	gsim_eq_flush(core);

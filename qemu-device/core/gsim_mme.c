@@ -42,8 +42,6 @@
 #define GSIM_HOST_LE		0
 #endif
 
-/* Tile edge (elements): 3 FP32 tiles of 4 MiB each stay in the scratch. */
-#define GSIM_MME_TILE		1024u
 
 #define REG(regs, off)		((regs)->r[(off) / 4])
 
@@ -467,29 +465,82 @@ static bool d_overlaps_inputs(const struct gsim_mme_gemm *g, uint64_t b, bool *c
 	return hit;
 }
 
-/* One cblas_sgemm on device memory (FP32 in and out, no harmful overlap). */
-static void run_direct(const struct gsim_mme_gemm *g, uint64_t b, bool c_is_d)
+static bool cancelled(const struct gsim_work *w)
+{
+	return w && gsim_work_cancelled(w);
+}
+
+/*
+ * Edge of the D blocks the direct path computes one cblas_sgemm each: at
+ * most GSIM_MME_STEP_MACS multiply-adds per block (full rows when they
+ * fit), never fewer than GSIM_MME_STEP_MIN rows or columns. A cancelled
+ * GEMM stops after one block; every element still sums K in one call, so
+ * the blocking does not change results.
+ */
+#define GSIM_MME_STEP_MACS	(1ull << 30)
+#define GSIM_MME_STEP_MIN	64u
+
+#if GSIM_MME_HAVE_BLAS
+static uint32_t step_rows(const struct gsim_mme_gemm *g)
+{
+	uint64_t rows = GSIM_MME_STEP_MACS / ((uint64_t)g->n * g->k);
+
+	if (rows < GSIM_MME_STEP_MIN)
+		rows = GSIM_MME_STEP_MIN;
+	return rows < g->m ? (uint32_t)rows : g->m;
+}
+
+static uint32_t step_cols(const struct gsim_mme_gemm *g, uint32_t rows)
+{
+	uint64_t cols = GSIM_MME_STEP_MACS / ((uint64_t)rows * g->k);
+
+	if (cols < GSIM_MME_STEP_MIN)
+		cols = GSIM_MME_STEP_MIN;
+	return cols < g->n ? (uint32_t)cols : g->n;
+}
+#endif
+
+/* cblas_sgemm on device memory, block by block (FP32 in and out, no harmful overlap). */
+static void run_direct(const struct gsim_mme_gemm *g, uint64_t b, bool c_is_d,
+		       const struct gsim_work *w)
 {
 #if GSIM_MME_HAVE_BLAS
+	const float *a = (const float *)batch_mem(&g->a, b);
+	const float *bm = (const float *)batch_mem(&g->b, b);
 	float *d = (float *)batch_mem(&g->d, b);
-	uint32_t i;
+	uint32_t rows = step_rows(g), cols = step_cols(g, rows), i0, j0, i;
 
-	if (g->read_c && !c_is_d) {
-		const uint8_t *c = batch_mem(&g->c, b);
+	for (i0 = 0; i0 < g->m; i0 += rows) {
+		uint32_t mr = g->m - i0 < rows ? g->m - i0 : rows;
 
-		for (i = 0; i < g->m; i++)
-			memcpy(d + i * g->d.ld, c + i * g->c.ld * sizeof(float),
-			       g->n * sizeof(float));
+		for (j0 = 0; j0 < g->n; j0 += cols) {
+			uint32_t nc = g->n - j0 < cols ? g->n - j0 : cols;
+			const float *pa = g->trans_a ? a + i0 : a + (uint64_t)i0 * g->a.ld;
+			const float *pb = g->trans_b ? bm + (uint64_t)j0 * g->b.ld : bm + j0;
+			float *pd = d + (uint64_t)i0 * g->d.ld + j0;
+
+			if (cancelled(w))
+				return;
+			if (g->read_c && !c_is_d) {
+				const uint8_t *c = batch_mem(&g->c, b);
+
+				for (i = 0; i < mr; i++)
+					memcpy(pd + (uint64_t)i * g->d.ld,
+					       c + ((uint64_t)(i0 + i) * g->c.ld + j0) * sizeof(float),
+					       nc * sizeof(float));
+			}
+			cblas_sgemm(CblasRowMajor, g->trans_a ? CblasTrans : CblasNoTrans,
+				    g->trans_b ? CblasTrans : CblasNoTrans, (blasint)mr,
+				    (blasint)nc, (blasint)g->k, g->alpha, pa, (blasint)g->a.ld,
+				    pb, (blasint)g->b.ld, g->read_c ? g->beta : 0.0f, pd,
+				    (blasint)g->d.ld);
+		}
 	}
-	cblas_sgemm(CblasRowMajor, g->trans_a ? CblasTrans : CblasNoTrans,
-		    g->trans_b ? CblasTrans : CblasNoTrans, (blasint)g->m, (blasint)g->n,
-		    (blasint)g->k, g->alpha, (const float *)batch_mem(&g->a, b),
-		    (blasint)g->a.ld, (const float *)batch_mem(&g->b, b), (blasint)g->b.ld,
-		    g->read_c ? g->beta : 0.0f, d, (blasint)g->d.ld);
 #else
 	(void)g;
 	(void)b;
 	(void)c_is_d;
+	(void)w;
 #endif
 }
 
@@ -540,6 +591,14 @@ static void tile_product(struct gsim_mme *mme, const struct gsim_mme_gemm *g, ui
 	const uint8_t *abase = batch_mem(&g->a, b), *bbase = batch_mem(&g->b, b);
 	bool in_place = inputs_in_place(g);
 	uint32_t k0;
+
+	if (g->a.dtype == GAUDISIM_DTYPE_BF16) {
+		if (gsim_mme_bf16_tile(mme, g, b, t->m0, t->mt, t->n0, t->nt)) {
+			mme->bf16_native_tiles++;
+			return;
+		}
+		mme->bf16_fp32_tiles++;
+	}
 
 	for (k0 = 0; k0 < g->k; k0 += GSIM_MME_TILE) {
 		uint32_t kt = g->k - k0 < GSIM_MME_TILE ? g->k - k0 : GSIM_MME_TILE;
@@ -622,7 +681,7 @@ static void tile_epilogue(struct gsim_mme *mme, const struct gsim_mme_gemm *g, u
 }
 
 static void run_tiled(struct gsim_mme *mme, const struct gsim_mme_gemm *g, uint64_t b,
-		      bool staged)
+		      bool staged, const struct gsim_work *w)
 {
 	/* Staged: D lands in a dense M x N buffer first, copied out at the end. */
 	uint8_t *dst = staged ? mme->scratch.stage : batch_mem(&g->d, b);
@@ -634,6 +693,8 @@ static void run_tiled(struct gsim_mme *mme, const struct gsim_mme_gemm *g, uint6
 		t.mt = g->m - t.m0 < GSIM_MME_TILE ? g->m - t.m0 : GSIM_MME_TILE;
 		for (t.n0 = 0; t.n0 < g->n; t.n0 += GSIM_MME_TILE) {
 			t.nt = g->n - t.n0 < GSIM_MME_TILE ? g->n - t.n0 : GSIM_MME_TILE;
+			if (cancelled(w))
+				return;
 			if (g->read_ab)
 				tile_product(mme, g, b, &t);
 			tile_epilogue(mme, g, b, &t, dst, ldd);
@@ -656,6 +717,12 @@ static float *alloc_tile(float **p)
 }
 
 int gsim_mme_run(struct gsim_mme *mme, const struct gsim_mme_gemm *g)
+{
+	return gsim_mme_run_work(mme, g, NULL);
+}
+
+int gsim_mme_run_work(struct gsim_mme *mme, const struct gsim_mme_gemm *g,
+		      const struct gsim_work *w)
 {
 	bool tiles_needed = false, stage_needed = false, c_is_d;
 	uint64_t b;
@@ -687,13 +754,13 @@ int gsim_mme_run(struct gsim_mme *mme, const struct gsim_mme_gemm *g)
 		}
 	}
 
-	for (b = 0; b < g->batch; b++) {
+	for (b = 0; b < g->batch && !cancelled(w); b++) {
 		bool hit = d_overlaps_inputs(g, b, &c_is_d);
 
 		if (!hit && direct_possible(g))
-			run_direct(g, b, c_is_d);
+			run_direct(g, b, c_is_d, w);
 		else
-			run_tiled(mme, g, b, hit);
+			run_tiled(mme, g, b, hit, w);
 	}
 	return GAUDISIM_MME_ERR_NONE;
 }

@@ -45,11 +45,6 @@ struct gsim_mme_scratch {
 	size_t stage_size;
 };
 
-struct gsim_mme {
-	struct gsim_mme_regs regs;
-	struct gsim_mme_scratch scratch;
-};
-
 /* A stored operand after validation. */
 struct gsim_mme_operand {
 	uint8_t *mem;		/* host pointer to element (0, 0) of batch 0 */
@@ -70,6 +65,17 @@ struct gsim_mme_gemm {
 	bool read_c;		/* beta != 0 */
 	struct gsim_mme_operand a, b, c, d;
 };
+
+struct gsim_mme {
+	struct gsim_mme_regs regs;
+	struct gsim_mme_scratch scratch;	/* the worker's while a job runs */
+	struct gsim_mme_gemm job;		/* the GEMM handed to a worker */
+	/* BF16-input tiles computed by the AVX512-BF16 kernel / on FP32. */
+	uint64_t bf16_native_tiles, bf16_fp32_tiles;
+};
+
+/* Tile edge (elements) of the tiled path: 3 FP32 tiles of 4 MiB each. */
+#define GSIM_MME_TILE		1024u
 
 void gsim_mme_init(struct gsim_mme *mme);
 /* Release the scratch memory. */
@@ -93,6 +99,10 @@ int gsim_mme_decode(struct gsim_core *core, const struct gsim_mme_regs *regs,
 		    struct gsim_mme_gemm *g);
 /* Compute a decoded GEMM. GAUDISIM_MME_ERR_NONE or _NOMEM (nothing written). */
 int gsim_mme_run(struct gsim_mme *mme, const struct gsim_mme_gemm *g);
+/* The same on a worker: stops between blocks once w is cancelled (w may be
+ * NULL). Same results as gsim_mme_run(), bit for bit. */
+int gsim_mme_run_work(struct gsim_mme *mme, const struct gsim_mme_gemm *g,
+		      const struct gsim_work *w);
 /* Decode and run; the error code as above, NOMEM logged too. */
 int gsim_mme_execute(struct gsim_core *core, struct gsim_mme *mme,
 		     const struct gsim_mme_regs *regs);
@@ -101,6 +111,22 @@ uint64_t gsim_mme_gemm_flops(const struct gsim_mme_gemm *g);
 
 /* "openblas" or "portable": what computes the FP32 products. */
 const char *gsim_mme_backend(void);
+
+/*
+ * BF16 inputs (gsim_mme_bf16.c). "avx512-bf16" when this host's CPU has
+ * AVX512-BF16 and BF16 tiles use it, "fp32" when they are widened to FP32.
+ */
+const char *gsim_mme_bf16_path(void);
+bool gsim_mme_bf16_native(void);
+/* Turn the AVX512-BF16 kernel off (false) or back on where the CPU has it. */
+void gsim_mme_bf16_set_native(bool on);
+/*
+ * scratch.acc[mt x nt] = op(A)[m0.., :] @ op(B)[:, n0..] of batch b over
+ * all of K with the AVX512-BF16 kernel. false (nothing usable in acc)
+ * when the path is off or an input is too small for it (see the file).
+ */
+bool gsim_mme_bf16_tile(struct gsim_mme *mme, const struct gsim_mme_gemm *g, uint64_t b,
+			uint32_t m0, uint32_t mt, uint32_t n0, uint32_t nt);
 /* Name of a GAUDISIM_MME_ERR_* code, for logs. */
 const char *gsim_mme_err_name(int err);
 
@@ -110,7 +136,8 @@ void gsim_mme_store_f32(void *dst, const float *src, size_t n, unsigned int dtyp
 
 /*
  * The MME as an engine of the core (gsim_mme_engine.c): state in
- * core->mme, synchronous launch. Plugged in by its line in gsim_engine.c's
+ * core->mme; the GEMM runs on a worker when the core has them, else
+ * inside the launch. Plugged in by its line in gsim_engine.c's
  * engine table.
  */
 extern const struct gsim_engine_ops gsim_mme_engine_ops;

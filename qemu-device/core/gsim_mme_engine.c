@@ -5,11 +5,12 @@
  * counters, the completion message, ENGINE_ERR events and the reset
  * epochs; this file only hands it the MME's registers and launches.
  *
- * The launch is synchronous: a COMMIT written by a packet computes the
- * GEMM inside that packet, so the CB's next packet sees D. Moving it to a
- * worker means: gsim_mme_decode() here, gsim_mme_run() in the worker on a
- * copy of the decoded GEMM, gsim_engine_done() back in the main loop, and
- * GSIM_ENGINE_ASYNC from launch() meanwhile.
+ * With worker threads (the device's normal mode) launch() decodes the
+ * registers into mme->job and returns GSIM_ENGINE_ASYNC; mme_work() runs
+ * the GEMM on a worker, mme_complete() logs and counts on the owner
+ * thread. The engine is busy meanwhile: a CB orders work after the GEMM
+ * with the engine barrier (EB) or the completion message. Without workers
+ * the GEMM runs inside the launch, so the CB's next packet sees D.
  */
 #include <stdlib.h>
 
@@ -69,25 +70,38 @@ static enum gsim_reg_status mme_reg_write(struct gsim_core *core, unsigned int e
 	return st;
 }
 
-static int mme_launch(struct gsim_core *core, unsigned int e)
+/* Owner side of a finished GEMM (the job in core->mme->job). */
+static int mme_complete(struct gsim_core *core, unsigned int e, int err)
 {
-	struct gsim_mme_gemm g;
-	int err;
+	const struct gsim_mme_gemm *g = &core->mme->job;
 
-	(void)e;
-	if (!core->mme)
-		return GAUDISIM_MME_ERR_NOMEM;
-	err = gsim_mme_decode(core, &core->mme->regs, &g);
-	if (err)
-		return err;
-	err = gsim_mme_run(core->mme, &g);
 	if (err) {
 		gsim_log(core, "%s: %s (%ux%ux%u, %u batches)", gsim_engine_name(e),
-			 gsim_mme_err_name(err), g.m, g.n, g.k, g.batch);
+			 gsim_mme_err_name(err), g->m, g->n, g->k, g->batch);
 		return err;
 	}
-	gsim_telemetry_mme_flops(core, gsim_mme_gemm_flops(&g));
+	gsim_telemetry_mme_flops(core, gsim_mme_gemm_flops(g));
 	return 0;
+}
+
+static int mme_work(struct gsim_core *core, unsigned int e, const struct gsim_work *w)
+{
+	(void)e;
+	return gsim_mme_run_work(core->mme, &core->mme->job, w);
+}
+
+static int mme_launch(struct gsim_core *core, unsigned int e)
+{
+	int err;
+
+	if (!core->mme)
+		return GAUDISIM_MME_ERR_NOMEM;
+	err = gsim_mme_decode(core, &core->mme->regs, &core->mme->job);
+	if (err)
+		return err;
+	if (gsim_engine_threaded(core))
+		return GSIM_ENGINE_ASYNC;
+	return mme_complete(core, e, gsim_mme_run(core->mme, &core->mme->job));
 }
 
 const struct gsim_engine_ops gsim_mme_engine_ops = {
@@ -98,4 +112,6 @@ const struct gsim_engine_ops gsim_mme_engine_ops = {
 	.reg_read = mme_reg_read,
 	.reg_write = mme_reg_write,
 	.launch = mme_launch,
+	.work = mme_work,
+	.complete = mme_complete,
 };

@@ -5,7 +5,7 @@
  * Every field is checked before anything happens; a packet either
  * completes, yields (a LIN_DMA larger than the remaining work budget
  * continues on the next call, with its progress in s->pkt_done), blocks
- * (FENCE, engine barrier), or fails with a GAUDISIM_CP_ERR_* code in
+ * (FENCE, engine barrier, a LIN_DMA a worker copies), or fails with a GAUDISIM_CP_ERR_* code in
  * s->pkt_err after logging a precise message.
  *
  * Barriers: the CP executes packets strictly in order and every packet's
@@ -15,12 +15,15 @@
  * (GSIM_PARK_ENGINE) until it finishes; synchronous launches finish inside
  * the packet that started them.
  *
- * Privilege: MSG_PROT belongs to the driver. It runs only from a CB of a
- * secured (external) CP - the driver built or copied those - and never
- * from an internal queue or a CP_DMA'd buffer. CP_DMA is refused on
- * external queues: it would run a buffer the driver never saw with the
- * secured CP's rights. Everything else runs on every queue; LIN_DMA needs
- * a DMA engine.
+ * Reserved bits and privilege come from the legality table in
+ * hw/gaudisim_pkt_legal.h, which the driver's parser uses too: a bit the
+ * opcode does not define fails the packet (PKT_FIELD) before anything
+ * else; MSG_PROT belongs to the driver and runs only from a CB of a
+ * secured (external) CP - the driver built or copied those - never from
+ * an internal queue or a CP_DMA'd buffer; CP_DMA is refused on external
+ * queues: it would run a buffer the driver never saw with the secured
+ * CP's rights (both PRIV). Everything else runs on every queue; LIN_DMA
+ * needs a DMA engine.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -30,28 +33,7 @@
 #include "gsim_core_internal.h"
 #include "gsim_faults.h"
 #include "gsim_telemetry.h"
-
-#define CTL_COMMON	(GAUDISIM_PKT_CTL_OPCODE_MASK | GAUDISIM_PKT_CTL_EB | \
-			 GAUDISIM_PKT_CTL_RB | GAUDISIM_PKT_CTL_MB)
-#define CTL_MSG		(CTL_COMMON | GAUDISIM_MSG_CTL_WEAKLY_ORDERED | \
-			 GAUDISIM_MSG_CTL_NO_SNOOP | GAUDISIM_MSG_CTL_OP_MASK)
-#define CTL_MSG_SHORT	(CTL_MSG | GAUDISIM_MSG_SHORT_CTL_OFFSET_MASK | \
-			 GAUDISIM_MSG_SHORT_CTL_BASE_MASK)
-#define CTL_WREG	(CTL_COMMON | GAUDISIM_WREG32_CTL_REG_OFFSET_MASK)
-/* The device also implements wr_comp_en (see gaudisim_packets.h). */
-#define CTL_LIN_DMA	(CTL_COMMON | GAUDISIM_LIN_DMA_CTL_SUPPORTED | \
-			 GAUDISIM_LIN_DMA_CTL_WR_COMP_EN)
-/* ctl [7:0] of ARB_POINT is accepted and ignored; the fields are in dw0. */
-#define CTL_ARB_POINT	(CTL_COMMON | 0xffu)
-#define FENCE_DW0_FIELDS (GAUDISIM_FENCE_DEC_VAL_MASK | GAUDISIM_FENCE_TARGET_MASK | \
-			  GAUDISIM_FENCE_ID_MASK)
-#define WAIT_DW0_FIELDS	(GAUDISIM_WAIT_CYCLES_MASK | GAUDISIM_WAIT_INC_VAL_MASK | \
-			 GAUDISIM_WAIT_ID_MASK)
-#define REPEAT_DW0_FIELDS (GAUDISIM_REPEAT_SORE_END | GAUDISIM_REPEAT_OUTER | \
-			   GAUDISIM_REPEAT_COUNT_MASK)
-#define ARB_DW0_FIELDS	(GAUDISIM_ARB_POINT_PRIORITY_MASK | GAUDISIM_ARB_POINT_RLS)
-#define LAE_DW0_FIELDS	(GAUDISIM_LOAD_AND_EXE_DST | GAUDISIM_LOAD_AND_EXE_LOAD | \
-			 GAUDISIM_LOAD_AND_EXE_EXE | GAUDISIM_LOAD_AND_EXE_ETYPE)
+#include "hw/gaudisim_pkt_legal.h"
 
 /* What one packet execution sees. */
 struct pkt {
@@ -121,20 +103,31 @@ static enum gsim_pkt_result fail(struct pkt *k, uint8_t code, const char *fmt, .
 	return GSIM_PKT_ERROR;
 }
 
-static bool ctl_ok(struct pkt *k, uint32_t allowed)
+/* Reserved bits and the queue class, from the legality table. */
+static bool legal(struct pkt *k)
 {
-	if (!(k->ctl & ~allowed))
-		return true;
-	fail(k, GAUDISIM_CP_ERR_PKT_FIELD, "reserved or unsupported ctl bits 0x%08x",
-	     k->ctl & ~allowed);
-	return false;
-}
+	enum gaudisim_queue_class qclass = k->s->external && k->s->depth == GSIM_FRAME_CB ?
+					   GAUDISIM_QCLASS_SECURED : GAUDISIM_QCLASS_INTERNAL;
+	uint32_t ctl_bad = k->ctl & ~gaudisim_pkt_ctl_defined(k->opcode);
+	uint32_t dw0_bad = k->dw0 & ~gaudisim_pkt_dw0_defined(k->opcode);
 
-static bool dw0_ok(struct pkt *k, uint32_t allowed)
-{
-	if (!(k->dw0 & ~allowed))
+	if (ctl_bad) {
+		fail(k, GAUDISIM_CP_ERR_PKT_FIELD, "reserved or unsupported ctl bits 0x%08x",
+		     ctl_bad);
+		return false;
+	}
+	if (dw0_bad) {
+		fail(k, GAUDISIM_CP_ERR_PKT_FIELD, "reserved dw0 bits 0x%08x", dw0_bad);
+		return false;
+	}
+	if (gaudisim_pkt_allowed(k->opcode, qclass))
 		return true;
-	fail(k, GAUDISIM_CP_ERR_PKT_FIELD, "reserved dw0 bits 0x%08x", k->dw0 & ~allowed);
+	if (k->opcode == GAUDISIM_PKT_MSG_PROT)
+		fail(k, GAUDISIM_CP_ERR_PRIV, "privileged: only the driver's CBs on external "
+		     "queues may use it");
+	else
+		fail(k, GAUDISIM_CP_ERR_PRIV, "not on an external queue: the buffer would "
+		     "bypass the driver's copy of the CB");
 	return false;
 }
 
@@ -184,8 +177,6 @@ static enum gsim_pkt_result exec_wreg32(struct pkt *k)
 {
 	uint8_t value[4];
 
-	if (!ctl_ok(k, CTL_WREG))
-		return GSIM_PKT_ERROR;
 	gsim_st_le32(value, k->dw0);
 	return write_engine_regs(k, k->ctl & GAUDISIM_WREG32_CTL_REG_OFFSET_MASK, value, 1);
 }
@@ -194,8 +185,6 @@ static enum gsim_pkt_result exec_wreg_bulk(struct pkt *k)
 {
 	uint32_t size64 = k->dw0 & GAUDISIM_WREG_BULK_SIZE64_MASK;
 
-	if (!ctl_ok(k, CTL_WREG) || !dw0_ok(k, GAUDISIM_WREG_BULK_SIZE64_MASK))
-		return GSIM_PKT_ERROR;
 	return write_engine_regs(k, k->ctl & GAUDISIM_WREG32_CTL_REG_OFFSET_MASK,
 				 k->p + GAUDISIM_PKT_SIZE_WREG_BULK_HDR, 2 * size64);
 }
@@ -248,12 +237,6 @@ static enum gsim_pkt_result msg_write(struct pkt *k, uint64_t addr, uint32_t val
 
 static enum gsim_pkt_result exec_msg_long(struct pkt *k)
 {
-	if (!ctl_ok(k, CTL_MSG))
-		return GSIM_PKT_ERROR;
-	if (k->opcode == GAUDISIM_PKT_MSG_PROT &&
-	    (!k->s->external || k->s->depth != GSIM_FRAME_CB))
-		return fail(k, GAUDISIM_CP_ERR_PRIV, "privileged: only the driver's CBs on "
-			    "external queues may use it");
 	return msg_write(k, gsim_ld_le64(k->p + 8), k->dw0);
 }
 
@@ -264,8 +247,6 @@ static enum gsim_pkt_result exec_msg_short(struct pkt *k)
 	uint32_t off = k->ctl & GAUDISIM_MSG_SHORT_CTL_OFFSET_MASK;
 	uint64_t base_addr;
 
-	if (!ctl_ok(k, CTL_MSG_SHORT))
-		return GSIM_PKT_ERROR;
 	base_addr = (uint64_t)k->s->msg_base_hi[base] << 32 | k->s->msg_base_lo[base];
 	if (!base_addr)
 		return fail(k, GAUDISIM_CP_ERR_PKT_FIELD, "CP_MSG_BASE%u of the stream is not "
@@ -280,8 +261,6 @@ static enum gsim_pkt_result exec_fence(struct pkt *k)
 	uint32_t target = (k->dw0 & GAUDISIM_FENCE_TARGET_MASK) >> GAUDISIM_FENCE_TARGET_SHIFT;
 	uint32_t dec = (k->dw0 & GAUDISIM_FENCE_DEC_VAL_MASK) >> GAUDISIM_FENCE_DEC_VAL_SHIFT;
 
-	if (!ctl_ok(k, CTL_COMMON) || !dw0_ok(k, FENCE_DW0_FIELDS))
-		return GSIM_PKT_ERROR;
 	if (s->fence[id] < target) {
 		s->park = GSIM_PARK_FENCE;
 		s->wait_fence_id = id;
@@ -316,8 +295,6 @@ static enum gsim_pkt_result exec_lin_dma(struct pkt *k)
 		return fail(k, GAUDISIM_CP_ERR_UNDEF_OPCODE,
 			    "needs a DMA engine; this queue belongs to the %s",
 			    gsim_engine_name(s->engine));
-	if (!ctl_ok(k, CTL_LIN_DMA))
-		return GSIM_PKT_ERROR;
 	if (!(k->ctl & GAUDISIM_LIN_DMA_CTL_LIN))
 		return fail(k, GAUDISIM_CP_ERR_PKT_FIELD,
 			    "lin bit is 0 (only linear transfers exist)");
@@ -349,6 +326,12 @@ static enum gsim_pkt_result exec_lin_dma(struct pkt *k)
 			return fail(k, GAUDISIM_CP_ERR_ECC,
 				    "uncorrectable HBM ECC error (src 0x%" PRIx64 " dst 0x%" PRIx64
 				    " size 0x%x)", src, dst, tsize);
+		/* Large device-memory transfers of internal queues go to a worker. */
+		if (s->pkt_done < tsize &&
+		    gsim_dma_offload(core, s, &d, fill ? NULL : &sr, (uint8_t)src, tsize))
+			return GSIM_PKT_BLOCKED;
+	}
+	if (s->pkt_done < tsize) {
 		remaining = tsize - s->pkt_done;
 		chunk = remaining < k->budget->bytes ? remaining : k->budget->bytes;
 		/*
@@ -393,12 +376,6 @@ static enum gsim_pkt_result exec_cp_dma(struct pkt *k)
 	uint64_t src = gsim_ld_le64(k->p + 8);
 	struct gsim_span span;
 
-	if (!ctl_ok(k, CTL_COMMON))
-		return GSIM_PKT_ERROR;
-	/* A secured CP runs only what the driver built or copied. */
-	if (s->external)
-		return fail(k, GAUDISIM_CP_ERR_PRIV, "not on an external queue: the buffer "
-			    "would bypass the driver's copy of the CB");
 	if (s->depth != GSIM_FRAME_CB)
 		return fail(k, GAUDISIM_CP_ERR_PKT_FIELD, "CP_DMA inside a CP_DMA'd buffer");
 	if (!tsize)
@@ -432,8 +409,6 @@ static enum gsim_pkt_result exec_repeat(struct pkt *k)
 	struct gsim_loop *loop = &f->loop[level], *inner = &f->loop[0];
 	const char *name = level ? "outer" : "inner";
 
-	if (!ctl_ok(k, CTL_COMMON) || !dw0_ok(k, REPEAT_DW0_FIELDS))
-		return GSIM_PKT_ERROR;
 	if (!end) {
 		if (!count)
 			return fail(k, GAUDISIM_CP_ERR_PKT_FIELD, "loop count 0");
@@ -467,8 +442,6 @@ static enum gsim_pkt_result exec_arb_point(struct pkt *k)
 {
 	struct gsim_qman *qm = &k->core->qman[k->s->engine];
 
-	if (!ctl_ok(k, CTL_ARB_POINT) || !dw0_ok(k, ARB_DW0_FIELDS))
-		return GSIM_PKT_ERROR;
 	if (k->dw0 & GAUDISIM_ARB_POINT_RLS) {
 		if (qm->arb_owner == (int)k->s->index)
 			qm->arb_owner = -1;
@@ -485,8 +458,6 @@ static enum gsim_pkt_result exec_stop(struct pkt *k)
 	struct gsim_stream *s = k->s;
 	struct gsim_qman *qm = &core->qman[s->engine];
 
-	if (!ctl_ok(k, CTL_COMMON))
-		return GSIM_PKT_ERROR;
 	/* Halt here; enabling the stream again resumes after the STOP. */
 	qm->glbl_cfg0 &= ~(1u << s->index);
 	s->stopped = true;
@@ -502,8 +473,6 @@ static enum gsim_pkt_result exec_wait(struct pkt *k)
 	uint32_t inc = (k->dw0 & GAUDISIM_WAIT_INC_VAL_MASK) >> GAUDISIM_WAIT_INC_VAL_SHIFT;
 	uint64_t cycles = k->dw0 & GAUDISIM_WAIT_CYCLES_MASK;
 
-	if (!ctl_ok(k, CTL_COMMON) || !dw0_ok(k, WAIT_DW0_FIELDS))
-		return GSIM_PKT_ERROR;
 	/* The stream does not stall; the telemetry books the cycles as busy time. */
 	if (cycles)
 		gsim_telemetry_engine_busy(k->core, k->s->engine,
@@ -521,8 +490,6 @@ static enum gsim_pkt_result exec_load_and_exe(struct pkt *k)
 	unsigned int kick = 0;
 	uint8_t hdr[8];
 
-	if (!ctl_ok(k, CTL_COMMON) || !dw0_ok(k, LAE_DW0_FIELDS))
-		return GSIM_PKT_ERROR;
 	if (k->dw0 & GAUDISIM_LOAD_AND_EXE_DST)
 		return fail(k, GAUDISIM_CP_ERR_PKT_FIELD, "dst 1 (scalars) is not supported");
 	if (k->dw0 & GAUDISIM_LOAD_AND_EXE_ETYPE)
@@ -651,6 +618,8 @@ enum gsim_pkt_result gsim_pkt_exec(struct gsim_core *core, struct gsim_stream *s
 	if (k.size > f->end - f->pc)
 		return fail(&k, GAUDISIM_CP_ERR_PKT_OVERRUN,
 			    "%u-byte packet runs past the end at offset 0x%x", k.size, f->end);
+	if (!legal(&k))
+		return GSIM_PKT_ERROR;
 
 	/* Engine barrier: the engine must have finished what it was launched for. */
 	if ((k.ctl & GAUDISIM_PKT_CTL_EB) && gsim_engine_busy(core, s->engine)) {

@@ -13,10 +13,22 @@
  * firing recurses. The recursion is bounded: each firing disarms its
  * monitor, and a chain deeper than GAUDISIM_SYNC_MAX_CHAIN drops its
  * payload with an error (MON_STATUS.ERR and a SYNC_ERR event).
+ *
+ * Rights: a payload write carries the rights of whoever armed the
+ * monitor, never those of whoever happens to trigger it. Armed by the
+ * driver over MMIO, it is secured; armed by a CB (any queue, external ones
+ * included: the driver never arms a monitor from its own CBs), it writes
+ * as an unsecured requester with the arming queue's ASID, so reserved
+ * HBM, the physical host window and the driver's registers are out of
+ * reach, exactly as for that CB's own writes. A refused payload of a
+ * CB-armed monitor also fails the write that triggered it (see
+ * gsim_dev_write32()), so the job responsible ends in an error.
  */
 #include <inttypes.h>
 
 #include "gsim_core_internal.h"
+#include "gsim_mmu.h"
+#include "hw/gaudisim_pkt_legal.h"
 
 #define SOB_FIRST	GAUDISIM_SYNC_SOB_OBJ(0)
 #define SOB_END		GAUDISIM_SYNC_SOB_OBJ(GAUDISIM_SYNC_NUM_SOBS)
@@ -101,19 +113,51 @@ static void mon_failed(struct gsim_core *core, unsigned int m, uint64_t addr, in
 		       const char *why)
 {
 	struct gsim_monitor *mon = &core->sync.mon[m];
+	int engine = mon->pay_queue < GAUDISIM_QUEUE_ID_SIZE ?
+		     gaudisim_queue_engine(mon->pay_queue) : -1;
 	struct gsim_event ev = {
 		.type = GAUDISIM_EQ_EVENT_SYNC_ERR,
-		.engine = GAUDISIM_EQ_NONE,
-		.queue = GAUDISIM_EQ_NONE,
+		.engine = engine >= 0 ? (uint32_t)engine : GAUDISIM_EQ_NONE,
+		.queue = mon->pay_queue,
 		.code = (uint32_t)code,
 		.addr = addr,
-		.data = { m },
+		.data = { m, mon->pay_asid },
 	};
 
 	mon->status |= GAUDISIM_SYNC_MON_STATUS_ERR;
-	gsim_log(core, "sync manager: monitor %u payload 0x%x to 0x%" PRIx64 " failed: %s "
-		 "(error %d)", m, mon->pay_data, addr, why, code);
+	if (mon->pay_secured)
+		gsim_log(core, "sync manager: monitor %u payload 0x%x to 0x%" PRIx64 " failed: "
+			 "%s (error %d)", m, mon->pay_data, addr, why, code);
+	else
+		gsim_log(core, "sync manager: monitor %u (armed by queue %u, ASID %u) payload "
+			 "0x%x to 0x%" PRIx64 " refused: %s (error %d)", m, mon->pay_queue,
+			 mon->pay_asid, mon->pay_data, addr, why, code);
 	gsim_eq_post_event(core, &ev);
+	/* The write that triggered a CB-armed monitor answers for it. */
+	if (!mon->pay_secured && !core->sync.denied)
+		core->sync.denied = code;
+}
+
+/* The monitor takes the rights of the requester arming it (see the top). */
+static void mon_take_rights(struct gsim_core *core, struct gsim_monitor *mon)
+{
+	const struct gsim_sync *sync = &core->sync;
+	unsigned int req = core->requester;
+
+	if (req == GSIM_REQ_MMIO) {
+		mon->pay_secured = true;
+		mon->pay_asid = 0;
+		mon->pay_queue = GAUDISIM_EQ_NONE;
+	} else if (req == GSIM_REQ_SYNC) {
+		/* Armed by a payload: an unsecured one passes its rights on. */
+		mon->pay_secured = false;
+		mon->pay_asid = sync->fire_asid;
+		mon->pay_queue = sync->fire_queue;
+	} else {
+		mon->pay_secured = false;
+		mon->pay_asid = gsim_mmu_queue_asid(core, req);
+		mon->pay_queue = req;
+	}
 }
 
 /* The condition holds: write the payload once and disarm. */
@@ -123,6 +167,7 @@ static void mon_fire(struct gsim_core *core, unsigned int m, unsigned int *kick)
 	struct gsim_monitor *mon = &sync->mon[m];
 	uint64_t addr = (uint64_t)mon->pay_addr_hi << 32 | mon->pay_addr_lo;
 	unsigned int saved = core->requester;
+	unsigned int saved_asid = sync->fire_asid, saved_queue = sync->fire_queue;
 	const char *why = "";
 	int rc;
 
@@ -135,16 +180,16 @@ static void mon_fire(struct gsim_core *core, unsigned int m, unsigned int *kick)
 	}
 	/* Cleared first: a nested firing of the same monitor may fail after us. */
 	mon->status &= ~GAUDISIM_SYNC_MON_STATUS_ERR;
-	/*
-	 * A payload address the driver programmed (MMIO, external queue) is
-	 * trusted like the driver; one a user CB programmed is not (no physical
-	 * host window, no reserved HBM).
-	 */
+	/* The rights of whoever armed it, never those of the trigger. */
 	core->requester = mon->pay_secured ? GSIM_REQ_MMIO : GSIM_REQ_SYNC;
+	sync->fire_asid = mon->pay_asid;
+	sync->fire_queue = mon->pay_queue;
 	sync->depth++;
 	rc = gsim_dev_write32(core, addr, mon->pay_data, kick, &why);
 	sync->depth--;
 	core->requester = saved;
+	sync->fire_asid = saved_asid;
+	sync->fire_queue = saved_queue;
 	if (rc)
 		mon_failed(core, m, addr, rc, why);
 }
@@ -170,7 +215,7 @@ static enum gsim_reg_status sob_write(struct gsim_core *core, unsigned int n, ui
 	struct gsim_sync *sync = &core->sync;
 	uint32_t v = value & GAUDISIM_SYNC_SOB_VALUE_MASK;
 
-	if (value & GAUDISIM_SYNC_SOB_RESERVED_MASK) {
+	if (!gaudisim_sob_update_legal(value)) {
 		if (origin == GSIM_ORIGIN_MMIO)
 			gsim_log(core, "sync manager: SOB %u update 0x%08x: bits [29:15] must "
 				 "be 0", n, value);
@@ -189,13 +234,14 @@ static enum gsim_reg_status mon_arm(struct gsim_core *core, unsigned int m, uint
 	struct gsim_sync *sync = &core->sync;
 	struct gsim_monitor *mon = &sync->mon[m];
 
-	if ((value & GAUDISIM_SYNC_MON_MASK_MASK) == GAUDISIM_SYNC_MON_MASK_MASK) {
+	if (!gaudisim_mon_arm_legal(value)) {
 		if (origin == GSIM_ORIGIN_MMIO)
 			gsim_log(core, "sync manager: monitor %u arm 0x%08x: the mask watches "
 				 "no sync object", m, value);
 		return GSIM_REG_BAD_VALUE;
 	}
 	mon_disarm(sync, mon);
+	mon_take_rights(core, mon);
 	mon->arm = value;
 	mon->status = GAUDISIM_SYNC_MON_STATUS_ARMED;
 	sync->armed[arm_group(value)]++;
@@ -252,11 +298,9 @@ enum gsim_reg_status gsim_sync_reg_write(struct gsim_core *core, uint32_t off, u
 	switch (mon_decode(off, &m)) {
 	case MON_ADDRL:
 		sync->mon[m].pay_addr_lo = value;
-		sync->mon[m].pay_secured = gsim_requester_secured(core->requester);
 		return GSIM_REG_OK;
 	case MON_ADDRH:
 		sync->mon[m].pay_addr_hi = value;
-		sync->mon[m].pay_secured = gsim_requester_secured(core->requester);
 		return GSIM_REG_OK;
 	case MON_DATA:
 		sync->mon[m].pay_data = value;
@@ -264,7 +308,17 @@ enum gsim_reg_status gsim_sync_reg_write(struct gsim_core *core, uint32_t off, u
 	case MON_ARM:
 		return mon_arm(core, m, value, origin, kick);
 	case MON_STATUS:
-		return GSIM_REG_READ_ONLY;
+		/* The driver disarms a monitor by clearing its status. */
+		if (origin != GSIM_ORIGIN_MMIO)
+			return GSIM_REG_READ_ONLY;
+		if (value) {
+			gsim_log(core, "sync manager: monitor %u status 0x%08x: only 0 (disarm) "
+				 "may be written", m, value);
+			return GSIM_REG_BAD_VALUE;
+		}
+		mon_disarm(sync, &sync->mon[m]);
+		sync->mon[m].status = 0;
+		return GSIM_REG_OK;
 	case MON_NONE:
 		break;
 	}

@@ -458,14 +458,36 @@ int gsim_tpc_finish(struct gsim_core *core, unsigned int e)
 	return ret;
 }
 
+/*
+ * Bundles a worker runs between looks at its cancel flag: a few
+ * milliseconds, the longest a reset waits for a running TPC.
+ */
+#define GSIM_TPC_WORK_STEP	(1ull << 18)
+
 int gsim_tpc_launch(struct gsim_core *core, unsigned int e)
 {
 	int err = gsim_tpc_start(core, e);
 
 	if (err)
 		return err;
+	if (gsim_engine_threaded(core))
+		return GSIM_ENGINE_ASYNC;
 	while (gsim_tpc_run(core, e, UINT64_MAX))
 		;
+	return gsim_tpc_finish(core, e);
+}
+
+/* Worker side: the bundles, in steps; finish() follows on the owner thread. */
+static int tpc_work(struct gsim_core *core, unsigned int e, const struct gsim_work *w)
+{
+	while (!gsim_work_cancelled(w) && gsim_tpc_run(core, e, GSIM_TPC_WORK_STEP))
+		;
+	return 0;
+}
+
+static int tpc_complete(struct gsim_core *core, unsigned int e, int result)
+{
+	(void)result;
 	return gsim_tpc_finish(core, e);
 }
 
@@ -560,4 +582,6 @@ const struct gsim_engine_ops gsim_tpc_engine_ops = {
 	.reg_write = gsim_tpc_reg_write,
 	.launch = gsim_tpc_launch,
 	.busy = gsim_tpc_busy,
+	.work = tpc_work,
+	.complete = tpc_complete,
 };

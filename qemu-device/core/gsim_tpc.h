@@ -20,8 +20,9 @@
  *                      host callbacks, resumable after max_bundles (safe in
  *                      a worker thread that owns the TPC)
  *   gsim_tpc_finish()  main loop: error details, counters, log, events
- * gsim_tpc_launch() does all three, which is what the engine-ops table's
- * launch() uses.
+ * gsim_tpc_launch() is the engine-ops table's launch(): start, then on a
+ * core with worker threads GSIM_ENGINE_ASYNC (a worker runs the bundles,
+ * the owner thread finishes), else all three at once.
  */
 #ifndef GSIM_TPC_H
 #define GSIM_TPC_H
@@ -185,7 +186,8 @@ enum gsim_reg_status gsim_tpc_reg_write(struct gsim_core *core, unsigned int e, 
 					uint32_t value, enum gsim_reg_origin origin,
 					bool *launch);
 /* Start + run to the end + finish: GAUDISIM_TPC_ERR_* (| GSIM_ENGINE_ERR_POSTED
- * when the TPC posted its own event, i.e. ENGINE_TIMEOUT). */
+ * when the TPC posted its own event, i.e. ENGINE_TIMEOUT); GSIM_ENGINE_ASYNC
+ * after a good start on a core with workers. */
 int gsim_tpc_launch(struct gsim_core *core, unsigned int e);
 bool gsim_tpc_busy(const struct gsim_core *core, unsigned int e);
 

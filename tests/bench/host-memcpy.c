@@ -1,70 +1,66 @@
 // SPDX-License-Identifier: MIT
 /*
- * Reference for the DMA benchmark: host memcpy throughput for a given size,
- * measured the same way the guest measures a DMA (best of several runs,
- * buffers touched beforehand so page faults are not timed).
+ * Host memcpy throughput for a given size, the reference that scripts/
+ * bench.sh measures on the host right before and right after the guest's
+ * DMA benchmark (which measures its own memcpy in the guest as well). The
+ * buffers are touched first, so no page fault is timed; the median of the
+ * repetitions is printed.
  *
- * Usage: host-memcpy [bytes] [repetitions]
- * Prints: memcpy_MiBps=<value>
+ * Usage: host-memcpy [-s MIB] [-r REPETITIONS]
+ * Prints: memcpy_MiBps=<median>
  */
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <unistd.h>
 
-static double now_seconds(void)
-{
-	struct timespec ts;
+#include "bench_stats.h"
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int parse_size(const char *text, unsigned long long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoull(text, &end, 0);
-	return (errno || *end || *out == 0) ? -1 : 0;
-}
+#define USAGE	"usage: host-memcpy [-s MIB<=4096] [-r REPETITIONS<=1000]\n"
 
 int main(int argc, char **argv)
 {
-	unsigned long long size = 64ull << 20, reps = 8;
-	double best = 0;
+	unsigned long mib = 64, reps = 9, i;
+	uint8_t *src, *dst;
+	double *rate;
+	size_t size;
+	int c;
 
-	if ((argc > 1 && parse_size(argv[1], &size)) ||
-	    (argc > 2 && parse_size(argv[2], &reps)) || argc > 3) {
-		fprintf(stderr, "usage: host-memcpy [bytes] [repetitions]\n");
-		return 2;
+	while ((c = getopt(argc, argv, "s:r:")) != -1) {
+		if (c == 's')
+			mib = bench_arg(optarg, 4096, USAGE);
+		else if (c == 'r')
+			reps = bench_arg(optarg, 1000, USAGE);
+		else
+			return fprintf(stderr, USAGE), 2;
 	}
-	uint8_t *src = malloc(size), *dst = malloc(size);
-
-	if (!src || !dst) {
-		fprintf(stderr, "host-memcpy: cannot allocate %llu bytes\n", size);
+	if (optind != argc)
+		return fprintf(stderr, USAGE), 2;
+	size = (size_t)mib << 20;
+	src = malloc(size);
+	dst = malloc(size);
+	rate = calloc(reps, sizeof(*rate));
+	if (!src || !dst || !rate) {
+		fprintf(stderr, "host-memcpy: cannot allocate %lu MiB twice\n", mib);
 		return 1;
 	}
 	memset(src, 0x5a, size);
 	memset(dst, 0, size);
-	for (unsigned long long i = 0; i < reps; i++) {
-		double t0 = now_seconds();
+	for (i = 0; i < reps; i++) {
+		double t0 = bench_now();
 
 		memcpy(dst, src, size);
-		double rate = (double)size / (1 << 20) / (now_seconds() - t0);
-
-		if (rate > best)
-			best = rate;
-		src[i % size]++; /* keep the copies from being merged */
+		rate[i] = (double)mib / (bench_now() - t0);
+		src[i % size]++;	/* no two copies alike */
 	}
 	if (dst[size - 1] != 0x5a) {
 		fprintf(stderr, "host-memcpy: copy check failed\n");
 		return 1;
 	}
-	printf("memcpy_MiBps=%.0f\n", best);
+	printf("memcpy_MiBps=%.0f\n", bench_median(rate, reps));
 	free(src);
 	free(dst);
+	free(rate);
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fuzz_alloc.h"
+#include "fuzz_guard.h"
 #include "fuzz_host.h"
 #include "hw/gaudisim_tpc.h"
 
@@ -110,6 +111,7 @@ void fz_host_init(struct fz_host *h)
 {
 	struct gsim_core_config cfg = { .hbm_size = FZ_HBM_SIZE, .hbm_bar_size = FZ_BAR_SIZE };
 	const char *err = NULL;
+	unsigned int guarded;
 
 	memset(h, 0, sizeof(*h));
 	h->mem = calloc(1, FZ_HOST_SIZE);
@@ -119,8 +121,13 @@ void fz_host_init(struct fz_host *h)
 	h->hbm_cb_next = FZ_HBM_CB_OFF;
 	h->pgt_next = GAUDISIM_MMU_PGT_BASE + GAUDISIM_MMU_NUM_ASIDS * GAUDISIM_MMU_HOP_TABLE_SIZE;
 	h->big_blocks = fz_alloc_in_use();
+	guarded = fz_guard_mappings();
 	h->core = gsim_core_new(&cfg, &fake_ops, h, &err);
 	FZ_CHECK(h->core != NULL, "gsim_core_new: %s", err ? err : "?");
+	/* An access past device memory must fault, not land next door. */
+	FZ_CHECK(fz_guarded(gsim_core_hbm(h->core), FZ_HBM_SIZE) &&
+		 fz_guard_mappings() >= guarded + 2,
+		 "HBM and SRAM are not between guard pages (fuzz_guard.c)");
 	h->quiet = true;
 }
 

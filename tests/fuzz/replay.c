@@ -4,12 +4,14 @@
  * used. Runs LLVMFuzzerTestOneInput() on every file named on the command
  * line (directories: every regular file in them, sorted), each in its own
  * child process so a crash or failed invariant counts as one failure, and
- * prints "N passed, N failed".
+ * prints "N passed, N failed". An input that runs longer than the timeout
+ * (-t seconds, default 25, as libFuzzer's -timeout) is killed and fails.
  *
- *   replay_cb [-q] FILE|DIR...
+ *   replay_cb [-q] [-t SECONDS] FILE|DIR...
  */
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static unsigned int passed, failed;
 static int quiet;
+static unsigned int timeout_s = 25;
 
 static int read_file(const char *path, uint8_t **data, size_t *size)
 {
@@ -70,6 +73,9 @@ static void run_one(const char *path)
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
+		/* The default action of SIGALRM ends the child: a hang fails. */
+		signal(SIGALRM, SIG_DFL);
+		alarm(timeout_s);
 		LLVMFuzzerTestOneInput(data, size);
 		/* exit(), not _exit(): LeakSanitizer checks at exit. stdio was
 		 * flushed before the fork, so nothing is written twice. */
@@ -85,6 +91,9 @@ static void run_one(const char *path)
 		if (!quiet)
 			printf("PASS %s\n", path);
 		passed++;
+	} else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
+		printf("FAIL %s (timeout: still running after %u s)\n", path, timeout_s);
+		failed++;
 	} else if (WIFSIGNALED(status)) {
 		printf("FAIL %s (signal %d)\n", path, WTERMSIG(status));
 		failed++;
@@ -157,12 +166,24 @@ int main(int argc, char **argv)
 {
 	int i = 1;
 
-	if (i < argc && !strcmp(argv[i], "-q")) {
-		quiet = 1;
-		i++;
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		char *end;
+
+		if (!strcmp(argv[i], "-q")) {
+			quiet = 1;
+			continue;
+		}
+		if (strcmp(argv[i], "-t") || i + 1 >= argc)
+			break;
+		errno = 0;
+		timeout_s = (unsigned int)strtoul(argv[++i], &end, 10);
+		if (errno || *end || !timeout_s) {
+			fprintf(stderr, "%s: -t wants a positive number of seconds\n", argv[0]);
+			return 2;
+		}
 	}
-	if (i >= argc) {
-		fprintf(stderr, "usage: %s [-q] FILE|DIR...\n", argv[0]);
+	if (i >= argc || argv[i][0] == '-') {
+		fprintf(stderr, "usage: %s [-q] [-t SECONDS] FILE|DIR...\n", argv[0]);
 		return 2;
 	}
 	for (; i < argc; i++)

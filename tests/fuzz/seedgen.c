@@ -929,6 +929,49 @@ static void tpc_seeds(void)
 	}
 }
 
+/* ---- TPC operation seeds (fuzz_tpc_ops.c) ---------------------------------------- */
+
+/* One seed per operation and dtype family, lanes with the values that
+ * matter: zeros, ones, signs, infinities, NaNs, denormals, extremes. */
+static void tpc_ops_seeds(void)
+{
+	static const uint32_t special[] = {
+		0x00000000, 0x80000000, 0x3f800000, 0xbf800000, 0x7f800000, 0xff800000,
+		0x7fc00000, 0x00000001, 0x7f7fffff, 0x00800000, 0x3fc00000, 0x40490fdb,
+		0xffffffff, 0x7fffffff, 0x0000007f, 0x00008000,
+	};
+	static const unsigned int dtypes[] = { GAUDISIM_DTYPE_FP32, GAUDISIM_DTYPE_INT32,
+					       GAUDISIM_DTYPE_BF16 };
+	const unsigned int nops = 26, nspecial = sizeof(special) / sizeof(special[0]);
+	unsigned int op, t, i, v;
+	uint32_t x = 12345;
+	char name[64];
+
+	for (op = 0; op < nops; op++) {
+		for (t = 0; t < 3; t++) {
+			struct buf *s = calloc(1, sizeof(*s));
+
+			if (!s)
+				exit(1);
+			b8(s, op);
+			b8(s, dtypes[t]);
+			b8(s, (op + t) % 3);		/* SRC_B kind */
+			b8(s, (op * 7 + t) & 0x3f);	/* condition / conversion */
+			b32(s, special[(op + t) % nspecial]);
+			for (v = 0; v < 3; v++) {
+				for (i = 0; i < 64; i++) {
+					x = x * 1103515245u + 12345u;
+					b32(s, i < nspecial ? special[(i + v * 5) % nspecial] :
+					    i % 2 ? x : (uint32_t)((int32_t)(x >> 16) - 32768) * 3u);
+				}
+			}
+			snprintf(name, sizeof(name), "op%02u-dt%u", op, dtypes[t]);
+			save("tpc_ops", name, s);
+			free(s);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -940,6 +983,7 @@ int main(int argc, char **argv)
 	raw_seeds();
 	program_seeds();
 	tpc_seeds();
+	tpc_ops_seeds();
 	printf("seedgen: %u seeds in %s\n", written, outdir);
 	return 0;
 }

@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
+#include "hw/gaudisim_sync.h"
 
 int dev_fd = -1;
 
@@ -270,13 +272,20 @@ void dram_usage_ok(int fd, struct gaudisim_info_dram_usage *usage)
 	ck_assert_msg(rc == 0, "INFO DRAM_USAGE: %s", strerror(-rc));
 }
 
-TCase *compute_tcase(const char *name, int timeout_s)
+TCase *fixture_tcase(const char *name, void (*setup)(void), void (*teardown)(void),
+		     int timeout_s)
 {
 	TCase *tc = tcase_create(name);
 
-	tcase_add_checked_fixture(tc, compute_setup, compute_teardown);
+	if (setup || teardown)
+		tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, timeout_s);
 	return tc;
+}
+
+TCase *compute_tcase(const char *name, int timeout_s)
+{
+	return fixture_tcase(name, compute_setup, compute_teardown, timeout_s);
 }
 
 int run_suite(Suite *suite)
@@ -292,4 +301,118 @@ int run_suite(Suite *suite)
 	srunner_free(sr);
 	printf("%d passed, %d failed\n", run - failed, failed);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* ---- Sync manager, internal queues, events ------------------------------- */
+
+/* Device address of CP_FENCE_RDATA(fence) of a queue's stream. */
+uint64_t fence_rdata_addr(uint32_t queue, uint32_t fence)
+{
+	return GAUDISIM_CFG_BASE + GAUDISIM_QM_BLOCK(gaudisim_queue_engine(queue)) +
+	       GAUDISIM_QM_CP_FENCE_RDATA(fence, gaudisim_queue_stream(queue));
+}
+
+void cbw_msg_short(struct hlthunk_cb_writer *w, uint32_t base, uint32_t offset,
+			  uint32_t value, uint32_t barriers)
+{
+	const uint32_t pkt[2] = {
+		value,
+		GAUDISIM_PKT_CTL(GAUDISIM_PKT_MSG_SHORT) | barriers |
+			base << GAUDISIM_MSG_SHORT_CTL_BASE_SHIFT | offset,
+	};
+
+	ck_assert_int_eq(hlthunk_cbw_dwords(w, pkt, 2), 0);
+}
+
+/* MSG_SHORT base 1 is the SOB array, base 0 the monitor arrays. */
+void cbw_sob(struct hlthunk_cb_writer *w, uint32_t sob, uint32_t so_upd,
+		    uint32_t barriers)
+{
+	cbw_msg_short(w, 1, 4 * sob, so_upd, barriers);
+}
+
+void cbw_mon_reg(struct hlthunk_cb_writer *w, uint32_t reg, uint32_t value)
+{
+	cbw_msg_short(w, 0, reg - GAUDISIM_SYNC_MON_BASE_OFFSET, value, 0);
+}
+
+/* Copy a CB image into HBM with an external LIN_DMA. */
+void put_in_hbm_ok(const void *data, uint32_t size, uint64_t hbm_addr)
+{
+	struct host_buf hb;
+
+	host_buf_map_ok(dev_fd, &hb, size);
+	memcpy(hb.ptr, data, size);
+	dma_ok(dev_fd, hb.va, hbm_addr, size, QUEUE_H2D);
+	host_buf_release(dev_fd, &hb);
+}
+
+int submit_chunks(const struct gaudisim_cs_chunk *chunks, uint32_t n,
+			 uint32_t timeout_s, uint64_t *seq)
+{
+	struct hlthunk_cs_in in = {
+		.chunks_execute = chunks,
+		.num_chunks_execute = n,
+		.flags = timeout_s ? GAUDISIM_CS_FLAGS_CUSTOM_TIMEOUT : 0,
+		.timeout_s = timeout_s,
+	};
+	struct hlthunk_cs_out out = { 0 };
+	int rc;
+
+	rc = hlthunk_command_submission(dev_fd, &in, &out);
+	*seq = out.seq;
+	return rc;
+}
+
+void events_ok(uint32_t *counts)
+{
+	memset(counts, 0, GAUDISIM_INFO_HW_EVENTS_NUM * sizeof(*counts));
+	ck_assert_int_eq(hlthunk_get_info(dev_fd, GAUDISIM_INFO_HW_EVENTS, counts,
+					  GAUDISIM_INFO_HW_EVENTS_NUM * sizeof(*counts)), 0);
+}
+
+void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Arm monitor mon: when SOB sob >= 1, add 1 to fence 0 of queue. */
+void cbw_monitor_to_fence(struct hlthunk_cb_writer *w, uint32_t mon, uint32_t sob,
+			  uint32_t queue)
+{
+	uint64_t addr = fence_rdata_addr(queue, 0);
+
+	cbw_mon_reg(w, GAUDISIM_SYNC_MON_PAY_ADDRL(mon), (uint32_t)addr);
+	cbw_mon_reg(w, GAUDISIM_SYNC_MON_PAY_ADDRH(mon), (uint32_t)(addr >> 32));
+	cbw_mon_reg(w, GAUDISIM_SYNC_MON_PAY_DATA(mon), 1);
+	cbw_mon_reg(w, GAUDISIM_SYNC_MON_ARM(mon), GAUDISIM_SYNC_MON_ARM_SOB(sob, 0, 1));
+}
+
+int run_internal_cb(struct hlthunk_cb_writer *icb, uint64_t icb_addr, uint32_t queue,
+		    uint32_t ext_queue, uint32_t sob, uint32_t mon, uint32_t *status)
+{
+	struct gaudisim_cs_chunk chunks[2];
+	struct test_cb cb;
+	uint64_t seq;
+	int rc;
+
+	/* Zero the SOB and arm the monitor first, in a CS of their own. */
+	cb_create_ok(dev_fd, &cb, 4096);
+	cbw_sob(&cb.w, sob, GAUDISIM_SYNC_SOB_SET(0), 0);
+	cbw_monitor_to_fence(&cb.w, mon, sob, ext_queue);
+	run_cb_ok(dev_fd, &cb, ext_queue, WAIT_US_SHORT);
+	cb_reset(&cb);
+
+	cbw_sob(icb, sob, GAUDISIM_SYNC_SOB_ADD(1), GAUDISIM_PKT_CTL_EB);
+	put_in_hbm_ok(icb->base, icb->used, icb_addr);
+	ck_assert_int_eq(hlthunk_cbw_fence(&cb.w, 0, 1, 1, 0), 0);
+	chunks[0] = make_chunk(icb_addr, queue, icb->used);
+	chunks[1] = make_chunk(cb.handle, ext_queue, cb.w.used);
+	ck_assert_int_eq(submit_chunks(chunks, 2, 60, &seq), 0);
+	*status = ~0u;
+	rc = hlthunk_wait_for_cs(dev_fd, seq, WAIT_US_DMA, status);
+	cb_destroy_ok(dev_fd, &cb);
+	return rc;
 }

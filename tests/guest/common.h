@@ -127,6 +127,39 @@ long first_byte_not(const void *p, size_t size, uint8_t value);
 void hw_ip_ok(int fd, struct gaudisim_info_hw_ip_info *hw);
 void dram_usage_ok(int fd, struct gaudisim_info_dram_usage *usage);
 
+/* ---- Sync manager, internal queues, events ---------------------------------- */
+
+/* Device address of CP_FENCE_RDATA(fence) of a queue's stream. */
+uint64_t fence_rdata_addr(uint32_t queue, uint32_t fence);
+/* MSG_SHORT of value to CP_MSG_BASE<base> + offset (asserting room in the CB). */
+void cbw_msg_short(struct hlthunk_cb_writer *w, uint32_t base, uint32_t offset,
+		   uint32_t value, uint32_t barriers);
+/* MSG_SHORT base 1 is the SOB array, base 0 the monitor arrays. */
+void cbw_sob(struct hlthunk_cb_writer *w, uint32_t sob, uint32_t so_upd, uint32_t barriers);
+/* reg: a GAUDISIM_SYNC_MON_* register offset of the sync-manager block. */
+void cbw_mon_reg(struct hlthunk_cb_writer *w, uint32_t reg, uint32_t value);
+/* Copy a CB image (or any data) into HBM with an external LIN_DMA on dev_fd. */
+void put_in_hbm_ok(const void *data, uint32_t size, uint64_t hbm_addr);
+/* Submit chunks on dev_fd (custom timeout when timeout_s); returns the rc. */
+int submit_chunks(const struct gaudisim_cs_chunk *chunks, uint32_t n, uint32_t timeout_s,
+		  uint64_t *seq);
+/* Arm monitor mon: when SOB sob >= 1, add 1 to fence 0 of queue. */
+void cbw_monitor_to_fence(struct hlthunk_cb_writer *w, uint32_t mon, uint32_t sob,
+			  uint32_t queue);
+/*
+ * Run an internal CB on dev_fd the way Gaudi software waits for one: the
+ * packets in *icb (room left for one more MSG_SHORT, which signals sob
+ * behind an engine barrier) go to HBM at icb_addr and run on internal
+ * queue; an external job on ext_queue waits on fence 0, raised by monitor
+ * mon (armed first, in a CS of its own) when sob reaches 1. Returns the
+ * WAIT_CS rc; *status gets the CS status.
+ */
+int run_internal_cb(struct hlthunk_cb_writer *icb, uint64_t icb_addr, uint32_t queue,
+		    uint32_t ext_queue, uint32_t sob, uint32_t mon, uint32_t *status);
+/* INFO HW_EVENTS of dev_fd: GAUDISIM_INFO_HW_EVENTS_NUM counters. */
+void events_ok(uint32_t *counts);
+void sleep_ms(long ms);
+
 /* ---- Runner ---------------------------------------------------------------- */
 
 /*
@@ -135,6 +168,9 @@ void dram_usage_ok(int fd, struct gaudisim_info_dram_usage *usage);
  */
 int run_suite(Suite *suite);
 
+/* A test case with a checked fixture (setup/teardown may be NULL) and a timeout. */
+TCase *fixture_tcase(const char *name, void (*setup)(void), void (*teardown)(void),
+		     int timeout_s);
 /* A test case with the compute fixture and a timeout. */
 TCase *compute_tcase(const char *name, int timeout_s);
 

@@ -3,7 +3,9 @@
 # check the kernel log for oopses and warnings (counted as one more test).
 # Prints every program's report and a total line "N passed, N failed";
 # exits non-zero on any failure.
-#   run-all.sh [PROGRAM...]   default: every gsim-test-* in this folder
+#   run-all.sh [PROGRAM...]   default: every expected gsim-test-* program of
+#                             this folder; one that is missing (failed to
+#                             build, not staged) counts as a failure
 # HL_SMI names the hl-smi binary for gsim-test-smi (default: PATH, then the
 # build tree's smi/hl-smi).
 dir=$(cd "$(dirname "$0")" && pwd)
@@ -13,12 +15,21 @@ if [ -z "$HL_SMI" ]; then
 fi
 export HL_SMI
 
+passed=0
+failed=0
 if [ $# -eq 0 ]; then
 	set --
-	# module reloads the driver, so it runs last.
-	for t in open info memory cb cs dma negative smi engines module; do
-		[ -x "$dir/gsim-test-$t" ] && set -- "$@" "$dir/gsim-test-$t"
-		[ -x "$dir/gsim-test-$t.sh" ] && set -- "$@" "$dir/gsim-test-$t.sh"
+	# The expected programs; module reloads the driver, so it runs last.
+	for t in open info memory cb cs dma negative smi engines security responsive hlrt train module; do
+		if [ -x "$dir/gsim-test-$t" ]; then
+			set -- "$@" "$dir/gsim-test-$t"
+		elif [ -x "$dir/gsim-test-$t.sh" ]; then
+			set -- "$@" "$dir/gsim-test-$t.sh"
+		else
+			echo "=== gsim-test-$t"
+			echo "gsim-test-$t: expected test program missing from $dir"
+			failed=$((failed + 1))
+		fi
 	done
 fi
 
@@ -26,8 +37,6 @@ fi
 marker="gsim-run-all: start $$"
 echo "$marker" > /dev/kmsg 2>/dev/null || marker=
 
-passed=0
-failed=0
 log=$(mktemp "${TMPDIR:-/tmp}/gsim-run-all.XXXXXX")
 for prog in "$@"; do
 	echo "=== $(basename "$prog")"

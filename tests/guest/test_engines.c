@@ -49,49 +49,6 @@ static uint32_t user_mon(uint32_t i)
 	return sm.first_available_monitor + i;
 }
 
-/* Device address of CP_FENCE_RDATA(fence) of a queue's stream. */
-static uint64_t fence_rdata_addr(uint32_t queue, uint32_t fence)
-{
-	return GAUDISIM_CFG_BASE + GAUDISIM_QM_BLOCK(gaudisim_queue_engine(queue)) +
-	       GAUDISIM_QM_CP_FENCE_RDATA(fence, gaudisim_queue_stream(queue));
-}
-
-static void cbw_msg_short(struct hlthunk_cb_writer *w, uint32_t base, uint32_t offset,
-			  uint32_t value, uint32_t barriers)
-{
-	const uint32_t pkt[2] = {
-		value,
-		GAUDISIM_PKT_CTL(GAUDISIM_PKT_MSG_SHORT) | barriers |
-			base << GAUDISIM_MSG_SHORT_CTL_BASE_SHIFT | offset,
-	};
-
-	ck_assert_int_eq(hlthunk_cbw_dwords(w, pkt, 2), 0);
-}
-
-/* MSG_SHORT base 1 is the SOB array, base 0 the monitor arrays. */
-static void cbw_sob(struct hlthunk_cb_writer *w, uint32_t sob, uint32_t so_upd,
-		    uint32_t barriers)
-{
-	cbw_msg_short(w, 1, 4 * sob, so_upd, barriers);
-}
-
-static void cbw_mon_reg(struct hlthunk_cb_writer *w, uint32_t reg, uint32_t value)
-{
-	cbw_msg_short(w, 0, reg - GAUDISIM_SYNC_MON_BASE_OFFSET, value, 0);
-}
-
-/* Arm monitor mon: when SOB sob >= 1, add 1 to fence 0 of queue. */
-static void cbw_monitor_to_fence(struct hlthunk_cb_writer *w, uint32_t mon, uint32_t sob,
-				 uint32_t queue)
-{
-	uint64_t addr = fence_rdata_addr(queue, 0);
-
-	cbw_mon_reg(w, GAUDISIM_SYNC_MON_PAY_ADDRL(mon), (uint32_t)addr);
-	cbw_mon_reg(w, GAUDISIM_SYNC_MON_PAY_ADDRH(mon), (uint32_t)(addr >> 32));
-	cbw_mon_reg(w, GAUDISIM_SYNC_MON_PAY_DATA(mon), 1);
-	cbw_mon_reg(w, GAUDISIM_SYNC_MON_ARM(mon), GAUDISIM_SYNC_MON_ARM_SOB(sob, 0, 1));
-}
-
 /* Zero SOBs and arm monitors (one CS on an external queue, run to completion). */
 static void arm_monitors_ok(const uint32_t *sobs, const uint32_t *mons,
 			    const uint32_t *queues, unsigned int n)
@@ -106,48 +63,6 @@ static void arm_monitors_ok(const uint32_t *sobs, const uint32_t *mons,
 		cbw_monitor_to_fence(&cb.w, mons[i], sobs[i], queues[i]);
 	run_cb_ok(dev_fd, &cb, QUEUE_EXT_A, WAIT_US_SHORT);
 	cb_destroy_ok(dev_fd, &cb);
-}
-
-/* Copy a CB image into HBM with an external LIN_DMA. */
-static void put_in_hbm_ok(const void *data, uint32_t size, uint64_t hbm_addr)
-{
-	struct host_buf hb;
-
-	host_buf_map_ok(dev_fd, &hb, size);
-	memcpy(hb.ptr, data, size);
-	dma_ok(dev_fd, hb.va, hbm_addr, size, QUEUE_H2D);
-	host_buf_release(dev_fd, &hb);
-}
-
-static int submit_chunks(const struct gaudisim_cs_chunk *chunks, uint32_t n,
-			 uint32_t timeout_s, uint64_t *seq)
-{
-	struct hlthunk_cs_in in = {
-		.chunks_execute = chunks,
-		.num_chunks_execute = n,
-		.flags = timeout_s ? GAUDISIM_CS_FLAGS_CUSTOM_TIMEOUT : 0,
-		.timeout_s = timeout_s,
-	};
-	struct hlthunk_cs_out out = { 0 };
-	int rc;
-
-	rc = hlthunk_command_submission(dev_fd, &in, &out);
-	*seq = out.seq;
-	return rc;
-}
-
-static void events_ok(uint32_t *counts)
-{
-	memset(counts, 0, GAUDISIM_INFO_HW_EVENTS_NUM * sizeof(*counts));
-	ck_assert_int_eq(hlthunk_get_info(dev_fd, GAUDISIM_INFO_HW_EVENTS, counts,
-					  GAUDISIM_INFO_HW_EVENTS_NUM * sizeof(*counts)), 0);
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
 }
 
 /* ---- Discovery ----------------------------------------------------------- */
@@ -271,16 +186,14 @@ END_TEST
 /* Internal HBM->HBM copy; an external job waits for it through SOB/monitor/fence. */
 START_TEST(internal_hbm_dma_copy)
 {
-	const uint32_t sobs[1] = { 0 }, mons[1] = { 0 }, queues[1] = { QUEUE_EXT_A };
+	const uint32_t sobs[1] = { 0 }, mons[1] = { 0 };
 	uint32_t sob_ids[1], mon_ids[1];
-	struct gaudisim_cs_chunk chunks[2];
 	struct host_buf src, dst;
 	struct hlthunk_cb_writer iw;
 	uint8_t icb[256];
 	struct hbm_buf hbm;
-	struct test_cb cb;
 	uint32_t status;
-	uint64_t a, b, icb_addr, seq;
+	uint64_t a, b, icb_addr;
 	long diff;
 
 	sync_info_ok();
@@ -298,26 +211,16 @@ START_TEST(internal_hbm_dma_copy)
 	dma_ok(dev_fd, src.va, a, COPY_SIZE, QUEUE_H2D);
 	memset_ok(dev_fd, b, 0, COPY_SIZE, QUEUE_H2D);
 
-	arm_monitors_ok(sob_ids, mon_ids, queues, 1);
-
 	hlthunk_cbw_init(&iw, icb, sizeof(icb));
 	ck_assert_int_eq(hlthunk_cbw_lin_dma(&iw, a, b, COPY_SIZE, 0, 0), 0);
-	cbw_sob(&iw, sob_ids[0], GAUDISIM_SYNC_SOB_ADD(1), GAUDISIM_PKT_CTL_EB);
-	put_in_hbm_ok(icb, iw.used, icb_addr);
-
-	cb_create_ok(dev_fd, &cb, CB_BYTES);
-	ck_assert_int_eq(hlthunk_cbw_fence(&cb.w, 0, 1, 1, 0), 0);
-	chunks[0] = make_chunk(icb_addr, QUEUE_INT, iw.used);
-	chunks[1] = make_chunk(cb.handle, QUEUE_EXT_A, cb.w.used);
-	ck_assert_int_eq(submit_chunks(chunks, 2, 60, &seq), 0);
-	ck_assert_int_eq(hlthunk_wait_for_cs(dev_fd, seq, WAIT_US_DMA, &status), 0);
+	ck_assert_int_eq(run_internal_cb(&iw, icb_addr, QUEUE_INT, QUEUE_EXT_A, sob_ids[0],
+					 mon_ids[0], &status), 0);
 	ck_assert_uint_eq(status, GAUDISIM_WAIT_CS_STATUS_COMPLETED);
 
 	dma_ok(dev_fd, b, dst.va, COPY_SIZE, QUEUE_D2H);
 	diff = first_difference(src.ptr, dst.ptr, COPY_SIZE);
 	ck_assert_msg(diff < 0, "copy differs at byte %ld", diff);
 
-	cb_destroy_ok(dev_fd, &cb);
 	host_buf_release(dev_fd, &src);
 	host_buf_release(dev_fd, &dst);
 	hbm_free_ok(dev_fd, &hbm);
@@ -403,32 +306,13 @@ END_TEST
 static int run_internal_dma(uint64_t src, uint64_t dst, uint32_t size, uint64_t icb_addr,
 			    uint32_t *status)
 {
-	uint32_t sob_ids[1], mon_ids[1];
-	const uint32_t queues[1] = { QUEUE_EXT_A };
-	struct gaudisim_cs_chunk chunks[2];
 	struct hlthunk_cb_writer iw;
 	uint8_t icb[256];
-	struct test_cb cb;
-	uint64_t seq;
-	int rc;
-
-	sob_ids[0] = user_sob(3);
-	mon_ids[0] = user_mon(3);
-	arm_monitors_ok(sob_ids, mon_ids, queues, 1);
 
 	hlthunk_cbw_init(&iw, icb, sizeof(icb));
 	ck_assert_int_eq(hlthunk_cbw_lin_dma(&iw, src, dst, size, 0, 0), 0);
-	cbw_sob(&iw, sob_ids[0], GAUDISIM_SYNC_SOB_ADD(1), GAUDISIM_PKT_CTL_EB);
-	put_in_hbm_ok(icb, iw.used, icb_addr);
-
-	cb_create_ok(dev_fd, &cb, CB_BYTES);
-	ck_assert_int_eq(hlthunk_cbw_fence(&cb.w, 0, 1, 1, 0), 0);
-	chunks[0] = make_chunk(icb_addr, QUEUE_INT, iw.used);
-	chunks[1] = make_chunk(cb.handle, QUEUE_EXT_A, cb.w.used);
-	ck_assert_int_eq(submit_chunks(chunks, 2, 60, &seq), 0);
-	rc = hlthunk_wait_for_cs(dev_fd, seq, WAIT_US_DMA, status);
-	cb_destroy_ok(dev_fd, &cb);
-	return rc;
+	return run_internal_cb(&iw, icb_addr, QUEUE_INT, QUEUE_EXT_A, user_sob(3), user_mon(3),
+			       status);
 }
 
 START_TEST(internal_dma_from_userptr_va)
@@ -515,15 +399,12 @@ START_TEST(mme_gemm_matches_reference)
 	const uint32_t dim = GEMM_DIM, bytes = GEMM_DIM * GEMM_DIM * sizeof(float);
 	const uint32_t queue = GAUDISIM_QUEUE_ID_MME_0;
 	uint32_t sob_ids[1], mon_ids[1];
-	const uint32_t queues[1] = { QUEUE_EXT_A };
-	struct gaudisim_cs_chunk chunks[2];
 	struct host_buf host;
 	struct hlthunk_cb_writer iw;
 	uint8_t icb[1024];
 	struct hbm_buf hbm;
-	struct test_cb cb;
 	float *a, *b, *d, ref;
-	uint64_t a_addr, b_addr, d_addr, icb_addr, seq;
+	uint64_t a_addr, b_addr, d_addr, icb_addr;
 	uint32_t i, j, k, status;
 
 	sync_info_ok();
@@ -548,8 +429,6 @@ START_TEST(mme_gemm_matches_reference)
 	dma_ok(dev_fd, host.va + bytes, b_addr, bytes, QUEUE_H2D);
 	memset_ok(dev_fd, d_addr, 0xff, bytes, QUEUE_H2D);
 
-	arm_monitors_ok(sob_ids, mon_ids, queues, 1);
-
 	hlthunk_cbw_init(&iw, icb, sizeof(icb));
 	cbw_wreg64(&iw, GAUDISIM_MME_A_ADDR_LO, a_addr);
 	cbw_wreg64(&iw, GAUDISIM_MME_B_ADDR_LO, b_addr);
@@ -573,15 +452,8 @@ START_TEST(mme_gemm_matches_reference)
 	cbw_wreg(&iw, GAUDISIM_MME_ALPHA, 0x3F800000u);
 	cbw_wreg(&iw, GAUDISIM_MME_BETA, 0);
 	cbw_wreg(&iw, GAUDISIM_MME_COMMIT, GAUDISIM_MME_COMMIT_GO);
-	cbw_sob(&iw, sob_ids[0], GAUDISIM_SYNC_SOB_ADD(1), GAUDISIM_PKT_CTL_EB);
-	put_in_hbm_ok(icb, iw.used, icb_addr);
-
-	cb_create_ok(dev_fd, &cb, CB_BYTES);
-	ck_assert_int_eq(hlthunk_cbw_fence(&cb.w, 0, 1, 1, 0), 0);
-	chunks[0] = make_chunk(icb_addr, queue, iw.used);
-	chunks[1] = make_chunk(cb.handle, QUEUE_EXT_A, cb.w.used);
-	ck_assert_int_eq(submit_chunks(chunks, 2, 60, &seq), 0);
-	ck_assert_int_eq(hlthunk_wait_for_cs(dev_fd, seq, WAIT_US_DMA, &status), 0);
+	ck_assert_int_eq(run_internal_cb(&iw, icb_addr, queue, QUEUE_EXT_A, sob_ids[0],
+					 mon_ids[0], &status), 0);
 	ck_assert_uint_eq(status, GAUDISIM_WAIT_CS_STATUS_COMPLETED);
 
 	memset(d, 0, bytes);
@@ -595,7 +467,6 @@ START_TEST(mme_gemm_matches_reference)
 				      i, j, (double)d[i * dim + j], (double)ref);
 		}
 
-	cb_destroy_ok(dev_fd, &cb);
 	host_buf_release(dev_fd, &host);
 	hbm_free_ok(dev_fd, &hbm);
 }

@@ -972,6 +972,7 @@ static void test_properties(void)
     expect_device_add_error(d->qts,
                             "'hbm-size': 67108864, 'hbm-bar-size': 134217728");
     expect_device_add_error(d->qts, "'hbm-size': 1048576");
+    expect_device_add_error(d->qts, "'threads': 100000");
     /* Sizes only the core can judge: not 2 MiB-aligned, below reserved. */
     expect_device_add_error(d->qts,
                             "'hbm-size': 1074790400, 'hbm-bar-size': 16777216");
@@ -1565,6 +1566,151 @@ static void test_mme_gemm(void)
     gsim_shutdown(d);
 }
 
+/*
+ * A GEMM of about a second: 4096 x 4096 x 2048 FP32 on HBM (zeros: the
+ * arithmetic costs the same), launched by the host over MMIO with its
+ * completion message to an HBM word. It runs on a worker thread.
+ */
+#define LONG_GEMM_M         4096u
+#define LONG_GEMM_N         4096u
+#define LONG_GEMM_K         2048u
+#define LONG_GEMM_A         (GAUDISIM_HBM_USER_BASE + (64ULL << 20))
+#define LONG_GEMM_B         (LONG_GEMM_A + (64ULL << 20))
+#define LONG_GEMM_D         (LONG_GEMM_B + (64ULL << 20))
+#define LONG_GEMM_COMP      (GAUDISIM_HBM_USER_BASE + 0x100)
+#define LONG_GEMM_COMP_DATA 0x600dcafeu
+
+static void mme_reg_write(GsimDev *d, uint32_t off, uint32_t val)
+{
+    reg_write(d, GAUDISIM_MME_BLOCK + off, val);
+}
+
+/* The long GEMM, or its first @m rows. */
+static void long_gemm_commit(GsimDev *d, uint32_t m)
+{
+    uint32_t zero = 0;
+
+    hbm_write(d, LONG_GEMM_COMP, &zero, sizeof(zero));
+    mme_reg_write(d, GAUDISIM_MME_A_ADDR_LO, (uint32_t)LONG_GEMM_A);
+    mme_reg_write(d, GAUDISIM_MME_A_ADDR_HI, LONG_GEMM_A >> 32);
+    mme_reg_write(d, GAUDISIM_MME_B_ADDR_LO, (uint32_t)LONG_GEMM_B);
+    mme_reg_write(d, GAUDISIM_MME_B_ADDR_HI, LONG_GEMM_B >> 32);
+    mme_reg_write(d, GAUDISIM_MME_D_ADDR_LO, (uint32_t)LONG_GEMM_D);
+    mme_reg_write(d, GAUDISIM_MME_D_ADDR_HI, LONG_GEMM_D >> 32);
+    mme_reg_write(d, GAUDISIM_MME_M, m);
+    mme_reg_write(d, GAUDISIM_MME_N, LONG_GEMM_N);
+    mme_reg_write(d, GAUDISIM_MME_K, LONG_GEMM_K);
+    mme_reg_write(d, GAUDISIM_MME_BATCH, 1);
+    mme_reg_write(d, GAUDISIM_MME_LDA, LONG_GEMM_K);
+    mme_reg_write(d, GAUDISIM_MME_LDB, LONG_GEMM_N);
+    mme_reg_write(d, GAUDISIM_MME_LDC, LONG_GEMM_N);
+    mme_reg_write(d, GAUDISIM_MME_LDD, LONG_GEMM_N);
+    mme_reg_write(d, GAUDISIM_MME_DTYPE, 0);
+    mme_reg_write(d, GAUDISIM_MME_CTRL, 0);
+    mme_reg_write(d, GAUDISIM_MME_ALPHA, f32_bits(1.0f));
+    mme_reg_write(d, GAUDISIM_MME_BETA, 0);
+    mme_reg_write(d, GAUDISIM_ENG_WR_COMP_ADDR_LO, (uint32_t)LONG_GEMM_COMP);
+    mme_reg_write(d, GAUDISIM_ENG_WR_COMP_ADDR_HI, LONG_GEMM_COMP >> 32);
+    mme_reg_write(d, GAUDISIM_ENG_WR_COMP_WDATA, LONG_GEMM_COMP_DATA);
+    mme_reg_write(d, GAUDISIM_ENG_WR_COMP_EN, 1);
+    mme_reg_write(d, GAUDISIM_MME_COMMIT, GAUDISIM_MME_COMMIT_GO);
+}
+
+static bool mme_busy(GsimDev *d)
+{
+    return reg_read(d, GAUDISIM_MME_BLOCK + GAUDISIM_ENG_STATUS) &
+           GAUDISIM_ENG_STATUS_BUSY;
+}
+
+static uint32_t long_gemm_comp(GsimDev *d)
+{
+    uint32_t v;
+
+    hbm_read(d, LONG_GEMM_COMP, &v, sizeof(v));
+    return le32_to_cpu(v);
+}
+
+/* A word of D's last row: written by the GEMM's last block. */
+static uint32_t long_gemm_d_tail(GsimDev *d)
+{
+    uint32_t v;
+
+    hbm_read(d, LONG_GEMM_D + 4ULL * LONG_GEMM_M * LONG_GEMM_N - 4, &v,
+             sizeof(v));
+    return le32_to_cpu(v);
+}
+
+/*
+ * The main loop stays responsive while the GEMM computes: register reads
+ * keep answering and see the engine busy many times (a GEMM computed in
+ * the main loop would block every read until it ended), and the
+ * completion message follows the end.
+ */
+static void test_mme_long_gemm_responsive(void)
+{
+    GsimDev *d = gsim_boot();
+    const uint32_t marker = 0x7f7f7f7fu;
+    unsigned int busy_reads = 0;
+    gint64 deadline;
+
+    hbm_write(d, LONG_GEMM_D + 4ULL * LONG_GEMM_M * LONG_GEMM_N - 4, &marker,
+              sizeof(marker));
+    long_gemm_commit(d, LONG_GEMM_M);
+    deadline = g_get_monotonic_time() + 12 * WAIT_TIMEOUT_US;
+    while (mme_busy(d)) {
+        busy_reads++;
+        g_assert_cmphex(reg_read(d, GAUDISIM_REG_ID), ==, GAUDISIM_ID_MAGIC);
+        g_assert_cmpint(g_get_monotonic_time(), <, deadline);
+    }
+    g_assert_cmpuint(busy_reads, >=, 20);
+    g_assert_cmphex(long_gemm_comp(d), ==, LONG_GEMM_COMP_DATA);
+    g_assert_cmphex(long_gemm_d_tail(d), ==, 0);
+    g_assert_cmphex(reg_read(d, GAUDISIM_MME_BLOCK + GAUDISIM_ENG_STATUS), ==,
+                    0);
+    gsim_shutdown(d);
+}
+
+/*
+ * A hard reset while the GEMM runs on a worker: afterwards the engine is
+ * idle, and nothing of the GEMM follows - no completion message, no
+ * interrupt, no further write to D - while the device works on.
+ */
+static void test_mme_reset_during_long_gemm(void)
+{
+    GsimDev *d = gsim_boot();
+    const uint32_t marker = 0x7f7f7f7fu;
+    gint64 deadline;
+    uint32_t tail;
+
+    hbm_write(d, LONG_GEMM_D + 4ULL * LONG_GEMM_M * LONG_GEMM_N - 4, &marker,
+              sizeof(marker));
+    long_gemm_commit(d, LONG_GEMM_M);
+    g_assert_true(mme_busy(d));
+    g_usleep(50 * 1000);
+    g_assert_true(mme_busy(d));
+    reg_write(d, GAUDISIM_REG_RESET, GAUDISIM_RESET_HARD);
+    g_assert_false(mme_busy(d));
+    g_assert_cmpuint(reg_read(d, GAUDISIM_MME_BLOCK + GAUDISIM_ENG_LAUNCH_CNT),
+                     ==, 0);
+    tail = long_gemm_d_tail(d);
+    g_assert_cmphex(tail, ==, marker);
+    g_usleep(1500 * 1000);
+    g_assert_cmphex(long_gemm_d_tail(d), ==, marker);
+    g_assert_cmphex(long_gemm_comp(d), ==, 0);
+    g_assert_cmpuint(msix_pending_count(d), ==, 0);
+
+    /* The MME works again: a short GEMM completes. */
+    long_gemm_commit(d, 64);
+    deadline = g_get_monotonic_time() + WAIT_TIMEOUT_US;
+    while (long_gemm_comp(d) != LONG_GEMM_COMP_DATA) {
+        g_assert_cmpint(g_get_monotonic_time(), <, deadline);
+        g_usleep(POLL_INTERVAL_US);
+    }
+    g_assert_cmpuint(reg_read(d, GAUDISIM_MME_BLOCK + GAUDISIM_ENG_LAUNCH_CNT),
+                     ==, 1);
+    gsim_shutdown(d);
+}
+
 static void cb_msg_long(Cb *cb, uint32_t value, uint64_t addr)
 {
     cb_put32(cb, value);
@@ -1947,6 +2093,10 @@ int main(int argc, char **argv)
     qtest_add_func("/gaudisim/iq/reset-mid-job", test_iq_reset_mid_job);
     qtest_add_func("/gaudisim/iq/reserved-hbm", test_reserved_hbm);
     qtest_add_func("/gaudisim/mme/gemm", test_mme_gemm);
+    qtest_add_func("/gaudisim/mme/long-gemm-responsive",
+                   test_mme_long_gemm_responsive);
+    qtest_add_func("/gaudisim/mme/reset-during-long-gemm",
+                   test_mme_reset_during_long_gemm);
     qtest_add_func("/gaudisim/tpc/relu", test_tpc_relu);
     qtest_add_func("/gaudisim/sync/chain-dma-mme-dma", test_chain);
     qtest_add_func("/gaudisim/sync/chain-dma-mme-tpc-dma", test_chain_relu);

@@ -79,7 +79,16 @@ static const struct gsim_host_ops fake_ops = {
 
 struct th *th_new(uint64_t host_size)
 {
-	struct gsim_core_config cfg = { .hbm_size = T_HBM_SIZE, .hbm_bar_size = T_BAR_SIZE };
+	return th_new_threads(host_size, 0);
+}
+
+struct th *th_new_threads(uint64_t host_size, unsigned int threads)
+{
+	struct gsim_core_config cfg = {
+		.hbm_size = T_HBM_SIZE,
+		.hbm_bar_size = T_BAR_SIZE,
+		.threads = threads,
+	};
 	const char *err = NULL;
 	struct th *t = calloc(1, sizeof(*t));
 
@@ -350,11 +359,19 @@ uint32_t cq_entry(unsigned int q, uint32_t slot)
 
 unsigned int run_all(void)
 {
-	unsigned int calls = 0;
+	unsigned int calls = 0, waits = 0;
 
-	while (gsim_core_run(T->core)) {
-		calls++;
-		ck_assert_msg(calls < 1000, "device never became idle");
+	for (;;) {
+		while (gsim_core_run(T->core)) {
+			calls++;
+			ck_assert_msg(calls < 1000, "device never became idle");
+		}
+		/* Engine work on the workers: wait for it, then complete it. */
+		if (!gsim_core_work_in_flight(T->core))
+			break;
+		ck_assert_msg(gsim_core_wait_work(T->core, T_WORK_TIMEOUT_NS),
+			      "engine work on a worker did not finish");
+		ck_assert_msg(++waits < 100000, "engine work never settled");
 	}
 	return calls + 1;
 }

@@ -64,6 +64,10 @@ void th_setup(void);
 void th_setup_large(void);
 void th_teardown(void);
 struct th *th_new(uint64_t host_size);
+/* The same with 'threads' engine worker threads (0: synchronous engines). */
+struct th *th_new_threads(uint64_t host_size, unsigned int threads);
+/* Longest wait for one piece of engine work on a worker (a hung test). */
+#define T_WORK_TIMEOUT_NS	(60ull * 1000000000u)
 void th_free(struct th *t);
 
 /* Registers. */
@@ -198,6 +202,12 @@ Suite *mme_suite(void);
 Suite *mmu_suite(void);
 Suite *telemetry_suite(void);
 Suite *faults_suite(void);
+Suite *tpc_golden_suite(void);
+Suite *mmu_golden_suite(void);
+Suite *mme_backend_suite(void);
 Suite *wiring_suite(void);
+Suite *threads_suite(void);
+Suite *mme_bf16_suite(void);
+Suite *security_suite(void);
 
 #endif /* GSIM_TEST_H */

@@ -289,7 +289,11 @@ static uint64_t nop_clock(void *o)
 }
 
 static const struct gsim_host_ops good_ops = {
-	nop_rw, nop_w, nop_msix, nop_err, nop_clock,
+	.dma_read = nop_rw,
+	.dma_write = nop_w,
+	.msix_notify = nop_msix,
+	.guest_error = nop_err,
+	.clock_ns = nop_clock,
 };
 
 static bool config_ok(uint64_t hbm, uint64_t bar, const struct gsim_host_ops *ops)

@@ -30,6 +30,12 @@ int main(void)
 	srunner_add_suite(sr, telemetry_suite());
 	srunner_add_suite(sr, faults_suite());
 	srunner_add_suite(sr, wiring_suite());
+	srunner_add_suite(sr, tpc_golden_suite());
+	srunner_add_suite(sr, mmu_golden_suite());
+	srunner_add_suite(sr, mme_backend_suite());
+	srunner_add_suite(sr, threads_suite());
+	srunner_add_suite(sr, mme_bf16_suite());
+	srunner_add_suite(sr, security_suite());
 
 	srunner_run_all(sr, CK_NORMAL);
 	run = srunner_ntests_run(sr);

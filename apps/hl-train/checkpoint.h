@@ -1,0 +1,31 @@
+/*
+ * Training checkpoints as safetensors: every parameter under its Keras
+ * name ("dense/kernel"), the SGD momentum under "<name>/momentum", and
+ * in the metadata the model's name, the seed and the epochs and steps
+ * done, so a resumed run continues exactly where the saved one stopped.
+ */
+#ifndef CHECKPOINT_H
+#define CHECKPOINT_H
+
+#include <stdint.h>
+
+#include "model.h"
+#include "params.h"
+
+struct checkpoint_state {
+	uint32_t epochs_done;
+	uint64_t steps_done;
+	uint64_t seed;
+};
+
+/* momentum may be NULL (plain SGD). */
+int checkpoint_save(const char *path, const struct model *m, const struct params *p,
+		    const struct params *momentum, const struct checkpoint_state *st,
+		    struct train_err *err);
+/* Fill p (and momentum, if not NULL) from path; the names and shapes
+ * must be the model's. */
+int checkpoint_load(const char *path, const struct model *m, struct params *p,
+		    struct params *momentum, struct checkpoint_state *st,
+		    struct train_err *err);
+
+#endif

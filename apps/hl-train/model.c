@@ -1,0 +1,92 @@
+/* Shape inference and naming for the layer stack of a model (model.h). */
+#include <stdio.h>
+
+#include "model.h"
+
+const char *model_layer_kind_name(enum model_layer_kind kind)
+{
+	/* Keras's default layer names. */
+	switch (kind) {
+	case MODEL_FLATTEN:
+		return "flatten";
+	case MODEL_DENSE:
+		return "dense";
+	case MODEL_RELU:
+		return "re_lu";
+	case MODEL_CONV2D:
+		return "conv2d";
+	case MODEL_MAXPOOL2D:
+		return "max_pooling2d";
+	}
+	return "?";
+}
+
+uint32_t model_shape_size(const struct model_shape *s)
+{
+	return s->c * s->h * s->w;
+}
+
+/* Output extent of a window of size K, stride S, padding P over N. */
+static int model_window(uint32_t n, uint32_t k, uint32_t s, uint32_t p,
+			uint32_t *out)
+{
+	if (n + 2 * p < k)
+		return -1;
+	*out = (n + 2 * p - k) / s + 1;
+	return 0;
+}
+
+int model_infer_shapes(struct model *m, uint32_t classes, struct train_err *err)
+{
+	struct model_shape cur = m->input;
+	struct model_layer *last;
+	bool vector = false;	/* after a Flatten or Dense */
+
+	for (uint32_t i = 0; i < m->nlayers; i++) {
+		struct model_layer *l = &m->layers[i];
+
+		l->in = cur;
+		if (vector && (l->kind == MODEL_CONV2D || l->kind == MODEL_MAXPOOL2D))
+			return train_err_set(err, "layer %s: %s needs an image input, not a vector",
+					     l->name, model_layer_kind_name(l->kind));
+		vector |= l->kind == MODEL_FLATTEN || l->kind == MODEL_DENSE;
+		switch (l->kind) {
+		case MODEL_FLATTEN:
+			cur = (struct model_shape){ .h = 1, .w = 1, .c = model_shape_size(&cur) };
+			break;
+		case MODEL_DENSE:
+			if (cur.h != 1 || cur.w != 1)
+				return train_err_set(err,
+					"layer %s: Dense needs a vector input (got %ux%ux%u; add a Flatten)",
+					l->name, cur.h, cur.w, cur.c);
+			cur = (struct model_shape){ .h = 1, .w = 1, .c = l->units };
+			break;
+		case MODEL_RELU:
+			break;
+		case MODEL_CONV2D:
+		case MODEL_MAXPOOL2D: {
+			uint32_t oh, ow;
+
+			if (model_window(cur.h, l->kernel[0], l->stride[0], l->pad[0], &oh) ||
+			    model_window(cur.w, l->kernel[1], l->stride[1], l->pad[1], &ow))
+				return train_err_set(err,
+					"layer %s: %ux%u window does not fit the %ux%u input",
+					l->name, l->kernel[0], l->kernel[1], cur.h, cur.w);
+			cur = (struct model_shape){
+				.h = oh, .w = ow,
+				.c = l->kind == MODEL_CONV2D ? l->filters : cur.c,
+			};
+			break;
+		}
+		}
+		l->out = cur;
+		if ((uint64_t)cur.c * cur.h * cur.w > (1u << 24))
+			return train_err_set(err, "layer %s: activation too large", l->name);
+	}
+	last = &m->layers[m->nlayers - 1];
+	if (last->out.h != 1 || last->out.w != 1 || last->out.c != classes)
+		return train_err_set(err,
+			"the last layer (%s) yields %ux%ux%u values; the loss needs %u logits",
+			last->name, last->out.h, last->out.w, last->out.c, classes);
+	return 0;
+}

@@ -1,0 +1,79 @@
+/*
+ * A trainable model as the trainers see it: a Keras-like stack of layers
+ * over one image input, with shapes inferred, and the training recipe
+ * (loss, optimizer, batch size, epochs, seed). Layouts are Keras's (and
+ * libhlrt's): activations per sample [height, width, channels], a Dense
+ * kernel [in, out], a Conv2D kernel [kh, kw, channels, filters].
+ */
+#ifndef MODEL_H
+#define MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "train_err.h"
+
+#define MODEL_MAX_LAYERS 32
+#define MODEL_NAME_LEN 48
+
+enum model_layer_kind {
+	MODEL_FLATTEN,
+	MODEL_DENSE,
+	MODEL_RELU,
+	MODEL_CONV2D,
+	MODEL_MAXPOOL2D,
+};
+
+/* A per-sample activation shape h x w x c (a vector: h = w = 1, c = n). */
+struct model_shape {
+	uint32_t c, h, w;
+};
+
+struct model_layer {
+	enum model_layer_kind kind;
+	char name[MODEL_NAME_LEN];
+	uint32_t units;			/* Dense */
+	uint32_t filters;		/* Conv2D */
+	uint32_t kernel[2];		/* Conv2D kernel, MaxPool2D pool size */
+	uint32_t stride[2];		/* Conv2D, MaxPool2D */
+	uint32_t pad[2];		/* Conv2D: 0 for "valid", (k-1)/2 for "same" */
+	struct model_shape in, out;
+};
+
+enum model_optimizer {
+	MODEL_OPT_SGD,
+};
+
+struct model_training {
+	enum model_optimizer optimizer;
+	float learning_rate;
+	float momentum;
+	float weight_decay;
+	bool nesterov;
+	uint32_t batch_size;
+	uint32_t epochs;
+	uint64_t seed;
+	bool bf16;			/* mixed precision for GEMM/conv inputs */
+};
+
+struct model {
+	char name[MODEL_NAME_LEN];
+	struct model_shape input;
+	uint32_t nlayers;
+	struct model_layer layers[MODEL_MAX_LAYERS];
+	struct model_training train;
+};
+
+/* Parse a model file (JSON); errors name the file and the line and
+ * column, or the path of the offending value (layers[2].units). */
+int model_load(const char *path, struct model *m, struct train_err *err);
+/* The same from a string; SOURCE names it in messages. */
+int model_parse(const char *text, const char *source, struct model *m,
+		struct train_err *err);
+/* Infer every layer's shapes from m->input; checks that the last layer
+ * yields CLASSES logits. */
+int model_infer_shapes(struct model *m, uint32_t classes, struct train_err *err);
+uint32_t model_shape_size(const struct model_shape *s);
+const char *model_layer_kind_name(enum model_layer_kind kind);
+
+#endif

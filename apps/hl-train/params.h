@@ -1,0 +1,45 @@
+/*
+ * The trainable parameters of a model: for each Dense and Conv2D layer a
+ * kernel and a bias, named "<layer>/kernel" and "<layer>/bias" as Keras
+ * names them, all in one FP32 allocation, and their Glorot-uniform
+ * initialisation from the model's seed.
+ */
+#ifndef PARAMS_H
+#define PARAMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+#define PARAMS_MAX (2 * MODEL_MAX_LAYERS)
+#define PARAMS_MAX_DIMS 4
+
+struct params_tensor {
+	char name[MODEL_NAME_LEN + 8];
+	uint32_t layer;			/* index into model.layers */
+	uint32_t ndims;
+	uint32_t dims[PARAMS_MAX_DIMS];
+	size_t count;
+	float *data;			/* inside params.storage */
+};
+
+struct params {
+	uint32_t count;
+	struct params_tensor t[PARAMS_MAX];
+	size_t total;			/* floats in storage */
+	float *storage;
+};
+
+/* Names and shapes of the parameters of M (shapes inferred), no storage. */
+int params_layout(const struct model *m, struct params *p, struct train_err *err);
+/* The layout with storage, all zero. */
+int params_create(const struct model *m, struct params *p, struct train_err *err);
+/* Kernels Glorot-uniform from the seed's init stream, biases zero. */
+void params_init_glorot(const struct model *m, struct params *p);
+/* The parameter of layer LAYER: kernel (bias = 0) or bias (bias = 1). */
+struct params_tensor *params_find(struct params *p, uint32_t layer, int bias);
+void params_copy(struct params *dst, const struct params *src);
+void params_free(struct params *p);
+
+#endif

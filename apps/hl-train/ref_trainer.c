@@ -1,0 +1,514 @@
+/*
+ * The CPU reference trainer: the golden oracle the device runs are
+ * checked against. Plain FP32 loops, one forward and one backward
+ * function per layer, no BLAS, nothing clever: it should be obviously
+ * right. Layouts are the model's (NHWC activations, Keras kernels).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+
+struct ref_trainer {
+	const struct model *m;
+	const struct dataset *data;
+	uint32_t max_batch;
+	struct params p, grad, momentum;
+	float *act[MODEL_MAX_LAYERS + 1];	/* act[0] input, act[i+1] = layer i out */
+	float *dact[MODEL_MAX_LAYERS + 1];
+	uint32_t *argmax[MODEL_MAX_LAYERS];	/* MaxPool2D: winning input index */
+	float *dlogits;
+	int32_t *labels;			/* of the batch in act[0] */
+	uint32_t *test_idx;			/* 0..max_batch-1, for evaluation */
+	const uint32_t *order;
+	struct backend_step_result result;	/* of the step just run */
+};
+
+/* ---- layers: forward ---------------------------------------------------- */
+
+static void ref_dense_fwd(float *y, const float *x, const float *w, const float *b,
+			  uint32_t batch, uint32_t in, uint32_t out)
+{
+	for (uint32_t n = 0; n < batch; n++) {
+		float *yn = y + (size_t)n * out;
+
+		for (uint32_t o = 0; o < out; o++)
+			yn[o] = b[o];
+		for (uint32_t i = 0; i < in; i++) {
+			float xi = x[(size_t)n * in + i];
+
+			for (uint32_t o = 0; o < out; o++)
+				yn[o] += xi * w[(size_t)i * out + o];
+		}
+	}
+}
+
+static void ref_relu_fwd(float *y, const float *x, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+}
+
+/*
+ * The input pixel (index over the batch's pixels) that kernel tap (ky, kx)
+ * of output pixel (oy, ox) of sample n reads; false in the zero padding.
+ */
+static bool ref_conv_tap(const struct model_layer *l, uint32_t n, uint32_t oy,
+			 uint32_t ox, uint32_t ky, uint32_t kx, size_t *px)
+{
+	int iy = (int)(oy * l->stride[0] + ky) - (int)l->pad[0];
+	int ix = (int)(ox * l->stride[1] + kx) - (int)l->pad[1];
+
+	if (iy < 0 || ix < 0 || iy >= (int)l->in.h || ix >= (int)l->in.w)
+		return false;
+	*px = ((size_t)n * l->in.h + (size_t)iy) * l->in.w + (size_t)ix;
+	return true;
+}
+
+static void ref_conv2d_fwd(float *y, const float *x, const float *w, const float *b,
+			   uint32_t batch, const struct model_layer *l)
+{
+	const struct model_shape *is = &l->in, *os = &l->out;
+	uint32_t kh = l->kernel[0], kw = l->kernel[1], cin = is->c, f = os->c;
+
+	for (uint32_t n = 0; n < batch; n++)
+		for (uint32_t oy = 0; oy < os->h; oy++)
+			for (uint32_t ox = 0; ox < os->w; ox++) {
+				float *yp = y + (((size_t)n * os->h + oy) * os->w + ox) * f;
+
+				for (uint32_t o = 0; o < f; o++)
+					yp[o] = b[o];
+				for (uint32_t ky = 0; ky < kh; ky++)
+					for (uint32_t kx = 0; kx < kw; kx++) {
+						size_t px;
+
+						if (!ref_conv_tap(l, n, oy, ox, ky, kx, &px))
+							continue;
+						for (uint32_t c = 0; c < cin; c++) {
+							float xv = x[px * cin + c];
+							const float *wp = w + (((size_t)ky * kw + kx) * cin + c) * f;
+
+							for (uint32_t o = 0; o < f; o++)
+								yp[o] += xv * wp[o];
+						}
+					}
+			}
+}
+
+static void ref_maxpool_fwd(float *y, uint32_t *arg, const float *x, uint32_t batch,
+			    const struct model_layer *l)
+{
+	const struct model_shape *is = &l->in, *os = &l->out;
+
+	for (uint32_t n = 0; n < batch; n++)
+		for (uint32_t oy = 0; oy < os->h; oy++)
+			for (uint32_t ox = 0; ox < os->w; ox++)
+				for (uint32_t c = 0; c < is->c; c++) {
+					size_t best = 0, o;
+					float v = -INFINITY;
+
+					for (uint32_t ky = 0; ky < l->kernel[0]; ky++)
+						for (uint32_t kx = 0; kx < l->kernel[1]; kx++) {
+							size_t iy = oy * l->stride[0] + ky;
+							size_t ix = ox * l->stride[1] + kx;
+							size_t i = ((n * is->h + iy) * is->w + ix) * is->c + c;
+
+							if (x[i] > v) {
+								v = x[i];
+								best = i;
+							}
+						}
+					o = ((n * os->h + oy) * (size_t)os->w + ox) * os->c + c;
+					y[o] = v;
+					arg[o] = (uint32_t)best;
+				}
+}
+
+/* ---- layers: backward (dx may be NULL when nobody needs it) ------------- */
+
+static void ref_dense_bwd(float *dx, float *dw, float *db, const float *dy,
+			  const float *x, const float *w, uint32_t batch, uint32_t in,
+			  uint32_t out)
+{
+	for (uint32_t n = 0; n < batch; n++) {
+		const float *dyn = dy + (size_t)n * out;
+
+		for (uint32_t o = 0; o < out; o++)
+			db[o] += dyn[o];
+		for (uint32_t i = 0; i < in; i++) {
+			float xi = x[(size_t)n * in + i], acc = 0.0f;
+
+			for (uint32_t o = 0; o < out; o++) {
+				dw[(size_t)i * out + o] += xi * dyn[o];
+				acc += w[(size_t)i * out + o] * dyn[o];
+			}
+			if (dx)
+				dx[(size_t)n * in + i] = acc;
+		}
+	}
+}
+
+static void ref_relu_bwd(float *dx, const float *dy, const float *x, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		dx[i] = x[i] > 0.0f ? dy[i] : 0.0f;
+}
+
+static void ref_conv2d_bwd(float *dx, float *dw, float *db, const float *dy,
+			   const float *x, const float *w, uint32_t batch,
+			   const struct model_layer *l)
+{
+	const struct model_shape *is = &l->in, *os = &l->out;
+	uint32_t kh = l->kernel[0], kw = l->kernel[1], cin = is->c, f = os->c;
+
+	if (dx)
+		memset(dx, 0, sizeof(float) * batch * model_shape_size(is));
+	for (uint32_t n = 0; n < batch; n++)
+		for (uint32_t oy = 0; oy < os->h; oy++)
+			for (uint32_t ox = 0; ox < os->w; ox++) {
+				const float *g = dy + (((size_t)n * os->h + oy) * os->w + ox) * f;
+
+				for (uint32_t o = 0; o < f; o++)
+					db[o] += g[o];
+				for (uint32_t ky = 0; ky < kh; ky++)
+					for (uint32_t kx = 0; kx < kw; kx++) {
+						size_t px;
+
+						if (!ref_conv_tap(l, n, oy, ox, ky, kx, &px))
+							continue;
+						for (uint32_t c = 0; c < cin; c++) {
+							size_t xi = px * cin + c;
+							size_t wi = (((size_t)ky * kw + kx) * cin + c) * f;
+							float acc = 0.0f;
+
+							for (uint32_t o = 0; o < f; o++) {
+								dw[wi + o] += x[xi] * g[o];
+								acc += w[wi + o] * g[o];
+							}
+							if (dx)
+								dx[xi] += acc;
+						}
+					}
+			}
+}
+
+static void ref_maxpool_bwd(float *dx, const float *dy, const uint32_t *arg,
+			    uint32_t batch, const struct model_layer *l)
+{
+	size_t out = (size_t)batch * model_shape_size(&l->out);
+
+	memset(dx, 0, sizeof(float) * batch * model_shape_size(&l->in));
+	for (size_t o = 0; o < out; o++)
+		dx[arg[o]] += dy[o];
+}
+
+/* ---- loss ---------------------------------------------------------------- */
+
+/*
+ * Mean softmax cross-entropy of logits[batch, k] against labels; the
+ * gradient (softmax - onehot) / batch goes to dlogits when not NULL.
+ * Returns the summed loss; *correct counts argmax hits.
+ */
+static double ref_softmax_xent(const float *logits, const int32_t *labels,
+			       uint32_t batch, uint32_t k, float *dlogits,
+			       uint32_t *correct)
+{
+	double sum = 0.0;
+
+	*correct = 0;
+	for (uint32_t n = 0; n < batch; n++) {
+		const float *z = logits + (size_t)n * k;
+		uint32_t best = 0;
+		float mx = z[0], s = 0.0f;
+
+		for (uint32_t j = 1; j < k; j++)
+			if (z[j] > mx) {
+				mx = z[j];
+				best = j;
+			}
+		for (uint32_t j = 0; j < k; j++)
+			s += expf(z[j] - mx);
+		sum += -(z[labels[n]] - mx - logf(s));
+		*correct += best == (uint32_t)labels[n];
+		if (!dlogits)
+			continue;
+		for (uint32_t j = 0; j < k; j++)
+			dlogits[(size_t)n * k + j] =
+				(expf(z[j] - mx) / s - (j == (uint32_t)labels[n])) / (float)batch;
+	}
+	return sum;
+}
+
+/* ---- the model ----------------------------------------------------------- */
+
+static void ref_forward(struct ref_trainer *r, uint32_t batch)
+{
+	for (uint32_t i = 0; i < r->m->nlayers; i++) {
+		const struct model_layer *l = &r->m->layers[i];
+		const float *x = r->act[i];
+		float *y = r->act[i + 1];
+		struct params_tensor *w = params_find(&r->p, i, 0), *b = params_find(&r->p, i, 1);
+
+		switch (l->kind) {
+		case MODEL_FLATTEN:
+			memcpy(y, x, sizeof(float) * batch * model_shape_size(&l->in));
+			break;
+		case MODEL_DENSE:
+			ref_dense_fwd(y, x, w->data, b->data, batch, l->in.c, l->out.c);
+			break;
+		case MODEL_RELU:
+			ref_relu_fwd(y, x, (size_t)batch * model_shape_size(&l->in));
+			break;
+		case MODEL_CONV2D:
+			ref_conv2d_fwd(y, x, w->data, b->data, batch, l);
+			break;
+		case MODEL_MAXPOOL2D:
+			ref_maxpool_fwd(y, r->argmax[i], x, batch, l);
+			break;
+		}
+	}
+}
+
+static void ref_backward(struct ref_trainer *r, uint32_t batch)
+{
+	memset(r->grad.storage, 0, r->grad.total * sizeof(float));
+	for (uint32_t i = r->m->nlayers; i-- > 0;) {
+		const struct model_layer *l = &r->m->layers[i];
+		const float *dy = i + 1 == r->m->nlayers ? r->dlogits : r->dact[i + 1];
+		float *dx = i > 0 ? r->dact[i] : NULL;
+		struct params_tensor *w = params_find(&r->p, i, 0);
+		struct params_tensor *gw = params_find(&r->grad, i, 0);
+		struct params_tensor *gb = params_find(&r->grad, i, 1);
+
+		switch (l->kind) {
+		case MODEL_FLATTEN:
+			if (dx)
+				memcpy(dx, dy, sizeof(float) * batch * model_shape_size(&l->in));
+			break;
+		case MODEL_DENSE:
+			ref_dense_bwd(dx, gw->data, gb->data, dy, r->act[i], w->data, batch,
+				      l->in.c, l->out.c);
+			break;
+		case MODEL_RELU:
+			if (dx)
+				ref_relu_bwd(dx, dy, r->act[i],
+					     (size_t)batch * model_shape_size(&l->in));
+			break;
+		case MODEL_CONV2D:
+			ref_conv2d_bwd(dx, gw->data, gb->data, dy, r->act[i], w->data, batch, l);
+			break;
+		case MODEL_MAXPOOL2D:
+			if (dx)
+				ref_maxpool_bwd(dx, dy, r->argmax[i], batch, l);
+			break;
+		}
+	}
+}
+
+/* SGD as PyTorch defines it (dampening 0): g += wd*w; v = mu*v + g;
+ * w -= lr * (nesterov ? g + mu*v : v). */
+static void ref_sgd(struct ref_trainer *r, float lr)
+{
+	const struct model_training *t = &r->m->train;
+
+	for (size_t i = 0; i < r->p.total; i++) {
+		float w = r->p.storage[i];
+		float g = r->grad.storage[i] + t->weight_decay * w;
+
+		if (t->momentum != 0.0f) {
+			float v = t->momentum * r->momentum.storage[i] + g;
+
+			r->momentum.storage[i] = v;
+			g = t->nesterov ? g + t->momentum * v : v;
+		}
+		r->p.storage[i] = w - lr * g;
+	}
+}
+
+static void ref_gather(struct ref_trainer *r, const struct dataset_split *s,
+		       const uint32_t *idx, uint32_t count, int32_t *labels)
+{
+	size_t sample = model_shape_size(&r->m->input);
+
+	for (uint32_t n = 0; n < count; n++) {
+		memcpy(r->act[0] + n * sample, s->images + (size_t)idx[n] * sample,
+		       sample * sizeof(float));
+		labels[n] = s->labels[idx[n]];
+	}
+}
+
+/* ---- backend operations ------------------------------------------------- */
+
+static void ref_close(void *ctx)
+{
+	struct ref_trainer *r = ctx;
+
+	if (!r)
+		return;
+	for (uint32_t i = 0; i <= MODEL_MAX_LAYERS; i++) {
+		free(r->act[i]);
+		free(r->dact[i]);
+	}
+	for (uint32_t i = 0; i < MODEL_MAX_LAYERS; i++)
+		free(r->argmax[i]);
+	free(r->dlogits);
+	free(r->labels);
+	free(r->test_idx);
+	params_free(&r->p);
+	params_free(&r->grad);
+	params_free(&r->momentum);
+	free(r);
+}
+
+static int ref_open(void **ctx, const struct backend_setup *setup,
+		    struct train_err *err)
+{
+	const struct model *m = setup->model;
+	struct ref_trainer *r;
+	size_t b;
+
+	if (setup->bf16)
+		return train_err_set(err, "the CPU reference trainer runs in FP32 only (no --bf16)");
+	if (model_shape_size(&m->input) != setup->data->rows * setup->data->cols)
+		return train_err_set(err, "the model's input is not a %ux%u image",
+				     setup->data->rows, setup->data->cols);
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return train_err_set(err, "out of memory");
+	r->m = m;
+	r->data = setup->data;
+	r->max_batch = setup->batch > 1000 ? setup->batch : 1000;
+	b = r->max_batch;
+	if (params_create(m, &r->p, err) || params_create(m, &r->grad, err) ||
+	    params_create(m, &r->momentum, err))
+		goto fail;
+	r->act[0] = malloc(sizeof(float) * b * model_shape_size(&m->input));
+	r->dlogits = malloc(sizeof(float) * b * DATASET_CLASSES);
+	r->labels = malloc(sizeof(int32_t) * b);
+	r->test_idx = malloc(sizeof(uint32_t) * b);
+	if (!r->act[0] || !r->dlogits || !r->labels || !r->test_idx)
+		goto oom;
+	for (uint32_t i = 0; i < m->nlayers; i++) {
+		size_t in = model_shape_size(&m->layers[i].in);
+		size_t out = model_shape_size(&m->layers[i].out);
+
+		r->act[i + 1] = malloc(sizeof(float) * b * out);
+		r->dact[i] = malloc(sizeof(float) * b * in);
+		if (!r->act[i + 1] || !r->dact[i])
+			goto oom;
+		if (m->layers[i].kind == MODEL_MAXPOOL2D &&
+		    !(r->argmax[i] = malloc(sizeof(uint32_t) * b * out)))
+			goto oom;
+	}
+	*ctx = r;
+	return 0;
+oom:
+	train_err_set(err, "out of memory for the reference trainer's activations");
+fail:
+	ref_close(r);
+	return -1;
+}
+
+static int ref_load_params(void *ctx, const struct params *p,
+			   const struct params *momentum, struct train_err *err)
+{
+	struct ref_trainer *r = ctx;
+
+	(void)err;
+	params_copy(&r->p, p);
+	if (momentum)
+		params_copy(&r->momentum, momentum);
+	else
+		memset(r->momentum.storage, 0, r->momentum.total * sizeof(float));
+	return 0;
+}
+
+static int ref_store_params(void *ctx, struct params *p, struct params *momentum,
+			    struct train_err *err)
+{
+	struct ref_trainer *r = ctx;
+
+	(void)err;
+	params_copy(p, &r->p);
+	if (momentum)
+		params_copy(momentum, &r->momentum);
+	return 0;
+}
+
+static int ref_begin_epoch(void *ctx, const uint32_t *order, struct train_err *err)
+{
+	struct ref_trainer *r = ctx;
+
+	(void)err;
+	r->order = order;
+	return 0;
+}
+
+static int ref_step(void *ctx, uint32_t first, uint32_t count, float lr,
+		    struct train_err *err)
+{
+	struct ref_trainer *r = ctx;
+	float *logits = r->act[r->m->nlayers];
+
+	if (count == 0 || count > r->max_batch ||
+	    first + count > r->data->train.count)
+		return train_err_set(err, "reference step: bad batch %u+%u", first, count);
+	ref_gather(r, &r->data->train, r->order + first, count, r->labels);
+	ref_forward(r, count);
+	r->result.count = count;
+	r->result.loss = (float)(ref_softmax_xent(logits, r->labels, count, DATASET_CLASSES,
+						  r->dlogits, &r->result.correct) / count);
+	ref_backward(r, count);
+	ref_sgd(r, lr);
+	return 0;
+}
+
+/* Steps run when queued: the one result is ready. */
+static int ref_collect(void *ctx, struct backend_step_result *out, uint32_t n,
+		       struct train_err *err)
+{
+	struct ref_trainer *r = ctx;
+
+	if (n != 1)
+		return train_err_set(err, "reference: %u results asked, 1 queued", n);
+	*out = r->result;
+	return 0;
+}
+
+static int ref_evaluate(void *ctx, struct backend_eval_result *out,
+			struct train_err *err)
+{
+	struct ref_trainer *r = ctx;
+	const struct dataset_split *s = &r->data->test;
+
+	(void)err;
+	memset(out, 0, sizeof(*out));
+	for (uint32_t first = 0; first < s->count; first += r->max_batch) {
+		uint32_t count = s->count - first < r->max_batch ? s->count - first : r->max_batch;
+		uint32_t correct;
+
+		for (uint32_t n = 0; n < count; n++)
+			r->test_idx[n] = first + n;
+		ref_gather(r, s, r->test_idx, count, r->labels);
+		ref_forward(r, count);
+		out->loss_sum += ref_softmax_xent(r->act[r->m->nlayers], r->labels, count,
+						  DATASET_CLASSES, NULL, &correct);
+		out->correct += correct;
+		out->count += count;
+	}
+	return 0;
+}
+
+const struct backend_ops ref_trainer_ops = {
+	.name = "CPU",
+	.open = ref_open,
+	.load_params = ref_load_params,
+	.store_params = ref_store_params,
+	.begin_epoch = ref_begin_epoch,
+	.step = ref_step,
+	.collect = ref_collect,
+	.depth = 1,
+	.evaluate = ref_evaluate,
+	.close = ref_close,
+};

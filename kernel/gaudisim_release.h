@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Closing a compute context: stop the engines working for it, clear the
+ * user sync-manager state, scrub the HBM it held (gaudisim_release.c).
+ */
+#ifndef __GAUDISIM_RELEASE_H__
+#define __GAUDISIM_RELEASE_H__
+
+struct gaudisim_ctx;
+
+void gsim_ctx_release_engines(struct gaudisim_ctx *ctx);
+void gsim_ctx_scrub_hbm(struct gaudisim_ctx *ctx);
+
+#endif /* __GAUDISIM_RELEASE_H__ */

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+/*
+ * BF16 autocast: every FP32 GEMM of the graph (gemm, gemm_dedx,
+ * gemm_dedw, also those of convolutions) gets its two inputs cast to BF16
+ * right before it and becomes the BF16 variant: the MME multiplies BF16
+ * and accumulates and outputs FP32, and the weights, gradients and
+ * optimizer stay FP32 (master weights). The graph is rewritten in place,
+ * so compiling it again finds nothing left to cast.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "hlrt_internal.h"
+
+static const char *bf16_variant(const char *guid)
+{
+	if (!strcmp(guid, "gemm_f32"))
+		return "gemm_bf16";
+	if (!strcmp(guid, "gemm_dedx_f32"))
+		return "gemm_dedx_bf16";
+	if (!strcmp(guid, "gemm_dedw_f32"))
+		return "gemm_dedw_bf16";
+	return NULL;
+}
+
+/* Move the node just appended (the last) to position at, renumbering. */
+static void move_last_to(hlrt_graph *g, uint32_t at)
+{
+	struct hlrt_node *n = g->nodes[g->n_nodes - 1];
+	uint32_t i;
+
+	memmove(&g->nodes[at + 1], &g->nodes[at], sizeof(g->nodes[0]) * (g->n_nodes - 1 - at));
+	g->nodes[at] = n;
+	for (i = at; i < g->n_nodes; i++)
+		g->nodes[i]->id = i;
+}
+
+hlrt_status hlrt_bf16_autocast(hlrt_graph *g)
+{
+	uint32_t i, j;
+
+	for (i = 0; i < g->n_nodes; i++) {
+		struct hlrt_node *n = g->nodes[i];
+		const char *v = bf16_variant(n->guid);
+
+		if (!v)
+			continue;
+		for (j = 0; j < 2; j++) {
+			char name[HLRT_NAME_MAX];
+			struct hlrt_node *c;
+			hlrt_status st;
+
+			snprintf(name, sizeof(name), "%.44s/cast%u_bf16", n->name, j);
+			st = hlrt_node_create(g, "cast_f32_to_bf16", &n->in[j], 1, NULL, 0, NULL, 0,
+					      name, &c);
+			if (st)
+				return st;
+			c->backward = n->backward;
+			move_last_to(g, i);
+			i++;		/* n moved one place on */
+			n->in[j] = c->out[0];
+		}
+		snprintf(n->guid, sizeof(n->guid), "%s", v);
+		n->op = hlrt_op_find(v);
+		if (!n->op)
+			return hlrt_fail(HLRT_INTERNAL, "no %s in the registry", v);
+	}
+	return HLRT_SUCCESS;
+}

@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Autodiff: reverse-mode gradients of a scalar loss, built as graph
+ * nodes (gemm_dedx/gemm_dedw, relu_bwd, softmax_cross_entropy_bwd, ...),
+ * and the fused optimizer nodes that consume them.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hlrt_internal.h"
+#include "ops.h"
+
+/* Per-run state: which tensors lie on a path from a parameter. */
+struct ad_run {
+	struct ad_ctx ac;
+	bool *req;
+};
+
+static bool requires(const struct ad_ctx *ac, const hlrt_tensor *t)
+{
+	const struct ad_run *run = (const struct ad_run *)ac;
+
+	return t->id < ac->n_req && run->req[t->id];
+}
+
+hlrt_status ad_node(struct ad_ctx *ac, const char *guid, hlrt_tensor *const *in, uint32_t n_in,
+		    const void *params, size_t psize, const char *suffix,
+		    const struct hlrt_node *fwd, hlrt_tensor **out)
+{
+	char name[HLRT_NAME_MAX];
+	struct hlrt_node *n;
+	hlrt_status st;
+
+	snprintf(name, sizeof(name), "%.40s/%s", fwd->name, suffix);
+	st = hlrt_node_create(ac->g, guid, in, n_in, NULL, 0, params, psize, name, &n);
+	if (st)
+		return st;
+	n->backward = true;
+	*out = n->out[0];
+	return HLRT_SUCCESS;
+}
+
+hlrt_status ad_accumulate(struct ad_ctx *ac, hlrt_tensor *t, hlrt_tensor *g)
+{
+	hlrt_tensor *in[2], *sum;
+	struct hlrt_node *n;
+	char name[HLRT_NAME_MAX];
+	hlrt_status st;
+
+	if (!requires(ac, t))
+		return HLRT_SUCCESS;
+	if (!t->grad) {
+		t->grad = g;
+		return HLRT_SUCCESS;
+	}
+	in[0] = t->grad;
+	in[1] = g;
+	snprintf(name, sizeof(name), "%.48s/grad_sum", t->name);
+	st = hlrt_node_create(ac->g, "add_f32", in, 2, NULL, 0, NULL, 0, name, &n);
+	if (st)
+		return st;
+	n->backward = true;
+	sum = n->out[0];
+	t->grad = sum;
+	return HLRT_SUCCESS;
+}
+
+static hlrt_tensor *dout(const struct hlrt_node *n)
+{
+	return n->out[0]->grad;
+}
+
+hlrt_status grad_gemm(struct ad_ctx *ac, const struct hlrt_node *n)
+{
+	hlrt_tensor *in[2], *g;
+	hlrt_status st;
+
+	if (requires(ac, n->in[0])) {
+		in[0] = dout(n);
+		in[1] = n->in[1];
+		st = ad_node(ac, "gemm_dedx_f32", in, 2, n->params, n->params_size, "dA", n, &g);
+		if (!st)
+			st = ad_accumulate(ac, n->in[0], g);
+		if (st)
+			return st;
+	}
+	if (requires(ac, n->in[1])) {
+		in[0] = dout(n);
+		in[1] = n->in[0];
+		st = ad_node(ac, "gemm_dedw_f32", in, 2, n->params, n->params_size, "dB", n, &g);
+		if (!st)
+			st = ad_accumulate(ac, n->in[1], g);
+		if (st)
+			return st;
+	}
+	return HLRT_SUCCESS;
+}
+
+hlrt_status grad_add(struct ad_ctx *ac, const struct hlrt_node *n)
+{
+	hlrt_status st = ad_accumulate(ac, n->in[0], dout(n));
+
+	return st ? st : ad_accumulate(ac, n->in[1], dout(n));
+}
+
+hlrt_status grad_sub(struct ad_ctx *ac, const struct hlrt_node *n)
+{
+	struct hlrt_scale_params neg = { .alpha = -1.0f };
+	hlrt_tensor *in[1] = { dout(n) }, *g;
+	hlrt_status st = ad_accumulate(ac, n->in[0], dout(n));
+
+	if (st || !requires(ac, n->in[1]))
+		return st;
+	st = ad_node(ac, "scale_f32", in, 1, &neg, sizeof(neg), "dB", n, &g);
+	return st ? st : ad_accumulate(ac, n->in[1], g);
+}
+
+hlrt_status grad_mul(struct ad_ctx *ac, const struct hlrt_node *n)
+{
+	hlrt_tensor *in[2], *g;
+	hlrt_status st;
+	uint32_t i;
+
+	for (i = 0; i < 2; i++) {
+		if (!requires(ac, n->in[i]))
+			continue;
+		in[0] = dout(n);
+		in[1] = n->in[1 - i];
+		st = ad_node(ac, "mul_f32", in, 2, NULL, 0, i ? "dB" : "dA", n, &g);
+		if (!st)
+			st = ad_accumulate(ac, n->in[i], g);
+		if (st)
+			return st;
+	}
+	return HLRT_SUCCESS;
+}
+
+hlrt_status grad_scale(struct ad_ctx *ac, const struct hlrt_node *n)
+{
+	hlrt_tensor *in[1] = { dout(n) }, *g;
+	hlrt_status st;
+
+	if (!requires(ac, n->in[0]))
+		return HLRT_SUCCESS;
+	st = ad_node(ac, "scale_f32", in, 1, n->params, n->params_size, "dx", n, &g);
+	return st ? st : ad_accumulate(ac, n->in[0], g);
+}
+
+hlrt_status grad_bias_add(struct ad_ctx *ac, const struct hlrt_node *n)
+{
+	const hlrt_tensor *x = n->in[0];
+	struct hlrt_reduce_params axis0 = { .axis = 0 };
+	hlrt_tensor *in[1] = { dout(n) }, *g;
+	hlrt_status st = ad_accumulate(ac, n->in[0], dout(n));
+
+	if (st || !requires(ac, n->in[1]))
+		return st;
+	if (x->ndims > 2) {
+		struct hlrt_reshape_params rp = { .ndims = 2 };
+
+		rp.dims[0] = hlrt_elems(x->ndims - 1, x->dims);
+		rp.dims[1] = x->dims[x->ndims - 1];
+		st = ad_node(ac, "reshape", in, 1, &rp, sizeof(rp), "dy2d", n, &in[0]);
+		if (st)
+			return st;
+	}
+	st = ad_node(ac, "reduce_sum_f32", in, 1, &axis0, sizeof(axis0), "db", n, &g);
+	return st ? st : ad_accumulate(ac, n->in[1], g);
+}
+
+/* relu_bwd from the output (y > 0 exactly where x > 0), so x may be fused away. */
+hlrt_status grad_relu(struct ad_ctx *ac, const struct hlrt_node *n)
+{
+	hlrt_tensor *in[2] = { dout(n), n->out[0] }, *g;
+	hlrt_status st;
+
+	if (!requires(ac, n->in[0]))
+		return HLRT_SUCCESS;
+	st = ad_node(ac, "relu_bwd_f32", in, 2, NULL, 0, "dx", n, &g);
+	return st ? st : ad_accumulate(ac, n->in[0], g);
+}
+
+/* dx = dy repeated along the reduced axis (times 1/n for the mean), reshaped to x. */
+static hlrt_status grad_reduce(struct ad_ctx *ac, const struct hlrt_node *n, bool mean)
+{
+	const struct hlrt_reduce_params *rp = (const void *)n->params;
+	const hlrt_tensor *x = n->in[0];
+	int32_t axis = n->params_size ? rp->axis : 0;
+	struct hlrt_broadcast_params bp = { 0 };
+	struct hlrt_reshape_params flat = { .ndims = 1 }, back = { .ndims = x->ndims };
+	hlrt_tensor *in[1] = { dout(n) }, *g;
+	uint32_t i;
+	hlrt_status st;
+
+	if (!requires(ac, n->in[0]))
+		return HLRT_SUCCESS;
+	if (axis < 0)
+		axis += (int32_t)x->ndims;
+	bp.axis = axis == 0 ? 0 : -1;
+	bp.n = x->dims[axis];
+	bp.alpha = mean ? 1.0f / (float)bp.n : 1.0f;
+	flat.dims[0] = hlrt_elems(x->ndims, x->dims) / bp.n;
+	for (i = 0; i < x->ndims; i++)
+		back.dims[i] = x->dims[i];
+	/* dy as one axis, so the broadcast makes a 2-D gradient of x's size */
+	st = ad_node(ac, "reshape", in, 1, &flat, sizeof(flat), "dy1d", n, &in[0]);
+	if (!st)
+		st = ad_node(ac, "broadcast_f32", in, 1, &bp, sizeof(bp), "dx2d", n, &in[0]);
+	if (!st)
+		st = ad_node(ac, "reshape", in, 1, &back, sizeof(back), "dx", n, &g);
+	return st ? st : ad_accumulate(ac, n->in[0], g);
+}
+
+hlrt_status grad_reduce_sum(struct ad_ctx *ac, const struct hlrt_node *n)
+{
+	return grad_reduce(ac, n, false);
+}
+
+hlrt_status grad_reduce_mean(struct ad_ctx *ac, const struct hlrt_node *n)
+{
+	return grad_reduce(ac, n, true);
+}
+
+hlrt_status grad_sce(struct ad_ctx *ac, const struct hlrt_node *n)
+{
+	hlrt_tensor *in[2] = { n->in[0], n->in[1] }, *g;
+	hlrt_status st;
+
+	if (dout(n) != ac->seed)
+		return hlrt_fail(HLRT_UNSUPPORTED,
+				 "%s: its loss must be the loss the gradients are taken of",
+				 n->guid);
+	if (!requires(ac, n->in[0]))
+		return HLRT_SUCCESS;
+	st = ad_node(ac, "softmax_cross_entropy_bwd_f32", in, 2, n->params, n->params_size,
+		     "dlogits", n, &g);
+	return st ? st : ad_accumulate(ac, n->in[0], g);
+}
+
+hlrt_status grad_reshape(struct ad_ctx *ac, const struct hlrt_node *n)
+{
+	const hlrt_tensor *x = n->in[0];
+	struct hlrt_reshape_params rp = { .ndims = x->ndims };
+	hlrt_tensor *in[1] = { dout(n) }, *g;
+	hlrt_status st;
+	uint32_t i;
+
+	if (!requires(ac, n->in[0]))
+		return HLRT_SUCCESS;
+	for (i = 0; i < x->ndims; i++)
+		rp.dims[i] = x->dims[i];
+	st = ad_node(ac, "reshape", in, 1, &rp, sizeof(rp), "dx", n, &g);
+	return st ? st : ad_accumulate(ac, n->in[0], g);
+}
+
+/* ---- drivers --------------------------------------------------------------- */
+
+static hlrt_status backward(hlrt_graph *g, hlrt_tensor *loss, hlrt_tensor *const *params,
+			    uint32_t n)
+{
+	struct ad_run run = { 0 };
+	uint32_t n_fwd = g->n_nodes, i, j, n_tensors = g->n_tensors;
+	hlrt_status st = HLRT_SUCCESS;
+	float one = 1.0f;
+	struct hlrt_tensor_desc sd = { .name = NULL, .dtype = HLRT_FP32, .ndims = 1,
+				       .dims = { 1 }, .role = HLRT_TENSOR_CONSTANT,
+				       .data = &one };
+
+	if (!loss || loss->graph != g || loss->dtype != HLRT_FP32 ||
+	    hlrt_elems(loss->ndims, loss->dims) != 1)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "the loss must be a 1-element FP32 tensor");
+	run.req = calloc(n_tensors, sizeof(bool));
+	if (!run.req)
+		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "autodiff");
+	run.ac.g = g;
+	run.ac.n_req = n_tensors;
+	for (i = 0; i < n_tensors; i++)
+		g->tensors[i]->grad = NULL;
+	for (i = 0; i < n; i++) {
+		if (!params[i] || params[i]->graph != g || params[i]->dtype != HLRT_FP32) {
+			st = hlrt_fail(HLRT_INVALID_ARGUMENT, "parameter %u: not an FP32 tensor of "
+				       "the graph", i);
+			goto out;
+		}
+		run.req[params[i]->id] = true;
+	}
+	/* forward: a node's outputs require a gradient when an input does */
+	for (i = 0; i < n_fwd; i++) {
+		struct hlrt_node *nd = g->nodes[i];
+		bool r = false;
+
+		for (j = 0; j < nd->n_in; j++)
+			r = r || run.req[nd->in[j]->id];
+		for (j = 0; j < nd->n_out && r; j++)
+			if (nd->out[j]->dtype == HLRT_FP32)
+				run.req[nd->out[j]->id] = true;
+	}
+	if (!run.req[loss->id]) {
+		st = hlrt_fail(HLRT_INVALID_ARGUMENT, "the loss does not depend on the parameters");
+		goto out;
+	}
+	st = hlrt_tensor_create(g, &sd, &run.ac.seed);
+	if (st)
+		goto out;
+	loss->grad = run.ac.seed;
+	for (i = n_fwd; i-- > 0;) {
+		struct hlrt_node *nd = g->nodes[i];
+		bool any_in = false;
+
+		if (!nd->out[0]->grad || nd->backward)
+			continue;
+		for (j = 0; j < nd->n_in; j++)
+			any_in = any_in || run.req[nd->in[j]->id];
+		if (!any_in)
+			continue;
+		if (!nd->op->grad) {
+			st = hlrt_fail(HLRT_UNSUPPORTED, "%s (%s) has no gradient rule", nd->name,
+				       nd->guid);
+			goto out;
+		}
+		st = nd->op->grad(&run.ac, nd);
+		if (st)
+			goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (!params[i]->grad) {
+			st = hlrt_fail(HLRT_INVALID_ARGUMENT, "the loss does not depend on \"%s\"",
+				       params[i]->name);
+			goto out;
+		}
+	}
+out:
+	free(run.req);
+	return st;
+}
+
+hlrt_status hlrt_graph_gradients(hlrt_graph *graph, hlrt_tensor *loss,
+				 hlrt_tensor *const *params, uint32_t n, hlrt_tensor **grads)
+{
+	hlrt_status st;
+	uint32_t i;
+
+	if (!graph || !params || !grads || !n)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_graph_gradients: bad argument");
+	st = backward(graph, loss, params, n);
+	if (st)
+		return st;
+	for (i = 0; i < n; i++)
+		grads[i] = params[i]->grad;
+	return HLRT_SUCCESS;
+}
+
+static hlrt_status state_tensor(hlrt_graph *g, const hlrt_tensor *w, const char *what,
+				hlrt_tensor **out)
+{
+	char name[HLRT_NAME_MAX];
+
+	snprintf(name, sizeof(name), "%.50s/%s", w->name, what);
+	return hlrt_graph_new_tensor(g, name, HLRT_FP32, w->ndims, w->dims,
+				     HLRT_TENSOR_PARAMETER, out);
+}
+
+/* One fused optimizer node for a parameter, with its state tensors. */
+static hlrt_status add_optimizer(hlrt_graph *g, const struct hlrt_optimizer_desc *opt,
+				 hlrt_tensor *w, hlrt_tensor *lr, hlrt_tensor *step)
+{
+	hlrt_tensor *in[6] = { w->grad, w, lr, NULL, NULL, step }, *out[3] = { w, NULL, NULL };
+	char name[HLRT_NAME_MAX];
+	const char *guid = "optimizer_sgd_f32";
+	const void *params = &opt->u.sgd;
+	size_t psize = sizeof(opt->u.sgd);
+	uint32_t n_in = 3, n_out = 1;
+	struct hlrt_node *nd;
+	hlrt_status st = HLRT_SUCCESS;
+
+	if (opt->kind == HLRT_OPT_SGD && opt->u.sgd.momentum != 0.0f) {
+		st = state_tensor(g, w, "momentum", &in[3]);
+		n_in = 4;
+		n_out = 2;
+	} else if (opt->kind == HLRT_OPT_ADAMW) {
+		guid = "optimizer_adamw_f32";
+		params = &opt->u.adamw;
+		psize = sizeof(opt->u.adamw);
+		st = state_tensor(g, w, "m", &in[3]);
+		if (!st)
+			st = state_tensor(g, w, "v", &in[4]);
+		n_in = 6;
+		n_out = 3;
+	} else if (opt->kind == HLRT_OPT_ADAGRAD) {
+		guid = "optimizer_adagrad_f32";
+		params = &opt->u.adagrad;
+		psize = sizeof(opt->u.adagrad);
+		st = state_tensor(g, w, "accum", &in[3]);
+		n_in = 4;
+		n_out = 2;
+	}
+	if (st)
+		return st;
+	out[1] = in[3];
+	out[2] = in[4];
+	snprintf(name, sizeof(name), "%.48s/%s", w->name, opt->kind == HLRT_OPT_ADAMW ? "AdamW" :
+		 opt->kind == HLRT_OPT_ADAGRAD ? "Adagrad" : "SGD");
+	st = hlrt_node_create(g, guid, in, n_in, out, n_out, params, psize, name, &nd);
+	if (!st)
+		nd->backward = true;
+	return st;
+}
+
+hlrt_status hlrt_graph_train(hlrt_graph *graph, hlrt_tensor *loss,
+			     const struct hlrt_optimizer_desc *optimizer, hlrt_tensor *lr)
+{
+	hlrt_tensor **params, *step = NULL;
+	uint32_t n = 0, i, n_tensors;
+	hlrt_status st;
+
+	if (!graph || !optimizer || !lr || lr->graph != graph || lr->dtype != HLRT_FP32 ||
+	    hlrt_elems(lr->ndims, lr->dims) != 1)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT,
+				 "hlrt_graph_train: needs a graph, an optimizer and a 1-element "
+				 "FP32 lr tensor");
+	if (optimizer->kind > HLRT_OPT_ADAGRAD)
+		return hlrt_fail(HLRT_UNSUPPORTED, "the LAMB optimizer is not implemented yet");
+	n_tensors = graph->n_tensors;
+	params = calloc(n_tensors ? n_tensors : 1, sizeof(*params));
+	if (!params)
+		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "hlrt_graph_train");
+	for (i = 0; i < n_tensors; i++)
+		if (graph->tensors[i]->role == HLRT_TENSOR_PARAMETER &&
+		    graph->tensors[i]->dtype == HLRT_FP32)
+			params[n++] = graph->tensors[i];
+	if (!n) {
+		free(params);
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "the graph has no FP32 PARAMETER tensors");
+	}
+	st = backward(graph, loss, params, n);
+	if (!st && optimizer->kind == HLRT_OPT_ADAMW)
+		st = hlrt_graph_new_tensor(graph, "optimizer/step", HLRT_INT32, 1,
+					   (const uint64_t[]){ 1 }, HLRT_TENSOR_PARAMETER, &step);
+	for (i = 0; i < n && !st; i++)
+		st = add_optimizer(graph, optimizer, params[i], lr, step);
+	if (!st && step) {
+		/* count the step once every optimizer has read it */
+		int32_t one = 1;
+		struct hlrt_tensor_desc d = { .dtype = HLRT_INT32, .ndims = 1, .dims = { 1 },
+					      .role = HLRT_TENSOR_CONSTANT, .data = &one };
+		hlrt_tensor *in[2] = { step, NULL };
+		struct hlrt_node *nd;
+
+		st = hlrt_tensor_create(graph, &d, &in[1]);
+		if (!st)
+			st = hlrt_node_create(graph, "add_i32", in, 2, &step, 1, NULL, 0,
+					      "optimizer/step/Add", &nd);
+		if (!st)
+			nd->backward = true;
+	}
+	free(params);
+	return st;
+}

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hlrt_graph_compile: the pipeline, one pass after the other, and the
+ * graph hash that keys the recipe cache.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hlrt_internal.h"
+
+/* FNV-1a, 64 bits. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+/* Everything that changes the compiled program, and nothing else. */
+static uint64_t graph_hash(const hlrt_graph *g, const struct compile_state *cs)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	uint32_t i, j;
+
+	h = fnv(h, &cs->opts, sizeof(cs->opts));
+	h = fnv(h, &cs->bf16, sizeof(cs->bf16));
+	for (i = 0; i < g->n_tensors; i++) {
+		const hlrt_tensor *t = g->tensors[i];
+
+		h = fnv(h, t->name, strlen(t->name) + 1);
+		h = fnv(h, &t->dtype, sizeof(t->dtype));
+		h = fnv(h, &t->ndims, sizeof(t->ndims));
+		h = fnv(h, t->dims, sizeof(t->dims));
+		h = fnv(h, &t->role, sizeof(t->role));
+		if (t->data)
+			h = fnv(h, t->data, hlrt_tensor_bytes(t));
+	}
+	for (i = 0; i < g->n_nodes; i++) {
+		const struct hlrt_node *n = g->nodes[i];
+
+		h = fnv(h, n->guid, strlen(n->guid) + 1);
+		h = fnv(h, n->name, strlen(n->name) + 1);
+		h = fnv(h, n->params, n->params_size);
+		for (j = 0; j < n->n_in; j++)
+			h = fnv(h, &n->in[j]->id, sizeof(n->in[j]->id));
+		for (j = 0; j < n->n_out; j++)
+			h = fnv(h, &n->out[j]->id, sizeof(n->out[j]->id));
+	}
+	return h;
+}
+
+uint32_t ct_root(const struct compile_state *cs, uint32_t t, uint64_t *offset)
+{
+	uint64_t off = 0;
+
+	while (cs->ct[t].alias_of >= 0) {
+		off += cs->ct[t].alias_offset;
+		t = (uint32_t)cs->ct[t].alias_of;
+	}
+	if (offset)
+		*offset = off;
+	return t;
+}
+
+hlrt_status lower_new_work(struct lower_ctx *lc, enum hlrt_engine engine, struct rwork **w)
+{
+	struct compile_state *cs = lc->cs;
+	struct hlrt_recipe *r = cs->r;
+
+	if (r->n_works == cs->works_cap) {
+		uint32_t cap = cs->works_cap ? 2 * cs->works_cap : 64;
+		struct rwork *p = realloc(r->works, sizeof(*p) * cap);
+
+		if (!p)
+			return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "compile");
+		r->works = p;
+		cs->works_cap = cap;
+	}
+	*w = &r->works[r->n_works++];
+	memset(*w, 0, sizeof(**w));
+	(*w)->engine = engine;
+	(*w)->node = r->n_nodes - 1;
+	return HLRT_SUCCESS;
+}
+
+struct raddr lower_addr(struct lower_ctx *lc, const struct hlrt_tensor *t, uint64_t offset)
+{
+	uint64_t voff;
+	uint32_t root = ct_root(lc->cs, t->id, &voff);
+	struct raddr a = { .tensor = (uint32_t)lc->cs->ct[root].rt, .offset = voff + offset };
+
+	return a;
+}
+
+static hlrt_status state_init(struct compile_state *cs, hlrt_graph *g,
+			      const struct hlrt_compile_options *opts)
+{
+	uint32_t i;
+
+	memset(cs, 0, sizeof(*cs));
+	cs->g = g;
+	if (opts)
+		cs->opts = *opts;
+	if (!cs->opts.num_tpc || cs->opts.num_tpc > 8)
+		cs->opts.num_tpc = 8;
+	cs->bf16 = cs->opts.bf16 || hlrt_env_flag("HLRT_BF16", 0);
+	cs->log_placement = hlrt_log_placement_enabled();
+	cs->n_cn = g->n_nodes;
+	cs->cn = calloc(g->n_nodes ? g->n_nodes : 1, sizeof(*cs->cn));
+	cs->ct = calloc(g->n_tensors ? g->n_tensors : 1, sizeof(*cs->ct));
+	if (!cs->cn || !cs->ct)
+		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "compile");
+	for (i = 0; i < g->n_nodes; i++) {
+		cs->cn[i].node = g->nodes[i];
+		cs->cn[i].op = g->nodes[i]->op;
+		cs->cn[i].fused_into = -1;
+		cs->cn[i].fused_from = -1;
+	}
+	for (i = 0; i < g->n_tensors; i++) {
+		cs->ct[i].t = g->tensors[i];
+		cs->ct[i].alias_of = -1;
+		cs->ct[i].rt = -1;
+		cs->ct[i].first_use = cs->ct[i].last_use = -1;
+	}
+	return hlrt_recipe_alloc(&cs->r);
+}
+
+static void state_free(struct compile_state *cs)
+{
+	free(cs->cn);
+	free(cs->ct);
+}
+
+hlrt_status hlrt_graph_compile(hlrt_graph *graph, const struct hlrt_compile_options *opts,
+			       hlrt_recipe **recipe)
+{
+	struct compile_state cs;
+	struct hlrt_recipe *cached;
+	hlrt_status st;
+
+	if (!graph || !recipe)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_graph_compile: NULL argument");
+	if (!graph->n_nodes)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_graph_compile: the graph is empty");
+	st = HLRT_SUCCESS;
+	if ((opts && opts->bf16) || hlrt_env_flag("HLRT_BF16", 0))
+		st = hlrt_bf16_autocast(graph);
+	if (!st)
+		st = state_init(&cs, graph, opts);
+	if (st) {
+		state_free(&cs);
+		hlrt_recipe_free(cs.r);
+		return st;
+	}
+	cs.r->hash = graph_hash(graph, &cs);
+	cached = cs.opts.no_cache || cs.log_placement ? NULL : hlrt_cache_get(cs.r->hash);
+	if (cached) {
+		hlrt_recipe_free(cs.r);
+		state_free(&cs);
+		*recipe = cached;
+		return HLRT_SUCCESS;
+	}
+
+	st = pass_shape_check(&cs);
+	if (!st)
+		st = pass_dead_nodes(&cs);
+	if (!st)
+		st = pass_fold_logical(&cs);
+	if (!st)
+		st = pass_fuse_elementwise(&cs);
+	if (!st)
+		st = pass_placement(&cs);
+	if (!st)
+		st = pass_memory_plan(&cs);
+	if (!st)
+		st = pass_lower(&cs);
+	if (!st)
+		st = pass_dependencies(&cs);
+
+	if (st) {
+		hlrt_recipe_free(cs.r);
+	} else {
+		cs.r->num_tpc = cs.opts.num_tpc;
+		if (!cs.opts.no_cache)
+			hlrt_cache_put(cs.r);
+		*recipe = cs.r;
+	}
+	state_free(&cs);
+	return st;
+}

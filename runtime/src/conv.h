@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/* Convolution and pooling ops (conv.c): shape rules, lowerings, gradients, expansions. */
+#ifndef HLRT_CONV_H
+#define HLRT_CONV_H
+
+#include "hlrt_internal.h"
+
+hlrt_status infer_im2col(struct hlrt_node *n, struct hlrt_tensor_desc *o);
+hlrt_status infer_col2im(struct hlrt_node *n, struct hlrt_tensor_desc *o);
+hlrt_status infer_maxpool_fwd(struct hlrt_node *n, struct hlrt_tensor_desc *o);
+hlrt_status infer_maxpool_bwd(struct hlrt_node *n, struct hlrt_tensor_desc *o);
+hlrt_status lower_im2col(struct lower_ctx *lc, const struct cnode *cn);
+hlrt_status lower_col2im(struct lower_ctx *lc, const struct cnode *cn);
+hlrt_status lower_maxpool_fwd(struct lower_ctx *lc, const struct cnode *cn);
+hlrt_status lower_maxpool_bwd(struct lower_ctx *lc, const struct cnode *cn);
+hlrt_status grad_im2col(struct ad_ctx *ac, const struct hlrt_node *n);
+hlrt_status grad_maxpool(struct ad_ctx *ac, const struct hlrt_node *n);
+hlrt_status expand_conv2d_fwd(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n_in,
+			      const void *params, const char *name, hlrt_tensor *out,
+			      struct hlrt_node **last);
+hlrt_status expand_conv2d_dedx(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n_in,
+			       const void *params, const char *name, hlrt_tensor *out,
+			       struct hlrt_node **last);
+hlrt_status expand_conv2d_dedw(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n_in,
+			       const void *params, const char *name, hlrt_tensor *out,
+			       struct hlrt_node **last);
+
+#endif /* HLRT_CONV_H */

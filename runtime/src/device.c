@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Devices: visibility (HABANA_VISIBLE_DEVICES / HABANA_VISIBLE_MODULES),
+ * acquire and release, device info, and the sync-manager resources the
+ * runtime hands to recipes (sync objects, per-queue monitor pools).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "hlrt_internal.h"
+#include "hlrt_packets.h"
+#include "hw/gaudisim_sync.h"
+
+#define MAX_DEVICES	64
+
+static const struct hlrt_backend_provider *provider;
+
+void hlrt_set_backend_provider(const struct hlrt_backend_provider *p)
+{
+	provider = p;
+}
+
+/* The provider a test installed, else the library's default (the driver). */
+static const struct hlrt_backend_provider *current(void)
+{
+	return provider ? provider : hlrt_default_provider();
+}
+
+/*
+ * Does the visibility list ("all", "0,2", "1-3") name value? A malformed
+ * list names nothing, so a typo hides devices rather than exposing them.
+ */
+static bool list_has(const char *list, uint32_t value)
+{
+	const char *p = list;
+	bool found = false;
+
+	if (!strcasecmp(list, "all"))
+		return true;
+	while (*p) {
+		char *end;
+		unsigned long a, b;
+
+		while (*p == ' ')
+			p++;
+		a = strtoul(p, &end, 10);
+		if (end == p)
+			return false;
+		b = a;
+		p = end;
+		if (*p == '-') {
+			b = strtoul(p + 1, &end, 10);
+			if (end == p + 1 || b < a)
+				return false;
+			p = end;
+		}
+		found = found || (value >= a && value <= b);
+		while (*p == ' ')
+			p++;
+		if (*p == ',' && p[1])
+			p++;
+		else if (*p)
+			return false;
+	}
+	return found;
+}
+
+/* Provider indices of the visible devices, ascending; returns how many. */
+static int visible_devices(uint32_t *index, uint32_t *module, uint32_t max)
+{
+	const char *devs = getenv("HABANA_VISIBLE_DEVICES");
+	const char *mods = getenv("HABANA_VISIBLE_MODULES");
+	uint32_t ids[MAX_DEVICES];
+	int n = current()->count(ids, MAX_DEVICES), i, k = 0;
+
+	if (n < 0)
+		return n;
+	if (n > MAX_DEVICES)
+		n = MAX_DEVICES;
+	for (i = 0; i < n; i++) {
+		if (devs && *devs && !list_has(devs, (uint32_t)i))
+			continue;
+		if (mods && *mods && !list_has(mods, ids[i]))
+			continue;
+		if ((uint32_t)k < max) {
+			index[k] = (uint32_t)i;
+			module[k] = ids[i];
+		}
+		k++;
+	}
+	return k;
+}
+
+hlrt_status hlrt_device_count(uint32_t *count)
+{
+	uint32_t idx[MAX_DEVICES], mod[MAX_DEVICES];
+	int n;
+
+	if (!count)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_device_count: count is NULL");
+	n = visible_devices(idx, mod, MAX_DEVICES);
+	if (n < 0)
+		return hlrt_fail_errno(n, "listing devices");
+	*count = (uint32_t)n;
+	return HLRT_SUCCESS;
+}
+
+uint32_t hlrt_queue_slot(uint32_t queue)
+{
+	if (queue == GAUDISIM_QUEUE_ID_MME_0)
+		return 0;
+	if (queue >= GAUDISIM_QUEUE_ID_TPC_0_0)
+		return 1 + (queue - GAUDISIM_QUEUE_ID_TPC_0_0) / GAUDISIM_STREAMS_PER_QMAN;
+	if (queue == GAUDISIM_QUEUE_ID_DMA_2_0)
+		return 9;
+	/* the external (or stand-in) queue of runtime stream s */
+	return 10 + gaudisim_queue_stream(queue);
+}
+
+/* Device address of a queue's CP_FENCE_RDATA(0): a monitor payload adds to it. */
+static uint64_t fence_addr(uint32_t queue)
+{
+	return GAUDISIM_CFG_BASE + GAUDISIM_QM_BLOCK(gaudisim_queue_engine(queue)) +
+	       GAUDISIM_QM_CP_FENCE_RDATA(0, gaudisim_queue_stream(queue));
+}
+
+/* Give every queue the runtime uses its pool of monitors (one submission). */
+static hlrt_status setup_monitors(hlrt_device *dev)
+{
+	uint32_t queues[HLRT_QUEUE_SLOTS], nq = 0, q, i, j, mon = dev->info_first_mon;
+	struct hlrt_pkt_buf pb;
+	struct hlrt_be_ext ext = { 0 };
+	hlrt_status st;
+
+	queues[nq++] = GAUDISIM_QUEUE_ID_MME_0;
+	for (i = 0; i < GAUDISIM_NUM_TPC; i++)
+		queues[nq++] = GAUDISIM_QUEUE_ID_TPC_0_0 + GAUDISIM_STREAMS_PER_QMAN * i;
+	queues[nq++] = GAUDISIM_QUEUE_ID_DMA_2_0;
+	for (i = 0; i < HLRT_MAX_STREAMS; i++)
+		queues[nq++] = dev->be->ops->ext_queue(dev->be, i);
+
+	if (hlrt_pkt_init(&pb, 4096))
+		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "monitor setup");
+	for (q = 0; q < nq; q++) {
+		uint32_t slot = hlrt_queue_slot(queues[q]);
+		uint64_t addr = fence_addr(queues[q]);
+
+		for (j = 0; j < HLRT_MONS_PER_QUEUE; j++) {
+			if (mon >= GAUDISIM_SYNC_RESERVED_MON_FIRST &&
+			    mon <= GAUDISIM_SYNC_RESERVED_MON_LAST)
+				mon = GAUDISIM_SYNC_RESERVED_MON_LAST + 1;
+			if (mon >= dev->info_num_mons) {
+				hlrt_pkt_free(&pb);
+				return hlrt_fail(HLRT_INTERNAL, "not enough monitors");
+			}
+			dev->mon_pool[slot][j] = mon;
+			hlrt_pkt_mon_reg(&pb, GAUDISIM_SYNC_MON_PAY_ADDRL(mon), (uint32_t)addr);
+			hlrt_pkt_mon_reg(&pb, GAUDISIM_SYNC_MON_PAY_ADDRH(mon),
+					 (uint32_t)(addr >> 32));
+			hlrt_pkt_mon_reg(&pb, GAUDISIM_SYNC_MON_PAY_DATA(mon), 1);
+			mon++;
+		}
+	}
+	if (pb.oom) {
+		hlrt_pkt_free(&pb);
+		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "monitor setup");
+	}
+	ext.body = pb.dw;
+	ext.n_body = pb.n;
+	st = hlrt_stream_submit(dev->sync_stream, NULL, 0, &ext);
+	hlrt_pkt_free(&pb);
+	if (!st)
+		st = hlrt_stream_synchronize(dev->sync_stream);
+	return st;
+}
+
+const uint32_t *hlrt_device_queue_monitors(hlrt_device *dev, uint32_t queue)
+{
+	return dev->mon_pool[hlrt_queue_slot(queue)];
+}
+
+/* Groups of 8 sync objects, first fit, so recipes unloaded give theirs back. */
+hlrt_status hlrt_device_take_sobs(hlrt_device *dev, uint32_t n, uint32_t *first)
+{
+	uint32_t groups = (n + GAUDISIM_SYNC_SOBS_PER_GROUP - 1) / GAUDISIM_SYNC_SOBS_PER_GROUP;
+	uint32_t g0 = (uint32_t)hlrt_align_up(dev->next_sob, GAUDISIM_SYNC_SOBS_PER_GROUP) /
+		      GAUDISIM_SYNC_SOBS_PER_GROUP;
+	uint32_t end = dev->sob_end / GAUDISIM_SYNC_SOBS_PER_GROUP, g, k;
+
+	for (g = g0; g + groups <= end; g++) {
+		for (k = 0; k < groups && !dev->sob_group_used[g + k]; k++)
+			;
+		if (k < groups) {
+			g += k;
+			continue;
+		}
+		for (k = 0; k < groups; k++)
+			dev->sob_group_used[g + k] = true;
+		*first = g * GAUDISIM_SYNC_SOBS_PER_GROUP;
+		return HLRT_SUCCESS;
+	}
+	return hlrt_fail(HLRT_UNSUPPORTED,
+			 "out of sync objects (%u more needed): destroy unused recipes", n);
+}
+
+void hlrt_device_put_sobs(hlrt_device *dev, uint32_t first, uint32_t n)
+{
+	uint32_t g = first / GAUDISIM_SYNC_SOBS_PER_GROUP, k;
+	uint32_t groups = (n + GAUDISIM_SYNC_SOBS_PER_GROUP - 1) / GAUDISIM_SYNC_SOBS_PER_GROUP;
+
+	for (k = 0; k < groups && g + k < GAUDISIM_SYNC_NUM_SOBS / GAUDISIM_SYNC_SOBS_PER_GROUP; k++)
+		dev->sob_group_used[g + k] = false;
+}
+
+static hlrt_status acquire_provider_index(uint32_t pindex, uint32_t vindex, uint32_t module,
+					  hlrt_device **device)
+{
+	struct hlrt_be_info bi;
+	hlrt_device *dev;
+	hlrt_status st;
+	int rc;
+
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "device");
+	rc = current()->open(pindex, &dev->be);
+	if (rc) {
+		free(dev);
+		if (rc == -EBUSY)
+			return hlrt_fail(HLRT_DEVICE_BUSY,
+					 "device %u is in use by another process", vindex);
+		return hlrt_fail_errno(rc, "opening the device");
+	}
+	rc = dev->be->ops->info(dev->be, &bi);
+	if (rc) {
+		dev->be->ops->close(dev->be);
+		free(dev);
+		return hlrt_fail_errno(rc, "device info");
+	}
+	dev->index = vindex;
+	dev->module_id = module;
+	dev->info.index = vindex;
+	dev->info.module_id = module;
+	memcpy(dev->info.name, bi.name, sizeof(dev->info.name));
+	memcpy(dev->info.bus_id, bi.bus_id, sizeof(dev->info.bus_id));
+	dev->info.hbm_base = bi.hbm_base;
+	dev->info.hbm_total = bi.hbm_size;
+	dev->info.sram_base = bi.sram_base;
+	dev->info.sram_size = bi.sram_size;
+	dev->info.num_tpc = bi.num_tpc;
+	dev->info.tpc_enabled_mask = bi.tpc_enabled_mask;
+	dev->info.num_hbm_dma = bi.num_hbm_dma;
+	dev->info.clock_mhz = bi.clock_mhz;
+	dev->info_first_mon = bi.first_mon;
+	dev->info_num_mons = bi.num_mons;
+	dev->next_sob = bi.first_sob;
+	dev->sob_end = bi.num_sobs;
+
+	st = hlrt_stream_create_internal(dev, HLRT_MAX_STREAMS - 1, &dev->sync_stream);
+	if (!st)
+		st = setup_monitors(dev);
+	if (st) {
+		hlrt_device_release(dev);
+		return st;
+	}
+	hlrt_profiler_from_env(dev);
+	*device = dev;
+	return HLRT_SUCCESS;
+}
+
+hlrt_status hlrt_device_acquire(uint32_t index, hlrt_device **device)
+{
+	uint32_t idx[MAX_DEVICES], mod[MAX_DEVICES];
+	int n;
+
+	if (!device)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_device_acquire: device is NULL");
+	n = visible_devices(idx, mod, MAX_DEVICES);
+	if (n < 0)
+		return hlrt_fail_errno(n, "listing devices");
+	if (index >= (uint32_t)n)
+		return hlrt_fail(HLRT_NO_DEVICE, "no visible device %u (%d visible)", index, n);
+	return acquire_provider_index(idx[index], index, mod[index], device);
+}
+
+hlrt_status hlrt_device_acquire_by_module(uint32_t module_id, hlrt_device **device)
+{
+	uint32_t idx[MAX_DEVICES], mod[MAX_DEVICES];
+	int n, i;
+
+	if (!device)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_device_acquire_by_module: NULL");
+	n = visible_devices(idx, mod, MAX_DEVICES);
+	if (n < 0)
+		return hlrt_fail_errno(n, "listing devices");
+	for (i = 0; i < n && i < MAX_DEVICES; i++)
+		if (mod[i] == module_id)
+			return acquire_provider_index(idx[i], (uint32_t)i, module_id, device);
+	return hlrt_fail(HLRT_NO_DEVICE, "no visible device with module ID %u", module_id);
+}
+
+hlrt_status hlrt_device_synchronize(hlrt_device *device)
+{
+	hlrt_status st = HLRT_SUCCESS, s2;
+	uint32_t i;
+
+	if (!device)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_device_synchronize: NULL device");
+	for (i = 0; i < HLRT_MAX_STREAMS; i++) {
+		if (!device->streams[i])
+			continue;
+		s2 = hlrt_stream_synchronize(device->streams[i]);
+		if (!st)
+			st = s2;
+	}
+	return st;
+}
+
+hlrt_status hlrt_device_release(hlrt_device *device)
+{
+	uint32_t i;
+
+	if (!device)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_device_release: NULL device");
+	hlrt_profiler_stop(device);
+	hlrt_device_synchronize(device);
+	hlrt_recipes_unload(device);
+	for (i = 0; i < HLRT_MAX_STREAMS; i++)
+		if (device->streams[i])
+			hlrt_stream_destroy(device->streams[i]);
+	hlrt_memory_release_all(device);
+	device->be->ops->close(device->be);
+	free(device);
+	return HLRT_SUCCESS;
+}
+
+hlrt_status hlrt_device_get_info(hlrt_device *device, struct hlrt_device_info *info)
+{
+	uint64_t free_bytes = 0;
+	int rc;
+
+	if (!device || !info)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_device_get_info: NULL argument");
+	rc = device->be->ops->hbm_free_bytes(device->be, &free_bytes);
+	if (rc)
+		return hlrt_fail_errno(rc, "HBM usage");
+	*info = device->info;
+	info->hbm_free = free_bytes;
+	return HLRT_SUCCESS;
+}

@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Compiler passes over the graph being compiled: shape check, dead-node
+ * elimination, folding of logical ops, elementwise fusion, placement
+ * (with the placement log), lowering to engine work, and the
+ * dependencies between works that the schedule turns into sync-manager
+ * waits.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hlrt_internal.h"
+#include "ops.h"
+
+static bool is_persistent(const hlrt_tensor *t)
+{
+	return t->role == HLRT_TENSOR_INPUT || t->role == HLRT_TENSOR_PARAMETER ||
+	       t->role == HLRT_TENSOR_OUTPUT;
+}
+
+static bool live(const struct cnode *c)
+{
+	return !c->dead && !c->folded && c->fused_into < 0;
+}
+
+/* Shapes were inferred at node creation; check nothing changed since. */
+hlrt_status pass_shape_check(struct compile_state *cs)
+{
+	uint32_t i, j;
+
+	for (i = 0; i < cs->n_cn; i++) {
+		struct hlrt_node *n = cs->cn[i].node;
+		struct hlrt_tensor_desc outs[HLRT_MAX_OUT];
+		uint32_t n_out = n->n_out;
+		hlrt_status st;
+
+		memset(outs, 0, sizeof(outs));
+		st = n->op->infer(n, outs);
+		if (st)
+			return st;
+		for (j = 0; j < n_out; j++) {
+			const hlrt_tensor *t = n->out[j];
+
+			if (t->dtype != outs[j].dtype ||
+			    hlrt_elems(t->ndims, t->dims) !=
+			    hlrt_elems(outs[j].ndims ? outs[j].ndims : 1, outs[j].dims))
+				return hlrt_fail(HLRT_INTERNAL, "%s: output %u changed shape",
+						 n->name, j);
+		}
+	}
+	return HLRT_SUCCESS;
+}
+
+/* A node is live when it writes a persistent tensor or feeds a live node. */
+hlrt_status pass_dead_nodes(struct compile_state *cs)
+{
+	bool *needed = calloc(cs->g->n_tensors, sizeof(bool));
+	uint32_t i, j, dead = 0;
+
+	if (!needed)
+		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "compile");
+	for (i = cs->n_cn; i-- > 0;) {
+		struct cnode *c = &cs->cn[i];
+		bool l = false;
+
+		for (j = 0; j < c->node->n_out; j++)
+			l = l || is_persistent(c->node->out[j]) || needed[c->node->out[j]->id];
+		c->dead = !l;
+		if (!l) {
+			dead++;
+			continue;
+		}
+		for (j = 0; j < c->node->n_in; j++)
+			needed[c->node->in[j]->id] = true;
+	}
+	free(needed);
+	cs->r->stats.dead_nodes = dead;
+	for (i = 0; i < cs->n_cn; i++)
+		if (!cs->cn[i].dead)
+			return HLRT_SUCCESS;
+	return hlrt_fail(HLRT_INVALID_ARGUMENT,
+			 "nothing to compute: no node writes an OUTPUT or PARAMETER tensor");
+}
+
+/* reshape and flatten: the output is a view of the input's storage. */
+hlrt_status pass_fold_logical(struct compile_state *cs)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < cs->n_cn; i++) {
+		struct cnode *c = &cs->cn[i];
+		const struct hlrt_node *nd = c->node;
+
+		if (c->dead || nd->op->engine != ENG_NONE)
+			continue;
+		/* a persistent result has storage of its own: it becomes a copy */
+		if (is_persistent(nd->out[0]))
+			continue;
+		cs->ct[nd->out[0]->id].alias_of = (int32_t)nd->in[0]->id;
+		cs->ct[nd->out[0]->id].alias_offset = 0;
+		c->folded = true;
+		n++;
+	}
+	cs->r->stats.folded_nodes = n;
+	return HLRT_SUCCESS;
+}
+
+/* Live nodes reading tensor t (by identity). */
+static uint32_t readers(const struct compile_state *cs, const hlrt_tensor *t, int32_t *first)
+{
+	uint32_t i, j, n = 0;
+
+	for (i = 0; i < cs->n_cn; i++) {
+		if (cs->cn[i].dead)
+			continue;
+		for (j = 0; j < cs->cn[i].node->n_in; j++) {
+			if (cs->cn[i].node->in[j] == t) {
+				if (!n++)
+					*first = (int32_t)i;
+				break;
+			}
+		}
+	}
+	return n;
+}
+
+/*
+ * Elementwise fusion: a bias_add whose temporary result only feeds a
+ * relu_fwd runs as one kernel (bias_add_relu_f32), the sum never stored.
+ */
+hlrt_status pass_fuse_elementwise(struct compile_state *cs)
+{
+	uint32_t i, n = 0;
+
+	if (cs->opts.no_fusion)
+		return HLRT_SUCCESS;
+	for (i = 0; i < cs->n_cn; i++) {
+		struct cnode *c = &cs->cn[i];
+		const hlrt_tensor *mid;
+		int32_t r = -1;
+
+		if (!live(c) || strcmp(c->node->guid, "bias_add_f32"))
+			continue;
+		mid = c->node->out[0];
+		if (mid->role != HLRT_TENSOR_TEMPORARY || readers(cs, mid, &r) != 1 ||
+		    strcmp(cs->cn[r].node->guid, "relu_fwd_f32"))
+			continue;
+		c->fused_into = r;
+		cs->cn[r].fused_from = (int32_t)i;
+		n++;
+	}
+	cs->r->stats.fused_nodes = n;
+	return HLRT_SUCCESS;
+}
+
+
+static bool has_int64(const struct hlrt_node *n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n->n_in; i++)
+		if (n->in[i]->dtype == HLRT_INT64)
+			return true;
+	for (i = 0; i < n->n_out; i++)
+		if (n->out[i]->dtype == HLRT_INT64)
+			return true;
+	return false;
+}
+
+hlrt_status pass_placement(struct compile_state *cs)
+{
+	struct hlrt_recipe_stats *s = &cs->r->stats;
+	uint32_t i;
+
+	for (i = 0; i < cs->n_cn; i++) {
+		struct cnode *c = &cs->cn[i];
+		const struct hlrt_node *n = c->node;
+
+		if (c->dead)
+			continue;
+		c->engine = n->op->engine;
+		if (c->engine == ENG_NONE && !c->folded)
+			c->engine = ENG_DMA;	/* an unfolded view: a copy */
+		else if (c->engine != ENG_NONE && (has_int64(n) || !n->op->lower))
+			c->engine = ENG_CPU;
+		if (c->engine == ENG_CPU && !n->op->cpu)
+			return hlrt_fail(HLRT_UNSUPPORTED, "%s (%s): no device kernel and no "
+					 "host implementation", n->name, n->guid);
+		if (cs->log_placement)
+			fprintf(stderr, "%s: (%s): /device:%s:0\n", n->name, n->op->op_class,
+				c->engine == ENG_CPU ? "CPU" : "HPU");
+		if (!live(c))
+			continue;
+		s->mme_nodes += c->engine == ENG_MME;
+		s->tpc_nodes += c->engine == ENG_TPC;
+		s->dma_nodes += c->engine == ENG_DMA;
+		s->cpu_nodes += c->engine == ENG_CPU;
+	}
+	return HLRT_SUCCESS;
+}
+
+/* ---- lowering -------------------------------------------------------------- */
+
+static hlrt_status add_rnode(struct compile_state *cs, const struct cnode *c)
+{
+	struct hlrt_recipe *r = cs->r;
+	struct rnode_info *ni;
+	struct rnode_info *p = realloc(r->nodes, sizeof(*p) * (r->n_nodes + 1));
+
+	if (!p)
+		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "compile");
+	r->nodes = p;
+	ni = &r->nodes[r->n_nodes++];
+	memset(ni, 0, sizeof(*ni));
+	snprintf(ni->name, sizeof(ni->name), "%s", c->node->name);
+	snprintf(ni->op_class, sizeof(ni->op_class), "%s",
+		 c->fused_from >= 0 ? "BiasAddRelu" : c->node->op->op_class);
+	snprintf(ni->guid, sizeof(ni->guid), "%s",
+		 c->fused_from >= 0 ? "bias_add_relu_f32" : c->node->guid);
+	ni->engine = c->engine;
+	return HLRT_SUCCESS;
+}
+
+static hlrt_status lower_cpu(struct lower_ctx *lc, const struct cnode *c)
+{
+	const struct hlrt_node *n = c->node;
+	struct rwork *w;
+	hlrt_status st = lower_new_work(lc, ENG_CPU, &w);
+	uint32_t i;
+
+	if (st)
+		return st;
+	if (n->n_in > 4 || n->n_out > 2)
+		return hlrt_fail(HLRT_UNSUPPORTED, "%s: too many operands for the CPU", n->name);
+	snprintf(w->guid, sizeof(w->guid), "%s", n->guid);
+	memcpy(w->params, n->params, n->params_size);
+	w->params_size = n->params_size;
+	w->n_cin = n->n_in;
+	w->n_cout = n->n_out;
+	for (i = 0; i < n->n_in; i++) {
+		w->cin[i] = lower_addr(lc, n->in[i], 0);
+		w->cin_bytes[i] = hlrt_tensor_bytes(n->in[i]);
+	}
+	for (i = 0; i < n->n_out; i++) {
+		w->cout[i] = lower_addr(lc, n->out[i], 0);
+		w->cout_bytes[i] = hlrt_tensor_bytes(n->out[i]);
+	}
+	w->cols = n->in[0]->dims[n->in[0]->ndims - 1];
+	w->rows = hlrt_elems(n->in[0]->ndims, n->in[0]->dims) / w->cols;
+	if (strncmp(n->guid, "argmax", 6)) {
+		w->cols *= w->rows;
+		w->rows = 1;
+	}
+	w->n_acc = 0;
+	return HLRT_SUCCESS;
+}
+
+/* bias_add + relu_fwd as one TPC work. */
+static hlrt_status lower_fused(struct lower_ctx *lc, const struct cnode *relu,
+			       const struct cnode *bias)
+{
+	struct cnode tmp = *bias;
+	struct hlrt_node fused = *bias->node;
+	hlrt_status st;
+
+	snprintf(fused.guid, sizeof(fused.guid), "bias_add_relu_f32");
+	fused.out[0] = relu->node->out[0];
+	tmp.node = &fused;
+	st = bias->node->op->lower(lc, &tmp);
+	return st;
+}
+
+hlrt_status pass_lower(struct compile_state *cs)
+{
+	struct lower_ctx lc = { .cs = cs };
+	uint32_t i;
+	hlrt_status st;
+
+	for (i = 0; i < cs->n_cn; i++) {
+		struct cnode *c = &cs->cn[i];
+
+		if (!live(c))
+			continue;
+		st = add_rnode(cs, c);
+		if (st)
+			return st;
+		lc.cn = c;
+		c->first_work = cs->r->n_works;
+		if (c->engine == ENG_CPU)
+			st = lower_cpu(&lc, c);
+		else if (c->fused_from >= 0)
+			st = lower_fused(&lc, c, &cs->cn[c->fused_from]);
+		else if (c->node->op->engine == ENG_NONE)
+			st = lower_memcpy(&lc, c);
+		else
+			st = c->node->op->lower(&lc, c);
+		if (st)
+			return st;
+		c->n_works = cs->r->n_works - c->first_work;
+	}
+	cs->r->stats.nodes = cs->r->n_nodes;
+	return HLRT_SUCCESS;
+}
+
+/* ---- dependencies ---------------------------------------------------------- */
+
+/* Where an access lands: persistent tensors by identity, workspace by offset. */
+static bool conflict(const struct hlrt_recipe *r, const struct raccess *a,
+		     const struct raccess *b)
+{
+	const struct rtensor *ta = &r->tensors[a->rt], *tb = &r->tensors[b->rt];
+	uint64_t a0, b0;
+
+	if (!a->write && !b->write)
+		return false;
+	if (ta->kind != tb->kind || ta->kind == RT_CONST)
+		return false;
+	if (ta->kind == RT_PERSISTENT) {
+		if (a->rt != b->rt)
+			return false;
+		a0 = a->offset;
+		b0 = b->offset;
+	} else {
+		a0 = ta->offset + a->offset;
+		b0 = tb->offset + b->offset;
+	}
+	return a0 < b0 + b->size && b0 < a0 + a->size;
+}
+
+static bool works_conflict(const struct hlrt_recipe *r, const struct rwork *x,
+			   const struct rwork *y)
+{
+	uint32_t i, j;
+
+	for (i = 0; i < x->n_acc; i++)
+		for (j = 0; j < y->n_acc; j++)
+			if (conflict(r, &x->acc[i], &y->acc[j]))
+				return true;
+	return false;
+}
+
+/*
+ * Work j waits for every earlier work it conflicts with (read after
+ * write, write after read, write after write), minus those another of its
+ * waits already implies. CPU works order everything around them.
+ */
+hlrt_status pass_dependencies(struct compile_state *cs)
+{
+	struct hlrt_recipe *r = cs->r;
+	uint32_t n = r->n_works, words = (n + 63) / 64, i, j, k;
+	uint64_t *reach = calloc((size_t)n * words + 1, sizeof(uint64_t));
+
+	if (!reach)
+		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "compile");
+	for (j = 0; j < n; j++) {
+		struct rwork *w = &r->works[j];
+		uint64_t *rj = reach + (size_t)j * words;
+
+		w->n_deps = 0;
+		for (i = j; i-- > 0;) {
+			const struct rwork *p = &r->works[i];
+			bool need = w->engine == ENG_CPU || p->engine == ENG_CPU ||
+				    works_conflict(r, p, w);
+
+			if (!need || (rj[i / 64] >> (i % 64) & 1))
+				continue;
+			if (w->n_deps == sizeof(w->deps) / sizeof(w->deps[0])) {
+				free(reach);
+				return hlrt_fail(HLRT_UNSUPPORTED,
+						 "%s waits for more than %zu others",
+						 r->nodes[w->node].name,
+						 sizeof(w->deps) / sizeof(w->deps[0]));
+			}
+			w->deps[w->n_deps++] = i;
+			rj[i / 64] |= 1ull << (i % 64);
+			for (k = 0; k < words; k++)
+				rj[k] |= reach[(size_t)i * words + k];
+		}
+	}
+	free(reach);
+	return HLRT_SUCCESS;
+}

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The profiler: Chrome Trace Event JSON (opens in Perfetto or
+ * chrome://tracing). Recipes loaded while a profile runs write the
+ * device clock before and after every work on every engine queue, and
+ * around the launch's host -> device copies; each launch copies those
+ * timestamps back with its results, and they become "X" events on one
+ * lane per engine (DMA 0 for the external copies, DMA 2, MME, TPC 0..7)
+ * of the "device" process. The host API calls are a lane of the "host"
+ * process, on the host's clock. HLRT_PROFILE=FILE starts a profile when
+ * the device is acquired; it is written at hlrt_profiler_stop() or
+ * hlrt_device_release().
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hlrt_internal.h"
+
+#define MAX_EVENTS	(1u << 20)	/* bounds the memory of a long run */
+
+enum lane { LANE_DMA0, LANE_DMA2, LANE_MME, LANE_TPC0, LANE_COUNT = LANE_TPC0 + 8 };
+
+struct prof_event {
+	uint32_t name;		/* index into the name table */
+	uint16_t lane;		/* enum lane, or LANE_COUNT for the host API */
+	uint16_t cat;		/* enum hlrt_engine */
+	uint64_t ts, dur;	/* ns */
+};
+
+struct hlrt_profiler {
+	char *path;
+	struct prof_event *ev;
+	uint32_t n_ev, cap_ev;
+	uint64_t dropped;
+	char **names;
+	uint32_t n_names, cap_names;
+	uint64_t host_t0;
+};
+
+static uint32_t name_id(struct hlrt_profiler *p, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->n_names; i++)
+		if (!strcmp(p->names[i], name))
+			return i;
+	if (p->n_names == p->cap_names) {
+		uint32_t cap = p->cap_names ? 2 * p->cap_names : 64;
+		char **n = realloc(p->names, sizeof(*n) * cap);
+
+		if (!n)
+			return 0;
+		p->names = n;
+		p->cap_names = cap;
+	}
+	p->names[p->n_names] = strdup(name);
+	return p->names[p->n_names] ? p->n_names++ : 0;
+}
+
+static void add_event(struct hlrt_profiler *p, const char *name, uint32_t lane, uint32_t cat,
+		      uint64_t t0, uint64_t t1)
+{
+	struct prof_event *e;
+
+	if (t1 < t0 || !t0)
+		return;
+	if (p->n_ev == MAX_EVENTS) {
+		p->dropped++;
+		return;
+	}
+	if (p->n_ev == p->cap_ev) {
+		uint32_t cap = p->cap_ev ? 2 * p->cap_ev : 4096;
+		struct prof_event *n = realloc(p->ev, sizeof(*n) * cap);
+
+		if (!n) {
+			p->dropped++;
+			return;
+		}
+		p->ev = n;
+		p->cap_ev = cap;
+	}
+	e = &p->ev[p->n_ev++];
+	e->name = name_id(p, name);
+	e->lane = (uint16_t)lane;
+	e->cat = (uint16_t)cat;
+	e->ts = t0;
+	e->dur = t1 - t0;
+}
+
+hlrt_status hlrt_profiler_start(hlrt_device *device, const char *path)
+{
+	struct hlrt_profiler *p;
+	FILE *f;
+
+	if (!device || !path || !*path)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_profiler_start: bad argument");
+	if (device->prof)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "a profile is already running");
+	f = fopen(path, "w");	/* fail now, not at the end of a long run */
+	if (!f)
+		return hlrt_fail(HLRT_IO_ERROR, "cannot write the profile %s", path);
+	fclose(f);
+	p = calloc(1, sizeof(*p));
+	if (!p || !(p->path = strdup(path))) {
+		free(p);
+		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "profiler");
+	}
+	p->host_t0 = hlrt_now_ns();
+	device->prof = p;
+	return HLRT_SUCCESS;
+}
+
+void hlrt_profiler_from_env(hlrt_device *dev)
+{
+	const char *path = getenv("HLRT_PROFILE");
+
+	if (path && *path && hlrt_profiler_start(dev, path))
+		fprintf(stderr, "hlrt: HLRT_PROFILE: %s\n", hlrt_last_error());
+}
+
+void hlrt_profiler_host_event(hlrt_device *dev, const char *name, uint64_t t0_ns,
+			      uint64_t t1_ns)
+{
+	if (dev && dev->prof)
+		add_event(dev->prof, name, LANE_COUNT, ENG_CPU, t0_ns, t1_ns);
+}
+
+static uint32_t slot_lane(uint32_t slot)
+{
+	if (slot == 0)
+		return LANE_MME;
+	if (slot <= 8)
+		return LANE_TPC0 + slot - 1;
+	return LANE_DMA2;
+}
+
+void hlrt_profiler_harvest(hlrt_device *dev, const struct loaded_recipe *lr)
+{
+	const struct hlrt_recipe *r = lr->recipe;
+	struct hlrt_profiler *p = dev->prof;
+	const uint64_t *ts = lr->ts_host;
+	uint32_t i, s;
+
+	if (!p || !lr->profiled || !r)
+		return;
+	for (i = 0; i < r->n_works; i++) {
+		const struct rwork *w = &r->works[i];
+
+		if (w->engine == ENG_CPU)
+			continue;
+		for (s = 0; s < HLRT_TS_QUEUES; s++) {
+			const uint64_t *pair = ts + hlrt_ts_work(i, s) / 8;
+
+			add_event(p, r->nodes[w->node].name, slot_lane(s), w->engine, pair[0],
+				  pair[1]);
+		}
+	}
+	for (s = 0; s < lr->n_segs; s++) {
+		const uint64_t *seg = ts + hlrt_ts_seg(r->n_works, s) / 8;
+
+		if (lr->segs[s].cpu)
+			continue;
+		add_event(p, "host->device copies", LANE_DMA0, ENG_DMA, seg[0], seg[1]);
+		add_event(p, "launch (engines)", LANE_DMA0, ENG_DMA, seg[1], seg[2]);
+	}
+}
+
+static const char *lane_name(uint32_t lane, char *buf, size_t len)
+{
+	if (lane == LANE_DMA0)
+		return "DMA 0 (PCI)";
+	if (lane == LANE_DMA2)
+		return "DMA 2";
+	if (lane == LANE_MME)
+		return "MME";
+	snprintf(buf, len, "TPC %u", lane - LANE_TPC0);
+	return buf;
+}
+
+/* JSON string contents: node names are the user's. */
+static void put_json_str(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+}
+
+static hlrt_status write_trace(const struct hlrt_profiler *p)
+{
+	uint64_t dev_t0 = ~0ull;
+	char buf[16];
+	uint32_t i;
+	FILE *f = fopen(p->path, "w");
+
+	if (!f)
+		return hlrt_fail(HLRT_IO_ERROR, "cannot write the profile %s", p->path);
+	for (i = 0; i < p->n_ev; i++)
+		if (p->ev[i].lane != LANE_COUNT && p->ev[i].ts < dev_t0)
+			dev_t0 = p->ev[i].ts;
+	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"dropped_events\":%llu},\n"
+		"\"traceEvents\":[\n", (unsigned long long)p->dropped);
+	fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"tid\":0,"
+		"\"args\":{\"name\":\"host\"}},\n");
+	fprintf(f, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":0,"
+		"\"args\":{\"name\":\"host API\"}},\n");
+	fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,"
+		"\"args\":{\"name\":\"device (device clock)\"}}");
+	for (i = 0; i < LANE_COUNT; i++)
+		fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%u,"
+			"\"args\":{\"name\":\"%s\"}}", i, lane_name(i, buf, sizeof(buf)));
+	for (i = 0; i < p->n_ev; i++) {
+		const struct prof_event *e = &p->ev[i];
+		bool host = e->lane == LANE_COUNT;
+		uint64_t t = e->ts - (host ? p->host_t0 : dev_t0);
+
+		fprintf(f, ",\n{\"name\":\"");
+		put_json_str(f, p->names[e->name]);
+		fprintf(f, "\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%u,\"tid\":%u,"
+			"\"ts\":%.3f,\"dur\":%.3f}", host ? "host" : hlrt_engine_name((enum hlrt_engine)e->cat), host ? 0 : 1,
+			host ? 0 : e->lane, t / 1000.0, e->dur / 1000.0);
+	}
+	fprintf(f, "\n]}\n");
+	if (fclose(f))
+		return hlrt_fail(HLRT_IO_ERROR, "writing the profile %s failed", p->path);
+	return HLRT_SUCCESS;
+}
+
+hlrt_status hlrt_profiler_stop(hlrt_device *device)
+{
+	struct hlrt_profiler *p;
+	hlrt_status st;
+	uint32_t i;
+
+	if (!device)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_profiler_stop: NULL device");
+	p = device->prof;
+	if (!p)
+		return HLRT_SUCCESS;
+	hlrt_device_synchronize(device);	/* harvest what is in flight */
+	st = write_trace(p);
+	device->prof = NULL;
+	for (i = 0; i < p->n_names; i++)
+		free(p->names[i]);
+	free(p->names);
+	free(p->ev);
+	free(p->path);
+	free(p);
+	return st;
+}

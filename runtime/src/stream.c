@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Streams and events. A stream is one external queue: its submissions
+ * run in order because the queue runs its jobs in order, and a launch's
+ * engines start only when the launch's external job signals them (see
+ * emit.c), so nothing on the stream needs a host round trip to stay in
+ * order. Events are device timestamps written by the stream's queue.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hlrt_internal.h"
+#include "hlrt_packets.h"
+
+#define WAIT_TIMEOUT_US	(600ull * 1000 * 1000)
+
+hlrt_status hlrt_stream_create_internal(hlrt_device *dev, uint32_t index, hlrt_stream **out)
+{
+	hlrt_stream *s;
+
+	if (dev->streams[index])
+		return hlrt_fail(HLRT_INTERNAL, "stream %u exists", index);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "stream");
+	s->dev = dev;
+	s->index = index;
+	s->ext_queue = dev->be->ops->ext_queue(dev->be, index);
+	dev->streams[index] = s;
+	*out = s;
+	return HLRT_SUCCESS;
+}
+
+hlrt_status hlrt_stream_create(hlrt_device *device, hlrt_stream **stream)
+{
+	uint32_t i;
+
+	if (!device || !stream)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_stream_create: NULL argument");
+	/* The last stream is the runtime's own (synchronous copies, set-up). */
+	for (i = 0; i < HLRT_MAX_STREAMS - 1; i++)
+		if (!device->streams[i])
+			return hlrt_stream_create_internal(device, i, stream);
+	return hlrt_fail(HLRT_UNSUPPORTED, "a device has at most %u streams",
+			 HLRT_MAX_STREAMS - 1);
+}
+
+hlrt_status hlrt_stream_destroy(hlrt_stream *stream)
+{
+	if (!stream)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_stream_destroy: NULL stream");
+	hlrt_stream_synchronize(stream);
+	if (stream->dev->last_launch_stream == stream)
+		stream->dev->last_launch_stream = NULL;
+	stream->dev->streams[stream->index] = NULL;
+	free(stream);
+	return HLRT_SUCCESS;
+}
+
+static hlrt_status wait_seq(hlrt_device *dev, uint64_t seq)
+{
+	int rc;
+
+	if (!seq)
+		return HLRT_SUCCESS;
+	rc = dev->be->ops->wait(dev->be, seq, WAIT_TIMEOUT_US);
+	if (rc == -ETIMEDOUT)
+		return hlrt_fail(HLRT_TIMEOUT, "device work did not finish in %llu s",
+				 WAIT_TIMEOUT_US / 1000000);
+	if (rc == -EIO)
+		return hlrt_fail(HLRT_DEVICE_ERROR,
+				 "the device aborted the work (engine error or reset)");
+	if (rc)
+		return hlrt_fail_errno(rc, "waiting for the device");
+	return HLRT_SUCCESS;
+}
+
+hlrt_status hlrt_stream_synchronize(hlrt_stream *stream)
+{
+	hlrt_status st;
+
+	if (!stream)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_stream_synchronize: NULL stream");
+	st = wait_seq(stream->dev, stream->last_seq);
+	if (!st) {
+		uint32_t i;
+
+		stream->last_seq = 0;
+		for (i = 0; i < stream->n_harvest; i++)
+			hlrt_profiler_harvest(stream->dev, stream->harvest[i]);
+	}
+	stream->n_harvest = 0;
+	return st;
+}
+
+hlrt_status hlrt_stream_submit(hlrt_stream *s, const struct hlrt_be_job *jobs, uint32_t n_jobs,
+			       const struct hlrt_be_ext *ext)
+{
+	hlrt_device *dev = s->dev;
+	hlrt_status st;
+	uint64_t seq = 0;
+	uint32_t i;
+	int rc;
+
+	/*
+	 * Engine queues are shared by the streams: a launch of another
+	 * stream still in flight would interleave with this one on them.
+	 */
+	if (n_jobs && dev->last_launch_stream && dev->last_launch_stream != s) {
+		st = wait_seq(dev, dev->last_launch_seq);
+		if (st)
+			return st;
+		dev->last_launch_stream = NULL;
+	}
+	for (i = 0; i < s->n_waits; i++) {
+		if (s->waits[i]->stream != s) {
+			st = hlrt_event_synchronize(s->waits[i]);
+			if (st)
+				return st;
+		}
+	}
+	s->n_waits = 0;
+	rc = dev->be->ops->submit(dev->be, jobs, n_jobs, s->ext_queue, ext, &seq);
+	if (rc)
+		return hlrt_fail_errno(rc, "command submission");
+	s->last_seq = seq;
+	if (n_jobs) {
+		dev->last_launch_stream = s;
+		dev->last_launch_seq = seq;
+	}
+	return HLRT_SUCCESS;
+}
+
+hlrt_status hlrt_stream_wait_event(hlrt_stream *stream, hlrt_event *event)
+{
+	if (!stream || !event || event->dev != stream->dev)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_stream_wait_event: bad argument");
+	if (!event->seq || event->stream == stream)
+		return HLRT_SUCCESS;	/* nothing recorded / already in order */
+	if (stream->n_waits == sizeof(stream->waits) / sizeof(stream->waits[0])) {
+		hlrt_status st = hlrt_event_synchronize(stream->waits[0]);
+
+		if (st)
+			return st;
+		memmove(stream->waits, stream->waits + 1,
+			sizeof(stream->waits[0]) * --stream->n_waits);
+	}
+	stream->waits[stream->n_waits++] = event;
+	return HLRT_SUCCESS;
+}
+
+/* ---- copies ---------------------------------------------------------------- */
+
+/* The device's staging buffer for copies from memory that is not pinned. */
+static hlrt_status staging(hlrt_device *dev, uint64_t size, void **p, uint64_t *va)
+{
+	hlrt_status st;
+
+	if (dev->staging_size < size) {
+		if (dev->staging)
+			hlrt_host_free(dev, dev->staging);
+		dev->staging = NULL;
+		dev->staging_size = 0;
+		st = hlrt_host_malloc(dev, size, &dev->staging);
+		if (st)
+			return st;
+		dev->staging_size = size;
+	}
+	*p = dev->staging;
+	return hlrt_host_va(dev, dev->staging, size, va);
+}
+
+static hlrt_status check_stream(hlrt_stream *s, uint64_t size, const char *what)
+{
+	if (!s)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "%s: NULL stream", what);
+	if (!size)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "%s: size 0", what);
+	return HLRT_SUCCESS;
+}
+
+hlrt_status hlrt_memcpy_h2d_async(hlrt_stream *stream, uint64_t dst, const void *src,
+				  uint64_t size)
+{
+	struct hlrt_be_copy c = { .dev = dst, .size = size };
+	struct hlrt_be_ext ext = { .pre = &c, .n_pre = 1 };
+	hlrt_status st = check_stream(stream, size, "hlrt_memcpy_h2d_async");
+	bool staged = false;
+
+	if (st)
+		return st;
+	if (!src)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_memcpy_h2d_async: NULL source");
+	c.host = (void *)src;
+	if (hlrt_host_va(stream->dev, src, size, &c.va)) {
+		st = staging(stream->dev, size, &c.host, &c.va);
+		if (st)
+			return st;
+		memcpy(c.host, src, size);
+		staged = true;
+	}
+	st = hlrt_stream_submit(stream, NULL, 0, &ext);
+	if (!st && staged)
+		st = hlrt_stream_synchronize(stream);
+	return st;
+}
+
+hlrt_status hlrt_memcpy_d2h_async(hlrt_stream *stream, void *dst, uint64_t src, uint64_t size)
+{
+	struct hlrt_be_copy c = { .host = dst, .dev = src, .size = size };
+	struct hlrt_be_ext ext = { .post = &c, .n_post = 1 };
+	hlrt_status st = check_stream(stream, size, "hlrt_memcpy_d2h_async");
+	bool staged = false;
+
+	if (st)
+		return st;
+	if (!dst)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_memcpy_d2h_async: NULL destination");
+	if (hlrt_host_va(stream->dev, dst, size, &c.va)) {
+		st = staging(stream->dev, size, &c.host, &c.va);
+		if (st)
+			return st;
+		staged = true;
+	}
+	st = hlrt_stream_submit(stream, NULL, 0, &ext);
+	if (!st && staged) {
+		st = hlrt_stream_synchronize(stream);
+		if (!st)
+			memcpy(dst, c.host, size);
+	}
+	return st;
+}
+
+/* LIN_DMA packets for a device-side copy or fill, split at 1 GiB. */
+static hlrt_status dma_body(hlrt_stream *s, uint64_t dst, uint64_t src, uint64_t size,
+			    bool memset)
+{
+	struct hlrt_be_ext ext = { 0 };
+	struct hlrt_pkt_buf pb;
+	uint64_t done = 0;
+	hlrt_status st;
+
+	if (hlrt_pkt_init(&pb, 64))
+		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "copy");
+	while (done < size) {
+		uint64_t chunk = size - done < (1ull << 30) ? size - done : 1ull << 30;
+
+		hlrt_pkt_lin_dma(&pb, memset ? src : src + done, dst + done, (uint32_t)chunk,
+				 memset, 0);
+		done += chunk;
+	}
+	ext.body = pb.dw;
+	ext.n_body = pb.n;
+	st = pb.oom ? hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "copy") :
+		      hlrt_stream_submit(s, NULL, 0, &ext);
+	hlrt_pkt_free(&pb);
+	return st;
+}
+
+hlrt_status hlrt_memcpy_d2d_async(hlrt_stream *stream, uint64_t dst, uint64_t src,
+				  uint64_t size)
+{
+	hlrt_status st = check_stream(stream, size, "hlrt_memcpy_d2d_async");
+
+	return st ? st : dma_body(stream, dst, src, size, false);
+}
+
+hlrt_status hlrt_memset_async(hlrt_stream *stream, uint64_t dst, uint8_t value, uint64_t size)
+{
+	hlrt_status st = check_stream(stream, size, "hlrt_memset_async");
+
+	return st ? st : dma_body(stream, dst, value, size, true);
+}
+
+hlrt_status hlrt_memcpy_h2d(hlrt_device *device, uint64_t dst, const void *src, uint64_t size)
+{
+	hlrt_status st;
+
+	if (!device)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_memcpy_h2d: NULL device");
+	st = hlrt_memcpy_h2d_async(device->sync_stream, dst, src, size);
+	return st ? st : hlrt_stream_synchronize(device->sync_stream);
+}
+
+hlrt_status hlrt_memcpy_d2h(hlrt_device *device, void *dst, uint64_t src, uint64_t size)
+{
+	hlrt_status st;
+
+	if (!device)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_memcpy_d2h: NULL device");
+	st = hlrt_memcpy_d2h_async(device->sync_stream, dst, src, size);
+	return st ? st : hlrt_stream_synchronize(device->sync_stream);
+}
+
+/* ---- events ---------------------------------------------------------------- */
+
+hlrt_status hlrt_event_create(hlrt_device *device, hlrt_event **event)
+{
+	hlrt_event *e;
+	hlrt_status st;
+
+	if (!device || !event)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_event_create: NULL argument");
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "event");
+	st = hlrt_host_malloc(device, sizeof(uint64_t), (void **)&e->ts);
+	if (!st)
+		st = hlrt_host_va(device, e->ts, sizeof(uint64_t), &e->ts_va);
+	if (st) {
+		if (e->ts)
+			hlrt_host_free(device, e->ts);
+		free(e);
+		return st;
+	}
+	e->dev = device;
+	*event = e;
+	return HLRT_SUCCESS;
+}
+
+hlrt_status hlrt_event_destroy(hlrt_event *event)
+{
+	if (!event)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_event_destroy: NULL event");
+	hlrt_host_free(event->dev, event->ts);
+	free(event);
+	return HLRT_SUCCESS;
+}
+
+hlrt_status hlrt_event_record(hlrt_event *event, hlrt_stream *stream)
+{
+	struct hlrt_be_ext ext = { 0 };
+	hlrt_status st;
+
+	if (!event || !stream || event->dev != stream->dev)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_event_record: bad argument");
+	*event->ts = 0;
+	ext.ts_host = event->ts;
+	ext.ts_va = event->ts_va;
+	st = hlrt_stream_submit(stream, NULL, 0, &ext);
+	if (st)
+		return st;
+	event->stream = stream;
+	event->seq = stream->last_seq;
+	event->done = false;
+	return HLRT_SUCCESS;
+}
+
+hlrt_status hlrt_event_query(hlrt_event *event)
+{
+	int rc;
+
+	if (!event)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_event_query: NULL event");
+	if (!event->seq || event->done)
+		return HLRT_SUCCESS;
+	rc = event->dev->be->ops->wait(event->dev->be, event->seq, 0);
+	if (rc == -ETIMEDOUT)
+		return HLRT_NOT_READY;
+	if (rc)
+		return hlrt_fail_errno(rc, "event");
+	event->done = true;
+	return HLRT_SUCCESS;
+}
+
+hlrt_status hlrt_event_synchronize(hlrt_event *event)
+{
+	hlrt_status st;
+
+	if (!event)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_event_synchronize: NULL event");
+	if (!event->seq || event->done)
+		return HLRT_SUCCESS;
+	st = wait_seq(event->dev, event->seq);
+	if (!st)
+		event->done = true;
+	return st;
+}
+
+hlrt_status hlrt_event_elapsed_ns(uint64_t *ns, hlrt_event *start, hlrt_event *end)
+{
+	if (!ns || !start || !end)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_event_elapsed_ns: NULL argument");
+	if (!start->seq || !end->seq)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "event never recorded");
+	if (hlrt_event_query(start) || hlrt_event_query(end))
+		return hlrt_fail(HLRT_NOT_READY, "events not completed");
+	if (!*start->ts || !*end->ts || *end->ts < *start->ts)
+		return hlrt_fail(HLRT_DEVICE_ERROR, "event timestamps missing or out of order");
+	*ns = *end->ts - *start->ts;
+	return HLRT_SUCCESS;
+}

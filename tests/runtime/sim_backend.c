@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A libhlrt backend that runs command buffers on the device core in this
+ * process: the queues are programmed like the driver does (PQ rings in
+ * host memory, CP_MSG_BASE0/1 at the sync manager), internal jobs run
+ * their HBM CBs, and the external job of a stream runs on an internal
+ * stand-in queue (DMA 7, stream s), with its host copies done around it
+ * by memcpy. Engines run synchronously, so a submission completes before
+ * submit() returns; a queue left waiting on a fence is reported as a
+ * hang, which is how the tests catch a broken sync chain.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gsim_core.h"
+#include "hlrt_internal.h"
+#include "hw/gaudisim_packets.h"
+#include "hw/gaudisim_regs.h"
+#include "hw/gaudisim_sync.h"
+#include "sim_backend.h"
+
+#define SIM_HBM_SIZE	(2ull << 30)
+#define RING_BUS	0x100000000ull
+#define RING_ENTRIES_LOG2 8
+#define RING_BYTES	(GAUDISIM_BD_SIZE << RING_ENTRIES_LOG2)
+#define MAX_RINGS	GAUDISIM_QUEUE_ID_SIZE
+#define EXT_SCRATCH	(64ull << 20)	/* HBM for the external jobs' CBs */
+#define MAX_SEQ		4096
+
+struct region {
+	uint64_t addr, size;
+	bool used;
+};
+
+struct host_map {
+	void *ptr;
+	uint64_t size, va;
+};
+
+struct sim {
+	struct gsim_core *core;
+	uint8_t *rings;			/* PQ rings, bus RING_BUS.. */
+	bool ring_ready[MAX_RINGS];
+	struct region *regions;
+	uint32_t n_regions;
+	struct host_map maps[256];
+	uint32_t n_maps;
+	uint64_t next_va;
+	uint64_t ext_cb;		/* HBM scratch for external CBs */
+	uint64_t seq;
+	int result[MAX_SEQ];
+	uint32_t errors;
+	char last_error[256];
+	uint64_t clock;
+};
+
+static struct sim_stats stats;
+
+const struct sim_stats *sim_get_stats(void)
+{
+	return &stats;
+}
+
+static int sim_dma_read(void *opaque, uint64_t bus, void *buf, uint64_t len)
+{
+	struct sim *s = opaque;
+
+	if (bus < RING_BUS || bus + len > RING_BUS + (uint64_t)MAX_RINGS * RING_BYTES)
+		return -1;
+	memcpy(buf, s->rings + (bus - RING_BUS), len);
+	return 0;
+}
+
+static int sim_dma_write(void *opaque, uint64_t bus, const void *buf, uint64_t len)
+{
+	struct sim *s = opaque;
+
+	if (bus < RING_BUS || bus + len > RING_BUS + (uint64_t)MAX_RINGS * RING_BYTES)
+		return -1;
+	memcpy(s->rings + (bus - RING_BUS), buf, len);
+	return 0;
+}
+
+static void sim_msix(void *opaque, unsigned int vector)
+{
+	(void)opaque;
+	(void)vector;
+}
+
+static void sim_guest_error(void *opaque, const char *msg)
+{
+	struct sim *s = opaque;
+
+	s->errors++;
+	snprintf(s->last_error, sizeof(s->last_error), "%s", msg);
+	stats.device_errors++;
+	if (getenv("SIM_VERBOSE"))
+		fprintf(stderr, "sim: device error: %s\n", msg);
+}
+
+static uint64_t sim_clock(void *opaque)
+{
+	struct sim *s = opaque;
+
+	return s->clock += 1000;
+}
+
+static const struct gsim_host_ops sim_ops = {
+	.dma_read = sim_dma_read,
+	.dma_write = sim_dma_write,
+	.msix_notify = sim_msix,
+	.guest_error = sim_guest_error,
+	.clock_ns = sim_clock,
+};
+
+static void wr(struct sim *s, uint32_t off, uint32_t v)
+{
+	gsim_core_reg_write(s->core, off, v);
+}
+
+static uint32_t rd(struct sim *s, uint32_t off)
+{
+	return gsim_core_reg_read(s->core, off);
+}
+
+#define QREG(q, macro) \
+	(GAUDISIM_QM_BLOCK(gaudisim_queue_engine(q)) + macro(gaudisim_queue_stream(q)))
+
+static void ring_setup(struct sim *s, uint32_t q)
+{
+	uint32_t e = (uint32_t)gaudisim_queue_engine(q), st = gaudisim_queue_stream(q);
+	uint64_t bus = RING_BUS + (uint64_t)q * RING_BYTES;
+	uint64_t mon = GAUDISIM_SYNC_MON_BASE_ADDR, sob = GAUDISIM_SYNC_SOB_BASE_ADDR;
+
+	wr(s, QREG(q, GAUDISIM_QM_PQ_BASE_LO), (uint32_t)bus);
+	wr(s, QREG(q, GAUDISIM_QM_PQ_BASE_HI), (uint32_t)(bus >> 32));
+	wr(s, QREG(q, GAUDISIM_QM_PQ_SIZE), RING_ENTRIES_LOG2);
+	wr(s, GAUDISIM_QM_BLOCK(e) + GAUDISIM_QM_CP_MSG_BASE_LO(0, st), (uint32_t)mon);
+	wr(s, GAUDISIM_QM_BLOCK(e) + GAUDISIM_QM_CP_MSG_BASE_HI(0, st), (uint32_t)(mon >> 32));
+	wr(s, GAUDISIM_QM_BLOCK(e) + GAUDISIM_QM_CP_MSG_BASE_LO(1, st), (uint32_t)sob);
+	wr(s, GAUDISIM_QM_BLOCK(e) + GAUDISIM_QM_CP_MSG_BASE_HI(1, st), (uint32_t)(sob >> 32));
+	wr(s, GAUDISIM_QM_BLOCK(e) + GAUDISIM_QM_GLBL_CFG0,
+	   rd(s, GAUDISIM_QM_BLOCK(e) + GAUDISIM_QM_GLBL_CFG0) | 1u << st);
+	s->ring_ready[q] = true;
+}
+
+static void ring_push(struct sim *s, uint32_t q, uint64_t cb, uint32_t len)
+{
+	uint32_t entries = 1u << RING_ENTRIES_LOG2, pi;
+	struct gaudisim_bd bd = { .ctl = 0, .len = len, .ptr = cb };
+
+	if (!s->ring_ready[q])
+		ring_setup(s, q);
+	pi = rd(s, QREG(q, GAUDISIM_QM_PQ_PI));
+	memcpy(s->rings + (uint64_t)q * RING_BYTES + (pi & (entries - 1)) * GAUDISIM_BD_SIZE,
+	       &bd, sizeof(bd));
+	wr(s, QREG(q, GAUDISIM_QM_PQ_PI), (pi + 1) & (2 * entries - 1));
+}
+
+static void run_idle(struct sim *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < 100000 && gsim_core_run(s->core); i++)
+		;
+}
+
+/* A queue with jobs left, or stopped at a fence: the sync chain is broken. */
+static bool hung(struct sim *s, uint32_t *queue)
+{
+	uint32_t q;
+
+	for (q = 0; q < MAX_RINGS; q++) {
+		if (!s->ring_ready[q])
+			continue;
+		if (rd(s, QREG(q, GAUDISIM_QM_PQ_PI)) != rd(s, QREG(q, GAUDISIM_QM_PQ_CI)) ||
+		    rd(s, QREG(q, GAUDISIM_QM_CP_STS)) & GAUDISIM_CP_STS_FENCE_WAIT) {
+			*queue = q;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void sim_close(struct hlrt_backend *be)
+{
+	struct sim *s = be->priv;
+
+	gsim_core_free(s->core);
+	free(s->rings);
+	free(s->regions);
+	free(s);
+	free(be);
+}
+
+static int sim_info(struct hlrt_backend *be, struct hlrt_be_info *info)
+{
+	(void)be;
+	memset(info, 0, sizeof(*info));
+	snprintf(info->name, sizeof(info->name), "gaudisim (in-process)");
+	snprintf(info->bus_id, sizeof(info->bus_id), "0000:00:00.0");
+	info->hbm_base = GAUDISIM_HBM_USER_BASE;
+	info->hbm_size = SIM_HBM_SIZE - GAUDISIM_HBM_USER_BASE - EXT_SCRATCH;
+	info->sram_base = GAUDISIM_SRAM_BASE;
+	info->sram_size = GAUDISIM_SRAM_SIZE;
+	info->num_tpc = GAUDISIM_NUM_TPC;
+	info->tpc_enabled_mask = 0xff;
+	info->num_hbm_dma = GAUDISIM_NUM_HBM_DMA;
+	info->first_sob = GAUDISIM_SYNC_FIRST_USER_SOB;
+	info->first_mon = GAUDISIM_SYNC_FIRST_USER_MON;
+	info->num_sobs = GAUDISIM_SYNC_NUM_SOBS;
+	info->num_mons = GAUDISIM_SYNC_NUM_MONITORS;
+	return 0;
+}
+
+static int sim_hbm_free_bytes(struct hlrt_backend *be, uint64_t *free_bytes)
+{
+	struct sim *s = be->priv;
+	uint64_t f = 0;
+	uint32_t i;
+
+	for (i = 0; i < s->n_regions; i++)
+		if (!s->regions[i].used)
+			f += s->regions[i].size;
+	*free_bytes = f;
+	return 0;
+}
+
+/* First fit over a region list, 2 MiB pages like the driver. */
+static int sim_hbm_alloc(struct hlrt_backend *be, uint64_t size, uint64_t *handle,
+			 uint64_t *addr)
+{
+	struct sim *s = be->priv;
+	uint64_t bytes = hlrt_align_up(size, 2ull << 20);
+	uint32_t i;
+
+	for (i = 0; i < s->n_regions; i++) {
+		struct region *r = &s->regions[i];
+
+		if (r->used || r->size < bytes)
+			continue;
+		if (r->size > bytes) {
+			struct region *p = realloc(s->regions, sizeof(*p) * (s->n_regions + 1));
+
+			if (!p)
+				return -ENOMEM;
+			s->regions = p;
+			r = &s->regions[i];
+			memmove(r + 2, r + 1, sizeof(*r) * (s->n_regions - i - 1));
+			r[1].addr = r->addr + bytes;
+			r[1].size = r->size - bytes;
+			r[1].used = false;
+			r->size = bytes;
+			s->n_regions++;
+		}
+		r->used = true;
+		*addr = r->addr;
+		*handle = r->addr;
+		stats.hbm_allocs++;
+		return 0;
+	}
+	return -ENOMEM;
+}
+
+static int sim_hbm_free(struct hlrt_backend *be, uint64_t handle)
+{
+	struct sim *s = be->priv;
+	uint32_t i;
+
+	for (i = 0; i < s->n_regions; i++) {
+		if (s->regions[i].addr == handle && s->regions[i].used) {
+			s->regions[i].used = false;
+			/* merge with free neighbours */
+			if (i + 1 < s->n_regions && !s->regions[i + 1].used) {
+				s->regions[i].size += s->regions[i + 1].size;
+				memmove(&s->regions[i + 1], &s->regions[i + 2],
+					sizeof(s->regions[0]) * (s->n_regions - i - 2));
+				s->n_regions--;
+			}
+			if (i > 0 && !s->regions[i - 1].used) {
+				s->regions[i - 1].size += s->regions[i].size;
+				memmove(&s->regions[i], &s->regions[i + 1],
+					sizeof(s->regions[0]) * (s->n_regions - i - 1));
+				s->n_regions--;
+			}
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int sim_host_map(struct hlrt_backend *be, void *ptr, uint64_t size, uint64_t *va)
+{
+	struct sim *s = be->priv;
+
+	if (s->n_maps == sizeof(s->maps) / sizeof(s->maps[0]))
+		return -ENOMEM;
+	s->maps[s->n_maps].ptr = ptr;
+	s->maps[s->n_maps].size = size;
+	s->maps[s->n_maps].va = s->next_va;
+	*va = s->next_va;
+	s->next_va += hlrt_align_up(size, 1ull << 21);
+	s->n_maps++;
+	return 0;
+}
+
+static int sim_host_unmap(struct hlrt_backend *be, uint64_t va)
+{
+	struct sim *s = be->priv;
+	uint32_t i;
+
+	for (i = 0; i < s->n_maps; i++) {
+		if (s->maps[i].va == va) {
+			s->maps[i] = s->maps[--s->n_maps];
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static uint32_t sim_ext_queue(struct hlrt_backend *be, uint32_t st)
+{
+	(void)be;
+	return gaudisim_engine_queue_id(GAUDISIM_ENGINE_DMA_7, st);
+}
+
+static bool hbm_range_ok(uint64_t addr, uint64_t size)
+{
+	return addr >= GAUDISIM_HBM_USER_BASE && size <= SIM_HBM_SIZE &&
+	       addr <= SIM_HBM_SIZE - size;
+}
+
+static int copies(struct sim *s, const struct hlrt_be_copy *c, uint32_t n, bool to_dev)
+{
+	uint8_t *hbm = gsim_core_hbm(s->core);
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!hbm_range_ok(c[i].dev, c[i].size))
+			return -EINVAL;
+		if (to_dev)
+			memcpy(hbm + c[i].dev, c[i].host, c[i].size);
+		else
+			memcpy(c[i].host, hbm + c[i].dev, c[i].size);
+		stats.copy_bytes += c[i].size;
+	}
+	return 0;
+}
+
+static int sim_submit(struct hlrt_backend *be, const struct hlrt_be_job *jobs, uint32_t n_jobs,
+		      uint32_t ext_queue, const struct hlrt_be_ext *ext, uint64_t *seq)
+{
+	struct sim *s = be->priv;
+	uint8_t *hbm = gsim_core_hbm(s->core);
+	uint32_t errors = s->errors, i, q;
+	int rc;
+
+	if (ext->ts_first_dev && hbm_range_ok(ext->ts_first_dev, 8))
+		memcpy(hbm + ext->ts_first_dev, &(uint64_t){ sim_clock(s) }, 8);
+	rc = copies(s, ext->pre, ext->n_pre, true);
+	if (rc)
+		return rc;
+	for (i = 0; i < n_jobs; i++) {
+		if (!hbm_range_ok(jobs[i].cb_addr, jobs[i].size) || !jobs[i].size ||
+		    gaudisim_queue_engine(jobs[i].queue) < 0 ||
+		    GAUDISIM_QUEUE_IS_EXTERNAL(jobs[i].queue))
+			return -EINVAL;
+		ring_push(s, jobs[i].queue, jobs[i].cb_addr, jobs[i].size);
+	}
+	if (ext->n_body) {
+		uint64_t at = s->ext_cb + (uint64_t)(ext_queue % 4) * (EXT_SCRATCH / 4);
+
+		if ((uint64_t)ext->n_body * 4 > EXT_SCRATCH / 4)
+			return -E2BIG;
+		memcpy(hbm + at, ext->body, (size_t)ext->n_body * 4);
+		ring_push(s, ext_queue, at, ext->n_body * 4);
+	}
+	stats.submissions++;
+	stats.jobs += n_jobs + (ext->n_body ? 1 : 0);
+	run_idle(s);
+	s->seq++;
+	if (hung(s, &q)) {
+		fprintf(stderr, "sim: queue %u did not finish (broken sync chain?)\n", q);
+		s->result[s->seq % MAX_SEQ] = -ETIMEDOUT;
+		stats.hangs++;
+		gsim_core_reset(s->core);
+		memset(s->ring_ready, 0, sizeof(s->ring_ready));
+	} else if (s->errors != errors) {
+		s->result[s->seq % MAX_SEQ] = -EIO;
+	} else {
+		s->result[s->seq % MAX_SEQ] = copies(s, ext->post, ext->n_post, false);
+	}
+	if (ext->ts_last_dev && hbm_range_ok(ext->ts_last_dev, 8))
+		memcpy(hbm + ext->ts_last_dev, &(uint64_t){ sim_clock(s) }, 8);
+	if (ext->ts_host)
+		*ext->ts_host = s->clock;
+	*seq = s->seq;
+	return 0;
+}
+
+static int sim_wait(struct hlrt_backend *be, uint64_t seq, uint64_t timeout_us)
+{
+	struct sim *s = be->priv;
+
+	(void)timeout_us;
+	if (!seq || seq > s->seq)
+		return -EINVAL;
+	return s->result[seq % MAX_SEQ];
+}
+
+static const struct hlrt_backend_ops sim_be_ops = {
+	.close = sim_close,
+	.info = sim_info,
+	.hbm_free_bytes = sim_hbm_free_bytes,
+	.hbm_alloc = sim_hbm_alloc,
+	.hbm_free = sim_hbm_free,
+	.host_map = sim_host_map,
+	.host_unmap = sim_host_unmap,
+	.ext_queue = sim_ext_queue,
+	.submit = sim_submit,
+	.wait = sim_wait,
+};
+
+static int sim_count(uint32_t *module_ids, uint32_t max)
+{
+	if (module_ids && max)
+		module_ids[0] = 0;
+	return 1;
+}
+
+static int sim_open(uint32_t index, struct hlrt_backend **out)
+{
+	struct gsim_core_config cfg = { .hbm_size = SIM_HBM_SIZE,
+					.hbm_bar_size = 256ull << 20 };
+	struct hlrt_backend *be;
+	const char *err = NULL;
+	struct sim *s;
+
+	if (index)
+		return -ENODEV;
+	be = calloc(1, sizeof(*be));
+	s = calloc(1, sizeof(*s));
+	if (!be || !s)
+		goto fail;
+	s->rings = calloc(MAX_RINGS, RING_BYTES);
+	s->regions = calloc(1, sizeof(*s->regions));
+	if (!s->rings || !s->regions)
+		goto fail;
+	s->core = gsim_core_new(&cfg, &sim_ops, s, &err);
+	if (!s->core) {
+		fprintf(stderr, "sim: gsim_core_new: %s\n", err ? err : "?");
+		goto fail;
+	}
+	s->ext_cb = SIM_HBM_SIZE - EXT_SCRATCH;
+	s->regions[0].addr = GAUDISIM_HBM_USER_BASE;
+	s->regions[0].size = s->ext_cb - GAUDISIM_HBM_USER_BASE;
+	s->n_regions = 1;
+	s->next_va = GAUDISIM_MMU_VA_BASE_FOR_SIM;
+	be->ops = &sim_be_ops;
+	be->priv = s;
+	*out = be;
+	return 0;
+fail:
+	if (s) {
+		free(s->rings);
+		free(s->regions);
+	}
+	free(s);
+	free(be);
+	return -ENOMEM;
+}
+
+static const struct hlrt_backend_provider sim_provider = {
+	.count = sim_count,
+	.open = sim_open,
+};
+
+void sim_install(void)
+{
+	hlrt_set_backend_provider(&sim_provider);
+}
+
+uint8_t *sim_hbm(hlrt_device *dev)
+{
+	struct sim *s = dev->be->priv;
+
+	return gsim_core_hbm(s->core);
+}

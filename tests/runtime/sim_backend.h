@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The in-process device for the runtime's host tests (sim_backend.c):
+ * sim_install() makes libhlrt find one device that runs on the device
+ * core linked into the test.
+ */
+#ifndef SIM_BACKEND_H
+#define SIM_BACKEND_H
+
+#include <stdint.h>
+
+#include "hlrt.h"
+
+/* Device VAs the in-process backend hands out for pinned host memory. */
+#define GAUDISIM_MMU_VA_BASE_FOR_SIM	0x2000000000000ull
+
+struct sim_stats {
+	uint64_t submissions, jobs, copy_bytes, hbm_allocs;
+	uint32_t hangs, device_errors;
+};
+
+void sim_install(void);
+/* HBM of the device, for checks that look at device memory directly. */
+uint8_t *sim_hbm(hlrt_device *dev);
+const struct sim_stats *sim_get_stats(void);
+
+#endif /* SIM_BACKEND_H */

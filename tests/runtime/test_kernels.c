@@ -1,0 +1,835 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Every op of the kernel library against a plain-C reference, on random
+ * shapes that leave partial tiles (columns not a multiple of 64, rows
+ * longer than one member's 4096 elements), run through the compiler and
+ * the device core: elementwise ops, casts and optimizers exactly; the
+ * reductions in the kernels' own summation order, exactly; softmax
+ * cross-entropy within a few ulps; GEMMs within the MME's error bound.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_test.h"
+
+#define ITERS	3
+
+static struct rt_arg arg2(hlrt_dtype dt, uint64_t d0, uint64_t d1)
+{
+	struct rt_arg a = { .dtype = dt, .ndims = 2, .dims = { d0, d1 } };
+
+	a.data = malloc(hlrt_dtype_size(dt) * d0 * d1);
+	ck_assert_ptr_nonnull(a.data);
+	return a;
+}
+
+static struct rt_arg arg1(hlrt_dtype dt, uint64_t d0)
+{
+	struct rt_arg a = arg2(dt, d0, 1);
+
+	a.ndims = 1;
+	return a;
+}
+
+static void fill_f32(struct rt_arg *a, uint32_t *s, float lo, float hi)
+{
+	uint64_t i, n = rt_arg_elems(a);
+
+	for (i = 0; i < n; i++)
+		((float *)a->data)[i] = rt_randf(s, lo, hi);
+}
+
+static void fill_i32(struct rt_arg *a, uint32_t *s, int32_t lo, int32_t hi)
+{
+	uint64_t i, n = rt_arg_elems(a);
+
+	for (i = 0; i < n; i++)
+		((int32_t *)a->data)[i] = (int32_t)(lo + (int64_t)(rt_rand(s) %
+						(uint64_t)((int64_t)hi - lo + 1)));
+}
+
+/* A random shape with partial tiles: some rows, a column count off the tile size. */
+static void shape(uint32_t *s, uint32_t it, uint64_t *rows, uint64_t *cols)
+{
+	static const uint64_t wide[ITERS] = { 37, 130, 4097 + 64 * 3 + 5 };
+
+	*rows = 1 + rt_rand(s) % 9;
+	*cols = wide[it % ITERS] + rt_rand(s) % 7;
+}
+
+static void expect_bits(const void *got, const void *want, uint64_t n, size_t es,
+			const char *what)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++)
+		if (memcmp((const uint8_t *)got + i * es, (const uint8_t *)want + i * es, es))
+			ck_abort_msg("%s: element %llu differs", what, (unsigned long long)i);
+}
+
+static void free_args(struct rt_arg *a, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		free(a[i].data);
+}
+
+/* ---- elementwise ------------------------------------------------------------ */
+
+START_TEST(binary_f32_ops)
+{
+	static const char *const guids[] = { "add_f32", "sub_f32", "mul_f32" };
+	uint32_t s = 11 + (uint32_t)_i, g, it;
+
+	for (g = 0; g < 3; g++) {
+		for (it = 0; it < ITERS; it++) {
+			uint64_t rows, cols, i;
+			struct rt_arg in[2], out[1];
+			float *ref;
+
+			shape(&s, it, &rows, &cols);
+			in[0] = arg2(HLRT_FP32, rows, cols);
+			in[1] = arg2(HLRT_FP32, rows, cols);
+			fill_f32(&in[0], &s, -3, 3);
+			fill_f32(&in[1], &s, -3, 3);
+			rt_run_op(guids[g], in, 2, out, 1, NULL, 0, 0);
+			ref = malloc(sizeof(float) * rows * cols);
+			for (i = 0; i < rows * cols; i++) {
+				float a = ((float *)in[0].data)[i], b = ((float *)in[1].data)[i];
+
+				ref[i] = g == 0 ? a + b : g == 1 ? a - b : a * b;
+			}
+			expect_bits(out[0].data, ref, rows * cols, 4, guids[g]);
+			free(ref);
+			free_args(in, 2);
+			free_args(out, 1);
+		}
+	}
+}
+END_TEST
+
+START_TEST(add_i32_wraps)
+{
+	uint32_t s = 5;
+	uint64_t i, n = 1000;
+	struct rt_arg in[2] = { arg1(HLRT_INT32, n), arg1(HLRT_INT32, n) }, out[1];
+
+	fill_i32(&in[0], &s, INT32_MIN / 2 - 10, INT32_MAX);
+	fill_i32(&in[1], &s, 0, INT32_MAX);
+	rt_run_op("add_i32", in, 2, out, 1, NULL, 0, 0);
+	for (i = 0; i < n; i++) {
+		uint32_t want = (uint32_t)((int32_t *)in[0].data)[i] +
+				(uint32_t)((int32_t *)in[1].data)[i];
+
+		ck_assert_uint_eq((uint32_t)((int32_t *)out[0].data)[i], want);
+	}
+	free_args(in, 2);
+	free_args(out, 1);
+}
+END_TEST
+
+START_TEST(bias_add_relu_scale)
+{
+	uint32_t s = 77, it;
+
+	for (it = 0; it < ITERS; it++) {
+		struct hlrt_scale_params sp = { .alpha = -0.375f };
+		uint64_t rows, cols, i;
+		struct rt_arg in[2], out[1], x[1], relu[1], dy[2], bwd[1], sc[1];
+		float *ref;
+
+		shape(&s, it, &rows, &cols);
+		in[0] = arg2(HLRT_FP32, rows, cols);
+		in[1] = arg1(HLRT_FP32, cols);
+		fill_f32(&in[0], &s, -2, 2);
+		fill_f32(&in[1], &s, -1, 1);
+		rt_run_op("bias_add_f32", in, 2, out, 1, NULL, 0, 0);
+		ref = malloc(sizeof(float) * rows * cols);
+		for (i = 0; i < rows * cols; i++)
+			ref[i] = ((float *)in[0].data)[i] + ((float *)in[1].data)[i % cols];
+		expect_bits(out[0].data, ref, rows * cols, 4, "bias_add_f32");
+
+		x[0] = in[0];
+		rt_run_op("relu_fwd_f32", x, 1, relu, 1, NULL, 0, 0);
+		for (i = 0; i < rows * cols; i++)
+			ref[i] = ((float *)in[0].data)[i] > 0 ? ((float *)in[0].data)[i] : 0.0f;
+		expect_bits(relu[0].data, ref, rows * cols, 4, "relu_fwd_f32");
+
+		dy[0] = arg2(HLRT_FP32, rows, cols);
+		fill_f32(&dy[0], &s, -1, 1);
+		dy[1] = in[0];
+		rt_run_op("relu_bwd_f32", dy, 2, bwd, 1, NULL, 0, 0);
+		for (i = 0; i < rows * cols; i++)
+			ref[i] = ((float *)in[0].data)[i] > 0 ? ((float *)dy[0].data)[i] : 0.0f;
+		expect_bits(bwd[0].data, ref, rows * cols, 4, "relu_bwd_f32");
+
+		rt_run_op("scale_f32", x, 1, sc, 1, &sp, sizeof(sp), 0);
+		for (i = 0; i < rows * cols; i++)
+			ref[i] = ((float *)in[0].data)[i] * sp.alpha;
+		expect_bits(sc[0].data, ref, rows * cols, 4, "scale_f32");
+
+		free(ref);
+		free_args(in, 2);
+		free_args(out, 1);
+		free_args(relu, 1);
+		free_args(dy, 1);
+		free_args(bwd, 1);
+		free_args(sc, 1);
+	}
+}
+END_TEST
+
+START_TEST(equal_and_argmax)
+{
+	uint32_t s = 99, it;
+
+	for (it = 0; it < ITERS; it++) {
+		uint64_t rows = 3 + rt_rand(&s) % 50, cols = it == 2 ? 200 : 10 + it, i, j;
+		struct rt_arg in[2] = { arg1(HLRT_INT32, rows), arg1(HLRT_INT32, rows) }, out[1];
+		struct rt_arg x[1] = { arg2(HLRT_FP32, rows, cols) }, am[1];
+
+		fill_i32(&in[0], &s, 0, 3);
+		fill_i32(&in[1], &s, 0, 3);
+		rt_run_op("equal_i32", in, 2, out, 1, NULL, 0, 0);
+		for (i = 0; i < rows; i++)
+			ck_assert_int_eq(((int32_t *)out[0].data)[i],
+					 ((int32_t *)in[0].data)[i] == ((int32_t *)in[1].data)[i]);
+		fill_f32(&x[0], &s, -5, 5);
+		/* a tie: the first index wins */
+		((float *)x[0].data)[cols - 1] = ((float *)x[0].data)[1] = 9.0f;
+		rt_run_op("argmax_i32", x, 1, am, 1, NULL, 0, 0);
+		for (i = 0; i < rows; i++) {
+			const float *row = (float *)x[0].data + i * cols;
+			uint64_t best = 0;
+
+			for (j = 1; j < cols; j++)
+				if (row[j] > row[best])
+					best = j;
+			ck_assert_int_eq(((int32_t *)am[0].data)[i], (int32_t)best);
+		}
+		free_args(in, 2);
+		free_args(out, 1);
+		free_args(x, 1);
+		free_args(am, 1);
+	}
+}
+END_TEST
+
+static float bf16_round(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, 4);
+	if ((u & 0x7fffffffu) > 0x7f800000u)
+		u |= 0x00400000u;
+	else
+		u += 0x7fffu + ((u >> 16) & 1);
+	u &= 0xffff0000u;
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+START_TEST(casts)
+{
+	uint32_t s = 3;
+	uint64_t n = 300, i;
+	struct rt_arg f[1] = { arg1(HLRT_FP32, n) }, b[1], back[1], it[1], fi[1], i8[1];
+
+	fill_f32(&f[0], &s, -300, 300);
+	rt_run_op("cast_f32_to_bf16", f, 1, b, 1, NULL, 0, 0);
+	rt_run_op("cast_bf16_to_f32", b, 1, back, 1, NULL, 0, 0);
+	for (i = 0; i < n; i++)
+		ck_assert_float_eq(((float *)back[0].data)[i],
+				   bf16_round(((float *)f[0].data)[i]));
+	rt_run_op("cast_f32_to_i32", f, 1, it, 1, NULL, 0, 0);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(((int32_t *)it[0].data)[i], (int32_t)((float *)f[0].data)[i]);
+	rt_run_op("cast_i32_to_f32", it, 1, fi, 1, NULL, 0, 0);
+	for (i = 0; i < n; i++)
+		ck_assert_float_eq(((float *)fi[0].data)[i], (float)((int32_t *)it[0].data)[i]);
+	rt_run_op("cast_i32_to_i8", it, 1, i8, 1, NULL, 0, 0);
+	for (i = 0; i < n; i++) {
+		int32_t v = ((int32_t *)it[0].data)[i];
+
+		ck_assert_int_eq(((int8_t *)i8[0].data)[i], v > 127 ? 127 : v < -128 ? -128 : v);
+	}
+	free_args(f, 1);
+	free_args(b, 1);
+	free_args(back, 1);
+	free_args(it, 1);
+	free_args(fi, 1);
+	free_args(i8, 1);
+}
+END_TEST
+
+/* ---- reductions --------------------------------------------------------------- */
+
+/* The TPC order: 64 lane-wise sums over the tiles, then the pairwise tree. */
+static float tpc_row_sum(const float *x, uint64_t n)
+{
+	float lane[64] = { 0 };
+	uint64_t t, l, w;
+
+	for (t = 0; t < n; t += 64)
+		for (l = 0; l < 64; l++)
+			lane[l] += t + l < n ? x[t + l] : 0.0f;
+	for (w = 32; w >= 1; w /= 2)
+		for (l = 0; l < w; l++)
+			lane[l] = lane[l] + lane[l + w];
+	return lane[0];
+}
+
+START_TEST(reductions)
+{
+	uint32_t s = 21, it;
+
+	for (it = 0; it < ITERS; it++) {
+		struct hlrt_reduce_params ax0 = { .axis = 0 }, ax1 = { .axis = -1 };
+		uint64_t rows, cols, i, j;
+		struct rt_arg x[1], c[1], r[1], m[1], xi[1], ci[1];
+
+		shape(&s, it, &rows, &cols);
+		x[0] = arg2(HLRT_FP32, rows, cols);
+		fill_f32(&x[0], &s, -1, 1);
+		rt_run_op("reduce_sum_f32", x, 1, c, 1, &ax0, sizeof(ax0), 0);
+		ck_assert_uint_eq(c[0].ndims, 1);
+		ck_assert_uint_eq(c[0].dims[0], cols);
+		for (j = 0; j < cols; j++) {
+			float acc = 0;
+
+			for (i = 0; i < rows; i++)
+				acc += ((float *)x[0].data)[i * cols + j];
+			ck_assert_float_eq(((float *)c[0].data)[j], acc);
+		}
+		rt_run_op("reduce_sum_f32", x, 1, r, 1, &ax1, sizeof(ax1), 0);
+		rt_run_op("reduce_mean_f32", x, 1, m, 1, &ax1, sizeof(ax1), 0);
+		for (i = 0; i < rows; i++) {
+			float sum = tpc_row_sum((float *)x[0].data + i * cols, cols);
+
+			ck_assert_float_eq(((float *)r[0].data)[i], sum);
+			ck_assert_float_eq(((float *)m[0].data)[i], sum * (1.0f / (float)cols));
+		}
+		xi[0] = arg2(HLRT_INT32, rows, cols);
+		fill_i32(&xi[0], &s, -1000, 1000);
+		rt_run_op("reduce_sum_i32", xi, 1, ci, 1, &ax0, sizeof(ax0), 0);
+		for (j = 0; j < cols; j++) {
+			int32_t acc = 0;
+
+			for (i = 0; i < rows; i++)
+				acc += ((int32_t *)xi[0].data)[i * cols + j];
+			ck_assert_int_eq(((int32_t *)ci[0].data)[j], acc);
+		}
+		free_args(x, 1);
+		free_args(c, 1);
+		free_args(r, 1);
+		free_args(m, 1);
+		free_args(xi, 1);
+		free_args(ci, 1);
+	}
+}
+END_TEST
+
+START_TEST(softmax_cross_entropy)
+{
+	uint32_t s = 8, it;
+
+	for (it = 0; it < ITERS; it++) {
+		uint64_t b = 1 + rt_rand(&s) % 130, c = it == 2 ? 300 : 10, i, j;
+		struct rt_arg in[2] = { arg2(HLRT_FP32, b, c), arg1(HLRT_INT32, b) }, f[2], g[1];
+		double total = 0;
+
+		fill_f32(&in[0], &s, -4, 4);
+		fill_i32(&in[1], &s, 0, (int32_t)c - 1);
+		rt_run_op("softmax_cross_entropy_fwd_f32", in, 2, f, 2, NULL, 0, 0);
+		rt_run_op("softmax_cross_entropy_bwd_f32", in, 2, g, 1, NULL, 0, 0);
+		for (i = 0; i < b; i++) {
+			const float *x = (float *)in[0].data + i * c;
+			int32_t y = ((int32_t *)in[1].data)[i];
+			double m = -INFINITY, sum = 0, loss;
+
+			for (j = 0; j < c; j++)
+				m = fmax(m, x[j]);
+			for (j = 0; j < c; j++)
+				sum += exp(x[j] - m);
+			loss = log(sum) + m - x[y];
+			total += loss;
+			ck_assert_msg(fabs(((float *)f[1].data)[i] - loss) <= 1e-5 * (1 + loss),
+				      "row %llu: loss %g, expected %g", (unsigned long long)i,
+				      ((float *)f[1].data)[i], loss);
+			for (j = 0; j < c; j++) {
+				double want = (exp(x[j] - m) / sum - ((int32_t)j == y)) / (double)b;
+
+				ck_assert_msg(fabs(((float *)g[0].data)[i * c + j] - want) <= 1e-6,
+					      "dlogits[%llu][%llu] = %g, expected %g",
+					      (unsigned long long)i, (unsigned long long)j,
+					      ((float *)g[0].data)[i * c + j], want);
+			}
+		}
+		ck_assert(fabs(((float *)f[0].data)[0] - total / b) <= 1e-5 * (1 + total / b));
+		free_args(in, 2);
+		free_args(f, 2);
+		free_args(g, 1);
+	}
+}
+END_TEST
+
+START_TEST(gather_rows)
+{
+	struct hlrt_reshape_params batch = { .ndims = 1, .dims = { 6 } };
+	uint32_t s = 4, i, j;
+	uint64_t rows = 20, cols = 130;
+	struct rt_arg in[3] = { arg2(HLRT_FP32, rows, cols), arg1(HLRT_INT32, 9),
+				arg1(HLRT_INT32, 1) }, out[1];
+	struct rt_arg li[3] = { arg1(HLRT_INT32, rows), arg1(HLRT_INT32, 9), arg1(HLRT_INT32, 1) };
+	struct rt_arg lo[1];
+	const int32_t idx[9] = { 5, 19, 0, 7, 25, -3, 2, 11, 4 };
+
+	fill_f32(&in[0], &s, -1, 1);
+	fill_i32(&li[0], &s, 0, 9);
+	memcpy(in[1].data, idx, sizeof(idx));
+	memcpy(li[1].data, idx, sizeof(idx));
+	/* offset 4: rows 4..9 of the index, the last 1 past its end */
+	*(int32_t *)in[2].data = 4;
+	*(int32_t *)li[2].data = 4;
+	rt_run_op("gather_rows_f32", in, 3, out, 1, &batch, sizeof(batch), 0);
+	rt_run_op("gather_rows_i32", li, 3, lo, 1, &batch, sizeof(batch), 0);
+	ck_assert_uint_eq(out[0].dims[0], 6);
+	for (i = 0; i < 6; i++) {
+		int32_t src = 4 + i < 9 ? idx[4 + i] : -1;
+		bool valid = src >= 0 && (uint64_t)src < rows;
+
+		for (j = 0; j < cols; j++)
+			ck_assert_float_eq(((float *)out[0].data)[i * cols + j],
+					   valid ? ((float *)in[0].data)[src * cols + j] : 0.0f);
+		ck_assert_int_eq(((int32_t *)lo[0].data)[i],
+				 valid ? ((int32_t *)li[0].data)[src] : 0);
+	}
+	free_args(in, 3);
+	free_args(li, 3);
+	free_args(out, 1);
+	free_args(lo, 1);
+}
+END_TEST
+
+/* ---- optimizers ------------------------------------------------------------------ */
+
+START_TEST(sgd_variants)
+{
+	static const struct hlrt_sgd_params cases[] = {
+		{ 0, 0, 0, 0 }, { 0.01f, 0, 0, 0 }, { 0.001f, 0.9f, 0, 0 }, { 0, 0.9f, 0.1f, 1 },
+	};
+	uint32_t s = 31, c;
+
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		const struct hlrt_sgd_params *p = &cases[c];
+		bool mom = p->momentum != 0;
+		uint64_t n = 5000 + c, i;
+		struct rt_arg in[4] = { arg1(HLRT_FP32, n), arg1(HLRT_FP32, n), arg1(HLRT_FP32, 1),
+					arg1(HLRT_FP32, n) }, out[2];
+		float *w0 = malloc(4 * n), *b0 = malloc(4 * n), lr = 0.05f;
+
+		fill_f32(&in[0], &s, -1, 1);
+		fill_f32(&in[1], &s, -1, 1);
+		fill_f32(&in[3], &s, -1, 1);
+		*(float *)in[2].data = lr;
+		memcpy(w0, in[1].data, 4 * n);
+		memcpy(b0, in[3].data, 4 * n);
+		rt_run_op("optimizer_sgd_f32", in, mom ? 4 : 3, out, mom ? 2 : 1, p, sizeof(*p), 2);
+		for (i = 0; i < n; i++) {
+			float g = ((float *)in[0].data)[i], d = g + p->weight_decay * w0[i], buf;
+
+			if (mom) {
+				buf = p->momentum * b0[i] + (1.0f - p->dampening) * d;
+				d = p->nesterov ? d + p->momentum * buf : buf;
+				ck_assert_float_eq(((float *)out[1].data)[i], buf);
+			}
+			ck_assert_float_eq(((float *)out[0].data)[i], w0[i] - lr * d);
+		}
+		free(w0);
+		free(b0);
+		free_args(in, 4);
+		free_args(out, mom ? 2 : 1);
+	}
+}
+END_TEST
+
+START_TEST(adamw_and_adagrad)
+{
+	struct hlrt_adamw_params ap = { .beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-8f,
+					.weight_decay = 0.01f };
+	struct hlrt_adagrad_params gp = { .eps = 1e-10f, .weight_decay = 0.001f };
+	uint32_t s = 41;
+	uint64_t n = 4200, i;
+	struct rt_arg in[6] = { arg1(HLRT_FP32, n), arg1(HLRT_FP32, n), arg1(HLRT_FP32, 1),
+				arg1(HLRT_FP32, n), arg1(HLRT_FP32, n), arg1(HLRT_INT32, 1) };
+	struct rt_arg out[3];
+	float *g, *w0, *m0, *v0, lr = 0.01f;
+	int32_t step = 4;	/* four steps done: this is step 5 */
+
+	fill_f32(&in[0], &s, -1, 1);
+	fill_f32(&in[1], &s, -1, 1);
+	fill_f32(&in[3], &s, -0.1f, 0.1f);
+	fill_f32(&in[4], &s, 0, 0.01f);
+	*(float *)in[2].data = lr;
+	*(int32_t *)in[5].data = step;
+	g = in[0].data;
+	w0 = malloc(4 * n);
+	m0 = malloc(4 * n);
+	v0 = malloc(4 * n);
+	memcpy(w0, in[1].data, 4 * n);
+	memcpy(m0, in[3].data, 4 * n);
+	memcpy(v0, in[4].data, 4 * n);
+	rt_run_op("optimizer_adamw_f32", in, 6, out, 3, &ap, sizeof(ap), 2);
+	for (i = 0; i < n; i++) {
+		/* the constants as the kernel has them: binary32 */
+		const double b1 = 0.9f, b2 = 0.999f, c1 = 1.0f - 0.9f, c2 = 1.0f - 0.999f;
+		double t = step + 1, m = b1 * m0[i] + c1 * g[i];
+		double v = b2 * v0[i] + c2 * (double)g[i] * g[i];
+		double mh = m / (1 - pow(b1, t)), vh = v / (1 - pow(b2, t));
+		double w = w0[i] * (1 - lr * 0.01) - lr * mh / (sqrt(vh) + 1e-8);
+
+		ck_assert_msg(fabs(((float *)out[1].data)[i] - m) <= 1e-6 * (fabs(m) + 1e-2),
+			      "m[%llu] = %.9g, expected %.9g", (unsigned long long)i,
+			      ((float *)out[1].data)[i], m);
+		ck_assert_msg(fabs(((float *)out[2].data)[i] - v) <= 1e-6 * (fabs(v) + 1e-6), "v");
+		ck_assert_msg(fabs(((float *)out[0].data)[i] - w) <= 1e-5 * (fabs(w) + 1e-2),
+			      "w[%llu] = %.8g, expected %.8g", (unsigned long long)i,
+			      ((float *)out[0].data)[i], w);
+	}
+	free_args(out, 3);
+	memcpy(in[1].data, w0, 4 * n);
+	fill_f32(&in[3], &s, 0, 1);
+	memcpy(v0, in[3].data, 4 * n);
+	rt_run_op("optimizer_adagrad_f32", in, 4, out, 2, &gp, sizeof(gp), 2);
+	for (i = 0; i < n; i++) {
+		double d = g[i] + 0.001 * w0[i], a = v0[i] + d * d;
+		double w = w0[i] - lr * d / (sqrt(a) + 1e-10);
+
+		ck_assert_msg(fabs(((float *)out[1].data)[i] - a) <= 1e-6 * a + 1e-7, "accum");
+		ck_assert_msg(fabs(((float *)out[0].data)[i] - w) <= 1e-5 * (fabs(w) + 1e-2),
+			      "w[%llu] = %.8g, expected %.8g", (unsigned long long)i,
+			      ((float *)out[0].data)[i], w);
+	}
+	free_args(out, 2);
+	free_args(in, 6);
+	free(w0);
+	free(m0);
+	free(v0);
+}
+END_TEST
+
+/* ---- MME ---------------------------------------------------------------------------- */
+
+/* op(A) op(B) in double, and the bound sum |a b| for the tolerance. */
+static void ref_gemm(const float *a, bool ta, const float *b, bool tb, uint64_t m, uint64_t n,
+		     uint64_t k, double *c, double *mag)
+{
+	uint64_t i, j, l;
+
+	for (i = 0; i < m; i++)
+		for (j = 0; j < n; j++) {
+			double acc = 0, s = 0;
+
+			for (l = 0; l < k; l++) {
+				double x = ta ? a[l * m + i] : a[i * k + l];
+				double y = tb ? b[j * k + l] : b[l * n + j];
+
+				acc += x * y;
+				s += fabs(x * y);
+			}
+			c[i * n + j] = acc;
+			mag[i * n + j] = s;
+		}
+}
+
+static void expect_close(const float *got, const double *want, const double *mag, uint64_t n,
+			 uint64_t k, const char *what)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++)
+		ck_assert_msg(fabs(got[i] - want[i]) <= (double)(k + 3) * 1.2e-7 * mag[i] + 1e-30,
+			      "%s: element %llu = %.9g, expected %.9g", what, (unsigned long long)i,
+			      got[i], want[i]);
+}
+
+START_TEST(gemm_family)
+{
+	uint32_t s = 50 + (uint32_t)_i;
+	uint64_t m = 1 + rt_rand(&s) % 70, n = 1 + rt_rand(&s) % 40, k = 1 + rt_rand(&s) % 90;
+	struct hlrt_gemm_params p = { .transpose_a = (uint8_t)(_i & 1),
+				      .transpose_b = (uint8_t)(_i >> 1 & 1) };
+	struct rt_arg in[2], out[1], dx_in[2], dx[1], dw_in[2], dw[1];
+	double *c, *mag, *ga, *gb, *gmag;
+	uint64_t i, j, l;
+	float *dc;
+
+	in[0] = p.transpose_a ? arg2(HLRT_FP32, k, m) : arg2(HLRT_FP32, m, k);
+	in[1] = p.transpose_b ? arg2(HLRT_FP32, n, k) : arg2(HLRT_FP32, k, n);
+	fill_f32(&in[0], &s, -1, 1);
+	fill_f32(&in[1], &s, -1, 1);
+	rt_run_op("gemm_f32", in, 2, out, 1, &p, sizeof(p), 0);
+	c = malloc(sizeof(double) * m * n);
+	mag = malloc(sizeof(double) * m * n);
+	ref_gemm(in[0].data, p.transpose_a, in[1].data, p.transpose_b, m, n, k, c, mag);
+	expect_close(out[0].data, c, mag, m * n, k, "gemm");
+
+	/* the gradients of the same product for an upstream dC */
+	dx_in[0] = arg2(HLRT_FP32, m, n);
+	fill_f32(&dx_in[0], &s, -1, 1);
+	dc = dx_in[0].data;
+	dx_in[1] = in[1];
+	rt_run_op("gemm_dedx_f32", dx_in, 2, dx, 1, &p, sizeof(p), 0);
+	dw_in[0] = dx_in[0];
+	dw_in[1] = in[0];
+	rt_run_op("gemm_dedw_f32", dw_in, 2, dw, 1, &p, sizeof(p), 0);
+	ga = calloc(m * k, sizeof(double));
+	gb = calloc(k * n, sizeof(double));
+	gmag = calloc((m * k > k * n ? m * k : k * n), sizeof(double));
+	/* dA (in A's layout) and dB (in B's layout) */
+	for (i = 0; i < m; i++)
+		for (l = 0; l < k; l++) {
+			double acc = 0, mg = 0;
+
+			for (j = 0; j < n; j++) {
+				const float *b = in[1].data;
+				double y = p.transpose_b ? b[j * k + l] : b[l * n + j];
+
+				acc += dc[i * n + j] * y;
+				mg += fabs(dc[i * n + j] * y);
+			}
+			ga[p.transpose_a ? l * m + i : i * k + l] = acc;
+			gmag[p.transpose_a ? l * m + i : i * k + l] = mg;
+		}
+	expect_close(dx[0].data, ga, gmag, m * k, n, "gemm_dedx");
+	for (l = 0; l < k; l++)
+		for (j = 0; j < n; j++) {
+			double acc = 0, mg = 0;
+
+			for (i = 0; i < m; i++) {
+				const float *a = in[0].data;
+				double x = p.transpose_a ? a[l * m + i] : a[i * k + l];
+
+				acc += x * dc[i * n + j];
+				mg += fabs(x * dc[i * n + j]);
+			}
+			gb[p.transpose_b ? j * k + l : l * n + j] = acc;
+			gmag[p.transpose_b ? j * k + l : l * n + j] = mg;
+		}
+	expect_close(dw[0].data, gb, gmag, k * n, m, "gemm_dedw");
+	free(c);
+	free(mag);
+	free(ga);
+	free(gb);
+	free(gmag);
+	free_args(in, 2);
+	free_args(out, 1);
+	free_args(dx_in, 1);
+	free_args(dx, 1);
+	free_args(dw, 1);
+}
+END_TEST
+
+START_TEST(softmax_and_batch_gemm)
+{
+	uint32_t s = 61;
+	uint64_t rows = 9, c = 130, b = 3, m = 7, k = 11, n = 5, i, j, l, bb;
+	struct rt_arg x[1] = { arg2(HLRT_FP32, rows, c) }, y[1];
+	struct rt_arg in[2] = { arg2(HLRT_FP32, b * m, k), arg2(HLRT_FP32, b * k, n) }, out[1];
+
+	fill_f32(&x[0], &s, -5, 5);
+	rt_run_op("softmax_fwd_f32", x, 1, y, 1, NULL, 0, 0);
+	for (i = 0; i < rows; i++) {
+		const float *r = (float *)x[0].data + i * c;
+		double mx = -INFINITY, sum = 0;
+
+		for (j = 0; j < c; j++)
+			mx = fmax(mx, r[j]);
+		for (j = 0; j < c; j++)
+			sum += exp(r[j] - mx);
+		for (j = 0; j < c; j++)
+			ck_assert(fabs(((float *)y[0].data)[i * c + j] - exp(r[j] - mx) / sum) <= 1e-6);
+	}
+	in[0].ndims = in[1].ndims = 3;
+	in[0].dims[0] = in[1].dims[0] = b;
+	in[0].dims[1] = m, in[0].dims[2] = k;
+	in[1].dims[1] = k, in[1].dims[2] = n;
+	fill_f32(&in[0], &s, -1, 1);
+	fill_f32(&in[1], &s, -1, 1);
+	rt_run_op("batch_gemm_f32", in, 2, out, 1, NULL, 0, 0);
+	ck_assert_uint_eq(out[0].dims[0], b);
+	for (bb = 0; bb < b; bb++)
+		for (i = 0; i < m; i++)
+			for (j = 0; j < n; j++) {
+				double acc = 0;
+
+				for (l = 0; l < k; l++)
+					acc += (double)((float *)in[0].data)[(bb * m + i) * k + l] *
+					       ((float *)in[1].data)[(bb * k + l) * n + j];
+				ck_assert(fabs(((float *)out[0].data)[(bb * m + i) * n + j] - acc) <=
+					  1e-5 * (1 + fabs(acc)));
+			}
+	free_args(x, 1);
+	free_args(y, 1);
+	free_args(in, 2);
+	free_args(out, 1);
+}
+END_TEST
+
+START_TEST(memcpy_and_memset)
+{
+	uint32_t s = 17;
+	uint64_t n = 3000;
+	struct rt_arg in[1] = { arg1(HLRT_FP32, n) }, out[1];
+
+	fill_f32(&in[0], &s, -9, 9);
+	rt_run_op("memcpy", in, 1, out, 1, NULL, 0, 0);
+	expect_bits(out[0].data, in[0].data, n, 4, "memcpy");
+	free_args(in, 1);
+	free_args(out, 1);
+}
+END_TEST
+
+/* ---- convolution and pooling ---------------------------------------------------------- */
+
+START_TEST(conv2d_matches_direct_loops)
+{
+	static const uint32_t cfg[][5] = {	/* N H W C F, kernel, pad */
+		{ 2, 7, 9, 1, 3 }, { 3, 10, 6, 5, 4 }, { 1, 5, 70, 2, 2 },
+	};
+	const uint32_t *c = cfg[_i];
+	uint32_t k = _i == 1 ? 3 : 5, pad = _i == 0 ? 2 : _i == 1 ? 1 : 0, s = 7 + (uint32_t)_i;
+	uint64_t n = c[0], h = c[1], w = c[2], ch = c[3], f = c[4];
+	uint64_t oh = h + 2 * pad - k + 1, ow = w + 2 * pad - k + 1, i, y, x, o, kh, kw, cc;
+	struct hlrt_conv_params p = { .kernel_h = k, .kernel_w = k, .pad_h = pad, .pad_w = pad };
+	struct rt_arg in[3], out[1];
+
+	in[0] = arg2(HLRT_FP32, n * h, w * ch);
+	in[0].ndims = 4;
+	in[0].dims[0] = n, in[0].dims[1] = h, in[0].dims[2] = w, in[0].dims[3] = ch;
+	in[1] = arg2(HLRT_FP32, k * k, ch * f);
+	in[1].ndims = 4;
+	in[1].dims[0] = k, in[1].dims[1] = k, in[1].dims[2] = ch, in[1].dims[3] = f;
+	in[2] = arg1(HLRT_FP32, f);
+	fill_f32(&in[0], &s, -1, 1);
+	fill_f32(&in[1], &s, -1, 1);
+	fill_f32(&in[2], &s, -1, 1);
+	rt_run_op("conv2d_fwd_f32", in, 3, out, 1, &p, sizeof(p), 0);
+	ck_assert_uint_eq(out[0].ndims, 4);
+	ck_assert_uint_eq(out[0].dims[1], oh);
+	ck_assert_uint_eq(out[0].dims[2], ow);
+	for (i = 0; i < n; i++)
+		for (y = 0; y < oh; y++)
+			for (x = 0; x < ow; x++)
+				for (o = 0; o < f; o++) {
+					double acc = 0, mag = 0;
+					float got;
+
+					for (kh = 0; kh < k; kh++)
+						for (kw = 0; kw < k; kw++)
+							for (cc = 0; cc < ch; cc++) {
+								int64_t yy = (int64_t)(y + kh) - pad;
+								int64_t xx = (int64_t)(x + kw) - pad;
+								double v, wt;
+
+								if (yy < 0 || xx < 0 || yy >= (int64_t)h ||
+								    xx >= (int64_t)w)
+									continue;
+								v = ((float *)in[0].data)[((i * h + yy) * w + xx) * ch + cc];
+								wt = ((float *)in[1].data)[((kh * k + kw) * ch + cc) * f + o];
+								acc += v * wt;
+								mag += fabs(v * wt);
+							}
+					acc += ((float *)in[2].data)[o];
+					got = ((float *)out[0].data)[((i * oh + y) * ow + x) * f + o];
+					ck_assert_msg(fabs(got - acc) <= 1e-6 * (mag + 1) * (double)(k * k * ch),
+						      "y[%llu,%llu,%llu,%llu] = %g, expected %g",
+						      (unsigned long long)i, (unsigned long long)y,
+						      (unsigned long long)x, (unsigned long long)o, got, acc);
+				}
+	free_args(in, 3);
+	free_args(out, 1);
+}
+END_TEST
+
+START_TEST(maxpool_fwd_bwd)
+{
+	uint32_t s = 13, k = 2;
+	uint64_t n = 3, h = 9, w = 70, c = 3, oh = (h - k) / k + 1, ow = (w - k) / k + 1;
+	struct hlrt_pool_params p = { .kernel_h = k, .kernel_w = k };
+	struct rt_arg x[1], y[1], bin[2], dx[1];
+	uint64_t i, a, b, ch, kh, kw;
+
+	x[0] = arg2(HLRT_FP32, n * h, w * c);
+	x[0].ndims = 4;
+	x[0].dims[0] = n, x[0].dims[1] = h, x[0].dims[2] = w, x[0].dims[3] = c;
+	fill_f32(&x[0], &s, -1, 1);
+	/* a tie inside one window: the first position gets the gradient */
+	((float *)x[0].data)[0] = ((float *)x[0].data)[c] = 5.0f;
+	rt_run_op("maxpool2d_fwd_f32", x, 1, y, 1, &p, sizeof(p), 0);
+	ck_assert_uint_eq(y[0].dims[1], oh);
+	ck_assert_uint_eq(y[0].dims[2], ow);
+	bin[0] = y[0];
+	bin[1] = x[0];
+	bin[0].data = malloc(4 * rt_arg_elems(&y[0]));
+	fill_f32(&bin[0], &s, -1, 1);
+	rt_run_op("maxpool2d_bwd_f32", bin, 2, dx, 1, &p, sizeof(p), 0);
+	for (i = 0; i < n; i++)
+		for (a = 0; a < oh; a++)
+			for (b = 0; b < ow; b++)
+				for (ch = 0; ch < c; ch++) {
+					const float *xv = x[0].data;
+					float m = -INFINITY, g = ((float *)bin[0].data)[((i * oh + a) * ow + b) * c + ch];
+					bool given = false;
+
+					for (kh = 0; kh < k; kh++)
+						for (kw = 0; kw < k; kw++)
+							m = fmaxf(m, xv[((i * h + a * k + kh) * w + b * k + kw) * c + ch]);
+					ck_assert_float_eq(((float *)y[0].data)[((i * oh + a) * ow + b) * c + ch], m);
+					for (kh = 0; kh < k; kh++)
+						for (kw = 0; kw < k; kw++) {
+							uint64_t at = ((i * h + a * k + kh) * w + b * k + kw) * c + ch;
+							bool here = !given && xv[at] == m;
+
+							ck_assert_float_eq(((float *)dx[0].data)[at], here ? g : 0.0f);
+							given = given || here;
+						}
+				}
+	/* the last row (h = 9 is odd) lies in no window: its gradient is 0 */
+	for (i = 0; i < w * c; i++)
+		ck_assert_float_eq(((float *)dx[0].data)[((h - 1) * w) * c + i], 0.0f);
+	free_args(x, 1);
+	free_args(y, 1);
+	free_args(bin, 1);
+	free_args(dx, 1);
+}
+END_TEST
+
+Suite *kernels_suite(void)
+{
+	Suite *s = suite_create("kernels");
+	TCase *tc = tcase_create("ops");
+
+	tcase_add_checked_fixture(tc, rt_setup, rt_teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, binary_f32_ops, 0, 2);
+	tcase_add_test(tc, add_i32_wraps);
+	tcase_add_test(tc, bias_add_relu_scale);
+	tcase_add_test(tc, equal_and_argmax);
+	tcase_add_test(tc, casts);
+	tcase_add_test(tc, reductions);
+	tcase_add_test(tc, softmax_cross_entropy);
+	tcase_add_test(tc, gather_rows);
+	tcase_add_test(tc, sgd_variants);
+	tcase_add_test(tc, adamw_and_adagrad);
+	tcase_add_loop_test(tc, gemm_family, 0, 4);
+	tcase_add_test(tc, memcpy_and_memset);
+	tcase_add_test(tc, softmax_and_batch_gemm);
+	tcase_add_loop_test(tc, conv2d_matches_direct_loops, 0, 3);
+	tcase_add_test(tc, maxpool_fwd_bwd);
+	suite_add_tcase(s, tc);
+	return s;
+}

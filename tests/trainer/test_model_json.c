@@ -1,0 +1,174 @@
+/* Model files: the shipped models parse; every kind of mistake is named. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dataset.h"
+#include "model.h"
+#include "params.h"
+#include "suites.h"
+
+#ifndef MODELS_DIR
+#error "MODELS_DIR must name the models/ folder"
+#endif
+
+#define TRAINING \
+	"\"training\": {\"loss\": \"sparse_categorical_crossentropy\", \"from_logits\": true," \
+	" \"optimizer\": {\"type\": \"sgd\", \"learning_rate\": 0.01}}"
+
+static struct model m;
+static struct train_err err;
+
+/* Parse TEXT; expect failure with a message containing WANT. */
+static void expect_error(const char *text, const char *want)
+{
+	int ret = model_parse(text, "m.json", &m, &err);
+
+	if (ret == 0)
+		ret = model_infer_shapes(&m, DATASET_CLASSES, &err);
+	ck_assert_int_eq(ret, -1);
+	ck_assert_msg(strstr(err.msg, want), "message \"%s\" lacks \"%s\"", err.msg, want);
+}
+
+START_TEST(seed_model_file)
+{
+	ck_assert_int_eq(model_load(MODELS_DIR "/seed.json", &m, &err), 0);
+	ck_assert_int_eq(model_infer_shapes(&m, DATASET_CLASSES, &err), 0);
+	ck_assert_str_eq(m.name, "seed");
+	ck_assert_uint_eq(m.nlayers, 2);
+	ck_assert_int_eq(m.layers[0].kind, MODEL_FLATTEN);
+	ck_assert_uint_eq(m.layers[0].out.c, 784);
+	ck_assert_int_eq(m.layers[1].kind, MODEL_DENSE);
+	ck_assert_str_eq(m.layers[1].name, "dense");
+	ck_assert_uint_eq(m.layers[1].units, 10);
+	ck_assert_float_eq(m.train.learning_rate, 0.01f);
+	ck_assert_float_eq(m.train.momentum, 0.0f);
+	ck_assert_uint_eq(m.train.batch_size, 128);
+	ck_assert_uint_eq(m.train.epochs, 5);
+}
+END_TEST
+
+START_TEST(mlp_and_lenet_files)
+{
+	ck_assert_int_eq(model_load(MODELS_DIR "/mlp.json", &m, &err), 0);
+	ck_assert_int_eq(model_infer_shapes(&m, DATASET_CLASSES, &err), 0);
+	/* "activation": "relu" becomes a ReLU layer after its Dense */
+	ck_assert_uint_eq(m.nlayers, 4);
+	ck_assert_int_eq(m.layers[2].kind, MODEL_RELU);
+	ck_assert_str_eq(m.layers[2].name, "dense/relu");
+	ck_assert_str_eq(m.layers[3].name, "dense_1");
+	ck_assert_int_eq(model_load(MODELS_DIR "/lenet.json", &m, &err), 0);
+	ck_assert_int_eq(model_infer_shapes(&m, DATASET_CLASSES, &err), 0);
+	/* 28x28x1 -same 5x5-> 28x28x8 -pool-> 14x14x8 -valid 5x5-> 10x10x16 -pool-> 5x5x16 */
+	ck_assert_uint_eq(m.layers[0].out.h, 28);
+	ck_assert_uint_eq(m.layers[0].out.c, 8);
+	ck_assert_uint_eq(m.layers[2].out.h, 14);
+	ck_assert_uint_eq(m.layers[3].out.h, 10);
+	ck_assert_uint_eq(m.layers[5].out.w, 5);
+	ck_assert_uint_eq(m.layers[6].out.c, 400);
+	ck_assert_float_eq(m.train.momentum, 0.9f);
+}
+END_TEST
+
+START_TEST(syntax_errors_give_line_and_column)
+{
+	expect_error("{\n  \"name\": \"x\",\n  \"layers\": [,]\n}", "m.json:3:14:");
+	ck_assert_int_eq(model_load("/nonexistent/m.json", &m, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "/nonexistent/m.json"));
+}
+END_TEST
+
+START_TEST(semantic_errors_name_the_value)
+{
+	expect_error("[]", "top level: must be an object");
+	expect_error("{\"input_shape\": [28, 28], \"layers\": [{\"type\": \"Flatten\"},"
+		     " {\"type\": \"Dense\", \"units\": 10}], \"trainig\": {}}",
+		     "unknown key \"trainig\"");
+	expect_error("{\"input_shape\": [28, 28], \"layers\": [{\"type\": \"Dense2\"}], " TRAINING "}",
+		     "layers[0]: unknown layer type \"Dense2\"");
+	expect_error("{\"input_shape\": [28, 28], \"layers\": [{\"type\": \"Flatten\"},"
+		     " {\"type\": \"Dense\"}], " TRAINING "}",
+		     "layers[1]: missing \"units\"");
+	expect_error("{\"input_shape\": [28, 28], \"layers\": [{\"type\": \"Flatten\"},"
+		     " {\"type\": \"Dense\", \"units\": -3}], " TRAINING "}",
+		     "layers[1].units: must be an integer in 1..65536");
+	expect_error("{\"input_shape\": [28, 28], \"layers\": [{\"type\": \"Flatten\", \"units\": 3}], "
+		     TRAINING "}", "\"units\" does not apply to Flatten");
+	expect_error("{\"input_shape\": [28], \"layers\": [{\"type\": \"Flatten\"}], " TRAINING "}",
+		     "input_shape: must be [h, w] or [h, w, c]");
+	expect_error("{\"input_shape\": [28, 28], \"layers\": [{\"type\": \"Flatten\"},"
+		     " {\"type\": \"Dense\", \"units\": 10}], \"training\": {\"loss\": \"mse\"}}",
+		     "\"loss\" must be \"sparse_categorical_crossentropy\"");
+	expect_error("{\"input_shape\": [28, 28], \"layers\": [{\"type\": \"Flatten\"},"
+		     " {\"type\": \"Dense\", \"units\": 10}], \"training\": {\"loss\": "
+		     "\"sparse_categorical_crossentropy\", \"from_logits\": true, \"optimizer\": "
+		     "{\"type\": \"sgd\", \"learning_rate\": \"fast\"}}}",
+		     "training.optimizer.learning_rate: must be a number");
+	expect_error("{\"input_shape\": [28, 28], \"layers\": [{\"type\": \"Flatten\"},"
+		     " {\"type\": \"Dense\", \"units\": 10}], \"training\": {\"loss\": "
+		     "\"sparse_categorical_crossentropy\", \"from_logits\": true, \"optimizer\": "
+		     "{\"type\": \"adam\"}}}",
+		     "\"type\" must be \"sgd\"");
+}
+END_TEST
+
+START_TEST(shape_errors)
+{
+	expect_error("{\"input_shape\": [28, 28], \"layers\": [{\"type\": \"Dense\", \"units\": 10}], "
+		     TRAINING "}", "Dense needs a vector input (got 28x28x1; add a Flatten)");
+	expect_error("{\"input_shape\": [28, 28], \"layers\": [{\"type\": \"Flatten\"},"
+		     " {\"type\": \"Dense\", \"units\": 12}], " TRAINING "}",
+		     "yields 1x1x12 values; the loss needs 10 logits");
+	expect_error("{\"input_shape\": [28, 28], \"layers\": [{\"type\": \"Conv2D\", \"filters\": 4,"
+		     " \"kernel_size\": 30}], " TRAINING "}", "window does not fit");
+	expect_error("{\"input_shape\": [28, 28], \"layers\": [{\"type\": \"Flatten\"},"
+		     " {\"type\": \"MaxPool2D\"}], " TRAINING "}", "needs an image input");
+}
+END_TEST
+
+START_TEST(glorot_init_bounds_and_determinism)
+{
+	struct params a, b;
+	float limit = sqrtf(6.0f / (784 + 10));
+	int nonzero = 0;
+
+	ck_assert_int_eq(model_load(MODELS_DIR "/seed.json", &m, &err), 0);
+	ck_assert_int_eq(model_infer_shapes(&m, DATASET_CLASSES, &err), 0);
+	ck_assert_int_eq(params_create(&m, &a, &err), 0);
+	ck_assert_int_eq(params_create(&m, &b, &err), 0);
+	ck_assert_uint_eq(a.count, 2);
+	ck_assert_str_eq(a.t[0].name, "dense/kernel");
+	ck_assert_str_eq(a.t[1].name, "dense/bias");
+	ck_assert_uint_eq(a.total, 7850);
+	params_init_glorot(&m, &a);
+	params_init_glorot(&m, &b);
+	ck_assert_mem_eq(a.storage, b.storage, a.total * sizeof(float));
+	for (size_t i = 0; i < 7840; i++) {
+		ck_assert(fabsf(a.t[0].data[i]) <= limit);
+		nonzero += a.t[0].data[i] != 0.0f;
+	}
+	ck_assert_int_gt(nonzero, 7800);
+	for (size_t i = 0; i < 10; i++)
+		ck_assert_float_eq(a.t[1].data[i], 0.0f);
+	m.train.seed++;
+	params_init_glorot(&m, &b);
+	ck_assert(memcmp(a.storage, b.storage, 7840 * sizeof(float)) != 0);
+	params_free(&a);
+	params_free(&b);
+}
+END_TEST
+
+Suite *model_json_suite(void)
+{
+	Suite *s = suite_create("model_json");
+	TCase *tc = tcase_create("model_json");
+
+	tcase_add_test(tc, seed_model_file);
+	tcase_add_test(tc, mlp_and_lenet_files);
+	tcase_add_test(tc, syntax_errors_give_line_and_column);
+	tcase_add_test(tc, semantic_errors_name_the_value);
+	tcase_add_test(tc, shape_errors);
+	tcase_add_test(tc, glorot_init_bounds_and_determinism);
+	suite_add_tcase(s, tc);
+	return s;
+}
