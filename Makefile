@@ -92,9 +92,10 @@ vm: vm-deps
 
 # ---- tests
 UNIT_DEPS := $(CORE_SRCS) $(CORE_HDRS) $(REF_SRCS) $(wildcard tests/ref/*.h) \
-	$(wildcard tests/unit/*.c tests/unit/*.h runtime/tpc/*.[ch])
+	$(wildcard tests/unit/*.c tests/unit/*.h runtime/tpc/*.[ch] tests/lib/*.[ch])
 UNIT_BUILD = $(CC) $(CFLAGS_HOST) $(REF_FLAGS) -I$(TOP)/runtime/tpc -o $@ $(CORE_SRCS) $(REF_SRCS) \
-	$(TPC_ASM_SRCS) $(wildcard tests/unit/*.c) $$(pkg-config --cflags --libs check)
+	$(TPC_ASM_SRCS) -I$(TOP)/tests/lib tests/lib/check_runner.c $(wildcard tests/unit/*.c) \
+	$$(pkg-config --cflags --libs check)
 $(B)/tests/unit-core: $(UNIT_DEPS) | setup
 	@mkdir -p $(dir $@)
 	$(UNIT_BUILD) $(CORE_LIBS)

@@ -1,22 +1,15 @@
 // SPDX-License-Identifier: MIT
-/* host-user: runs the user-space host suites and prints "N passed, N failed". */
-#include <stdio.h>
+/* host-user: the user-space host suites; prints "N passed, N failed". */
 #include <stdlib.h>
 
+#include "check_runner.h"
 #include "suites.h"
+
+static const check_suite_fn suites[] = {
+	smi_format_suite, packets_suite, thunk_suite, tpc_asm_suite,
+};
 
 int main(void)
 {
-	SRunner *sr = srunner_create(smi_format_suite());
-	int run, failed;
-
-	srunner_add_suite(sr, packets_suite());
-	srunner_add_suite(sr, thunk_suite());
-	srunner_add_suite(sr, tpc_asm_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	run = srunner_ntests_run(sr);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	printf("%d passed, %d failed\n", run - failed, failed);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return CHECK_RUN_SUITES(suites);
 }
