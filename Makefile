@@ -34,7 +34,7 @@ INITRAMFS := $(B)/vm/initramfs.cpio
 MODULE := $(B)/kernel/gaudisim.ko
 QEMU := $(B)/qemu/qemu-system-x86_64
 
-.PHONY: all setup qemu module user initramfs vm-deps run vm test bench fuzz clean data \
+.PHONY: all setup qemu module user initramfs vm-deps run vm test bench fuzz clean data lint \
 	test-unit test-host test-runtime test-trainer test-fuzz test-qtest test-guest FORCE
 
 all: vm-deps
@@ -124,6 +124,10 @@ test-guest: vm-deps data
 test: test-unit test-host test-runtime test-trainer test-fuzz test-qtest test-guest
 	@bash scripts/run-tests.sh
 
+# checkpatch --strict and sparse on the kernel module (a suite of make test).
+lint: setup
+	@bash scripts/lint.sh
+
 # Long fuzzing runs (FUZZ_SECONDS per harness, default 600).
 fuzz: setup
 	@bash scripts/run-fuzz.sh long $${FUZZ_SECONDS:-600}
@@ -132,7 +136,7 @@ fuzz: setup
 # reference ops, the TPC assembler. mme-bench-portable is mme-bench on the
 # MME's portable kernels (the reference stays OpenBLAS).
 BENCH_HOST := $(B)/bench/mme-bench $(B)/bench/mme-bench-portable $(B)/bench/tpc-bench \
-	$(B)/bench/hbm-touch $(B)/bench/host-memcpy
+	$(B)/bench/hbm-touch $(B)/bench/host-memcpy $(B)/bench/conv-bench
 BENCH_LIB := tests/bench/bench_dev.c tests/bench/bench_stats.c
 BENCH_DEPS := $(BENCH_LIB) $(wildcard tests/bench/*.h) $(CORE_SRCS) $(CORE_HDRS) $(REF_SRCS) \
 	$(TPC_ASM_SRCS)

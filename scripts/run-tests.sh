@@ -9,7 +9,7 @@ logs=$top/build/test-logs
 cd "$top"
 mkdir -p "$logs"
 
-suites=(unit unit-portable host runtime trainer setup fuzz qtest guest)
+suites=(unit unit-portable host runtime trainer setup lint fuzz qtest guest)
 declare -A cmd=(
 	[unit]="$top/build/tests/unit-core"
 	# The unit tests again on the MME's portable kernels (no OpenBLAS).
@@ -18,6 +18,7 @@ declare -A cmd=(
 	[runtime]="$top/build/tests/runtime/runtime-tests"
 	[trainer]="$top/build/tests/trainer/trainer-tests"
 	[setup]="bash $top/tests/setup/test-apt-sources.sh"
+	[lint]="bash $top/scripts/lint.sh"
 	[fuzz]="bash $top/scripts/run-fuzz.sh bounded"
 	[qtest]="bash $top/scripts/run-qtests.sh"
 	[guest]="bash $top/scripts/vm.sh run -t 1500 -- run-all.sh"

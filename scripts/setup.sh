@@ -13,6 +13,9 @@
 #   kernel    Debian's 6.12 guest kernel image and its kbuild tree, unpacked
 #             into build/guest-kernel (nothing installed: the host's /boot and
 #             /usr/src stay as they are)
+#   checkpatch the kernel's checkpatch.pl and its data files, taken from
+#             Debian's linux-source-6.12 into build/tools/checkpatch (for
+#             `make lint`; the kbuild tree does not ship it)
 #
 # Usage: scripts/setup.sh [step...]   (default: all steps)
 #        scripts/setup.sh apt-sources  print the project-local apt sources the
@@ -236,6 +239,23 @@ step_kernel() {
 	rm -rf "$dir/deb"
 }
 
+step_checkpatch() {
+	local dir=$build/tools/checkpatch tmp
+	tmp=$(mktemp -d "$build/tools/checkpatch.XXXXXX")
+	log "checkpatch from linux-source-6.12"
+	(cd "$tmp" && apt_local download -qq linux-source-6.12)
+	# Only three files of the 150 MB source tarball are needed.
+	dpkg-deb --fsys-tarfile "$tmp"/linux-source-6.12_*.deb |
+		tar -xO --wildcards './usr/src/linux-source-6.12.tar*' | xz -dc |
+		tar -x -C "$tmp" --strip-components=2 --wildcards \
+			'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
+			'*/scripts/const_structs.checkpatch'
+	[ -f "$tmp/checkpatch.pl" ] || { echo "checkpatch.pl not found in linux-source-6.12" >&2; exit 1; }
+	rm -rf "$dir" && mkdir -p "$dir"
+	mv "$tmp/checkpatch.pl" "$tmp/spelling.txt" "$tmp/const_structs.checkpatch" "$dir/"
+	rm -rf "$tmp"
+}
+
 run() {
 	local s=$1
 	[ "$s" = packages ] || ! done_step "$s" || return 0
@@ -248,5 +268,5 @@ if [ "${1:-}" = apt-sources ]; then
 	exit
 fi
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(packages apt-local meson qemu-src kernel)
+[ ${#steps[@]} -gt 0 ] || steps=(packages apt-local meson qemu-src kernel checkpatch)
 for s in "${steps[@]}"; do run "$s"; done
