@@ -179,7 +179,8 @@ static struct gsim_tpc_kernel *cache_get(struct gsim_tpc_set *set, const uint8_t
 
 	for (i = 0; i < GSIM_TPC_CACHE_ENTRIES; i++) {
 		k = set->cache[i];
-		if (k && k->size == size && k->hash == h && !memcmp(k->bytes, code, size)) {
+		if (k && k->size == size && k->hash == h && k->portable == gsim_tpc_portable() &&
+		    !memcmp(k->bytes, code, size)) {
 			k->lru = ++set->lru_clock;
 			k->refs++;
 			set->cache_hits++;
@@ -464,14 +465,37 @@ int gsim_tpc_finish(struct gsim_core *core, unsigned int e)
  */
 #define GSIM_TPC_WORK_STEP	(1ull << 18)
 
+/*
+ * Bundles a launch runs on the owner thread before it goes to a worker:
+ * handing a short launch to a worker and back costs more than running it
+ * (training steps are made of such launches). A longer one continues on
+ * the worker where this stopped; one that looks long from the start
+ * (members times kernel bundles above this) goes to the worker at once.
+ */
+#define GSIM_TPC_INLINE_BUNDLES	2048
+
+static bool looks_short(const struct gsim_tpc_job *j)
+{
+	uint64_t n = j->k->nbundles;
+	unsigned int d;
+
+	for (d = 0; d < GAUDISIM_TPC_NUM_DIMS && n <= GSIM_TPC_INLINE_BUNDLES; d++)
+		n *= j->pend[d] - j->pstart[d];
+	return n <= GSIM_TPC_INLINE_BUNDLES;
+}
+
 int gsim_tpc_launch(struct gsim_core *core, unsigned int e)
 {
 	int err = gsim_tpc_start(core, e);
 
 	if (err)
 		return err;
-	if (gsim_engine_threaded(core))
-		return GSIM_ENGINE_ASYNC;
+	if (gsim_engine_threaded(core)) {
+		if (!looks_short(&unit_of(core, e)->job) ||
+		    gsim_tpc_run(core, e, GSIM_TPC_INLINE_BUNDLES))
+			return GSIM_ENGINE_ASYNC;
+		return gsim_tpc_finish(core, e);
+	}
 	while (gsim_tpc_run(core, e, UINT64_MAX))
 		;
 	return gsim_tpc_finish(core, e);

@@ -21,8 +21,10 @@
  *                      a worker thread that owns the TPC)
  *   gsim_tpc_finish()  main loop: error details, counters, log, events
  * gsim_tpc_launch() is the engine-ops table's launch(): start, then on a
- * core with worker threads GSIM_ENGINE_ASYNC (a worker runs the bundles,
- * the owner thread finishes), else all three at once.
+ * core with worker threads the first bundles right there (a short launch
+ * ends and finishes at once), and GSIM_ENGINE_ASYNC if bundles remain (a
+ * worker runs them, the owner thread finishes); without workers all three
+ * at once.
  */
 #ifndef GSIM_TPC_H
 #define GSIM_TPC_H
@@ -54,12 +56,15 @@ typedef int (*gsim_tpc_fn)(struct gsim_tpc_exec *x, const struct gsim_tpc_uop *u
 /* A lane kernel: r = f(a, b, c) over 64 lanes; c is the old destination. */
 typedef void (*gsim_tpc_vk)(union gsim_tpc_vreg *r, const union gsim_tpc_vreg *a,
 			    const union gsim_tpc_vreg *b, const union gsim_tpc_vreg *c);
+/* A reduction tree over a's 64 lanes (t is scratch): lane 0's raw result. */
+typedef uint32_t (*gsim_tpc_rk)(const union gsim_tpc_vreg *a, union gsim_tpc_vreg *t);
 #define GSIM_TPC_HALTED		1
 
 /* One decoded slot. */
 struct gsim_tpc_uop {
 	gsim_tpc_fn fn;
 	gsim_tpc_vk vk;				/* fast vector kernel, or NULL */
+	gsim_tpc_rk rk;				/* fast reduction, or NULL */
 	const union gsim_tpc_vreg *immv;	/* VPU immediate, broadcast */
 	uint32_t imm;
 	uint16_t mod;
@@ -92,6 +97,7 @@ struct gsim_tpc_kernel {
 	unsigned int refs;
 	uint64_t lru;
 	uint8_t *bytes;				/* copy of the code: the cache key */
+	bool portable;				/* bound to the portable handlers */
 	struct gsim_tpc_dbundle *b;
 	union gsim_tpc_vreg *immv;
 	/* dtype every load/store of tensor t uses, or GSIM_TPC_TENSOR_*. */
@@ -210,10 +216,20 @@ uint64_t gsim_tpc_code_hash(const uint8_t *code, uint32_t size);
 
 /* ---- gsim_tpc_exec.c ------------------------------------------------------- */
 
-/* Choose the handler of a decoded slot (fills fn and vk). */
-void gsim_tpc_bind(struct gsim_tpc_uop *u);
+/*
+ * The portable interpreter: every operation lane by lane through the
+ * generic handlers, no specialised loops, no fused bundles. It is the
+ * reference the fast handlers are tested against (bit for bit); the
+ * environment variable GSIM_TPC_PORTABLE=1 selects it for a process, and
+ * tests switch it. Kernels decoded before a switch are decoded again.
+ */
+void gsim_tpc_set_portable(bool on);
+bool gsim_tpc_portable(void);
+
+/* Choose the handler of a decoded slot (fills fn, vk and rk). */
+void gsim_tpc_bind(struct gsim_tpc_uop *u, bool portable);
 /* After all slots are bound: a fused handler for the bundle, if one fits. */
-void gsim_tpc_fuse(struct gsim_tpc_dbundle *b);
+void gsim_tpc_fuse(struct gsim_tpc_dbundle *b, bool portable);
 /* Reset the machine state for a new launch of x->job. */
 void gsim_tpc_exec_begin(struct gsim_tpc_exec *x);
 /* Run at most max_bundles of x->job; true while bundles remain. */

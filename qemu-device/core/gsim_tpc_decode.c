@@ -102,10 +102,10 @@ static void decode_bundle(struct gsim_tpc_kernel *k, uint32_t pc, uint32_t *nimm
 			note_tensor(k, s.sa, s.dt);
 		else if (slot == GAUDISIM_TPC_SLOT_STORE)
 			note_tensor(k, s.dst, s.dt);
-		gsim_tpc_bind(u);
+		gsim_tpc_bind(u, k->portable);
 		b->n++;
 	}
-	gsim_tpc_fuse(b);
+	gsim_tpc_fuse(b, k->portable);
 }
 
 struct gsim_tpc_kernel *gsim_tpc_kernel_decode(const uint8_t *code, uint32_t size)
@@ -116,6 +116,7 @@ struct gsim_tpc_kernel *gsim_tpc_kernel_decode(const uint8_t *code, uint32_t siz
 	if (!k)
 		return NULL;
 	k->refs = 1;
+	k->portable = gsim_tpc_portable();
 	k->size = size;
 	k->nbundles = size / GAUDISIM_TPC_BUNDLE_SIZE;
 	k->hash = gsim_tpc_code_hash(code, size);

@@ -20,6 +20,7 @@
  * padded on loads and dropped on stores.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(__SSE2__)
@@ -54,6 +55,26 @@
 #define L GSIM_TPC_L
 
 typedef union gsim_tpc_vreg vreg;
+
+/* ---- portable mode -------------------------------------------------------- */
+
+/* -1 until the environment was read. Decoding runs on the owner thread. */
+static int portable_mode = -1;
+
+void gsim_tpc_set_portable(bool on)
+{
+	portable_mode = on;
+}
+
+bool gsim_tpc_portable(void)
+{
+	if (portable_mode < 0) {
+		const char *e = getenv("GSIM_TPC_PORTABLE");
+
+		portable_mode = e && *e && strcmp(e, "0") != 0;
+	}
+	return portable_mode;
+}
 
 /* ---- lane arithmetic ---------------------------------------------------- */
 
@@ -476,13 +497,14 @@ static void name(vreg *r, const vreg *a, const vreg *b, const vreg *c)			\
 {											\
 	int i;										\
 											\
-	(void)a, (void)c;								\
+	(void)a, (void)b, (void)c;							\
 	GSIM_IVDEP									\
 	for (i = 0; i < L; i++)								\
 		r->member[i] = (expr);							\
 }
 
 VK(vk_mov, u, b->u[i])
+VK(vk_mov_a, u, a->u[i])
 VK(vk_add_f, f, a->f[i] + b->f[i])
 VK(vk_sub_f, f, a->f[i] - b->f[i])
 VK(vk_mul_f, f, a->f[i] * b->f[i])
@@ -503,6 +525,61 @@ VK(vk_min_u, u, a->u[i] < b->u[i] ? a->u[i] : b->u[i])
 VK(vk_max_u, u, a->u[i] > b->u[i] ? a->u[i] : b->u[i])
 VK(vk_min_s, i, a->i[i] < b->i[i] ? a->i[i] : b->i[i])
 VK(vk_max_s, i, a->i[i] > b->i[i] ? a->i[i] : b->i[i])
+VK(vk_not_u, u, ~a->u[i])
+VK(vk_abs_s, u, a->i[i] < 0 ? 0u - a->u[i] : a->u[i])
+VK(vk_neg_u, u, 0u - a->u[i])
+/* Float sign operations work on the bits, like lane_float(). */
+VK(vk_abs_f, u, a->u[i] & 0x7fffffffu)
+VK(vk_neg_f, u, a->u[i] ^ 0x80000000u)
+/* The same C library calls lane_float() makes, one loop per function. */
+VK(vk_exp_f, f, expf(a->f[i]))
+VK(vk_log_f, f, logf(a->f[i]))
+VK(vk_rcp_f, f, 1.0f / a->f[i])
+VK(vk_rsqrt_f, f, 1.0f / sqrtf(a->f[i]))
+VK(vk_sqrt_f, f, sqrtf(a->f[i]))
+VK(vk_tanh_f, f, tanhf(a->f[i]))
+
+/* Comparisons: every lane ~0 or 0, as lane_cmp() decides it. */
+#define VK_CMP(cls, member)								\
+VK(vk_eq_##cls, u, a->member[i] == b->member[i] ? ~0u : 0u)				\
+VK(vk_ne_##cls, u, a->member[i] != b->member[i] ? ~0u : 0u)				\
+VK(vk_lt_##cls, u, a->member[i] < b->member[i] ? ~0u : 0u)				\
+VK(vk_le_##cls, u, a->member[i] <= b->member[i] ? ~0u : 0u)				\
+VK(vk_gt_##cls, u, a->member[i] > b->member[i] ? ~0u : 0u)				\
+VK(vk_ge_##cls, u, a->member[i] >= b->member[i] ? ~0u : 0u)
+VK_CMP(f, f)
+VK_CMP(s, i)
+VK_CMP(u, u)
+
+/*
+ * Reductions: the tree of reduce() with the operation chosen once, so the
+ * inner loops vectorise. The result is lane 0, before norm().
+ */
+#define RK(name, member, expr)								\
+static uint32_t name(const vreg *a, vreg *t)						\
+{											\
+	int w, i;									\
+											\
+	*t = *a;									\
+	for (w = L / 2; w; w /= 2) {							\
+		GSIM_IVDEP								\
+		for (i = 0; i < w; i++) {						\
+			__typeof__(t->member[0]) x = t->member[i], y = t->member[i + w]; \
+											\
+			t->member[i] = (expr);						\
+		}									\
+	}										\
+	return t->u[0];									\
+}
+
+RK(rk_sum_f, f, x + y)
+RK(rk_max_f, f, x > y ? x : y)
+RK(rk_min_f, f, x < y ? x : y)
+RK(rk_sum_u, u, x + y)
+RK(rk_max_u, u, x > y ? x : y)
+RK(rk_min_u, u, x < y ? x : y)
+RK(rk_max_s, i, x > y ? x : y)
+RK(rk_min_s, i, x < y ? x : y)
 
 static int h_vfast(struct gsim_tpc_exec *x, const struct gsim_tpc_uop *u)
 {
@@ -552,6 +629,15 @@ static int h_vcmp(struct gsim_tpc_exec *x, const struct gsim_tpc_uop *u)
 	return 0;
 }
 
+static int h_vcmp_fast(struct gsim_tpc_exec *x, const struct gsim_tpc_uop *u)
+{
+	vreg *d = &x->vp[u->d];
+
+	u->vk(vres(x, u, d), &x->v[u->a], vop_b(x, u), d);
+	vcommit(x, u, d);
+	return 0;
+}
+
 static int h_vsel(struct gsim_tpc_exec *x, const struct gsim_tpc_uop *u)
 {
 	const vreg *a = &x->v[u->a], *b = vop_b(x, u);
@@ -591,6 +677,20 @@ static int h_vred(struct gsim_tpc_exec *x, const struct gsim_tpc_uop *u)
 	int i;
 
 	r = vres(x, u, d);
+	for (i = 0; i < L; i++)
+		r->u[i] = v;
+	vcommit(x, u, d);
+	return 0;
+}
+
+static int h_vred_fast(struct gsim_tpc_exec *x, const struct gsim_tpc_uop *u)
+{
+	vreg *d = &x->v[u->d], *r;
+	uint32_t v = norm(u->dt, u->rk(&x->v[u->a], &x->bcast));
+	int i;
+
+	r = vres(x, u, d);
+	GSIM_IVDEP
 	for (i = 0; i < L; i++)
 		r->u[i] = v;
 	vcommit(x, u, d);
@@ -882,6 +982,13 @@ static inline bool elem(const struct gsim_tpc_tensor *t, const int32_t *c, uint6
 	return true;
 }
 
+/* Lanes [lo, hi) of a tile from element offset off (stride 1, 4 bytes). */
+static inline void ld_part32(const struct gsim_tpc_tensor *t, uint64_t off, int lo, int hi,
+			     vreg *r)
+{
+	memcpy(r->u + lo, t->base + off * 4, (size_t)(hi - lo) * 4);
+}
+
 static int h_ld(struct gsim_tpc_exec *x, const struct gsim_tpc_uop *u)
 {
 	const struct gsim_tpc_tensor *t = &x->job->t[u->a];
@@ -890,16 +997,42 @@ static int h_ld(struct gsim_tpc_exec *x, const struct gsim_tpc_uop *u)
 	uint64_t rest;
 	int lo, hi, i;
 
-	if (tile(t, c, &lo, &hi, &rest) && lo == 0 && hi == L && t->stride[0] == 1) {
-		ld_row(t, rest + (uint32_t)c[0], r);
-	} else {
+	if (!tile(t, c, &lo, &hi, &rest)) {
+		GSIM_IVDEP
 		for (i = 0; i < L; i++)
 			r->u[i] = t->pad;
-		if (tile(t, c, &lo, &hi, &rest))
+	} else if (t->stride[0] == 1 && lo == 0 && hi == L) {
+		ld_row(t, rest + (uint32_t)c[0], r);
+	} else {
+		for (i = 0; i < lo; i++)
+			r->u[i] = t->pad;
+		for (i = hi; i < L; i++)
+			r->u[i] = t->pad;
+		if (t->stride[0] == 1 && t->esize == 4)
+			ld_part32(t, rest + (uint64_t)((int64_t)c[0] + lo), lo, hi, r);
+		else
 			for (i = lo; i < hi; i++)
 				r->u[i] = ld_elem(t, rest + (uint64_t)((int64_t)c[0] + i) *
 							    t->stride[0]);
 	}
+	vcommit(x, u, d);
+	return 0;
+}
+
+/* The portable load: every lane on its own, the reference of h_ld(). */
+static int h_ld_lanes(struct gsim_tpc_exec *x, const struct gsim_tpc_uop *u)
+{
+	const struct gsim_tpc_tensor *t = &x->job->t[u->a];
+	const int32_t *c = x->irf[u->b];
+	vreg *d = &x->v[u->d], *r = vres(x, u, d);
+	uint64_t rest;
+	int lo, hi, i;
+
+	for (i = 0; i < L; i++)
+		r->u[i] = t->pad;
+	if (tile(t, c, &lo, &hi, &rest))
+		for (i = lo; i < hi; i++)
+			r->u[i] = ld_elem(t, rest + (uint64_t)((int64_t)c[0] + i) * t->stride[0]);
 	vcommit(x, u, d);
 	return 0;
 }
@@ -916,10 +1049,36 @@ static int h_st(struct gsim_tpc_exec *x, const struct gsim_tpc_uop *u)
 
 	if (!tile(t, c, &lo, &hi, &rest))
 		return 0;
-	if (!u->pvec && lo == 0 && hi == L && t->stride[0] == 1) {
-		st_row(t, rest + (uint32_t)c[0], v);
+	if (!u->pvec && t->stride[0] == 1) {
+		if (lo == 0 && hi == L)
+			st_row(t, rest + (uint32_t)c[0], v);
+		else if (t->esize == 4)
+			memcpy(t->base + (rest + (uint64_t)((int64_t)c[0] + lo)) * 4, v->u + lo,
+			       (size_t)(hi - lo) * 4);
+		else
+			for (i = lo; i < hi; i++)
+				st_elem(t, rest + (uint64_t)((int64_t)c[0] + i), v->u[i]);
 		return 0;
 	}
+	for (i = lo; i < hi; i++)
+		if (!u->pvec || (m->u[i] ^ neg))
+			st_elem(t, rest + (uint64_t)((int64_t)c[0] + i) * t->stride[0], v->u[i]);
+	return 0;
+}
+
+/* The portable store: every lane on its own, the reference of h_st(). */
+static int h_st_lanes(struct gsim_tpc_exec *x, const struct gsim_tpc_uop *u)
+{
+	const struct gsim_tpc_tensor *t = &x->job->t[u->d];
+	const int32_t *c = x->irf[u->a];
+	const vreg *v = &x->v[u->b];
+	const vreg *m = &x->vp[u->pred];
+	uint32_t neg = u->pneg ? ~0u : 0u;
+	uint64_t rest;
+	int lo, hi, i;
+
+	if (!tile(t, c, &lo, &hi, &rest))
+		return 0;
 	for (i = lo; i < hi; i++)
 		if (!u->pvec || (m->u[i] ^ neg))
 			st_elem(t, rest + (uint64_t)((int64_t)c[0] + i) * t->stride[0], v->u[i]);
@@ -1049,6 +1208,44 @@ static int h_iop(struct gsim_tpc_exec *x, const struct gsim_tpc_uop *u)
 	return 0;
 }
 
+/* ISET, IADD, IMUL with the operation chosen at bind time. */
+static int h_iset(struct gsim_tpc_exec *x, const struct gsim_tpc_uop *u)
+{
+	int32_t *r = x->irf[u->d];
+	uint32_t b = sop_b(x, u);
+	int d;
+
+	for (d = 0; d < GAUDISIM_TPC_NUM_DIMS; d++)
+		if (u->mod & (1u << d))
+			r[d] = (int32_t)b;
+	return 0;
+}
+
+static int h_iadd(struct gsim_tpc_exec *x, const struct gsim_tpc_uop *u)
+{
+	const int32_t *a = x->irf[u->a];
+	int32_t *r = x->irf[u->d];
+	uint32_t b = sop_b(x, u);
+	int d;
+
+	/* Element d of r depends on element d of a only: r == a is fine. */
+	for (d = 0; d < GAUDISIM_TPC_NUM_DIMS; d++)
+		r[d] = (int32_t)((uint32_t)a[d] + (u->mod & (1u << d) ? b : 0u));
+	return 0;
+}
+
+static int h_imul(struct gsim_tpc_exec *x, const struct gsim_tpc_uop *u)
+{
+	const int32_t *a = x->irf[u->a];
+	int32_t *r = x->irf[u->d];
+	uint32_t b = sop_b(x, u);
+	int d;
+
+	for (d = 0; d < GAUDISIM_TPC_NUM_DIMS; d++)
+		r[d] = (int32_t)((uint32_t)a[d] * (u->mod & (1u << d) ? b : 1u));
+	return 0;
+}
+
 static int h_iget(struct gsim_tpc_exec *x, const struct gsim_tpc_uop *u)
 {
 	x->s[u->d] = (uint32_t)x->irf[u->a][u->mod];
@@ -1077,39 +1274,60 @@ static int h_rd(struct gsim_tpc_exec *x, const struct gsim_tpc_uop *u)
 
 /* ---- binding ---------------------------------------------------------------------- */
 
-static gsim_tpc_vk fast_kernel(unsigned int opc, unsigned int dt)
+/* Float-class operations (FP32 and BF16: BF16 results are rounded after). */
+static gsim_tpc_vk fast_float(unsigned int opc)
 {
-	if (opc == GAUDISIM_TPC_OP_MOV)
-		return vk_mov;
-	if (dt_float(dt)) {
-		switch (opc) {
-		case GAUDISIM_TPC_OP_ADD:
-			return vk_add_f;
-		case GAUDISIM_TPC_OP_SUB:
-			return vk_sub_f;
-		case GAUDISIM_TPC_OP_MUL:
-			return vk_mul_f;
-		case GAUDISIM_TPC_OP_MAC:
-			return vk_mac_f;
-		case GAUDISIM_TPC_OP_MIN:
-			return vk_min_f;
-		case GAUDISIM_TPC_OP_MAX:
-			return vk_max_f;
-		}
-		if (dt == GAUDISIM_DTYPE_BF16)
-			return NULL;
-		switch (opc) {
-		case GAUDISIM_TPC_OP_AND:
-			return vk_and_u;
-		case GAUDISIM_TPC_OP_OR:
-			return vk_or_u;
-		case GAUDISIM_TPC_OP_XOR:
-			return vk_xor_u;
-		}
-		return NULL;
+	switch (opc) {
+	case GAUDISIM_TPC_OP_ADD:
+		return vk_add_f;
+	case GAUDISIM_TPC_OP_SUB:
+		return vk_sub_f;
+	case GAUDISIM_TPC_OP_MUL:
+		return vk_mul_f;
+	case GAUDISIM_TPC_OP_MAC:
+		return vk_mac_f;
+	case GAUDISIM_TPC_OP_MIN:
+		return vk_min_f;
+	case GAUDISIM_TPC_OP_MAX:
+		return vk_max_f;
+	case GAUDISIM_TPC_OP_ABS:
+		return vk_abs_f;
+	case GAUDISIM_TPC_OP_NEG:
+		return vk_neg_f;
+	case GAUDISIM_TPC_OP_EXP:
+		return vk_exp_f;
+	case GAUDISIM_TPC_OP_LOG:
+		return vk_log_f;
+	case GAUDISIM_TPC_OP_RCP:
+		return vk_rcp_f;
+	case GAUDISIM_TPC_OP_RSQRT:
+		return vk_rsqrt_f;
+	case GAUDISIM_TPC_OP_SQRT:
+		return vk_sqrt_f;
+	case GAUDISIM_TPC_OP_TANH:
+		return vk_tanh_f;
 	}
-	if (dt != GAUDISIM_DTYPE_INT32 && dt != GAUDISIM_DTYPE_UINT32)
-		return NULL;
+	return NULL;
+}
+
+/* Bit operations, whose results need no rounding or wrapping. */
+static gsim_tpc_vk fast_bits(unsigned int opc)
+{
+	switch (opc) {
+	case GAUDISIM_TPC_OP_AND:
+		return vk_and_u;
+	case GAUDISIM_TPC_OP_OR:
+		return vk_or_u;
+	case GAUDISIM_TPC_OP_XOR:
+		return vk_xor_u;
+	case GAUDISIM_TPC_OP_NOT:
+		return vk_not_u;
+	}
+	return NULL;
+}
+
+static gsim_tpc_vk fast_int32(unsigned int opc, bool sgn)
+{
 	switch (opc) {
 	case GAUDISIM_TPC_OP_ADD:
 		return vk_add_u;
@@ -1119,33 +1337,73 @@ static gsim_tpc_vk fast_kernel(unsigned int opc, unsigned int dt)
 		return vk_mul_u;
 	case GAUDISIM_TPC_OP_MAC:
 		return vk_mac_u;
-	case GAUDISIM_TPC_OP_AND:
-		return vk_and_u;
-	case GAUDISIM_TPC_OP_OR:
-		return vk_or_u;
-	case GAUDISIM_TPC_OP_XOR:
-		return vk_xor_u;
 	case GAUDISIM_TPC_OP_SHL:
 		return vk_shl_u;
 	case GAUDISIM_TPC_OP_SHR:
-		return dt == GAUDISIM_DTYPE_INT32 ? vk_shr_s : vk_shr_u;
+		return sgn ? vk_shr_s : vk_shr_u;
 	case GAUDISIM_TPC_OP_MIN:
-		return dt == GAUDISIM_DTYPE_INT32 ? vk_min_s : vk_min_u;
+		return sgn ? vk_min_s : vk_min_u;
 	case GAUDISIM_TPC_OP_MAX:
-		return dt == GAUDISIM_DTYPE_INT32 ? vk_max_s : vk_max_u;
+		return sgn ? vk_max_s : vk_max_u;
+	case GAUDISIM_TPC_OP_ABS:
+		return sgn ? vk_abs_s : vk_mov_a;
+	case GAUDISIM_TPC_OP_NEG:
+		return vk_neg_u;
 	}
-	return NULL;
+	return fast_bits(opc);
 }
 
-static gsim_tpc_fn bind_vpu(struct gsim_tpc_uop *u)
+static gsim_tpc_vk fast_kernel(unsigned int opc, unsigned int dt)
 {
-	u->vk = fast_kernel(u->opc, u->dt);
+	if (opc == GAUDISIM_TPC_OP_MOV)
+		return vk_mov;
+	if (dt_float(dt)) {
+		gsim_tpc_vk k = fast_float(opc);
+
+		/* Bit operations on BF16 keep the bits as they are. */
+		return k || dt == GAUDISIM_DTYPE_BF16 ? k : fast_bits(opc);
+	}
+	if (dt != GAUDISIM_DTYPE_INT32 && dt != GAUDISIM_DTYPE_UINT32)
+		return NULL;
+	return fast_int32(opc, dt == GAUDISIM_DTYPE_INT32);
+}
+
+static gsim_tpc_vk fast_cmp(unsigned int cond, unsigned int dt)
+{
+	static const gsim_tpc_vk by_class[3][GAUDISIM_TPC_NUM_CONDS] = {
+		{ vk_eq_f, vk_ne_f, vk_lt_f, vk_le_f, vk_gt_f, vk_ge_f },
+		{ vk_eq_s, vk_ne_s, vk_lt_s, vk_le_s, vk_gt_s, vk_ge_s },
+		{ vk_eq_u, vk_ne_u, vk_lt_u, vk_le_u, vk_gt_u, vk_ge_u },
+	};
+
+	if (cond >= GAUDISIM_TPC_NUM_CONDS)
+		return NULL;
+	return by_class[dt_float(dt) ? 0 : dt_signed(dt) ? 1 : 2][cond];
+}
+
+static gsim_tpc_rk fast_reduce(unsigned int opc, unsigned int dt)
+{
+	bool sum = opc == GAUDISIM_TPC_OP_RSUM, max = opc == GAUDISIM_TPC_OP_RMAX;
+
+	if (dt_float(dt))
+		return sum ? rk_sum_f : max ? rk_max_f : rk_min_f;
+	if (sum)
+		return rk_sum_u;
+	if (dt_signed(dt))
+		return max ? rk_max_s : rk_min_s;
+	return max ? rk_max_u : rk_min_u;
+}
+
+static gsim_tpc_fn bind_vpu(struct gsim_tpc_uop *u, bool portable)
+{
+	u->vk = portable ? NULL : fast_kernel(u->opc, u->dt);
 	if (u->vk)
 		return u->dt == GAUDISIM_DTYPE_BF16 && u->opc != GAUDISIM_TPC_OP_MOV ?
 		       h_vfast_bf16 : h_vfast;
 	switch (u->opc) {
 	case GAUDISIM_TPC_OP_CMP:
-		return h_vcmp;
+		u->vk = portable ? NULL : fast_cmp(u->mod, u->dt);
+		return u->vk ? h_vcmp_fast : h_vcmp;
 	case GAUDISIM_TPC_OP_SEL:
 		return h_vsel;
 	case GAUDISIM_TPC_OP_CVT:
@@ -1153,7 +1411,8 @@ static gsim_tpc_fn bind_vpu(struct gsim_tpc_uop *u)
 	case GAUDISIM_TPC_OP_RSUM:
 	case GAUDISIM_TPC_OP_RMAX:
 	case GAUDISIM_TPC_OP_RMIN:
-		return h_vred;
+		u->rk = portable ? NULL : fast_reduce(u->opc, u->dt);
+		return u->rk ? h_vred_fast : h_vred;
 	case GAUDISIM_TPC_OP_IOTA:
 		return h_viota;
 	case GAUDISIM_TPC_OP_PAND:
@@ -1166,7 +1425,7 @@ static gsim_tpc_fn bind_vpu(struct gsim_tpc_uop *u)
 	}
 }
 
-static gsim_tpc_fn bind_spu(const struct gsim_tpc_uop *u)
+static gsim_tpc_fn bind_spu(const struct gsim_tpc_uop *u, bool portable)
 {
 	switch (u->opc) {
 	case GAUDISIM_TPC_OP_HALT:
@@ -1189,9 +1448,11 @@ static gsim_tpc_fn bind_spu(const struct gsim_tpc_uop *u)
 	case GAUDISIM_TPC_OP_ILOOP:
 		return h_iloop;
 	case GAUDISIM_TPC_OP_ISET:
+		return portable ? h_iop : h_iset;
 	case GAUDISIM_TPC_OP_IADD:
+		return portable ? h_iop : h_iadd;
 	case GAUDISIM_TPC_OP_IMUL:
-		return h_iop;
+		return portable ? h_iop : h_imul;
 	case GAUDISIM_TPC_OP_IGET:
 		return h_iget;
 	case GAUDISIM_TPC_OP_RD:
@@ -1201,21 +1462,28 @@ static gsim_tpc_fn bind_spu(const struct gsim_tpc_uop *u)
 	}
 }
 
-void gsim_tpc_bind(struct gsim_tpc_uop *u)
+void gsim_tpc_bind(struct gsim_tpc_uop *u, bool portable)
 {
 	u->vk = NULL;
+	u->rk = NULL;
 	switch (u->slot) {
 	case GAUDISIM_TPC_SLOT_LOAD:
-		u->fn = u->opc == GAUDISIM_TPC_LD_TNSR ? h_ld : h_lds;
+		if (u->opc != GAUDISIM_TPC_LD_TNSR)
+			u->fn = h_lds;
+		else
+			u->fn = portable ? h_ld_lanes : h_ld;
 		break;
 	case GAUDISIM_TPC_SLOT_STORE:
-		u->fn = u->opc == GAUDISIM_TPC_ST_TNSR ? h_st : h_sts;
+		if (u->opc != GAUDISIM_TPC_ST_TNSR)
+			u->fn = h_sts;
+		else
+			u->fn = portable ? h_st_lanes : h_st;
 		break;
 	case GAUDISIM_TPC_SLOT_VPU:
-		u->fn = bind_vpu(u);
+		u->fn = bind_vpu(u, portable);
 		break;
 	default:
-		u->fn = bind_spu(u);
+		u->fn = bind_spu(u, portable);
 		break;
 	}
 }
@@ -1280,11 +1548,13 @@ static bool four_bytes(unsigned int dt)
 	return gaudisim_dtype_size(dt) == 4;
 }
 
-void gsim_tpc_fuse(struct gsim_tpc_dbundle *b)
+void gsim_tpc_fuse(struct gsim_tpc_dbundle *b, bool portable)
 {
 	const struct gsim_tpc_uop *ld = &b->u[0], *op = &b->u[1], *st = &b->u[2];
 
 	b->fused = NULL;
+	if (portable)
+		return;
 	if (b->n < 3 || ld->slot != GAUDISIM_TPC_SLOT_LOAD || ld->opc != GAUDISIM_TPC_LD_TNSR ||
 	    op->slot != GAUDISIM_TPC_SLOT_VPU || op->fn != h_vfast ||
 	    st->slot != GAUDISIM_TPC_SLOT_STORE || st->opc != GAUDISIM_TPC_ST_TNSR)

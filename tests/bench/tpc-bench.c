@@ -14,6 +14,7 @@
  *
  * Usage: tpc-bench [-k KERNEL.tpcs] [-r ROUNDS] [-j THREADS] [-s MIB]
  *   THREADS: the device's worker threads (default: online CPUs)
+ * GSIM_TPC_PORTABLE=1 runs the portable interpreter (the line says which).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include "bench_dev.h"
 #include "bench_stats.h"
 #include "gsim_ref_tpc.h"
+#include "gsim_tpc.h"
 #include "hw/gaudisim_tpc.h"
 #include "tpc_asm.h"
 
@@ -184,8 +186,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tpc-bench: relu output differs from the reference relu\n");
 		return 1;
 	}
-	printf("tpc: kernel=%s tpcs=%u device_threads=%u core_isa=%s mib=%lu rounds=%lu\n",
-	       kpath, np, gsim_core_threads(bench_core(d)), bench_build_isa(), mib, rounds);
+	printf("tpc: kernel=%s tpcs=%u device_threads=%u core_isa=%s interpreter=%s mib=%lu "
+	       "rounds=%lu\n", kpath, np, gsim_core_threads(bench_core(d)), bench_build_isa(),
+	       gsim_tpc_portable() ? "portable" : "fast", mib, rounds);
 	printf("tpc_relu: device_GBps=%.2f memcpy_GBps=%.2f ratio=%.3f goal>=0.8 checked=all\n",
 	       bytes / m_tpc / 1e9, bytes / m_cpy / 1e9, m_cpy / m_tpc);
 	free(src);

@@ -1017,6 +1017,72 @@ START_TEST(test_core_errors_and_reset)
 }
 END_TEST
 
+/* A core with two workers and the eight TPCs, instead of the fixture's. */
+static void threaded_core_setup(void)
+{
+	unsigned int n;
+
+	T = th_new_threads(T_HOST_SIZE, 2);
+	for (n = 0; n < GAUDISIM_NUM_TPC; n++)
+		ck_assert_int_eq(gsim_tpc_init(T->core, TT_E(n)), 0);
+}
+
+/*
+ * With workers, a launch of a few bundles ends inside launch(); a long one
+ * returns GSIM_ENGINE_ASYNC after its first bundles and resumes where they
+ * stopped; one of many members goes to the worker without running here.
+ */
+START_TEST(test_short_launch_runs_inline)
+{
+	const uint32_t size[5] = { 64, 1, 1, 1, 1 }, iterations = 100000;
+	int32_t *out = (int32_t *)tt_mem(TT_DATA);
+	float spin;
+	struct tt_launch l;
+	uint64_t bundles;
+
+	tt_init(&l, TT_KERNEL, tt_asm(TT_KERNEL, "mov.i32 V1, 42\nst.i32 T0, I0, V1 ; halt\n"));
+	tt_tensor(&l, 0, TT_DATA, GAUDISIM_DTYPE_INT32, size, NULL, 0);
+	tt_program(0, &l, NULL);
+	ck_assert_int_eq(gsim_tpc_launch(T->core, TT_E(0)), GAUDISIM_TPC_ERR_NONE);
+	ck_assert(!gsim_tpc_busy(T->core, TT_E(0)));
+	ck_assert_int_eq(out[63], 42);
+
+	tt_init(&l, TT_KERNEL2, tt_asm(TT_KERNEL2,
+				       "	mov.f32 V1, 0.0\n"
+				       "top:	add.f32 V1, V1, 1.0 ; st.f32 T0, I0, V1 ; "
+				       "loop S20, S0, top\n"
+				       "	halt\n"));
+	l.args[0] = iterations;
+	tt_tensor(&l, 0, TT_DATA, GAUDISIM_DTYPE_FP32, size, NULL, 0);
+	tt_program(0, &l, NULL);
+	ck_assert_int_eq(gsim_tpc_launch(T->core, TT_E(0)), GSIM_ENGINE_ASYNC);
+	ck_assert(gsim_tpc_busy(T->core, TT_E(0)));
+	memcpy(&spin, tt_mem(TT_DATA), sizeof(spin));
+	ck_assert(spin > 0 && spin < (float)iterations);	/* the first bundles ran */
+	/* What a worker does, then the owner's finish. */
+	while (gsim_tpc_run(T->core, TT_E(0), 1000))
+		;
+	ck_assert_int_eq(gsim_tpc_finish(T->core, TT_E(0)), GAUDISIM_TPC_ERR_NONE);
+	memcpy(&spin, tt_mem(TT_DATA), sizeof(spin));
+	ck_assert_float_eq(spin, (float)iterations);
+	bundles = (uint64_t)tt_rd(0, GAUDISIM_TPC_BUNDLES_HI) << 32 |
+		  tt_rd(0, GAUDISIM_TPC_BUNDLES_LO);
+	ck_assert_uint_eq(bundles, 2 + (iterations + 2));	/* both launches */
+
+	/* 4096 members: long from the start, none of it runs inside launch(). */
+	tt_init(&l, TT_KERNEL, tt_asm(TT_KERNEL, "mov.i32 V1, 7\nst.i32 T0, I0, V1 ; halt\n"));
+	l.isize[0] = 4096;
+	tt_tensor(&l, 0, TT_DATA, GAUDISIM_DTYPE_INT32, size, NULL, 0);
+	tt_program(0, &l, NULL);
+	ck_assert_int_eq(gsim_tpc_launch(T->core, TT_E(0)), GSIM_ENGINE_ASYNC);
+	ck_assert_uint_eq(T->core->tpc->unit[0].job.bundles, 0);
+	while (gsim_tpc_run(T->core, TT_E(0), 1000))
+		;
+	ck_assert_int_eq(gsim_tpc_finish(T->core, TT_E(0)), GAUDISIM_TPC_ERR_NONE);
+	ck_assert_int_eq(out[0], 7);
+}
+END_TEST
+
 Suite *tpc_suite(void)
 {
 	Suite *s = suite_create("tpc");
@@ -1044,6 +1110,11 @@ Suite *tpc_suite(void)
 	tcase_add_test(tc, test_core_cb_launch);
 	tcase_add_test(tc, test_core_mmio_launch);
 	tcase_add_test(tc, test_core_errors_and_reset);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("threaded");
+	tcase_add_checked_fixture(tc, threaded_core_setup, tt_teardown);
+	tcase_add_test(tc, test_short_launch_runs_inline);
 	suite_add_tcase(s, tc);
 
 	tpc_add_op_tests(s);

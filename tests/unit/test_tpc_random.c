@@ -189,6 +189,149 @@ START_TEST(test_random_bytes)
 }
 END_TEST
 
+/* The architectural state of TPC 0 after a launch, and every tensor region. */
+struct tpc_outcome {
+	int err;
+	union gsim_tpc_vreg v[GAUDISIM_TPC_NUM_VREGS];
+	union gsim_tpc_vreg vp[GAUDISIM_TPC_NUM_VPREDS];
+	uint32_t s[GAUDISIM_TPC_NUM_SREGS];
+	int32_t irf[GAUDISIM_TPC_NUM_IREGS][GAUDISIM_TPC_NUM_DIMS];
+	uint8_t sp[GAUDISIM_TPC_NUM_SPREDS];
+	uint8_t mem[GAUDISIM_TPC_NUM_TENSORS * REGION];
+};
+
+static void run_in_mode(const struct tt_launch *l, bool portable, const uint8_t *init,
+			struct tpc_outcome *o)
+{
+	const struct gsim_tpc_exec *x = T->core->tpc->unit[0].x;
+
+	gsim_tpc_set_portable(portable);
+	memcpy(tt_mem(region(0)), init, sizeof(o->mem));
+	o->err = tt_run(l, 1);
+	memcpy(o->v, x->v, sizeof(o->v));
+	memcpy(o->vp, x->vp, sizeof(o->vp));
+	memcpy(o->s, x->s, sizeof(o->s));
+	memcpy(o->irf, x->irf, sizeof(o->irf));
+	memcpy(o->sp, x->sp, sizeof(o->sp));
+	memcpy(o->mem, tt_mem(region(0)), sizeof(o->mem));
+}
+
+/* Is code decoded for the given interpreter in the core's decode cache? */
+static bool cached(const uint8_t *code, uint32_t size, bool portable)
+{
+	unsigned int i;
+
+	for (i = 0; i < GSIM_TPC_CACHE_ENTRIES; i++) {
+		const struct gsim_tpc_kernel *k = T->core->tpc->cache[i];
+
+		if (k && k->portable == portable && k->size == size && !memcmp(k->bytes, code, size))
+			return true;
+	}
+	return false;
+}
+
+/* Give every load and store of tensor t the dtype tdt[t], so launches run. */
+static void one_dtype_per_tensor(uint8_t *bundle, uint32_t nb, const unsigned int *tdt)
+{
+	static const unsigned int slots[2] = { GAUDISIM_TPC_SLOT_LOAD, GAUDISIM_TPC_SLOT_STORE };
+	uint8_t orig[GAUDISIM_TPC_BUNDLE_SIZE];
+	unsigned int i;
+
+	memcpy(orig, bundle, sizeof(orig));
+	for (i = 0; i < 2; i++) {
+		struct gaudisim_tpc_slot sl;
+
+		gaudisim_tpc_slot_decode(bundle, slots[i], &sl);
+		if (!sl.opc)
+			continue;
+		sl.dt = tdt[slots[i] == GAUDISIM_TPC_SLOT_LOAD ? sl.sa : sl.dst];
+		gaudisim_tpc_slot_encode(bundle, slots[i], &sl);
+	}
+	if (gaudisim_tpc_check_bundle(bundle, nb, NULL) != GAUDISIM_TPC_OK)
+		memcpy(bundle, orig, sizeof(orig));
+}
+
+/*
+ * The fast handlers (specialised loops, partial-tile copies, fused
+ * bundles) against the portable interpreter: random legal programs over
+ * random data give the same error, registers and memory, bit for bit.
+ */
+START_TEST(test_random_fast_matches_portable)
+{
+	static struct tpc_outcome fast, port;
+	static uint8_t init[GAUDISIM_TPC_NUM_TENSORS * REGION];
+	uint8_t code[MAX_BUNDLES * GAUDISIM_TPC_BUNDLE_SIZE];
+	uint64_t st = 0x5eed0003;
+	unsigned int iter, ran = 0, t, d, tdt[GAUDISIM_TPC_NUM_TENSORS];
+
+	tt_seed(0x9003);
+	for (iter = 0; iter < 300; iter++) {
+		uint32_t nb = 1 + (uint32_t)(tt_rand() % MAX_BUNDLES), pc, i;
+		struct gsim_tpc_kernel *k;
+		struct tt_launch l;
+
+		for (t = 0; t < GAUDISIM_TPC_NUM_TENSORS; t++) {
+			/* Mostly 4-byte types: the fast paths are theirs. */
+			static const unsigned int mem_dt[] = {
+				GAUDISIM_DTYPE_FP32, GAUDISIM_DTYPE_FP32, GAUDISIM_DTYPE_INT32,
+				GAUDISIM_DTYPE_UINT32, GAUDISIM_DTYPE_BF16, GAUDISIM_DTYPE_INT16,
+				GAUDISIM_DTYPE_UINT16, GAUDISIM_DTYPE_INT8, GAUDISIM_DTYPE_UINT8,
+			};
+
+			tdt[t] = mem_dt[tt_rand() % (sizeof(mem_dt) / sizeof(mem_dt[0]))];
+		}
+		for (pc = 0; pc < nb; pc++) {
+			uint8_t *b = code + pc * GAUDISIM_TPC_BUNDLE_SIZE;
+
+			tpc_random_bundle(&st, nb, b);
+			one_dtype_per_tensor(b, nb, tdt);
+			if (tt_rand() % 4 == 0)
+				halt_slot(b);
+		}
+		k = gsim_tpc_kernel_decode(code, nb * GAUDISIM_TPC_BUNDLE_SIZE);
+		ck_assert_ptr_nonnull(k);
+		memcpy(tt_mem(TT_KERNEL), code, (size_t)nb * GAUDISIM_TPC_BUNDLE_SIZE);
+		tt_init(&l, TT_KERNEL, nb * GAUDISIM_TPC_BUNDLE_SIZE);
+		l.watchdog = 2000;
+		for (d = 0; d < 5; d++)
+			l.isize[d] = 1 + (uint32_t)(tt_rand() % (d < 2 ? 3 : 2));
+		for (t = 0; t < GAUDISIM_TPC_NUM_TENSORS; t++) {
+			l.args[t] = tt_rand_value(GAUDISIM_DTYPE_FP32);
+			l.args[t + 8] = (uint32_t)(tt_rand() % 200) - 50;
+		}
+		random_tensors(&l, k);
+		gsim_tpc_kernel_put(k);
+		for (i = 0; i < sizeof(init); i += 4) {
+			uint32_t w = tt_rand_value(tt_rand() % 2 ? GAUDISIM_DTYPE_FP32 :
+							       GAUDISIM_DTYPE_INT32);
+
+			memcpy(init + i, &w, 4);
+		}
+
+		run_in_mode(&l, true, init, &port);
+		run_in_mode(&l, false, init, &fast);
+		gsim_tpc_set_portable(false);
+		/* A switch of interpreter decodes the kernel again. */
+		ck_assert(cached(code, nb * GAUDISIM_TPC_BUNDLE_SIZE, true));
+		ck_assert(cached(code, nb * GAUDISIM_TPC_BUNDLE_SIZE, false));
+		ck_assert_msg(fast.err == port.err, "iteration %u: error %d, portable %d", iter,
+			      fast.err, port.err);
+		ck_assert_msg(!memcmp(fast.v, port.v, sizeof(fast.v)), "iteration %u: V differ",
+			      iter);
+		ck_assert_msg(!memcmp(fast.vp, port.vp, sizeof(fast.vp)),
+			      "iteration %u: VP differ", iter);
+		ck_assert_msg(!memcmp(fast.s, port.s, sizeof(fast.s)) &&
+			      !memcmp(fast.irf, port.irf, sizeof(fast.irf)) &&
+			      !memcmp(fast.sp, port.sp, sizeof(fast.sp)),
+			      "iteration %u: scalar state differs", iter);
+		ck_assert_msg(!memcmp(fast.mem, port.mem, sizeof(fast.mem)),
+			      "iteration %u: memory differs", iter);
+		ran += fast.err == GAUDISIM_TPC_ERR_NONE;
+	}
+	ck_assert_uint_gt(ran, 100);
+}
+END_TEST
+
 void tpc_add_random_tests(Suite *s)
 {
 	TCase *tc = tcase_create("random");
@@ -197,5 +340,6 @@ void tpc_add_random_tests(Suite *s)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_random_legal_programs);
 	tcase_add_test(tc, test_random_bytes);
+	tcase_add_test(tc, test_random_fast_matches_portable);
 	suite_add_tcase(s, tc);
 }
