@@ -2,7 +2,9 @@
 /*
  * gaudisim hardware contract: the MME (matrix multiplication engine).
  *
- * The MME computes a GEMM or a batched GEMM
+ * The MME computes a GEMM or a batched GEMM (below), or a 2-D convolution
+ * (its forward pass or either gradient: the convolution modes at the end
+ * of this file)
  *
  *	D[b] = alpha * op(A[b]) @ op(B[b]) + beta * C[b]	b = 0 .. BATCH-1
  *
@@ -133,20 +135,38 @@
 	(((v) >> GAUDISIM_MME_DTYPE_OUT_SHIFT) & GAUDISIM_MME_DTYPE_FIELD_MASK)
 #define GAUDISIM_MME_DTYPE_VALID_MASK	0xffu
 
-/* Operand options; other bits must be 0. */
+/*
+ * Operand options and the operation; other bits must be 0. The operation
+ * field selects a GEMM (the default, 0) or one of the convolution modes
+ * described at the end of this file; the transpose bits are GEMM-only and
+ * must be 0 in a convolution mode.
+ */
 #define GAUDISIM_MME_CTRL		0x064
 #define GAUDISIM_MME_CTRL_TRANSPOSE_A	(1u << 0)	/* op(A) = A^T */
 #define GAUDISIM_MME_CTRL_TRANSPOSE_B	(1u << 1)	/* op(B) = B^T */
-#define GAUDISIM_MME_CTRL_VALID_MASK	0x3u
+#define GAUDISIM_MME_CTRL_OP_SHIFT	2
+#define GAUDISIM_MME_CTRL_OP_MASK	(3u << GAUDISIM_MME_CTRL_OP_SHIFT)
+#define GAUDISIM_MME_CTRL_OP(v) \
+	(((v) & GAUDISIM_MME_CTRL_OP_MASK) >> GAUDISIM_MME_CTRL_OP_SHIFT)
+#define GAUDISIM_MME_CTRL_OP_VALUE(op) \
+	(((op) << GAUDISIM_MME_CTRL_OP_SHIFT) & GAUDISIM_MME_CTRL_OP_MASK)
+#define GAUDISIM_MME_OP_GEMM		0
+#define GAUDISIM_MME_OP_CONV_FWD	1
+#define GAUDISIM_MME_OP_CONV_DEDX	2
+#define GAUDISIM_MME_OP_CONV_DEDW	3
+/* CONV_FWD only: C is a bias of K elements, added to every output pixel. */
+#define GAUDISIM_MME_CTRL_CONV_BIAS	(1u << 4)
+#define GAUDISIM_MME_CTRL_VALID_MASK	0x1fu
 
 /* Scalars as IEEE-754 binary32 bit patterns (1.0f = 0x3F800000). */
 #define GAUDISIM_MME_ALPHA		0x068
 #define GAUDISIM_MME_BETA		0x06C
 
 /*
- * The configuration occupies 0x000..0x06C; 0x070..0x07C are reserved (no
- * register: reads return 0, writes are ignored and logged, like any
- * unknown offset). GAUDISIM_MME_CFG_END bounds the configuration space.
+ * The GEMM configuration occupies 0x000..0x06C; 0x070..0x07C are reserved
+ * (no register: reads return 0, writes are ignored and logged, like any
+ * unknown offset). GAUDISIM_MME_CFG_END bounds the GEMM configuration
+ * space; the convolution geometry follows at GAUDISIM_MME_CONV_BASE.
  */
 #define GAUDISIM_MME_CFG_END		0x080
 
@@ -181,5 +201,75 @@
 #define GAUDISIM_MME_LD_MAX		0x7fffffffu
 #define GAUDISIM_MME_MACS_MAX_LOG2	42
 #define GAUDISIM_MME_STAGE_MAX		(1ULL << 30)
+
+/*
+ * ---- Convolution modes ---------------------------------------------------
+ *
+ * Like Gaudi's MME, the engine runs 2-D convolutions natively on tensor
+ * geometry, with no im2col matrix in memory. Every tensor is dense and
+ * NHWC; the filters are [KH, KW, C, K] (K output channels innermost):
+ *
+ *	x  [N, H, W, C]		w  [KH, KW, C, K]	y  [N, OH, OW, K]
+ *	OH = (H + 2 * PAD_H - DIL_H * (KH - 1) - 1) / STRIDE_H + 1	(OW alike)
+ *
+ * with zero padding. Output pixel (oh, ow), tap (kh, kw) reads input row
+ * oh * STRIDE_H + kh * DIL_H - PAD_H (columns alike); taps in the padding
+ * contribute 0. The three operations (CTRL operation field):
+ *
+ *	CONV_FWD   A = x,  B = w,  C, D = y:   D = alpha * conv(x, w) + beta * C
+ *		   (with CTRL_CONV_BIAS, C is a bias [K]: beta * C[k] is added
+ *		   to every output pixel's channel k)
+ *	CONV_DEDX  A = dy, B = w,  C, D = dx:  D = alpha * conv^T(dy, w) + beta * C
+ *		   (dx[n,h,w,c] = sum of dy[n,oh,ow,k] * w[kh,kw,c,k] over the
+ *		   taps that read (h, w); inputs no tap reads get beta * C)
+ *	CONV_DEDW  A = x,  B = dy, C, D = dw:  D = alpha * dconv(x, dy) + beta * C
+ *		   (dw[kh,kw,c,k] = sum of x[n,ih,iw,c] * dy[n,oh,ow,k] over n, oh, ow)
+ *
+ * Addresses, DTYPE (FP32 or BF16 in, FP32 or BF16 out), ALPHA and BETA are
+ * the GEMM's registers; M, N, K, BATCH, the leading dimensions and batch
+ * strides are not used. The numerics are the GEMM's with the sum length L
+ * in place of K: L = KH * KW * C (FWD), KH * KW * K (DEDX), N * OH * OW
+ * (DEDW). The order of the sums is fixed for a given geometry, so results
+ * repeat bit for bit. alpha == 0 and beta == 0 skip reads as for a GEMM.
+ *
+ * D must not overlap A or B; C is either D itself (accumulate in place)
+ * or disjoint from it (a bias always disjoint). CTRL_CONV_BIAS outside
+ * CONV_FWD is a reserved bit (GAUDISIM_MME_ERR_FIELD). A convolution the MME cannot run (a geometry value
+ * out of range, padding that reaches a whole effective kernel, no output
+ * pixel, more than 2^42 multiply-adds, operands outside memory or
+ * misaligned, a forbidden overlap) is refused at launch like a bad GEMM:
+ * nothing is written.
+ */
+#define GAUDISIM_MME_CONV_BASE		0x100
+#define GAUDISIM_MME_CONV_N		0x100
+#define GAUDISIM_MME_CONV_H		0x104
+#define GAUDISIM_MME_CONV_W		0x108
+#define GAUDISIM_MME_CONV_C		0x10C	/* input channels */
+#define GAUDISIM_MME_CONV_K		0x110	/* output channels (filters) */
+#define GAUDISIM_MME_CONV_KH		0x114
+#define GAUDISIM_MME_CONV_KW		0x118
+#define GAUDISIM_MME_CONV_STRIDE_H	0x11C
+#define GAUDISIM_MME_CONV_STRIDE_W	0x120
+#define GAUDISIM_MME_CONV_PAD_H		0x124
+#define GAUDISIM_MME_CONV_PAD_W		0x128
+#define GAUDISIM_MME_CONV_DIL_H		0x12C
+#define GAUDISIM_MME_CONV_DIL_W		0x130
+#define GAUDISIM_MME_CONV_NUM_REGS	13
+#define GAUDISIM_MME_CONV_END		0x140
+
+/*
+ * Convolution limits: N, C, K 1..2^16; H, W 1..2^15; KH, KW, strides and
+ * dilations 1..255; paddings 0..255 and below the effective kernel extent
+ * DIL * (KH - 1) + 1; KH * KW * C at most GAUDISIM_MME_DIM_MAX.
+ * GAUDISIM_MME_ERR_DIM for a value out of range, GAUDISIM_MME_ERR_OVERLAP
+ * for a forbidden overlap. The engine's host tiles and accumulators (the
+ * filters twice, dx of a group of images (at least one), the bias and a
+ * few tiles of 256 Ki floats) above GAUDISIM_MME_STAGE_MAX bytes fail with
+ * GAUDISIM_MME_ERR_NOMEM.
+ */
+#define GAUDISIM_MME_CONV_NCK_MAX	(1u << 16)
+#define GAUDISIM_MME_CONV_HW_MAX	(1u << 15)
+#define GAUDISIM_MME_CONV_TAP_MAX	255u
+#define GAUDISIM_MME_ERR_OVERLAP	9	/* convolution: D overlaps an input */
 
 #endif /* GAUDISIM_HW_MME_H */

@@ -63,6 +63,7 @@ void gsim_mme_fini(struct gsim_mme *mme)
 	free(mme->scratch.b);
 	free(mme->scratch.acc);
 	free(mme->scratch.stage);
+	free(mme->scratch.conv);
 	memset(&mme->scratch, 0, sizeof(mme->scratch));
 }
 
@@ -71,10 +72,16 @@ void gsim_mme_reset(struct gsim_mme *mme)
 	memset(&mme->regs, 0, sizeof(mme->regs));
 }
 
-/* Offsets 0x000..0x06C are configuration registers; 0x070..0x07C are holes. */
+/*
+ * Offsets 0x000..0x06C are GEMM configuration registers (0x070..0x07C are
+ * holes), 0x100..0x130 the convolution geometry.
+ */
 static bool is_cfg_reg(uint32_t off)
 {
-	return off % 4 == 0 && off <= GAUDISIM_MME_BETA;
+	return off % 4 == 0 &&
+	       (off <= GAUDISIM_MME_BETA ||
+		(off >= GAUDISIM_MME_CONV_BASE &&
+		 off < GAUDISIM_MME_CONV_BASE + 4 * GAUDISIM_MME_CONV_NUM_REGS));
 }
 
 bool gsim_mme_reg_read(const struct gsim_mme *mme, uint32_t off, uint32_t *value)
@@ -129,6 +136,8 @@ const char *gsim_mme_err_name(int err)
 		return "operand extent overflows";
 	case GAUDISIM_MME_ERR_NOMEM:
 		return "out of host memory";
+	case GAUDISIM_MME_ERR_OVERLAP:
+		return "output overlaps an input";
 	}
 	return "?";
 }
@@ -223,7 +232,9 @@ int gsim_mme_decode(struct gsim_core *core, const struct gsim_mme_regs *regs,
 	int err;
 
 	memset(g, 0, sizeof(*g));
-	if ((dtype & ~GAUDISIM_MME_DTYPE_VALID_MASK) || (ctrl & ~GAUDISIM_MME_CTRL_VALID_MASK)) {
+	if ((dtype & ~GAUDISIM_MME_DTYPE_VALID_MASK) || (ctrl & ~GAUDISIM_MME_CTRL_VALID_MASK) ||
+	    ((ctrl & GAUDISIM_MME_CTRL_CONV_BIAS) &&
+	     GAUDISIM_MME_CTRL_OP(ctrl) != GAUDISIM_MME_OP_CONV_FWD)) {
 		gsim_log(core, "gaudisim: mme: reserved bits set (DTYPE 0x%x, CTRL 0x%x)",
 			 dtype, ctrl);
 		return GAUDISIM_MME_ERR_FIELD;
@@ -234,6 +245,9 @@ int gsim_mme_decode(struct gsim_core *core, const struct gsim_mme_regs *regs,
 			 GAUDISIM_DTYPE_BF16);
 		return GAUDISIM_MME_ERR_DTYPE;
 	}
+	g->op = GAUDISIM_MME_CTRL_OP(ctrl);
+	if (g->op != GAUDISIM_MME_OP_GEMM)
+		return gsim_mme_conv_decode(core, regs, g);
 
 	g->m = REG(regs, GAUDISIM_MME_M);
 	g->n = REG(regs, GAUDISIM_MME_N);
@@ -419,6 +433,12 @@ static void tile_gemm(bool ta, bool tb, uint32_t m, uint32_t n, uint32_t k,
 		}
 	}
 #endif
+}
+
+void gsim_mme_sgemm(uint32_t m, uint32_t n, uint32_t k, const float *a, uint64_t lda,
+		    const float *b, uint64_t ldb, bool accumulate, float *c, uint64_t ldc)
+{
+	tile_gemm(false, false, m, n, k, a, lda, b, ldb, accumulate, c, ldc);
 }
 
 /* ---- running a GEMM ------------------------------------------------------- */
@@ -727,6 +747,8 @@ int gsim_mme_run_work(struct gsim_mme *mme, const struct gsim_mme_gemm *g,
 	bool tiles_needed = false, stage_needed = false, c_is_d;
 	uint64_t b;
 
+	if (g->op != GAUDISIM_MME_OP_GEMM)
+		return gsim_mme_conv_run(mme, g, w);
 	/* Decide every batch's path first, so memory fails before any write. */
 	for (b = 0; b < g->batch; b++) {
 		bool hit = d_overlaps_inputs(g, b, &c_is_d);
@@ -767,6 +789,8 @@ int gsim_mme_run_work(struct gsim_mme *mme, const struct gsim_mme_gemm *g,
 
 uint64_t gsim_mme_gemm_flops(const struct gsim_mme_gemm *g)
 {
+	if (g->op != GAUDISIM_MME_OP_GEMM)
+		return 2 * g->conv.macs;
 	return 2ull * g->m * g->n * g->k * g->batch;
 }
 

@@ -31,9 +31,9 @@
 #include "gsim_core_internal.h"
 #include "hw/gaudisim_mme.h"
 
-#define GSIM_MME_NUM_CFG_REGS	(GAUDISIM_MME_CFG_END / 4)
+#define GSIM_MME_NUM_CFG_REGS	(GAUDISIM_MME_CONV_END / 4)
 
-/* The configuration registers, indexed by offset / 4. */
+/* The configuration registers (GEMM and convolution), indexed by offset / 4. */
 struct gsim_mme_regs {
 	uint32_t r[GSIM_MME_NUM_CFG_REGS];
 };
@@ -43,6 +43,8 @@ struct gsim_mme_scratch {
 	float *a, *b, *acc;	/* GSIM_MME_TILE-sized FP32 tiles */
 	uint8_t *stage;		/* staged D when it overlaps an input */
 	size_t stage_size;
+	float *conv;		/* convolution tiles and accumulators */
+	size_t conv_size;	/* bytes */
 };
 
 /* A stored operand after validation. */
@@ -50,14 +52,23 @@ struct gsim_mme_operand {
 	uint8_t *mem;		/* host pointer to element (0, 0) of batch 0 */
 	uint64_t addr;		/* device address, for overlap checks */
 	uint64_t ld;		/* elements between rows */
-	uint64_t stride;	/* elements between batches */
+	uint64_t stride;	/* elements between batches; a convolution tensor: its bytes */
 	uint32_t rows, cols;	/* as stored */
 	unsigned int dtype;
 	unsigned int esize;	/* bytes per element */
 };
 
-/* A validated GEMM, ready to run. */
+/* Convolution geometry after validation (hw/gaudisim_mme.h, convolution modes). */
+struct gsim_mme_conv {
+	uint32_t n, h, w, c, k, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow;
+	bool bias;		/* FWD: C is a bias [K] */
+	uint64_t macs;		/* multiply-adds of the whole operation */
+};
+
+/* A validated GEMM or convolution (op != GAUDISIM_MME_OP_GEMM), ready to run. */
 struct gsim_mme_gemm {
+	unsigned int op;
+	struct gsim_mme_conv conv;
 	uint32_t m, n, k, batch;
 	bool trans_a, trans_b;
 	float alpha, beta;
@@ -127,6 +138,23 @@ void gsim_mme_bf16_set_native(bool on);
  */
 bool gsim_mme_bf16_tile(struct gsim_mme *mme, const struct gsim_mme_gemm *g, uint64_t b,
 			uint32_t m0, uint32_t mt, uint32_t n0, uint32_t nt);
+/*
+ * Convolutions (gsim_mme_conv.c). decode: the geometry and operands of a
+ * convolution mode, after gsim_mme_decode() checked DTYPE and CTRL.
+ * run: the arithmetic, on blocked im2col tiles in host memory (the
+ * scratch below), stopping between blocks once w is cancelled.
+ */
+int gsim_mme_conv_decode(struct gsim_core *core, const struct gsim_mme_regs *regs,
+			 struct gsim_mme_gemm *g);
+int gsim_mme_conv_run(struct gsim_mme *mme, const struct gsim_mme_gemm *g,
+		      const struct gsim_work *w);
+/*
+ * c[m x n] (row stride ldc) = (accumulate ? c : 0) + a[m x k] @ b[k x n],
+ * FP32, row-major, untransposed: OpenBLAS or the portable loop.
+ */
+void gsim_mme_sgemm(uint32_t m, uint32_t n, uint32_t k, const float *a, uint64_t lda,
+		    const float *b, uint64_t ldb, bool accumulate, float *c, uint64_t ldc);
+
 /* Name of a GAUDISIM_MME_ERR_* code, for logs. */
 const char *gsim_mme_err_name(int err);
 

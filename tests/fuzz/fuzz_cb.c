@@ -130,8 +130,9 @@ static uint32_t pick_reg(struct fz_in *in)
 
 /*
  * Keep work per input bounded where a register sets its size: the TPC
- * watchdog and the MME's dimensions (valid huge values would only make
- * an input slow, not reach new code). Values the device must refuse pass.
+ * watchdog and the MME's GEMM and convolution sizes (valid huge values
+ * would only make an input slow, not reach new code). Values the device
+ * must refuse pass.
  */
 static uint32_t tame(uint32_t reg, uint32_t value)
 {
@@ -156,6 +157,21 @@ static uint32_t tame(uint32_t reg, uint32_t value)
 			break;
 		case GAUDISIM_MME_BATCH:
 			if (value > 8 && value <= GAUDISIM_MME_BATCH_MAX)
+				return value % 8 + 1;
+			break;
+		case GAUDISIM_MME_CONV_N:
+		case GAUDISIM_MME_CONV_H:
+		case GAUDISIM_MME_CONV_W:
+		case GAUDISIM_MME_CONV_C:
+		case GAUDISIM_MME_CONV_K:
+			if (value > 16 && value <= GAUDISIM_MME_CONV_NCK_MAX)
+				return value % 16 + 1;
+			break;
+		case GAUDISIM_MME_CONV_KH:
+		case GAUDISIM_MME_CONV_KW:
+		case GAUDISIM_MME_CONV_PAD_H:
+		case GAUDISIM_MME_CONV_PAD_W:
+			if (value > 8 && value <= GAUDISIM_MME_CONV_TAP_MAX)
 				return value % 8 + 1;
 			break;
 		}

@@ -199,6 +199,7 @@ Suite *engine_suite(void);
 Suite *eq_suite(void);
 Suite *tpc_suite(void);
 Suite *mme_suite(void);
+Suite *mme_conv_suite(void);
 Suite *mmu_suite(void);
 Suite *telemetry_suite(void);
 Suite *faults_suite(void);

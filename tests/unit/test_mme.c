@@ -1108,7 +1108,7 @@ static int mutate(struct cfg *c, enum mutation mu)
 	case MUT_DTYPE_IN: c->in = GAUDISIM_DTYPE_INT32; return GAUDISIM_MME_ERR_DTYPE;
 	case MUT_DTYPE_OUT: c->out = GAUDISIM_DTYPE_INT8; return GAUDISIM_MME_ERR_DTYPE;
 	case MUT_DTYPE_RSVD: c->dtype_raw = 0x100; return GAUDISIM_MME_ERR_FIELD;
-	case MUT_CTRL_RSVD: c->ctrl_raw = 0x4; return GAUDISIM_MME_ERR_FIELD;
+	case MUT_CTRL_RSVD: c->ctrl_raw = 0x20; return GAUDISIM_MME_ERR_FIELD;
 	case MUT_LDA_SHORT: c->a.ld = c->k - 1; return GAUDISIM_MME_ERR_LD;
 	case MUT_LDA_SHORT_T: c->ta = true; c->a.ld = c->k; c->m = c->k + 1;
 		return GAUDISIM_MME_ERR_LD;
