@@ -8,8 +8,9 @@
 # side's figure is its best round's training time (the epochs, without
 # start-up or evaluation), and the ratio is hl-train over PyTorch.
 # Then "launch": the per-step launch overhead in the guest, hl-step-bench
-# (the seed model's step, a one-op recipe, that op eager and lazy, each
-# against a bare NOP CS measured in the same run, interleaved).
+# (the seed model's step lazy and eager, a one-op recipe, that op eager
+# and lazy in a session, each against a bare NOP CS measured in the same
+# run, interleaved).
 #   scripts/bench-train.sh [MODEL...|launch]   default: seed mlp launch
 # Environment: BENCH_TRAIN_ROUNDS (default 2), BENCH_TRAIN_THREADS,
 # BENCH_LAUNCH_COUNT (samples per round, default 200), BENCH_LAUNCH_ROUNDS

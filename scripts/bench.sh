@@ -7,6 +7,8 @@
 #     through the sync manager) against the host's OpenBLAS sgemm: the
 #     device's overhead, and BF16 against FP32 sgemm; then the MME's
 #     portable kernels against OpenBLAS;
+#   - MME convolutions (forward, dedx, dedw) on LeNet's two layers and a
+#     3x3 64-channel layer against the host's im2col + OpenBLAS sgemm;
 #   - TPC relu over 64 MiB of HBM on the 8 TPCs, through their queues,
 #     against host memcpy;
 #   - HBM first touch: LIN_DMA memset into fresh HBM against host memset;
@@ -14,7 +16,9 @@
 #   - in the guest: DMA host<->HBM through the whole stack against guest
 #     memcpy (interleaved there) and host memcpy (measured right before and
 #     right after the guest run), and the NOP CS round trip beside a bare
-#     INFO ioctl round trip.
+#     INFO ioctl round trip;
+#   - the CNN's (LeNet) training samples/s in the guest against the CPU
+#     reference trainer on the host, measured before and after it.
 # Environment: BENCH_THREADS (device worker threads and OpenBLAS threads,
 # default: online CPUs), BENCH_ROUNDS (host benchmarks, default 7).
 set -euo pipefail
@@ -26,7 +30,7 @@ rounds=${BENCH_ROUNDS:-7}
 mib=64
 
 # The host programs are built by `make bench` (build/bench/).
-for prog in mme-bench mme-bench-portable tpc-bench hbm-touch host-memcpy; do
+for prog in mme-bench mme-bench-portable tpc-bench hbm-touch host-memcpy conv-bench; do
 	[ -x "$bin/$prog" ] || { echo "bench: $bin/$prog missing; run 'make bench'" >&2; exit 2; }
 done
 cd "$top"
@@ -36,6 +40,11 @@ echo "== MME GEMM 1024^3 through the device path vs the host's OpenBLAS sgemm"
 
 echo "== MME portable kernels (QEMU without OpenBLAS) vs OpenBLAS sgemm, 512^3"
 "$bin/mme-bench-portable" -s 512 -r "$rounds" -j "$threads"
+
+for layer in 1 2 3; do
+	echo "== MME convolution (layer $layer) through the device path vs host im2col + OpenBLAS sgemm"
+	"$bin/conv-bench" -l "$layer" -r "$rounds" -j "$threads"
+done
 
 echo "== TPC relu FP32 over $mib MiB in HBM, 8 TPCs through their queues, vs host memcpy"
 "$bin/tpc-bench" -s "$mib" -r "$rounds" -j "$threads"
@@ -70,5 +79,27 @@ grep -q '^cs_latency_us ' <<<"$guest_out" ||
 host=$(echo "(${before#memcpy_MiBps=} + ${after#memcpy_MiBps=}) / 2" | bc -l)
 printf 'dma_h2d ratio_to_host_memcpy=%.3f dma_d2h ratio_to_host_memcpy=%.3f (host memcpy %.0f MiB/s)\n' \
 	"$(echo "$h2d / $host" | bc -l)" "$(echo "$d2h / $host" | bc -l)" "$host"
+
+# The CNN's training steps: hl-train on the device in the VM against the
+# CPU reference trainer on the host (the same model, data and steps),
+# measured right before and right after the guest run.
+echo "== CNN training steps (models/lenet.json, MNIST): device in the VM vs the CPU reference on the host"
+cnn_ref() {
+	"$top/build/apps/hl-train-ref" --data-dir "$top/build/share/data" \
+		--model "$top/models/lenet.json" --max-steps 40 --no-eval |
+		sed -n 's/.*: \([0-9.]*\) samples\/s$/\1/p'
+}
+bash "$top/scripts/fetch-data.sh" mnist >/dev/null
+ref_before=$(cnn_ref)
+cnn_out=$(bash "$top/scripts/vm.sh" run -t 900 -- \
+	'mkdir -p /tmp/d/mnist && cp /mnt/host/data/mnist/*-ubyte /tmp/d/mnist/ &&
+	 hl-train --data-dir /tmp/d --model /usr/share/gaudisim/models/lenet.json --max-steps 200 --no-eval')
+ref_after=$(cnn_ref)
+dev=$(sed -n 's/.*: \([0-9.]*\) samples\/s.*/\1/p' <<<"$cnn_out" | tail -n 1)
+[ -n "$dev" ] && [ -n "$ref_before" ] && [ -n "$ref_after" ] ||
+	{ echo "$cnn_out" | tail -n 20 >&2; echo "bench: no CNN samples/s" >&2; exit 1; }
+ref=$(echo "($ref_before + $ref_after) / 2" | bc -l)
+printf 'cnn_train samples_per_s=%.0f cpu_reference_samples_per_s=%.0f ratio_to_reference=%.2f\n' \
+	"$dev" "$ref" "$(echo "$dev / $ref" | bc -l)"
 
 bash "$top/scripts/bench-train.sh"

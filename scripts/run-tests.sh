@@ -21,7 +21,7 @@ declare -A cmd=(
 	[lint]="bash $top/scripts/lint.sh"
 	[fuzz]="bash $top/scripts/run-fuzz.sh bounded"
 	[qtest]="bash $top/scripts/run-qtests.sh"
-	[guest]="bash $top/scripts/vm.sh run -t 1500 -- run-all.sh"
+	[guest]="bash $top/scripts/vm.sh run -t 3600 -- run-all.sh"
 )
 [ $# -gt 0 ] && suites=("$@")
 

@@ -39,16 +39,20 @@ struct backend_ops {
 	const char *name;		/* shown to the user: "HPU:0", "CPU" */
 	int (*open)(void **ctx, const struct backend_setup *setup,
 		    struct train_err *err);
-	/* Parameters and momentum (NULL with plain SGD) host -> executor. */
+	/*
+	 * Parameters and the optimizer's state (params_create_state, with
+	 * its update count; NULL: start from zero) host -> executor.
+	 */
 	int (*load_params)(void *ctx, const struct params *p,
-			   const struct params *momentum, struct train_err *err);
-	int (*store_params)(void *ctx, struct params *p, struct params *momentum,
+			   const struct params *state, struct train_err *err);
+	int (*store_params)(void *ctx, struct params *p, struct params *state,
 			    struct train_err *err);
 	/* The training-set order of one epoch (data->train.count indices). */
 	int (*begin_epoch)(void *ctx, const uint32_t *order, struct train_err *err);
 	/*
-	 * Queue one SGD step on order[first .. first + count); at most
-	 * `depth` steps are queued before collect() takes their results.
+	 * Queue one training step (forward, backward, optimizer update) on
+	 * order[first .. first + count); at most `depth` steps are queued
+	 * before collect() takes their results.
 	 */
 	int (*step)(void *ctx, uint32_t first, uint32_t count, float lr,
 		    struct train_err *err);

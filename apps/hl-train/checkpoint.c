@@ -9,7 +9,6 @@
 #include "safetensors.h"
 
 #define CHECKPOINT_FORMAT "hl-train 1"
-#define CHECKPOINT_MOMENTUM "/momentum"
 
 static void checkpoint_describe(const struct params_tensor *pt,
 				struct safetensors_tensor *t, const char *name,
@@ -23,30 +22,31 @@ static void checkpoint_describe(const struct params_tensor *pt,
 }
 
 int checkpoint_save(const char *path, const struct model *m, const struct params *p,
-		    const struct params *momentum, const struct checkpoint_state *st,
+		    const struct params *state, const struct checkpoint_state *st,
 		    struct train_err *err)
 {
-	struct safetensors_tensor t[2 * PARAMS_MAX];
-	char names[PARAMS_MAX][sizeof(p->t[0].name) + sizeof(CHECKPOINT_MOMENTUM)];
-	char epochs[24], steps[24], seed[24];
+	struct safetensors_tensor t[PARAMS_MAX + PARAMS_STATE_MAX];
+	char epochs[24], steps[24], seed[24], updates[24];
 	struct safetensors_meta meta[] = {
 		{ "format", CHECKPOINT_FORMAT }, { "model", m->name },
 		{ "epochs_done", epochs }, { "steps_done", steps }, { "seed", seed },
+		{ "optimizer_updates", updates },
 	};
-	size_t n = 0;
+	size_t n = 0, n_meta = sizeof(meta) / sizeof(meta[0]);
 
 	snprintf(epochs, sizeof(epochs), "%" PRIu32, st->epochs_done);
 	snprintf(steps, sizeof(steps), "%" PRIu64, st->steps_done);
 	snprintf(seed, sizeof(seed), "%" PRIu64, st->seed);
+	/* LAMB's bias correction counts the updates its moments have seen */
+	if (m->train.optimizer == MODEL_OPT_LAMB && state)
+		snprintf(updates, sizeof(updates), "%" PRIu64, state->updates);
+	else
+		n_meta--;
 	for (uint32_t i = 0; i < p->count; i++)
 		checkpoint_describe(&p->t[i], &t[n++], p->t[i].name, p->t[i].data);
-	for (uint32_t i = 0; momentum && i < momentum->count; i++) {
-		snprintf(names[i], sizeof(names[i]), "%s" CHECKPOINT_MOMENTUM,
-			 momentum->t[i].name);
-		checkpoint_describe(&momentum->t[i], &t[n++], names[i],
-				    momentum->t[i].data);
-	}
-	return safetensors_write(path, t, n, meta, sizeof(meta) / sizeof(meta[0]), err);
+	for (uint32_t i = 0; state && i < state->count; i++)
+		checkpoint_describe(&state->t[i], &t[n++], state->t[i].name, state->t[i].data);
+	return safetensors_write(path, t, n, meta, n_meta, err);
 }
 
 static int checkpoint_get(const struct safetensors_file *f, const char *name,
@@ -76,13 +76,12 @@ static int checkpoint_meta_u64(const struct safetensors_file *f, const char *key
 }
 
 int checkpoint_load(const char *path, const struct model *m, struct params *p,
-		    struct params *momentum, struct checkpoint_state *st,
+		    struct params *state, struct checkpoint_state *st,
 		    struct train_err *err)
 {
 	struct safetensors_file f;
 	const char *format, *model;
 	uint64_t epochs;
-	char name[sizeof(p->t[0].name) + sizeof(CHECKPOINT_MOMENTUM)];
 	int ret = -1;
 
 	if (safetensors_read(path, &f, err))
@@ -106,11 +105,12 @@ int checkpoint_load(const char *path, const struct model *m, struct params *p,
 	for (uint32_t i = 0; i < p->count; i++)
 		if (checkpoint_get(&f, p->t[i].name, &p->t[i], err))
 			goto out;
-	for (uint32_t i = 0; momentum && i < momentum->count; i++) {
-		snprintf(name, sizeof(name), "%s" CHECKPOINT_MOMENTUM, momentum->t[i].name);
-		if (checkpoint_get(&f, name, &momentum->t[i], err))
+	for (uint32_t i = 0; state && i < state->count; i++)
+		if (checkpoint_get(&f, state->t[i].name, &state->t[i], err))
 			goto out;
-	}
+	if (state && m->train.optimizer == MODEL_OPT_LAMB &&
+	    checkpoint_meta_u64(&f, "optimizer_updates", &state->updates, err))
+		goto out;
 	ret = 0;
 out:
 	safetensors_close(&f);

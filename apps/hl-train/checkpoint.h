@@ -1,8 +1,10 @@
 /*
  * Training checkpoints as safetensors: every parameter under its Keras
- * name ("dense/kernel"), the SGD momentum under "<name>/momentum", and
- * in the metadata the model's name, the seed and the epochs and steps
- * done, so a resumed run continues exactly where the saved one stopped.
+ * name ("dense/kernel"), the optimizer state under libhlrt's names (SGD
+ * "<name>/momentum", LAMB "<name>/m" and "<name>/v"), and in the
+ * metadata the model's name, the seed, the epochs and steps done and
+ * LAMB's update count, so a resumed run continues exactly where the
+ * saved one stopped.
  */
 #ifndef CHECKPOINT_H
 #define CHECKPOINT_H
@@ -18,14 +20,14 @@ struct checkpoint_state {
 	uint64_t seed;
 };
 
-/* momentum may be NULL (plain SGD). */
+/* state (params_create_state) may be NULL or empty (plain SGD). */
 int checkpoint_save(const char *path, const struct model *m, const struct params *p,
-		    const struct params *momentum, const struct checkpoint_state *st,
+		    const struct params *state, const struct checkpoint_state *st,
 		    struct train_err *err);
-/* Fill p (and momentum, if not NULL) from path; the names and shapes
+/* Fill p (and state, if not NULL) from path; the names and shapes
  * must be the model's. */
 int checkpoint_load(const char *path, const struct model *m, struct params *p,
-		    struct params *momentum, struct checkpoint_state *st,
+		    struct params *state, struct checkpoint_state *st,
 		    struct train_err *err);
 
 #endif

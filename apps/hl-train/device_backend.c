@@ -41,6 +41,7 @@ struct dev_ctx {
 	const struct model *m;
 	const struct dataset *data;
 	bool bf16;
+	bool eager;			/* --eager: one submission per node */
 	hlrt_device *dev;
 	hlrt_stream *stream;
 	struct dev_buf buf[DEV_MAX_BUFS];
@@ -259,7 +260,10 @@ static int dev_build(struct dev_ctx *d, struct params *p, uint32_t batch, bool t
 	struct hlrt_reshape_params as_col = { .ndims = 2, .dims = { batch, 1 } };
 	/* gather_rows takes its batch size from dims[0] */
 	struct hlrt_reshape_params rows = { .ndims = 1, .dims = { batch } };
-	struct hlrt_compile_options copts = { .bf16 = d->bf16 };
+	/* eager: the same recipe, each node its own submission (bit-identical) */
+	struct hlrt_compile_options copts = {
+		.bf16 = d->bf16, .eager = d->eager ? HLRT_EAGER_ON : HLRT_EAGER_FROM_ENV,
+	};
 	char name[32];
 	hlrt_tensor *images, *labels, *order, *offset, *x, *y, *logits, *t2[3];
 	hlrt_tensor *loss, *correct, *eq;
@@ -298,15 +302,25 @@ static int dev_build(struct dev_ctx *d, struct params *p, uint32_t batch, bool t
 	correct = dev_node(&gb, "reduce_sum_i32", "model/Correct/Sum", &eq, 1, correct,
 			   &sum0, sizeof(sum0));
 	if (!gb.st && train) {
+		const struct model_training *t = &d->m->train;
 		struct hlrt_optimizer_desc opt = { .kind = HLRT_OPT_SGD };
 		hlrt_tensor *lr = dev_tensor(&gb, "lr", HLRT_FP32, HLRT_TENSOR_INPUT, 1, &one);
 
-		opt.u.sgd.momentum = d->m->train.momentum;
-		opt.u.sgd.weight_decay = d->m->train.weight_decay;
-		opt.u.sgd.nesterov = d->m->train.nesterov;
+		if (t->optimizer == MODEL_OPT_LAMB) {
+			opt.kind = HLRT_OPT_LAMB;
+			opt.u.lamb.beta1 = t->beta1;
+			opt.u.lamb.beta2 = t->beta2;
+			opt.u.lamb.eps = t->epsilon;
+			opt.u.lamb.weight_decay = t->weight_decay;
+		} else {
+			opt.u.sgd.momentum = t->momentum;
+			opt.u.sgd.weight_decay = t->weight_decay;
+			opt.u.sgd.nesterov = t->nesterov;
+		}
 		if (!gb.st) {
 			gb.st = hlrt_graph_train(gb.g, loss, &opt, lr);
-			snprintf(gb.what, sizeof(gb.what), "autodiff and SGD");
+			snprintf(gb.what, sizeof(gb.what), "autodiff and %s",
+				 t->optimizer == MODEL_OPT_LAMB ? "LAMB" : "SGD");
 		}
 	}
 	if (!gb.st) {
@@ -339,7 +353,7 @@ static int dev_bind(struct dev_ctx *d, struct dev_step *s, struct train_err *err
 
 		if (dev_fail(hlrt_recipe_persistent_info(s->recipe, i, &pi), "recipe", err))
 			return -1;
-		/* Optimizer state ("<param>/momentum") starts at zero. */
+		/* Optimizer state ("<param>/momentum", "<param>/m", ..) starts at zero. */
 		b = dev_buf_get(d, pi.name, pi.bytes, err);
 		if (!b)
 			return -1;
@@ -367,7 +381,9 @@ static int dev_check_hbm(struct dev_ctx *d, const struct params *p, struct train
 	struct hlrt_device_info info;
 	const struct dataset *ds = d->data;
 	uint64_t sample = model_shape_size(&d->m->input) * 4ull + 8;
-	uint64_t need = (uint64_t)p->total * 4 * (d->m->train.momentum != 0.0f ? 2 : 1) +
+	uint32_t copies = d->m->train.optimizer == MODEL_OPT_LAMB ? 3 :
+			  d->m->train.momentum != 0.0f ? 2 : 1;
+	uint64_t need = (uint64_t)p->total * 4 * copies +
 			((uint64_t)ds->train.count + ds->test.count) * sample;
 
 	if (dev_fail(hlrt_device_get_info(d->dev, &info), "device info", err))
@@ -426,15 +442,13 @@ static int dev_open(void **ctx, const struct backend_setup *setup, struct train_
 	hlrt_status st;
 	int ret = -1;
 
-	if (setup->eager)
-		return train_err_set(err, "--eager: op-by-op training is not implemented in "
-				     "hl-train yet (it runs one compiled recipe per step)");
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return train_err_set(err, "out of memory");
 	d->m = setup->model;
 	d->data = ds;
 	d->bf16 = setup->bf16;
+	d->eager = setup->eager;
 	if (params_layout(d->m, &shapes, err)) {
 		free(d);
 		return -1;
@@ -499,7 +513,7 @@ out:
 	return 0;
 }
 
-/* Copy every parameter (and momentum) between host and its device buffer. */
+/* Copy every tensor of p (parameters or optimizer state) to or from the device. */
 static int dev_params_xfer(struct dev_ctx *d, const struct params *p, bool to_device,
 			   const char *suffix, struct train_err *err)
 {
@@ -522,17 +536,50 @@ static int dev_params_xfer(struct dev_ctx *d, const struct params *p, bool to_de
 	return 0;
 }
 
-static int dev_load_params(void *ctx, const struct params *p, const struct params *momentum,
+/*
+ * LAMB's update count, libhlrt's "optimizer/step" (INT32): the host's
+ * *updates to the device or back.
+ */
+static int dev_step_xfer(struct dev_ctx *d, uint64_t *updates, bool to_device,
+			 struct train_err *err)
+{
+	static const char name[] = "optimizer/step";
+	struct dev_buf *b;
+	int32_t step;
+
+	if (d->m->train.optimizer != MODEL_OPT_LAMB)
+		return 0;
+	b = dev_buf_find(d, name);
+	if (!b || b->bytes != sizeof(step))
+		return train_err_set(err, "tensor %s: no device buffer of its size", name);
+	if (to_device) {
+		if (*updates > INT32_MAX)
+			return train_err_set(err, "LAMB: %" PRIu64 " updates done, at most %d",
+					     *updates, INT32_MAX);
+		step = (int32_t)*updates;
+		return dev_fail(hlrt_memcpy_h2d(d->dev, b->addr, &step, sizeof(step)), name, err);
+	}
+	if (dev_fail(hlrt_memcpy_d2h(d->dev, &step, b->addr, sizeof(step)), name, err))
+		return -1;
+	*updates = (uint64_t)step;
+	return 0;
+}
+
+static int dev_load_params(void *ctx, const struct params *p, const struct params *state,
 			   struct train_err *err)
 {
 	struct dev_ctx *d = ctx;
+	uint64_t updates = state ? state->updates : 0;
 
 	if (dev_params_xfer(d, p, true, "", err))
 		return -1;
-	return momentum ? dev_params_xfer(d, momentum, true, "/momentum", err) : 0;
+	if (state && dev_params_xfer(d, state, true, "", err))
+		return -1;
+	/* no state: the moments stay as allocated (zero), the count restarts */
+	return dev_step_xfer(d, &updates, true, err);
 }
 
-static int dev_store_params(void *ctx, struct params *p, struct params *momentum,
+static int dev_store_params(void *ctx, struct params *p, struct params *state,
 			    struct train_err *err)
 {
 	struct dev_ctx *d = ctx;
@@ -540,7 +587,9 @@ static int dev_store_params(void *ctx, struct params *p, struct params *momentum
 	if (dev_fail(hlrt_stream_synchronize(d->stream), "synchronising", err) ||
 	    dev_params_xfer(d, p, false, "", err))
 		return -1;
-	return momentum ? dev_params_xfer(d, momentum, false, "/momentum", err) : 0;
+	if (!state)
+		return 0;
+	return dev_params_xfer(d, state, false, "", err) || dev_step_xfer(d, &state->updates, false, err);
 }
 
 static int dev_begin_epoch(void *ctx, const uint32_t *order, struct train_err *err)

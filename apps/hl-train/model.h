@@ -42,12 +42,14 @@ struct model_layer {
 
 enum model_optimizer {
 	MODEL_OPT_SGD,
+	MODEL_OPT_LAMB,			/* FusedLamb: Adam moments, per-tensor trust ratio */
 };
 
 struct model_training {
 	enum model_optimizer optimizer;
 	float learning_rate;
-	float momentum;
+	float momentum;			/* SGD */
+	float beta1, beta2, epsilon;	/* LAMB */
 	float weight_decay;
 	bool nesterov;
 	uint32_t batch_size;

@@ -310,24 +310,44 @@ static int model_json_optimizer(struct model_json_ctx *cx, json_t *obj,
 				struct model_training *t)
 {
 	static const char *const keys[] = {
-		"type", "learning_rate", "momentum", "nesterov", "weight_decay", NULL
+		"type", "learning_rate", "momentum", "nesterov", "weight_decay",
+		"beta_1", "beta_2", "epsilon", NULL
 	};
+	/* the keys of the other optimizer: refused, not silently ignored */
+	static const char *const sgd_only[] = { "momentum", "nesterov", NULL };
+	static const char *const lamb_only[] = { "beta_1", "beta_2", "epsilon", NULL };
 	const char *where = "training.optimizer", *type;
+	const char *const *foreign;
+	char path[128], msg[96];
 
 	if (!json_is_object(obj))
 		return model_json_fail(cx, where, "must be an object");
 	if (model_json_keys(cx, obj, where, keys))
 		return -1;
 	type = json_string_value(json_object_get(obj, "type"));
-	if (!type || strcmp(type, "sgd") != 0)
-		return model_json_fail(cx, where, "\"type\" must be \"sgd\"");
-	t->optimizer = MODEL_OPT_SGD;
+	if (type && strcmp(type, "sgd") == 0)
+		t->optimizer = MODEL_OPT_SGD;
+	else if (type && strcmp(type, "lamb") == 0)
+		t->optimizer = MODEL_OPT_LAMB;
+	else
+		return model_json_fail(cx, where, "\"type\" must be \"sgd\" or \"lamb\"");
+	foreign = t->optimizer == MODEL_OPT_LAMB ? sgd_only : lamb_only;
+	for (size_t k = 0; foreign[k]; k++)
+		if (json_object_get(obj, foreign[k])) {
+			snprintf(path, sizeof(path), "%s.%s", where, foreign[k]);
+			snprintf(msg, sizeof(msg), "does not apply to \"%s\"", type);
+			return model_json_fail(cx, path, msg);
+		}
+	/* LAMB's defaults are the FusedLamb ones; beta < 1 keeps 1 - beta^t > 0 */
 	return model_json_number(cx, obj, "learning_rate", where, 0.01, 1e-9, 10.0,
 				 &t->learning_rate) ||
 	       model_json_number(cx, obj, "momentum", where, 0.0, 0.0, 0.999,
 				 &t->momentum) ||
 	       model_json_number(cx, obj, "weight_decay", where, 0.0, 0.0, 1.0,
 				 &t->weight_decay) ||
+	       model_json_number(cx, obj, "beta_1", where, 0.9, 0.0, 0.9999, &t->beta1) ||
+	       model_json_number(cx, obj, "beta_2", where, 0.999, 0.0, 0.99999, &t->beta2) ||
+	       model_json_number(cx, obj, "epsilon", where, 1e-6, 1e-12, 1.0, &t->epsilon) ||
 	       model_json_bool(cx, obj, "nesterov", where, &t->nesterov) ? -1 : 0;
 }
 

@@ -63,6 +63,39 @@ int params_create(const struct model *m, struct params *p, struct train_err *err
 	return 0;
 }
 
+int params_create_state(const struct model *m, struct params *s, struct train_err *err)
+{
+	static const char *const sgd[] = { "momentum" }, *const lamb[] = { "m", "v" };
+	const char *const *suffix = m->train.optimizer == MODEL_OPT_LAMB ? lamb : sgd;
+	uint32_t slots = m->train.optimizer == MODEL_OPT_LAMB ? 2 :
+			 m->train.momentum != 0.0f ? 1 : 0;
+	struct params layout;
+	float *at;
+
+	memset(s, 0, sizeof(*s));
+	if (slots == 0)
+		return 0;
+	if (params_layout(m, &layout, err))
+		return -1;
+	for (uint32_t k = 0; k < slots; k++)
+		for (uint32_t i = 0; i < layout.count; i++) {
+			struct params_tensor *t = &s->t[s->count++];
+
+			*t = layout.t[i];
+			snprintf(t->name, sizeof(t->name), "%.55s/%s", layout.t[i].name, suffix[k]);
+			s->total += t->count;
+		}
+	s->storage = calloc(s->total, sizeof(float));
+	if (!s->storage)
+		return train_err_set(err, "out of memory for %zu optimizer state values", s->total);
+	at = s->storage;
+	for (uint32_t i = 0; i < s->count; i++) {
+		s->t[i].data = at;
+		at += s->t[i].count;
+	}
+	return 0;
+}
+
 void params_init_glorot(const struct model *m, struct params *p)
 {
 	struct train_rng rng;
@@ -103,6 +136,7 @@ struct params_tensor *params_find(struct params *p, uint32_t layer, int bias)
 void params_copy(struct params *dst, const struct params *src)
 {
 	memcpy(dst->storage, src->storage, src->total * sizeof(float));
+	dst->updates = src->updates;
 }
 
 void params_free(struct params *p)

@@ -14,9 +14,11 @@
 
 #define PARAMS_MAX (2 * MODEL_MAX_LAYERS)
 #define PARAMS_MAX_DIMS 4
+/* Optimizer state: at most two tensors per parameter (LAMB's m and v). */
+#define PARAMS_STATE_MAX (2 * PARAMS_MAX)
 
 struct params_tensor {
-	char name[MODEL_NAME_LEN + 8];
+	char name[MODEL_NAME_LEN + 20];	/* "<layer>/kernel", "<layer>/kernel/m" */
 	uint32_t layer;			/* index into model.layers */
 	uint32_t ndims;
 	uint32_t dims[PARAMS_MAX_DIMS];
@@ -26,15 +28,24 @@ struct params_tensor {
 
 struct params {
 	uint32_t count;
-	struct params_tensor t[PARAMS_MAX];
+	struct params_tensor t[PARAMS_STATE_MAX];
 	size_t total;			/* floats in storage */
 	float *storage;
+	uint64_t updates;		/* optimizer state: steps applied (LAMB's t) */
 };
 
 /* Names and shapes of the parameters of M (shapes inferred), no storage. */
 int params_layout(const struct model *m, struct params *p, struct train_err *err);
 /* The layout with storage, all zero. */
 int params_create(const struct model *m, struct params *p, struct train_err *err);
+/*
+ * The optimizer's state of M's parameters, all zero, each tensor under
+ * the name libhlrt gives it: SGD with momentum "<param>/momentum"; LAMB
+ * "<param>/m" for every parameter, then "<param>/v" (m of parameter i
+ * at storage[i's offset], v at storage[total / 2 + i's offset]). Plain
+ * SGD has no state: count 0, no storage.
+ */
+int params_create_state(const struct model *m, struct params *s, struct train_err *err);
 /* Kernels Glorot-uniform from the seed's init stream, biases zero. */
 void params_init_glorot(const struct model *m, struct params *p);
 /* The parameter of layer LAYER: kernel (bias = 0) or bias (bias = 1). */

@@ -9,12 +9,14 @@
 #include <string.h>
 
 #include "backend.h"
+#include "ref_lamb.h"
 
 struct ref_trainer {
 	const struct model *m;
 	const struct dataset *data;
 	uint32_t max_batch;
-	struct params p, grad, momentum;
+	struct params p, grad, state;	/* state: params_create_state */
+	float *lamb_u;				/* LAMB's raw update, one tensor */
 	float *act[MODEL_MAX_LAYERS + 1];	/* act[0] input, act[i+1] = layer i out */
 	float *dact[MODEL_MAX_LAYERS + 1];
 	uint32_t *argmax[MODEL_MAX_LAYERS];	/* MaxPool2D: winning input index */
@@ -317,13 +319,32 @@ static void ref_sgd(struct ref_trainer *r, float lr)
 		float g = r->grad.storage[i] + t->weight_decay * w;
 
 		if (t->momentum != 0.0f) {
-			float v = t->momentum * r->momentum.storage[i] + g;
+			float v = t->momentum * r->state.storage[i] + g;
 
-			r->momentum.storage[i] = v;
+			r->state.storage[i] = v;
 			g = t->nesterov ? g + t->momentum * v : v;
 		}
 		r->p.storage[i] = w - lr * g;
 	}
+}
+
+/* LAMB, tensor by tensor: m of parameter i is state.t[i], v state.t[count + i]. */
+static void ref_lamb(struct ref_trainer *r, float lr)
+{
+	const struct model_training *t = &r->m->train;
+	const struct ref_lamb_params lp = {
+		.beta1 = t->beta1, .beta2 = t->beta2, .epsilon = t->epsilon,
+		.weight_decay = t->weight_decay,
+	};
+
+	for (uint32_t i = 0; i < r->p.count; i++) {
+		struct params_tensor *w = &r->p.t[i];
+
+		ref_lamb_update(&lp, lr, r->state.updates, w->data,
+				r->grad.t[i].data, r->state.t[i].data,
+				r->state.t[r->p.count + i].data, r->lamb_u, w->count);
+	}
+	r->state.updates++;
 }
 
 static void ref_gather(struct ref_trainer *r, const struct dataset_split *s,
@@ -357,7 +378,8 @@ static void ref_close(void *ctx)
 	free(r->test_idx);
 	params_free(&r->p);
 	params_free(&r->grad);
-	params_free(&r->momentum);
+	params_free(&r->state);
+	free(r->lamb_u);
 	free(r);
 }
 
@@ -381,8 +403,11 @@ static int ref_open(void **ctx, const struct backend_setup *setup,
 	r->max_batch = setup->batch > 1000 ? setup->batch : 1000;
 	b = r->max_batch;
 	if (params_create(m, &r->p, err) || params_create(m, &r->grad, err) ||
-	    params_create(m, &r->momentum, err))
+	    params_create_state(m, &r->state, err))
 		goto fail;
+	r->lamb_u = malloc(sizeof(float) * r->p.total);
+	if (!r->lamb_u)
+		goto oom;
 	r->act[0] = malloc(sizeof(float) * b * model_shape_size(&m->input));
 	r->dlogits = malloc(sizeof(float) * b * DATASET_CLASSES);
 	r->labels = malloc(sizeof(int32_t) * b);
@@ -411,28 +436,35 @@ fail:
 }
 
 static int ref_load_params(void *ctx, const struct params *p,
-			   const struct params *momentum, struct train_err *err)
+			   const struct params *state, struct train_err *err)
 {
 	struct ref_trainer *r = ctx;
 
-	(void)err;
 	params_copy(&r->p, p);
-	if (momentum)
-		params_copy(&r->momentum, momentum);
-	else
-		memset(r->momentum.storage, 0, r->momentum.total * sizeof(float));
+	if (state && state->total != r->state.total)
+		return train_err_set(err, "reference: optimizer state of %zu values, the model's "
+				     "has %zu", state->total, r->state.total);
+	if (state) {
+		params_copy(&r->state, state);
+	} else {
+		if (r->state.storage)
+			memset(r->state.storage, 0, r->state.total * sizeof(float));
+		r->state.updates = 0;
+	}
 	return 0;
 }
 
-static int ref_store_params(void *ctx, struct params *p, struct params *momentum,
+static int ref_store_params(void *ctx, struct params *p, struct params *state,
 			    struct train_err *err)
 {
 	struct ref_trainer *r = ctx;
 
-	(void)err;
 	params_copy(p, &r->p);
-	if (momentum)
-		params_copy(momentum, &r->momentum);
+	if (state && state->total != r->state.total)
+		return train_err_set(err, "reference: optimizer state of %zu values, the model's "
+				     "has %zu", state->total, r->state.total);
+	if (state)
+		params_copy(state, &r->state);
 	return 0;
 }
 
@@ -460,7 +492,10 @@ static int ref_step(void *ctx, uint32_t first, uint32_t count, float lr,
 	r->result.loss = (float)(ref_softmax_xent(logits, r->labels, count, DATASET_CLASSES,
 						  r->dlogits, &r->result.correct) / count);
 	ref_backward(r, count);
-	ref_sgd(r, lr);
+	if (r->m->train.optimizer == MODEL_OPT_LAMB)
+		ref_lamb(r, lr);
+	else
+		ref_sgd(r, lr);
 	return 0;
 }
 

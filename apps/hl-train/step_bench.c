@@ -6,7 +6,10 @@
  *                        seed model by default) through the trainer's own
  *                        device backend: patch + submit + wait, with the
  *                        step's offset in and loss out riding in the CS
- *                        (so it includes the step's device time)
+ *                        (so it includes the step's device time); lazy
+ *                        mode: one submission per step
+ *   step_launch_seed_eager  the same step compiled eager (--eager): one
+ *                        submission per node, each waited for
  *   step_seed_queued     the same step with the backend's full queue in
  *                        flight, as hl-train runs it: a queue of steps
  *                        launched, then one wait, per step; the round
@@ -49,11 +52,11 @@
 #define BENCH_OP_ELEMS 256
 
 enum bench_series {
-	S_SEED, S_SEED_QUEUED, S_MINIMAL, S_EAGER, S_LAZY, S_NOP_CS, S_INFO, S_COUNT
+	S_SEED, S_SEED_EAGER, S_SEED_QUEUED, S_MINIMAL, S_EAGER, S_LAZY, S_NOP_CS, S_INFO, S_COUNT
 };
 
 static const char *const series_name[S_COUNT] = {
-	"step_launch_seed", "step_seed_queued", "step_launch_minimal", "op_eager", "op_lazy", "nop_cs",
+	"step_launch_seed", "step_launch_seed_eager", "step_seed_queued", "step_launch_minimal", "op_eager", "op_lazy", "nop_cs",
 	"info_ioctl",
 };
 
@@ -158,18 +161,19 @@ static void synthetic_free(struct dataset *ds)
 	free(ds->test.labels);
 }
 
-static int seed_block(struct bench *b, const struct model *m, const struct dataset *ds)
+/* Eager: the step compiled one submission per node, no queued series. */
+static int seed_block(struct bench *b, const struct model *m, const struct dataset *ds,
+		      bool eager)
 {
 	const struct backend_ops *ops = &device_backend_ops;
 	uint32_t batch = m->train.batch_size, order[BENCH_TRAIN_BATCHES * 1024];
 	struct backend_setup setup = { .model = m, .data = ds, .batch = batch,
-				       .bf16 = m->train.bf16 };
+				       .bf16 = m->train.bf16, .eager = eager };
 	struct backend_step_result res[BENCH_TRAIN_BATCHES * 4];
 	uint32_t depth = ops->depth < BENCH_TRAIN_BATCHES * 4 ? ops->depth
 							       : BENCH_TRAIN_BATCHES * 4;
 	struct train_err err = { "" };
 	struct params p = { 0 }, mom = { 0 };
-	bool has_mom = m->train.momentum != 0.0f;
 	void *ctx = NULL;
 	int rc = -1;
 
@@ -177,10 +181,10 @@ static int seed_block(struct bench *b, const struct model *m, const struct datas
 		order[i] = i;
 	if (ops->open(&ctx, &setup, &err))
 		goto out;
-	if (params_create(m, &p, &err) || (has_mom && params_create(m, &mom, &err)))
+	if (params_create(m, &p, &err) || params_create_state(m, &mom, &err))
 		goto out;
 	params_init_glorot(m, &p);
-	if (ops->load_params(ctx, &p, has_mom ? &mom : NULL, &err) ||
+	if (ops->load_params(ctx, &p, mom.count ? &mom : NULL, &err) ||
 	    ops->begin_epoch(ctx, order, &err))
 		goto out;
 	for (long i = -BENCH_WARMUP; i < b->count; i++) {
@@ -191,10 +195,14 @@ static int seed_block(struct bench *b, const struct model *m, const struct datas
 		    ops->collect(ctx, res, 1, &err))
 			goto out;
 		if (i >= 0) {
-			record(b, S_SEED, app_monotonic_ns() - t0);
+			record(b, eager ? S_SEED_EAGER : S_SEED, app_monotonic_ns() - t0);
 			if (info_sample(b))
 				goto out;
 		}
+	}
+	if (eager) {
+		rc = 0;
+		goto out;
 	}
 	/* a full queue per sample: as many steps as the other series' samples */
 	for (long i = 0; i < (b->count + depth - 1) / depth; i++) {
@@ -496,7 +504,8 @@ int main(int argc, char **argv)
 	printf("hl-step-bench: model %s (batch %u), add_f32 of %d floats, %ld rounds of %ld "
 	       "samples\n", m.name, m.train.batch_size, BENCH_OP_ELEMS, b.rounds, b.count);
 	for (long r = 0; r < b.rounds; r++)
-		if (seed_block(&b, &m, &ds) || runtime_block(&b, recipe) || nop_cs_block(&b))
+		if (seed_block(&b, &m, &ds, false) || seed_block(&b, &m, &ds, true) ||
+		    runtime_block(&b, recipe) || nop_cs_block(&b))
 			goto out;
 	report(&b);
 	rc = EXIT_SUCCESS;

@@ -35,8 +35,8 @@ struct train_run_state {
 	const struct backend_ops *ops;
 	struct model model;
 	struct dataset data;
-	struct params params, momentum;
-	bool has_momentum;
+	struct params params, state;	/* state: the optimizer's (params_create_state) */
+	bool has_state;
 	struct checkpoint_state ckpt;
 	struct report report;
 	FILE *losses;
@@ -97,16 +97,16 @@ static int train_loop_params(struct train_run_state *s, struct train_err *err)
 
 	if (params_create(m, &s->params, err))
 		return -1;
-	s->has_momentum = m->train.momentum != 0.0f;
-	if (s->has_momentum && params_create(m, &s->momentum, err))
+	if (params_create_state(m, &s->state, err))
 		return -1;
+	s->has_state = s->state.count > 0;
 	s->ckpt.seed = m->train.seed;
 	if (!o->resume) {
 		params_init_glorot(m, &s->params);
 		return 0;
 	}
 	if (checkpoint_load(o->resume, m, &s->params,
-			    s->has_momentum ? &s->momentum : NULL, &s->ckpt, err))
+			    s->has_state ? &s->state : NULL, &s->ckpt, err))
 		return -1;
 	if (s->ckpt.seed != m->train.seed)
 		return train_err_set(err, "%s: saved with seed %llu, the run uses %llu",
@@ -126,7 +126,8 @@ static void train_loop_mllog_start(struct train_run_state *s)
 	report_mllog(&s->report, "INTERVAL_START", "run_start", "null", NULL);
 	snprintf(v, sizeof(v), "%u", t->batch_size);
 	report_mllog(&s->report, "POINT_IN_TIME", "global_batch_size", v, NULL);
-	report_mllog(&s->report, "POINT_IN_TIME", "opt_name", "\"sgd\"", NULL);
+	report_mllog(&s->report, "POINT_IN_TIME", "opt_name",
+		     t->optimizer == MODEL_OPT_LAMB ? "\"lamb\"" : "\"sgd\"", NULL);
 	snprintf(v, sizeof(v), "%.9g", t->learning_rate);
 	report_mllog(&s->report, "POINT_IN_TIME", "opt_base_learning_rate", v, NULL);
 	snprintf(v, sizeof(v), "%llu", (unsigned long long)t->seed);
@@ -221,10 +222,10 @@ static int train_loop_epoch(struct train_run_state *s, uint32_t epoch,
 static int train_loop_save(struct train_run_state *s, struct train_err *err)
 {
 	if (s->ops->store_params(s->backend, &s->params,
-				 s->has_momentum ? &s->momentum : NULL, err))
+				 s->has_state ? &s->state : NULL, err))
 		return -1;
 	return checkpoint_save(s->opt->save, &s->model, &s->params,
-			       s->has_momentum ? &s->momentum : NULL, &s->ckpt, err);
+			       s->has_state ? &s->state : NULL, &s->ckpt, err);
 }
 
 static int train_loop_evaluate(struct train_run_state *s, uint32_t epoch,
@@ -258,7 +259,7 @@ static int train_loop_body(struct train_run_state *s, struct train_err *err)
 		return -1;
 	epoch = s->ckpt.epochs_done;
 	if (s->ops->load_params(s->backend, &s->params,
-				s->has_momentum ? &s->momentum : NULL, err))
+				s->has_state ? &s->state : NULL, err))
 		return -1;
 	printf("model %s: %zu parameters, %s on %s, batch %u, lr %g, %u epochs%s\n",
 	       s->model.name, s->params.total, s->data.name, s->ops->name,
@@ -335,7 +336,7 @@ int train_run(const struct train_options *opt, const struct backend_ops *ops)
 		printf("profile: %s\n", opt->profile);
 	free(s->order);
 	params_free(&s->params);
-	params_free(&s->momentum);
+	params_free(&s->state);
 	dataset_free(&s->data);
 	free(s);
 	return status;

@@ -155,7 +155,11 @@ hlrt_status hlrt_stream_create(hlrt_device *device, hlrt_stream **stream);
 hlrt_status hlrt_stream_destroy(hlrt_stream *stream);
 /* Block until everything queued on the stream has finished. */
 hlrt_status hlrt_stream_synchronize(hlrt_stream *stream);
-/* Work queued on the stream after this call waits for the event. */
+/*
+ * Work queued on the stream after this call waits for the event's last
+ * record, on the device: the stream's queue fences on a sync-manager
+ * monitor of the event's sync object; the host does not wait.
+ */
 hlrt_status hlrt_stream_wait_event(hlrt_stream *stream, hlrt_event *event);
 
 hlrt_status hlrt_memcpy_h2d_async(hlrt_stream *stream, uint64_t dst, const void *src,
@@ -175,7 +179,9 @@ hlrt_status hlrt_memcpy_d2h(hlrt_device *device, void *dst, uint64_t src, uint64
 /*
  * Events capture the work queued on a stream so far (CUDA semantics;
  * re-recording overwrites). The time of an event is the device's
- * timestamp counter when that work finished.
+ * timestamp counter when that work finished. Each event holds a sync
+ * object (at most 128 events at a time); destroying one waits for the
+ * device's streams.
  */
 hlrt_status hlrt_event_create(hlrt_device *device, hlrt_event **event);
 hlrt_status hlrt_event_destroy(hlrt_event *event);
@@ -299,13 +305,13 @@ hlrt_status hlrt_tensor_set_role(hlrt_tensor *tensor, hlrt_tensor_role role);
  *   memcpy                   {x} -> {y}
  *   memset                   {} -> {y}                           hlrt_memset_params
  *   reshape, flatten         {x} -> {y} (a view: no work)        hlrt_reshape_params
- *   transpose                {x} -> {y}                          hlrt_transpose_params
- *  Convolution (im2col on the TPC + GEMM on the MME), NHWC layout
+ *   transpose_f32, _bf16     {x} -> {y}, y.dims[i] = x.dims[perm[i]]  hlrt_transpose_params
+ *  Convolution (the MME's convolution modes, any stride), NHWC layout
  *   conv2d_fwd_f32           {x[N,H,W,C], w[KH,KW,C,F] (, b[F])} -> {y[N,OH,OW,F]}
  *   conv2d_dedx_f32          {dy, w} -> {dx}
  *   conv2d_dedw_f32          {dy, x} -> {dw}                     hlrt_conv_params
  *   maxpool2d_fwd_f32        {x[N,H,W,C]} -> {y}
- *   maxpool2d_bwd_f32        {dy, x} -> {dx}                     hlrt_pool_params
+ *   maxpool2d_bwd_f32        {dy, x (, y)} -> {dx}               hlrt_pool_params
  */
 struct hlrt_gemm_params {
 	uint8_t transpose_a;		/* op(A) = A^T: A stored [K, M] */
@@ -395,8 +401,12 @@ struct hlrt_pool_params {
 };
 
 /*
- * The pieces conv2d_* are built from (the runtime expands a conv2d node
- * into them; autodiff differentiates them):
+ * The nodes conv2d_* expand into (Synapse's MME nodes; autodiff
+ * differentiates spatial_convolution into dedx and dedw):
+ *   spatial_convolution_f32  {x, w (, b)} -> {y}            hlrt_conv_params
+ *   dedx_f32                 {dy, w} -> {dx}                hlrt_col2im_params
+ *   dedw_f32                 {dy, x} -> {dw}                hlrt_conv_params
+ * and the TPC's column ops (stride 1):
  *   im2col_f32  {x[N,H,W,C]} -> {cols[N*OH*OW, KH*KW*C]}   hlrt_conv_params
  *   col2im_f32  {dcols} -> {dx[N,H,W,C]}                   hlrt_col2im_params
  */
@@ -462,6 +472,14 @@ struct hlrt_compile_options {
 					 * also on when HLRT_BF16=1 */
 	uint32_t no_fusion;		/* keep elementwise chains unfused */
 	uint32_t no_cache;		/* skip the recipe cache */
+	uint32_t eager;			/* HLRT_EAGER_*: one submission per node */
+};
+
+/* hlrt_compile_options.eager: 0 follows HLRT_LAZY_MODE (unset or 1: lazy). */
+enum hlrt_eager_option {
+	HLRT_EAGER_FROM_ENV = 0,
+	HLRT_EAGER_ON,		/* each node its own submission, synchronized */
+	HLRT_EAGER_OFF,		/* lazy whatever the environment says */
 };
 
 /*
@@ -643,14 +661,14 @@ hlrt_status hlrt_registry_load_path(const char *dir);
  *   events, graphs; every GUID in docs/ops.md (gemm family, elementwise,
  *   reductions, softmax cross-entropy, argmax/equal, gather_rows, casts,
  *   conv2d (stride 1) via im2col + GEMM, maxpool2d, optimizers sgd
- *   (momentum, nesterov, weight decay), adamw, adagrad, memcpy/memset,
- *   reshape/flatten); autodiff; compile with the passes above (BF16
+ *   (momentum, nesterov, weight decay), adamw, adagrad, lamb,
+ *   memcpy/memset, reshape/flatten, transpose); autodiff; compile with the passes above (BF16
  *   autocast, fusion, memory plan, sync-chained schedule, recipe cache);
  *   launch with patching; recipe serialise/deserialise; CPU fallback and
  *   the placement log; the profiler; custom kernels; eager and lazy
- *   sessions (forward ops; autodiff is for graphs).
- *   not yet (HLRT_UNSUPPORTED): optimizer_lamb, transpose, strided
- *   convolutions.
+ *   sessions (forward ops; autodiff is for graphs); eager recipes
+ *   (hlrt_compile_options.eager); cross-stream waits on the device.
+ *   not yet (HLRT_UNSUPPORTED): strided convolutions.
  */
 
 #ifdef __cplusplus

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * BF16 autocast: every FP32 GEMM of the graph (gemm, gemm_dedx,
- * gemm_dedw, also those of convolutions) gets its two inputs cast to BF16
+ * gemm_dedw; convolutions stay FP32) gets its two inputs cast to BF16
  * right before it and becomes the BF16 variant: the MME multiplies BF16
  * and accumulates and outputs FP32, and the weights, gradients and
  * optimizer stay FP32 (master weights). The graph is rewritten in place,

@@ -254,6 +254,23 @@ hlrt_status grad_reshape(struct ad_ctx *ac, const struct hlrt_node *n)
 	return st ? st : ad_accumulate(ac, n->in[0], g);
 }
 
+/* The gradient of a transpose is the transpose by the inverse permutation. */
+hlrt_status grad_transpose(struct ad_ctx *ac, const struct hlrt_node *n)
+{
+	const struct hlrt_transpose_params *p = (const void *)n->params;
+	struct hlrt_transpose_params inv = { { 0 } };
+	hlrt_tensor *in[1] = { dout(n) }, *g;
+	hlrt_status st;
+	uint32_t i;
+
+	if (!requires(ac, n->in[0]))
+		return HLRT_SUCCESS;
+	for (i = 0; i < n->in[0]->ndims; i++)
+		inv.perm[p->perm[i]] = i;
+	st = ad_node(ac, n->guid, in, 1, &inv, sizeof(inv), "dx", n, &g);
+	return st ? st : ad_accumulate(ac, n->in[0], g);
+}
+
 /* ---- drivers --------------------------------------------------------------- */
 
 static hlrt_status backward(hlrt_graph *g, hlrt_tensor *loss, hlrt_tensor *const *params,
@@ -387,6 +404,15 @@ static hlrt_status add_optimizer(hlrt_graph *g, const struct hlrt_optimizer_desc
 			st = state_tensor(g, w, "v", &in[4]);
 		n_in = 6;
 		n_out = 3;
+	} else if (opt->kind == HLRT_OPT_LAMB) {
+		guid = "optimizer_lamb_f32";
+		params = &opt->u.lamb;
+		psize = sizeof(opt->u.lamb);
+		st = state_tensor(g, w, "m", &in[3]);
+		if (!st)
+			st = state_tensor(g, w, "v", &in[4]);
+		n_in = 6;
+		n_out = 3;
 	} else if (opt->kind == HLRT_OPT_ADAGRAD) {
 		guid = "optimizer_adagrad_f32";
 		params = &opt->u.adagrad;
@@ -400,7 +426,8 @@ static hlrt_status add_optimizer(hlrt_graph *g, const struct hlrt_optimizer_desc
 	out[1] = in[3];
 	out[2] = in[4];
 	snprintf(name, sizeof(name), "%.48s/%s", w->name, opt->kind == HLRT_OPT_ADAMW ? "AdamW" :
-		 opt->kind == HLRT_OPT_ADAGRAD ? "Adagrad" : "SGD");
+		 opt->kind == HLRT_OPT_ADAGRAD ? "Adagrad" : opt->kind == HLRT_OPT_LAMB ? "LAMB" :
+		 "SGD");
 	st = hlrt_node_create(g, guid, in, n_in, out, n_out, params, psize, name, &nd);
 	if (!st)
 		nd->backward = true;
@@ -419,8 +446,9 @@ hlrt_status hlrt_graph_train(hlrt_graph *graph, hlrt_tensor *loss,
 		return hlrt_fail(HLRT_INVALID_ARGUMENT,
 				 "hlrt_graph_train: needs a graph, an optimizer and a 1-element "
 				 "FP32 lr tensor");
-	if (optimizer->kind > HLRT_OPT_ADAGRAD)
-		return hlrt_fail(HLRT_UNSUPPORTED, "the LAMB optimizer is not implemented yet");
+	if (optimizer->kind > HLRT_OPT_LAMB)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_graph_train: unknown optimizer kind %u",
+				 optimizer->kind);
 	n_tensors = graph->n_tensors;
 	params = calloc(n_tensors ? n_tensors : 1, sizeof(*params));
 	if (!params)
@@ -434,7 +462,7 @@ hlrt_status hlrt_graph_train(hlrt_graph *graph, hlrt_tensor *loss,
 		return hlrt_fail(HLRT_INVALID_ARGUMENT, "the graph has no FP32 PARAMETER tensors");
 	}
 	st = backward(graph, loss, params, n);
-	if (!st && optimizer->kind == HLRT_OPT_ADAMW)
+	if (!st && (optimizer->kind == HLRT_OPT_ADAMW || optimizer->kind == HLRT_OPT_LAMB))
 		st = hlrt_graph_new_tensor(graph, "optimizer/step", HLRT_INT32, 1,
 					   (const uint64_t[]){ 1 }, HLRT_TENSOR_PARAMETER, &step);
 	for (i = 0; i < n && !st; i++)

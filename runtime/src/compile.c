@@ -110,6 +110,13 @@ static hlrt_status state_init(struct compile_state *cs, hlrt_graph *g,
 	if (!cs->opts.num_tpc || cs->opts.num_tpc > 8)
 		cs->opts.num_tpc = 8;
 	cs->bf16 = cs->opts.bf16 || hlrt_env_flag("HLRT_BF16", 0);
+	/* resolved before hashing: an eager and a lazy recipe never share a cache slot */
+	if (cs->opts.eager > HLRT_EAGER_OFF)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "compile options: bad eager value %u",
+				 cs->opts.eager);
+	if (cs->opts.eager == HLRT_EAGER_FROM_ENV)
+		cs->opts.eager = hlrt_env_flag("HLRT_LAZY_MODE", 1) ? HLRT_EAGER_OFF :
+								      HLRT_EAGER_ON;
 	cs->log_placement = hlrt_log_placement_enabled();
 	cs->n_cn = g->n_nodes;
 	cs->cn = calloc(g->n_nodes ? g->n_nodes : 1, sizeof(*cs->cn));
@@ -140,7 +147,7 @@ static void state_free(struct compile_state *cs)
 hlrt_status hlrt_graph_compile(hlrt_graph *graph, const struct hlrt_compile_options *opts,
 			       hlrt_recipe **recipe)
 {
-	struct compile_state cs;
+	struct compile_state cs = { 0 };
 	struct hlrt_recipe *cached;
 	hlrt_status st;
 
@@ -187,6 +194,7 @@ hlrt_status hlrt_graph_compile(hlrt_graph *graph, const struct hlrt_compile_opti
 		hlrt_recipe_free(cs.r);
 	} else {
 		cs.r->num_tpc = cs.opts.num_tpc;
+		cs.r->eager = cs.opts.eager == HLRT_EAGER_ON;
 		if (!cs.opts.no_cache)
 			hlrt_cache_put(cs.r);
 		*recipe = cs.r;

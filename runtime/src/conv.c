@@ -1,30 +1,39 @@
 // SPDX-License-Identifier: MIT
 /*
- * Convolution and pooling, NHWC: a conv2d node expands into im2col on
- * the TPCs, a GEMM on the MME and a bias_add, so autodiff and the
- * compiler see only primitive ops; im2col's gradient is col2im. Shape
- * rules, lowerings (tensor views for the kernels) and gradient rules of
- * im2col, col2im and max pooling live here. Stride 1 convolutions and
- * non-overlapping pooling windows for the gradient are supported.
+ * Convolution and pooling, NHWC. A conv2d node expands into the MME's
+ * native convolution nodes, like Synapse's: spatial_convolution (forward),
+ * dedx and dedw (the gradients), each one MME launch on tensor geometry
+ * (no im2col matrix in device memory; the MME adds the bias). Autodiff
+ * differentiates spatial_convolution into dedx and dedw. im2col / col2im
+ * (TPC kernels, stride 1) stay as ops of their own. Shape rules, lowerings
+ * and gradient rules of these ops and of max pooling live here.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "conv.h"
 #include "hlrt_internal.h"
+#include "hw/gaudisim_mme.h"
 
 struct geom {
-	uint64_t n, h, w, c, kh, kw, oh, ow, ph, pw;
+	uint64_t n, h, w, c, kh, kw, oh, ow, ph, pw, sh, sw;
 };
 
-static hlrt_status conv_geom(const char *guid, const hlrt_tensor *x,
-			     const struct hlrt_conv_params *p, struct geom *g)
+/* The geometry of a convolution of x; strides above 1 only where 'strided'. */
+static hlrt_status geom_of(const char *guid, const hlrt_tensor *x,
+			   const struct hlrt_conv_params *p, bool strided, struct geom *g)
 {
 	if (x->ndims != 4 || x->dtype != HLRT_FP32)
 		return hlrt_fail(HLRT_INVALID_ARGUMENT, "%s: \"%s\" must be FP32 [N,H,W,C]", guid,
 				 x->name);
-	if ((p->stride_h > 1) || (p->stride_w > 1))
-		return hlrt_fail(HLRT_UNSUPPORTED, "%s: only stride 1 is implemented", guid);
+	if (!strided && (p->stride_h > 1 || p->stride_w > 1))
+		return hlrt_fail(HLRT_UNSUPPORTED, "%s: the TPC kernel has stride 1 only", guid);
+	g->sh = p->stride_h ? p->stride_h : 1;
+	g->sw = p->stride_w ? p->stride_w : 1;
+	if (g->sh > GAUDISIM_MME_CONV_TAP_MAX || g->sw > GAUDISIM_MME_CONV_TAP_MAX ||
+	    p->kernel_h > GAUDISIM_MME_CONV_TAP_MAX || p->kernel_w > GAUDISIM_MME_CONV_TAP_MAX)
+		return hlrt_fail(HLRT_UNSUPPORTED, "%s: kernel sizes and strides go up to %u",
+				 guid, GAUDISIM_MME_CONV_TAP_MAX);
 	if (!p->kernel_h || !p->kernel_w)
 		return hlrt_fail(HLRT_INVALID_ARGUMENT, "%s: kernel size 0", guid);
 	g->n = x->dims[0];
@@ -42,9 +51,15 @@ static hlrt_status conv_geom(const char *guid, const hlrt_tensor *x,
 				 (unsigned long long)g->kh, (unsigned long long)g->kw,
 				 (unsigned long long)g->ph, (unsigned long long)g->pw,
 				 (unsigned long long)g->h, (unsigned long long)g->w);
-	g->oh = g->h + 2 * g->ph - g->kh + 1;
-	g->ow = g->w + 2 * g->pw - g->kw + 1;
+	g->oh = (g->h + 2 * g->ph - g->kh) / g->sh + 1;
+	g->ow = (g->w + 2 * g->pw - g->kw) / g->sw + 1;
 	return HLRT_SUCCESS;
+}
+
+static hlrt_status conv_geom(const char *guid, const hlrt_tensor *x,
+			     const struct hlrt_conv_params *p, struct geom *g)
+{
+	return geom_of(guid, x, p, false, g);
 }
 
 static void set_desc(struct hlrt_tensor_desc *d, hlrt_dtype dt, uint32_t nd, uint64_t a,
@@ -130,6 +145,9 @@ hlrt_status infer_maxpool_fwd(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 	return HLRT_SUCCESS;
 }
 
+static hlrt_status dims_are(const char *guid, const hlrt_tensor *t, const char *what,
+			    uint64_t a, uint64_t b, uint64_t c, uint64_t d);
+
 hlrt_status infer_maxpool_bwd(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 {
 	const hlrt_tensor *dy = n->in[0], *x = n->in[1];
@@ -145,6 +163,11 @@ hlrt_status infer_maxpool_bwd(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 	if (dy->ndims != 4 || dy->dims[0] != g.n || dy->dims[1] != g.oh || dy->dims[2] != g.ow ||
 	    dy->dims[3] != g.c || dy->dtype != HLRT_FP32)
 		return hlrt_fail(HLRT_INVALID_ARGUMENT, "%s: dy must have the pooled shape", n->guid);
+	if (n->n_in == 3) {
+		st = dims_are(n->guid, n->in[2], "the pooled y", g.n, g.oh, g.ow, g.c);
+		if (st)
+			return st;
+	}
 	set_desc(&o[0], HLRT_FP32, 4, g.n, g.h, g.w, g.c);
 	return HLRT_SUCCESS;
 }
@@ -281,13 +304,17 @@ static hlrt_status lower_pool(struct lower_ctx *lc, const struct cnode *cn, bool
 		w->memset = 1;
 		lower_access(w, w->dst, w->size, true);
 	}
-	st = tpc(lc, bwd ? "maxpool_bwd_f32" : "maxpool_fwd_f32", &w);
+	/* given the forward's y, the gradient loads the maxima instead of recomputing them */
+	st = tpc(lc, !bwd ? "maxpool_fwd_f32" : n->n_in == 3 ? "maxpool_bwd_y_f32" :
+		 "maxpool_bwd_f32", &w);
 	if (st)
 		return st;
 	lower_tdesc(lc, w, 0, x, xs, xt, 5, 0, false);
 	if (bwd) {
 		lower_tdesc(lc, w, 1, n->in[0], ys, yt, 4, 0, false);
 		lower_tdesc(lc, w, 2, n->out[0], xs, xt, 5, 0, true);
+		if (n->n_in == 3)
+			lower_tdesc(lc, w, 3, n->in[2], ys, yt, 4, 0, false);
 	} else {
 		lower_tdesc(lc, w, 1, n->out[0], ys, yt, 4, 0, true);
 	}
@@ -329,11 +356,210 @@ hlrt_status grad_im2col(struct ad_ctx *ac, const struct hlrt_node *n)
 
 hlrt_status grad_maxpool(struct ad_ctx *ac, const struct hlrt_node *n)
 {
-	hlrt_tensor *in[2] = { n->out[0]->grad, n->in[0] }, *g;
-	hlrt_status st = ad_node(ac, "maxpool2d_bwd_f32", in, 2, n->params, n->params_size, "dx",
+	hlrt_tensor *in[3] = { n->out[0]->grad, n->in[0], n->out[0] }, *g;
+	hlrt_status st = ad_node(ac, "maxpool2d_bwd_f32", in, 3, n->params, n->params_size, "dx",
 				 n, &g);
 
 	return st ? st : ad_accumulate(ac, n->in[0], g);
+}
+
+/* ---- the MME's convolution nodes ---------------------------------------------- */
+
+static hlrt_status dims_are(const char *guid, const hlrt_tensor *t, const char *what,
+			    uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+	if (t->dtype != HLRT_FP32 || t->ndims != 4 || t->dims[0] != a || t->dims[1] != b ||
+	    t->dims[2] != c || t->dims[3] != d)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "%s: %s \"%s\" must be FP32 [%llu,%llu,%llu,"
+				 "%llu]", guid, what, t->name, (unsigned long long)a,
+				 (unsigned long long)b, (unsigned long long)c,
+				 (unsigned long long)d);
+	return HLRT_SUCCESS;
+}
+
+/* The filters [KH,KW,C,F] of a convolution of geometry g: checks them, sets *f = F. */
+static hlrt_status filters_of(const char *guid, const hlrt_tensor *w, const struct geom *g,
+			      uint64_t *f)
+{
+	if (w->ndims != 4 || !w->dims[3] || w->dims[3] > GAUDISIM_MME_CONV_NCK_MAX)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "%s: the kernel \"%s\" must be [%llu,%llu,"
+				 "%llu,F], F at most %u", guid, w->name, (unsigned long long)g->kh,
+				 (unsigned long long)g->kw, (unsigned long long)g->c,
+				 GAUDISIM_MME_CONV_NCK_MAX);
+	*f = w->dims[3];
+	return dims_are(guid, w, "the kernel", g->kh, g->kw, g->c, *f);
+}
+
+/* The device's limits on the geometry (hw/gaudisim_mme.h). */
+static hlrt_status mme_limits(const char *guid, const struct geom *g)
+{
+	if (!g->n || !g->h || !g->w || !g->c || g->n > GAUDISIM_MME_CONV_NCK_MAX ||
+	    g->c > GAUDISIM_MME_CONV_NCK_MAX || g->h > GAUDISIM_MME_CONV_HW_MAX ||
+	    g->w > GAUDISIM_MME_CONV_HW_MAX || g->kh * g->kw * g->c > GAUDISIM_MME_DIM_MAX)
+		return hlrt_fail(HLRT_UNSUPPORTED, "%s: N, C up to %u, H, W up to %u and "
+				 "KH*KW*C up to %u on the MME", guid, GAUDISIM_MME_CONV_NCK_MAX,
+				 GAUDISIM_MME_CONV_HW_MAX, GAUDISIM_MME_DIM_MAX);
+	return HLRT_SUCCESS;
+}
+
+/* The geometry of a dedx node: x's shape comes from its params. */
+static hlrt_status dedx_geom(const struct hlrt_node *n, struct geom *g)
+{
+	const struct hlrt_col2im_params *p = (const void *)n->params;
+	struct hlrt_tensor x = { .dtype = HLRT_FP32, .ndims = 4,
+				 .dims = { p->n, p->h, p->w, p->c } };
+
+	snprintf(x.name, sizeof(x.name), "dx");
+	return geom_of(n->guid, &x, &p->conv, true, g);
+}
+
+static hlrt_status mme_conv_geom(const struct hlrt_node *n, unsigned int op, struct geom *g,
+				 uint64_t *f)
+{
+	hlrt_status st;
+
+	if (op == GAUDISIM_MME_OP_CONV_DEDX)
+		st = dedx_geom(n, g);
+	else
+		st = geom_of(n->guid, n->in[op == GAUDISIM_MME_OP_CONV_FWD ? 0 : 1],
+			     (const void *)n->params, true, g);
+	if (!st)
+		st = mme_limits(n->guid, g);
+	if (st)
+		return st;
+	if (op == GAUDISIM_MME_OP_CONV_DEDW) {
+		const hlrt_tensor *dy = n->in[0];
+
+		*f = dy->ndims == 4 ? dy->dims[3] : 0;
+		if (!*f || *f > GAUDISIM_MME_CONV_NCK_MAX)
+			return hlrt_fail(HLRT_INVALID_ARGUMENT, "%s: dy must be [N,OH,OW,F], F 1..%u",
+					 n->guid, GAUDISIM_MME_CONV_NCK_MAX);
+	} else {
+		st = filters_of(n->guid, n->in[1], g, f);
+	}
+	if (!st && op != GAUDISIM_MME_OP_CONV_FWD)
+		st = dims_are(n->guid, n->in[0], "dy", g->n, g->oh, g->ow, *f);
+	if (!st && n->n_in == 3 && (n->in[2]->dtype != HLRT_FP32 || n->in[2]->ndims != 1 ||
+				    n->in[2]->dims[0] != *f))
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "%s: the bias \"%s\" must be FP32 [%llu]",
+				 n->guid, n->in[2]->name, (unsigned long long)*f);
+	return st;
+}
+
+static unsigned int mme_conv_op(const struct hlrt_node *n)
+{
+	if (!strcmp(n->guid, "dedx_f32"))
+		return GAUDISIM_MME_OP_CONV_DEDX;
+	if (!strcmp(n->guid, "dedw_f32"))
+		return GAUDISIM_MME_OP_CONV_DEDW;
+	return GAUDISIM_MME_OP_CONV_FWD;
+}
+
+hlrt_status infer_conv_mme(struct hlrt_node *n, struct hlrt_tensor_desc *o)
+{
+	unsigned int op = mme_conv_op(n);
+	struct geom g;
+	uint64_t f;
+	hlrt_status st = mme_conv_geom(n, op, &g, &f);
+
+	if (st)
+		return st;
+	if (op == GAUDISIM_MME_OP_CONV_FWD)
+		set_desc(&o[0], HLRT_FP32, 4, g.n, g.oh, g.ow, f);
+	else if (op == GAUDISIM_MME_OP_CONV_DEDX)
+		set_desc(&o[0], HLRT_FP32, 4, g.n, g.h, g.w, g.c);
+	else
+		set_desc(&o[0], HLRT_FP32, 4, g.kh, g.kw, g.c, f);
+	return HLRT_SUCCESS;
+}
+
+/* One MME launch in a convolution mode; the geometry rides in the work's args. */
+hlrt_status lower_conv_mme(struct lower_ctx *lc, const struct cnode *cn)
+{
+	const struct hlrt_node *n = cn->node;
+	unsigned int op = mme_conv_op(n);
+	const float one = 1.0f;
+	struct rwork *w;
+	struct geom g;
+	uint64_t f;
+	hlrt_status st = mme_conv_geom(n, op, &g, &f);
+
+	if (!st)
+		st = lower_new_work(lc, ENG_MME, &w);
+	if (st)
+		return st;
+	w->a = lower_addr(lc, n->in[0], 0);
+	w->b = lower_addr(lc, n->in[1], 0);
+	w->d = lower_addr(lc, n->out[0], 0);
+	if (op == GAUDISIM_MME_OP_CONV_DEDW) {	/* A = x, B = dy */
+		w->a = lower_addr(lc, n->in[1], 0);
+		w->b = lower_addr(lc, n->in[0], 0);
+	}
+	w->c = w->d;
+	if (n->n_in == 3) {	/* the MME adds the bias in its epilogue */
+		w->c = lower_addr(lc, n->in[2], 0);
+		w->ctrl = GAUDISIM_MME_CTRL_CONV_BIAS;
+		memcpy(&w->beta, &one, sizeof(w->beta));
+		lower_access(w, w->c, hlrt_tensor_bytes(n->in[2]), false);
+	}
+	w->m = w->n = w->k = w->batch = 1;
+	w->lda = w->ldb = w->ldc = w->ldd = 1;
+	w->mme_dtype = GAUDISIM_MME_DTYPE_VALUE(GAUDISIM_DTYPE_FP32, GAUDISIM_DTYPE_FP32);
+	w->ctrl |= GAUDISIM_MME_CTRL_OP_VALUE(op);
+	memcpy(&w->alpha, &one, sizeof(w->alpha));
+	w->n_args = GAUDISIM_MME_CONV_NUM_REGS;
+	w->args[0] = (uint32_t)g.n;
+	w->args[1] = (uint32_t)g.h;
+	w->args[2] = (uint32_t)g.w;
+	w->args[3] = (uint32_t)g.c;
+	w->args[4] = (uint32_t)f;
+	w->args[5] = (uint32_t)g.kh;
+	w->args[6] = (uint32_t)g.kw;
+	w->args[7] = (uint32_t)g.sh;
+	w->args[8] = (uint32_t)g.sw;
+	w->args[9] = (uint32_t)g.ph;
+	w->args[10] = (uint32_t)g.pw;
+	w->args[11] = w->args[12] = 1;		/* no dilation */
+	lower_access(w, lower_addr(lc, n->in[0], 0), hlrt_tensor_bytes(n->in[0]), false);
+	lower_access(w, lower_addr(lc, n->in[1], 0), hlrt_tensor_bytes(n->in[1]), false);
+	lower_access(w, w->d, hlrt_tensor_bytes(n->out[0]), true);
+	return HLRT_SUCCESS;
+}
+
+/* y = conv(x, w) (+ b): dx = dedx(dy, w), dw = dedw(dy, x), db = dy summed over pixels. */
+hlrt_status grad_conv_mme(struct ad_ctx *ac, const struct hlrt_node *n)
+{
+	const hlrt_tensor *x = n->in[0], *y = n->out[0];
+	struct hlrt_col2im_params p = { .n = x->dims[0], .h = x->dims[1], .w = x->dims[2],
+					.c = x->dims[3] };
+	hlrt_tensor *in[2] = { n->out[0]->grad, n->in[1] }, *g;
+	hlrt_status st = HLRT_SUCCESS;
+
+	if (n->n_in == 3) {
+		struct hlrt_reshape_params rp = { .ndims = 2,
+						  .dims = { y->dims[0] * y->dims[1] * y->dims[2],
+							    y->dims[3] } };
+		struct hlrt_reduce_params axis0 = { .axis = 0 };
+		hlrt_tensor *dy2;
+
+		st = ad_node(ac, "reshape", in, 1, &rp, sizeof(rp), "dy2d", n, &dy2);
+		if (!st)
+			st = ad_node(ac, "reduce_sum_f32", &dy2, 1, &axis0, sizeof(axis0), "db", n,
+				     &g);
+		if (!st)
+			st = ad_accumulate(ac, n->in[2], g);
+		if (st)
+			return st;
+	}
+
+	memcpy(&p.conv, n->params, sizeof(p.conv));
+	st = ad_node(ac, "dedx_f32", in, 2, &p, sizeof(p), "dx", n, &g);
+	if (!st)
+		st = ad_accumulate(ac, n->in[0], g);
+	in[1] = n->in[0];
+	if (!st)
+		st = ad_node(ac, "dedw_f32", in, 2, n->params, n->params_size, "dw", n, &g);
+	return st ? st : ad_accumulate(ac, n->in[1], g);
 }
 
 /* ---- conv2d as primitive nodes ---------------------------------------------------- */
@@ -356,63 +582,21 @@ static hlrt_status sub(hlrt_graph *g, const char *guid, hlrt_tensor *const *in, 
 	return HLRT_SUCCESS;
 }
 
-static hlrt_status reshape(hlrt_graph *g, hlrt_tensor *x, uint32_t nd, const uint64_t *dims,
-			   hlrt_tensor *out, const char *name, const char *suffix,
-			   hlrt_tensor **res, struct hlrt_node **node)
-{
-	struct hlrt_reshape_params rp = { .ndims = nd };
-
-	memcpy(rp.dims, dims, sizeof(uint64_t) * nd);
-	return sub(g, "reshape", &x, 1, out, &rp, sizeof(rp), name, suffix, res, node);
-}
-
-/* conv2d_fwd: y = reshape(im2col(x) @ reshape(w)) + b */
+/* conv2d_fwd: y = spatial_convolution(x, w (, b)), the bias added by the MME */
 hlrt_status expand_conv2d_fwd(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n_in,
 			      const void *params, const char *name, hlrt_tensor *out,
 			      struct hlrt_node **last)
 {
-	const struct hlrt_conv_params *p = params;
-	const hlrt_tensor *w = in[1];
-	hlrt_tensor *cols, *w2, *y, *t[2];
-	uint64_t d2[2], d4[4];
-	struct geom ge;
-	hlrt_status st = conv_geom("conv2d_fwd_f32", in[0], p, &ge);
+	hlrt_tensor *y;
 
-	if (st)
-		return st;
-	if (w->ndims != 4 || w->dims[0] != ge.kh || w->dims[1] != ge.kw || w->dims[2] != ge.c ||
-	    w->dtype != HLRT_FP32)
-		return hlrt_fail(HLRT_INVALID_ARGUMENT,
-				 "conv2d_fwd_f32: the kernel must be FP32 [%llu,%llu,%llu,F]",
-				 (unsigned long long)ge.kh, (unsigned long long)ge.kw,
-				 (unsigned long long)ge.c);
-	if (n_in == 3 && (in[2]->ndims != 1 || in[2]->dims[0] != w->dims[3]))
-		return hlrt_fail(HLRT_INVALID_ARGUMENT, "conv2d_fwd_f32: the bias must be [%llu]",
-				 (unsigned long long)w->dims[3]);
-	st = sub(g, "im2col_f32", in, 1, NULL, p, sizeof(*p), name, "im2col", &cols, NULL);
-	d2[0] = ge.kh * ge.kw * ge.c;
-	d2[1] = w->dims[3];
-	if (!st)
-		st = reshape(g, in[1], 2, d2, NULL, name, "kernel2d", &w2, NULL);
-	t[0] = cols;
-	t[1] = w2;
-	if (!st)
-		st = sub(g, "gemm_f32", t, 2, NULL, NULL, 0, name, "MatMul", &y, last);
-	d4[0] = ge.n;
-	d4[1] = ge.oh;
-	d4[2] = ge.ow;
-	d4[3] = w->dims[3];
-	if (!st)
-		st = reshape(g, y, 4, d4, n_in == 3 ? NULL : out, name, "nhwc", &y, last);
-	if (!st && n_in == 3) {
-		t[0] = y;
-		t[1] = in[2];
-		st = sub(g, "bias_add_f32", t, 2, out, NULL, 0, name, "BiasAdd", &y, last);
-	}
-	return st;
+	return sub(g, "spatial_convolution_f32", in, n_in, out, params,
+		   sizeof(struct hlrt_conv_params), name, "Conv2D", &y, last);
 }
 
-/* conv2d_dedx: dx = col2im(dy2d @ w2d^T) */
+/*
+ * conv2d_dedx: dx = dedx(dy, w). The input's size is the smallest that
+ * gives dy's (with stride 1 the only one).
+ */
 hlrt_status expand_conv2d_dedx(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n_in,
 			       const void *params, const char *name, hlrt_tensor *out,
 			       struct hlrt_node **last)
@@ -420,71 +604,31 @@ hlrt_status expand_conv2d_dedx(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n
 	const struct hlrt_conv_params *p = params;
 	const hlrt_tensor *dy = in[0], *w = in[1];
 	struct hlrt_col2im_params cp = { .conv = *p };
-	hlrt_tensor *dy2, *w2, *dcols, *dx, *t[2];
-	uint64_t d2[2];
+	uint64_t sh = p->stride_h ? p->stride_h : 1, sw = p->stride_w ? p->stride_w : 1;
+	hlrt_tensor *dx;
 
 	(void)n_in;
-	if (dy->ndims != 4 || w->ndims != 4 || w->dims[3] != dy->dims[3])
+	if (dy->ndims != 4 || w->ndims != 4 || w->dims[3] != dy->dims[3] || !dy->dims[1] ||
+	    !dy->dims[2] || (dy->dims[1] - 1) * sh + w->dims[0] <= 2 * p->pad_h ||
+	    (dy->dims[2] - 1) * sw + w->dims[1] <= 2 * p->pad_w)
 		return hlrt_fail(HLRT_INVALID_ARGUMENT,
-				 "conv2d_dedx_f32: dy [N,OH,OW,F] and w [KH,KW,C,F]");
-	if (p->stride_h > 1 || p->stride_w > 1)
-		return hlrt_fail(HLRT_UNSUPPORTED, "conv2d_dedx_f32: only stride 1");
+				 "conv2d_dedx_f32: dy [N,OH,OW,F] and w [KH,KW,C,F] of a "
+				 "convolution with this padding");
 	cp.n = dy->dims[0];
-	cp.h = dy->dims[1] + w->dims[0] - 1 - 2 * p->pad_h;
-	cp.w = dy->dims[2] + w->dims[1] - 1 - 2 * p->pad_w;
+	cp.h = (dy->dims[1] - 1) * sh + w->dims[0] - 2 * p->pad_h;
+	cp.w = (dy->dims[2] - 1) * sw + w->dims[1] - 2 * p->pad_w;
 	cp.c = w->dims[2];
-	d2[0] = dy->dims[0] * dy->dims[1] * dy->dims[2];
-	d2[1] = dy->dims[3];
-	{
-		hlrt_status st = reshape(g, in[0], 2, d2, NULL, name, "dy2d", &dy2, NULL);
-
-		d2[0] = w->dims[0] * w->dims[1] * w->dims[2];
-		d2[1] = w->dims[3];
-		if (!st)
-			st = reshape(g, in[1], 2, d2, NULL, name, "kernel2d", &w2, NULL);
-		t[0] = dy2;
-		t[1] = w2;
-		if (!st)
-			st = sub(g, "gemm_dedx_f32", t, 2, NULL, NULL, 0, name, "dcols", &dcols,
-				 NULL);
-		if (!st)
-			st = sub(g, "col2im_f32", &dcols, 1, out, &cp, sizeof(cp), name, "col2im",
-				 &dx, last);
-		return st;
-	}
+	return sub(g, "dedx_f32", in, 2, out, &cp, sizeof(cp), name, "dedx", &dx, last);
 }
 
-/* conv2d_dedw: dw = reshape(im2col(x)^T @ dy2d) */
+/* conv2d_dedw: dw = dedw(dy, x) */
 hlrt_status expand_conv2d_dedw(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n_in,
 			       const void *params, const char *name, hlrt_tensor *out,
 			       struct hlrt_node **last)
 {
-	const struct hlrt_conv_params *p = params;
-	const hlrt_tensor *dy = in[0];
-	hlrt_tensor *cols, *dy2, *dw, *t[2];
-	uint64_t d2[2], d4[4];
-	struct geom ge;
-	hlrt_status st = conv_geom("conv2d_dedw_f32", in[1], p, &ge);
+	hlrt_tensor *dw;
 
 	(void)n_in;
-	if (st)
-		return st;
-	if (dy->ndims != 4 || dy->dims[0] != ge.n || dy->dims[1] != ge.oh || dy->dims[2] != ge.ow)
-		return hlrt_fail(HLRT_INVALID_ARGUMENT, "conv2d_dedw_f32: dy must be [N,OH,OW,F]");
-	st = sub(g, "im2col_f32", &in[1], 1, NULL, p, sizeof(*p), name, "im2col", &cols, NULL);
-	d2[0] = ge.n * ge.oh * ge.ow;
-	d2[1] = dy->dims[3];
-	if (!st)
-		st = reshape(g, in[0], 2, d2, NULL, name, "dy2d", &dy2, NULL);
-	t[0] = dy2;
-	t[1] = cols;
-	if (!st)
-		st = sub(g, "gemm_dedw_f32", t, 2, NULL, NULL, 0, name, "dw2d", &dw, NULL);
-	d4[0] = ge.kh;
-	d4[1] = ge.kw;
-	d4[2] = ge.c;
-	d4[3] = dy->dims[3];
-	if (!st)
-		st = reshape(g, dw, 4, d4, out, name, "dw", &dw, last);
-	return st;
+	return sub(g, "dedw_f32", in, 2, out, params, sizeof(struct hlrt_conv_params), name,
+		   "dedw", &dw, last);
 }

@@ -49,6 +49,30 @@ static uint32_t slot_queue(uint32_t slot)
 	return GAUDISIM_QUEUE_ID_DMA_2_0;
 }
 
+/*
+ * How many TPCs a work's index space is split over: all of the recipe's
+ * TPCs, but no more than give each at least HLRT_TPC_MIN_MEMBERS members.
+ * Every TPC of a split is a job of its own (its queue's packets, a start,
+ * a sync share), which costs more than a few members of work; a small
+ * node on fewer TPCs finishes sooner. The results do not depend on it:
+ * a member's outputs depend on its coordinates only (a kernel writes a
+ * register before it reads it in a member, docs/tpc-isa.md, and nothing
+ * combines across members).
+ */
+uint32_t hlrt_work_tpc_split(const struct hlrt_recipe *r, const struct rwork *w,
+			     struct gaudisim_tpc_part *parts)
+{
+	uint64_t members = 1;
+	uint32_t d, max_parts = r->num_tpc;
+
+	for (d = 0; d < 5 && members < (uint64_t)max_parts * HLRT_TPC_MIN_MEMBERS; d++)
+		members *= w->ispace[d];
+	if (members / HLRT_TPC_MIN_MEMBERS < max_parts)
+		max_parts = members >= HLRT_TPC_MIN_MEMBERS ?
+			    (uint32_t)(members / HLRT_TPC_MIN_MEMBERS) : 1;
+	return gaudisim_tpc_split(w->ispace, max_parts, parts);
+}
+
 /* The queue slots a work runs on, and its TPC parts. */
 static uint32_t work_slots(const struct hlrt_recipe *r, const struct rwork *w, uint32_t *slots,
 			   struct gaudisim_tpc_part *parts)
@@ -63,7 +87,7 @@ static uint32_t work_slots(const struct hlrt_recipe *r, const struct rwork *w, u
 		slots[0] = MAX_QUEUES - 1;
 		return 1;
 	case ENG_TPC:
-		n = gaudisim_tpc_split(w->ispace, r->num_tpc, parts);
+		n = hlrt_work_tpc_split(r, w, parts);
 		for (i = 0; i < n; i++)
 			slots[i] = 1 + i;
 		return n;
@@ -181,6 +205,10 @@ static hlrt_status emit_mme(struct emit *e, const struct rwork *w)
 	hlrt_pkt_wreg(b, GAUDISIM_MME_CTRL, w->ctrl, 0);
 	hlrt_pkt_wreg(b, GAUDISIM_MME_ALPHA, w->alpha, 0);
 	hlrt_pkt_wreg(b, GAUDISIM_MME_BETA, w->beta, 0);
+	/* a convolution mode: the geometry registers, from the work's args */
+	if (w->ctrl & GAUDISIM_MME_CTRL_OP_MASK)
+		for (uint32_t i = 0; i < w->n_args && i < GAUDISIM_MME_CONV_NUM_REGS; i++)
+			hlrt_pkt_wreg(b, GAUDISIM_MME_CONV_BASE + 4 * i, w->args[i], 0);
 	hlrt_pkt_wreg(b, GAUDISIM_MME_COMMIT, GAUDISIM_MME_COMMIT_GO, 0);
 	return HLRT_SUCCESS;
 }
@@ -393,7 +421,10 @@ static hlrt_status take_cbs(struct emit *e)
 	return HLRT_SUCCESS;
 }
 
-/* Split the works into segments: runs of device works, and single CPU works. */
+/*
+ * Split the works into segments: runs of device works, and single CPU
+ * works. Eager: one segment per node (the works of one node stay together).
+ */
 static hlrt_status make_segments(struct loaded_recipe *lr, const struct hlrt_recipe *r)
 {
 	uint32_t i = 0;
@@ -410,9 +441,48 @@ static hlrt_status make_segments(struct loaded_recipe *lr, const struct hlrt_rec
 			sg->end_work = ++i;
 			continue;
 		}
-		while (i < r->n_works && r->works[i].engine != ENG_CPU)
+		do {
 			i++;
+		} while (i < r->n_works && r->works[i].engine != ENG_CPU &&
+			 (!r->eager || r->works[i].node == r->works[i - 1].node));
 		sg->end_work = i;
+	}
+	return HLRT_SUCCESS;
+}
+
+/*
+ * Eager segments run one at a time (launch waits after each), so they
+ * share one pair of sync-object ranges, owned by the first device segment:
+ * a long recipe does not run the device out of sync objects.
+ */
+static hlrt_status take_shared_sobs(hlrt_device *dev, struct loaded_recipe *lr)
+{
+	struct seg_image *owner = NULL;
+	uint32_t s, p, n = 0;
+	hlrt_status st;
+
+	for (s = 0; s < lr->n_segs; s++) {
+		struct seg_image *sg = &lr->segs[s];
+
+		if (sg->cpu)
+			continue;
+		if (!owner)
+			owner = sg;
+		sg->n_sobs = sg->end_work - sg->first_work + 1;
+		n = sg->n_sobs > n ? sg->n_sobs : n;
+	}
+	if (!owner)
+		return HLRT_SUCCESS;
+	owner->n_sobs = n;
+	for (p = 0; p < 2; p++) {
+		st = hlrt_device_take_sobs(dev, n, &owner->sob_first[p]);
+		if (st)
+			return st;
+		owner->sob_taken[p] = true;
+	}
+	for (s = 0; s < lr->n_segs; s++) {
+		lr->segs[s].sob_first[0] = owner->sob_first[0];
+		lr->segs[s].sob_first[1] = owner->sob_first[1];
 	}
 	return HLRT_SUCCESS;
 }
@@ -423,6 +493,8 @@ hlrt_status hlrt_emit(hlrt_device *dev, struct hlrt_recipe *r, struct loaded_rec
 	uint32_t s, p, slot, n_cbs = 0;
 	hlrt_status st = make_segments(lr, r);
 
+	if (!st && r->eager)
+		st = take_shared_sobs(dev, lr);
 	if (st)
 		return st;
 	lr->cbs = calloc((size_t)lr->n_segs * 2 * MAX_QUEUES + 1, sizeof(*lr->cbs));
@@ -433,12 +505,15 @@ hlrt_status hlrt_emit(hlrt_device *dev, struct hlrt_recipe *r, struct loaded_rec
 
 		if (sg->cpu)
 			continue;
-		sg->n_sobs = sg->end_work - sg->first_work + 1;
+		if (!r->eager)
+			sg->n_sobs = sg->end_work - sg->first_work + 1;
 		for (p = 0; p < 2 && !st; p++) {
-			st = hlrt_device_take_sobs(dev, sg->n_sobs, &sg->sob_first[p]);
-			if (st)
-				break;
-			sg->sob_taken[p] = true;
+			if (!r->eager) {
+				st = hlrt_device_take_sobs(dev, sg->n_sobs, &sg->sob_first[p]);
+				if (st)
+					break;
+				sg->sob_taken[p] = true;
+			}
 			e.seg = sg;
 			e.parity = p;
 			sg->cb_first[p] = n_cbs;

@@ -3,7 +3,8 @@
  * Launch: load a recipe onto a device once (schedule its command buffers,
  * lay out code, constants and CBs in one HBM image), then for each launch
  * resolve the bindings, patch and re-upload the image only when an
- * address changed, and submit each segment as one command submission.
+ * address changed, and submit each segment as one command submission
+ * (eager recipes: one per node, each waited for before the next).
  * The per-launch host work is proportional to the number of bindings.
  */
 #include <stdio.h>
@@ -437,6 +438,9 @@ hlrt_status hlrt_launch_ex(hlrt_stream *stream, const hlrt_recipe *recipe,
 			n_post = 0;
 		}
 		st = hlrt_stream_submit(stream, jobs, nj, &ext);
+		/* eager: each node finishes before the next one is submitted */
+		if (!st && r->eager)
+			st = hlrt_stream_synchronize(stream);
 	}
 	if (!st && n_post) {
 		struct hlrt_be_ext ext = { .post = bpost, .n_post = n_post };

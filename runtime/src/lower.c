@@ -641,3 +641,42 @@ hlrt_status lower_gemm_dedw(struct lower_ctx *lc, const struct cnode *cn)
 	}
 	return mme(lc, &o);
 }
+
+/*
+ * transpose: a copy on the TPC in y's order; x's descriptor takes y's
+ * sizes with x's strides of the permuted dimensions (TPC dim 0 is the
+ * innermost, row-major's last).
+ */
+hlrt_status lower_transpose(struct lower_ctx *lc, const struct cnode *cn)
+{
+	const struct hlrt_node *n = cn->node;
+	const struct hlrt_transpose_params *p = (const void *)n->params;
+	const hlrt_tensor *x = n->in[0], *y = n->out[0];
+	uint64_t xstride[HLRT_MAX_DIMS], size[5], sx[5], sy[5], acc = 1;
+	uint32_t nd = x->ndims, d;
+	struct rwork *w;
+	hlrt_status st = tpc_work(lc, op_dtype(n) == HLRT_BF16 ? "transpose_bf16" :
+								  "transpose_f32", &w);
+
+	if (st)
+		return st;
+	for (d = nd; d-- > 0;) {
+		xstride[d] = acc;
+		acc *= x->dims[d];
+	}
+	acc = 1;
+	for (d = 0; d < nd; d++) {
+		uint32_t axis = nd - 1 - d;	/* y's axis of TPC dim d */
+
+		size[d] = y->dims[axis];
+		sy[d] = acc;
+		sx[d] = xstride[p->perm[axis]];
+		acc *= y->dims[axis];
+	}
+	lower_tdesc(lc, w, 0, x, size, sx, nd, 0, false);
+	lower_tdesc(lc, w, 1, y, size, sy, nd, 0, true);
+	w->ispace[0] = ceil_div(size[0], 64);
+	for (d = 1; d < 5; d++)
+		w->ispace[d] = d < nd ? (uint32_t)size[d] : 1;
+	return HLRT_SUCCESS;
+}

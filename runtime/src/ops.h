@@ -28,6 +28,7 @@ hlrt_status lower_sgd(struct lower_ctx *lc, const struct cnode *cn);
 hlrt_status lower_opt_state(struct lower_ctx *lc, const struct cnode *cn);
 hlrt_status lower_memcpy(struct lower_ctx *lc, const struct cnode *cn);
 hlrt_status lower_memset(struct lower_ctx *lc, const struct cnode *cn);
+hlrt_status lower_transpose(struct lower_ctx *lc, const struct cnode *cn);
 
 hlrt_status grad_gemm(struct ad_ctx *ac, const struct hlrt_node *n);
 hlrt_status grad_add(struct ad_ctx *ac, const struct hlrt_node *n);
@@ -40,6 +41,7 @@ hlrt_status grad_reduce_sum(struct ad_ctx *ac, const struct hlrt_node *n);
 hlrt_status grad_reduce_mean(struct ad_ctx *ac, const struct hlrt_node *n);
 hlrt_status grad_sce(struct ad_ctx *ac, const struct hlrt_node *n);
 hlrt_status grad_reshape(struct ad_ctx *ac, const struct hlrt_node *n);
+hlrt_status grad_transpose(struct ad_ctx *ac, const struct hlrt_node *n);
 
 hlrt_status cpu_argmax(const struct rwork *w, const struct hlrt_recipe *r,
 		       void *const *in, void *const *out);

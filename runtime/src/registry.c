@@ -9,6 +9,7 @@
 
 #include "hlrt_internal.h"
 #include "conv.h"
+#include "lamb.h"
 #include "ops.h"
 
 /* ---- shape rules ----------------------------------------------------------- */
@@ -490,6 +491,34 @@ static hlrt_status infer_reshape(struct hlrt_node *n, struct hlrt_tensor_desc *o
 	return HLRT_SUCCESS;
 }
 
+/* transpose: y.dims[i] = x.dims[perm[i]]; perm a permutation of 0..ndims-1. */
+static hlrt_status infer_transpose(struct hlrt_node *n, struct hlrt_tensor_desc *o)
+{
+	const struct hlrt_transpose_params *p = (const void *)n->params;
+	const hlrt_tensor *x = n->in[0];
+	hlrt_status st = want_dtype(n, 0, op_dtype(n));
+	uint32_t i, seen = 0;
+
+	if (st)
+		return st;
+	if (!n->params_size)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "%s: give the permutation", n->guid);
+	for (i = 0; i < x->ndims; i++) {
+		if (p->perm[i] >= x->ndims || (seen & (1u << p->perm[i])))
+			return hlrt_fail(HLRT_INVALID_ARGUMENT,
+					 "%s of \"%s\": perm is not a permutation of 0..%u",
+					 n->guid, x->name, x->ndims - 1);
+		seen |= 1u << p->perm[i];
+		o[0].dims[i] = x->dims[p->perm[i]];
+	}
+	if (hlrt_elems(x->ndims, x->dims) > UINT32_MAX)
+		return hlrt_fail(HLRT_UNSUPPORTED, "%s of \"%s\": over 2^32 elements", n->guid,
+				 x->name);
+	o[0].dtype = x->dtype;
+	o[0].ndims = x->ndims;
+	return HLRT_SUCCESS;
+}
+
 /* ---- the table ------------------------------------------------------------- */
 
 #define F32 HLRT_FP32
@@ -596,6 +625,20 @@ static const struct op_def ops[] = {
 	  "{grad, weights, lr[1], accum} -> {weights, accum}",
 	  "Adagrad with weight decay, in place", 4, 4, 2, 0, 1, P(hlrt_adagrad_params),
 	  infer_opt_state, lower_opt_state, NULL, NULL, F32, NONE, NULL },
+	{ "optimizer_lamb_f32", "Lamb", ENG_TPC,
+	  "{grad, weights, lr[1], m, v, step i32[1]} -> {weights, m, v}",
+	  "LAMB (Adam moments, bias-corrected, decoupled weight decay, per-tensor trust ratio), "
+	  "in place: lamb_moments + lamb_sumsq + lamb_apply", 6, 6, 3, 0, 1, P(hlrt_lamb_params),
+	  NULL, NULL, NULL, NULL, F32, NONE, expand_lamb },
+	{ "lamb_moments_f32", "LambMoments", ENG_TPC, "{grad, weights, m, v, step} -> {m, v, u}",
+	  "LAMB stage 1: the moments in place and the raw update u", 5, 5, 3, 0, 1,
+	  P(hlrt_lamb_params), infer_lamb_moments, lower_lamb, NULL, NULL, F32, NONE, NULL },
+	{ "lamb_sumsq_f32", "LambSumSquares", ENG_TPC, "{weights, u} -> {partials[2, chunks, 1]}",
+	  "LAMB stage 2: sums of squares per 4096-element chunk, fixed order", 2, 2, 1, 0, 0, 0,
+	  infer_lamb_sumsq, lower_lamb, NULL, NULL, F32, NONE, NULL },
+	{ "lamb_apply_f32", "LambApply", ENG_TPC, "{u, weights, lr[1], partials} -> {weights}",
+	  "LAMB stage 3: the norms in chunk order, the trust ratio, the update in place",
+	  4, 4, 1, 0, 1, 0, infer_lamb_apply, lower_lamb, NULL, NULL, F32, NONE, NULL },
 	{ "cast_f32_to_bf16", "Cast", ENG_TPC, "{x f32} -> {y bf16}", "round to nearest even",
 	  1, 1, 1, 1, 0, 0, infer_cast, lower_unary, NULL, NULL, BF16, F32, NULL },
 	{ "cast_bf16_to_f32", "Cast", ENG_TPC, "{x bf16} -> {y f32}", "exact", 1, 1, 1, 1, 0, 0,
@@ -627,16 +670,27 @@ static const struct op_def ops[] = {
 	  1, 1, 1, 0, 0, 0, infer_cast, NULL, NULL, cpu_cast, I64, I32, NULL },
 	{ "cast_i64_to_i32", "Cast", ENG_CPU, "{x i64} -> {y i32}", "saturated; on the CPU",
 	  1, 1, 1, 0, 0, 0, infer_cast, NULL, NULL, cpu_cast, I32, I64, NULL },
-	{ "conv2d_fwd_f32", "Conv2D", ENG_TPC, "{x[N,H,W,C], w[KH,KW,C,F] (, b[F])} -> {y[N,OH,OW,F]}",
-	  "NHWC convolution, stride 1, zero padding: im2col (TPC) + GEMM (MME) + bias_add",
+	{ "conv2d_fwd_f32", "Conv2D", ENG_MME, "{x[N,H,W,C], w[KH,KW,C,F] (, b[F])} -> {y[N,OH,OW,F]}",
+	  "NHWC convolution, any stride, zero padding: spatial_convolution (MME, bias fused)",
 	  2, 3, 1, 0, 0, P(hlrt_conv_params), NULL, NULL, NULL, NULL, F32, NONE,
 	  expand_conv2d_fwd },
-	{ "conv2d_dedx_f32", "Conv2DBackpropInput", ENG_TPC, "{dy[N,OH,OW,F], w} -> {dx[N,H,W,C]}",
-	  "GEMM (MME) + col2im (TPC)", 2, 2, 1, 0, 0, P(hlrt_conv_params), NULL, NULL, NULL,
-	  NULL, F32, NONE, expand_conv2d_dedx },
-	{ "conv2d_dedw_f32", "Conv2DBackpropFilter", ENG_TPC, "{dy[N,OH,OW,F], x} -> {dw[KH,KW,C,F]}",
-	  "im2col (TPC) + GEMM (MME)", 2, 2, 1, 0, 0, P(hlrt_conv_params), NULL, NULL, NULL,
+	{ "conv2d_dedx_f32", "Conv2DBackpropInput", ENG_MME, "{dy[N,OH,OW,F], w} -> {dx[N,H,W,C]}",
+	  "dedx (MME); H, W the smallest that give OH, OW", 2, 2, 1, 0, 0, P(hlrt_conv_params),
+	  NULL, NULL, NULL, NULL, F32, NONE, expand_conv2d_dedx },
+	{ "conv2d_dedw_f32", "Conv2DBackpropFilter", ENG_MME, "{dy[N,OH,OW,F], x} -> {dw[KH,KW,C,F]}",
+	  "dedw (MME)", 2, 2, 1, 0, 0, P(hlrt_conv_params), NULL, NULL, NULL,
 	  NULL, F32, NONE, expand_conv2d_dedw },
+	{ "spatial_convolution_f32", "Conv2D", ENG_MME,
+	  "{x[N,H,W,C], w[KH,KW,C,F] (, b[F])} -> {y[N,OH,OW,F]}",
+	  "the MME's convolution mode, on tensor geometry (no im2col in memory)", 2, 3, 1, 0, 0,
+	  P(hlrt_conv_params), infer_conv_mme, lower_conv_mme, grad_conv_mme, NULL, F32, NONE,
+	  NULL },
+	{ "dedx_f32", "Conv2DBackpropInput", ENG_MME, "{dy[N,OH,OW,F], w[KH,KW,C,F]} -> {dx[N,H,W,C]}",
+	  "the MME's data-gradient mode; params give dx's shape", 2, 2, 1, 0, 0,
+	  P(hlrt_col2im_params), infer_conv_mme, lower_conv_mme, NULL, NULL, F32, NONE, NULL },
+	{ "dedw_f32", "Conv2DBackpropFilter", ENG_MME, "{dy[N,OH,OW,F], x[N,H,W,C]} -> {dw[KH,KW,C,F]}",
+	  "the MME's filter-gradient mode", 2, 2, 1, 0, 0, P(hlrt_conv_params), infer_conv_mme,
+	  lower_conv_mme, NULL, NULL, F32, NONE, NULL },
 	{ "im2col_f32", "Im2Col", ENG_TPC, "{x[N,H,W,C]} -> {cols[N*OH*OW, KH*KW*C]}",
 	  "the column matrix of a stride-1 convolution (zero padding)", 1, 1, 1, 0, 0,
 	  P(hlrt_conv_params), infer_im2col, lower_im2col, grad_im2col, NULL, F32, NONE, NULL },
@@ -646,10 +700,19 @@ static const struct op_def ops[] = {
 	{ "maxpool2d_fwd_f32", "MaxPool", ENG_TPC, "{x[N,H,W,C]} -> {y[N,OH,OW,C]}",
 	  "maximum over each window, no padding", 1, 1, 1, 0, 0, P(hlrt_pool_params),
 	  infer_maxpool_fwd, lower_maxpool_fwd, grad_maxpool, NULL, F32, NONE, NULL },
-	{ "maxpool2d_bwd_f32", "MaxPoolGrad", ENG_TPC, "{dy, x} -> {dx}",
-	  "dy to the first maximum of each window (windows must not overlap)", 2, 2, 1, 0, 0,
+	{ "maxpool2d_bwd_f32", "MaxPoolGrad", ENG_TPC, "{dy, x (, y)} -> {dx}",
+	  "dy to the first maximum of each window (windows must not overlap); y: the "
+	  "forward's output, so the maxima are not recomputed", 2, 3, 1, 0, 0,
 	  P(hlrt_pool_params), infer_maxpool_bwd, lower_maxpool_bwd, NULL, NULL, F32, NONE,
 	  NULL },
+	{ "transpose_f32", "Transpose", ENG_TPC, "{x} -> {y}",
+	  "y.dims[i] = x.dims[perm[i]], up to 5-D: a strided copy on the TPC", 1, 1, 1, 0, 0,
+	  P(hlrt_transpose_params), infer_transpose, lower_transpose, grad_transpose, NULL, F32,
+	  NONE, NULL },
+	{ "transpose_bf16", "Transpose", ENG_TPC, "{x} -> {y}",
+	  "y.dims[i] = x.dims[perm[i]], up to 5-D: a strided copy on the TPC", 1, 1, 1, 0, 0,
+	  P(hlrt_transpose_params), infer_transpose, lower_transpose, grad_transpose, NULL,
+	  BF16, NONE, NULL },
 	{ "memcpy", "Identity", ENG_DMA, "{x} -> {y}", "copy on a DMA engine", 1, 1, 1, 0, 0,
 	  0, infer_memcpy, lower_memcpy, NULL, NULL, NONE, NONE, NULL },
 	{ "memset", "Fill", ENG_DMA, "{} -> {y}", "fill with a repeated byte on a DMA engine",
@@ -662,10 +725,8 @@ static const struct op_def ops[] = {
 	  1, 1, 1, 0, 0, 0, infer_reshape, NULL, grad_reshape, NULL, NONE, NONE, NULL },
 };
 
-/* GUIDs of the list that are not implemented yet. */
-static const char *const planned[] = {
-	"batch_gemm_f32", "transpose", "softmax_fwd_f32", "optimizer_adamw_f32", "optimizer_adagrad_f32", "optimizer_lamb_f32",
-};
+/* GUIDs of the list that are not implemented yet (none left). */
+static const char *const planned[] = { NULL };
 
 const struct op_def *hlrt_op_find(const char *guid)
 {
@@ -681,7 +742,7 @@ bool hlrt_op_planned(const char *guid)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(planned) / sizeof(planned[0]); i++)
+	for (i = 0; planned[i]; i++)
 		if (!strcmp(planned[i], guid))
 			return true;
 	return false;
@@ -689,7 +750,7 @@ bool hlrt_op_planned(const char *guid)
 
 const char *hlrt_op_planned_at(uint32_t i)
 {
-	return i < sizeof(planned) / sizeof(planned[0]) ? planned[i] : NULL;
+	return i < sizeof(planned) / sizeof(planned[0]) ? planned[i] : NULL;	/* NULL-ended */
 }
 
 uint32_t hlrt_op_count(void)

@@ -172,8 +172,14 @@ static hlrt_status run_pending(hlrt_session *s)
 	b = calloc(n + 1, sizeof(*b));
 	if (!b)
 		st = hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "session");
-	if (!st)
-		st = hlrt_graph_compile(s->g, NULL, &r);
+	if (!st) {
+		/* the session's mode, not the environment's: a lazy step stays one submission */
+		struct hlrt_compile_options opts = {
+			.eager = s->lazy ? HLRT_EAGER_OFF : HLRT_EAGER_ON,
+		};
+
+		st = hlrt_graph_compile(s->g, &opts, &r);
+	}
 	for (v = s->values, i = 0; v && !st; v = v->next) {
 		if (!v->t)
 			continue;

@@ -4,7 +4,11 @@
  * run in order because the queue runs its jobs in order, and a launch's
  * engines start only when the launch's external job signals them (see
  * emit.c), so nothing on the stream needs a host round trip to stay in
- * order. Events are device timestamps written by the stream's queue.
+ * order. Events are device timestamps written by the stream's queue,
+ * and a sync object the queue adds 1 to at every record: a stream that
+ * waits for an event arms a monitor of its own queue on that object
+ * (>= the count of the event's records at the time of the wait) and
+ * fences on it, so the wait is the sync manager's, not the host's.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -94,13 +98,49 @@ hlrt_status hlrt_stream_synchronize(hlrt_stream *stream)
 	return st;
 }
 
+/*
+ * The stream's pending event waits as a CS of their own on its queue:
+ * a monitor per wait, then a FENCE for all; the queue runs nothing of
+ * the stream's after it until the monitors fire.
+ */
+static hlrt_status submit_waits(hlrt_stream *s)
+{
+	const uint32_t *pool = hlrt_device_queue_monitors(s->dev, s->ext_queue);
+	struct hlrt_be_ext ext = { 0 };
+	struct hlrt_pkt_buf b;
+	uint64_t seq = 0;
+	uint32_t i;
+	int rc;
+
+	if (!s->n_waits)
+		return HLRT_SUCCESS;
+	if (hlrt_pkt_init(&b, 16 + 4 * s->n_waits))
+		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "stream wait");
+	for (i = 0; i < s->n_waits; i++)
+		hlrt_pkt_mon_reg(&b, GAUDISIM_SYNC_MON_ARM(pool[i]),
+				 GAUDISIM_SYNC_MON_ARM_SOB(s->waits[i].sob, 0, s->waits[i].value));
+	hlrt_pkt_fence(&b, 0, s->n_waits, s->n_waits);
+	if (b.oom) {
+		hlrt_pkt_free(&b);
+		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "stream wait");
+	}
+	ext.body = b.dw;
+	ext.n_body = b.n;
+	rc = s->dev->be->ops->submit(s->dev->be, NULL, 0, s->ext_queue, &ext, &seq);
+	hlrt_pkt_free(&b);
+	if (rc)
+		return hlrt_fail_errno(rc, "command submission (stream wait)");
+	s->last_seq = seq;
+	s->n_waits = 0;
+	return HLRT_SUCCESS;
+}
+
 hlrt_status hlrt_stream_submit(hlrt_stream *s, const struct hlrt_be_job *jobs, uint32_t n_jobs,
 			       const struct hlrt_be_ext *ext)
 {
 	hlrt_device *dev = s->dev;
 	hlrt_status st;
 	uint64_t seq = 0;
-	uint32_t i;
 	int rc;
 
 	/*
@@ -113,14 +153,9 @@ hlrt_status hlrt_stream_submit(hlrt_stream *s, const struct hlrt_be_job *jobs, u
 			return st;
 		dev->last_launch_stream = NULL;
 	}
-	for (i = 0; i < s->n_waits; i++) {
-		if (s->waits[i]->stream != s) {
-			st = hlrt_event_synchronize(s->waits[i]);
-			if (st)
-				return st;
-		}
-	}
-	s->n_waits = 0;
+	st = submit_waits(s);
+	if (st)
+		return st;
 	rc = dev->be->ops->submit(dev->be, jobs, n_jobs, s->ext_queue, ext, &seq);
 	if (rc)
 		return hlrt_fail_errno(rc, "command submission");
@@ -134,19 +169,28 @@ hlrt_status hlrt_stream_submit(hlrt_stream *s, const struct hlrt_be_job *jobs, u
 
 hlrt_status hlrt_stream_wait_event(hlrt_stream *stream, hlrt_event *event)
 {
+	uint32_t i;
+
 	if (!stream || !event || event->dev != stream->dev)
 		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_stream_wait_event: bad argument");
-	if (!event->seq || event->stream == stream)
-		return HLRT_SUCCESS;	/* nothing recorded / already in order */
-	if (stream->n_waits == sizeof(stream->waits) / sizeof(stream->waits[0])) {
-		hlrt_status st = hlrt_event_synchronize(stream->waits[0]);
+	if (!event->seq || event->stream == stream || event->done)
+		return HLRT_SUCCESS;	/* nothing recorded / in order / already done */
+	for (i = 0; i < stream->n_waits; i++) {
+		if (stream->waits[i].sob == event->sob) {	/* counts only grow */
+			stream->waits[i].value = event->records;
+			return HLRT_SUCCESS;
+		}
+	}
+	if (stream->n_waits == HLRT_STREAM_WAITS) {
+		/* the monitors are full: the waits so far go to the queue now */
+		hlrt_status st = submit_waits(stream);
 
 		if (st)
 			return st;
-		memmove(stream->waits, stream->waits + 1,
-			sizeof(stream->waits[0]) * --stream->n_waits);
 	}
-	stream->waits[stream->n_waits++] = event;
+	stream->waits[stream->n_waits].sob = event->sob;
+	stream->waits[stream->n_waits].value = event->records;
+	stream->n_waits++;
 	return HLRT_SUCCESS;
 }
 
@@ -295,8 +339,64 @@ hlrt_status hlrt_memcpy_d2h(hlrt_device *device, void *dst, uint64_t src, uint64
 
 /* ---- events ---------------------------------------------------------------- */
 
+/* A sync object for an event, from the device's event groups. */
+static hlrt_status event_sob_take(hlrt_device *dev, uint32_t *sob)
+{
+	uint32_t g, bit;
+	hlrt_status st;
+
+	for (g = 0; g < dev->n_ev_groups; g++) {
+		if (dev->ev_group_used[g] == 0xff)
+			continue;
+		for (bit = 0; dev->ev_group_used[g] & (1u << bit); bit++)
+			;
+		dev->ev_group_used[g] |= (uint8_t)(1u << bit);
+		*sob = dev->ev_group_first[g] + bit;
+		return HLRT_SUCCESS;
+	}
+	if (dev->n_ev_groups == HLRT_EVENT_GROUPS)
+		return hlrt_fail(HLRT_UNSUPPORTED, "at most %u events at a time",
+				 8 * HLRT_EVENT_GROUPS);
+	st = hlrt_device_take_sobs(dev, GAUDISIM_SYNC_SOBS_PER_GROUP,
+				   &dev->ev_group_first[dev->n_ev_groups]);
+	if (st)
+		return st;
+	dev->ev_group_used[dev->n_ev_groups] = 1;
+	*sob = dev->ev_group_first[dev->n_ev_groups++];
+	return HLRT_SUCCESS;
+}
+
+static void event_sob_put(hlrt_device *dev, uint32_t sob)
+{
+	uint32_t g;
+
+	for (g = 0; g < dev->n_ev_groups; g++)
+		if (sob >= dev->ev_group_first[g] && sob < dev->ev_group_first[g] + 8)
+			dev->ev_group_used[g] &= (uint8_t)~(1u << (sob - dev->ev_group_first[g]));
+}
+
+/* Set an event's sync object on the device, after the stream's work. */
+static hlrt_status event_sob_set(hlrt_stream *s, uint32_t sob, uint32_t so_upd,
+				 const struct hlrt_be_ext *base)
+{
+	struct hlrt_be_ext ext = *base;
+	struct hlrt_pkt_buf b;
+	hlrt_status st;
+
+	if (hlrt_pkt_init(&b, 8))
+		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "event");
+	hlrt_pkt_sob(&b, sob, so_upd, GAUDISIM_PKT_CTL_EB | GAUDISIM_PKT_CTL_MB);
+	ext.body = b.dw;
+	ext.n_body = b.n;
+	st = b.oom ? hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "event") :
+		     hlrt_stream_submit(s, NULL, 0, &ext);
+	hlrt_pkt_free(&b);
+	return st;
+}
+
 hlrt_status hlrt_event_create(hlrt_device *device, hlrt_event **event)
 {
+	struct hlrt_be_ext none = { 0 };
 	hlrt_event *e;
 	hlrt_status st;
 
@@ -305,24 +405,66 @@ hlrt_status hlrt_event_create(hlrt_device *device, hlrt_event **event)
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "event");
+	e->dev = device;
 	st = hlrt_host_malloc(device, sizeof(uint64_t), (void **)&e->ts);
 	if (!st)
 		st = hlrt_host_va(device, e->ts, sizeof(uint64_t), &e->ts_va);
+	if (!st) {
+		st = event_sob_take(device, &e->sob);
+		/* a sync object may keep an earlier user's count: start from 0 */
+		if (!st)
+			st = event_sob_set(device->sync_stream, e->sob, GAUDISIM_SYNC_SOB_SET(0),
+					   &none);
+		if (!st)
+			st = hlrt_stream_synchronize(device->sync_stream);
+		if (st)
+			event_sob_put(device, e->sob);
+	}
 	if (st) {
 		if (e->ts)
 			hlrt_host_free(device, e->ts);
 		free(e);
 		return st;
 	}
-	e->dev = device;
 	*event = e;
 	return HLRT_SUCCESS;
 }
 
+/* Every stream of the device done: nothing waits on a sync object any more. */
+static hlrt_status device_quiet(hlrt_device *dev)
+{
+	hlrt_status st = HLRT_SUCCESS, s2;
+	uint32_t i;
+
+	for (i = 0; i < HLRT_MAX_STREAMS; i++) {
+		if (!dev->streams[i])
+			continue;
+		s2 = submit_waits(dev->streams[i]);
+		if (!s2)
+			s2 = hlrt_stream_synchronize(dev->streams[i]);
+		st = st ? st : s2;
+	}
+	return st;
+}
+
 hlrt_status hlrt_event_destroy(hlrt_event *event)
 {
+	uint32_t i, j, k;
+
 	if (!event)
 		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_event_destroy: NULL event");
+	/* a stream whose wait for it is still ahead must not see the object reused */
+	for (i = 0; i < HLRT_MAX_STREAMS; i++) {
+		hlrt_stream *s = event->dev->streams[i];
+
+		for (j = 0, k = 0; s && j < s->n_waits; j++)
+			if (s->waits[j].sob != event->sob)
+				s->waits[k++] = s->waits[j];
+		if (s)
+			s->n_waits = k;
+	}
+	device_quiet(event->dev);
+	event_sob_put(event->dev, event->sob);
 	hlrt_host_free(event->dev, event->ts);
 	free(event);
 	return HLRT_SUCCESS;
@@ -333,14 +475,25 @@ hlrt_status hlrt_event_record(hlrt_event *event, hlrt_stream *stream)
 	struct hlrt_be_ext ext = { 0 };
 	hlrt_status st;
 
+	uint32_t so_upd = GAUDISIM_SYNC_SOB_ADD(1);
+
 	if (!event || !stream || event->dev != stream->dev)
 		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_event_record: bad argument");
+	if (event->records == GAUDISIM_SYNC_SOB_MAX) {
+		/* the 15-bit count is full: start again at 1 once nobody waits */
+		st = device_quiet(event->dev);
+		if (st)
+			return st;
+		event->records = 0;
+		so_upd = GAUDISIM_SYNC_SOB_SET(1);
+	}
 	*event->ts = 0;
 	ext.ts_host = event->ts;
 	ext.ts_va = event->ts_va;
-	st = hlrt_stream_submit(stream, NULL, 0, &ext);
+	st = event_sob_set(stream, event->sob, so_upd, &ext);
 	if (st)
 		return st;
+	event->records++;
 	event->stream = stream;
 	event->seq = stream->last_seq;
 	event->done = false;

@@ -69,5 +69,10 @@ Suite *train_suite(void);
 Suite *api_suite(void);
 Suite *custom_suite(void);
 Suite *session_suite(void);
+Suite *eager_suite(void);
+Suite *transpose_suite(void);
+Suite *lamb_suite(void);
+Suite *stream_wait_suite(void);
+Suite *conv_suite(void);
 
 #endif /* RT_TEST_H */

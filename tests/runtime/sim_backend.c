@@ -405,6 +405,7 @@ static int sim_wait(struct hlrt_backend *be, uint64_t seq, uint64_t timeout_us)
 	struct sim *s = be->priv;
 
 	(void)timeout_us;
+	stats.host_waits++;
 	if (!seq || seq > s->seq)
 		return -EINVAL;
 	return s->result[seq % MAX_SEQ];

@@ -16,6 +16,7 @@
 
 struct sim_stats {
 	uint64_t submissions, jobs, copy_bytes, hbm_allocs;
+	uint64_t host_waits;		/* wait() calls: the host waiting for a CS */
 	uint32_t hangs, device_errors;
 };
 

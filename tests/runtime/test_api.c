@@ -87,9 +87,9 @@ START_TEST(bad_arguments)
 			 HLRT_INVALID_ARGUMENT);	/* one input */
 	ck_assert_int_eq(hlrt_node_create(g, "conv2d_fwd_f32", in, 2, NULL, 0, NULL, 0, NULL, &n),
 			 HLRT_INVALID_ARGUMENT);	/* no parameters */
-	ck_assert_int_eq(hlrt_node_create(g, "transpose", in, 1, NULL, 0, NULL, 0, NULL, &n),
-			 HLRT_UNSUPPORTED);
-	ck_assert_ptr_nonnull(strstr(hlrt_last_error(), "not implemented yet"));
+	ck_assert_int_eq(hlrt_node_create(g, "transpose_f32", in, 1, NULL, 0, NULL, 0, NULL, &n),
+			 HLRT_INVALID_ARGUMENT);	/* no permutation */
+	ck_assert_ptr_nonnull(strstr(hlrt_last_error(), "give the permutation"));
 	/* gemm: [4,5] x [4,6] has mismatched inner dimensions */
 	ck_assert_int_eq(hlrt_node_create(g, "gemm_f32", in, 2, NULL, 0, NULL, 0, NULL, &n),
 			 HLRT_INVALID_ARGUMENT);

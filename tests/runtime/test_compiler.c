@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "hlrt_internal.h"
+#include "hw/gaudisim_queues.h"
+#include "hw/gaudisim_tpc.h"
 #include "rt_test.h"
 
 static hlrt_tensor *mk(hlrt_graph *g, const char *name, hlrt_dtype dt, uint64_t d0, uint64_t d1,
@@ -488,7 +490,7 @@ END_TEST
 /* ---- autodiff against finite differences ---------------------------------------------- */
 
 enum fd_case { FD_GEMM, FD_GEMM_TA, FD_GEMM_TB, FD_BIAS, FD_ADD, FD_SUB, FD_MUL, FD_SCALE,
-	       FD_RELU, FD_RESHAPE, FD_CONV, FD_POOL, FD_RSUM, FD_RMEAN, FD_CASES };
+	       FD_RELU, FD_RESHAPE, FD_CONV, FD_POOL, FD_RSUM, FD_RMEAN, FD_TRANSPOSE, FD_CASES };
 
 #define FD_B	4
 #define FD_C	5
@@ -588,6 +590,19 @@ static hlrt_graph *fd_graph(enum fd_case c, hlrt_tensor **p, uint32_t *np, hlrt_
 		       sizeof(rp));
 		break;
 	}
+	case FD_TRANSPOSE: {
+		/* [C, 1, B] permuted {2, 0, 1} to [B, C, 1]: the gradient uses {1, 2, 0} */
+		struct hlrt_tensor_desc xd = { .name = "p0", .dtype = HLRT_FP32, .ndims = 3,
+					       .dims = { FD_C, 1, FD_B },
+					       .role = HLRT_TENSOR_PARAMETER };
+		struct hlrt_transpose_params tp = { { 2, 0, 1 } };
+
+		*np = 1;
+		HLRT_OK(hlrt_tensor_create(g, &xd, &p[0]));
+		y = op(g, "transpose_f32", p[0], NULL, &tp, sizeof(tp));
+		y = op(g, "reshape", y, NULL, &back, sizeof(back));
+		break;
+	}
 	default:
 		*np = 1;
 		p[0] = mk(g, "p0", HLRT_FP32, FD_B, FD_C, HLRT_TENSOR_PARAMETER);
@@ -679,6 +694,93 @@ START_TEST(gradients_match_finite_differences)
 }
 END_TEST
 
+/* ---- the TPC split ---------------------------------------------------------------- */
+
+/* The TPC queues a launch of r's first segment runs on (its CBs with packets). */
+static uint32_t tpc_queues_used(const hlrt_recipe *r)
+{
+	const struct loaded_recipe *lr = r->loaded;
+	uint32_t i, n = 0;
+
+	ck_assert_ptr_nonnull(lr);
+	ck_assert_uint_ge(lr->n_segs, 1);
+	for (i = lr->segs[0].cb_first[0]; i < lr->segs[0].cb_first[0] + GAUDISIM_NUM_TPC + 2; i++)
+		if (lr->cbs[i].n && lr->cbs[i].queue >= GAUDISIM_QUEUE_ID_TPC_0_0)
+			n++;
+	return n;
+}
+
+/*
+ * An add of a rows x cols tensor and a same-shaped one (a member per 4096
+ * elements of the flat tensor) or a bias of cols (a member per row, as
+ * the seed model's BiasAdd). Small nodes run on fewer TPCs (at least
+ * HLRT_TPC_MIN_MEMBERS members each), big ones on all 8, and every part
+ * runs: c = a + b everywhere.
+ */
+START_TEST(tpc_split_follows_the_node_size)
+{
+	static const struct { uint64_t rows, cols; bool bias; uint32_t tpcs; } cases[] = {
+		{ 4, 10, false, 1 },		/* 1 member */
+		{ 128, 10, true, 4 },		/* the seed model's BiasAdd: 128 members */
+		{ 64, 4096, false, 2 },		/* 64 members */
+		{ 100, 4096, false, 3 },
+		{ 256, 4096, false, 8 },	/* 8 x HLRT_TPC_MIN_MEMBERS */
+		{ 4096, 64, true, 8 },
+		{ 2, 300 * 4096, false, 8 },	/* 600 members */
+	};
+	struct hlrt_compile_options opts = { .no_cache = 1 };
+	uint32_t c, seed = 7;
+
+	ck_assert_uint_eq(HLRT_TPC_MIN_MEMBERS, 32);
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		uint64_t e = cases[c].rows * cases[c].cols, i;
+		uint64_t eb = cases[c].bias ? cases[c].cols : e;
+		struct gaudisim_tpc_part parts[GAUDISIM_NUM_TPC];
+		struct rt_binding_set bs = { 0 };
+		float *a = malloc(4 * e), *b = malloc(4 * eb), *y = malloc(4 * e);
+		hlrt_graph *g;
+		hlrt_recipe *r;
+		hlrt_tensor *in[2], *tc;
+		hlrt_node *n;
+
+		ck_assert(a && b && y);
+		for (i = 0; i < e; i++)
+			a[i] = rt_randf(&seed, -2.0f, 2.0f);
+		for (i = 0; i < eb; i++)
+			b[i] = rt_randf(&seed, -2.0f, 2.0f);
+		HLRT_OK(hlrt_graph_create(&g));
+		in[0] = mk(g, "a", HLRT_FP32, cases[c].rows, cases[c].cols, HLRT_TENSOR_INPUT);
+		in[1] = cases[c].bias ? mk(g, "b", HLRT_FP32, cases[c].cols, 0, HLRT_TENSOR_INPUT) :
+			mk(g, "b", HLRT_FP32, cases[c].rows, cases[c].cols, HLRT_TENSOR_INPUT);
+		tc = mk(g, "c", HLRT_FP32, cases[c].rows, cases[c].cols, HLRT_TENSOR_OUTPUT);
+		HLRT_OK(hlrt_node_create(g, cases[c].bias ? "bias_add_f32" : "add_f32", in, 2, &tc,
+					 1, NULL, 0, NULL, &n));
+		HLRT_OK(hlrt_graph_compile(g, &opts, &r));
+		ck_assert_uint_eq(r->num_tpc, 8);
+		ck_assert_uint_eq(r->n_works, 1);
+		ck_assert_uint_eq(r->works[0].engine, ENG_TPC);
+		ck_assert_msg(hlrt_work_tpc_split(r, &r->works[0], parts) == cases[c].tpcs,
+			      "case %u: split over %u TPCs, want %u", c,
+			      hlrt_work_tpc_split(r, &r->works[0], parts), cases[c].tpcs);
+		rt_bind_all(r, &bs);
+		HLRT_OK(hlrt_memcpy_h2d(rt_dev, rt_addr_of(&bs, "a"), a, 4 * e));
+		HLRT_OK(hlrt_memcpy_h2d(rt_dev, rt_addr_of(&bs, "b"), b, 4 * eb));
+		rt_run(r, &bs);
+		ck_assert_msg(tpc_queues_used(r) == cases[c].tpcs, "case %u: %u TPC queues, want %u",
+			      c, tpc_queues_used(r), cases[c].tpcs);
+		rt_download(y, rt_addr_of(&bs, "c"), 4 * e);
+		for (i = 0; i < e; i++)
+			ck_assert_msg(y[i] == a[i] + b[i % eb], "case %u: c[%lu] = %g, want %g", c,
+				      (unsigned long)i, y[i], a[i] + b[i % eb]);
+		HLRT_OK(hlrt_recipe_destroy(r));
+		HLRT_OK(hlrt_graph_destroy(g));
+		free(a);
+		free(b);
+		free(y);
+	}
+}
+END_TEST
+
 Suite *compiler_suite(void)
 {
 	Suite *s = suite_create("compiler");
@@ -694,6 +796,7 @@ Suite *compiler_suite(void)
 	tcase_add_test(tc, cache_returns_the_same_recipe);
 	tcase_add_loop_test(tc, placement_log_and_cpu_fallback, 0, 2);
 	tcase_add_loop_test(tc, gradients_match_finite_differences, 0, FD_CASES);
+	tcase_add_test(tc, tpc_split_follows_the_node_size);
 	suite_add_tcase(s, tc);
 	return s;
 }

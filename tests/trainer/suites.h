@@ -9,6 +9,7 @@ Suite *idx_suite(void);
 Suite *model_json_suite(void);
 Suite *safetensors_suite(void);
 Suite *ref_trainer_suite(void);
+Suite *lamb_suite(void);
 Suite *train_loop_suite(void);
 Suite *cli_suite(void);
 

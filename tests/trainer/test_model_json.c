@@ -158,6 +158,55 @@ START_TEST(glorot_init_bounds_and_determinism)
 }
 END_TEST
 
+#define LAMB_MODEL(opt) \
+	"{\"input_shape\": [28, 28], \"layers\": [{\"type\": \"Flatten\"}," \
+	" {\"type\": \"Dense\", \"units\": 10}], \"training\": {\"loss\":" \
+	" \"sparse_categorical_crossentropy\", \"from_logits\": true, \"optimizer\": " opt "}}"
+
+START_TEST(lamb_optimizer)
+{
+	ck_assert_int_eq(model_load(MODELS_DIR "/seed-lamb.json", &m, &err), 0);
+	ck_assert_int_eq(m.train.optimizer, MODEL_OPT_LAMB);
+	ck_assert_float_eq(m.train.learning_rate, 0.01f);
+	ck_assert_float_eq(m.train.beta1, 0.9f);
+	ck_assert_float_eq(m.train.beta2, 0.999f);
+	ck_assert_float_eq(m.train.epsilon, 1e-6f);
+	ck_assert_float_eq(m.train.weight_decay, 0.01f);
+	/* FusedLamb's defaults */
+	ck_assert_int_eq(model_parse(LAMB_MODEL("{\"type\": \"lamb\", \"beta_2\": 0.98}"),
+				     "m.json", &m, &err), 0);
+	ck_assert_float_eq(m.train.beta1, 0.9f);
+	ck_assert_float_eq(m.train.beta2, 0.98f);
+	ck_assert_float_eq(m.train.epsilon, 1e-6f);
+	ck_assert_float_eq(m.train.weight_decay, 0.0f);
+	ck_assert_float_eq(m.train.learning_rate, 0.01f);
+	/* SGD keeps its own: no LAMB keys */
+	ck_assert_int_eq(model_parse(LAMB_MODEL("{\"type\": \"sgd\"}"), "m.json", &m, &err), 0);
+	ck_assert_int_eq(m.train.optimizer, MODEL_OPT_SGD);
+
+	expect_error(LAMB_MODEL("{\"type\": \"lamb\", \"beta_1\": 1.0}"),
+		     "m.json: training.optimizer.beta_1: must be a number in [0, 0.9999]");
+	expect_error(LAMB_MODEL("{\"type\": \"lamb\", \"beta_2\": -0.5}"),
+		     "training.optimizer.beta_2: must be a number in [0, 0.99999]");
+	expect_error(LAMB_MODEL("{\"type\": \"lamb\", \"epsilon\": 0}"),
+		     "training.optimizer.epsilon: must be a number in [1e-12, 1]");
+	expect_error(LAMB_MODEL("{\"type\": \"lamb\", \"weight_decay\": \"some\"}"),
+		     "training.optimizer.weight_decay: must be a number in [0, 1]");
+	expect_error(LAMB_MODEL("{\"type\": \"lamb\", \"learning_rate\": 0}"),
+		     "training.optimizer.learning_rate: must be a number");
+	expect_error(LAMB_MODEL("{\"type\": \"lamb\", \"momentum\": 0.9}"),
+		     "training.optimizer.momentum: does not apply to \"lamb\"");
+	expect_error(LAMB_MODEL("{\"type\": \"lamb\", \"nesterov\": true}"),
+		     "training.optimizer.nesterov: does not apply to \"lamb\"");
+	expect_error(LAMB_MODEL("{\"type\": \"sgd\", \"beta_1\": 0.9}"),
+		     "training.optimizer.beta_1: does not apply to \"sgd\"");
+	expect_error(LAMB_MODEL("{\"type\": \"lamb\", \"beta1\": 0.9}"),
+		     "training.optimizer: unknown key \"beta1\"");
+	expect_error(LAMB_MODEL("{\"type\": \"LAMB\"}"),
+		     "training.optimizer: \"type\" must be \"sgd\" or \"lamb\"");
+}
+END_TEST
+
 Suite *model_json_suite(void)
 {
 	Suite *s = suite_create("model_json");
@@ -169,6 +218,7 @@ Suite *model_json_suite(void)
 	tcase_add_test(tc, semantic_errors_name_the_value);
 	tcase_add_test(tc, shape_errors);
 	tcase_add_test(tc, glorot_init_bounds_and_determinism);
+	tcase_add_test(tc, lamb_optimizer);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -209,7 +209,7 @@ START_TEST(momentum_and_weight_decay_follow_pytorch)
 		  " \"weight_decay\": 0.2}}}");
 	setup.model = &m;
 	ck_assert_int_eq(params_create(&m, &p, &err), 0);
-	ck_assert_int_eq(params_create(&m, &mom, &err), 0);
+	ck_assert_int_eq(params_create_state(&m, &mom, &err), 0);
 	p.t[0].data[5] = w;
 	ck_assert_int_eq(ref_trainer_ops.open(&ctx, &setup, &err), 0);
 	ck_assert_int_eq(ref_trainer_ops.load_params(ctx, &p, &mom, &err), 0);

@@ -150,8 +150,8 @@ START_TEST(checkpoint_round_trip_and_model_check)
 	ck_assert_int_eq(model_infer_shapes(&m, DATASET_CLASSES, &err), 0);
 	ck_assert_int_eq(params_create(&m, &p, &err), 0);
 	ck_assert_int_eq(params_create(&m, &q, &err), 0);
-	ck_assert_int_eq(params_create(&m, &mom, &err), 0);
-	ck_assert_int_eq(params_create(&m, &mom2, &err), 0);
+	ck_assert_int_eq(params_create_state(&m, &mom, &err), 0);
+	ck_assert_int_eq(params_create_state(&m, &mom2, &err), 0);
 	params_init_glorot(&m, &p);
 	for (size_t i = 0; i < mom.total; i++)
 		mom.storage[i] = (float)i * 0.25f;
@@ -172,6 +172,56 @@ START_TEST(checkpoint_round_trip_and_model_check)
 }
 END_TEST
 
+/* LAMB's m, v and update count go through a checkpoint and come back. */
+START_TEST(checkpoint_keeps_the_lamb_state)
+{
+	static const char json[] =
+		"{\"name\": \"tiny\", \"input_shape\": [28, 28], \"layers\": "
+		"[{\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10}],"
+		" \"training\": {\"loss\": \"sparse_categorical_crossentropy\","
+		" \"from_logits\": true, \"optimizer\": {\"type\": \"%s\"}}}";
+	char text[512];
+	struct model m, sgd;
+	struct params p, q, s, s2;
+	struct checkpoint_state st = { 1, 40, 2 }, back;
+	struct safetensors_file f;
+
+	snprintf(text, sizeof(text), json, "lamb");
+	ck_assert_int_eq(model_parse(text, "tiny", &m, &err), 0);
+	ck_assert_int_eq(model_infer_shapes(&m, DATASET_CLASSES, &err), 0);
+	snprintf(text, sizeof(text), json, "sgd");
+	ck_assert_int_eq(model_parse(text, "tiny", &sgd, &err), 0);
+	ck_assert_int_eq(model_infer_shapes(&sgd, DATASET_CLASSES, &err), 0);
+	ck_assert_int_eq(params_create(&m, &p, &err), 0);
+	ck_assert_int_eq(params_create(&m, &q, &err), 0);
+	ck_assert_int_eq(params_create_state(&m, &s, &err), 0);
+	ck_assert_int_eq(params_create_state(&m, &s2, &err), 0);
+	ck_assert_uint_eq(s.total, 2 * p.total);
+	params_init_glorot(&m, &p);
+	for (size_t i = 0; i < s.total; i++)
+		s.storage[i] = (float)i * 0.5f - 7.0f;
+	s.updates = 40;
+	ck_assert_int_eq(checkpoint_save(path, &m, &p, &s, &st, &err), 0);
+	/* libhlrt's names, and the count in the metadata */
+	ck_assert_int_eq(safetensors_read(path, &f, &err), 0);
+	ck_assert_str_eq(safetensors_meta_get(&f, "optimizer_updates"), "40");
+	safetensors_close(&f);
+	ck_assert_int_eq(checkpoint_load(path, &m, &q, &s2, &back, &err), 0);
+	ck_assert_mem_eq(p.storage, q.storage, p.total * sizeof(float));
+	ck_assert_mem_eq(s.storage, s2.storage, s.total * sizeof(float));
+	ck_assert_uint_eq(s2.updates, 40);
+	ck_assert_uint_eq(back.steps_done, 40);
+	/* an SGD checkpoint has no moments for a LAMB run */
+	ck_assert_int_eq(checkpoint_save(path, &sgd, &p, NULL, &st, &err), 0);
+	ck_assert_int_eq(checkpoint_load(path, &m, &q, &s2, &back, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "dense/kernel/m"));
+	params_free(&p);
+	params_free(&q);
+	params_free(&s);
+	params_free(&s2);
+}
+END_TEST
+
 Suite *safetensors_suite(void)
 {
 	Suite *s = suite_create("safetensors");
@@ -183,6 +233,7 @@ Suite *safetensors_suite(void)
 	tcase_add_test(tc, rejects_bad_files);
 	tcase_add_test(tc, failed_write_leaves_nothing);
 	tcase_add_test(tc, checkpoint_round_trip_and_model_check);
+	tcase_add_test(tc, checkpoint_keeps_the_lamb_state);
 	suite_add_tcase(s, tc);
 	return s;
 }

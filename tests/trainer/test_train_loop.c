@@ -66,6 +66,15 @@ static char *dump_from(const char *path, unsigned from)
 	return out;
 }
 
+/* The "test accuracy: X" of a run's output is at least LO. */
+static void acc_at_least(const char *text, double lo)
+{
+	const char *acc = strstr(text, "test accuracy: ");
+
+	ck_assert_ptr_nonnull(acc);
+	ck_assert_double_ge(atof(acc + strlen("test accuracy: ")), lo);
+}
+
 START_TEST(full_run_prints_keras_lines_and_learns)
 {
 	struct train_options o = base_options();
@@ -140,6 +149,48 @@ START_TEST(resumed_run_continues_like_an_uninterrupted_one)
 	resumed = dump_from(c, 1);
 	ck_assert_str_eq(resumed, full);	/* momentum and order restored too */
 	ck_assert_ptr_nonnull(strstr(full, "\n3 9 "));
+	free(full);
+	free(resumed);
+}
+END_TEST
+
+/* The same with LAMB: its moments and update count come back from the checkpoint. */
+START_TEST(resumed_lamb_run_continues_like_an_uninterrupted_one)
+{
+	static const char lamb_json[] =
+		"{\"name\": \"tiny-lamb\", \"input_shape\": [28, 28], \"layers\": ["
+		" {\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 16, \"activation\": \"relu\"},"
+		" {\"type\": \"Dense\", \"units\": 10}],"
+		" \"training\": {\"loss\": \"sparse_categorical_crossentropy\", \"from_logits\": true,"
+		" \"optimizer\": {\"type\": \"lamb\", \"learning_rate\": 0.02, \"weight_decay\": 0.01},"
+		" \"batch_size\": 24, \"epochs\": 2, \"seed\": 5}}";
+	struct train_options o = base_options();
+	char a[600], c[600], ckpt[600], *full, *resumed, *text;
+
+	fx_write(model_path, lamb_json, strlen(lamb_json));
+	snprintf(a, sizeof(a), "%s/a.txt", dir);
+	snprintf(c, sizeof(c), "%s/c.txt", dir);
+	snprintf(ckpt, sizeof(ckpt), "%s/ck.safetensors", dir);
+	o.dump_losses = a;
+	o.mllog = true;
+	ck_assert_int_eq(train_run(&o, &ref_trainer_ops), 0);
+	fflush(stdout);
+	text = fx_read_text(out_path);
+	ck_assert_ptr_nonnull(strstr(text, "\"key\": \"opt_name\", \"value\": \"lamb\""));
+	acc_at_least(text, 0.9);
+	free(text);
+	o = base_options();
+	o.epochs = 1;
+	o.save = ckpt;
+	ck_assert_int_eq(train_run(&o, &ref_trainer_ops), 0);
+	o = base_options();
+	o.resume = ckpt;
+	o.dump_losses = c;
+	ck_assert_int_eq(train_run(&o, &ref_trainer_ops), 0);
+	full = dump_from(a, 2);
+	resumed = dump_from(c, 1);
+	ck_assert_str_eq(resumed, full);
+	ck_assert_ptr_nonnull(strstr(full, "\n2 9 "));
 	free(full);
 	free(resumed);
 }
@@ -281,6 +332,7 @@ Suite *train_loop_suite(void)
 	tcase_add_test(tc, full_run_prints_keras_lines_and_learns);
 	tcase_add_test(tc, max_steps_stops_early);
 	tcase_add_test(tc, resumed_run_continues_like_an_uninterrupted_one);
+	tcase_add_test(tc, resumed_lamb_run_continues_like_an_uninterrupted_one);
 	tcase_add_test(tc, errors_exit_1_with_a_message);
 	tcase_add_test(tc, queued_steps_give_the_same_run);
 	tcase_add_test(tc, sigint_stops_cleanly_and_keeps_the_last_epoch);
