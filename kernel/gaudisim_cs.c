@@ -96,14 +96,23 @@ static bool gsim_cs_signal(struct gsim_cs *cs, int status)
 	return true;
 }
 
+/* Count a refused CS device-wide and for its context (INFO CS_COUNTERS). */
+static void gsim_cs_count_drop(struct gaudisim_ctx *ctx, enum gsim_cs_drop why)
+{
+	atomic64_inc(&ctx->gdev->cs_cnt.drop[why]);
+	atomic64_inc(&ctx->drop[why]);
+}
+
 static void gsim_cs_tdr_work(struct work_struct *work)
 {
 	struct gsim_cs *cs = container_of(to_delayed_work(work), struct gsim_cs, tdr);
 	struct gaudisim_device *gdev = cs->ctx->gdev;
 
 	if (gsim_cs_signal(cs, -ETIMEDOUT)) {
-		if (cs->seq)
+		if (cs->seq) {
 			atomic64_inc(&gdev->cs_cnt.timed_out);
+			gsim_capture_cs_timeout(gdev, cs->seq);
+		}
 		gsim_err_ratelimited(gdev, "CS %llu has not finished in %u seconds\n",
 				     cs->seq, cs->timeout_s);
 		if (gsim_reset_on_lockup)
@@ -252,8 +261,9 @@ static int gsim_chunk_check(struct gaudisim_device *gdev,
 {
 	u32 q = chunk->queue_index;
 
-	if (chunk->cs_chunk_flags || memchr_inv(chunk->pad, 0, sizeof(chunk->pad))) {
-		gsim_dbg(gdev, "chunk flags and padding must be 0\n");
+	if (chunk->cs_chunk_flags || chunk->collective_engine_id ||
+	    memchr_inv(chunk->pad, 0, sizeof(chunk->pad))) {
+		gsim_dbg(gdev, "chunk flags, collective engine and padding must be 0\n");
 		return -EINVAL;
 	}
 	if (q >= GAUDISIM_QUEUE_ID_SIZE || gaudisim_queue_engine(q) < 0) {
@@ -344,11 +354,11 @@ static int gsim_job_prepare(struct gaudisim_ctx *ctx, struct gsim_job *job,
 
 	rc = gsim_parser_make_kcb(ctx, job, cb, chunk->cb_size);
 	if (rc == -EINVAL || rc == -EPERM)
-		atomic64_inc(&gdev->cs_cnt.parsing_drop);
+		gsim_cs_count_drop(ctx, GSIM_DROP_PARSING);
 	return rc;
 
 validation_drop:
-	atomic64_inc(&gdev->cs_cnt.validation_drop);
+	gsim_cs_count_drop(ctx, GSIM_DROP_VALIDATION);
 	return rc;
 }
 
@@ -362,8 +372,10 @@ static int gsim_cs_build(struct gaudisim_ctx *ctx, u64 uptr, u32 num_chunks,
 	int rc;
 
 	chunks = kvmalloc_array(num_chunks, sizeof(*chunks), GFP_KERNEL);
-	if (!chunks)
+	if (!chunks) {
+		gsim_cs_count_drop(ctx, GSIM_DROP_OUT_OF_MEM);
 		return -ENOMEM;
+	}
 	if (copy_from_user(chunks, u64_to_user_ptr(uptr),
 			   array_size(num_chunks, sizeof(*chunks)))) {
 		rc = -EFAULT;
@@ -372,6 +384,7 @@ static int gsim_cs_build(struct gaudisim_ctx *ctx, u64 uptr, u32 num_chunks,
 
 	cs = gsim_cs_alloc(ctx, num_chunks, flags, timeout_s);
 	if (!cs) {
+		gsim_cs_count_drop(ctx, GSIM_DROP_OUT_OF_MEM);
 		rc = -ENOMEM;
 		goto out_free_chunks;
 	}
@@ -396,7 +409,7 @@ static int gsim_cs_build(struct gaudisim_ctx *ctx, u64 uptr, u32 num_chunks,
 	 */
 	if (!cs->num_ext_jobs) {
 		gsim_dbg(ctx->gdev, "a CS needs at least one external queue job\n");
-		atomic64_inc(&ctx->gdev->cs_cnt.validation_drop);
+		gsim_cs_count_drop(ctx, GSIM_DROP_VALIDATION);
 		gsim_cs_discard(cs);
 		rc = -EINVAL;
 		goto out_free_chunks;
@@ -433,7 +446,7 @@ static int gsim_cs_push(struct gsim_cs *cs, bool user)
 	mutex_lock(&gdev->submit_lock);
 
 	if (gsim_status(gdev) != GAUDISIM_DEVICE_STATUS_OPERATIONAL) {
-		atomic64_inc(&gdev->cs_cnt.device_not_ready_drop);
+		gsim_cs_count_drop(ctx, GSIM_DROP_DEVICE_IN_RESET);
 		gsim_dbg(gdev, "device is not operational (status %d)\n",
 			 gsim_status(gdev));
 		rc = -EBUSY;
@@ -450,7 +463,7 @@ static int gsim_cs_push(struct gsim_cs *cs, bool user)
 		else
 			free = gsim_iqueue_free_slots(&gdev->iqueues[i]);
 		if (needed[i] > free) {
-			atomic64_inc(&gdev->cs_cnt.queue_full_drop);
+			gsim_cs_count_drop(ctx, GSIM_DROP_QUEUE_FULL);
 			gsim_dbg(gdev, "queue %u is full\n", i);
 			rc = -EAGAIN;
 			goto out_unlock;
@@ -464,7 +477,7 @@ static int gsim_cs_push(struct gsim_cs *cs, bool user)
 		seq = ctx->next_seq;
 		if (ctx->pending[seq & (GSIM_MAX_PENDING_CS - 1)]) {
 			spin_unlock(&ctx->cs_lock);
-			atomic64_inc(&gdev->cs_cnt.queue_full_drop);
+			gsim_cs_count_drop(ctx, GSIM_DROP_MAX_CS_IN_FLIGHT);
 			gsim_dbg(gdev, "too many CSs in flight\n");
 			rc = -EAGAIN;
 			goto out_unlock;
@@ -630,8 +643,9 @@ static int gsim_cs_restore(struct gaudisim_ctx *ctx,
 static int gsim_cs_check_args(struct gaudisim_device *gdev,
 			      const struct gaudisim_cs_in *in, u32 *timeout_s)
 {
-	if (in->ctx_id || in->pad) {
-		gsim_dbg(gdev, "ctx_id and pad must be 0\n");
+	/* seq serves habanalabs' staged and encapsulated-signal CSs only. */
+	if (in->ctx_id || in->seq || memchr_inv(in->pad, 0, sizeof(in->pad))) {
+		gsim_dbg(gdev, "ctx_id, seq and pad must be 0\n");
 		return -EINVAL;
 	}
 	if (in->cs_flags & ~GAUDISIM_CS_FLAGS_ALL) {
@@ -756,8 +770,10 @@ int gsim_wait_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file
 	long left;
 	int rc;
 
-	if (in.ctx_id || in.flags) {
-		gsim_dbg(gdev, "ctx_id and flags must be 0\n");
+	if (in.ctx_id || in.flags || in.seq_arr_len ||
+	    memchr_inv(in.pad, 0, sizeof(in.pad)) || in.cq_counters_offset ||
+	    in.timestamp_handle || in.timestamp_offset) {
+		gsim_dbg(gdev, "ctx_id, flags and the interrupt-wait fields must be 0\n");
 		return -EINVAL;
 	}
 

@@ -76,6 +76,9 @@ static long gsim_ctrl_ioctl(struct file *filp, unsigned int cmd, unsigned long a
 		return -ENODEV;
 	rc = gsim_info_query(gdev, NULL, &args);
 	drm_dev_exit(idx);
+	/* INFO is read-write: ENGINE_STATUS returns the bytes it wrote. */
+	if (!rc && copy_to_user((void __user *)arg, &args, sizeof(args)))
+		rc = -EFAULT;
 	return rc;
 }
 

@@ -76,7 +76,7 @@ START_TEST(control_opens_many_while_held)
 		uint32_t status;
 
 		hw_ip_ok(fds[i], &hw);
-		ck_assert_uint_eq(hw.device_id, GAUDISIM_PCI_DEVICE_ID);
+		ck_assert_uint_eq(hw.device_id, GAUDISIM_HL_DEVICE_ID_GAUDI);
 		ck_assert_int_eq(hlthunk_get_device_status(fds[i], &status), 0);
 		ck_assert_uint_eq(status, GAUDISIM_DEVICE_STATUS_OPERATIONAL);
 	}

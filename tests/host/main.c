@@ -13,6 +13,7 @@ int main(void)
 	srunner_add_suite(sr, packets_suite());
 	srunner_add_suite(sr, thunk_suite());
 	srunner_add_suite(sr, tpc_asm_suite());
+	srunner_add_suite(sr, uapi_layout_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	run = srunner_ntests_run(sr);
 	failed = srunner_ntests_failed(sr);
