@@ -40,9 +40,12 @@ static dev_t gsim_ctrl_devt;
 
 static char *gsim_ctrl_devnode(const struct device *dev, umode_t *mode)
 {
-	/* INFO only reads device state: everyone may ask. */
+	/*
+	 * Telemetry is not for every user: root and the group a udev rule
+	 * names (scripts/udev), like the compute node.
+	 */
 	if (mode)
-		*mode = 0666;
+		*mode = 0660;
 	return kasprintf(GFP_KERNEL, "accel/%s", dev_name(dev));
 }
 

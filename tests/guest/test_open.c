@@ -5,12 +5,16 @@
  * device enumeration and bus IDs, open statistics.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "common.h"
+#include "sysfs_util.h"
 
 #define CONTROL_OPENERS	16
 
@@ -99,6 +103,18 @@ START_TEST(control_does_not_block_compute)
 END_TEST
 
 /* Every ioctl but INFO, with otherwise valid arguments. */
+START_TEST(control_node_is_not_world_accessible)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), HLTHUNK_DEV_NAME_CONTROL, test_device_index());
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0007, 0);
+	ck_assert_int_eq(open_errno_as_nobody(path, O_RDONLY), EACCES);
+}
+END_TEST
+
 START_TEST(control_refuses_other_ioctls)
 {
 	int fd = open_control_ok();
@@ -268,6 +284,7 @@ static Suite *open_suite(void)
 	tcase_add_test(control, control_opens_many_while_held);
 	tcase_add_test(control, control_does_not_block_compute);
 	tcase_add_test(control, control_refuses_other_ioctls);
+	tcase_add_test(control, control_node_is_not_world_accessible);
 	suite_add_tcase(s, control);
 
 	tcase_set_timeout(enumerate, TCASE_TIMEOUT_SHORT);
