@@ -81,6 +81,8 @@ static bool gsim_cs_signal(struct gsim_cs *cs, int status)
 	spin_unlock(&ctx->cs_lock);
 
 	complete_all(&cs->done);
+	if (cs->seq)
+		wake_up_all(&ctx->cs_done_wq);
 
 	if (cs->seq) {
 		if (!status)
@@ -757,6 +759,114 @@ static int gsim_wait_outcome(int status, bool timestamp_valid, u64 timestamp_ns,
 	}
 }
 
+/* The CSs of a multi-CS wait and what one look at them found. */
+struct gsim_mcs {
+	u64 seq[GAUDISIM_WAIT_MULTI_CS_LIST_MAX_LEN];
+	u32 n;
+	u32 map;		/* bit i: seq[i] has completed */
+	u64 first_ts_ns;	/* earliest completion time of a TIMESTAMP CS; 0 none */
+};
+
+/*
+ * Look at every CS of @m once. As habanalabs: an unknown sequence is
+ * -EINVAL, a CS that ended badly fails the wait with its error, a CS long
+ * retired counts as completed.
+ */
+static int gsim_mcs_poll(struct gaudisim_ctx *ctx, struct gsim_mcs *m)
+{
+	int rc = 0;
+	u32 i;
+
+	m->map = 0;
+	spin_lock(&ctx->cs_lock);
+	for (i = 0; i < m->n; i++) {
+		u64 seq = m->seq[i];
+		struct gsim_cs_outcome *o;
+		struct gsim_cs *cs;
+
+		if (!seq || seq >= ctx->next_seq) {
+			rc = -EINVAL;
+			break;
+		}
+		cs = ctx->pending[seq & (GSIM_MAX_PENDING_CS - 1)];
+		if (cs && cs->seq == seq)
+			continue;
+		o = &ctx->outcomes[seq & (GSIM_CS_OUTCOMES - 1)];
+		if (o->seq == seq) {
+			if (o->status) {
+				rc = o->status == -ETIMEDOUT ? -ETIMEDOUT : -EIO;
+				break;
+			}
+			if (o->timestamp_valid &&
+			    (!m->first_ts_ns || o->timestamp_ns < m->first_ts_ns))
+				m->first_ts_ns = o->timestamp_ns;
+		}
+		m->map |= BIT(i);
+	}
+	spin_unlock(&ctx->cs_lock);
+	return rc;
+}
+
+/*
+ * WAIT_CS with MULTI_CS: in.seq points to seq_arr_len sequence numbers.
+ * Returns once at least one has completed (or the timeout ends) with the
+ * bitmap of those that have, and the earliest completion time.
+ */
+static int gsim_wait_multi_cs(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
+			      const struct gaudisim_wait_cs_in *in,
+			      union gaudisim_wait_cs_args *args)
+{
+	struct gsim_mcs *m;
+	long left;
+	int rc;
+
+	if (!in->seq_arr_len || in->seq_arr_len > GAUDISIM_WAIT_MULTI_CS_LIST_MAX_LEN) {
+		gsim_dbg(gdev, "multi-CS wait on %u CSs; 1 to %u allowed\n",
+			 in->seq_arr_len, GAUDISIM_WAIT_MULTI_CS_LIST_MAX_LEN);
+		return -EINVAL;
+	}
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return -ENOMEM;
+	m->n = in->seq_arr_len;
+	if (copy_from_user(m->seq, u64_to_user_ptr(in->seq), m->n * sizeof(m->seq[0]))) {
+		rc = -EFAULT;
+		goto out;
+	}
+
+	rc = gsim_mcs_poll(ctx, m);
+	if (!rc && !m->map && in->timeout_us) {
+		left = wait_event_interruptible_timeout(ctx->cs_done_wq,
+							(rc = gsim_mcs_poll(ctx, m)) || m->map,
+							gsim_us_to_jiffies(in->timeout_us));
+		if (left < 0)
+			rc = -EINTR;
+	}
+	if (rc) {
+		if (rc == -EINVAL)
+			gsim_dbg(gdev, "multi-CS wait on a CS that was never submitted\n");
+		goto out;
+	}
+
+	memset(args, 0, sizeof(*args));
+	if (m->map) {
+		args->out.status = GAUDISIM_WAIT_CS_STATUS_COMPLETED;
+		args->out.cs_completion_map = m->map;
+		/* As habanalabs: no completion time means GONE. */
+		if (m->first_ts_ns) {
+			args->out.flags = GAUDISIM_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD;
+			args->out.timestamp_nsec = m->first_ts_ns;
+		} else {
+			args->out.flags = GAUDISIM_WAIT_CS_STATUS_FLAG_GONE;
+		}
+	} else {
+		args->out.status = GAUDISIM_WAIT_CS_STATUS_BUSY;
+	}
+out:
+	kfree(m);
+	return rc;
+}
+
 int gsim_wait_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 {
 	struct gaudisim_device *gdev = to_gsim(drm);
@@ -770,10 +880,21 @@ int gsim_wait_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file
 	long left;
 	int rc;
 
-	if (in.ctx_id || in.flags || in.seq_arr_len ||
+	if (in.flags & GAUDISIM_WAIT_CS_FLAGS_INTERRUPT) {
+		/* As habanalabs on Gaudi-1: the device has no user interrupts. */
+		gsim_dbg(gdev, "no user interrupts to wait on\n");
+		return -EPERM;
+	}
+	if (in.ctx_id || (in.flags & ~GAUDISIM_WAIT_CS_FLAGS_MULTI_CS) ||
 	    memchr_inv(in.pad, 0, sizeof(in.pad)) || in.cq_counters_offset ||
 	    in.timestamp_handle || in.timestamp_offset) {
-		gsim_dbg(gdev, "ctx_id, flags and the interrupt-wait fields must be 0\n");
+		gsim_dbg(gdev, "ctx_id, unknown flags and the interrupt-wait fields must be 0\n");
+		return -EINVAL;
+	}
+	if (in.flags & GAUDISIM_WAIT_CS_FLAGS_MULTI_CS)
+		return gsim_wait_multi_cs(gdev, ctx, &in, args);
+	if (in.seq_arr_len) {
+		gsim_dbg(gdev, "seq_arr_len is for multi-CS waits\n");
 		return -EINVAL;
 	}
 

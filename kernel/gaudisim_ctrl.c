@@ -21,6 +21,7 @@
 #include <drm/drm_drv.h>
 
 #include "gaudisim_drv.h"
+#include "gaudisim_sysfs.h"
 
 #define GSIM_CTRL_MAX_MINORS	ACCEL_MAX_MINORS
 
@@ -110,6 +111,10 @@ int gsim_ctrl_init(struct gaudisim_device *gdev)
 	if (index >= GSIM_CTRL_MAX_MINORS)
 		return -ENOSPC;
 
+	rc = gsim_sysfs_accel_node_init(gdev);
+	if (rc)
+		return rc;
+
 	ctrl = kzalloc(sizeof(*ctrl), GFP_KERNEL);
 	if (!ctrl)
 		return -ENOMEM;
@@ -121,6 +126,7 @@ int gsim_ctrl_init(struct gaudisim_device *gdev)
 	ctrl->dev.class = &gsim_ctrl_class;
 	ctrl->dev.parent = gdev->drm.dev;
 	ctrl->dev.release = gsim_ctrl_release;
+	ctrl->dev.groups = gsim_node_groups;
 	rc = dev_set_name(&ctrl->dev, "accel_controlD%d", index);
 	if (rc)
 		goto err_put;

@@ -90,6 +90,8 @@ struct gaudisim_ctx {
 	u64 next_seq;
 	struct gsim_cs *pending[GSIM_MAX_PENDING_CS];
 	struct gsim_cs_outcome *outcomes;
+	/* Woken whenever a CS of the context retires (multi-CS waits). */
+	wait_queue_head_t cs_done_wq;
 
 	/* Held while the restore phase runs and @restore_done is set. */
 	struct mutex restore_lock;

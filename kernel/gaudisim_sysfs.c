@@ -14,6 +14,7 @@
 #include <linux/sysfs.h>
 
 #include <drm/drm_drv.h>
+#include <drm/drm_file.h>
 
 #include <hw/gaudisim_telemetry.h>
 
@@ -107,15 +108,28 @@ static ssize_t status_show(struct device *dev, struct device_attribute *attr, ch
 }
 static DEVICE_ATTR_RO(status);
 
-static ssize_t pci_addr_show(struct device *dev, struct device_attribute *attr,
-			     char *buf)
+static ssize_t gsim_emit_pci_addr(struct pci_dev *pdev, char *buf)
 {
-	struct pci_dev *pdev = to_pci_dev(dev);
-
 	return sysfs_emit(buf, "%04x:%02x:%02x.%x\n", pci_domain_nr(pdev->bus),
 			  pdev->bus->number, PCI_SLOT(pdev->devfn), PCI_FUNC(pdev->devfn));
 }
+
+static ssize_t pci_addr_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	return gsim_emit_pci_addr(to_pci_dev(dev), buf);
+}
 static DEVICE_ATTR_RO(pci_addr);
+
+/* The char nodes' pci_addr: their parent is the PCI device. */
+static ssize_t node_pci_addr_show(struct device *dev, struct device_attribute *attr,
+				  char *buf)
+{
+	return gsim_emit_pci_addr(to_pci_dev(dev->parent), buf);
+}
+
+static struct device_attribute dev_attr_node_pci_addr =
+	__ATTR(pci_addr, 0444, node_pci_addr_show, NULL);
 
 /* The power cap in mW, as habanalabs' max_power. */
 static ssize_t max_power_show(struct device *dev, struct device_attribute *attr,
@@ -280,3 +294,27 @@ const struct attribute_group *gsim_dev_groups[] = {
 	&gsim_dev_group,
 	NULL,
 };
+
+/*
+ * hl-thunk finds a device's PCI address from an open fd through
+ * /sys/dev/char/MAJ:MIN/pci_addr, so the accel and control nodes carry it.
+ */
+static struct attribute *gsim_node_attrs[] = {
+	&dev_attr_node_pci_addr.attr,
+	NULL,
+};
+
+static const struct attribute_group gsim_node_group = {
+	.attrs = gsim_node_attrs,
+};
+
+const struct attribute_group *gsim_node_groups[] = {
+	&gsim_node_group,
+	NULL,
+};
+
+/* Add the node attributes to the registered accel node; device_del drops them. */
+int gsim_sysfs_accel_node_init(struct gaudisim_device *gdev)
+{
+	return device_add_groups(gdev->drm.accel->kdev, gsim_node_groups);
+}

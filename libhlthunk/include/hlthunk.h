@@ -251,6 +251,32 @@ int hlthunk_wait_for_cs_with_timestamp(int fd, uint64_t seq, uint64_t timeout_us
 				       uint32_t *status, uint32_t *flags,
 				       int64_t *timestamp_nsec);
 
+/* hl-thunk's multi-CS wait: up to GAUDISIM_WAIT_MULTI_CS_LIST_MAX_LEN CSs. */
+struct hlthunk_wait_multi_cs_in {
+	uint64_t *seq;		/* array of seq_len sequence numbers */
+	uint64_t timeout_us;	/* 0 polls */
+	uint32_t seq_len;
+};
+
+struct hlthunk_wait_multi_cs_out {
+	uint32_t status;	/* GAUDISIM_WAIT_CS_STATUS_* */
+	uint32_t seq_set;	/* bit i: in->seq[i] has completed */
+	uint8_t completed;	/* number of bits in seq_set */
+};
+
+/*
+ * Wait until at least one of the CSs has completed (or the timeout ends:
+ * status BUSY, rc 0). Returns the ioctl's rc: -EINVAL for a bad length or
+ * a sequence never submitted, -EFAULT for a bad array, -EIO or -ETIMEDOUT
+ * when one of the CSs ended badly.
+ */
+int hlthunk_wait_for_multi_cs(int fd, struct hlthunk_wait_multi_cs_in *in,
+			      struct hlthunk_wait_multi_cs_out *out);
+/* Same, storing the first completion time (0 when none is known). */
+int hlthunk_wait_for_multi_cs_with_timestamp(int fd, struct hlthunk_wait_multi_cs_in *in,
+					     struct hlthunk_wait_multi_cs_out *out,
+					     uint64_t *timestamp);
+
 #ifdef __cplusplus
 }
 #endif

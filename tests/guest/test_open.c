@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -196,6 +197,36 @@ START_TEST(bus_id_is_the_same_on_both_nodes)
 }
 END_TEST
 
+/* hl-thunk reads an open node's PCI address from /sys/dev/char/MAJ:MIN/pci_addr. */
+static void char_node_pci_addr_ok(int fd, char *buf, size_t len)
+{
+	char path[96];
+	struct stat st;
+	int rc;
+
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/pci_addr", major(st.st_rdev),
+		 minor(st.st_rdev));
+	rc = read_text(path, buf, len);
+	ck_assert_msg(rc == 0, "read %s: %s", path, strerror(-rc));
+}
+
+START_TEST(char_nodes_carry_pci_addr)
+{
+	char busid[HLTHUNK_BUS_ID_MAX_LEN], from_compute[TEXT_LEN], from_control[TEXT_LEN];
+	int compute = open_compute_ok();
+	int control = open_control_ok();
+
+	ck_assert_int_eq(hlthunk_get_pci_bus_id_from_fd(control, busid, sizeof(busid)), 0);
+	char_node_pci_addr_ok(compute, from_compute, sizeof(from_compute));
+	char_node_pci_addr_ok(control, from_control, sizeof(from_control));
+	ck_assert_str_eq(from_compute, busid);
+	ck_assert_str_eq(from_control, busid);
+	hlthunk_close(control);
+	hlthunk_close(compute);
+}
+END_TEST
+
 START_TEST(open_by_bus_id)
 {
 	char busid[HLTHUNK_BUS_ID_MAX_LEN];
@@ -290,6 +321,7 @@ static Suite *open_suite(void)
 	tcase_set_timeout(enumerate, TCASE_TIMEOUT_SHORT);
 	tcase_add_test(enumerate, enumeration_lists_the_device);
 	tcase_add_test(enumerate, bus_id_is_the_same_on_both_nodes);
+	tcase_add_test(enumerate, char_nodes_carry_pci_addr);
 	tcase_add_test(enumerate, open_by_bus_id);
 	suite_add_tcase(s, enumerate);
 	return s;

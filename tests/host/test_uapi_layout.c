@@ -231,6 +231,10 @@ LAYOUT(struct gaudisim_wait_cs_in, timeout_us, 8);
 LAYOUT(struct gaudisim_wait_cs_in, ctx_id, 16);
 LAYOUT(struct gaudisim_wait_cs_in, flags, 20);
 LAYOUT(struct gaudisim_wait_cs_in, seq_arr_len, 24);
+LAYOUT(struct gaudisim_wait_cs_in, addr, 0);
+LAYOUT(struct gaudisim_wait_cs_in, target, 8);
+LAYOUT(struct gaudisim_wait_cs_in, pad, 25);
+LAYOUT(struct gaudisim_wait_cs_in, interrupt_timeout_us, 24);
 LAYOUT(struct gaudisim_wait_cs_in, cq_counters_offset, 32);
 LAYOUT(struct gaudisim_wait_cs_in, timestamp_handle, 40);
 LAYOUT(struct gaudisim_wait_cs_in, timestamp_offset, 48);
@@ -245,6 +249,9 @@ VALUE(GAUDISIM_WAIT_CS_STATUS_TIMEDOUT, 2);
 VALUE(GAUDISIM_WAIT_CS_STATUS_ABORTED, 3);
 VALUE(GAUDISIM_WAIT_CS_STATUS_FLAG_GONE, 0x1);
 VALUE(GAUDISIM_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD, 0x2);
+VALUE(GAUDISIM_WAIT_CS_FLAGS_INTERRUPT, 0x2);
+VALUE(GAUDISIM_WAIT_CS_FLAGS_MULTI_CS, 0x4);
+VALUE(GAUDISIM_WAIT_MULTI_CS_LIST_MAX_LEN, 32);
 
 /* ---- MEMORY ---- */
 SIZE(struct gaudisim_mem_in, 40);

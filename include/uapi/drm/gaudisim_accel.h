@@ -654,25 +654,54 @@ union gaudisim_cs_args {
 
 /* ---- WAIT_CS -------------------------------------------------------------- */
 
+/*
+ * WAIT_CS flags. MULTI_CS: @seq points to an array of @seq_arr_len (1 to
+ * GAUDISIM_WAIT_MULTI_CS_LIST_MAX_LEN) sequence numbers; the wait ends when
+ * any of them completes. INTERRUPT: habanalabs' wait on a user interrupt;
+ * like habanalabs on Gaudi-1, which has no user interrupts, the driver
+ * answers -EPERM.
+ */
+#define GAUDISIM_WAIT_CS_FLAGS_INTERRUPT	0x2
+#define GAUDISIM_WAIT_CS_FLAGS_MULTI_CS		0x4
+
+#define GAUDISIM_WAIT_MULTI_CS_LIST_MAX_LEN	32
+
 /**
  * struct gaudisim_wait_cs_in - wait for a CS (hl_wait_cs_in)
- * @seq: sequence number returned by CS
+ * @seq: sequence number returned by CS; with MULTI_CS, a user pointer to
+ *	 the array of sequence numbers
  * @timeout_us: 0 polls; otherwise interruptible wait of at most this long
+ * @addr: habanalabs' interrupt-wait address (INTERRUPT is refused)
+ * @target: habanalabs' interrupt-wait target value (INTERRUPT is refused)
  * @ctx_id: must be 0
- * @flags: must be 0 (habanalabs' INTERRUPT and MULTI_CS are not offered)
- * @seq_arr_len: must be 0
+ * @flags: 0 or GAUDISIM_WAIT_CS_FLAGS_MULTI_CS
+ * @seq_arr_len: MULTI_CS: entries in the @seq array; otherwise 0
  * @pad: must be 0
+ * @interrupt_timeout_us: habanalabs' interrupt-wait timeout (shares @seq_arr_len)
  * @cq_counters_offset: must be 0
  * @timestamp_handle: must be 0
  * @timestamp_offset: must be 0
  */
 struct gaudisim_wait_cs_in {
-	__u64 seq;
-	__u64 timeout_us;
+	union {
+		struct {
+			__u64 seq;
+			__u64 timeout_us;
+		};
+		struct {
+			__u64 addr;
+			__u64 target;
+		};
+	};
 	__u32 ctx_id;
 	__u32 flags;
-	__u8 seq_arr_len;
-	__u8 pad[7];
+	union {
+		struct {
+			__u8 seq_arr_len;
+			__u8 pad[7];
+		};
+		__u64 interrupt_timeout_us;
+	};
 	__u64 cq_counters_offset;
 	__u64 timestamp_handle;
 	__u64 timestamp_offset;
@@ -693,8 +722,9 @@ struct gaudisim_wait_cs_in {
 struct gaudisim_wait_cs_out {
 	__u32 status;
 	__u32 flags;
-	__s64 timestamp_nsec;	/* completion time, CLOCK_MONOTONIC, with TIMESTAMP */
-	__u32 cs_completion_map;	/* multi-CS waits only; 0 */
+	/* completion time, CLOCK_MONOTONIC, with TIMESTAMP; multi-CS: the first */
+	__s64 timestamp_nsec;
+	__u32 cs_completion_map;	/* multi-CS waits: bit i, array entry i done */
 	__u32 pad;
 };
 
