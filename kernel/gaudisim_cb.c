@@ -165,8 +165,8 @@ int gsim_cb_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	u64 handle;
 	int rc;
 
-	if (in.flags || in.pad) {
-		gsim_dbg(gdev, "flags and pad must be 0\n");
+	if (in.ctx_id || in.flags) {
+		gsim_dbg(gdev, "ctx_id and flags must be 0\n");
 		return -EINVAL;
 	}
 

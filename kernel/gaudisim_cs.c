@@ -81,6 +81,8 @@ static bool gsim_cs_signal(struct gsim_cs *cs, int status)
 	spin_unlock(&ctx->cs_lock);
 
 	complete_all(&cs->done);
+	if (cs->seq)
+		wake_up_all(&ctx->cs_done_wq);
 
 	if (cs->seq) {
 		if (!status)
@@ -96,14 +98,23 @@ static bool gsim_cs_signal(struct gsim_cs *cs, int status)
 	return true;
 }
 
+/* Count a refused CS device-wide and for its context (INFO CS_COUNTERS). */
+static void gsim_cs_count_drop(struct gaudisim_ctx *ctx, enum gsim_cs_drop why)
+{
+	atomic64_inc(&ctx->gdev->cs_cnt.drop[why]);
+	atomic64_inc(&ctx->drop[why]);
+}
+
 static void gsim_cs_tdr_work(struct work_struct *work)
 {
 	struct gsim_cs *cs = container_of(to_delayed_work(work), struct gsim_cs, tdr);
 	struct gaudisim_device *gdev = cs->ctx->gdev;
 
 	if (gsim_cs_signal(cs, -ETIMEDOUT)) {
-		if (cs->seq)
+		if (cs->seq) {
 			atomic64_inc(&gdev->cs_cnt.timed_out);
+			gsim_capture_cs_timeout(gdev, cs->seq);
+		}
 		gsim_err_ratelimited(gdev, "CS %llu has not finished in %u seconds\n",
 				     cs->seq, cs->timeout_s);
 		if (gsim_reset_on_lockup)
@@ -252,8 +263,9 @@ static int gsim_chunk_check(struct gaudisim_device *gdev,
 {
 	u32 q = chunk->queue_index;
 
-	if (chunk->cs_chunk_flags || memchr_inv(chunk->pad, 0, sizeof(chunk->pad))) {
-		gsim_dbg(gdev, "chunk flags and padding must be 0\n");
+	if (chunk->cs_chunk_flags || chunk->collective_engine_id ||
+	    memchr_inv(chunk->pad, 0, sizeof(chunk->pad))) {
+		gsim_dbg(gdev, "chunk flags, collective engine and padding must be 0\n");
 		return -EINVAL;
 	}
 	if (q >= GAUDISIM_QUEUE_ID_SIZE || gaudisim_queue_engine(q) < 0) {
@@ -344,11 +356,11 @@ static int gsim_job_prepare(struct gaudisim_ctx *ctx, struct gsim_job *job,
 
 	rc = gsim_parser_make_kcb(ctx, job, cb, chunk->cb_size);
 	if (rc == -EINVAL || rc == -EPERM)
-		atomic64_inc(&gdev->cs_cnt.parsing_drop);
+		gsim_cs_count_drop(ctx, GSIM_DROP_PARSING);
 	return rc;
 
 validation_drop:
-	atomic64_inc(&gdev->cs_cnt.validation_drop);
+	gsim_cs_count_drop(ctx, GSIM_DROP_VALIDATION);
 	return rc;
 }
 
@@ -362,8 +374,10 @@ static int gsim_cs_build(struct gaudisim_ctx *ctx, u64 uptr, u32 num_chunks,
 	int rc;
 
 	chunks = kvmalloc_array(num_chunks, sizeof(*chunks), GFP_KERNEL);
-	if (!chunks)
+	if (!chunks) {
+		gsim_cs_count_drop(ctx, GSIM_DROP_OUT_OF_MEM);
 		return -ENOMEM;
+	}
 	if (copy_from_user(chunks, u64_to_user_ptr(uptr),
 			   array_size(num_chunks, sizeof(*chunks)))) {
 		rc = -EFAULT;
@@ -372,6 +386,7 @@ static int gsim_cs_build(struct gaudisim_ctx *ctx, u64 uptr, u32 num_chunks,
 
 	cs = gsim_cs_alloc(ctx, num_chunks, flags, timeout_s);
 	if (!cs) {
+		gsim_cs_count_drop(ctx, GSIM_DROP_OUT_OF_MEM);
 		rc = -ENOMEM;
 		goto out_free_chunks;
 	}
@@ -396,7 +411,7 @@ static int gsim_cs_build(struct gaudisim_ctx *ctx, u64 uptr, u32 num_chunks,
 	 */
 	if (!cs->num_ext_jobs) {
 		gsim_dbg(ctx->gdev, "a CS needs at least one external queue job\n");
-		atomic64_inc(&ctx->gdev->cs_cnt.validation_drop);
+		gsim_cs_count_drop(ctx, GSIM_DROP_VALIDATION);
 		gsim_cs_discard(cs);
 		rc = -EINVAL;
 		goto out_free_chunks;
@@ -433,7 +448,7 @@ static int gsim_cs_push(struct gsim_cs *cs, bool user)
 	mutex_lock(&gdev->submit_lock);
 
 	if (gsim_status(gdev) != GAUDISIM_DEVICE_STATUS_OPERATIONAL) {
-		atomic64_inc(&gdev->cs_cnt.device_not_ready_drop);
+		gsim_cs_count_drop(ctx, GSIM_DROP_DEVICE_IN_RESET);
 		gsim_dbg(gdev, "device is not operational (status %d)\n",
 			 gsim_status(gdev));
 		rc = -EBUSY;
@@ -450,7 +465,7 @@ static int gsim_cs_push(struct gsim_cs *cs, bool user)
 		else
 			free = gsim_iqueue_free_slots(&gdev->iqueues[i]);
 		if (needed[i] > free) {
-			atomic64_inc(&gdev->cs_cnt.queue_full_drop);
+			gsim_cs_count_drop(ctx, GSIM_DROP_QUEUE_FULL);
 			gsim_dbg(gdev, "queue %u is full\n", i);
 			rc = -EAGAIN;
 			goto out_unlock;
@@ -464,7 +479,7 @@ static int gsim_cs_push(struct gsim_cs *cs, bool user)
 		seq = ctx->next_seq;
 		if (ctx->pending[seq & (GSIM_MAX_PENDING_CS - 1)]) {
 			spin_unlock(&ctx->cs_lock);
-			atomic64_inc(&gdev->cs_cnt.queue_full_drop);
+			gsim_cs_count_drop(ctx, GSIM_DROP_MAX_CS_IN_FLIGHT);
 			gsim_dbg(gdev, "too many CSs in flight\n");
 			rc = -EAGAIN;
 			goto out_unlock;
@@ -630,8 +645,9 @@ static int gsim_cs_restore(struct gaudisim_ctx *ctx,
 static int gsim_cs_check_args(struct gaudisim_device *gdev,
 			      const struct gaudisim_cs_in *in, u32 *timeout_s)
 {
-	if (in->ctx_id || in->pad) {
-		gsim_dbg(gdev, "ctx_id and pad must be 0\n");
+	/* seq serves habanalabs' staged and encapsulated-signal CSs only. */
+	if (in->ctx_id || in->seq || memchr_inv(in->pad, 0, sizeof(in->pad))) {
+		gsim_dbg(gdev, "ctx_id, seq and pad must be 0\n");
 		return -EINVAL;
 	}
 	if (in->cs_flags & ~GAUDISIM_CS_FLAGS_ALL) {
@@ -743,6 +759,114 @@ static int gsim_wait_outcome(int status, bool timestamp_valid, u64 timestamp_ns,
 	}
 }
 
+/* The CSs of a multi-CS wait and what one look at them found. */
+struct gsim_mcs {
+	u64 seq[GAUDISIM_WAIT_MULTI_CS_LIST_MAX_LEN];
+	u32 n;
+	u32 map;		/* bit i: seq[i] has completed */
+	u64 first_ts_ns;	/* earliest completion time of a TIMESTAMP CS; 0 none */
+};
+
+/*
+ * Look at every CS of @m once. As habanalabs: an unknown sequence is
+ * -EINVAL, a CS that ended badly fails the wait with its error, a CS long
+ * retired counts as completed.
+ */
+static int gsim_mcs_poll(struct gaudisim_ctx *ctx, struct gsim_mcs *m)
+{
+	int rc = 0;
+	u32 i;
+
+	m->map = 0;
+	spin_lock(&ctx->cs_lock);
+	for (i = 0; i < m->n; i++) {
+		u64 seq = m->seq[i];
+		struct gsim_cs_outcome *o;
+		struct gsim_cs *cs;
+
+		if (!seq || seq >= ctx->next_seq) {
+			rc = -EINVAL;
+			break;
+		}
+		cs = ctx->pending[seq & (GSIM_MAX_PENDING_CS - 1)];
+		if (cs && cs->seq == seq)
+			continue;
+		o = &ctx->outcomes[seq & (GSIM_CS_OUTCOMES - 1)];
+		if (o->seq == seq) {
+			if (o->status) {
+				rc = o->status == -ETIMEDOUT ? -ETIMEDOUT : -EIO;
+				break;
+			}
+			if (o->timestamp_valid &&
+			    (!m->first_ts_ns || o->timestamp_ns < m->first_ts_ns))
+				m->first_ts_ns = o->timestamp_ns;
+		}
+		m->map |= BIT(i);
+	}
+	spin_unlock(&ctx->cs_lock);
+	return rc;
+}
+
+/*
+ * WAIT_CS with MULTI_CS: in.seq points to seq_arr_len sequence numbers.
+ * Returns once at least one has completed (or the timeout ends) with the
+ * bitmap of those that have, and the earliest completion time.
+ */
+static int gsim_wait_multi_cs(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
+			      const struct gaudisim_wait_cs_in *in,
+			      union gaudisim_wait_cs_args *args)
+{
+	struct gsim_mcs *m;
+	long left;
+	int rc;
+
+	if (!in->seq_arr_len || in->seq_arr_len > GAUDISIM_WAIT_MULTI_CS_LIST_MAX_LEN) {
+		gsim_dbg(gdev, "multi-CS wait on %u CSs; 1 to %u allowed\n",
+			 in->seq_arr_len, GAUDISIM_WAIT_MULTI_CS_LIST_MAX_LEN);
+		return -EINVAL;
+	}
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return -ENOMEM;
+	m->n = in->seq_arr_len;
+	if (copy_from_user(m->seq, u64_to_user_ptr(in->seq), m->n * sizeof(m->seq[0]))) {
+		rc = -EFAULT;
+		goto out;
+	}
+
+	rc = gsim_mcs_poll(ctx, m);
+	if (!rc && !m->map && in->timeout_us) {
+		left = wait_event_interruptible_timeout(ctx->cs_done_wq,
+							(rc = gsim_mcs_poll(ctx, m)) || m->map,
+							gsim_us_to_jiffies(in->timeout_us));
+		if (left < 0)
+			rc = -EINTR;
+	}
+	if (rc) {
+		if (rc == -EINVAL)
+			gsim_dbg(gdev, "multi-CS wait on a CS that was never submitted\n");
+		goto out;
+	}
+
+	memset(args, 0, sizeof(*args));
+	if (m->map) {
+		args->out.status = GAUDISIM_WAIT_CS_STATUS_COMPLETED;
+		args->out.cs_completion_map = m->map;
+		/* As habanalabs: no completion time means GONE. */
+		if (m->first_ts_ns) {
+			args->out.flags = GAUDISIM_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD;
+			args->out.timestamp_nsec = m->first_ts_ns;
+		} else {
+			args->out.flags = GAUDISIM_WAIT_CS_STATUS_FLAG_GONE;
+		}
+	} else {
+		args->out.status = GAUDISIM_WAIT_CS_STATUS_BUSY;
+	}
+out:
+	kfree(m);
+	return rc;
+}
+
 int gsim_wait_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 {
 	struct gaudisim_device *gdev = to_gsim(drm);
@@ -756,8 +880,21 @@ int gsim_wait_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file
 	long left;
 	int rc;
 
-	if (in.ctx_id || in.flags) {
-		gsim_dbg(gdev, "ctx_id and flags must be 0\n");
+	if (in.flags & GAUDISIM_WAIT_CS_FLAGS_INTERRUPT) {
+		/* As habanalabs on Gaudi-1: the device has no user interrupts. */
+		gsim_dbg(gdev, "no user interrupts to wait on\n");
+		return -EPERM;
+	}
+	if (in.ctx_id || (in.flags & ~GAUDISIM_WAIT_CS_FLAGS_MULTI_CS) ||
+	    memchr_inv(in.pad, 0, sizeof(in.pad)) || in.cq_counters_offset ||
+	    in.timestamp_handle || in.timestamp_offset) {
+		gsim_dbg(gdev, "ctx_id, unknown flags and the interrupt-wait fields must be 0\n");
+		return -EINVAL;
+	}
+	if (in.flags & GAUDISIM_WAIT_CS_FLAGS_MULTI_CS)
+		return gsim_wait_multi_cs(gdev, ctx, &in, args);
+	if (in.seq_arr_len) {
+		gsim_dbg(gdev, "seq_arr_len is for multi-CS waits\n");
 		return -EINVAL;
 	}
 

@@ -12,6 +12,17 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
+/* Why a command submission was refused (INFO CS_COUNTERS, in its order). */
+enum gsim_cs_drop {
+	GSIM_DROP_OUT_OF_MEM,
+	GSIM_DROP_PARSING,
+	GSIM_DROP_QUEUE_FULL,
+	GSIM_DROP_DEVICE_IN_RESET,
+	GSIM_DROP_MAX_CS_IN_FLIGHT,
+	GSIM_DROP_VALIDATION,
+	GSIM_DROP_COUNT,
+};
+
 struct drm_device;
 struct drm_file;
 struct gaudisim_ctx;

@@ -21,6 +21,7 @@
 #include <drm/drm_drv.h>
 
 #include "gaudisim_drv.h"
+#include "gaudisim_sysfs.h"
 
 #define GSIM_CTRL_MAX_MINORS	ACCEL_MAX_MINORS
 
@@ -40,9 +41,12 @@ static dev_t gsim_ctrl_devt;
 
 static char *gsim_ctrl_devnode(const struct device *dev, umode_t *mode)
 {
-	/* INFO only reads device state: everyone may ask. */
+	/*
+	 * Telemetry is not for every user: root and the group a udev rule
+	 * names (scripts/udev), like the compute node.
+	 */
 	if (mode)
-		*mode = 0666;
+		*mode = 0660;
 	return kasprintf(GFP_KERNEL, "accel/%s", dev_name(dev));
 }
 
@@ -76,6 +80,9 @@ static long gsim_ctrl_ioctl(struct file *filp, unsigned int cmd, unsigned long a
 		return -ENODEV;
 	rc = gsim_info_query(gdev, NULL, &args);
 	drm_dev_exit(idx);
+	/* INFO is read-write: ENGINE_STATUS returns the bytes it wrote. */
+	if (!rc && copy_to_user((void __user *)arg, &args, sizeof(args)))
+		rc = -EFAULT;
 	return rc;
 }
 
@@ -104,6 +111,10 @@ int gsim_ctrl_init(struct gaudisim_device *gdev)
 	if (index >= GSIM_CTRL_MAX_MINORS)
 		return -ENOSPC;
 
+	rc = gsim_sysfs_accel_node_init(gdev);
+	if (rc)
+		return rc;
+
 	ctrl = kzalloc(sizeof(*ctrl), GFP_KERNEL);
 	if (!ctrl)
 		return -ENOMEM;
@@ -115,6 +126,7 @@ int gsim_ctrl_init(struct gaudisim_device *gdev)
 	ctrl->dev.class = &gsim_ctrl_class;
 	ctrl->dev.parent = gdev->drm.dev;
 	ctrl->dev.release = gsim_ctrl_release;
+	ctrl->dev.groups = gsim_node_groups;
 	rc = dev_set_name(&ctrl->dev, "accel_controlD%d", index);
 	if (rc)
 		goto err_put;

@@ -72,6 +72,8 @@ static struct gaudisim_ctx *gsim_ctx_create(struct gaudisim_device *gdev)
 	ctx->next_seq = 1;
 	atomic_set(&ctx->jobs_inflight, 0);
 	init_waitqueue_head(&ctx->idle_wq);
+	init_waitqueue_head(&ctx->cs_done_wq);
+	INIT_LIST_HEAD(&ctx->notifier_node);
 	return ctx;
 }
 
@@ -109,6 +111,7 @@ int gsim_open(struct drm_device *drm, struct drm_file *file)
 		goto out_unlock;
 
 	gdev->compute_ctx = ctx;
+	gsim_notifier_ctx_init(gdev, ctx);
 	gdev->open_counter++;
 	gdev->open_time = ktime_get();
 	file->driver_priv = ctx;
@@ -125,6 +128,8 @@ void gsim_postclose(struct drm_device *drm, struct drm_file *file)
 	struct gaudisim_device *gdev = to_gsim(drm);
 	struct gaudisim_ctx *ctx = file->driver_priv;
 
+	WRITE_ONCE(ctx->in_release, true);
+	gsim_notifier_ctx_fini(gdev, ctx);
 	gsim_ctx_release_engines(ctx);
 	/* No device access to the context's pages once they are unpinned. */
 	gsim_mmu_ctx_fini(ctx);

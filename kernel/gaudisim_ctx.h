@@ -10,6 +10,7 @@
 #include <linux/atomic.h>
 #include <linux/bitmap.h>
 #include <linux/kref.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -24,6 +25,7 @@
 
 struct drm_device;
 struct drm_file;
+struct eventfd_ctx;
 struct gaudisim_device;
 
 /**
@@ -52,6 +54,13 @@ struct gaudisim_device;
  * @iq_used: internal queues the context submitted to (under submit_lock)
  * @jobs_inflight: jobs submitted and not completed
  * @idle_wq: woken when @jobs_inflight drops to 0
+ * @drop: CSs of this context refused, per enum gsim_cs_drop
+ * @in_release: postclose is tearing the context down
+ * @notifier_node: in gdev->notifiers while the context is open
+ * @notifier_efd: eventfd from INFO REGISTER_EVENTFD, or NULL
+ * @notifier_events: GAUDISIM_NOTIFIER_EVENT_* not yet read by GET_EVENTS
+ *
+ * The notifier fields are under gdev->notifier_lock.
  */
 struct gaudisim_ctx {
 	struct kref ref;
@@ -81,6 +90,8 @@ struct gaudisim_ctx {
 	u64 next_seq;
 	struct gsim_cs *pending[GSIM_MAX_PENDING_CS];
 	struct gsim_cs_outcome *outcomes;
+	/* Woken whenever a CS of the context retires (multi-CS waits). */
+	wait_queue_head_t cs_done_wq;
 
 	/* Held while the restore phase runs and @restore_done is set. */
 	struct mutex restore_lock;
@@ -90,6 +101,13 @@ struct gaudisim_ctx {
 
 	atomic_t jobs_inflight;
 	wait_queue_head_t idle_wq;
+
+	atomic64_t drop[GSIM_DROP_COUNT];
+	bool in_release;
+
+	struct list_head notifier_node;
+	struct eventfd_ctx *notifier_efd;
+	u64 notifier_events;
 };
 
 void gsim_ctx_get(struct gaudisim_ctx *ctx);

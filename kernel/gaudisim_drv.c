@@ -23,10 +23,13 @@
 #include "gaudisim_cb.h"
 #include "gaudisim_cs.h"
 #include "gaudisim_ctx.h"
+#include "gaudisim_debugfs.h"
 #include "gaudisim_drv.h"
 #include "gaudisim_hw.h"
+#include "gaudisim_hwmon.h"
 #include "gaudisim_mem.h"
 #include "gaudisim_queue.h"
+#include "gaudisim_sysfs.h"
 
 unsigned int gsim_timeout_locked = 30;
 module_param_named(timeout_locked, gsim_timeout_locked, uint, 0444);
@@ -145,8 +148,12 @@ static int gsim_sw_init(struct gaudisim_device *gdev)
 		rc = drmm_mutex_init(&gdev->drm, &gdev->open_lock);
 	if (!rc)
 		rc = drmm_mutex_init(&gdev->drm, &gdev->hbm_lock);
+	if (!rc)
+		rc = drmm_mutex_init(&gdev->drm, &gdev->notifier_lock);
 	if (rc)
 		return rc;
+	spin_lock_init(&gdev->err_lock);
+	INIT_LIST_HEAD(&gdev->notifiers);
 
 	drm_mm_init(&gdev->hbm_mm, GAUDISIM_HBM_USER_BASE, gsim_hbm_user_size(gdev));
 	rc = drmm_add_action_or_reset(&gdev->drm, gsim_hbm_mm_fini, gdev);
@@ -226,6 +233,12 @@ static int gsim_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	gsim_set_status(gdev, GAUDISIM_DEVICE_STATUS_OPERATIONAL);
 	mutex_unlock(&gdev->submit_lock);
 
+	rc = gsim_hwmon_init(gdev);
+	if (rc) {
+		dev_err(&pdev->dev, "cannot register the hwmon device: %d\n", rc);
+		goto err_irq_fini;
+	}
+
 	rc = drm_dev_register(&gdev->drm, 0);
 	if (rc)
 		goto err_irq_fini;
@@ -235,6 +248,10 @@ static int gsim_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		dev_err(&pdev->dev, "cannot create the control node: %d\n", rc);
 		goto err_unregister;
 	}
+
+	/* A developer aid: the device works without it. */
+	if (gsim_debugfs_init(gdev))
+		dev_warn(&pdev->dev, "no debugfs files\n");
 
 	gsim_print_summary(gdev);
 	return 0;
@@ -255,6 +272,7 @@ static void gsim_remove(struct pci_dev *pdev)
 {
 	struct gaudisim_device *gdev = pci_get_drvdata(pdev);
 
+	gsim_debugfs_fini(gdev);
 	/* No ioctl, reset work or control request touches the device after this. */
 	drm_dev_unplug(&gdev->drm);
 	gsim_ctrl_fini(gdev);
@@ -289,6 +307,7 @@ static struct pci_driver gsim_pci_driver = {
 	.probe = gsim_probe,
 	.remove = gsim_remove,
 	.shutdown = gsim_shutdown,
+	.dev_groups = gsim_dev_groups,
 };
 
 static int __init gsim_init(void)

@@ -14,7 +14,9 @@
 #include <linux/io.h>
 #include <linux/ktime.h>
 #include <linux/mutex.h>
+#include <linux/list.h>
 #include <linux/pci.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
@@ -26,6 +28,7 @@
 #include <hw/gaudisim_regs.h>
 #include <uapi/drm/gaudisim_accel.h>
 
+#include "gaudisim_cs.h"
 #include "gaudisim_eq.h"
 #include "gaudisim_mmu.h"
 #include "gaudisim_queue.h"
@@ -41,17 +44,26 @@ extern bool gsim_reset_on_lockup;
 
 struct gaudisim_ctx;
 struct gsim_ctrl;
+struct gsim_debugfs;
 
-/* Why command submissions were refused or how they ended (INFO CS_COUNTERS). */
+/* How command submissions ended or why they were refused (INFO CS_*). */
 struct gsim_cs_counters {
 	atomic64_t submitted;
 	atomic64_t completed;
 	atomic64_t errors;
 	atomic64_t timed_out;
-	atomic64_t validation_drop;
-	atomic64_t parsing_drop;
-	atomic64_t queue_full_drop;
-	atomic64_t device_not_ready_drop;
+	atomic64_t drop[GSIM_DROP_COUNT];
+};
+
+/*
+ * The last error of each kind the driver saw, for the INFO *_EVENT ops;
+ * under gsim_device.err_lock. A timestamp of 0 means none since load.
+ */
+struct gsim_captured_errors {
+	struct gaudisim_info_cs_timeout_event cs_timeout;
+	struct gaudisim_info_razwi_event razwi;
+	struct gaudisim_info_undefined_opcode_event undef_opcode;
+	struct gaudisim_page_fault_info page_fault;
 };
 
 /**
@@ -83,12 +95,18 @@ struct gsim_cs_counters {
  * @hbm_used: user HBM bytes allocated by all contexts
  * @cs_cnt: CS counters
  * @hard_reset_cnt: hard resets since load
+ * @err_lock: see below
+ * @errors: the last captured errors
+ * @notifier_lock: see below
+ * @notifiers: eventfds registered with INFO REGISTER_EVENTFD (gsim_notifier)
+ * @throttle_since_us: per throttle reason, when INFO first saw it active
  * @wq: ordered workqueue for CS timeouts and device resets
  * @reset_work: hard reset requested by a CS timeout or a device event
  * @reset_reason: why @reset_work was queued, for the log
  * @eq: event queue and heartbeat
  * @mmu: device MMU state
  * @ctrl: control node
+ * @debugfs: debugfs state and event history (gaudisim_debugfs.c), or NULL
  */
 struct gaudisim_device {
 	struct drm_device drm;
@@ -132,6 +150,16 @@ struct gaudisim_device {
 	struct gsim_cs_counters cs_cnt;
 	atomic_t hard_reset_cnt;
 
+	/* Protects @errors and @throttle_since_us; taken in process context. */
+	spinlock_t err_lock;
+	struct gsim_captured_errors errors;
+
+	/* Protects @notifiers and the notifier fields of their contexts. */
+	struct mutex notifier_lock;
+	struct list_head notifiers;
+
+	u64 throttle_since_us[GAUDISIM_CLK_THROTTLE_TYPE_MAX];
+
 	struct workqueue_struct *wq;
 	struct work_struct reset_work;
 	const char *reset_reason;
@@ -140,6 +168,7 @@ struct gaudisim_device {
 	struct gsim_mmu mmu;
 
 	struct gsim_ctrl *ctrl;
+	struct gsim_debugfs *debugfs;
 };
 
 static inline struct gaudisim_device *to_gsim(struct drm_device *drm)
@@ -188,9 +217,21 @@ void gsim_device_stop(struct gaudisim_device *gdev);
 void gsim_reset_work(struct work_struct *work);
 void gsim_request_reset(struct gaudisim_device *gdev, const char *reason);
 
+/* gaudisim_notify.c */
+void gsim_notify(struct gaudisim_device *gdev, u64 events);
+void gsim_notifier_ctx_init(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx);
+int gsim_notifier_register(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
+			   int fd);
+int gsim_notifier_unregister(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx);
+int gsim_notifier_get_events(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
+			     u64 *events);
+void gsim_notifier_ctx_fini(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx);
+void gsim_capture_cs_timeout(struct gaudisim_device *gdev, u64 seq);
+
 /* gaudisim_info.c */
 int gsim_info_query(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
-		    const struct gaudisim_info_args *args);
+		    struct gaudisim_info_args *args);
+u32 gsim_hl_engine_id(u32 engine);
 int gsim_info_ioctl(struct drm_device *drm, void *data, struct drm_file *file);
 
 /* gaudisim_ctrl.c */

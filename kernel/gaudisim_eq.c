@@ -28,6 +28,7 @@
 
 #include <hw/gaudisim_queues.h>
 
+#include "gaudisim_debugfs.h"
 #include "gaudisim_drv.h"
 #include "gaudisim_eq.h"
 #include "gaudisim_hw.h"
@@ -50,7 +51,7 @@ static const char * const gsim_event_name[] = {
 	[GAUDISIM_EQ_EVENT_QMAN_STOP] = "QMAN stop",
 };
 
-static const char *gsim_event_str(u32 type)
+const char *gsim_event_str(u32 type)
 {
 	if (type < ARRAY_SIZE(gsim_event_name) && gsim_event_name[type])
 		return gsim_event_name[type];
@@ -71,6 +72,79 @@ static bool gsim_event_internal(u32 engine, u32 queue)
 	       engine < GAUDISIM_ENGINE_COUNT;
 }
 
+/* habanalabs' engine ID of an event's engine, NA when it names none. */
+static u16 gsim_event_engine(u32 engine)
+{
+	if (engine >= GAUDISIM_ENGINE_COUNT)
+		return GAUDISIM_RAZWI_NA_ENG_ID;
+	return gsim_hl_engine_id(engine);
+}
+
+/*
+ * Keep the last error of each kind for the INFO *_EVENT ops and tell the
+ * open contexts: packet errors are habanalabs' undefined-opcode events,
+ * bad addresses its razwi, MMU faults its page faults (and razwi).
+ */
+static void gsim_eq_capture(struct gaudisim_device *gdev, u32 type,
+			    const struct gsim_eq_entry *e)
+{
+	struct gsim_captured_errors *err = &gdev->errors;
+	u32 engine = le32_to_cpu(e->engine);
+	u32 queue = le32_to_cpu(e->queue);
+	u64 addr = le64_to_cpu(e->addr);
+	s64 now = ktime_get_ns();
+	u64 events = 0;
+
+	spin_lock(&gdev->err_lock);
+	switch (type) {
+	case GAUDISIM_EQ_EVENT_QMAN_ERR:
+		memset(&err->undef_opcode, 0, sizeof(err->undef_opcode));
+		err->undef_opcode.timestamp = now;
+		err->undef_opcode.cq_addr = addr + le32_to_cpu(e->data[0]);
+		err->undef_opcode.cb_addr_streams_len = 1;
+		err->undef_opcode.engine_id = gsim_event_engine(engine);
+		if (queue < GAUDISIM_QUEUE_ID_SIZE) {
+			err->undef_opcode.stream_id = gaudisim_queue_stream(queue);
+			err->undef_opcode.cb_addr_streams[err->undef_opcode.stream_id][0] = addr;
+		}
+		events = GAUDISIM_NOTIFIER_EVENT_UNDEFINED_OPCODE;
+		break;
+	case GAUDISIM_EQ_EVENT_MMU_FAULT:
+		err->page_fault.timestamp = now;
+		err->page_fault.addr = addr;
+		err->page_fault.engine_id = gsim_event_engine(engine);
+		events = GAUDISIM_NOTIFIER_EVENT_PAGE_FAULT;
+		fallthrough;
+	case GAUDISIM_EQ_EVENT_DMA_ERR:
+		memset(&err->razwi, 0, sizeof(err->razwi));
+		err->razwi.timestamp = now;
+		err->razwi.addr = addr;
+		err->razwi.engine_id[0] = gsim_event_engine(engine);
+		err->razwi.num_of_possible_engines = engine < GAUDISIM_ENGINE_COUNT;
+		err->razwi.flags = GAUDISIM_RAZWI_HBW |
+			(type == GAUDISIM_EQ_EVENT_DMA_ERR ? GAUDISIM_RAZWI_ADDR_DEC :
+			 le32_to_cpu(e->data[1]) ? GAUDISIM_RAZWI_WRITE : GAUDISIM_RAZWI_READ);
+		events |= GAUDISIM_NOTIFIER_EVENT_RAZWI;
+		break;
+	case GAUDISIM_EQ_EVENT_ENGINE_TIMEOUT:
+	case GAUDISIM_EQ_EVENT_ENGINE_ERR:
+	case GAUDISIM_EQ_EVENT_SYNC_ERR:
+		events = GAUDISIM_NOTIFIER_EVENT_USER_ENGINE_ERR;
+		break;
+	case GAUDISIM_EQ_EVENT_ECC_UNCORRECTABLE:
+		events = GAUDISIM_NOTIFIER_EVENT_CRITICAL_HW_ERR;
+		break;
+	case GAUDISIM_EQ_EVENT_THERMAL:
+		events = GAUDISIM_NOTIFIER_EVENT_GENERAL_HW_ERR;
+		break;
+	default:
+		break;
+	}
+	spin_unlock(&gdev->err_lock);
+	if (events)
+		gsim_notify(gdev, events);
+}
+
 static void gsim_eq_handle(struct gaudisim_device *gdev, const struct gsim_eq_entry *e)
 {
 	struct gsim_eq *eq = &gdev->eq;
@@ -86,6 +160,7 @@ static void gsim_eq_handle(struct gaudisim_device *gdev, const struct gsim_eq_en
 
 	if (type < GAUDISIM_INFO_HW_EVENTS_NUM)
 		atomic_inc(&eq->counts[type]);
+	gsim_eq_capture(gdev, type, e);
 
 	switch (type) {
 	case GAUDISIM_EQ_EVENT_HEARTBEAT:
@@ -152,6 +227,7 @@ void gsim_eq_drain(struct gaudisim_device *gdev)
 		ev = *e;
 		WRITE_ONCE(e->ctl, 0);
 		eq->ci = (eq->ci + 1) & GSIM_EQ_PTR_MASK;
+		gsim_debugfs_record_event(gdev, &ev);
 		gsim_eq_handle(gdev, &ev);
 	}
 	if (n)
@@ -265,11 +341,28 @@ void gsim_eq_fini(struct gaudisim_device *gdev)
 	}
 }
 
-/* Snapshot of the per-type event counts for INFO HW_EVENTS. */
-void gsim_eq_counts(struct gaudisim_device *gdev, u32 *counts)
+/*
+ * Per-type event counts for INFO: since the driver loaded (@aggregate) or
+ * since the last hard reset (HW_EVENTS).
+ */
+void gsim_eq_counts(struct gaudisim_device *gdev, u32 *counts, bool aggregate)
 {
+	struct gsim_eq *eq = &gdev->eq;
+	u32 i;
+
+	for (i = 0; i < GAUDISIM_INFO_HW_EVENTS_NUM; i++) {
+		counts[i] = atomic_read(&eq->counts[i]);
+		if (!aggregate)
+			counts[i] -= READ_ONCE(eq->counts_at_reset[i]);
+	}
+}
+
+/* A hard reset happened: HW_EVENTS counts from here. */
+void gsim_eq_mark_reset(struct gaudisim_device *gdev)
+{
+	struct gsim_eq *eq = &gdev->eq;
 	u32 i;
 
 	for (i = 0; i < GAUDISIM_INFO_HW_EVENTS_NUM; i++)
-		counts[i] = atomic_read(&gdev->eq.counts[i]);
+		WRITE_ONCE(eq->counts_at_reset[i], atomic_read(&eq->counts[i]));
 }

@@ -43,7 +43,8 @@ static_assert(sizeof(struct gsim_eq_entry) == GAUDISIM_EQ_ENTRY_SIZE);
  * @irq: Linux IRQ of GAUDISIM_MSIX_VEC_EQ, 0 when not requested
  * @lock: serialises consumers (IRQ thread, heartbeat, reset) over @ci
  * @ci: next entry to consume, modulo 2 * GSIM_EQ_LEN
- * @counts: events received per type (INFO HW_EVENTS)
+ * @counts: events received per type since load (INFO HW_EVENTS_AGGREGATE)
+ * @counts_at_reset: @counts at the last hard reset (INFO HW_EVENTS)
  * @hb_work: periodic heartbeat
  * @hb_sent: sequence number of the last heartbeat request
  * @hb_answered: the last one the device answered
@@ -59,6 +60,7 @@ struct gsim_eq {
 	u32 ci;
 
 	atomic_t counts[GAUDISIM_INFO_HW_EVENTS_NUM];
+	u32 counts_at_reset[GAUDISIM_INFO_HW_EVENTS_NUM];
 
 	struct delayed_work hb_work;
 	u32 hb_sent;
@@ -71,6 +73,9 @@ void gsim_eq_hw_init(struct gaudisim_device *gdev);
 int gsim_eq_irq_init(struct gaudisim_device *gdev);
 void gsim_eq_fini(struct gaudisim_device *gdev);
 void gsim_eq_drain(struct gaudisim_device *gdev);
-void gsim_eq_counts(struct gaudisim_device *gdev, u32 *counts);
+void gsim_eq_counts(struct gaudisim_device *gdev, u32 *counts, bool aggregate);
+void gsim_eq_mark_reset(struct gaudisim_device *gdev);
+/* Name of an event type ("MMU fault"). */
+const char *gsim_event_str(u32 type);
 
 #endif /* __GAUDISIM_EQ_H__ */

@@ -167,7 +167,29 @@ err_uncharge:
 	return rc;
 }
 
-static int gsim_userptr_map(struct gaudisim_ctx *ctx, u64 addr, u64 size, u64 *va)
+/*
+ * Place a mapping's VA: at @hint when it is a free, page-aligned address
+ * inside the host VA range, elsewhere otherwise (habanalabs' hint rule).
+ */
+static int gsim_userptr_place(struct gaudisim_ctx *ctx, struct gsim_userptr *up,
+			      u64 hint)
+{
+	const u64 lo = GAUDISIM_HOST_VA_BASE;
+	const u64 hi = GAUDISIM_HOST_VA_BASE + GAUDISIM_HOST_VA_SIZE;
+	u64 len = up->size + GSIM_VA_GUARD;
+
+	if (hint && PAGE_ALIGNED(hint) && hint >= lo && hint < hi && len <= hi - hint &&
+	    !drm_mm_insert_node_in_range(&ctx->va_mm, &up->va_node, len, 0, 0,
+					 hint, hint + len, DRM_MM_INSERT_LOW))
+		return 0;
+	if (hint)
+		gsim_dbg(ctx->gdev, "hint 0x%llx not usable, placing elsewhere\n", hint);
+	return drm_mm_insert_node_in_range(&ctx->va_mm, &up->va_node, len, 0, 0,
+					   lo, hi, DRM_MM_INSERT_LOW);
+}
+
+static int gsim_userptr_map(struct gaudisim_ctx *ctx, u64 addr, u64 size, u64 hint,
+			    u64 *va)
 {
 	struct gaudisim_device *gdev = ctx->gdev;
 	struct gsim_userptr *up;
@@ -202,11 +224,7 @@ static int gsim_userptr_map(struct gaudisim_ctx *ctx, u64 addr, u64 size, u64 *v
 	mmgrab(up->mm);
 
 	mutex_lock(&ctx->mem_lock);
-	rc = drm_mm_insert_node_in_range(&ctx->va_mm, &up->va_node,
-					 size + GSIM_VA_GUARD, 0, 0,
-					 GAUDISIM_HOST_VA_BASE,
-					 GAUDISIM_HOST_VA_BASE + GAUDISIM_HOST_VA_SIZE,
-					 DRM_MM_INSERT_LOW);
+	rc = gsim_userptr_place(ctx, up, hint);
 	if (rc) {
 		mutex_unlock(&ctx->mem_lock);
 		gsim_dbg(gdev, "host VA range exhausted\n");
@@ -458,6 +476,19 @@ static int gsim_hbm_unmap(struct gaudisim_ctx *ctx, u64 addr)
 
 /* ---- ioctl and context life ---------------------------------------------- */
 
+/* How many 64-bit words of the argument union an op reads. */
+static unsigned int gsim_mem_op_words(const struct gaudisim_mem_in *in)
+{
+	switch (in->op) {
+	case GAUDISIM_MEM_OP_ALLOC:
+		return 2;
+	case GAUDISIM_MEM_OP_MAP:
+		return (in->flags & GAUDISIM_MEM_USERPTR) ? 3 : 2;
+	default:
+		return 1;
+	}
+}
+
 int gsim_mem_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 {
 	struct gaudisim_device *gdev = to_gsim(drm);
@@ -468,20 +499,32 @@ int gsim_mem_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	u64 result = 0;
 	int rc;
 
-	if (in.ctx_id || in.pad) {
-		gsim_dbg(gdev, "ctx_id and pad must be 0\n");
+	if (in.ctx_id || in.num_of_elements) {
+		gsim_dbg(gdev, "ctx_id and num_of_elements must be 0\n");
 		return -EINVAL;
 	}
 	if (in.op == GAUDISIM_MEM_OP_MAP)
-		flags_ok = GAUDISIM_MEM_FLAGS_ALL;
+		flags_ok = GAUDISIM_MEM_USERPTR;
+	else if (in.op == GAUDISIM_MEM_OP_ALLOC)
+		flags_ok = GAUDISIM_MEM_CONTIGUOUS;
 	if (in.flags & ~flags_ok) {
 		gsim_dbg(gdev, "flags 0x%x are not valid for op %u\n", in.flags, in.op);
 		return -EINVAL;
 	}
-	/* Every op but MAP + USERPTR has a reserved second field. */
-	if (!(in.op == GAUDISIM_MEM_OP_MAP && (in.flags & GAUDISIM_MEM_USERPTR)) &&
-	    in.alloc.reserved) {
-		gsim_dbg(gdev, "reserved field must be 0\n");
+	/* Words of the union the op does not use must be 0. */
+	if (memchr_inv(&in.raw[gsim_mem_op_words(&in)], 0,
+		       sizeof(in.raw) - gsim_mem_op_words(&in) * sizeof(in.raw[0]))) {
+		gsim_dbg(gdev, "unused argument words must be 0\n");
+		return -EINVAL;
+	}
+	if (in.op == GAUDISIM_MEM_OP_ALLOC && in.alloc.page_size &&
+	    in.alloc.page_size != GAUDISIM_DRAM_PAGE_SIZE) {
+		gsim_dbg(gdev, "page size 0x%llx is not offered\n", in.alloc.page_size);
+		return -EINVAL;
+	}
+	if (in.op == GAUDISIM_MEM_OP_MAP && !(in.flags & GAUDISIM_MEM_USERPTR) &&
+	    in.map_device.hint_addr) {
+		gsim_dbg(gdev, "HBM is mapped where it lies: hint must be 0\n");
 		return -EINVAL;
 	}
 
@@ -495,7 +538,8 @@ int gsim_mem_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	case GAUDISIM_MEM_OP_MAP:
 		if (in.flags & GAUDISIM_MEM_USERPTR)
 			rc = gsim_userptr_map(ctx, in.map_host.host_virt_addr,
-					      in.map_host.mem_size, &result);
+					      in.map_host.mem_size, in.map_host.hint_addr,
+					      &result);
 		else
 			rc = gsim_hbm_map(ctx, in.map_device.handle, &result);
 		break;

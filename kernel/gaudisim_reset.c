@@ -51,6 +51,7 @@ int gsim_device_hard_reset(struct gaudisim_device *gdev, const char *reason)
 	rc = gsim_hw_reset(gdev);
 	gsim_abort_all(gdev);
 	atomic_inc(&gdev->hard_reset_cnt);
+	gsim_eq_mark_reset(gdev);
 
 	if (rc) {
 		gsim_err(gdev, "device did not come back from reset and is not usable\n");
@@ -63,6 +64,8 @@ int gsim_device_hard_reset(struct gaudisim_device *gdev, const char *reason)
 		gsim_set_status(gdev, GAUDISIM_DEVICE_STATUS_OPERATIONAL);
 	}
 	mutex_unlock(&gdev->submit_lock);
+	gsim_notify(gdev, GAUDISIM_NOTIFIER_EVENT_DEVICE_RESET |
+		    (rc ? GAUDISIM_NOTIFIER_EVENT_DEVICE_UNAVAILABLE : 0));
 	return rc;
 }
 

@@ -44,7 +44,7 @@ host_packages=(
 	qemu-system-data
 	bc libelf-dev sparse pahole gcc-12 libopenblas-dev
 	clang clang-14 libclang-rt-14-dev
-	libjansson-dev dataset-fashion-mnist
+	libjansson-dev dataset-fashion-mnist lm-sensors
 )
 
 step_packages() {

@@ -33,6 +33,12 @@ done
 for script in "$top"/tests/guest/*.sh; do
 	[ -e "$script" ] && stage "$script" "$root/usr/bin"
 done
+# lm-sensors' sensors (the driver's hwmon channels), with its configuration.
+if [ -x /usr/bin/sensors ]; then
+	stage /usr/bin/sensors "$root/usr/bin"
+	mkdir -p "$root/etc"
+	[ -e /etc/sensors3.conf ] && stage /etc/sensors3.conf "$root/etc"
+fi
 # Model descriptions for the trainers.
 mkdir -p "$root/usr/share/gaudisim/models"
 for model in "$top"/models/*.json; do

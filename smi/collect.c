@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* hl-smi: gathers every fact it prints from the control node's INFO ops. */
+/* hl-smi: gathers the facts it prints from the control node's INFO ops, sysfs and hwmon. */
 #include <stdio.h>
 #include <string.h>
 
@@ -28,6 +28,9 @@ static void read_process_name(uint32_t pid, char *buf, size_t len)
 
 int smi_collect_device(int index, struct smi_device *d)
 {
+	struct gaudisim_info_dram_usage dram;
+	struct gaudisim_info_cs_stats stats;
+	struct gaudisim_info_cs_counters drops;
 	int fd;
 
 	memset(d, 0, sizeof(*d));
@@ -40,21 +43,37 @@ int smi_collect_device(int index, struct smi_device *d)
 		d->bus_id[0] = '\0';
 	if (!hlthunk_get_driver_version(fd, d->driver_version, sizeof(d->driver_version)))
 		d->have |= SMI_HAVE_DRIVER_VERSION;
-	if (!hlthunk_get_hw_ip_info(fd, &d->hw))
+	if (!hlthunk_get_hw_ip_info(fd, &d->hw) && !hlthunk_get_hw_ip_ext(fd, &d->hw_ext))
 		d->have |= SMI_HAVE_HW_IP;
-	if (!hlthunk_get_dram_usage(fd, &d->dram))
+	if ((d->have & SMI_HAVE_HW_IP) && !hlthunk_get_dram_usage(fd, &dram)) {
+		d->dram.dram_free_mem = dram.dram_free_mem;
+		d->dram.ctx_dram_mem = dram.ctx_dram_mem;
+		d->dram.dram_total_mem = d->hw.dram_size;
+		d->dram.dram_used_mem = d->hw.dram_size - dram.dram_free_mem;
 		d->have |= SMI_HAVE_DRAM;
+	}
 	if (!hlthunk_get_device_status(fd, &d->status))
 		d->have |= SMI_HAVE_STATUS;
-	if (!hlthunk_get_hw_idle(fd, &d->idle))
+	if (!hlthunk_get_queue_idle(fd, &d->idle))
 		d->have |= SMI_HAVE_IDLE;
 	if (!hlthunk_get_open_stats(fd, &d->open_stats))
 		d->have |= SMI_HAVE_OPEN_STATS;
-	if (!hlthunk_get_cs_counters(fd, &d->cs))
+	if (!hlthunk_get_cs_stats(fd, &stats) && !hlthunk_get_cs_counters_info(fd, &drops)) {
+		d->cs.submitted = stats.submitted;
+		d->cs.completed = stats.completed;
+		d->cs.errors = stats.errors;
+		d->cs.timed_out = stats.timed_out;
+		d->cs.validation_drop = drops.total_validation_drop_cnt;
+		d->cs.parsing_drop = drops.total_parsing_drop_cnt;
+		d->cs.queue_full_drop = drops.total_queue_full_drop_cnt +
+					drops.total_max_cs_in_flight_drop_cnt;
+		d->cs.device_not_ready_drop = drops.total_device_in_reset_drop_cnt;
 		d->have |= SMI_HAVE_CS_COUNTERS;
+	}
 	if ((d->have & SMI_HAVE_OPEN_STATS) && d->open_stats.is_compute_ctx_active)
 		read_process_name(d->open_stats.compute_pid, d->process_name,
 				  sizeof(d->process_name));
+	smi_collect_telemetry(index, fd, &d->tel);
 	hlthunk_close(fd);
 	return 0;
 }

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * hl-smi output formats. Only facts the driver reports are shown; fields
- * it cannot report (temperature, power, fan, utilisation) have no column.
+ * hl-smi output formats. Only facts the driver reports are shown; what it
+ * cannot report (fan, serial number, UUID) prints as N/A.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
+#include <strings.h>
 
 #include "format.h"
 #include "hw/gaudisim_regs.h"
@@ -31,6 +32,24 @@ static const char *const field_names[SMI_FIELD_COUNT] = {
 	[SMI_FIELD_MEMORY_USED] = "memory.used",
 	[SMI_FIELD_MEMORY_FREE] = "memory.free",
 	[SMI_FIELD_STATUS] = "status",
+	[SMI_FIELD_TIMESTAMP] = "timestamp",
+	[SMI_FIELD_MODULE_ID] = "module_id",
+	[SMI_FIELD_SERIAL] = "serial",
+	[SMI_FIELD_UUID] = "uuid",
+	[SMI_FIELD_TEMPERATURE_AIP] = "temperature.aip",
+	[SMI_FIELD_UTILIZATION_AIP] = "utilization.aip",
+	[SMI_FIELD_POWER_DRAW] = "power.draw",
+	[SMI_FIELD_POWER_LIMIT] = "power.limit",
+	[SMI_FIELD_POWER_MAX] = "power.max",
+	[SMI_FIELD_CLOCKS_CURRENT_SOC] = "clocks.current.soc",
+	[SMI_FIELD_CLOCKS_LIMIT_SOC] = "clocks.limit.soc",
+	[SMI_FIELD_ECC_UNCORRECTED_AGGREGATE] = "ecc.errors.uncorrected.aggregate.total",
+	[SMI_FIELD_ECC_UNCORRECTED_VOLATILE] = "ecc.errors.uncorrected.volatile.total",
+	[SMI_FIELD_ECC_CORRECTED_AGGREGATE] = "ecc.errors.corrected.aggregate.total",
+	[SMI_FIELD_ECC_CORRECTED_VOLATILE] = "ecc.errors.corrected.volatile.total",
+	[SMI_FIELD_VIOLATION_POWER] = "stats.violation.power",
+	[SMI_FIELD_VIOLATION_THERMAL] = "stats.violation.thermal",
+	[SMI_FIELD_RESET_COUNT_HARD] = "reset_count.hard",
 };
 
 const char *smi_field_name(enum smi_field field)
@@ -38,10 +57,30 @@ const char *smi_field_name(enum smi_field field)
 	return (unsigned int)field < SMI_FIELD_COUNT ? field_names[field] : "?";
 }
 
-static bool field_has_mib_unit(enum smi_field field)
+const char *smi_field_unit(enum smi_field field)
 {
-	return field == SMI_FIELD_MEMORY_TOTAL || field == SMI_FIELD_MEMORY_USED ||
-	       field == SMI_FIELD_MEMORY_FREE;
+	switch (field) {
+	case SMI_FIELD_MEMORY_TOTAL:
+	case SMI_FIELD_MEMORY_USED:
+	case SMI_FIELD_MEMORY_FREE:
+		return "MiB";
+	case SMI_FIELD_TEMPERATURE_AIP:
+		return "C";
+	case SMI_FIELD_UTILIZATION_AIP:
+		return "%";
+	case SMI_FIELD_POWER_DRAW:
+	case SMI_FIELD_POWER_LIMIT:
+	case SMI_FIELD_POWER_MAX:
+		return "W";
+	case SMI_FIELD_CLOCKS_CURRENT_SOC:
+	case SMI_FIELD_CLOCKS_LIMIT_SOC:
+		return "MHz";
+	case SMI_FIELD_VIOLATION_POWER:
+	case SMI_FIELD_VIOLATION_THERMAL:
+		return "us";
+	default:
+		return NULL;
+	}
 }
 
 const char *smi_status_name(uint32_t status)
@@ -103,7 +142,7 @@ static void list_valid_fields(char *buf, size_t len)
 
 int smi_parse_fields(const char *list, struct smi_query *q, char *err, size_t errlen)
 {
-	char valid[256];
+	char valid[1024];
 	const char *p = list;
 	int count = 0;
 
@@ -238,6 +277,12 @@ static bool device_has_holder(const struct smi_device *d)
 	return (d->have & SMI_HAVE_OPEN_STATS) && d->open_stats.is_compute_ctx_active;
 }
 
+/* Milliwatts as watts with two decimals. */
+static void put_watts(char *buf, size_t len, long long mw, bool units)
+{
+	snprintf(buf, len, "%lld.%02lld%s", mw / 1000, (mw % 1000) / 10, units ? " W" : "");
+}
+
 /* ---- Default table ----------------------------------------------------- */
 
 static void put_repeat(FILE *out, char c, int n)
@@ -296,10 +341,31 @@ static void put_wide_row(FILE *out, const char *left, const char *right)
 	fprintf(out, "%s |\n", right);
 }
 
+/* "39C   60W / 350W": temperature and power draw / cap. */
+static void table_sensors(const struct smi_device *d, char *buf, size_t len)
+{
+	const struct smi_telemetry *t = &d->tel;
+	char temp[24], draw[24], cap[24];
+
+	if (t->have & SMI_TEL_TEMP)
+		snprintf(temp, sizeof(temp), "%lldC", t->temp_mc / 1000);
+	else
+		snprintf(temp, sizeof(temp), NA);
+	if (t->have & SMI_TEL_POWER)
+		snprintf(draw, sizeof(draw), "%lldW", (t->power_mw + 500) / 1000);
+	else
+		snprintf(draw, sizeof(draw), NA);
+	if (t->have & SMI_TEL_POWER_CAP)
+		snprintf(cap, sizeof(cap), "%lldW", (t->power_cap_mw + 500) / 1000);
+	else
+		snprintf(cap, sizeof(cap), NA);
+	snprintf(buf, len, "%-5s %9s / %s", temp, draw, cap);
+}
+
 static void put_device_rows(FILE *out, const struct smi_device *d)
 {
 	char name[GAUDISIM_CARD_NAME_MAX_LEN + 1];
-	char c1[64], c2[64], c3[64];
+	char c1[96], c2[96], c3[96];
 
 	device_name(d, name, sizeof(name));
 	snprintf(c1, sizeof(c1), "%3d  %s", d->index, name);
@@ -310,10 +376,14 @@ static void put_device_rows(FILE *out, const struct smi_device *d)
 		snprintf(c3, sizeof(c3), NA);
 	put_row(out, c1, bus_id_text(d), c3, true);
 
-	snprintf(c1, sizeof(c1), "     %s", status_text(d));
-	snprintf(c2, sizeof(c2), "%s", !(d->have & SMI_HAVE_IDLE) ? NA :
+	table_sensors(d, c1, sizeof(c1));
+	snprintf(c2, sizeof(c2), "%-12s %s", status_text(d), !(d->have & SMI_HAVE_IDLE) ? NA :
 		 d->idle.is_idle ? "Idle" : "Busy");
-	put_row(out, c1, c2, "", false);
+	if (d->tel.have & SMI_TEL_UTIL)
+		snprintf(c3, sizeof(c3), "%u%%", d->tel.utilization);
+	else
+		snprintf(c3, sizeof(c3), NA);
+	put_row(out, c1, c2, c3, true);
 	put_column_rule(out, '+', '-', '+');
 }
 
@@ -362,7 +432,7 @@ void smi_print_table(FILE *out, const struct smi_report *r)
 	put_wide_row(out, left, right);
 	put_column_rule(out, '|', '-', '+');
 	put_row(out, "AIP  Name", "Bus-Id", "Memory-Usage", false);
-	put_row(out, "     Status", "Engines", "", false);
+	put_row(out, "Temp   Pwr:Usage/Cap", "Status       Engines", "AIP-Util", false);
 	put_column_rule(out, '|', '=', '+');
 	for (i = 0; i < r->num_devices; i++)
 		put_device_rows(out, &r->devices[i]);
@@ -408,9 +478,9 @@ static void detail_memory(FILE *out, const struct smi_device *d)
 		kv(out, 2, "Free", NA);
 	}
 	if (d->have & SMI_HAVE_HW_IP) {
-		kv(out, 2, "Installed", "%llu MiB", mib(d->hw.hbm_total_size));
+		kv(out, 2, "Installed", "%llu MiB", mib(d->hw_ext.hbm_total_size));
 		kv(out, 2, "Reserved for driver", "%llu MiB",
-		   mib(d->hw.hbm_total_size - d->hw.dram_size));
+		   mib(d->hw_ext.hbm_total_size - d->hw.dram_size));
 		kv(out, 2, "User base address", "0x%016llx",
 		   (unsigned long long)d->hw.dram_base_address);
 		kv(out, 1, "SRAM", NULL);
@@ -422,7 +492,7 @@ static void detail_memory(FILE *out, const struct smi_device *d)
 
 static void detail_engines(FILE *out, const struct smi_device *d)
 {
-	const struct gaudisim_info_hw_ip_info *hw = &d->hw;
+	const struct gaudisim_info_hw_ip_ext *hw = &d->hw_ext;
 
 	if (!(d->have & SMI_HAVE_HW_IP))
 		return;
@@ -430,7 +500,7 @@ static void detail_engines(FILE *out, const struct smi_device *d)
 	kv(out, 2, "PCI DMA", "%u", hw->num_pci_dma);
 	kv(out, 2, "HBM DMA", "%u", hw->num_hbm_dma);
 	kv(out, 2, "MME", "%u", hw->num_mme);
-	kv(out, 2, "TPC", "%u (enabled mask 0x%02x)", hw->num_tpc, hw->tpc_enabled_mask);
+	kv(out, 2, "TPC", "%u (enabled mask 0x%02x)", hw->num_tpc, d->hw.tpc_enabled_mask);
 	kv(out, 1, "Queues", NULL);
 	kv(out, 2, "Available", "%d of %u",
 	   popcount64(hw->queue_mask[0]) + popcount64(hw->queue_mask[1]), hw->num_queues);
@@ -467,7 +537,7 @@ static void detail_activity(FILE *out, const struct smi_device *d)
 
 static void detail_cs_counters(FILE *out, const struct smi_device *d)
 {
-	const struct gaudisim_info_cs_counters *c = &d->cs;
+	const struct smi_cs_counters *c = &d->cs;
 
 	kv(out, 1, "Command Submissions", NULL);
 	if (!(d->have & SMI_HAVE_CS_COUNTERS)) {
@@ -485,7 +555,107 @@ static void detail_cs_counters(FILE *out, const struct smi_device *d)
 	   (unsigned long long)c->device_not_ready_drop);
 }
 
-static void detail_device(FILE *out, const struct smi_device *d)
+static void detail_temperature(FILE *out, const struct smi_device *d)
+{
+	const struct smi_telemetry *t = &d->tel;
+
+	kv(out, 1, "Temperature", NULL);
+	if (!(t->have & SMI_TEL_TEMP)) {
+		kv(out, 2, "AIP Current Temp", NA);
+		return;
+	}
+	kv(out, 2, "AIP Current Temp", "%lld C", t->temp_mc / 1000);
+	kv(out, 2, "AIP Slowdown Temp", "%lld C", t->temp_max_mc / 1000);
+	kv(out, 2, "AIP Shutdown Temp", "%lld C", t->temp_crit_mc / 1000);
+}
+
+static void detail_power(FILE *out, const struct smi_device *d)
+{
+	const struct smi_telemetry *t = &d->tel;
+	char buf[32];
+
+	kv(out, 1, "Power Readings", NULL);
+	kv(out, 2, "Power Management", "supported");
+	if (t->have & SMI_TEL_POWER) {
+		put_watts(buf, sizeof(buf), t->power_mw, true);
+		kv(out, 2, "Power Draw", "%s", buf);
+		kv(out, 2, "Energy Consumed", "%lld.%03lld J", t->energy_mj / 1000,
+		   t->energy_mj % 1000);
+	} else {
+		kv(out, 2, "Power Draw", NA);
+	}
+	if (t->have & SMI_TEL_POWER_CAP) {
+		put_watts(buf, sizeof(buf), t->power_cap_mw, true);
+		kv(out, 2, "Power Limit", "%s", buf);
+		put_watts(buf, sizeof(buf), t->power_cap_max_mw, true);
+		kv(out, 2, "Max Power Limit", "%s", buf);
+	} else {
+		kv(out, 2, "Power Limit", NA);
+	}
+}
+
+static const char *active_text(const struct smi_telemetry *t, uint32_t bit)
+{
+	if (!(t->have & SMI_TEL_THROTTLE))
+		return NA;
+	return t->throttle_mask & bit ? "Active" : "Not Active";
+}
+
+static void detail_clocks(FILE *out, const struct smi_device *d)
+{
+	const struct smi_telemetry *t = &d->tel;
+
+	kv(out, 1, "Clocks", NULL);
+	if (t->have & SMI_TEL_CLOCK) {
+		kv(out, 2, "soc", "%lld MHz", t->clk_cur_mhz);
+		kv(out, 1, "Clocks Limit", NULL);
+		kv(out, 2, "soc", "%lld MHz", t->clk_max_mhz);
+	} else {
+		kv(out, 2, "soc", NA);
+	}
+	kv(out, 1, "Clocks Throttle Reasons", NULL);
+	kv(out, 2, "Power Slowdown", "%s", active_text(t, GAUDISIM_CLK_THROTTLE_POWER));
+	kv(out, 2, "Thermal Slowdown", "%s", active_text(t, GAUDISIM_CLK_THROTTLE_THERMAL));
+	if (t->have & SMI_TEL_THROTTLE) {
+		kv(out, 2, "Power Violation Time", "%llu us",
+		   (unsigned long long)(t->violation_power_ns / 1000));
+		kv(out, 2, "Thermal Violation Time", "%llu us",
+		   (unsigned long long)(t->violation_thermal_ns / 1000));
+	}
+}
+
+static void detail_utilization(FILE *out, const struct smi_device *d)
+{
+	kv(out, 1, "Utilization", NULL);
+	if (d->tel.have & SMI_TEL_UTIL)
+		kv(out, 2, "AIP", "%u %%", d->tel.utilization);
+	else
+		kv(out, 2, "AIP", NA);
+}
+
+static void detail_ecc(FILE *out, const struct smi_device *d)
+{
+	const struct smi_telemetry *t = &d->tel;
+
+	kv(out, 1, "ECC Errors", NULL);
+	if (!(t->have & SMI_TEL_ECC)) {
+		kv(out, 2, "Volatile", NA);
+		kv(out, 2, "Aggregate", NA);
+		return;
+	}
+	kv(out, 2, "Volatile", NULL);
+	kv(out, 3, "Single Bit", "%llu",
+	   (unsigned long long)t->ecc_corrected_volatile);
+	kv(out, 3, "Double Bit", "%llu",
+	   (unsigned long long)t->ecc_uncorrected_volatile);
+	kv(out, 2, "Aggregate", NULL);
+	kv(out, 3, "Single Bit", "%llu",
+	   (unsigned long long)t->ecc_corrected_aggregate);
+	kv(out, 3, "Double Bit", "%llu",
+	   (unsigned long long)t->ecc_uncorrected_aggregate);
+}
+
+static void detail_device(FILE *out, const struct smi_device *d, unsigned int sections)
 {
 	char name[GAUDISIM_CARD_NAME_MAX_LEN + 1], version[GAUDISIM_VERSION_STR_LEN + 1];
 
@@ -496,16 +666,83 @@ static void detail_device(FILE *out, const struct smi_device *d)
 	kv(out, 1, "Module status", "%s", status_text(d));
 	kv(out, 1, "Driver Version", "%s", version);
 	if (d->have & SMI_HAVE_HW_IP)
-		kv(out, 1, "HW Revision", "%u.%u", d->hw.hw_version >> 16,
-		   d->hw.hw_version & 0xffffu);
+		kv(out, 1, "HW Revision", "%u.%u", d->hw_ext.hw_version >> 16,
+		   d->hw_ext.hw_version & 0xffffu);
 	kv(out, 1, "PCI", NULL);
 	kv(out, 2, "Bus Id", "%s", bus_id_text(d));
 	if (d->have & SMI_HAVE_HW_IP)
-		kv(out, 2, "Device Id", "0x%04x%04x", GAUDISIM_PCI_VENDOR_ID, d->hw.device_id);
-	detail_memory(out, d);
-	detail_engines(out, d);
-	detail_activity(out, d);
-	detail_cs_counters(out, d);
+		kv(out, 2, "Device Id", "0x%04x%04x", GAUDISIM_PCI_VENDOR_ID, GAUDISIM_PCI_DEVICE_ID);
+	if (d->tel.have & SMI_TEL_MODULE_ID)
+		kv(out, 1, "Module ID", "%lld", d->tel.module_id);
+	kv(out, 1, "Serial Number", NA);
+	kv(out, 1, "AIP UUID", NA);
+	kv(out, 1, "Firmware [CPUCP] Version", "%s",
+	   d->tel.have & SMI_TEL_FW ? d->tel.fw_version : NA);
+	if (sections & SMI_SECTION_MEMORY) {
+		detail_memory(out, d);
+		detail_engines(out, d);
+	}
+	if (sections & SMI_SECTION_TEMPERATURE)
+		detail_temperature(out, d);
+	if (sections & SMI_SECTION_POWER)
+		detail_power(out, d);
+	if (sections & SMI_SECTION_CLOCK)
+		detail_clocks(out, d);
+	if (sections & SMI_SECTION_UTILIZATION)
+		detail_utilization(out, d);
+	if (sections & SMI_SECTION_ECC)
+		detail_ecc(out, d);
+	if (sections & SMI_SECTION_PROCESSES) {
+		detail_activity(out, d);
+		detail_cs_counters(out, d);
+	}
+}
+
+static const struct {
+	const char *name;
+	unsigned int bit;
+} section_names[] = {
+	{ "MEMORY", SMI_SECTION_MEMORY },
+	{ "TEMPERATURE", SMI_SECTION_TEMPERATURE },
+	{ "POWER", SMI_SECTION_POWER },
+	{ "CLOCK", SMI_SECTION_CLOCK },
+	{ "UTILIZATION", SMI_SECTION_UTILIZATION },
+	{ "ECC", SMI_SECTION_ECC },
+	{ "PROCESSES", SMI_SECTION_PROCESSES },
+};
+
+int smi_parse_sections(const char *list, unsigned int *sections, char *err, size_t errlen)
+{
+	const char *p = list;
+	unsigned int bits = 0;
+	size_t i;
+
+	if (!list || !*list) {
+		set_error(err, errlen, "-d needs a list of sections: MEMORY, TEMPERATURE, POWER, "
+			  "CLOCK, UTILIZATION, ECC, PROCESSES");
+		return -EINVAL;
+	}
+	for (;;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		for (i = 0; i < sizeof(section_names) / sizeof(section_names[0]); i++)
+			if (strlen(section_names[i].name) == len &&
+			    !strncasecmp(section_names[i].name, p, len))
+				break;
+		if (i == sizeof(section_names) / sizeof(section_names[0])) {
+			set_error(err, errlen, "unknown section '%.*s'; valid sections: MEMORY, "
+				  "TEMPERATURE, POWER, CLOCK, UTILIZATION, ECC, PROCESSES",
+				  (int)len, p);
+			return -EINVAL;
+		}
+		bits |= section_names[i].bit;
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	*sections = bits;
+	return 0;
 }
 
 void smi_print_detail(FILE *out, const struct smi_report *r)
@@ -520,68 +757,148 @@ void smi_print_detail(FILE *out, const struct smi_report *r)
 	kv(out, 0, "HL-SMI Version", "%s", r->smi_version);
 	kv(out, 0, "Attached AIPs", "%d", r->num_devices);
 	for (i = 0; i < r->num_devices; i++)
-		detail_device(out, &r->devices[i]);
+		detail_device(out, &r->devices[i], r->sections ? r->sections : SMI_SECTION_ALL);
+}
+
+/* ---- Field values (-Q, JSON) ------------------------------------------- */
+
+static bool put_number(char *buf, size_t len, unsigned long long v, const char *unit,
+		       bool units)
+{
+	snprintf(buf, len, "%llu%s%s", v, units && unit ? " " : "", units && unit ? unit : "");
+	return true;
+}
+
+static bool na(char *buf, size_t len)
+{
+	snprintf(buf, len, NA);
+	return false;
+}
+
+static bool telemetry_value(const struct smi_device *d, enum smi_field f, bool units,
+			    char *buf, size_t len)
+{
+	const struct smi_telemetry *t = &d->tel;
+	const char *unit = smi_field_unit(f);
+
+	switch (f) {
+	case SMI_FIELD_MODULE_ID:
+		if (!(t->have & SMI_TEL_MODULE_ID))
+			return na(buf, len);
+		return put_number(buf, len, (unsigned long long)t->module_id, NULL, units);
+	case SMI_FIELD_TEMPERATURE_AIP:
+		if (!(t->have & SMI_TEL_TEMP))
+			return na(buf, len);
+		return put_number(buf, len, (unsigned long long)(t->temp_mc / 1000), unit, units);
+	case SMI_FIELD_UTILIZATION_AIP:
+		if (!(t->have & SMI_TEL_UTIL))
+			return na(buf, len);
+		return put_number(buf, len, t->utilization, unit, units);
+	case SMI_FIELD_POWER_DRAW:
+		if (!(t->have & SMI_TEL_POWER))
+			return na(buf, len);
+		put_watts(buf, len, t->power_mw, units);
+		return true;
+	case SMI_FIELD_POWER_LIMIT:
+	case SMI_FIELD_POWER_MAX:
+		if (!(t->have & SMI_TEL_POWER_CAP))
+			return na(buf, len);
+		put_watts(buf, len, f == SMI_FIELD_POWER_LIMIT ? t->power_cap_mw :
+				    t->power_cap_max_mw, units);
+		return true;
+	case SMI_FIELD_CLOCKS_CURRENT_SOC:
+	case SMI_FIELD_CLOCKS_LIMIT_SOC:
+		if (!(t->have & SMI_TEL_CLOCK))
+			return na(buf, len);
+		return put_number(buf, len, (unsigned long long)(f == SMI_FIELD_CLOCKS_CURRENT_SOC ?
+				  t->clk_cur_mhz : t->clk_max_mhz), unit, units);
+	case SMI_FIELD_ECC_UNCORRECTED_AGGREGATE:
+	case SMI_FIELD_ECC_UNCORRECTED_VOLATILE:
+	case SMI_FIELD_ECC_CORRECTED_AGGREGATE:
+	case SMI_FIELD_ECC_CORRECTED_VOLATILE:
+		if (!(t->have & SMI_TEL_ECC))
+			return na(buf, len);
+		return put_number(buf, len,
+				  f == SMI_FIELD_ECC_UNCORRECTED_AGGREGATE ? t->ecc_uncorrected_aggregate :
+				  f == SMI_FIELD_ECC_UNCORRECTED_VOLATILE ? t->ecc_uncorrected_volatile :
+				  f == SMI_FIELD_ECC_CORRECTED_AGGREGATE ? t->ecc_corrected_aggregate :
+				  t->ecc_corrected_volatile, NULL, units);
+	case SMI_FIELD_VIOLATION_POWER:
+	case SMI_FIELD_VIOLATION_THERMAL:
+		if (!(t->have & SMI_TEL_THROTTLE))
+			return na(buf, len);
+		return put_number(buf, len, (f == SMI_FIELD_VIOLATION_POWER ? t->violation_power_ns :
+				  t->violation_thermal_ns) / 1000, unit, units);
+	case SMI_FIELD_RESET_COUNT_HARD:
+		if (!(t->have & SMI_TEL_RESETS))
+			return na(buf, len);
+		return put_number(buf, len, (unsigned long long)t->hard_reset_cnt, NULL, units);
+	default:
+		/* serial, uuid: the device has no identity registers. */
+		return na(buf, len);
+	}
+}
+
+bool smi_field_value(const struct smi_report *r, const struct smi_device *d,
+		     enum smi_field f, bool units, char *buf, size_t len)
+{
+	uint64_t bytes;
+
+	switch (f) {
+	case SMI_FIELD_INDEX:
+		return put_number(buf, len, (unsigned long long)d->index, NULL, units);
+	case SMI_FIELD_NAME:
+		device_name(d, buf, len);
+		return d->have & SMI_HAVE_HW_IP;
+	case SMI_FIELD_BUS_ID:
+		snprintf(buf, len, "%s", bus_id_text(d));
+		return d->bus_id[0];
+	case SMI_FIELD_DRIVER_VERSION:
+		driver_version_text(d, buf, len);
+		return d->have & SMI_HAVE_DRIVER_VERSION;
+	case SMI_FIELD_STATUS:
+		snprintf(buf, len, "%s", status_text(d));
+		return d->have & SMI_HAVE_STATUS;
+	case SMI_FIELD_TIMESTAMP:
+		if (!r->query_time)
+			return na(buf, len);
+		snprintf(buf, len, "%s", r->query_time);
+		return true;
+	case SMI_FIELD_MEMORY_TOTAL:
+	case SMI_FIELD_MEMORY_USED:
+	case SMI_FIELD_MEMORY_FREE:
+		if (!(d->have & SMI_HAVE_DRAM))
+			return na(buf, len);
+		bytes = f == SMI_FIELD_MEMORY_TOTAL ? d->dram.dram_total_mem :
+			f == SMI_FIELD_MEMORY_USED ? d->dram.dram_used_mem : d->dram.dram_free_mem;
+		return put_number(buf, len, mib(bytes), "MiB", units);
+	default:
+		return telemetry_value(d, f, units, buf, len);
+	}
 }
 
 /* ---- CSV (-Q ... -f csv) ------------------------------------------------ */
 
-static void csv_value(FILE *out, const struct smi_device *d, enum smi_field f, bool units)
-{
-	char buf[GAUDISIM_VERSION_STR_LEN + GAUDISIM_CARD_NAME_MAX_LEN];
-	uint64_t bytes = 0;
-
-	switch (f) {
-	case SMI_FIELD_INDEX:
-		fprintf(out, "%d", d->index);
-		return;
-	case SMI_FIELD_NAME:
-		device_name(d, buf, sizeof(buf));
-		fputs(buf, out);
-		return;
-	case SMI_FIELD_BUS_ID:
-		fputs(bus_id_text(d), out);
-		return;
-	case SMI_FIELD_DRIVER_VERSION:
-		driver_version_text(d, buf, sizeof(buf));
-		fputs(buf, out);
-		return;
-	case SMI_FIELD_STATUS:
-		fputs(status_text(d), out);
-		return;
-	case SMI_FIELD_MEMORY_TOTAL:
-		bytes = d->dram.dram_total_mem;
-		break;
-	case SMI_FIELD_MEMORY_USED:
-		bytes = d->dram.dram_used_mem;
-		break;
-	case SMI_FIELD_MEMORY_FREE:
-		bytes = d->dram.dram_free_mem;
-		break;
-	default:
-		fputs(NA, out);
-		return;
-	}
-	if (!(d->have & SMI_HAVE_DRAM))
-		fputs(NA, out);
-	else
-		fprintf(out, units ? "%llu MiB" : "%llu", mib(bytes));
-}
-
 void smi_print_csv(FILE *out, const struct smi_report *r, const struct smi_query *q)
 {
+	char value[256];
 	int i, f;
 
 	if (q->header) {
-		for (f = 0; f < q->num_fields; f++)
-			fprintf(out, "%s%s%s", f ? ", " : "", smi_field_name(q->fields[f]),
-				q->units && field_has_mib_unit(q->fields[f]) ? " [MiB]" : "");
+		for (f = 0; f < q->num_fields; f++) {
+			const char *unit = smi_field_unit(q->fields[f]);
+
+			fprintf(out, "%s%s", f ? ", " : "", smi_field_name(q->fields[f]));
+			if (q->units && unit)
+				fprintf(out, " [%s]", unit);
+		}
 		fputc('\n', out);
 	}
 	for (i = 0; i < r->num_devices; i++) {
 		for (f = 0; f < q->num_fields; f++) {
-			if (f)
-				fputs(", ", out);
-			csv_value(out, &r->devices[i], q->fields[f], q->units);
+			smi_field_value(r, &r->devices[i], q->fields[f], q->units, value,
+					sizeof(value));
+			fprintf(out, "%s%s", f ? ", " : "", value);
 		}
 		fputc('\n', out);
 	}

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * hl-smi: device state of gaudisim accelerators, in the style of Habana's
- * tool. Reads only the control node, so it works while a job runs.
- * Exit status: 0 success, 1 no device or a device could not be read,
- * 2 bad usage.
+ * tool. Reads the control node, sysfs and hwmon, so it works while a job
+ * runs; resets and power caps go through sysfs (root).
+ * Exit status: 0 success, 1 no device, a device could not be read or an
+ * action failed, 2 bad usage.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -13,13 +14,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "actions.h"
 #include "collect.h"
 #include "format.h"
 #include "hlthunk.h"
 
 #define EXIT_USAGE	2
 
-enum smi_mode { MODE_TABLE, MODE_DETAIL, MODE_CSV };
+enum smi_mode {
+	MODE_TABLE, MODE_DETAIL, MODE_CSV, MODE_JSON, MODE_PROMETHEUS,
+	MODE_FW_VERSIONS, MODE_POWER_MAX, MODE_RESET, MODE_SET_POWER_MAX,
+};
 
 struct smi_options {
 	enum smi_mode mode;
@@ -27,30 +32,58 @@ struct smi_options {
 	const char *fields;	/* -Q */
 	const char *format;	/* -f */
 	const char *device;	/* -i */
+	const char *sections;	/* -d */
+	unsigned int section_bits;	/* enum smi_section of -d, 0: all */
 	long loop_s;		/* -l: repeat every loop_s seconds; 0 = once */
+	long long power_max_mw;	/* --power-max=W */
 };
+
+/* Long options without a short one. */
+enum { OPT_POWER_MAX = 256, OPT_FW_VERSIONS };
 
 #define DEFAULT_LOOP_S	5
 #define MAX_LOOP_S	86400
 
 static void usage(FILE *out)
 {
+	char field_help[1024];
+	size_t used = 0;
+	int f, col = 0;
+
+	/* The field list, wrapped under the option text. */
+	for (f = 0; f < SMI_FIELD_COUNT && used < sizeof(field_help); f++) {
+		const char *name = smi_field_name((enum smi_field)f);
+
+		if (col && col + strlen(name) + 2 > 48) {
+			used += (size_t)snprintf(field_help + used, sizeof(field_help) - used, "\n");
+			col = 0;
+		}
+		used += (size_t)snprintf(field_help + used, sizeof(field_help) - used, "%s%s%s",
+					 col ? " " : "                              ", name,
+					 f + 1 < SMI_FIELD_COUNT ? "," : "\n");
+		col += (int)strlen(name) + 2;
+	}
 	fprintf(out,
 		"Usage: hl-smi [options]\n"
 		"Show the state of gaudisim AI processors (AIPs).\n\n"
 		"  (no option)                 summary table of every device\n"
 		"  -L, --list-aips             detailed log of every device\n"
 		"  -q, --query                 same as -L\n"
+		"  -d, --display=SECTIONS      with -q: only MEMORY, TEMPERATURE, POWER, CLOCK,\n"
+		"                              UTILIZATION, ECC, PROCESSES (comma separated)\n"
 		"  -Q, --query-aip=FIELDS      print FIELDS (comma separated) per device:\n"
-		"                              index, name, bus_id, driver_version,\n"
-		"                              memory.total, memory.used, memory.free, status\n"
-		"  -f, --format=csv[,noheader][,nounits]\n"
-		"                              output format of -Q (default csv)\n"
+		"%s"
+		"  -f, --format=FORMAT         csv[,noheader][,nounits] (with -Q, the default),\n"
+		"                              json (every field, or the -Q ones) or\n"
+		"                              prometheus (text exposition)\n"
 		"  -i, --device=ID             only the device with this index or bus id\n"
 		"                              (BB:DD.F or DDDD:BB:DD.F)\n"
 		"  -l, --loop[=SECONDS]        repeat every SECONDS (default %d) until interrupted\n"
+		"  -r, --reset                 hard-reset the device given by -i (root)\n"
+		"      --power-max[=WATTS]     show the power cap, or set it (root)\n"
+		"      --fw-versions           show the firmware versions\n"
 		"  -v, --version               print the version and exit\n"
-		"  -h, --help                  print this help and exit\n", DEFAULT_LOOP_S);
+		"  -h, --help                  print this help and exit\n", field_help, DEFAULT_LOOP_S);
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -99,16 +132,20 @@ static int parse_options(int argc, char **argv, struct smi_options *o)
 		{ "format", required_argument, NULL, 'f' },
 		{ "device", required_argument, NULL, 'i' },
 		{ "loop", optional_argument, NULL, 'l' },
+		{ "display", required_argument, NULL, 'd' },
+		{ "reset", no_argument, NULL, 'r' },
+		{ "power-max", optional_argument, NULL, OPT_POWER_MAX },
+		{ "fw-versions", no_argument, NULL, OPT_FW_VERSIONS },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool detail = false;
-	char err[512];
+	bool detail = false, reset = false, fw_versions = false, power_max = false;
+	char err[1024];
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	smi_query_init(&o->query);
 	opterr = 0;	/* our own messages, and exit status 2 */
-	while ((c = getopt_long(argc, argv, ":hvLqQ:f:i:l::", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hvLqQ:f:i:l::d:r", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);
@@ -130,9 +167,27 @@ static int parse_options(int argc, char **argv, struct smi_options *o)
 			o->device = optarg;
 			break;
 		case 'l':
+			/* "-l 1" as well as "-l1" and "--loop=1" (nvidia-smi's habit). */
+			if (!optarg && optind < argc && is_number(argv[optind]))
+				optarg = argv[optind++];
 			o->loop_s = DEFAULT_LOOP_S;
 			if (optarg && (o->loop_s = parse_seconds(optarg)) < 0)
 				return usage_error("-l needs a number of seconds, not '%s'", optarg);
+			break;
+		case 'd':
+			o->sections = optarg;
+			break;
+		case 'r':
+			reset = true;
+			break;
+		case OPT_POWER_MAX:
+			power_max = true;
+			if (optarg && (o->power_max_mw = smi_parse_watts(optarg)) < 0)
+				return usage_error("--power-max needs a power in watts, not '%s'",
+						   optarg);
+			break;
+		case OPT_FW_VERSIONS:
+			fw_versions = true;
 			break;
 		case ':':
 			return usage_error("option '%s' needs an argument", argv[optind - 1]);
@@ -144,15 +199,42 @@ static int parse_options(int argc, char **argv, struct smi_options *o)
 		return usage_error("unexpected argument '%s'", argv[optind]);
 	if (o->fields && detail)
 		return usage_error("%s", "-Q cannot be combined with -q/-L");
-	if (o->format && !o->fields)
-		return usage_error("%s", "-f is only valid with -Q");
+	if (o->sections && !detail)
+		return usage_error("%s", "-d is only valid with -q");
+	if (o->sections && smi_parse_sections(o->sections, &o->section_bits, err, sizeof(err)))
+		return usage_error("%s", err);
+	if ((reset || fw_versions || power_max) &&
+	    (reset + fw_versions + power_max > 1 || o->fields || detail || o->format))
+		return usage_error("%s", "-r, --power-max and --fw-versions go alone (with -i)");
+	if (reset && !o->device)
+		return usage_error("%s", "-r needs -i to name the device to reset");
+	if ((reset || o->power_max_mw) && o->loop_s)
+		return usage_error("%s", "-l cannot repeat an action");
 	if (o->fields && smi_parse_fields(o->fields, &o->query, err, sizeof(err)))
 		return usage_error("%s", err);
-	if (o->format && smi_parse_format(o->format, &o->query, err, sizeof(err)))
-		return usage_error("%s", err);
+	if (o->format && !strcmp(o->format, "json")) {
+		o->mode = MODE_JSON;
+	} else if (o->format && !strcmp(o->format, "prometheus")) {
+		if (o->fields || detail)
+			return usage_error("%s", "the prometheus format takes no -Q or -q");
+		o->mode = MODE_PROMETHEUS;
+	} else if (o->format) {
+		if (smi_parse_format(o->format, &o->query, err, sizeof(err)))
+			return usage_error("%s", err);
+		if (!o->fields)
+			return usage_error("%s", "-f csv is only valid with -Q");
+		o->mode = MODE_CSV;
+	} else {
+		o->mode = o->fields ? MODE_CSV : detail ? MODE_DETAIL : MODE_TABLE;
+	}
 	if (o->device && !is_number(o->device) && hlthunk_parse_pci_bus_id(o->device, NULL, 0))
 		return usage_error("'%s' is neither a device index nor a bus id", o->device);
-	o->mode = o->fields ? MODE_CSV : detail ? MODE_DETAIL : MODE_TABLE;
+	if (reset)
+		o->mode = MODE_RESET;
+	else if (fw_versions)
+		o->mode = MODE_FW_VERSIONS;
+	else if (power_max)
+		o->mode = o->power_max_mw ? MODE_SET_POWER_MAX : MODE_POWER_MAX;
 	return -1;
 }
 
@@ -186,6 +268,51 @@ static int select_device(const char *selector, int *indices, int *count)
 	return -1;
 }
 
+/* nvidia-smi's -Q timestamp: "2026/12/02 01:30:00.123". */
+static void format_query_time(char *buf, size_t len)
+{
+	struct timespec ts;
+	struct tm tm;
+	char day[32];
+
+	if (clock_gettime(CLOCK_REALTIME, &ts) || !localtime_r(&ts.tv_sec, &tm) ||
+	    !strftime(day, sizeof(day), "%Y/%m/%d %H:%M:%S", &tm))
+		snprintf(buf, len, "N/A");
+	else
+		snprintf(buf, len, "%s.%03ld", day, ts.tv_nsec / 1000000);
+}
+
+static void print_fw_versions(const struct smi_report *r)
+{
+	int i;
+
+	for (i = 0; i < r->num_devices; i++) {
+		const struct smi_device *d = &r->devices[i];
+
+		printf("[%d] AIP (accel%d) %s\n", d->index, d->index,
+		       d->bus_id[0] ? d->bus_id : "N/A");
+		printf("    Firmware [CPUCP] Version          : %s\n",
+		       d->tel.have & SMI_TEL_FW ? d->tel.fw_version : "N/A");
+	}
+}
+
+static void print_power_max(const struct smi_report *r)
+{
+	int i;
+
+	for (i = 0; i < r->num_devices; i++) {
+		const struct smi_telemetry *t = &r->devices[i].tel;
+
+		if (!(t->have & SMI_TEL_POWER_CAP)) {
+			printf("AIP %d: power cap N/A\n", r->devices[i].index);
+			continue;
+		}
+		printf("AIP %d: power cap %lld.%03lld W (settable up to %lld.%03lld W)\n",
+		       r->devices[i].index, t->power_cap_mw / 1000, t->power_cap_mw % 1000,
+		       t->power_cap_max_mw / 1000, t->power_cap_max_mw % 1000);
+	}
+}
+
 static void format_timestamp(char *buf, size_t len)
 {
 	time_t now = time(NULL);
@@ -200,7 +327,7 @@ static int report_once(const struct smi_options *o, const int *indices, int coun
 {
 	static struct smi_device devices[HLTHUNK_MAX_MINOR];
 	struct smi_report report = { .smi_version = SMI_VERSION, .devices = devices };
-	char timestamp[64];
+	char timestamp[64], query_time[64];
 	int i, rc, status = EXIT_SUCCESS;
 
 	for (i = 0; i < count; i++) {
@@ -217,10 +344,25 @@ static int report_once(const struct smi_options *o, const int *indices, int coun
 		return EXIT_FAILURE;
 
 	format_timestamp(timestamp, sizeof(timestamp));
+	format_query_time(query_time, sizeof(query_time));
 	report.timestamp = timestamp;
+	report.query_time = query_time;
+	report.sections = o->section_bits;
 	switch (o->mode) {
 	case MODE_CSV:
 		smi_print_csv(stdout, &report, &o->query);
+		break;
+	case MODE_JSON:
+		smi_print_json(stdout, &report, &o->query);
+		break;
+	case MODE_PROMETHEUS:
+		smi_print_prometheus(stdout, &report);
+		break;
+	case MODE_FW_VERSIONS:
+		print_fw_versions(&report);
+		break;
+	case MODE_POWER_MAX:
+		print_power_max(&report);
 		break;
 	case MODE_DETAIL:
 		smi_print_detail(stdout, &report);
@@ -230,6 +372,30 @@ static int report_once(const struct smi_options *o, const int *indices, int coun
 		break;
 	}
 	fflush(stdout);
+	return status;
+}
+
+/* -r and --power-max=W: root only, on the selected devices. */
+static int run_action(const struct smi_options *o, const int *indices, int count)
+{
+	char bus_id[HLTHUNK_BUS_ID_MAX_LEN];
+	int i, fd, status = EXIT_SUCCESS;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "hl-smi: %s needs root\n", o->mode == MODE_RESET ? "-r" :
+			"--power-max=WATTS");
+		return EXIT_FAILURE;
+	}
+	for (i = 0; i < count; i++) {
+		fd = hlthunk_open_control(indices[i]);
+		if (fd < 0 || hlthunk_get_pci_bus_id_from_fd(fd, bus_id, sizeof(bus_id)))
+			snprintf(bus_id, sizeof(bus_id), "accel%d", indices[i]);
+		if (fd >= 0)
+			hlthunk_close(fd);
+		if ((o->mode == MODE_RESET ? smi_reset_device(indices[i], bus_id) :
+		     smi_set_power_max(indices[i], bus_id, o->power_max_mw)))
+			status = EXIT_FAILURE;
+	}
 	return status;
 }
 
@@ -258,6 +424,9 @@ int main(int argc, char **argv)
 		if (rc >= 0)
 			return rc;
 	}
+
+	if (o.mode == MODE_RESET || o.mode == MODE_SET_POWER_MAX)
+		return run_action(&o, indices, count);
 
 	rc = report_once(&o, indices, count);
 	while (o.loop_s) {

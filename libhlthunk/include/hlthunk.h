@@ -11,6 +11,7 @@
 #ifndef HLTHUNK_H
 #define HLTHUNK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -87,15 +88,112 @@ int hlthunk_get_pci_bus_id_from_fd(int fd, char *busid, size_t len);
 /* Generic INFO: the driver copies min(size, its struct size) bytes into buf. */
 int hlthunk_get_info(int fd, uint32_t op, void *buf, uint32_t size);
 
+/* Same, with an op's argument (period_ms, pll_index, dcore_id, eventfd). */
+int hlthunk_get_info_arg(int fd, uint32_t op, uint32_t arg, void *buf, uint32_t size);
+
 int hlthunk_get_hw_ip_info(int fd, struct gaudisim_info_hw_ip_info *info);
+/* Project-only facts (engine counts, queue mask, HBM total, version). */
+int hlthunk_get_hw_ip_ext(int fd, struct gaudisim_info_hw_ip_ext *info);
 int hlthunk_get_dram_usage(int fd, struct gaudisim_info_dram_usage *usage);
 int hlthunk_get_hw_idle(int fd, struct gaudisim_info_hw_idle *idle);
-/* 1 when idle, 0 when some queue has work in flight, or -errno. */
+/* Project-only: busy queues rather than busy engines. */
+int hlthunk_get_queue_idle(int fd, struct gaudisim_info_queue_idle *idle);
+/* 1 when idle, 0 when some engine has work in flight, or -errno. */
 int hlthunk_is_device_idle(int fd);
 /* Stores an enum gaudisim_device_status value. */
 int hlthunk_get_device_status(int fd, uint32_t *status);
-int hlthunk_get_cs_counters(int fd, struct gaudisim_info_cs_counters *counters);
+/* Refused submissions, device-wide and for the caller's context. */
+int hlthunk_get_cs_counters_info(int fd, struct gaudisim_info_cs_counters *info);
+/* Project-only: submitted, completed, errors, timed out. */
+int hlthunk_get_cs_stats(int fd, struct gaudisim_info_cs_stats *stats);
 int hlthunk_get_open_stats(int fd, struct gaudisim_info_open_stats *stats);
+
+/* ---- INFO: telemetry and events, with hl-thunk's names and signatures ---- */
+
+#define HLTHUNK_BUSY_ENGINES_MASK_SIZE	4
+
+struct hlthunk_engines_idle_info {
+	uint32_t is_idle;
+	uint32_t pad;
+	uint64_t mask[HLTHUNK_BUSY_ENGINES_MASK_SIZE];	/* GAUDISIM_HL_ENGINE_ID_* bits */
+};
+
+struct hlthunk_reset_count_info {
+	uint32_t hard_reset_count;
+	uint32_t soft_reset_count;
+};
+
+struct hlthunk_time_sync_info {
+	uint64_t device_time;	/* ns */
+	uint64_t host_time;	/* CLOCK_MONOTONIC_RAW ns */
+};
+
+struct hlthunk_sync_manager_info {
+	uint32_t first_available_sync_object;
+	uint32_t first_available_monitor;
+	uint32_t first_available_cq;
+	uint32_t reserved;
+};
+
+struct hlthunk_clk_throttle_info {
+	uint32_t clk_throttle_reason_bitmask;	/* GAUDISIM_CLK_THROTTLE_* */
+	uint64_t clk_throttle_start_timestamp_us[GAUDISIM_CLK_THROTTLE_TYPE_MAX];
+	uint64_t clk_throttle_duration_ns[GAUDISIM_CLK_THROTTLE_TYPE_MAX];
+};
+
+struct hlthunk_energy_info {
+	uint64_t total_energy_consumption;	/* mJ */
+};
+
+struct hlthunk_power_info {
+	uint64_t power;		/* mW */
+};
+
+struct hlthunk_pll_frequency_info {
+	uint16_t output[GAUDISIM_PLL_NUM_OUTPUTS];	/* MHz */
+};
+
+/* Records of hlthunk_get_event_record(). */
+enum hlthunk_event_record_id {
+	HLTHUNK_CS_TIMEOUT = 1,		/* struct gaudisim_info_cs_timeout_event */
+	HLTHUNK_RAZWI_EVENT = 2,	/* struct gaudisim_info_razwi_event */
+	HLTHUNK_UNDEFINED_OPCODE = 3,	/* struct gaudisim_info_undefined_opcode_event */
+};
+
+int hlthunk_get_busy_engines_mask(int fd, struct hlthunk_engines_idle_info *info);
+/* Percent of period_ms (100..1000, steps of 100) the busiest engine worked; sleeps. */
+int hlthunk_get_device_utilization(int fd, uint32_t period_ms, uint32_t *rate);
+/* hw_events_arr_size in bytes; aggregate: since load, else since the last reset. */
+int hlthunk_get_hw_events_arr(int fd, bool aggregate, uint32_t hw_events_arr_size,
+			      uint32_t *hw_events_arr);
+int hlthunk_get_clk_rate(int fd, uint32_t *cur_clk_mhz, uint32_t *max_clk_mhz);
+int hlthunk_get_reset_count_info(int fd, struct hlthunk_reset_count_info *info);
+int hlthunk_get_time_sync_info(int fd, struct hlthunk_time_sync_info *info);
+int hlthunk_get_sync_manager_info(int fd, int dcore_id, struct hlthunk_sync_manager_info *info);
+int hlthunk_get_clk_throttle_info(int fd, struct hlthunk_clk_throttle_info *info);
+int hlthunk_get_total_energy_consumption_info(int fd, struct hlthunk_energy_info *info);
+int hlthunk_get_power_info(int fd, struct hlthunk_power_info *info);
+/* index: enum gaudisim_pll_index; -EOPNOTSUPP for PLLs the device does not model. */
+int hlthunk_get_pll_frequency(int fd, uint32_t index,
+			      struct hlthunk_pll_frequency_info *frequency);
+int hlthunk_get_dev_memalloc_page_orders(int fd, uint64_t *page_order_bitmask);
+/* The engine table as text; stores the bytes written (NUL included). */
+int hlthunk_get_engine_status(int fd, char *status_buf, uint32_t status_buf_size,
+			      int *actual_size);
+/* The last captured error of a kind; buf holds the record's struct. */
+int hlthunk_get_event_record(int fd, enum hlthunk_event_record_id event_id, void *buf);
+int hlthunk_get_page_fault_info(int fd, struct gaudisim_page_fault_info *info);
+
+/*
+ * Event notification (compute node only): create registers a new eventfd
+ * and returns it; recv waits up to timeout ms for it and stores the
+ * GAUDISIM_NOTIFIER_EVENT_* bits seen since the last recv and the eventfd
+ * count (0 when it timed out); release unregisters and closes it.
+ */
+int hlthunk_notifier_create(int fd);
+int hlthunk_notifier_recv(int fd, int handle, uint64_t *notifier_events,
+			  uint64_t *notifier_cnt, uint32_t flags, uint32_t timeout);
+int hlthunk_notifier_release(int fd, int handle);
 /* Copies the NUL-terminated version string into buf (truncating to len). */
 int hlthunk_get_driver_version(int fd, char *buf, size_t len);
 
@@ -152,6 +250,32 @@ int hlthunk_wait_for_cs(int fd, uint64_t seq, uint64_t timeout_us, uint32_t *sta
 int hlthunk_wait_for_cs_with_timestamp(int fd, uint64_t seq, uint64_t timeout_us,
 				       uint32_t *status, uint32_t *flags,
 				       int64_t *timestamp_nsec);
+
+/* hl-thunk's multi-CS wait: up to GAUDISIM_WAIT_MULTI_CS_LIST_MAX_LEN CSs. */
+struct hlthunk_wait_multi_cs_in {
+	uint64_t *seq;		/* array of seq_len sequence numbers */
+	uint64_t timeout_us;	/* 0 polls */
+	uint32_t seq_len;
+};
+
+struct hlthunk_wait_multi_cs_out {
+	uint32_t status;	/* GAUDISIM_WAIT_CS_STATUS_* */
+	uint32_t seq_set;	/* bit i: in->seq[i] has completed */
+	uint8_t completed;	/* number of bits in seq_set */
+};
+
+/*
+ * Wait until at least one of the CSs has completed (or the timeout ends:
+ * status BUSY, rc 0). Returns the ioctl's rc: -EINVAL for a bad length or
+ * a sequence never submitted, -EFAULT for a bad array, -EIO or -ETIMEDOUT
+ * when one of the CSs ended badly.
+ */
+int hlthunk_wait_for_multi_cs(int fd, struct hlthunk_wait_multi_cs_in *in,
+			      struct hlthunk_wait_multi_cs_out *out);
+/* Same, storing the first completion time (0 when none is known). */
+int hlthunk_wait_for_multi_cs_with_timestamp(int fd, struct hlthunk_wait_multi_cs_in *in,
+					     struct hlthunk_wait_multi_cs_out *out,
+					     uint64_t *timestamp);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* CS and WAIT_CS ioctls: submitting jobs and waiting for them. */
 #include <errno.h>
+#include <stdint.h>
 
 #include "hlthunk_internal.h"
 
@@ -51,4 +52,50 @@ int hlthunk_wait_for_cs_with_timestamp(int fd, uint64_t seq, uint64_t timeout_us
 int hlthunk_wait_for_cs(int fd, uint64_t seq, uint64_t timeout_us, uint32_t *status)
 {
 	return hlthunk_wait_for_cs_with_timestamp(fd, seq, timeout_us, status, NULL, NULL);
+}
+
+static int hlthunk_wait_multi_cs_common(int fd, const struct hlthunk_wait_multi_cs_in *in,
+					struct hlthunk_wait_multi_cs_out *out,
+					union gaudisim_wait_cs_args *args)
+{
+	int rc;
+
+	if (!in || !out)
+		return -EINVAL;
+	/* The ioctl's length is a byte: a larger one must not wrap into a valid one. */
+	if (in->seq_len > UINT8_MAX)
+		return -EINVAL;
+	args->in.seq = hlthunk_ptr_to_u64(in->seq);
+	args->in.timeout_us = in->timeout_us;
+	args->in.seq_arr_len = (uint8_t)in->seq_len;
+	args->in.flags = GAUDISIM_WAIT_CS_FLAGS_MULTI_CS;
+	rc = hlthunk_ioctl(fd, DRM_IOCTL_GAUDISIM_WAIT_CS, args);
+	out->status = args->out.status;
+	out->seq_set = rc ? 0 : args->out.cs_completion_map;
+	out->completed = (uint8_t)__builtin_popcount(out->seq_set);
+	return rc;
+}
+
+int hlthunk_wait_for_multi_cs(int fd, struct hlthunk_wait_multi_cs_in *in,
+			      struct hlthunk_wait_multi_cs_out *out)
+{
+	union gaudisim_wait_cs_args args = { 0 };
+
+	return hlthunk_wait_multi_cs_common(fd, in, out, &args);
+}
+
+int hlthunk_wait_for_multi_cs_with_timestamp(int fd, struct hlthunk_wait_multi_cs_in *in,
+					     struct hlthunk_wait_multi_cs_out *out,
+					     uint64_t *timestamp)
+{
+	union gaudisim_wait_cs_args args = { 0 };
+	int rc;
+
+	if (!timestamp)
+		return -EINVAL;
+	*timestamp = 0;
+	rc = hlthunk_wait_multi_cs_common(fd, in, out, &args);
+	if (!rc && (args.out.flags & GAUDISIM_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD))
+		*timestamp = (uint64_t)args.out.timestamp_nsec;
+	return rc;
 }

@@ -5,15 +5,21 @@
 
 #include "hlthunk_internal.h"
 
-int hlthunk_get_info(int fd, uint32_t op, void *buf, uint32_t size)
+int hlthunk_get_info_arg(int fd, uint32_t op, uint32_t arg, void *buf, uint32_t size)
 {
 	struct gaudisim_info_args args = {
 		.return_pointer = hlthunk_ptr_to_u64(buf),
 		.return_size = size,
 		.op = op,
+		.ctx_id = arg,
 	};
 
 	return hlthunk_ioctl(fd, DRM_IOCTL_GAUDISIM_INFO, &args);
+}
+
+int hlthunk_get_info(int fd, uint32_t op, void *buf, uint32_t size)
+{
+	return hlthunk_get_info_arg(fd, op, 0, buf, size);
 }
 
 int hlthunk_get_hw_ip_info(int fd, struct gaudisim_info_hw_ip_info *info)
@@ -21,6 +27,20 @@ int hlthunk_get_hw_ip_info(int fd, struct gaudisim_info_hw_ip_info *info)
 	if (!info)
 		return -EINVAL;
 	return hlthunk_get_info(fd, GAUDISIM_INFO_HW_IP_INFO, info, sizeof(*info));
+}
+
+int hlthunk_get_hw_ip_ext(int fd, struct gaudisim_info_hw_ip_ext *info)
+{
+	if (!info)
+		return -EINVAL;
+	return hlthunk_get_info(fd, GAUDISIM_INFO_HW_IP_EXT, info, sizeof(*info));
+}
+
+int hlthunk_get_queue_idle(int fd, struct gaudisim_info_queue_idle *idle)
+{
+	if (!idle)
+		return -EINVAL;
+	return hlthunk_get_info(fd, GAUDISIM_INFO_QUEUE_IDLE, idle, sizeof(*idle));
 }
 
 int hlthunk_get_dram_usage(int fd, struct gaudisim_info_dram_usage *usage)
@@ -58,11 +78,18 @@ int hlthunk_get_device_status(int fd, uint32_t *status)
 	return rc;
 }
 
-int hlthunk_get_cs_counters(int fd, struct gaudisim_info_cs_counters *counters)
+int hlthunk_get_cs_counters_info(int fd, struct gaudisim_info_cs_counters *info)
 {
-	if (!counters)
+	if (!info)
 		return -EINVAL;
-	return hlthunk_get_info(fd, GAUDISIM_INFO_CS_COUNTERS, counters, sizeof(*counters));
+	return hlthunk_get_info(fd, GAUDISIM_INFO_CS_COUNTERS, info, sizeof(*info));
+}
+
+int hlthunk_get_cs_stats(int fd, struct gaudisim_info_cs_stats *stats)
+{
+	if (!stats)
+		return -EINVAL;
+	return hlthunk_get_info(fd, GAUDISIM_INFO_CS_STATS, stats, sizeof(*stats));
 }
 
 int hlthunk_get_open_stats(int fd, struct gaudisim_info_open_stats *stats)

@@ -45,32 +45,36 @@ static int drv_info(struct hlrt_backend *be, struct hlrt_be_info *info)
 {
 	struct drv *d = be->priv;
 	struct gaudisim_info_hw_ip_info hw;
+	struct gaudisim_info_hw_ip_ext ext;
 	struct gaudisim_info_sync_manager sm;
 	int rc;
 
 	memset(&hw, 0, sizeof(hw));
+	memset(&ext, 0, sizeof(ext));
 	memset(&sm, 0, sizeof(sm));
 	rc = hlthunk_get_hw_ip_info(d->fd, &hw);
+	if (!rc)
+		rc = hlthunk_get_hw_ip_ext(d->fd, &ext);
 	if (rc)
 		return rc;
 	rc = hlthunk_get_info(d->fd, GAUDISIM_INFO_SYNC_MANAGER, &sm, sizeof(sm));
 	if (rc)
 		return rc;
 	memset(info, 0, sizeof(*info));
-	memcpy(info->name, hw.card_name, sizeof(info->name) - 1);
+	memcpy(info->name, ext.card_name, sizeof(info->name) - 1);
 	hlthunk_get_pci_bus_id_from_fd(d->fd, info->bus_id, sizeof(info->bus_id));
 	info->hbm_base = hw.dram_base_address;
 	info->hbm_size = hw.dram_size;
 	info->sram_base = hw.sram_base_address;
 	info->sram_size = hw.sram_size;
-	info->num_tpc = hw.num_tpc;
+	info->num_tpc = ext.num_tpc;
 	info->tpc_enabled_mask = hw.tpc_enabled_mask;
-	info->num_hbm_dma = hw.num_hbm_dma;
+	info->num_hbm_dma = ext.num_hbm_dma;
 	info->clock_mhz = 0;
 	info->first_sob = sm.first_available_sync_object;
 	info->first_mon = sm.first_available_monitor;
-	info->num_sobs = sm.num_sync_objects;
-	info->num_mons = sm.num_monitors;
+	info->num_sobs = ext.num_sync_objects;
+	info->num_mons = ext.num_monitors;
 	return 0;
 }
 

@@ -265,11 +265,36 @@ void hw_ip_ok(int fd, struct gaudisim_info_hw_ip_info *hw)
 	ck_assert_msg(rc == 0, "INFO HW_IP_INFO: %s", strerror(-rc));
 }
 
-void dram_usage_ok(int fd, struct gaudisim_info_dram_usage *usage)
+void dram_usage_ok(int fd, struct test_dram_usage *usage)
 {
-	int rc = hlthunk_get_dram_usage(fd, usage);
+	struct gaudisim_info_hw_ip_info hw;
+	struct gaudisim_info_dram_usage u;
+	int rc = hlthunk_get_dram_usage(fd, &u);
 
 	ck_assert_msg(rc == 0, "INFO DRAM_USAGE: %s", strerror(-rc));
+	hw_ip_ok(fd, &hw);
+	ck_assert_uint_le(u.dram_free_mem, hw.dram_size);
+	usage->dram_free_mem = u.dram_free_mem;
+	usage->ctx_dram_mem = u.ctx_dram_mem;
+	usage->dram_total_mem = hw.dram_size;
+	usage->dram_used_mem = hw.dram_size - u.dram_free_mem;
+}
+
+void cs_counts_ok(int fd, struct cs_counts *c)
+{
+	struct gaudisim_info_cs_stats stats;
+	struct gaudisim_info_cs_counters drops;
+
+	ck_assert_int_eq(hlthunk_get_cs_stats(fd, &stats), 0);
+	ck_assert_int_eq(hlthunk_get_cs_counters_info(fd, &drops), 0);
+	c->submitted = stats.submitted;
+	c->completed = stats.completed;
+	c->errors = stats.errors;
+	c->timed_out = stats.timed_out;
+	c->validation_drop = drops.total_validation_drop_cnt;
+	c->parsing_drop = drops.total_parsing_drop_cnt;
+	c->ctx_validation_drop = drops.ctx_validation_drop_cnt;
+	c->ctx_parsing_drop = drops.ctx_parsing_drop_cnt;
 }
 
 TCase *fixture_tcase(const char *name, void (*setup)(void), void (*teardown)(void),
@@ -367,7 +392,7 @@ int submit_chunks(const struct gaudisim_cs_chunk *chunks, uint32_t n,
 void events_ok(uint32_t *counts)
 {
 	memset(counts, 0, GAUDISIM_INFO_HW_EVENTS_NUM * sizeof(*counts));
-	ck_assert_int_eq(hlthunk_get_info(dev_fd, GAUDISIM_INFO_HW_EVENTS, counts,
+	ck_assert_int_eq(hlthunk_get_info(dev_fd, GAUDISIM_INFO_HW_EVENTS_AGGREGATE, counts,
 					  GAUDISIM_INFO_HW_EVENTS_NUM * sizeof(*counts)), 0);
 }
 

@@ -125,7 +125,23 @@ long first_byte_not(const void *p, size_t size, uint8_t value);
 /* ---- Info shortcuts -------------------------------------------------------- */
 
 void hw_ip_ok(int fd, struct gaudisim_info_hw_ip_info *hw);
-void dram_usage_ok(int fd, struct gaudisim_info_dram_usage *usage);
+/* INFO DRAM_USAGE with the used and total bytes HW_IP_INFO implies. */
+struct test_dram_usage {
+	uint64_t dram_free_mem;
+	uint64_t ctx_dram_mem;
+	uint64_t dram_used_mem;
+	uint64_t dram_total_mem;
+};
+
+void dram_usage_ok(int fd, struct test_dram_usage *usage);
+
+/* How CSs ended (INFO CS_STATS) and the refusals (CS_COUNTERS). */
+struct cs_counts {
+	uint64_t submitted, completed, errors, timed_out;
+	uint64_t validation_drop, parsing_drop, ctx_validation_drop, ctx_parsing_drop;
+};
+
+void cs_counts_ok(int fd, struct cs_counts *c);
 
 /* ---- Sync manager, internal queues, events ---------------------------------- */
 
@@ -156,7 +172,7 @@ void cbw_monitor_to_fence(struct hlthunk_cb_writer *w, uint32_t mon, uint32_t so
  */
 int run_internal_cb(struct hlthunk_cb_writer *icb, uint64_t icb_addr, uint32_t queue,
 		    uint32_t ext_queue, uint32_t sob, uint32_t mon, uint32_t *status);
-/* INFO HW_EVENTS of dev_fd: GAUDISIM_INFO_HW_EVENTS_NUM counters. */
+/* Device events received per type since the driver loaded (HW_EVENTS_AGGREGATE). */
 void events_ok(uint32_t *counts);
 void sleep_ms(long ms);
 

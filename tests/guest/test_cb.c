@@ -149,7 +149,7 @@ START_TEST(cb_mapping_keeps_the_file_open)
 }
 END_TEST
 
-enum cb_case { UNKNOWN_OP, HIGH_OP, FLAGS, PAD, INFO_FLAGS, DESTROY_PAD, NUM_CB_CASES };
+enum cb_case { UNKNOWN_OP, HIGH_OP, FLAGS, CTX_ID, INFO_FLAGS, DESTROY_CTX_ID, NUM_CB_CASES };
 
 START_TEST(cb_args_refused)
 {
@@ -170,18 +170,18 @@ START_TEST(cb_args_refused)
 	case FLAGS:
 		a.in.flags = 1;
 		break;
-	case PAD:
-		a.in.pad = 1;
+	case CTX_ID:
+		a.in.ctx_id = 1;
 		break;
 	case INFO_FLAGS:
 		a.in.op = GAUDISIM_CB_OP_INFO;
 		a.in.cb_handle = handle;
 		a.in.flags = 0x80000000u;
 		break;
-	case DESTROY_PAD:
+	case DESTROY_CTX_ID:
 		a.in.op = GAUDISIM_CB_OP_DESTROY;
 		a.in.cb_handle = handle;
-		a.in.pad = 0x10;
+		a.in.ctx_id = 0x10;
 		break;
 	}
 	ck_assert_int_eq(cb_raw(dev_fd, &a), -EINVAL);

@@ -284,14 +284,14 @@ END_TEST
 
 START_TEST(counters_follow_submissions)
 {
-	struct gaudisim_info_cs_counters before, after;
+	struct gaudisim_info_cs_stats before, after;
 	int control = open_control_ok();
 	int i;
 
-	ck_assert_int_eq(hlthunk_get_cs_counters(control, &before), 0);
+	ck_assert_int_eq(hlthunk_get_cs_stats(control, &before), 0);
 	for (i = 0; i < 5; i++)
 		run_cb_ok(dev_fd, &nop_cb, (uint32_t)i % GAUDISIM_NUM_EXT_QUEUES, WAIT_US_SHORT);
-	ck_assert_int_eq(hlthunk_get_cs_counters(control, &after), 0);
+	ck_assert_int_eq(hlthunk_get_cs_stats(control, &after), 0);
 	ck_assert_uint_eq(after.submitted - before.submitted, 5);
 	ck_assert_uint_eq(after.completed - before.completed, 5);
 	ck_assert_uint_eq(after.errors, before.errors);

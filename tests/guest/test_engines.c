@@ -7,13 +7,15 @@
  * mapped with MAP + USERPTR is reachable from an internal queue through its
  * device VA, an unmapped VA faults (event counted, CS aborted, device
  * recovers); a GEMM on the MME queue matches a CPU reference; device
- * events are counted in INFO HW_EVENTS.
+ * events are counted in INFO HW_EVENTS(_AGGREGATE).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <poll.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -69,10 +71,10 @@ static void arm_monitors_ok(const uint32_t *sobs, const uint32_t *mons,
 
 START_TEST(every_queue_is_present)
 {
-	struct gaudisim_info_hw_ip_info hw;
+	struct gaudisim_info_hw_ip_ext hw;
 	uint32_t q;
 
-	hw_ip_ok(dev_fd, &hw);
+	ck_assert_int_eq(hlthunk_get_hw_ip_ext(dev_fd, &hw), 0);
 	for (q = 0; q < GAUDISIM_QUEUE_ID_SIZE; q++) {
 		int present = !!(hw.queue_mask[q / 64] & (1ULL << (q % 64)));
 
@@ -84,11 +86,16 @@ END_TEST
 
 START_TEST(sync_manager_info)
 {
+	struct gaudisim_info_hw_ip_ext ext;
+
 	sync_info_ok();
 	ck_assert_uint_eq(sm.first_available_sync_object, GAUDISIM_SYNC_FIRST_USER_SOB);
 	ck_assert_uint_eq(sm.first_available_monitor, GAUDISIM_SYNC_FIRST_USER_MON);
-	ck_assert_uint_eq(sm.num_sync_objects, GAUDISIM_SYNC_NUM_SOBS);
-	ck_assert_uint_eq(sm.num_monitors, GAUDISIM_SYNC_NUM_MONITORS);
+	ck_assert_uint_eq(sm.first_available_cq, 0);
+	ck_assert_uint_eq(sm.reserved, 0);
+	ck_assert_int_eq(hlthunk_get_hw_ip_ext(dev_fd, &ext), 0);
+	ck_assert_uint_eq(ext.num_sync_objects, GAUDISIM_SYNC_NUM_SOBS);
+	ck_assert_uint_eq(ext.num_monitors, GAUDISIM_SYNC_NUM_MONITORS);
 }
 END_TEST
 
@@ -353,9 +360,18 @@ START_TEST(internal_dma_from_unmapped_va_faults)
 	uint32_t status = ~0u, dev_status = ~0u;
 	int rc, i;
 
+	struct hlthunk_reset_count_info resets_before, resets_after;
+	struct gaudisim_page_fault_info pf;
+	struct gaudisim_info_razwi_event razwi;
+	uint64_t seen = 0, events, cnt;
+	int notifier;
+
 	sync_info_ok();
 	hbm_alloc_ok(dev_fd, &hbm, 4 * MiB);
 	events_ok(before);
+	ck_assert_int_eq(hlthunk_get_reset_count_info(dev_fd, &resets_before), 0);
+	notifier = hlthunk_notifier_create(dev_fd);
+	ck_assert_int_ge(notifier, 0);
 
 	rc = run_internal_dma(unmapped, hbm.addr, 4096, hbm.addr + 3 * MiB, &status);
 	ck_assert_msg(rc == -EIO && status == GAUDISIM_WAIT_CS_STATUS_ABORTED,
@@ -365,6 +381,33 @@ START_TEST(internal_dma_from_unmapped_va_faults)
 	ck_assert_uint_gt(after[GAUDISIM_EQ_EVENT_MMU_FAULT],
 			  before[GAUDISIM_EQ_EVENT_MMU_FAULT]);
 
+	/* The eventfd fires for the fault and for the reset that follows. */
+	for (i = 0; i < 50 && (~seen & (GAUDISIM_NOTIFIER_EVENT_PAGE_FAULT |
+					 GAUDISIM_NOTIFIER_EVENT_DEVICE_RESET)); i++) {
+		ck_assert_int_eq(hlthunk_notifier_recv(dev_fd, notifier, &events, &cnt, 0, 100), 0);
+		seen |= events;
+	}
+	ck_assert_msg(seen & GAUDISIM_NOTIFIER_EVENT_PAGE_FAULT, "events 0x%llx",
+		      (unsigned long long)seen);
+	ck_assert_msg(seen & GAUDISIM_NOTIFIER_EVENT_RAZWI, "events 0x%llx",
+		      (unsigned long long)seen);
+	ck_assert_msg(seen & GAUDISIM_NOTIFIER_EVENT_DEVICE_RESET, "events 0x%llx",
+		      (unsigned long long)seen);
+	ck_assert_int_eq(hlthunk_notifier_release(dev_fd, notifier), 0);
+
+	/* PAGE_FAULT_EVENT and RAZWI_EVENT name the address and the engine. */
+	ck_assert_int_eq(hlthunk_get_page_fault_info(dev_fd, &pf), 0);
+	ck_assert_int_gt(pf.timestamp, 0);
+	ck_assert_msg(pf.addr >= unmapped && pf.addr < unmapped + 4096, "fault at 0x%llx",
+		      (unsigned long long)pf.addr);
+	ck_assert_uint_le(pf.engine_id, GAUDISIM_HL_ENGINE_ID_DMA(7));
+	ck_assert_int_eq(hlthunk_get_event_record(dev_fd, HLTHUNK_RAZWI_EVENT, &razwi), 0);
+	ck_assert_int_eq(razwi.timestamp, pf.timestamp);
+	ck_assert_uint_eq(razwi.addr, pf.addr);
+	ck_assert_uint_eq(razwi.num_of_possible_engines, 1);
+	ck_assert_uint_eq(razwi.engine_id[0], pf.engine_id);
+	ck_assert_uint_eq(razwi.flags & GAUDISIM_RAZWI_READ, GAUDISIM_RAZWI_READ);
+
 	/* The device recovers from the reset and runs work again. */
 	for (i = 0; i < 100; i++) {
 		ck_assert_int_eq(hlthunk_get_device_status(dev_fd, &dev_status), 0);
@@ -373,6 +416,12 @@ START_TEST(internal_dma_from_unmapped_va_faults)
 		sleep_ms(100);
 	}
 	ck_assert_uint_eq(dev_status, GAUDISIM_DEVICE_STATUS_OPERATIONAL);
+	ck_assert_int_eq(hlthunk_get_reset_count_info(dev_fd, &resets_after), 0);
+	ck_assert_uint_gt(resets_after.hard_reset_count, resets_before.hard_reset_count);
+	/* HW_EVENTS restarted at the reset; the aggregate did not. */
+	ck_assert_int_eq(hlthunk_get_hw_events_arr(dev_fd, false, sizeof(before), before), 0);
+	ck_assert_int_eq(hlthunk_get_hw_events_arr(dev_fd, true, sizeof(after), after), 0);
+	ck_assert_uint_lt(before[GAUDISIM_EQ_EVENT_MMU_FAULT], after[GAUDISIM_EQ_EVENT_MMU_FAULT]);
 	memset_ok(dev_fd, hbm.addr, 0x5a, 4096, QUEUE_H2D);
 	hbm_free_ok(dev_fd, &hbm);
 }
@@ -472,6 +521,132 @@ START_TEST(mme_gemm_matches_reference)
 }
 END_TEST
 
+/* ---- Telemetry follows the work ------------------------------------------ */
+
+#define LOAD_DIM	256
+#define LOAD_PERIOD_MS	500
+
+/* One FP32 GEMM of LOAD_DIM^3 on zeroed HBM, from an internal CB in HBM. */
+static int run_load_gemm(uint64_t base, uint32_t sob, uint32_t mon)
+{
+	const uint64_t mat = (uint64_t)LOAD_DIM * LOAD_DIM * sizeof(float);
+	const uint32_t wait_pkt[2] = { GAUDISIM_WAIT_CYCLES_MASK,
+				       GAUDISIM_PKT_CTL(GAUDISIM_PKT_WAIT) };
+	struct hlthunk_cb_writer iw;
+	uint8_t icb[1024];
+	uint32_t status;
+	int rc;
+
+	hlthunk_cbw_init(&iw, icb, sizeof(icb));
+	cbw_wreg64(&iw, GAUDISIM_MME_A_ADDR_LO, base);
+	cbw_wreg64(&iw, GAUDISIM_MME_B_ADDR_LO, base + mat);
+	cbw_wreg64(&iw, GAUDISIM_MME_C_ADDR_LO, base + 2 * mat);
+	cbw_wreg64(&iw, GAUDISIM_MME_D_ADDR_LO, base + 2 * mat);
+	cbw_wreg(&iw, GAUDISIM_MME_M, LOAD_DIM);
+	cbw_wreg(&iw, GAUDISIM_MME_N, LOAD_DIM);
+	cbw_wreg(&iw, GAUDISIM_MME_K, LOAD_DIM);
+	cbw_wreg(&iw, GAUDISIM_MME_BATCH, 1);
+	cbw_wreg(&iw, GAUDISIM_MME_LDA, LOAD_DIM);
+	cbw_wreg(&iw, GAUDISIM_MME_LDB, LOAD_DIM);
+	cbw_wreg(&iw, GAUDISIM_MME_LDC, LOAD_DIM);
+	cbw_wreg(&iw, GAUDISIM_MME_LDD, LOAD_DIM);
+	cbw_wreg64(&iw, GAUDISIM_MME_A_BATCH_STRIDE_LO, 0);
+	cbw_wreg64(&iw, GAUDISIM_MME_B_BATCH_STRIDE_LO, 0);
+	cbw_wreg64(&iw, GAUDISIM_MME_C_BATCH_STRIDE_LO, 0);
+	cbw_wreg64(&iw, GAUDISIM_MME_D_BATCH_STRIDE_LO, 0);
+	cbw_wreg(&iw, GAUDISIM_MME_DTYPE,
+		 GAUDISIM_MME_DTYPE_VALUE(GAUDISIM_DTYPE_FP32, GAUDISIM_DTYPE_FP32));
+	cbw_wreg(&iw, GAUDISIM_MME_CTRL, 0);
+	cbw_wreg(&iw, GAUDISIM_MME_ALPHA, 0x3F800000u);
+	cbw_wreg(&iw, GAUDISIM_MME_BETA, 0);
+	cbw_wreg(&iw, GAUDISIM_MME_COMMIT, GAUDISIM_MME_COMMIT_GO);
+	/*
+	 * The model runs the MME at 65 TFLOPS, far ahead of what the simulator
+	 * computes in the same wall time; a WAIT books 7.6 ms of engine time
+	 * (2^24 cycles at 2.2 GHz), as a long GEMM would, without stalling.
+	 */
+	ck_assert_int_eq(hlthunk_cbw_dwords(&iw, wait_pkt, 2), 0);
+	rc = run_internal_cb(&iw, base + 3 * MiB, GAUDISIM_QUEUE_ID_MME_0, QUEUE_EXT_A, sob, mon,
+			     &status);
+	return rc ? rc : (status == GAUDISIM_WAIT_CS_STATUS_COMPLETED ? 0 : -EIO);
+}
+
+struct load_sample {
+	uint32_t utilization;	/* percent over LOAD_PERIOD_MS */
+	uint64_t power_mw;	/* at the end of the period */
+	int rc;
+};
+
+/* Measure through a control node, as a monitoring tool would. */
+static struct load_sample measure_load(int control)
+{
+	struct load_sample m = { 0 };
+	struct hlthunk_power_info p = { 0 };
+
+	m.rc = hlthunk_get_device_utilization(control, LOAD_PERIOD_MS, &m.utilization);
+	if (!m.rc)
+		m.rc = hlthunk_get_power_info(control, &p);
+	m.power_mw = p.power;
+	return m;
+}
+
+/*
+ * A child measures utilization and power while this process runs GEMMs on
+ * the MME; then, with the device idle, both must fall back.
+ */
+START_TEST(telemetry_follows_the_work)
+{
+	struct load_sample busy, idle;
+	struct hbm_buf hbm;
+	struct pollfd pfd;
+	int pipefd[2], control, loops, rc;
+	pid_t child;
+
+	sync_info_ok();
+	hbm_alloc_ok(dev_fd, &hbm, 4 * MiB);
+	/* Warm up, so the child measures steady work. */
+	ck_assert_int_eq(run_load_gemm(hbm.addr, user_sob(5), user_mon(5)), 0);
+
+	ck_assert_int_eq(pipe(pipefd), 0);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		struct load_sample m;
+
+		control = hlthunk_open_control(test_device_index());
+		m = control < 0 ? (struct load_sample){ .rc = control } : measure_load(control);
+		_exit(write(pipefd[1], &m, sizeof(m)) == (ssize_t)sizeof(m) ? 0 : 1);
+	}
+	close(pipefd[1]);
+	pfd.fd = pipefd[0];
+	pfd.events = POLLIN;
+	/* Keep the MME busy until the child has its sample (bounded). */
+	for (loops = 0; loops < 10000; loops++) {
+		rc = run_load_gemm(hbm.addr, user_sob(5), user_mon(5));
+		ck_assert_int_eq(rc, 0);
+		if (poll(&pfd, 1, 0) > 0)
+			break;
+	}
+	ck_assert_int_eq(read(pipefd[0], &busy, sizeof(busy)), (ssize_t)sizeof(busy));
+	close(pipefd[0]);
+	ck_assert_int_eq(waitpid(child, &rc, 0), child);
+	ck_assert_int_eq(busy.rc, 0);
+
+	/* Idle for longer than the power window, then measure again. */
+	sleep_ms(1500);
+	control = open_control_ok();
+	idle = measure_load(control);
+	ck_assert_int_eq(idle.rc, 0);
+
+	ck_assert_msg(busy.utilization > idle.utilization,
+		      "utilization %u%% busy, %u%% idle", busy.utilization, idle.utilization);
+	ck_assert_msg(busy.power_mw > idle.power_mw, "power %llu mW busy, %llu mW idle",
+		      (unsigned long long)busy.power_mw, (unsigned long long)idle.power_mw);
+	ck_assert_uint_le(busy.utilization, 100);
+	hbm_free_ok(dev_fd, &hbm);
+}
+END_TEST
+
 /* ---- Events --------------------------------------------------------------- */
 
 START_TEST(heartbeat_events_counted)
@@ -514,6 +689,7 @@ int main(void)
 	tcase_add_test(tc, internal_hbm_dma_copy);
 	tcase_add_test(tc, chain_external_internal_external);
 	tcase_add_test(tc, mme_gemm_matches_reference);
+	tcase_add_test(tc, telemetry_follows_the_work);
 	suite_add_tcase(s, tc);
 
 	tc = compute_tcase("mmu", TCASE_TIMEOUT_DMA);

@@ -6,6 +6,10 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
+
+#include <hw/gaudisim_sync.h>
+#include <hw/gaudisim_telemetry.h>
 
 #include "common.h"
 
@@ -16,14 +20,34 @@ struct info_op {
 	uint32_t size;
 };
 
+/* Ops that take no argument and answer on both nodes. */
 static const struct info_op info_ops[] = {
 	{ GAUDISIM_INFO_HW_IP_INFO, sizeof(struct gaudisim_info_hw_ip_info) },
+	{ GAUDISIM_INFO_HW_EVENTS, GAUDISIM_INFO_HW_EVENTS_NUM * sizeof(uint32_t) },
 	{ GAUDISIM_INFO_DRAM_USAGE, sizeof(struct gaudisim_info_dram_usage) },
 	{ GAUDISIM_INFO_HW_IDLE, sizeof(struct gaudisim_info_hw_idle) },
 	{ GAUDISIM_INFO_DEVICE_STATUS, sizeof(struct gaudisim_info_device_status) },
+	{ GAUDISIM_INFO_HW_EVENTS_AGGREGATE, GAUDISIM_INFO_HW_EVENTS_NUM * sizeof(uint32_t) },
+	{ GAUDISIM_INFO_CLK_RATE, sizeof(struct gaudisim_info_clk_rate) },
+	{ GAUDISIM_INFO_RESET_COUNT, sizeof(struct gaudisim_info_reset_count) },
+	{ GAUDISIM_INFO_TIME_SYNC, sizeof(struct gaudisim_info_time_sync) },
 	{ GAUDISIM_INFO_CS_COUNTERS, sizeof(struct gaudisim_info_cs_counters) },
+	{ GAUDISIM_INFO_CLK_THROTTLE_REASON, sizeof(struct gaudisim_info_clk_throttle) },
+	{ GAUDISIM_INFO_SYNC_MANAGER, sizeof(struct gaudisim_info_sync_manager) },
+	{ GAUDISIM_INFO_TOTAL_ENERGY, sizeof(struct gaudisim_info_energy) },
+	{ GAUDISIM_INFO_POWER, sizeof(struct gaudisim_power_info) },
 	{ GAUDISIM_INFO_OPEN_STATS, sizeof(struct gaudisim_info_open_stats) },
+	{ GAUDISIM_INFO_CS_TIMEOUT_EVENT, sizeof(struct gaudisim_info_cs_timeout_event) },
+	{ GAUDISIM_INFO_RAZWI_EVENT, sizeof(struct gaudisim_info_razwi_event) },
+	{ GAUDISIM_INFO_DEV_MEM_ALLOC_PAGE_SIZES,
+	  sizeof(struct gaudisim_info_dev_memalloc_page_sizes) },
+	{ GAUDISIM_INFO_UNDEFINED_OPCODE_EVENT,
+	  sizeof(struct gaudisim_info_undefined_opcode_event) },
+	{ GAUDISIM_INFO_PAGE_FAULT_EVENT, sizeof(struct gaudisim_page_fault_info) },
 	{ GAUDISIM_INFO_DRIVER_VERSION, sizeof(struct gaudisim_info_driver_version) },
+	{ GAUDISIM_INFO_HW_IP_EXT, sizeof(struct gaudisim_info_hw_ip_ext) },
+	{ GAUDISIM_INFO_QUEUE_IDLE, sizeof(struct gaudisim_info_queue_idle) },
+	{ GAUDISIM_INFO_CS_STATS, sizeof(struct gaudisim_info_cs_stats) },
 };
 
 #define NUM_INFO_OPS ((int)(sizeof(info_ops) / sizeof(info_ops[0])))
@@ -34,12 +58,12 @@ static int node_for(int i)
 	return i < NUM_INFO_OPS ? dev_fd : open_control_ok();
 }
 
-static int info_raw(int fd, uint64_t ptr, uint32_t size, uint32_t op, uint32_t reserved,
+static int info_raw(int fd, uint64_t ptr, uint32_t size, uint32_t op, uint32_t arg,
 		    uint32_t pad)
 {
 	struct gaudisim_info_args args = {
 		.return_pointer = ptr, .return_size = size, .op = op,
-		.reserved = reserved, .pad = pad,
+		.ctx_id = arg, .pad = pad,
 	};
 
 	return hlthunk_ioctl(fd, DRM_IOCTL_GAUDISIM_INFO, &args);
@@ -76,7 +100,8 @@ START_TEST(every_op_copies_min_size)
 	ck_assert_int_eq(hlthunk_get_info(fd, o->op, part, small), 0);
 	ck_assert_uint_eq(part[small], SENTINEL);
 	if (o->op == GAUDISIM_INFO_HW_IP_INFO || o->op == GAUDISIM_INFO_DRIVER_VERSION ||
-	    o->op == GAUDISIM_INFO_DEVICE_STATUS) {
+	    o->op == GAUDISIM_INFO_DEVICE_STATUS || o->op == GAUDISIM_INFO_HW_IP_EXT ||
+	    o->op == GAUDISIM_INFO_DEV_MEM_ALLOC_PAGE_SIZES) {
 		/* Facts that cannot change between the two calls. */
 		ck_assert_int_eq(hlthunk_get_info(fd, o->op, full, o->size), 0);
 		ck_assert_mem_eq(part, full, small);
@@ -127,8 +152,9 @@ START_TEST(every_op_refuses_bad_pointers)
 }
 END_TEST
 
-static const uint32_t unknown_ops[] = { 5, 6, 7, 8, 9, 10, 12, 17, 19, 63, 65, 0x7fffffff,
-					0xffffffff };
+/* Holes among habanalabs' ops, ops gaudisim does not offer, and beyond. */
+static const uint32_t unknown_ops[] = { 5, 12, 19, 20, 21, 22, 23, 27, 34, 35, 36, 37, 38,
+					39, 63, 68, 0x7fffffff, 0xffffffff };
 
 START_TEST(unknown_ops_are_einval)
 {
@@ -143,29 +169,43 @@ END_TEST
 START_TEST(hw_ip_info_describes_the_device)
 {
 	struct gaudisim_info_hw_ip_info hw;
+	struct gaudisim_info_hw_ip_ext ext;
 	size_t name_len;
 
 	hw_ip_ok(dev_fd, &hw);
-	ck_assert_uint_eq(hw.device_id, GAUDISIM_PCI_DEVICE_ID);
-	ck_assert_uint_eq(hw.hw_version,
+	ck_assert_int_eq(hlthunk_get_hw_ip_ext(dev_fd, &ext), 0);
+	/* habanalabs' Gaudi ID, so its user space takes the device for a Gaudi. */
+	ck_assert_uint_eq(hw.device_id, GAUDISIM_HL_DEVICE_ID_GAUDI);
+	ck_assert_uint_eq(hw.num_of_events, GAUDISIM_INFO_HW_EVENTS_NUM);
+	ck_assert_uint_eq(hw.tpc_enabled_mask, 0xff);
+	ck_assert_uint_eq(hw.dram_enabled, 1);
+	ck_assert_uint_eq(hw.dram_page_size, GAUDISIM_DRAM_PAGE_SIZE);
+	ck_assert_uint_eq(hw.device_mem_alloc_default_page_size, GAUDISIM_DRAM_PAGE_SIZE);
+	ck_assert_uint_eq(hw.reserved_dram_size, GAUDISIM_HBM_RESERVED_SIZE);
+	ck_assert_uint_eq(ext.hw_version,
 			  GAUDISIM_HW_VERSION_MAJOR << 16 | GAUDISIM_HW_VERSION_MINOR);
 	ck_assert_uint_eq(hw.dram_base_address, GAUDISIM_HBM_USER_BASE);
-	ck_assert_uint_ge(hw.hbm_total_size, GAUDISIM_HBM_RESERVED_SIZE + GAUDISIM_DRAM_PAGE_SIZE);
-	ck_assert_uint_eq(hw.dram_size, hw.hbm_total_size - GAUDISIM_HBM_RESERVED_SIZE);
+	ck_assert_uint_ge(ext.hbm_total_size, GAUDISIM_HBM_RESERVED_SIZE + GAUDISIM_DRAM_PAGE_SIZE);
+	ck_assert_uint_eq(hw.dram_size, ext.hbm_total_size - GAUDISIM_HBM_RESERVED_SIZE);
 	ck_assert_uint_eq(hw.dram_size % GAUDISIM_DRAM_PAGE_SIZE, 0);
 	ck_assert_uint_eq(hw.sram_base_address, GAUDISIM_SRAM_BASE);
 	ck_assert_uint_eq(hw.sram_size, GAUDISIM_SRAM_SIZE);
-	ck_assert_uint_eq(hw.host_base_address, GAUDISIM_HOST_BASE);
-	ck_assert_uint_eq(hw.num_pci_dma, GAUDISIM_NUM_PCI_DMA);
-	ck_assert_uint_eq(hw.num_queues, GAUDISIM_QUEUE_ID_SIZE);
+	ck_assert_uint_eq(ext.host_base_address, GAUDISIM_HOST_BASE);
+	ck_assert_uint_eq(ext.num_pci_dma, GAUDISIM_NUM_PCI_DMA);
+	ck_assert_uint_eq(ext.num_tpc, GAUDISIM_NUM_TPC);
+	ck_assert_uint_eq(ext.num_queues, GAUDISIM_QUEUE_ID_SIZE);
 	/* All external queues take chunks; the CPU queue hole never does. */
-	ck_assert_uint_eq(hw.queue_mask[0] & ((1ULL << GAUDISIM_NUM_EXT_QUEUES) - 1),
+	ck_assert_uint_eq(ext.queue_mask[0] & ((1ULL << GAUDISIM_NUM_EXT_QUEUES) - 1),
 			  (1ULL << GAUDISIM_NUM_EXT_QUEUES) - 1);
-	ck_assert_uint_eq(hw.queue_mask[0] & (1ULL << GAUDISIM_QUEUE_ID_CPU_PQ), 0);
-	ck_assert_uint_eq(hw.queue_mask[1] >> (GAUDISIM_QUEUE_ID_SIZE - 64), 0);
-	name_len = strnlen(hw.card_name, sizeof(hw.card_name));
+	ck_assert_uint_eq(ext.queue_mask[0] & (1ULL << GAUDISIM_QUEUE_ID_CPU_PQ), 0);
+	ck_assert_uint_eq(ext.queue_mask[1] >> (GAUDISIM_QUEUE_ID_SIZE - 64), 0);
+	name_len = strnlen((const char *)hw.card_name, sizeof(hw.card_name));
 	ck_assert_uint_gt(name_len, 0);
 	ck_assert_uint_lt(name_len, sizeof(hw.card_name));
+	ck_assert(!strncmp((const char *)hw.card_name, ext.card_name, name_len));
+	name_len = strnlen((const char *)hw.cpucp_version, sizeof(hw.cpucp_version));
+	ck_assert_uint_gt(name_len, 0);
+	ck_assert_uint_lt(name_len, sizeof(hw.cpucp_version));
 }
 END_TEST
 
@@ -182,7 +222,7 @@ END_TEST
 START_TEST(dram_usage_adds_up)
 {
 	struct gaudisim_info_hw_ip_info hw;
-	struct gaudisim_info_dram_usage u;
+	struct test_dram_usage u;
 
 	hw_ip_ok(dev_fd, &hw);
 	dram_usage_ok(dev_fd, &u);
@@ -197,13 +237,21 @@ END_TEST
 START_TEST(idle_when_nothing_runs)
 {
 	struct gaudisim_info_hw_idle idle;
+	struct gaudisim_info_queue_idle qidle;
+	int i;
 
 	memset(&idle, SENTINEL, sizeof(idle));
 	ck_assert_int_eq(hlthunk_get_hw_idle(dev_fd, &idle), 0);
 	ck_assert_uint_eq(idle.is_idle, 1);
-	ck_assert_uint_eq(idle.pad, 0);
-	ck_assert_uint_eq(idle.busy_queues_mask[0], 0);
-	ck_assert_uint_eq(idle.busy_queues_mask[1], 0);
+	ck_assert_uint_eq(idle.busy_engines_mask, 0);
+	for (i = 0; i < GAUDISIM_BUSY_ENGINES_MASK_EXT_SIZE; i++)
+		ck_assert_uint_eq(idle.busy_engines_mask_ext[i], 0);
+	memset(&qidle, SENTINEL, sizeof(qidle));
+	ck_assert_int_eq(hlthunk_get_queue_idle(dev_fd, &qidle), 0);
+	ck_assert_uint_eq(qidle.is_idle, 1);
+	ck_assert_uint_eq(qidle.pad, 0);
+	ck_assert_uint_eq(qidle.busy_queues_mask[0], 0);
+	ck_assert_uint_eq(qidle.busy_queues_mask[1], 0);
 	ck_assert_int_eq(hlthunk_is_device_idle(dev_fd), 1);
 }
 END_TEST
@@ -222,11 +270,21 @@ END_TEST
 
 START_TEST(cs_counters_are_consistent)
 {
-	struct gaudisim_info_cs_counters c;
+	struct gaudisim_info_cs_counters drops;
+	struct gaudisim_info_cs_stats c;
 
-	ck_assert_int_eq(hlthunk_get_cs_counters(dev_fd, &c), 0);
+	ck_assert_int_eq(hlthunk_get_cs_stats(dev_fd, &c), 0);
 	ck_assert_uint_le(c.completed + c.errors, c.submitted);
 	ck_assert_uint_le(c.timed_out, c.submitted);
+	/* A fresh context has had nothing refused; the device may have. */
+	ck_assert_int_eq(hlthunk_get_cs_counters_info(dev_fd, &drops), 0);
+	ck_assert_uint_eq(drops.ctx_validation_drop_cnt, 0);
+	ck_assert_uint_eq(drops.ctx_parsing_drop_cnt, 0);
+	ck_assert_uint_eq(drops.ctx_queue_full_drop_cnt, 0);
+	ck_assert_uint_le(drops.ctx_out_of_mem_drop_cnt, drops.total_out_of_mem_drop_cnt);
+	/* The control node has no context. */
+	ck_assert_int_eq(hlthunk_get_cs_counters_info(open_control_ok(), &drops), 0);
+	ck_assert_uint_eq(drops.ctx_validation_drop_cnt, 0);
 }
 END_TEST
 
@@ -260,12 +318,236 @@ START_TEST(info_keeps_working_after_errors)
 }
 END_TEST
 
+/* ---- Telemetry and event ops (habanalabs' numbers) ----------------------- */
+
+START_TEST(utilization_checks_its_period)
+{
+	static const uint32_t bad[] = { 0, 50, 99, 150, 1001, 1100, 0xffffffffu };
+	uint32_t rate = ~0u;
+	int fd = _i ? open_control_ok() : dev_fd;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_int_eq(hlthunk_get_device_utilization(fd, bad[i], &rate), -EINVAL);
+	ck_assert_int_eq(hlthunk_get_device_utilization(fd, 100, &rate), 0);
+	ck_assert_uint_le(rate, 100);
+	ck_assert_int_eq(hlthunk_get_device_utilization(fd, 100, NULL), -EINVAL);
+}
+END_TEST
+
+START_TEST(clock_rate_within_its_cap)
+{
+	uint32_t cur = 0, max = 0;
+	struct hlthunk_pll_frequency_info pll;
+	int fd = _i ? open_control_ok() : dev_fd, o;
+
+	ck_assert_int_eq(hlthunk_get_clk_rate(fd, &cur, &max), 0);
+	ck_assert_uint_gt(cur, 0);
+	ck_assert_uint_le(cur, max);
+	ck_assert_uint_le(max, GAUDISIM_TEL_CLOCK_LIMIT_MHZ);
+	/* The engine clock drives the MME and TPC PLLs, every output. */
+	ck_assert_int_eq(hlthunk_get_pll_frequency(fd, GAUDISIM_MME_PLL, &pll), 0);
+	for (o = 0; o < GAUDISIM_PLL_NUM_OUTPUTS; o++) {
+		ck_assert_uint_gt(pll.output[o], 0);
+		ck_assert_uint_le(pll.output[o], max);
+	}
+	ck_assert_int_eq(hlthunk_get_pll_frequency(fd, GAUDISIM_TPC_PLL, &pll), 0);
+	ck_assert_int_eq(hlthunk_get_pll_frequency(fd, GAUDISIM_CPU_PLL, &pll), -EOPNOTSUPP);
+	ck_assert_int_eq(hlthunk_get_pll_frequency(fd, GAUDISIM_PLL_MAX, &pll), -EINVAL);
+	ck_assert_int_eq(hlthunk_get_pll_frequency(fd, 0xffffffffu, &pll), -EINVAL);
+}
+END_TEST
+
+static uint64_t monotonic_raw_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+START_TEST(time_sync_moves_with_host_time)
+{
+	struct hlthunk_time_sync_info a, b;
+	uint64_t before, after;
+
+	before = monotonic_raw_ns();
+	ck_assert_int_eq(hlthunk_get_time_sync_info(dev_fd, &a), 0);
+	after = monotonic_raw_ns();
+	ck_assert_uint_ge(a.host_time, before);
+	ck_assert_uint_le(a.host_time, after);
+	sleep_ms(50);
+	ck_assert_int_eq(hlthunk_get_time_sync_info(open_control_ok(), &b), 0);
+	ck_assert_uint_gt(b.device_time, a.device_time);
+	ck_assert_uint_ge(b.host_time - a.host_time, 50 * 1000000ull);
+}
+END_TEST
+
+START_TEST(energy_grows_and_power_is_drawn)
+{
+	struct hlthunk_energy_info e0, e1;
+	struct hlthunk_power_info p;
+
+	ck_assert_int_eq(hlthunk_get_total_energy_consumption_info(dev_fd, &e0), 0);
+	ck_assert_int_eq(hlthunk_get_power_info(dev_fd, &p), 0);
+	/* Idle power is never 0 and never above the card's cap. */
+	ck_assert_uint_gt(p.power, 0);
+	ck_assert_uint_le(p.power, GAUDISIM_TEL_POWER_MAX_LIMIT_MW);
+	sleep_ms(300);
+	ck_assert_int_eq(hlthunk_get_total_energy_consumption_info(open_control_ok(), &e1), 0);
+	ck_assert_uint_gt(e1.total_energy_consumption, e0.total_energy_consumption);
+}
+END_TEST
+
+START_TEST(throttle_and_reset_facts)
+{
+	struct hlthunk_clk_throttle_info th;
+	struct hlthunk_reset_count_info rc;
+	uint64_t page_orders = 0;
+	int i;
+
+	ck_assert_int_eq(hlthunk_get_clk_throttle_info(dev_fd, &th), 0);
+	ck_assert_uint_eq(th.clk_throttle_reason_bitmask &
+			  ~(uint32_t)(GAUDISIM_CLK_THROTTLE_POWER | GAUDISIM_CLK_THROTTLE_THERMAL), 0);
+	for (i = 0; i < GAUDISIM_CLK_THROTTLE_TYPE_MAX; i++)
+		if (!(th.clk_throttle_reason_bitmask & (1u << i)))
+			ck_assert_uint_eq(th.clk_throttle_start_timestamp_us[i], 0);
+	ck_assert_int_eq(hlthunk_get_reset_count_info(dev_fd, &rc), 0);
+	ck_assert_uint_eq(rc.soft_reset_count, 0);
+	ck_assert_int_eq(hlthunk_get_dev_memalloc_page_orders(dev_fd, &page_orders), 0);
+	ck_assert_uint_eq(page_orders, GAUDISIM_DRAM_PAGE_SIZE);
+}
+END_TEST
+
+START_TEST(busy_engines_mask_matches_hw_idle)
+{
+	struct hlthunk_engines_idle_info e;
+
+	ck_assert_int_eq(hlthunk_get_busy_engines_mask(dev_fd, &e), 0);
+	ck_assert_uint_eq(e.is_idle, 1);
+	ck_assert_uint_eq(e.mask[0], 0);
+}
+END_TEST
+
+START_TEST(hw_events_arrays)
+{
+	uint32_t since_reset[GAUDISIM_INFO_HW_EVENTS_NUM], since_load[GAUDISIM_INFO_HW_EVENTS_NUM];
+	int i;
+
+	ck_assert_int_eq(hlthunk_get_hw_events_arr(dev_fd, false, sizeof(since_reset),
+						   since_reset), 0);
+	ck_assert_int_eq(hlthunk_get_hw_events_arr(dev_fd, true, sizeof(since_load),
+						   since_load), 0);
+	/* A reset only restarts the first count. */
+	for (i = 0; i < GAUDISIM_INFO_HW_EVENTS_NUM; i++)
+		ck_assert_uint_le(since_reset[i], since_load[i]);
+	ck_assert_int_eq(hlthunk_get_hw_events_arr(dev_fd, true, 0, since_load), -EINVAL);
+	ck_assert_int_eq(hlthunk_get_hw_events_arr(dev_fd, true, 4, NULL), -EINVAL);
+}
+END_TEST
+
+START_TEST(sync_manager_has_one_dcore)
+{
+	struct hlthunk_sync_manager_info sm;
+
+	ck_assert_int_eq(hlthunk_get_sync_manager_info(dev_fd, 0, &sm), 0);
+	ck_assert_uint_eq(sm.first_available_sync_object, GAUDISIM_SYNC_FIRST_USER_SOB);
+	ck_assert_uint_eq(sm.first_available_monitor, GAUDISIM_SYNC_FIRST_USER_MON);
+	ck_assert_int_eq(hlthunk_get_sync_manager_info(dev_fd, 1, &sm), -EINVAL);
+	ck_assert_int_eq(hlthunk_get_sync_manager_info(dev_fd, -1, &sm), -EINVAL);
+}
+END_TEST
+
+START_TEST(captured_errors_are_in_the_past)
+{
+	struct gaudisim_info_cs_timeout_event cs;
+	struct gaudisim_info_razwi_event razwi;
+	struct gaudisim_info_undefined_opcode_event undef;
+	struct gaudisim_page_fault_info pf;
+	struct timespec now;
+	int64_t now_ns;
+
+	ck_assert_int_eq(hlthunk_get_event_record(dev_fd, HLTHUNK_CS_TIMEOUT, &cs), 0);
+	ck_assert_int_eq(hlthunk_get_event_record(dev_fd, HLTHUNK_RAZWI_EVENT, &razwi), 0);
+	ck_assert_int_eq(hlthunk_get_event_record(dev_fd, HLTHUNK_UNDEFINED_OPCODE, &undef), 0);
+	ck_assert_int_eq(hlthunk_get_page_fault_info(dev_fd, &pf), 0);
+	ck_assert_int_eq(hlthunk_get_event_record(dev_fd, 0, &cs), -EINVAL);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	now_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+	/* 0 while nothing happened, else a CLOCK_MONOTONIC time already past. */
+	ck_assert_int_le(cs.timestamp, now_ns);
+	ck_assert_int_le(razwi.timestamp, now_ns);
+	ck_assert_int_le(undef.timestamp, now_ns);
+	ck_assert_int_le(pf.timestamp, now_ns);
+	ck_assert(!cs.timestamp == !cs.seq);
+	ck_assert_uint_le(razwi.num_of_possible_engines, 1);
+}
+END_TEST
+
+START_TEST(engine_status_is_a_table)
+{
+	static char text[8192];
+	char small[16];
+	int fd = _i ? open_control_ok() : dev_fd, used = -1;
+
+	memset(text, SENTINEL, sizeof(text));
+	ck_assert_int_eq(hlthunk_get_engine_status(fd, text, sizeof(text), &used), 0);
+	ck_assert_int_gt(used, 0);
+	ck_assert_uint_eq(strlen(text) + 1, (size_t)used);
+	ck_assert_ptr_nonnull(strstr(text, "is_idle"));
+	ck_assert_ptr_nonnull(strstr(text, "DMA0"));
+	ck_assert_ptr_nonnull(strstr(text, "MME0"));
+	ck_assert_ptr_nonnull(strstr(text, "TPC7"));
+	/* A short buffer gets a terminated prefix. */
+	memset(small, SENTINEL, sizeof(small));
+	ck_assert_int_eq(hlthunk_get_engine_status(fd, small, sizeof(small), &used), 0);
+	ck_assert_int_eq(used, (int)sizeof(small));
+	ck_assert_uint_eq(small[sizeof(small) - 1], '\0');
+	ck_assert_int_eq(hlthunk_get_engine_status(fd, text, 0, &used), -EINVAL);
+	ck_assert_int_eq(info_raw(fd, 0xffff800000000000ULL, 64, GAUDISIM_INFO_ENGINE_STATUS, 0, 0),
+			 -EFAULT);
+}
+END_TEST
+
+START_TEST(notifier_on_the_compute_node_only)
+{
+	uint64_t events = ~0ull, cnt = ~0ull;
+	int control = open_control_ok(), h, efd;
+
+	h = hlthunk_notifier_create(dev_fd);
+	ck_assert_int_ge(h, 0);
+	/* One eventfd per context. */
+	ck_assert_int_eq(hlthunk_notifier_create(dev_fd), -EINVAL);
+	/* Nothing happened: the wait times out with no count. */
+	ck_assert_int_eq(hlthunk_notifier_recv(dev_fd, h, &events, &cnt, 0, 10), 0);
+	ck_assert_uint_eq(cnt, 0);
+	ck_assert_uint_eq(events, 0);
+	ck_assert_int_eq(hlthunk_notifier_recv(dev_fd, h, &events, &cnt, 1, 10), -EINVAL);
+	ck_assert_int_eq(hlthunk_notifier_release(dev_fd, h), 0);
+	ck_assert_int_eq(hlthunk_notifier_release(dev_fd, h), -EINVAL);
+
+	/* The control node has no context to notify. */
+	ck_assert_int_eq(hlthunk_notifier_create(control), -EOPNOTSUPP);
+	ck_assert_int_eq(hlthunk_get_info(control, GAUDISIM_INFO_GET_EVENTS, &events,
+					  sizeof(events)), -EOPNOTSUPP);
+	/* Only an eventfd registers. */
+	ck_assert_int_eq(hlthunk_get_info_arg(dev_fd, GAUDISIM_INFO_REGISTER_EVENTFD,
+					      (uint32_t)control, NULL, 0), -EINVAL);
+	efd = 1000;
+	ck_assert_int_eq(hlthunk_get_info_arg(dev_fd, GAUDISIM_INFO_REGISTER_EVENTFD,
+					      (uint32_t)efd, NULL, 0), -EBADF);
+	ck_assert_int_eq(hlthunk_get_info(dev_fd, GAUDISIM_INFO_GET_EVENTS, &events,
+					  sizeof(events)), 0);
+}
+END_TEST
+
 static Suite *info_suite(void)
 {
 	Suite *s = suite_create("info");
 	TCase *ops = compute_tcase("ops", TCASE_TIMEOUT_SHORT);
 	TCase *args = compute_tcase("arguments", TCASE_TIMEOUT_SHORT);
 	TCase *facts = compute_tcase("facts", TCASE_TIMEOUT_SHORT);
+	TCase *telemetry = compute_tcase("telemetry", TCASE_TIMEOUT_SHORT);
 
 	tcase_add_loop_test(ops, every_op_fills_its_struct, 0, 2 * NUM_INFO_OPS);
 	tcase_add_loop_test(ops, every_op_copies_min_size, 0, 2 * NUM_INFO_OPS);
@@ -287,6 +569,19 @@ static Suite *info_suite(void)
 	tcase_add_test(facts, cs_counters_are_consistent);
 	tcase_add_test(facts, driver_version_is_a_string);
 	suite_add_tcase(s, facts);
+
+	tcase_add_loop_test(telemetry, utilization_checks_its_period, 0, 2);
+	tcase_add_loop_test(telemetry, clock_rate_within_its_cap, 0, 2);
+	tcase_add_test(telemetry, time_sync_moves_with_host_time);
+	tcase_add_test(telemetry, energy_grows_and_power_is_drawn);
+	tcase_add_test(telemetry, throttle_and_reset_facts);
+	tcase_add_test(telemetry, busy_engines_mask_matches_hw_idle);
+	tcase_add_test(telemetry, hw_events_arrays);
+	tcase_add_test(telemetry, sync_manager_has_one_dcore);
+	tcase_add_test(telemetry, captured_errors_are_in_the_past);
+	tcase_add_loop_test(telemetry, engine_status_is_a_table, 0, 2);
+	tcase_add_test(telemetry, notifier_on_the_compute_node_only);
+	suite_add_tcase(s, telemetry);
 	return s;
 }
 

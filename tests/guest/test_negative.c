@@ -50,17 +50,17 @@ static void valid_cs(union gaudisim_cs_args *args, struct gaudisim_cs_chunk *chu
 	args->in.num_chunks_execute = 1;
 }
 
-static void get_counters(struct gaudisim_info_cs_counters *c)
+static void get_counters(struct cs_counts *c)
 {
-	ck_assert_int_eq(hlthunk_get_cs_counters(dev_fd, c), 0);
+	cs_counts_ok(dev_fd, c);
 }
 
 /* ---- CS arguments ------------------------------------------------------------ */
 
 enum cs_case {
 	NO_CHUNKS, TOO_MANY_CHUNKS, TOO_MANY_RESTORE, UNKNOWN_FLAG_2, UNKNOWN_FLAG_4,
-	UNKNOWN_FLAG_40, UNKNOWN_FLAG_HIGH, CTX_ID, PAD, CUSTOM_TIMEOUT_0, CUSTOM_TIMEOUT_BIG,
-	CHUNK_FLAGS, CHUNK_PAD_FIRST, CHUNK_PAD_LAST, QUEUE_CPU, QUEUE_HBM_DMA, QUEUE_MME,
+	UNKNOWN_FLAG_40, UNKNOWN_FLAG_HIGH, CTX_ID, PAD, SEQ, CUSTOM_TIMEOUT_0, CUSTOM_TIMEOUT_BIG,
+	CHUNK_FLAGS, CHUNK_COLLECTIVE, CHUNK_PAD_FIRST, CHUNK_PAD_LAST, QUEUE_CPU, QUEUE_HBM_DMA, QUEUE_MME,
 	QUEUE_TPC, QUEUE_LAST_INTERNAL, QUEUE_PAST_END, QUEUE_HUGE, CB_SIZE_0, CB_SIZE_ODD,
 	CB_SIZE_BEYOND, CB_SIZE_HUGE, CB_HANDLE_BOGUS, CB_HANDLE_DESTROYED,
 	RESTORE_CHUNK_BAD_QUEUE, NUM_CS_CASES
@@ -68,8 +68,9 @@ enum cs_case {
 
 static const char *const cs_case_names[NUM_CS_CASES] = {
 	"no chunks", "513 chunks", "513 restore chunks", "flag 0x2", "flag 0x4", "flag 0x40",
-	"flag 0x80000000", "ctx_id", "pad", "custom timeout 0", "custom timeout 3601",
-	"chunk flags", "chunk pad[0]", "chunk pad[10]", "queue 8 (CPU hole)",
+	"flag 0x80000000", "ctx_id", "pad", "seq (staged submission)", "custom timeout 0",
+	"custom timeout 3601", "chunk flags", "chunk collective engine", "chunk pad[0]",
+	"chunk pad[9]", "queue 8 (CPU hole)",
 	"queue 9 (HBM DMA)", "queue 33 (MME)", "queue 41 (TPC)", "queue 72", "queue 73",
 	"queue 0xffffffff", "cb_size 0", "cb_size 12", "cb_size past the CB",
 	"cb_size 0xfffffff8", "bogus CB handle", "destroyed CB", "restore chunk on queue 9",
@@ -78,7 +79,7 @@ static const char *const cs_case_names[NUM_CS_CASES] = {
 START_TEST(cs_args_refused)
 {
 	static struct gaudisim_cs_chunk many[GAUDISIM_MAX_JOBS_PER_CS + 1];
-	struct gaudisim_info_cs_counters before, after;
+	struct cs_counts before, after;
 	struct gaudisim_cs_chunk chunk, restore;
 	union gaudisim_cs_args a;
 	uint64_t other;
@@ -118,7 +119,10 @@ START_TEST(cs_args_refused)
 		a.in.ctx_id = 1;
 		break;
 	case PAD:
-		a.in.pad = 1;
+		a.in.pad[3] = 1;
+		break;
+	case SEQ:
+		a.in.seq = 1;
 		break;
 	case CUSTOM_TIMEOUT_0:
 		a.in.cs_flags = GAUDISIM_CS_FLAGS_CUSTOM_TIMEOUT;
@@ -131,11 +135,14 @@ START_TEST(cs_args_refused)
 	case CHUNK_FLAGS:
 		chunk.cs_chunk_flags = 1;
 		break;
+	case CHUNK_COLLECTIVE:
+		chunk.collective_engine_id = 1;
+		break;
 	case CHUNK_PAD_FIRST:
 		chunk.pad[0] = 1;
 		break;
 	case CHUNK_PAD_LAST:
-		chunk.pad[10] = 0x80000000u;
+		chunk.pad[9] = 0x80000000u;
 		break;
 	case QUEUE_CPU:
 		chunk.queue_index = GAUDISIM_QUEUE_ID_CPU_PQ;
@@ -215,7 +222,7 @@ END_TEST
 
 START_TEST(validation_drops_are_counted)
 {
-	struct gaudisim_info_cs_counters before, after;
+	struct cs_counts before, after;
 	union gaudisim_cs_args a;
 	struct gaudisim_cs_chunk chunk;
 
@@ -225,6 +232,7 @@ START_TEST(validation_drops_are_counted)
 	ck_assert_int_eq(cs_raw(&a), -EINVAL);
 	get_counters(&after);
 	ck_assert_uint_eq(after.validation_drop, before.validation_drop + 1);
+	ck_assert_uint_eq(after.ctx_validation_drop, before.ctx_validation_drop + 1);
 }
 END_TEST
 
@@ -238,7 +246,7 @@ static int submit_written(void)
 
 static void expect_refused(int want, const char *what)
 {
-	struct gaudisim_info_cs_counters before, after;
+	struct cs_counts before, after;
 	int rc;
 
 	get_counters(&before);
@@ -248,6 +256,7 @@ static void expect_refused(int want, const char *what)
 	get_counters(&after);
 	ck_assert_uint_eq(after.submitted, before.submitted);
 	ck_assert_uint_eq(after.parsing_drop, before.parsing_drop + 1);
+	ck_assert_uint_eq(after.ctx_parsing_drop, before.ctx_parsing_drop + 1);
 }
 
 /* Either of two errnos is acceptable where the contract names none. */
@@ -564,7 +573,7 @@ static const uint32_t device_refused[][2] = {
 
 START_TEST(device_error_ends_in_error_completion)
 {
-	struct gaudisim_info_cs_counters before, after;
+	struct cs_counts before, after;
 	uint32_t status = ~0u;
 	uint64_t seq;
 	int rc;
@@ -601,7 +610,7 @@ END_TEST
 
 START_TEST(hung_cs_times_out_and_device_recovers)
 {
-	struct gaudisim_info_cs_counters before, after;
+	struct cs_counts before, after;
 	struct gaudisim_cs_chunk hang, behind;
 	struct hlthunk_cs_in in = { .chunks_execute = &hang, .num_chunks_execute = 1,
 				    .flags = GAUDISIM_CS_FLAGS_CUSTOM_TIMEOUT, .timeout_s = 1 };

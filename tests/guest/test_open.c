@@ -5,12 +5,17 @@
  * device enumeration and bus IDs, open statistics.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "common.h"
+#include "sysfs_util.h"
 
 #define CONTROL_OPENERS	16
 
@@ -76,7 +81,7 @@ START_TEST(control_opens_many_while_held)
 		uint32_t status;
 
 		hw_ip_ok(fds[i], &hw);
-		ck_assert_uint_eq(hw.device_id, GAUDISIM_PCI_DEVICE_ID);
+		ck_assert_uint_eq(hw.device_id, GAUDISIM_HL_DEVICE_ID_GAUDI);
 		ck_assert_int_eq(hlthunk_get_device_status(fds[i], &status), 0);
 		ck_assert_uint_eq(status, GAUDISIM_DEVICE_STATUS_OPERATIONAL);
 	}
@@ -99,6 +104,18 @@ START_TEST(control_does_not_block_compute)
 END_TEST
 
 /* Every ioctl but INFO, with otherwise valid arguments. */
+START_TEST(control_node_is_not_world_accessible)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), HLTHUNK_DEV_NAME_CONTROL, test_device_index());
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0007, 0);
+	ck_assert_int_eq(open_errno_as_nobody(path, O_RDONLY), EACCES);
+}
+END_TEST
+
 START_TEST(control_refuses_other_ioctls)
 {
 	int fd = open_control_ok();
@@ -175,6 +192,36 @@ START_TEST(bus_id_is_the_same_on_both_nodes)
 	ck_assert_str_eq(from_compute, from_control);
 	ck_assert_int_eq(strlen(from_compute), 12);	/* DDDD:BB:DD.F */
 	ck_assert_int_eq(hlthunk_get_device_index_by_busid(from_compute), test_device_index());
+	hlthunk_close(control);
+	hlthunk_close(compute);
+}
+END_TEST
+
+/* hl-thunk reads an open node's PCI address from /sys/dev/char/MAJ:MIN/pci_addr. */
+static void char_node_pci_addr_ok(int fd, char *buf, size_t len)
+{
+	char path[96];
+	struct stat st;
+	int rc;
+
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/pci_addr", major(st.st_rdev),
+		 minor(st.st_rdev));
+	rc = read_text(path, buf, len);
+	ck_assert_msg(rc == 0, "read %s: %s", path, strerror(-rc));
+}
+
+START_TEST(char_nodes_carry_pci_addr)
+{
+	char busid[HLTHUNK_BUS_ID_MAX_LEN], from_compute[TEXT_LEN], from_control[TEXT_LEN];
+	int compute = open_compute_ok();
+	int control = open_control_ok();
+
+	ck_assert_int_eq(hlthunk_get_pci_bus_id_from_fd(control, busid, sizeof(busid)), 0);
+	char_node_pci_addr_ok(compute, from_compute, sizeof(from_compute));
+	char_node_pci_addr_ok(control, from_control, sizeof(from_control));
+	ck_assert_str_eq(from_compute, busid);
+	ck_assert_str_eq(from_control, busid);
 	hlthunk_close(control);
 	hlthunk_close(compute);
 }
@@ -268,11 +315,13 @@ static Suite *open_suite(void)
 	tcase_add_test(control, control_opens_many_while_held);
 	tcase_add_test(control, control_does_not_block_compute);
 	tcase_add_test(control, control_refuses_other_ioctls);
+	tcase_add_test(control, control_node_is_not_world_accessible);
 	suite_add_tcase(s, control);
 
 	tcase_set_timeout(enumerate, TCASE_TIMEOUT_SHORT);
 	tcase_add_test(enumerate, enumeration_lists_the_device);
 	tcase_add_test(enumerate, bus_id_is_the_same_on_both_nodes);
+	tcase_add_test(enumerate, char_nodes_carry_pci_addr);
 	tcase_add_test(enumerate, open_by_bus_id);
 	suite_add_tcase(s, enumerate);
 	return s;

@@ -49,14 +49,13 @@ static uint64_t now_ns(void)
 static uint64_t timed_idle_read(int fd, bool *mme_busy)
 {
 	struct gaudisim_info_hw_idle idle;
-	const uint32_t q = GAUDISIM_QUEUE_ID_MME_0;
 	uint64_t t0, t1;
 
 	memset(&idle, 0, sizeof(idle));
 	t0 = now_ns();
 	ck_assert_int_eq(hlthunk_get_info(fd, GAUDISIM_INFO_HW_IDLE, &idle, sizeof(idle)), 0);
 	t1 = now_ns();
-	*mme_busy = idle.busy_queues_mask[q / 64] & (1ull << (q % 64));
+	*mme_busy = idle.busy_engines_mask & (1u << GAUDISIM_HL_ENGINE_ID_MME_0);
 	return t1 - t0;
 }
 

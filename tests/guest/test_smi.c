@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * hl-smi in the guest: its output agrees with what INFO reports, it works
- * while this process holds the device, and bad usage exits with status 2.
- * The binary is $HL_SMI (default: hl-smi from PATH).
+ * hl-smi in the guest: its output agrees with what INFO, sysfs and hwmon
+ * report, it works while this process holds the device, its actions
+ * (reset, power cap) take effect and need root, and bad usage exits with
+ * status 2. The binary is $HL_SMI (default: hl-smi from PATH).
  */
 #include <errno.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "sysfs_util.h"
 
 #define OUT_MAX (64 * 1024)
 
@@ -75,7 +77,7 @@ END_TEST
 
 START_TEST(csv_matches_info)
 {
-	struct gaudisim_info_dram_usage u;
+	struct test_dram_usage u;
 	char busid[HLTHUNK_BUS_ID_MAX_LEN], args[128], want[256];
 	int fd = open_control_ok();
 
@@ -108,6 +110,12 @@ START_TEST(works_while_device_is_held)
 	snprintf(pid_line, sizeof(pid_line), " : %d\n", (int)getpid());
 	ck_assert_msg(strstr(out, pid_line) != NULL, "no PID %d in:\n%s", (int)getpid(), out);
 	ck_assert_ptr_nonnull(strstr(out, "Active"));
+
+	/* The table's process list: PID, name, HBM used. */
+	ck_assert_int_eq(run_smi("", false), 0);
+	snprintf(pid_line, sizeof(pid_line), " %d   gsim-test-smi ", (int)getpid());
+	ck_assert_msg(strstr(out, pid_line) != NULL, "no '%s' in:\n%s", pid_line, out);
+	ck_assert_msg(strstr(out, " 64MiB |\n") != NULL, "%s", out);
 	hlthunk_close(fd);
 }
 END_TEST
@@ -138,6 +146,20 @@ static const struct {
 	{ "-i 00:1f.7", 1 },
 	{ "-l0", 2 },
 	{ "--loop=x", 2 },
+	{ "-l 1 2", 2 },
+	{ "-Q temperature", 2 },
+	{ "-Q index -f csv,units", 2 },
+	{ "-Q index -f xml", 2 },
+	{ "-d MEMORY", 2 },
+	{ "-q -d MEMORY,FAN", 2 },
+	{ "-r", 2 },
+	{ "-r -q -i 0", 2 },
+	{ "--power-max=abc", 2 },
+	{ "--power-max=-5", 2 },
+	{ "--power-max=300 -l 1", 2 },
+	{ "--format prometheus -Q index", 2 },
+	{ "--fw-versions --power-max", 2 },
+	{ "--bogus", 2 },
 };
 
 START_TEST(bad_usage_exit_status)
@@ -149,6 +171,8 @@ START_TEST(bad_usage_exit_status)
 	ck_assert_msg(strstr(out, "hl-smi:") != NULL, "no message for %s", bad_usage[_i].args);
 }
 END_TEST
+
+static const char *const loop_spellings[] = { "-l1", "-l 1", "--loop=1" };
 
 START_TEST(loop_repeats)
 {
@@ -163,7 +187,12 @@ START_TEST(loop_repeats)
 	if (pid == 0) {
 		dup2(fds[1], STDOUT_FILENO);
 		close(fds[0]);
-		execlp(hl_smi(), "hl-smi", "-l1", "-Q", "index", "-f", "csv,noheader", (char *)NULL);
+		if (_i == 1)
+			execlp(hl_smi(), "hl-smi", "-l", "1", "-Q", "index", "-f", "csv,noheader",
+			       (char *)NULL);
+		else
+			execlp(hl_smi(), "hl-smi", loop_spellings[_i], "-Q", "index", "-f",
+			       "csv,noheader", (char *)NULL);
 		_exit(127);
 	}
 	close(fds[1]);
@@ -185,6 +214,219 @@ START_TEST(loop_repeats)
 }
 END_TEST
 
+/* ---- Telemetry, machine formats and actions -------------------------------- */
+
+static long long attr_ok(const char *name)
+{
+	char path[PATH_LEN];
+
+	dev_attr_path(path, sizeof(path), name);
+	return read_number_ok(path);
+}
+
+static long long hwmon_ok(const char *chan)
+{
+	char dir[PATH_LEN], path[PATH_LEN + 32];
+
+	hwmon_dir_ok(dir, sizeof(dir));
+	join_path(path, sizeof(path), dir, chan);
+	return read_number_ok(path);
+}
+
+START_TEST(csv_telemetry_matches_sysfs)
+{
+	long long temp, util, clk_cur, clk_lim, module, resets;
+	char args[256], power_limit[32];
+	int n;
+
+	snprintf(args, sizeof(args), "-i %d -Q temperature.aip,power.limit,clocks.limit.soc,"
+		 "clocks.current.soc,module_id,utilization.aip,reset_count.hard "
+		 "-f csv,noheader,nounits", test_device_index());
+	ck_assert_int_eq(run_smi(args, false), 0);
+	n = sscanf(out, "%lld, %31[0-9.], %lld, %lld, %lld, %lld, %lld\n", &temp, power_limit,
+		   &clk_lim, &clk_cur, &module, &util, &resets);
+	ck_assert_msg(n == 7, "unexpected output: %s", out);
+	/* The die warms or cools a little between the two reads. */
+	ck_assert_int_le(llabs(temp * 1000 - hwmon_ok("temp1_input")), 2000);
+	snprintf(args, sizeof(args), "%lld.%02lld", attr_ok("max_power") / 1000,
+		 attr_ok("max_power") % 1000 / 10);
+	ck_assert_str_eq(power_limit, args);
+	ck_assert_int_eq(clk_lim, attr_ok("clk_max_freq_mhz"));
+	ck_assert_int_le(clk_cur, clk_lim);
+	ck_assert_int_eq(module, attr_ok("module_id"));
+	ck_assert_int_eq(resets, attr_ok("hard_reset_cnt"));
+	/* Nothing runs: the busiest engine was idle during the sample. */
+	ck_assert_int_eq(util, 0);
+}
+END_TEST
+
+START_TEST(csv_header_units)
+{
+	ck_assert_int_eq(run_smi("-i 0 -Q power.draw,temperature.aip,memory.used,utilization.aip,"
+				 "clocks.current.soc,index,serial -f csv", false), 0);
+	ck_assert_msg(!strncmp(out, "power.draw [W], temperature.aip [C], memory.used [MiB], "
+			       "utilization.aip [%], clocks.current.soc [MHz], index, serial\n",
+			       strlen("power.draw [W], temperature.aip [C], memory.used [MiB], "
+				      "utilization.aip [%], clocks.current.soc [MHz], index, "
+				      "serial\n")), "%s", out);
+	/* Values carry their units; the device has no serial number. */
+	ck_assert_msg(strstr(out, " W, ") && strstr(out, " C, ") && strstr(out, " MiB, ") &&
+		      strstr(out, " %, ") && strstr(out, " MHz, 0, N/A\n"), "%s", out);
+}
+END_TEST
+
+START_TEST(table_shows_sensors)
+{
+	char want[64];
+
+	ck_assert_int_eq(run_smi("", false), 0);
+	snprintf(want, sizeof(want), "/ %lldW ", (attr_ok("max_power") + 500) / 1000);
+	ck_assert_msg(strstr(out, want) != NULL, "no '%s' in:\n%s", want, out);
+	ck_assert_ptr_nonnull(strstr(out, "AIP-Util"));
+	ck_assert_ptr_nonnull(strstr(out, "0% |"));
+}
+END_TEST
+
+START_TEST(detail_sections)
+{
+	ck_assert_int_eq(run_smi("-q -d POWER,TEMPERATURE", false), 0);
+	ck_assert_ptr_nonnull(strstr(out, "Power Readings"));
+	ck_assert_ptr_nonnull(strstr(out, "AIP Current Temp"));
+	ck_assert_ptr_null(strstr(out, "Memory Usage"));
+	ck_assert_ptr_null(strstr(out, "ECC Errors"));
+	ck_assert_int_eq(run_smi("-q", false), 0);
+	ck_assert_ptr_nonnull(strstr(out, "Memory Usage"));
+	ck_assert_ptr_nonnull(strstr(out, "ECC Errors"));
+	ck_assert_ptr_nonnull(strstr(out, "Clocks Throttle Reasons"));
+	ck_assert_ptr_nonnull(strstr(out, "Utilization"));
+}
+END_TEST
+
+START_TEST(json_output)
+{
+	char want[64];
+
+	ck_assert_int_eq(run_smi("-i 0 --format json -Q index,power.limit,serial,bus_id", false),
+			 0);
+	ck_assert_ptr_nonnull(strstr(out, "\"hl_smi_version\": "));
+	ck_assert_ptr_nonnull(strstr(out, "\"index\": 0,\n"));
+	snprintf(want, sizeof(want), "\"power.limit\": %lld.%02lld,\n", attr_ok("max_power") / 1000,
+		 attr_ok("max_power") % 1000 / 10);
+	ck_assert_msg(strstr(out, want) != NULL, "no %s in:\n%s", want, out);
+	ck_assert_ptr_nonnull(strstr(out, "\"serial\": null,\n"));
+	ck_assert_ptr_nonnull(strstr(out, "\"processes\": []"));
+	ck_assert_int_eq(run_smi("--format json", false), 0);
+	ck_assert_ptr_nonnull(strstr(out, "\"temperature.aip\": "));
+	ck_assert_ptr_nonnull(strstr(out, "\"ecc.errors.uncorrected.aggregate.total\": 0"));
+}
+END_TEST
+
+START_TEST(prometheus_output)
+{
+	char busid[HLTHUNK_BUS_ID_MAX_LEN], want[160];
+
+	bus_id(busid, sizeof(busid));
+	ck_assert_int_eq(run_smi("--format prometheus", false), 0);
+	ck_assert_ptr_nonnull(strstr(out, "# TYPE hlsmi_power_limit_watts gauge\n"));
+	snprintf(want, sizeof(want), "hlsmi_power_limit_watts{aip=\"%d\",bus_id=\"%s\"} %lld\n",
+		 test_device_index(), busid, attr_ok("max_power") / 1000);
+	ck_assert_msg(strstr(out, want) != NULL, "no %s in:\n%s", want, out);
+	snprintf(want, sizeof(want), "hlsmi_up{aip=\"%d\",bus_id=\"%s\"} 1\n",
+		 test_device_index(), busid);
+	ck_assert_msg(strstr(out, want) != NULL, "no %s in:\n%s", want, out);
+	ck_assert_ptr_nonnull(strstr(out, "# TYPE hlsmi_energy_joules_total counter\n"));
+}
+END_TEST
+
+START_TEST(fw_versions)
+{
+	char path[PATH_LEN], version[128], want[192];
+
+	dev_attr_path(path, sizeof(path), "cpucp_ver");
+	ck_assert_int_eq(read_text(path, version, sizeof(version)), 0);
+	ck_assert_int_eq(run_smi("--fw-versions -i 0", false), 0);
+	snprintf(want, sizeof(want), "Firmware [CPUCP] Version          : %s\n", version);
+	ck_assert_msg(strstr(out, want) != NULL, "no '%s' in:\n%s", want, out);
+}
+END_TEST
+
+START_TEST(power_max_set_and_refused)
+{
+	long long def = attr_ok("max_power");
+	char args[64];
+
+	ck_assert_int_eq(run_smi("-i 0 --power-max=287.5", false), 0);
+	ck_assert_int_eq(attr_ok("max_power"), 287500);
+	ck_assert_int_eq(hwmon_ok("power1_cap"), 287500000);
+	ck_assert_int_eq(run_smi("-i 0 --power-max", false), 0);
+	ck_assert_msg(strstr(out, "power cap 287.500 W") != NULL, "%s", out);
+	/* Below idle power and above the card's limit: the driver refuses. */
+	ck_assert_int_eq(run_smi("-i 0 --power-max=1", true), 1);
+	ck_assert_msg(strstr(out, "outside the power range") != NULL, "%s", out);
+	ck_assert_int_eq(run_smi("-i 0 --power-max=601", true), 1);
+	ck_assert_int_eq(attr_ok("max_power"), 287500);
+	snprintf(args, sizeof(args), "-i 0 --power-max=%lld.%03lld", def / 1000, def % 1000);
+	ck_assert_int_eq(run_smi(args, false), 0);
+	ck_assert_int_eq(attr_ok("max_power"), def);
+}
+END_TEST
+
+START_TEST(reset_resets)
+{
+	long long before = attr_ok("hard_reset_cnt");
+	char args[64];
+
+	snprintf(args, sizeof(args), "-r -i %d", test_device_index());
+	ck_assert_int_eq(run_smi(args, false), 0);
+	ck_assert_ptr_nonnull(strstr(out, "Reset of AIP "));
+	ck_assert_int_eq(attr_ok("hard_reset_cnt"), before + 1);
+	device_works_ok();
+}
+END_TEST
+
+/* Exit status of hl-smi args run as nobody; its output in out. */
+static int run_smi_as_nobody(const char *args)
+{
+	char cmd[512];
+	int status, fds[2];
+	ssize_t n, got = 0;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(fds), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(fds[1], STDOUT_FILENO);
+		dup2(fds[1], STDERR_FILENO);
+		close(fds[0]);
+		if (setgid(65534) || setuid(65534))
+			_exit(255);
+		snprintf(cmd, sizeof(cmd), "%s %s", hl_smi(), args);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	while ((n = read(fds[0], out + got, sizeof(out) - 1 - (size_t)got)) > 0)
+		got += n;
+	out[got] = '\0';
+	close(fds[0]);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+START_TEST(actions_need_root)
+{
+	long long resets = attr_ok("hard_reset_cnt"), cap = attr_ok("max_power");
+
+	ck_assert_int_eq(run_smi_as_nobody("-r -i 0"), 1);
+	ck_assert_msg(strstr(out, "needs root") != NULL, "%s", out);
+	ck_assert_int_eq(run_smi_as_nobody("-i 0 --power-max=300"), 1);
+	ck_assert_int_eq(attr_ok("hard_reset_cnt"), resets);
+	ck_assert_int_eq(attr_ok("max_power"), cap);
+}
+END_TEST
+
 static Suite *smi_suite(void)
 {
 	Suite *s = suite_create("hl-smi");
@@ -195,7 +437,18 @@ static Suite *smi_suite(void)
 	tcase_add_test(tc, csv_matches_info);
 	tcase_add_test(tc, works_while_device_is_held);
 	tcase_add_test(tc, select_by_bus_id);
-	tcase_add_test(tc, loop_repeats);
+	tcase_add_loop_test(tc, loop_repeats, 0,
+			    (int)(sizeof(loop_spellings) / sizeof(loop_spellings[0])));
+	tcase_add_test(tc, csv_telemetry_matches_sysfs);
+	tcase_add_test(tc, csv_header_units);
+	tcase_add_test(tc, table_shows_sensors);
+	tcase_add_test(tc, detail_sections);
+	tcase_add_test(tc, json_output);
+	tcase_add_test(tc, prometheus_output);
+	tcase_add_test(tc, fw_versions);
+	tcase_add_test(tc, power_max_set_and_refused);
+	tcase_add_test(tc, reset_resets);
+	tcase_add_test(tc, actions_need_root);
 	tcase_add_loop_test(tc, bad_usage_exit_status, 0,
 			    (int)(sizeof(bad_usage) / sizeof(bad_usage[0])));
 	suite_add_tcase(s, tc);

@@ -9,5 +9,6 @@ Suite *smi_format_suite(void);
 Suite *packets_suite(void);
 Suite *thunk_suite(void);
 Suite *tpc_asm_suite(void);
+Suite *uapi_layout_suite(void);
 
 #endif /* HOST_USER_SUITES_H */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * hl-smi formatting against captured device facts: the 79-column table,
- * the detailed log, CSV output and the parsing of -Q and -f.
+ * the detailed log, CSV, JSON and Prometheus output and the parsing of -Q,
+ * -f and -d.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -26,21 +27,21 @@ static void fill_device(struct smi_device *d, int index)
 		  SMI_HAVE_OPEN_STATS | SMI_HAVE_CS_COUNTERS | SMI_HAVE_DRIVER_VERSION;
 	snprintf(d->bus_id, sizeof(d->bus_id), "0000:00:%02x.0", 3 + index);
 	snprintf(d->driver_version, sizeof(d->driver_version), "0.1.0");
-	snprintf(d->hw.card_name, sizeof(d->hw.card_name), "HL-GAUDISIM");
-	d->hw.device_id = 0xff10;
-	d->hw.hw_version = 0x10000;
-	d->hw.hbm_total_size = 32768 * MiB;
+	snprintf((char *)d->hw.card_name, sizeof(d->hw.card_name), "HL-GAUDISIM");
+	d->hw.device_id = GAUDISIM_HL_DEVICE_ID_GAUDI;
+	d->hw_ext.hw_version = 0x10000;
+	d->hw_ext.hbm_total_size = 32768 * MiB;
 	d->hw.dram_size = 32256 * MiB;
 	d->hw.dram_base_address = 512 * MiB;
 	d->hw.sram_size = 20 * MiB;
 	d->hw.sram_base_address = 0x7FF0000000ULL;
-	d->hw.num_pci_dma = 2;
-	d->hw.num_hbm_dma = 6;
-	d->hw.num_mme = 1;
-	d->hw.num_tpc = 8;
+	d->hw_ext.num_pci_dma = 2;
+	d->hw_ext.num_hbm_dma = 6;
+	d->hw_ext.num_mme = 1;
+	d->hw_ext.num_tpc = 8;
 	d->hw.tpc_enabled_mask = 0xff;
-	d->hw.num_queues = 73;
-	d->hw.queue_mask[0] = 0xff;
+	d->hw_ext.num_queues = 73;
+	d->hw_ext.queue_mask[0] = 0xff;
 	d->dram.dram_total_mem = 32256 * MiB;
 	d->dram.dram_used_mem = 64 * MiB;
 	d->dram.dram_free_mem = (32256 - 64) * MiB;
@@ -54,6 +55,27 @@ static void fill_device(struct smi_device *d, int index)
 	d->cs.submitted = 10;
 	d->cs.completed = 9;
 	d->cs.errors = 1;
+	d->tel.have = SMI_TEL_TEMP | SMI_TEL_POWER | SMI_TEL_POWER_CAP | SMI_TEL_CLOCK |
+		      SMI_TEL_RESETS | SMI_TEL_MODULE_ID | SMI_TEL_FW | SMI_TEL_UTIL |
+		      SMI_TEL_THROTTLE | SMI_TEL_ECC;
+	d->tel.temp_mc = 39500;
+	d->tel.temp_max_mc = 90000;
+	d->tel.temp_crit_mc = 100000;
+	d->tel.power_mw = 60250;
+	d->tel.energy_mj = 628110;
+	d->tel.power_cap_mw = 350000;
+	d->tel.power_cap_max_mw = 600000;
+	d->tel.clk_cur_mhz = 2100;
+	d->tel.clk_max_mhz = 2200;
+	d->tel.hard_reset_cnt = 2;
+	d->tel.module_id = 0;
+	snprintf(d->tel.fw_version, sizeof(d->tel.fw_version), "gaudisim-cpucp 1.0");
+	d->tel.utilization = 37;
+	d->tel.throttle_mask = GAUDISIM_CLK_THROTTLE_POWER;
+	d->tel.violation_power_ns = 1500000;
+	d->tel.ecc_corrected_volatile = 1;
+	d->tel.ecc_corrected_aggregate = 3;
+	d->tel.ecc_uncorrected_aggregate = 1;
 }
 
 static void setup(void)
@@ -62,6 +84,8 @@ static void setup(void)
 	fill_device(&dev[1], 1);
 	report.smi_version = "9.9.9";
 	report.timestamp = "Mon Jan  5 10:00:00 2026";
+	report.query_time = "2026/01/05 10:00:00.250";
+	report.sections = 0;
 	report.devices = dev;
 	report.num_devices = 1;
 	out_text = NULL;
@@ -130,10 +154,10 @@ static const char golden_table[] =
 "| HL-SMI Version: 9.9.9                                 Driver Version: 0.1.0 |\n"
 "|-------------------------------+----------------------+----------------------|\n"
 "| AIP  Name                     | Bus-Id               | Memory-Usage         |\n"
-"|      Status                   | Engines              |                      |\n"
+"| Temp   Pwr:Usage/Cap          | Status       Engines | AIP-Util             |\n"
 "|===============================+======================+======================|\n"
 "|   0  HL-GAUDISIM              | 0000:00:03.0         |     64MiB / 32256MiB |\n"
-"|      Operational              | Idle                 |                      |\n"
+"| 39C         60W / 350W        | Operational  Idle    |                  37% |\n"
 "+-------------------------------+----------------------+----------------------+\n"
 "\n"
 "+-----------------------------------------------------------------------------+\n"
@@ -169,7 +193,7 @@ START_TEST(table_two_devices)
 	ck_assert_ptr_nonnull(strstr(t, "|   1  HL-GAUDISIM "));
 	ck_assert_ptr_nonnull(strstr(t, "0000:00:04.0"));
 	ck_assert_ptr_nonnull(strstr(t, "Needs reset"));
-	ck_assert_ptr_nonnull(strstr(t, "| Busy "));
+	ck_assert_ptr_nonnull(strstr(t, "Needs reset  Busy "));
 	/* Only the device with a holder is in the process table. */
 	ck_assert_ptr_nonnull(strstr(t, "4242"));
 	ck_assert_ptr_null(strstr(strstr(t, "4242"), "|    1 "));
@@ -192,12 +216,21 @@ START_TEST(table_has_no_invented_columns)
 {
 	const char *t = render(TABLE);
 
-	/* The driver reports no temperature, power, fan or utilisation. */
-	ck_assert_ptr_null(strstr(t, "Temp"));
-	ck_assert_ptr_null(strstr(t, "Pwr"));
+	/* The model has no fan; everything shown was reported. */
 	ck_assert_ptr_null(strstr(t, "Fan"));
-	ck_assert_ptr_null(strstr(t, "Util"));
 	ck_assert_ptr_null(strstr(t, "N/A"));
+}
+END_TEST
+
+START_TEST(table_missing_telemetry_is_na)
+{
+	const char *t;
+
+	dev[0].tel.have = 0;
+	t = render(TABLE);
+	assert_table_width(t);
+	ck_assert_ptr_nonnull(strstr(t, "| N/A         N/A / N/A "));
+	ck_assert_ptr_nonnull(strstr(t, "N/A |\n"));
 }
 END_TEST
 
@@ -381,8 +414,8 @@ END_TEST
 /* ---- Parsing ------------------------------------------------------------ */
 
 static const char *const bad_field_lists[] = {
-	"", "temperature.aip", "index,", ",index", "index,,name", "INDEX", "memory",
-	"power.draw", "index;name", " ",
+	"", "temperature", "index,", ",index", "index,,name", "INDEX", "memory",
+	"power.drawn", "index;name", " ", "ecc.errors", "clocks.current",
 };
 
 START_TEST(fields_refused)
@@ -402,9 +435,9 @@ START_TEST(field_error_names_the_field)
 	char err[256];
 
 	smi_query_init(&q);
-	ck_assert_int_eq(smi_parse_fields("index,utilization.aip", &q, err, sizeof(err)),
+	ck_assert_int_eq(smi_parse_fields("index,utilization", &q, err, sizeof(err)),
 			 -EINVAL);
-	ck_assert_ptr_nonnull(strstr(err, "'utilization.aip'"));
+	ck_assert_ptr_nonnull(strstr(err, "'utilization'"));
 	ck_assert_ptr_nonnull(strstr(err, "memory.used"));	/* lists the valid ones */
 }
 END_TEST
@@ -488,6 +521,174 @@ START_TEST(status_names)
 }
 END_TEST
 
+/* ---- Telemetry in the detailed log, CSV, JSON, Prometheus ------------- */
+
+START_TEST(detail_telemetry_sections)
+{
+	const char *t = render(DETAIL);
+	char v[128];
+
+	ck_assert_str_eq(detail_value(t, "AIP Current Temp", v, sizeof(v)), "39 C");
+	ck_assert_str_eq(detail_value(t, "AIP Slowdown Temp", v, sizeof(v)), "90 C");
+	ck_assert_str_eq(detail_value(t, "AIP Shutdown Temp", v, sizeof(v)), "100 C");
+	ck_assert_str_eq(detail_value(t, "Power Draw", v, sizeof(v)), "60.25 W");
+	ck_assert_str_eq(detail_value(t, "Power Limit", v, sizeof(v)), "350.00 W");
+	ck_assert_str_eq(detail_value(t, "Max Power Limit", v, sizeof(v)), "600.00 W");
+	ck_assert_str_eq(detail_value(t, "Energy Consumed", v, sizeof(v)), "628.110 J");
+	ck_assert_str_eq(detail_value(t, "soc", v, sizeof(v)), "2100 MHz");
+	ck_assert_str_eq(detail_value(t, "Power Slowdown", v, sizeof(v)), "Active");
+	ck_assert_str_eq(detail_value(t, "Thermal Slowdown", v, sizeof(v)), "Not Active");
+	ck_assert_str_eq(detail_value(t, "Power Violation Time", v, sizeof(v)), "1500 us");
+	ck_assert_str_eq(detail_value(strstr(t, "    Utilization\n"), "AIP", v, sizeof(v)), "37 %");
+	ck_assert_str_eq(detail_value(strstr(t, "Volatile"), "Single Bit", v, sizeof(v)), "1");
+	ck_assert_str_eq(detail_value(strstr(t, "Aggregate"), "Single Bit", v, sizeof(v)), "3");
+	ck_assert_str_eq(detail_value(t, "Firmware [CPUCP] Version", v, sizeof(v)),
+			 "gaudisim-cpucp 1.0");
+	ck_assert_str_eq(detail_value(t, "Serial Number", v, sizeof(v)), "N/A");
+}
+END_TEST
+
+START_TEST(detail_sections_selected)
+{
+	const char *t;
+
+	report.sections = SMI_SECTION_POWER | SMI_SECTION_ECC;
+	t = render(DETAIL);
+	ck_assert_ptr_nonnull(strstr(t, "Power Readings"));
+	ck_assert_ptr_nonnull(strstr(t, "ECC Errors"));
+	ck_assert_ptr_null(strstr(t, "Memory Usage"));
+	ck_assert_ptr_null(strstr(t, "Temperature"));
+	ck_assert_ptr_null(strstr(t, "Clocks"));
+	ck_assert_ptr_null(strstr(t, "Utilization"));
+	ck_assert_ptr_null(strstr(t, "Compute Context"));
+	/* The identity lines are always there. */
+	ck_assert_ptr_nonnull(strstr(t, "Product Name"));
+}
+END_TEST
+
+START_TEST(sections_parsed)
+{
+	unsigned int bits = 0;
+	char err[256] = "";
+
+	ck_assert_int_eq(smi_parse_sections("MEMORY,power,Ecc", &bits, err, sizeof(err)), 0);
+	ck_assert_uint_eq(bits, SMI_SECTION_MEMORY | SMI_SECTION_POWER | SMI_SECTION_ECC);
+	ck_assert_int_eq(smi_parse_sections("TEMPERATURE,FAN", &bits, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "'FAN'"));
+	ck_assert_int_eq(smi_parse_sections("", &bits, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(smi_parse_sections("MEMORY,", &bits, err, sizeof(err)), -EINVAL);
+}
+END_TEST
+
+START_TEST(csv_telemetry_fields)
+{
+	ck_assert_str_eq(render_csv("temperature.aip,power.draw,power.limit,utilization.aip,"
+				    "clocks.current.soc,clocks.limit.soc,module_id", "csv"),
+			 "temperature.aip [C], power.draw [W], power.limit [W], "
+			 "utilization.aip [%], clocks.current.soc [MHz], clocks.limit.soc [MHz], "
+			 "module_id\n"
+			 "39 C, 60.25 W, 350.00 W, 37 %, 2100 MHz, 2200 MHz, 0\n");
+	free(out_text);
+	out_text = NULL;
+	ck_assert_str_eq(render_csv("ecc.errors.corrected.volatile.total,"
+				    "ecc.errors.corrected.aggregate.total,"
+				    "ecc.errors.uncorrected.aggregate.total,stats.violation.power,"
+				    "serial,uuid,timestamp,reset_count.hard", "csv,noheader,nounits"),
+			 "1, 3, 1, 1500, N/A, N/A, 2026/01/05 10:00:00.250, 2\n");
+}
+END_TEST
+
+START_TEST(csv_missing_telemetry_is_na)
+{
+	dev[0].tel.have = 0;
+	ck_assert_str_eq(render_csv("temperature.aip,power.draw,utilization.aip,module_id",
+				    "csv,noheader"), "N/A, N/A, N/A, N/A\n");
+}
+END_TEST
+
+static const char *render_export(bool prometheus, const char *fields)
+{
+	struct smi_query q;
+	char err[256];
+	FILE *f;
+
+	smi_query_init(&q);
+	if (fields)
+		ck_assert_int_eq(smi_parse_fields(fields, &q, err, sizeof(err)), 0);
+	f = open_memstream(&out_text, &out_len);
+	ck_assert_ptr_nonnull(f);
+	if (prometheus)
+		smi_print_prometheus(f, &report);
+	else
+		smi_print_json(f, &report, &q);
+	fclose(f);
+	return out_text;
+}
+
+START_TEST(json_selected_fields)
+{
+	ck_assert_str_eq(render_export(false, "index,name,power.draw,serial"),
+			 "{\n"
+			 "  \"hl_smi_version\": \"9.9.9\",\n"
+			 "  \"timestamp\": \"2026/01/05 10:00:00.250\",\n"
+			 "  \"aips\": [\n"
+			 "    {\n"
+			 "      \"index\": 0,\n"
+			 "      \"name\": \"HL-GAUDISIM\",\n"
+			 "      \"power.draw\": 60.25,\n"
+			 "      \"serial\": null,\n"
+			 "      \"processes\": [{\"pid\": 4242, \"name\": \"dma-demo\", "
+			 "\"memory.used\": 64}]\n"
+			 "    }\n"
+			 "  ]\n"
+			 "}\n");
+}
+END_TEST
+
+START_TEST(json_every_field_two_devices)
+{
+	const char *t;
+	int i;
+
+	report.num_devices = 2;
+	snprintf(dev[1].process_name, sizeof(dev[1].process_name), "a\"b\\c");
+	/* Not a JSON number, although strtod() reads it as one. */
+	snprintf((char *)dev[1].hw.card_name, sizeof(dev[1].hw.card_name), "inf");
+	t = render_export(false, NULL);
+	for (i = 0; i < SMI_FIELD_COUNT; i++) {
+		char key[64];
+
+		snprintf(key, sizeof(key), "\"%s\": ", smi_field_name((enum smi_field)i));
+		ck_assert_msg(strstr(t, key) != NULL, "no %s in:\n%s", key, t);
+	}
+	ck_assert_ptr_nonnull(strstr(t, "\"status\": \"Operational\""));
+	ck_assert_ptr_nonnull(strstr(t, "\"name\": \"a\\\"b\\\\c\""));	/* escaped */
+	ck_assert_ptr_nonnull(strstr(t, "    },\n    {"));
+	ck_assert_ptr_nonnull(strstr(t, "\"name\": \"inf\""));
+}
+END_TEST
+
+START_TEST(prometheus_exposition)
+{
+	const char *t;
+
+	report.num_devices = 2;
+	dev[1].tel.have = 0;
+	t = render_export(true, NULL);
+	ck_assert_ptr_nonnull(strstr(t, "# TYPE hlsmi_power_draw_watts gauge\n"
+				       "hlsmi_power_draw_watts{aip=\"0\",bus_id=\"0000:00:03.0\"} 60.25\n"
+				       "# HELP"));
+	ck_assert_ptr_nonnull(strstr(t, "hlsmi_up{aip=\"1\",bus_id=\"0000:00:04.0\"} 1\n"));
+	ck_assert_ptr_nonnull(strstr(t, "hlsmi_throttle_seconds_total{aip=\"0\",bus_id="
+				       "\"0000:00:03.0\",reason=\"power\"} 0.0015\n"));
+	ck_assert_ptr_nonnull(strstr(t, "hlsmi_utilization_ratio{aip=\"0\",bus_id="
+				       "\"0000:00:03.0\"} 0.37\n"));
+	ck_assert_ptr_nonnull(strstr(t, "# TYPE hlsmi_energy_joules_total counter\n"));
+	/* Nothing for what device 1 did not report. */
+	ck_assert_ptr_null(strstr(t, "hlsmi_temperature_celsius{aip=\"1\""));
+}
+END_TEST
+
 Suite *smi_format_suite(void)
 {
 	Suite *s = suite_create("smi-format");
@@ -502,6 +703,7 @@ Suite *smi_format_suite(void)
 	tcase_add_test(table, table_two_devices);
 	tcase_add_test(table, table_without_processes);
 	tcase_add_test(table, table_has_no_invented_columns);
+	tcase_add_test(table, table_missing_telemetry_is_na);
 	tcase_add_test(table, table_missing_info_is_na);
 	tcase_add_test(table, table_long_name_is_cut);
 	tcase_add_test(table, table_no_devices);
@@ -512,6 +714,8 @@ Suite *smi_format_suite(void)
 	tcase_add_test(detail, detail_colons_line_up);
 	tcase_add_test(detail, detail_idle_holder_absent);
 	tcase_add_test(detail, detail_two_devices);
+	tcase_add_test(detail, detail_telemetry_sections);
+	tcase_add_test(detail, detail_sections_selected);
 	suite_add_tcase(s, detail);
 
 	tcase_add_checked_fixture(csv, setup, teardown);
@@ -521,6 +725,11 @@ Suite *smi_format_suite(void)
 	tcase_add_test(csv, csv_every_field);
 	tcase_add_test(csv, csv_missing_info_is_na);
 	tcase_add_test(csv, csv_repeated_field);
+	tcase_add_test(csv, csv_telemetry_fields);
+	tcase_add_test(csv, csv_missing_telemetry_is_na);
+	tcase_add_test(csv, json_selected_fields);
+	tcase_add_test(csv, json_every_field_two_devices);
+	tcase_add_test(csv, prometheus_exposition);
 	suite_add_tcase(s, csv);
 
 	tcase_add_loop_test(parse, fields_refused, 0,
@@ -532,6 +741,7 @@ Suite *smi_format_suite(void)
 			    (int)(sizeof(bad_formats) / sizeof(bad_formats[0])));
 	tcase_add_test(parse, formats_accepted);
 	tcase_add_test(parse, status_names);
+	tcase_add_test(parse, sections_parsed);
 	suite_add_tcase(s, parse);
 	return s;
 }

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Event notification (INFO REGISTER_EVENTFD, UNREGISTER_EVENTFD,
+ * GET_EVENTS) and the capture of the last error of each kind for the INFO
+ * *_EVENT ops.
+ *
+ * Like habanalabs, every open compute context collects the events that
+ * happen while it is open; a context that registered an eventfd is also
+ * signalled. GET_EVENTS returns the collected bits and clears them.
+ */
+
+#include <linux/eventfd.h>
+#include <linux/ktime.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+
+#include "gaudisim_ctx.h"
+#include "gaudisim_drv.h"
+
+/**
+ * gsim_notify() - record events for every open context, signal eventfds
+ * @gdev: the device
+ * @events: GAUDISIM_NOTIFIER_EVENT_* bits
+ *
+ * Context: process context; takes gdev->notifier_lock.
+ */
+void gsim_notify(struct gaudisim_device *gdev, u64 events)
+{
+	struct gaudisim_ctx *ctx;
+
+	mutex_lock(&gdev->notifier_lock);
+	list_for_each_entry(ctx, &gdev->notifiers, notifier_node) {
+		ctx->notifier_events |= events;
+		if (ctx->notifier_efd)
+			eventfd_signal(ctx->notifier_efd);
+	}
+	mutex_unlock(&gdev->notifier_lock);
+}
+
+/* Start collecting events for a context that just opened the device. */
+void gsim_notifier_ctx_init(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx)
+{
+	mutex_lock(&gdev->notifier_lock);
+	list_add_tail(&ctx->notifier_node, &gdev->notifiers);
+	mutex_unlock(&gdev->notifier_lock);
+}
+
+/* Stop collecting and drop the eventfd of a closing context. */
+void gsim_notifier_ctx_fini(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx)
+{
+	mutex_lock(&gdev->notifier_lock);
+	list_del_init(&ctx->notifier_node);
+	if (ctx->notifier_efd) {
+		eventfd_ctx_put(ctx->notifier_efd);
+		ctx->notifier_efd = NULL;
+	}
+	mutex_unlock(&gdev->notifier_lock);
+}
+
+int gsim_notifier_register(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx, int fd)
+{
+	struct eventfd_ctx *efd;
+	int rc = 0;
+
+	efd = eventfd_ctx_fdget(fd);
+	if (IS_ERR(efd)) {
+		gsim_dbg(gdev, "fd %d is not an eventfd\n", fd);
+		return PTR_ERR(efd);
+	}
+	mutex_lock(&gdev->notifier_lock);
+	if (ctx->notifier_efd) {
+		gsim_dbg(gdev, "an eventfd is already registered\n");
+		rc = -EINVAL;
+	} else {
+		ctx->notifier_efd = efd;
+		efd = NULL;
+	}
+	mutex_unlock(&gdev->notifier_lock);
+	if (efd)
+		eventfd_ctx_put(efd);
+	return rc;
+}
+
+int gsim_notifier_unregister(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx)
+{
+	struct eventfd_ctx *efd;
+
+	mutex_lock(&gdev->notifier_lock);
+	efd = ctx->notifier_efd;
+	ctx->notifier_efd = NULL;
+	mutex_unlock(&gdev->notifier_lock);
+	if (!efd) {
+		gsim_dbg(gdev, "no eventfd is registered\n");
+		return -EINVAL;
+	}
+	eventfd_ctx_put(efd);
+	return 0;
+}
+
+int gsim_notifier_get_events(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
+			     u64 *events)
+{
+	mutex_lock(&gdev->notifier_lock);
+	*events = ctx->notifier_events;
+	ctx->notifier_events = 0;
+	mutex_unlock(&gdev->notifier_lock);
+	return 0;
+}
+
+/* A CS timed out: remember it for CS_TIMEOUT_EVENT and tell the users. */
+void gsim_capture_cs_timeout(struct gaudisim_device *gdev, u64 seq)
+{
+	spin_lock(&gdev->err_lock);
+	gdev->errors.cs_timeout.timestamp = ktime_get_ns();
+	gdev->errors.cs_timeout.seq = seq;
+	spin_unlock(&gdev->err_lock);
+	gsim_notify(gdev, GAUDISIM_NOTIFIER_EVENT_CS_TIMEOUT);
+}

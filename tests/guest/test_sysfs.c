@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sysfs attributes of the device (habanalabs' names): each reads what the
+ * driver knows, the writable ones take good values and refuse bad ones
+ * with an error while the device keeps working, and only root may write.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "hw/gaudisim_telemetry.h"
+#include "sysfs_util.h"
+
+static char path[PATH_LEN], text[TEXT_LEN];
+
+static const char *attr(const char *name)
+{
+	dev_attr_path(path, sizeof(path), name);
+	return path;
+}
+
+static const char *read_attr_ok(const char *name)
+{
+	int rc = read_text(attr(name), text, sizeof(text));
+
+	ck_assert_msg(rc == 0, "read %s: %s", name, strerror(-rc));
+	return text;
+}
+
+START_TEST(identity)
+{
+	char busid[HLTHUNK_BUS_ID_MAX_LEN];
+	unsigned int major, minor;
+	char tail;
+	int fd = open_control_ok();
+
+	ck_assert_int_eq(hlthunk_get_pci_bus_id_from_fd(fd, busid, sizeof(busid)), 0);
+	hlthunk_close(fd);
+	ck_assert_str_eq(read_attr_ok("pci_addr"), busid);
+	ck_assert_str_eq(read_attr_ok("device_type"), "GAUDI");
+	ck_assert_str_eq(read_attr_ok("status"), "operational");
+	ck_assert_str_eq(read_attr_ok("module_id"), "0");
+	ck_assert_str_eq(read_attr_ok("soft_reset_cnt"), "0");
+	ck_assert_msg(sscanf(read_attr_ok("cpucp_ver"), "gaudisim-cpucp %u.%u%c", &major, &minor,
+			     &tail) == 2, "cpucp_ver '%s'", text);
+	ck_assert_uint_eq(major, GAUDISIM_HW_VERSION_MAJOR);
+	ck_assert_msg(strncmp(read_attr_ok("armcp_ver"), "gaudisim-cpucp ", 15) == 0,
+		      "armcp_ver '%s'", text);
+}
+END_TEST
+
+START_TEST(max_power_rw)
+{
+	long long def = read_number_ok(attr("max_power"));
+
+	ck_assert_int_eq(def, GAUDISIM_TEL_POWER_MAX_DEFAULT_MW);
+	write_number_ok(attr("max_power"), 300000);
+	write_number_ok(attr("max_power"), def);
+}
+END_TEST
+
+static const struct {
+	const char *attr, *value;
+	int err;
+} bad_writes[] = {
+	{ "max_power", "abc", -EINVAL },
+	{ "max_power", "1000", -ERANGE },		/* below idle power */
+	{ "max_power", "600001", -ERANGE },		/* above the card's limit */
+	{ "max_power", "-5", -EINVAL },
+	{ "clk_max_freq_mhz", "0", -ERANGE },
+	{ "clk_max_freq_mhz", "2201", -ERANGE },
+	{ "clk_max_freq_mhz", "fast", -EINVAL },
+	{ "hard_reset", "0", -EINVAL },
+	{ "hard_reset", "2", -EINVAL },
+	{ "hard_reset", "yes", -EINVAL },
+	{ "soft_reset", "7", -EINVAL },
+	{ "status", "operational", -EACCES },		/* read-only attributes */
+	{ "clk_cur_freq_mhz", "100", -EACCES },
+	{ "hard_reset_cnt", "0", -EACCES },
+	{ "device_type", "GAUDI2", -EACCES },
+};
+
+START_TEST(bad_write_refused)
+{
+	char before[TEXT_LEN] = "", after[TEXT_LEN] = "";
+	long long resets = read_number_ok(attr("hard_reset_cnt"));
+	bool readable = strcmp(bad_writes[_i].attr, "hard_reset") &&
+			strcmp(bad_writes[_i].attr, "soft_reset");
+	int rc;
+
+	if (readable)
+		ck_assert_int_eq(read_text(attr(bad_writes[_i].attr), before, sizeof(before)), 0);
+	rc = write_text(attr(bad_writes[_i].attr), bad_writes[_i].value);
+	ck_assert_msg(rc == bad_writes[_i].err, "write '%s' to %s: %d (%s), want %d",
+		      bad_writes[_i].value, bad_writes[_i].attr, rc, strerror(-rc),
+		      bad_writes[_i].err);
+	if (readable && strcmp(bad_writes[_i].attr, "clk_cur_freq_mhz")) {
+		ck_assert_int_eq(read_text(attr(bad_writes[_i].attr), after, sizeof(after)), 0);
+		ck_assert_str_eq(after, before);
+	}
+	ck_assert_int_eq(read_number_ok(attr("hard_reset_cnt")), resets);
+	ck_assert_str_eq(read_attr_ok("status"), "operational");
+	device_works_ok();
+}
+END_TEST
+
+START_TEST(clock_limit_rw)
+{
+	long long def = read_number_ok(attr("clk_max_freq_mhz"));
+	long long cur = read_number_ok(attr("clk_cur_freq_mhz"));
+
+	ck_assert_int_gt(def, 0);
+	ck_assert_int_le(def, GAUDISIM_TEL_CLOCK_LIMIT_MHZ);
+	ck_assert_int_gt(cur, 0);
+	ck_assert_int_le(cur, def);
+	write_number_ok(attr("clk_max_freq_mhz"), 1200);
+	/* The engine clock follows the new limit at once when idle. */
+	ck_assert_int_le(read_number_ok(attr("clk_cur_freq_mhz")), 1200);
+	write_number_ok(attr("clk_max_freq_mhz"), def);
+}
+END_TEST
+
+static void reset_through(const char *name)
+{
+	long long before = read_number_ok(attr("hard_reset_cnt"));
+	int rc = write_text(attr(name), "1");
+
+	ck_assert_msg(rc == 0, "write 1 to %s: %s", name, strerror(-rc));
+	ck_assert_int_eq(read_number_ok(attr("hard_reset_cnt")), before + 1);
+	ck_assert_str_eq(read_attr_ok("status"), "operational");
+	/* Gaudi has no soft reset: it is done as a hard one. */
+	ck_assert_str_eq(read_attr_ok("soft_reset_cnt"), "0");
+	device_works_ok();
+}
+
+START_TEST(hard_reset_resets)
+{
+	reset_through("hard_reset");
+}
+END_TEST
+
+START_TEST(soft_reset_resets)
+{
+	reset_through("soft_reset");
+}
+END_TEST
+
+/* A reset while this process holds the device: it may go on afterwards. */
+START_TEST(reset_while_held)
+{
+	struct hbm_buf hbm;
+	int fd = open_compute_ok();
+
+	hbm_alloc_ok(fd, &hbm, 2 * MiB);
+	ck_assert_int_eq(write_text(attr("hard_reset"), "1"), 0);
+	memset_ok(fd, hbm.addr, 0x11, 4096, QUEUE_H2D);
+	hbm_free_ok(fd, &hbm);
+	hlthunk_close(fd);
+}
+END_TEST
+
+static const struct {
+	const char *attr;
+	int flags, err;
+} nobody_opens[] = {
+	{ "status", O_RDONLY, 0 },
+	{ "max_power", O_RDONLY, 0 },
+	{ "clk_cur_freq_mhz", O_RDONLY, 0 },
+	{ "max_power", O_WRONLY, EACCES },
+	{ "clk_max_freq_mhz", O_WRONLY, EACCES },
+	{ "hard_reset", O_WRONLY, EACCES },
+	{ "soft_reset", O_WRONLY, EACCES },
+};
+
+START_TEST(unprivileged_access)
+{
+	int err = open_errno_as_nobody(attr(nobody_opens[_i].attr), nobody_opens[_i].flags);
+
+	ck_assert_msg(err == nobody_opens[_i].err, "nobody opening %s (%s): %s, want %s",
+		      nobody_opens[_i].attr, nobody_opens[_i].flags == O_RDONLY ? "read" : "write",
+		      strerror(err), strerror(nobody_opens[_i].err));
+}
+END_TEST
+
+static Suite *sysfs_suite(void)
+{
+	Suite *s = suite_create("sysfs");
+	TCase *tc = tcase_create("attributes");
+
+	tcase_set_timeout(tc, TCASE_TIMEOUT_DMA);
+	tcase_add_test(tc, identity);
+	tcase_add_test(tc, max_power_rw);
+	tcase_add_test(tc, clock_limit_rw);
+	tcase_add_loop_test(tc, bad_write_refused, 0,
+			    (int)(sizeof(bad_writes) / sizeof(bad_writes[0])));
+	tcase_add_test(tc, hard_reset_resets);
+	tcase_add_test(tc, soft_reset_resets);
+	tcase_add_test(tc, reset_while_held);
+	tcase_add_loop_test(tc, unprivileged_access, 0,
+			    (int)(sizeof(nobody_opens) / sizeof(nobody_opens[0])));
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(sysfs_suite());
+}
