@@ -27,30 +27,30 @@
  * and mappings keep alive): memory the kernel allocates on user request,
  * so it is capped; beyond either limit CREATE fails with ENOMEM.
  */
-#define GSIM_CB_MAX_ID		0xffffu
-#define GSIM_CTX_CB_COUNT_MAX	4096
-#define GSIM_CTX_CB_BYTES_MAX	SZ_64M
+#define GAUDISIM_CB_MAX_ID		0xffffu
+#define GAUDISIM_CTX_CB_COUNT_MAX	4096
+#define GAUDISIM_CTX_CB_BYTES_MAX	SZ_64M
 
-static void gsim_cb_release(struct kref *ref)
+static void gaudisim_cb_release(struct kref *ref)
 {
-	struct gsim_cb *cb = container_of(ref, struct gsim_cb, ref);
+	struct gaudisim_cb *cb = container_of(ref, struct gaudisim_cb, ref);
 	struct gaudisim_ctx *ctx = cb->ctx;
 
 	atomic64_sub(PAGE_ALIGN(cb->size), &ctx->cb_bytes);
 	atomic_dec(&ctx->cb_count);
 	vfree(cb->vaddr);
 	kfree(cb);
-	gsim_ctx_put(ctx);
+	gaudisim_ctx_put(ctx);
 }
 
-void gsim_cb_put(struct gsim_cb *cb)
+void gaudisim_cb_put(struct gaudisim_cb *cb)
 {
-	kref_put(&cb->ref, gsim_cb_release);
+	kref_put(&cb->ref, gaudisim_cb_release);
 }
 
-static struct gsim_cb *gsim_cb_get_id(struct gaudisim_ctx *ctx, unsigned long id)
+static struct gaudisim_cb *gaudisim_cb_get_id(struct gaudisim_ctx *ctx, unsigned long id)
 {
-	struct gsim_cb *cb;
+	struct gaudisim_cb *cb;
 
 	xa_lock(&ctx->cbs);
 	cb = xa_load(&ctx->cbs, id);
@@ -61,48 +61,48 @@ static struct gsim_cb *gsim_cb_get_id(struct gaudisim_ctx *ctx, unsigned long id
 }
 
 /* Map a handle to a CB id; 0 for anything that is not a handle. */
-static unsigned long gsim_cb_handle_to_id(u64 handle)
+static unsigned long gaudisim_cb_handle_to_id(u64 handle)
 {
 	if (handle & ~PAGE_MASK)
 		return 0;
 	handle >>= PAGE_SHIFT;
-	return handle <= GSIM_CB_MAX_ID ? handle : 0;
+	return handle <= GAUDISIM_CB_MAX_ID ? handle : 0;
 }
 
 /**
- * gsim_cb_lookup() - take a reference on the CB named by a handle
+ * gaudisim_cb_lookup() - take a reference on the CB named by a handle
  * @ctx: the context that owns the handle
  * @handle: CB handle
  *
  * Return: the CB, or NULL when @handle names none.
  */
-struct gsim_cb *gsim_cb_lookup(struct gaudisim_ctx *ctx, u64 handle)
+struct gaudisim_cb *gaudisim_cb_lookup(struct gaudisim_ctx *ctx, u64 handle)
 {
-	unsigned long id = gsim_cb_handle_to_id(handle);
+	unsigned long id = gaudisim_cb_handle_to_id(handle);
 
-	return id ? gsim_cb_get_id(ctx, id) : NULL;
+	return id ? gaudisim_cb_get_id(ctx, id) : NULL;
 }
 
-static int gsim_cb_create(struct gaudisim_ctx *ctx, u32 size, u64 *handle)
+static int gaudisim_cb_create(struct gaudisim_ctx *ctx, u32 size, u64 *handle)
 {
 	struct gaudisim_device *gdev = ctx->gdev;
 	u32 alloc_size = PAGE_ALIGN(size);
-	struct gsim_cb *cb;
+	struct gaudisim_cb *cb;
 	int rc;
 
 	if (size < GAUDISIM_PKT_ALIGN || size > GAUDISIM_CB_MAX_SIZE) {
-		gsim_dbg(gdev, "CB size %u is not in [%u, %u]\n", size,
-			 GAUDISIM_PKT_ALIGN, GAUDISIM_CB_MAX_SIZE);
+		gaudisim_dbg(gdev, "CB size %u is not in [%u, %u]\n", size,
+			     GAUDISIM_PKT_ALIGN, GAUDISIM_CB_MAX_SIZE);
 		return -EINVAL;
 	}
-	if (atomic_inc_return(&ctx->cb_count) > GSIM_CTX_CB_COUNT_MAX) {
-		gsim_dbg(gdev, "context holds %u CBs already\n", GSIM_CTX_CB_COUNT_MAX);
+	if (atomic_inc_return(&ctx->cb_count) > GAUDISIM_CTX_CB_COUNT_MAX) {
+		gaudisim_dbg(gdev, "context holds %u CBs already\n", GAUDISIM_CTX_CB_COUNT_MAX);
 		atomic_dec(&ctx->cb_count);
 		return -ENOMEM;
 	}
-	if (atomic64_add_return(alloc_size, &ctx->cb_bytes) > GSIM_CTX_CB_BYTES_MAX) {
-		gsim_dbg(gdev, "context's CBs would exceed %u MiB\n",
-			 GSIM_CTX_CB_BYTES_MAX >> 20);
+	if (atomic64_add_return(alloc_size, &ctx->cb_bytes) > GAUDISIM_CTX_CB_BYTES_MAX) {
+		gaudisim_dbg(gdev, "context's CBs would exceed %u MiB\n",
+			     GAUDISIM_CTX_CB_BYTES_MAX >> 20);
 		rc = -ENOMEM;
 		goto err_unaccount;
 	}
@@ -118,16 +118,16 @@ static int gsim_cb_create(struct gaudisim_ctx *ctx, u32 size, u64 *handle)
 		goto err_free_cb;
 	}
 	kref_init(&cb->ref);
-	gsim_ctx_get(ctx);
+	gaudisim_ctx_get(ctx);
 	cb->ctx = ctx;
 	cb->size = size;
 	atomic_set(&cb->usage, 0);
 
-	rc = xa_alloc(&ctx->cbs, &cb->id, cb, XA_LIMIT(1, GSIM_CB_MAX_ID), GFP_KERNEL);
+	rc = xa_alloc(&ctx->cbs, &cb->id, cb, XA_LIMIT(1, GAUDISIM_CB_MAX_ID), GFP_KERNEL);
 	if (rc) {
-		gsim_dbg(gdev, "no free CB handle\n");
+		gaudisim_dbg(gdev, "no free CB handle\n");
 		/* The release accounts the memory back and drops the context. */
-		gsim_cb_put(cb);
+		gaudisim_cb_put(cb);
 		return rc == -EBUSY ? -ENOMEM : rc;
 	}
 
@@ -142,76 +142,76 @@ err_unaccount:
 	return rc;
 }
 
-static int gsim_cb_destroy(struct gaudisim_ctx *ctx, u64 handle)
+static int gaudisim_cb_destroy(struct gaudisim_ctx *ctx, u64 handle)
 {
-	unsigned long id = gsim_cb_handle_to_id(handle);
-	struct gsim_cb *cb = id ? xa_erase(&ctx->cbs, id) : NULL;
+	unsigned long id = gaudisim_cb_handle_to_id(handle);
+	struct gaudisim_cb *cb = id ? xa_erase(&ctx->cbs, id) : NULL;
 
 	if (!cb) {
-		gsim_dbg(ctx->gdev, "no CB with handle 0x%llx\n", handle);
+		gaudisim_dbg(ctx->gdev, "no CB with handle 0x%llx\n", handle);
 		return -EINVAL;
 	}
-	gsim_cb_put(cb);
+	gaudisim_cb_put(cb);
 	return 0;
 }
 
-int gsim_cb_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
+int gaudisim_cb_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 {
 	struct gaudisim_device *gdev = to_gsim(drm);
 	struct gaudisim_ctx *ctx = file->driver_priv;
 	union gaudisim_cb_args *args = data;
 	struct gaudisim_cb_in in = args->in;
-	struct gsim_cb *cb;
+	struct gaudisim_cb *cb;
 	u64 handle;
 	int rc;
 
 	if (in.ctx_id || in.flags) {
-		gsim_dbg(gdev, "ctx_id and flags must be 0\n");
+		gaudisim_dbg(gdev, "ctx_id and flags must be 0\n");
 		return -EINVAL;
 	}
 
 	switch (in.op) {
 	case GAUDISIM_CB_OP_CREATE:
-		rc = gsim_cb_create(ctx, in.cb_size, &handle);
+		rc = gaudisim_cb_create(ctx, in.cb_size, &handle);
 		if (rc)
 			return rc;
 		memset(args, 0, sizeof(*args));
 		args->out.cb_handle = handle;
 		return 0;
 	case GAUDISIM_CB_OP_DESTROY:
-		rc = gsim_cb_destroy(ctx, in.cb_handle);
+		rc = gaudisim_cb_destroy(ctx, in.cb_handle);
 		if (rc)
 			return rc;
 		memset(args, 0, sizeof(*args));
 		return 0;
 	case GAUDISIM_CB_OP_INFO:
-		cb = gsim_cb_lookup(ctx, in.cb_handle);
+		cb = gaudisim_cb_lookup(ctx, in.cb_handle);
 		if (!cb) {
-			gsim_dbg(gdev, "no CB with handle 0x%llx\n", in.cb_handle);
+			gaudisim_dbg(gdev, "no CB with handle 0x%llx\n", in.cb_handle);
 			return -EINVAL;
 		}
 		memset(args, 0, sizeof(*args));
 		args->out.usage_cnt = atomic_read(&cb->usage);
 		args->out.size = cb->size;
-		gsim_cb_put(cb);
+		gaudisim_cb_put(cb);
 		return 0;
 	default:
-		gsim_dbg(gdev, "unknown CB op %u\n", in.op);
+		gaudisim_dbg(gdev, "unknown CB op %u\n", in.op);
 		return -EINVAL;
 	}
 }
 
 /* Every VMA of a CB mapping holds a reference on the CB. */
-static void gsim_cb_vm_open(struct vm_area_struct *vma)
+static void gaudisim_cb_vm_open(struct vm_area_struct *vma)
 {
-	struct gsim_cb *cb = vma->vm_private_data;
+	struct gaudisim_cb *cb = vma->vm_private_data;
 
 	kref_get(&cb->ref);
 }
 
-static void gsim_cb_vm_close(struct vm_area_struct *vma)
+static void gaudisim_cb_vm_close(struct vm_area_struct *vma)
 {
-	gsim_cb_put(vma->vm_private_data);
+	gaudisim_cb_put(vma->vm_private_data);
 }
 
 /*
@@ -219,9 +219,9 @@ static void gsim_cb_vm_close(struct vm_area_struct *vma)
  * goes away the DRM core zaps every mapping of the device file, and the
  * CB, still alive, is simply faulted in again.
  */
-static vm_fault_t gsim_cb_vm_fault(struct vm_fault *vmf)
+static vm_fault_t gaudisim_cb_vm_fault(struct vm_fault *vmf)
 {
-	struct gsim_cb *cb = vmf->vma->vm_private_data;
+	struct gaudisim_cb *cb = vmf->vma->vm_private_data;
 	unsigned long offset = (vmf->pgoff - cb->id) << PAGE_SHIFT;
 	struct page *page;
 
@@ -234,59 +234,59 @@ static vm_fault_t gsim_cb_vm_fault(struct vm_fault *vmf)
 	return 0;
 }
 
-static const struct vm_operations_struct gsim_cb_vm_ops = {
-	.open = gsim_cb_vm_open,
-	.close = gsim_cb_vm_close,
-	.fault = gsim_cb_vm_fault,
+static const struct vm_operations_struct gaudisim_cb_vm_ops = {
+	.open = gaudisim_cb_vm_open,
+	.close = gaudisim_cb_vm_close,
+	.fault = gaudisim_cb_vm_fault,
 };
 
 /**
- * gsim_cb_mmap() - map a CB into user space
+ * gaudisim_cb_mmap() - map a CB into user space
  * @ctx: the context of the file being mapped
  * @vma: the mapping; its offset is the CB handle
  *
  * Return: 0, -EINVAL for a bad handle, size or a private mapping.
  */
-int gsim_cb_mmap(struct gaudisim_ctx *ctx, struct vm_area_struct *vma)
+int gaudisim_cb_mmap(struct gaudisim_ctx *ctx, struct vm_area_struct *vma)
 {
 	unsigned long len = vma->vm_end - vma->vm_start;
-	struct gsim_cb *cb;
+	struct gaudisim_cb *cb;
 
 	if (!(vma->vm_flags & VM_SHARED)) {
-		gsim_dbg(ctx->gdev, "CBs must be mapped MAP_SHARED\n");
+		gaudisim_dbg(ctx->gdev, "CBs must be mapped MAP_SHARED\n");
 		return -EINVAL;
 	}
-	if (!vma->vm_pgoff || vma->vm_pgoff > GSIM_CB_MAX_ID)
+	if (!vma->vm_pgoff || vma->vm_pgoff > GAUDISIM_CB_MAX_ID)
 		return -EINVAL;
 
-	cb = gsim_cb_get_id(ctx, vma->vm_pgoff);
+	cb = gaudisim_cb_get_id(ctx, vma->vm_pgoff);
 	if (!cb) {
-		gsim_dbg(ctx->gdev, "no CB at mmap offset 0x%lx\n",
-			 vma->vm_pgoff << PAGE_SHIFT);
+		gaudisim_dbg(ctx->gdev, "no CB at mmap offset 0x%lx\n",
+			     vma->vm_pgoff << PAGE_SHIFT);
 		return -EINVAL;
 	}
 	if (len > PAGE_ALIGN(cb->size)) {
-		gsim_dbg(ctx->gdev, "mapping of %lu bytes exceeds the %u-byte CB\n",
-			 len, cb->size);
-		gsim_cb_put(cb);
+		gaudisim_dbg(ctx->gdev, "mapping of %lu bytes exceeds the %u-byte CB\n",
+			     len, cb->size);
+		gaudisim_cb_put(cb);
 		return -EINVAL;
 	}
 
 	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_private_data = cb;
-	vma->vm_ops = &gsim_cb_vm_ops;
+	vma->vm_ops = &gaudisim_cb_vm_ops;
 	return 0;
 }
 
 /* Drop every handle of a closing context. */
-void gsim_cb_ctx_fini(struct gaudisim_ctx *ctx)
+void gaudisim_cb_ctx_fini(struct gaudisim_ctx *ctx)
 {
-	struct gsim_cb *cb;
+	struct gaudisim_cb *cb;
 	unsigned long id;
 
 	xa_for_each(&ctx->cbs, id, cb) {
 		xa_erase(&ctx->cbs, id);
-		gsim_cb_put(cb);
+		gaudisim_cb_put(cb);
 		cond_resched();
 	}
 	xa_destroy(&ctx->cbs);

@@ -16,7 +16,7 @@ struct gaudisim_ctx;
 struct vm_area_struct;
 
 /**
- * struct gsim_cb - a user CB
+ * struct gaudisim_cb - a user CB
  * @ref: held by the handle, each job made from it and each mapping
  * @ctx: owning context (reference), for the memory accounting
  * @vaddr: vmalloc_user() memory, PAGE_ALIGN(@size) bytes
@@ -24,7 +24,7 @@ struct vm_area_struct;
  * @id: handle id (handle and mmap offset are id << PAGE_SHIFT)
  * @usage: jobs holding the CB
  */
-struct gsim_cb {
+struct gaudisim_cb {
 	struct kref ref;
 	struct gaudisim_ctx *ctx;
 	void *vaddr;
@@ -33,10 +33,10 @@ struct gsim_cb {
 	atomic_t usage;
 };
 
-struct gsim_cb *gsim_cb_lookup(struct gaudisim_ctx *ctx, u64 handle);
-void gsim_cb_put(struct gsim_cb *cb);
-void gsim_cb_ctx_fini(struct gaudisim_ctx *ctx);
-int gsim_cb_mmap(struct gaudisim_ctx *ctx, struct vm_area_struct *vma);
-int gsim_cb_ioctl(struct drm_device *drm, void *data, struct drm_file *file);
+struct gaudisim_cb *gaudisim_cb_lookup(struct gaudisim_ctx *ctx, u64 handle);
+void gaudisim_cb_put(struct gaudisim_cb *cb);
+void gaudisim_cb_ctx_fini(struct gaudisim_ctx *ctx);
+int gaudisim_cb_mmap(struct gaudisim_ctx *ctx, struct vm_area_struct *vma);
+int gaudisim_cb_ioctl(struct drm_device *drm, void *data, struct drm_file *file);
 
 #endif /* __GAUDISIM_CB_H__ */

@@ -31,34 +31,34 @@
 #include "gaudisim_mem.h"
 #include "gaudisim_parser.h"
 
-#define GSIM_CS_TIMEOUT_MAX_S	3600
+#define GAUDISIM_CS_TIMEOUT_MAX_S	3600
 /*
  * Kernel CB memory (coherent DMA memory) the jobs of one context may hold
  * at once; the patched copies of 128 user CBs of the largest size.
  */
-#define GSIM_CTX_KCB_BYTES_MAX	SZ_256M
+#define GAUDISIM_CTX_KCB_BYTES_MAX	SZ_256M
 
-static void gsim_cs_release(struct kref *ref)
+static void gaudisim_cs_release(struct kref *ref)
 {
-	struct gsim_cs *cs = container_of(ref, struct gsim_cs, ref);
+	struct gaudisim_cs *cs = container_of(ref, struct gaudisim_cs, ref);
 
-	gsim_ctx_put(cs->ctx);
+	gaudisim_ctx_put(cs->ctx);
 	kvfree(cs);
 }
 
-static void gsim_cs_put(struct gsim_cs *cs)
+static void gaudisim_cs_put(struct gaudisim_cs *cs)
 {
-	kref_put(&cs->ref, gsim_cs_release);
+	kref_put(&cs->ref, gaudisim_cs_release);
 }
 
 /*
  * Make the outcome of @cs final. Only the first call counts; it returns
  * true. Drops the pending-table and TDR references.
  */
-static bool gsim_cs_signal(struct gsim_cs *cs, int status)
+static bool gaudisim_cs_signal(struct gaudisim_cs *cs, int status)
 {
 	struct gaudisim_ctx *ctx = cs->ctx;
-	struct gsim_cs_counters *cnt = &ctx->gdev->cs_cnt;
+	struct gaudisim_cs_counters *cnt = &ctx->gdev->cs_cnt;
 
 	spin_lock(&ctx->cs_lock);
 	if (cs->signalled) {
@@ -69,14 +69,14 @@ static bool gsim_cs_signal(struct gsim_cs *cs, int status)
 	cs->status = status;
 	cs->timestamp_ns = ktime_get_ns();
 	if (cs->seq) {
-		struct gsim_cs_outcome *o =
-			&ctx->outcomes[cs->seq & (GSIM_CS_OUTCOMES - 1)];
+		struct gaudisim_cs_outcome *o =
+			&ctx->outcomes[cs->seq & (GAUDISIM_CS_OUTCOMES - 1)];
 
 		o->seq = cs->seq;
 		o->status = status;
 		o->timestamp_valid = cs->flags & GAUDISIM_CS_FLAGS_TIMESTAMP;
 		o->timestamp_ns = cs->timestamp_ns;
-		ctx->pending[cs->seq & (GSIM_MAX_PENDING_CS - 1)] = NULL;
+		ctx->pending[cs->seq & (GAUDISIM_MAX_PENDING_CS - 1)] = NULL;
 	}
 	spin_unlock(&ctx->cs_lock);
 
@@ -92,39 +92,39 @@ static bool gsim_cs_signal(struct gsim_cs *cs, int status)
 	}
 
 	if (cancel_delayed_work(&cs->tdr))
-		gsim_cs_put(cs);
+		gaudisim_cs_put(cs);
 	if (cs->seq)
-		gsim_cs_put(cs);
+		gaudisim_cs_put(cs);
 	return true;
 }
 
 /* Count a refused CS device-wide and for its context (INFO CS_COUNTERS). */
-static void gsim_cs_count_drop(struct gaudisim_ctx *ctx, enum gsim_cs_drop why)
+static void gaudisim_cs_count_drop(struct gaudisim_ctx *ctx, enum gaudisim_cs_drop why)
 {
 	atomic64_inc(&ctx->gdev->cs_cnt.drop[why]);
 	atomic64_inc(&ctx->drop[why]);
 }
 
-static void gsim_cs_tdr_work(struct work_struct *work)
+static void gaudisim_cs_tdr_work(struct work_struct *work)
 {
-	struct gsim_cs *cs = container_of(to_delayed_work(work), struct gsim_cs, tdr);
+	struct gaudisim_cs *cs = container_of(to_delayed_work(work), struct gaudisim_cs, tdr);
 	struct gaudisim_device *gdev = cs->ctx->gdev;
 
-	if (gsim_cs_signal(cs, -ETIMEDOUT)) {
+	if (gaudisim_cs_signal(cs, -ETIMEDOUT)) {
 		if (cs->seq) {
 			atomic64_inc(&gdev->cs_cnt.timed_out);
-			gsim_capture_cs_timeout(gdev, cs->seq);
+			gaudisim_capture_cs_timeout(gdev, cs->seq);
 		}
-		gsim_err_ratelimited(gdev, "CS %llu has not finished in %u seconds\n",
-				     cs->seq, cs->timeout_s);
-		if (gsim_reset_on_lockup)
-			gsim_request_reset(gdev, "command submission timed out");
+		gaudisim_err_ratelimited(gdev, "CS %llu has not finished in %u seconds\n",
+					 cs->seq, cs->timeout_s);
+		if (gaudisim_reset_on_lockup)
+			gaudisim_request_reset(gdev, "command submission timed out");
 	}
-	gsim_cs_put(cs);
+	gaudisim_cs_put(cs);
 }
 
 /* Free what a job holds; the job itself lives inside its CS. */
-static void gsim_job_release(struct gsim_job *job)
+static void gaudisim_job_release(struct gaudisim_job *job)
 {
 	struct gaudisim_device *gdev = job->cs->ctx->gdev;
 	u32 i;
@@ -137,36 +137,36 @@ static void gsim_job_release(struct gsim_job *job)
 	job->kcb = NULL;
 
 	for (i = 0; i < job->num_uptrs; i++)
-		gsim_userptr_put(job->uptrs[i]);
+		gaudisim_userptr_put(job->uptrs[i]);
 	kvfree(job->uptrs);
 	job->uptrs = NULL;
 	job->num_uptrs = 0;
 
 	if (job->user_cb) {
 		atomic_dec(&job->user_cb->usage);
-		gsim_cb_put(job->user_cb);
+		gaudisim_cb_put(job->user_cb);
 		job->user_cb = NULL;
 	}
 }
 
 /**
- * gsim_job_alloc_kcb() - allocate the kernel CB of an external job
+ * gaudisim_job_alloc_kcb() - allocate the kernel CB of an external job
  * @job: the job
  * @size: bytes, completion tail included
  *
- * The context's kernel CB memory is capped at GSIM_CTX_KCB_BYTES_MAX.
+ * The context's kernel CB memory is capped at GAUDISIM_CTX_KCB_BYTES_MAX.
  *
  * Return: 0, or -ENOMEM when the cap or memory ran out.
  */
-int gsim_job_alloc_kcb(struct gsim_job *job, u32 size)
+int gaudisim_job_alloc_kcb(struct gaudisim_job *job, u32 size)
 {
 	struct gaudisim_ctx *ctx = job->cs->ctx;
 	struct gaudisim_device *gdev = ctx->gdev;
 
-	if (atomic64_add_return(size, &ctx->kcb_bytes) > GSIM_CTX_KCB_BYTES_MAX) {
+	if (atomic64_add_return(size, &ctx->kcb_bytes) > GAUDISIM_CTX_KCB_BYTES_MAX) {
 		atomic64_sub(size, &ctx->kcb_bytes);
-		gsim_dbg(gdev, "the context's kernel CBs would exceed %u MiB\n",
-			 GSIM_CTX_KCB_BYTES_MAX >> 20);
+		gaudisim_dbg(gdev, "the context's kernel CBs would exceed %u MiB\n",
+			     GAUDISIM_CTX_KCB_BYTES_MAX >> 20);
 		return -ENOMEM;
 	}
 	job->kcb = dma_alloc_coherent(&gdev->pdev->dev, size, &job->kcb_dma,
@@ -179,55 +179,55 @@ int gsim_job_alloc_kcb(struct gsim_job *job, u32 size)
 	return 0;
 }
 
-static void gsim_job_finish(struct gsim_job *job, int err)
+static void gaudisim_job_finish(struct gaudisim_job *job, int err)
 {
-	struct gsim_cs *cs = job->cs;
+	struct gaudisim_cs *cs = job->cs;
 	struct gaudisim_ctx *ctx = cs->ctx;
 
-	gsim_job_release(job);
+	gaudisim_job_release(job);
 
 	if (err)
-		gsim_cs_signal(cs, err);
+		gaudisim_cs_signal(cs, err);
 	if (atomic_dec_and_test(&cs->jobs_left))
-		gsim_cs_signal(cs, 0);
+		gaudisim_cs_signal(cs, 0);
 	if (atomic_dec_and_test(&ctx->jobs_inflight))
 		wake_up_all(&ctx->idle_wq);
 
-	gsim_cs_put(cs);
+	gaudisim_cs_put(cs);
 }
 
 /**
- * gsim_job_complete() - the device completed a job
+ * gaudisim_job_complete() - the device completed a job
  * @job: the job, already out of its queue's shadow table
  *
  * An error completion (the CP abandoned the body) aborts the whole CS.
  */
-void gsim_job_complete(struct gsim_job *job)
+void gaudisim_job_complete(struct gaudisim_job *job)
 {
 	u32 entry = job->cq_entry;
 	int err = 0;
 
 	if (entry & GAUDISIM_CQ_ENTRY_ERROR) {
-		gsim_dbg(job->cs->ctx->gdev,
-			 "CS %llu: job on queue %u failed, CP error %u\n",
-			 job->cs->seq, job->queue_id,
-			 (entry & GAUDISIM_CQ_ENTRY_ERR_CODE_MASK) >>
-			 GAUDISIM_CQ_ENTRY_ERR_CODE_SHIFT);
+		gaudisim_dbg(job->cs->ctx->gdev,
+			     "CS %llu: job on queue %u failed, CP error %u\n",
+			     job->cs->seq, job->queue_id,
+			     (entry & GAUDISIM_CQ_ENTRY_ERR_CODE_MASK) >>
+			     GAUDISIM_CQ_ENTRY_ERR_CODE_SHIFT);
 		err = -EIO;
 	}
-	gsim_job_finish(job, err);
+	gaudisim_job_finish(job, err);
 }
 
 /* A reset or teardown took the job away from the device. */
-void gsim_job_abort(struct gsim_job *job, int err)
+void gaudisim_job_abort(struct gaudisim_job *job, int err)
 {
-	gsim_job_finish(job, err);
+	gaudisim_job_finish(job, err);
 }
 
-static struct gsim_cs *gsim_cs_alloc(struct gaudisim_ctx *ctx, u32 num_jobs,
-				     u32 flags, u32 timeout_s)
+static struct gaudisim_cs *gaudisim_cs_alloc(struct gaudisim_ctx *ctx, u32 num_jobs,
+					     u32 flags, u32 timeout_s)
 {
-	struct gsim_cs *cs;
+	struct gaudisim_cs *cs;
 	u32 i;
 
 	cs = kvzalloc(struct_size(cs, jobs, num_jobs), GFP_KERNEL);
@@ -235,12 +235,12 @@ static struct gsim_cs *gsim_cs_alloc(struct gaudisim_ctx *ctx, u32 num_jobs,
 		return NULL;
 
 	kref_init(&cs->ref);
-	gsim_ctx_get(ctx);
+	gaudisim_ctx_get(ctx);
 	cs->ctx = ctx;
 	cs->flags = flags;
 	cs->timeout_s = timeout_s;
 	init_completion(&cs->done);
-	INIT_DELAYED_WORK(&cs->tdr, gsim_cs_tdr_work);
+	INIT_DELAYED_WORK(&cs->tdr, gaudisim_cs_tdr_work);
 	cs->num_jobs = num_jobs;
 	for (i = 0; i < num_jobs; i++)
 		cs->jobs[i].cs = cs;
@@ -248,38 +248,38 @@ static struct gsim_cs *gsim_cs_alloc(struct gaudisim_ctx *ctx, u32 num_jobs,
 }
 
 /* Drop a CS that never reached the device. */
-static void gsim_cs_discard(struct gsim_cs *cs)
+static void gaudisim_cs_discard(struct gaudisim_cs *cs)
 {
 	u32 i;
 
 	for (i = 0; i < cs->num_jobs; i++)
-		gsim_job_release(&cs->jobs[i]);
-	gsim_cs_put(cs);
+		gaudisim_job_release(&cs->jobs[i]);
+	gaudisim_cs_put(cs);
 }
 
 /* Checks of a chunk that do not need its CB (counted as validation drops). */
-static int gsim_chunk_check(struct gaudisim_device *gdev,
-			    const struct gaudisim_cs_chunk *chunk)
+static int gaudisim_chunk_check(struct gaudisim_device *gdev,
+				const struct gaudisim_cs_chunk *chunk)
 {
 	u32 q = chunk->queue_index;
 
 	if (chunk->cs_chunk_flags || chunk->collective_engine_id ||
 	    memchr_inv(chunk->pad, 0, sizeof(chunk->pad))) {
-		gsim_dbg(gdev, "chunk flags, collective engine and padding must be 0\n");
+		gaudisim_dbg(gdev, "chunk flags, collective engine and padding must be 0\n");
 		return -EINVAL;
 	}
 	if (q >= GAUDISIM_QUEUE_ID_SIZE || gaudisim_queue_engine(q) < 0) {
-		gsim_dbg(gdev, "queue %u does not exist\n", q);
+		gaudisim_dbg(gdev, "queue %u does not exist\n", q);
 		return -EINVAL;
 	}
-	if (!gsim_queue_present(gdev, q)) {
-		gsim_dbg(gdev, "queue %u is not present on this device\n", q);
+	if (!gaudisim_queue_present(gdev, q)) {
+		gaudisim_dbg(gdev, "queue %u is not present on this device\n", q);
 		return -EINVAL;
 	}
 	if (chunk->cb_size < GAUDISIM_PKT_ALIGN ||
 	    !IS_ALIGNED(chunk->cb_size, GAUDISIM_PKT_ALIGN)) {
-		gsim_dbg(gdev, "CB size %u is not a multiple of %u\n",
-			 chunk->cb_size, GAUDISIM_PKT_ALIGN);
+		gaudisim_dbg(gdev, "CB size %u is not a multiple of %u\n",
+			     chunk->cb_size, GAUDISIM_PKT_ALIGN);
 		return -EINVAL;
 	}
 	return 0;
@@ -290,25 +290,25 @@ static int gsim_chunk_check(struct gaudisim_device *gdev,
  * user HBM or in SRAM (the device fetches internal CBs from device memory
  * only) and be no longer than a CB the device accepts.
  */
-static int gsim_internal_job_prepare(struct gaudisim_device *gdev,
-				     struct gsim_job *job,
-				     const struct gaudisim_cs_chunk *chunk)
+static int gaudisim_internal_job_prepare(struct gaudisim_device *gdev,
+					 struct gaudisim_job *job,
+					 const struct gaudisim_cs_chunk *chunk)
 {
 	u64 addr = chunk->cb_handle;
 	u64 sram_end = GAUDISIM_SRAM_BASE + gdev->sram_size;
 	u64 end;
 
 	if (chunk->cb_size > GAUDISIM_CB_MAX_SIZE) {
-		gsim_dbg(gdev, "internal CB of %u bytes exceeds %u\n",
-			 chunk->cb_size, GAUDISIM_CB_MAX_SIZE);
+		gaudisim_dbg(gdev, "internal CB of %u bytes exceeds %u\n",
+			     chunk->cb_size, GAUDISIM_CB_MAX_SIZE);
 		return -EINVAL;
 	}
 	if (!IS_ALIGNED(addr, GAUDISIM_PKT_ALIGN) ||
 	    check_add_overflow(addr, (u64)chunk->cb_size, &end) ||
 	    !((addr >= GAUDISIM_HBM_USER_BASE && end <= gdev->hbm_size) ||
 	      (addr >= GAUDISIM_SRAM_BASE && end <= sram_end))) {
-		gsim_dbg(gdev, "internal CB 0x%llx + %u is not in user HBM or SRAM\n",
-			 addr, chunk->cb_size);
+		gaudisim_dbg(gdev, "internal CB 0x%llx + %u is not in user HBM or SRAM\n",
+			     addr, chunk->cb_size);
 		return -EINVAL;
 	}
 	job->internal = true;
@@ -319,27 +319,27 @@ static int gsim_internal_job_prepare(struct gaudisim_device *gdev,
 }
 
 /* Validate one chunk and turn it into a job with a kernel CB. */
-static int gsim_job_prepare(struct gaudisim_ctx *ctx, struct gsim_job *job,
-			    const struct gaudisim_cs_chunk *chunk)
+static int gaudisim_job_prepare(struct gaudisim_ctx *ctx, struct gaudisim_job *job,
+				const struct gaudisim_cs_chunk *chunk)
 {
 	struct gaudisim_device *gdev = ctx->gdev;
-	struct gsim_cb *cb;
+	struct gaudisim_cb *cb;
 	int rc;
 
-	rc = gsim_chunk_check(gdev, chunk);
+	rc = gaudisim_chunk_check(gdev, chunk);
 	if (rc)
 		goto validation_drop;
 
 	if (!GAUDISIM_QUEUE_IS_EXTERNAL(chunk->queue_index)) {
-		rc = gsim_internal_job_prepare(gdev, job, chunk);
+		rc = gaudisim_internal_job_prepare(gdev, job, chunk);
 		if (rc)
 			goto validation_drop;
 		return 0;
 	}
 
-	cb = gsim_cb_lookup(ctx, chunk->cb_handle);
+	cb = gaudisim_cb_lookup(ctx, chunk->cb_handle);
 	if (!cb) {
-		gsim_dbg(gdev, "no CB with handle 0x%llx\n", chunk->cb_handle);
+		gaudisim_dbg(gdev, "no CB with handle 0x%llx\n", chunk->cb_handle);
 		rc = -EINVAL;
 		goto validation_drop;
 	}
@@ -348,34 +348,34 @@ static int gsim_job_prepare(struct gaudisim_ctx *ctx, struct gsim_job *job,
 	job->queue_id = chunk->queue_index;
 
 	if (chunk->cb_size > cb->size) {
-		gsim_dbg(gdev, "chunk runs %u bytes of a %u-byte CB\n",
-			 chunk->cb_size, cb->size);
+		gaudisim_dbg(gdev, "chunk runs %u bytes of a %u-byte CB\n",
+			     chunk->cb_size, cb->size);
 		rc = -EINVAL;
 		goto validation_drop;
 	}
 
-	rc = gsim_parser_make_kcb(ctx, job, cb, chunk->cb_size);
+	rc = gaudisim_parser_make_kcb(ctx, job, cb, chunk->cb_size);
 	if (rc == -EINVAL || rc == -EPERM)
-		gsim_cs_count_drop(ctx, GSIM_DROP_PARSING);
+		gaudisim_cs_count_drop(ctx, GAUDISIM_DROP_PARSING);
 	return rc;
 
 validation_drop:
-	gsim_cs_count_drop(ctx, GSIM_DROP_VALIDATION);
+	gaudisim_cs_count_drop(ctx, GAUDISIM_DROP_VALIDATION);
 	return rc;
 }
 
 /* Copy a chunk array from user space and build a CS from it. */
-static int gsim_cs_build(struct gaudisim_ctx *ctx, u64 uptr, u32 num_chunks,
-			 u32 flags, u32 timeout_s, struct gsim_cs **out)
+static int gaudisim_cs_build(struct gaudisim_ctx *ctx, u64 uptr, u32 num_chunks,
+			     u32 flags, u32 timeout_s, struct gaudisim_cs **out)
 {
 	struct gaudisim_cs_chunk *chunks;
-	struct gsim_cs *cs;
+	struct gaudisim_cs *cs;
 	u32 i;
 	int rc;
 
 	chunks = kvmalloc_array(num_chunks, sizeof(*chunks), GFP_KERNEL);
 	if (!chunks) {
-		gsim_cs_count_drop(ctx, GSIM_DROP_OUT_OF_MEM);
+		gaudisim_cs_count_drop(ctx, GAUDISIM_DROP_OUT_OF_MEM);
 		return -ENOMEM;
 	}
 	if (copy_from_user(chunks, u64_to_user_ptr(uptr),
@@ -384,9 +384,9 @@ static int gsim_cs_build(struct gaudisim_ctx *ctx, u64 uptr, u32 num_chunks,
 		goto out_free_chunks;
 	}
 
-	cs = gsim_cs_alloc(ctx, num_chunks, flags, timeout_s);
+	cs = gaudisim_cs_alloc(ctx, num_chunks, flags, timeout_s);
 	if (!cs) {
-		gsim_cs_count_drop(ctx, GSIM_DROP_OUT_OF_MEM);
+		gaudisim_cs_count_drop(ctx, GAUDISIM_DROP_OUT_OF_MEM);
 		rc = -ENOMEM;
 		goto out_free_chunks;
 	}
@@ -395,10 +395,10 @@ static int gsim_cs_build(struct gaudisim_ctx *ctx, u64 uptr, u32 num_chunks,
 		/* Up to 512 chunks of 2 MiB each: stay preemptible and killable. */
 		cond_resched();
 		rc = fatal_signal_pending(current) ? -EINTR :
-		     gsim_job_prepare(ctx, &cs->jobs[i], &chunks[i]);
+		     gaudisim_job_prepare(ctx, &cs->jobs[i], &chunks[i]);
 		if (rc) {
-			gsim_dbg(ctx->gdev, "chunk %u refused: %d\n", i, rc);
-			gsim_cs_discard(cs);
+			gaudisim_dbg(ctx->gdev, "chunk %u refused: %d\n", i, rc);
+			gaudisim_cs_discard(cs);
 			goto out_free_chunks;
 		}
 		if (!cs->jobs[i].internal)
@@ -410,9 +410,9 @@ static int gsim_cs_build(struct gaudisim_ctx *ctx, u64 uptr, u32 num_chunks,
 	 * external job nothing would ever tell the CS is done.
 	 */
 	if (!cs->num_ext_jobs) {
-		gsim_dbg(ctx->gdev, "a CS needs at least one external queue job\n");
-		gsim_cs_count_drop(ctx, GSIM_DROP_VALIDATION);
-		gsim_cs_discard(cs);
+		gaudisim_dbg(ctx->gdev, "a CS needs at least one external queue job\n");
+		gaudisim_cs_count_drop(ctx, GAUDISIM_DROP_VALIDATION);
+		gaudisim_cs_discard(cs);
 		rc = -EINVAL;
 		goto out_free_chunks;
 	}
@@ -425,7 +425,7 @@ out_free_chunks:
 }
 
 /**
- * gsim_cs_push() - hand a built CS to the device
+ * gaudisim_cs_push() - hand a built CS to the device
  * @cs: the CS; the caller keeps its own reference
  * @user: the CS gets a sequence number and a pending-table slot
  *
@@ -434,7 +434,7 @@ out_free_chunks:
  * Return: 0, -EBUSY when the device is not operational, -EAGAIN when a
  * queue or the pending table is full.
  */
-static int gsim_cs_push(struct gsim_cs *cs, bool user)
+static int gaudisim_cs_push(struct gaudisim_cs *cs, bool user)
 {
 	struct gaudisim_ctx *ctx = cs->ctx;
 	struct gaudisim_device *gdev = ctx->gdev;
@@ -447,10 +447,10 @@ static int gsim_cs_push(struct gsim_cs *cs, bool user)
 
 	mutex_lock(&gdev->submit_lock);
 
-	if (gsim_status(gdev) != GAUDISIM_DEVICE_STATUS_OPERATIONAL) {
-		gsim_cs_count_drop(ctx, GSIM_DROP_DEVICE_IN_RESET);
-		gsim_dbg(gdev, "device is not operational (status %d)\n",
-			 gsim_status(gdev));
+	if (gaudisim_status(gdev) != GAUDISIM_DEVICE_STATUS_OPERATIONAL) {
+		gaudisim_cs_count_drop(ctx, GAUDISIM_DROP_DEVICE_IN_RESET);
+		gaudisim_dbg(gdev, "device is not operational (status %d)\n",
+			     gaudisim_status(gdev));
 		rc = -EBUSY;
 		goto out_unlock;
 	}
@@ -461,12 +461,12 @@ static int gsim_cs_push(struct gsim_cs *cs, bool user)
 		if (!needed[i])
 			continue;
 		if (GAUDISIM_QUEUE_IS_EXTERNAL(i))
-			free = gsim_queue_free_slots(&gdev->queues[i]);
+			free = gaudisim_queue_free_slots(&gdev->queues[i]);
 		else
-			free = gsim_iqueue_free_slots(&gdev->iqueues[i]);
+			free = gaudisim_iqueue_free_slots(&gdev->iqueues[i]);
 		if (needed[i] > free) {
-			gsim_cs_count_drop(ctx, GSIM_DROP_QUEUE_FULL);
-			gsim_dbg(gdev, "queue %u is full\n", i);
+			gaudisim_cs_count_drop(ctx, GAUDISIM_DROP_QUEUE_FULL);
+			gaudisim_dbg(gdev, "queue %u is full\n", i);
 			rc = -EAGAIN;
 			goto out_unlock;
 		}
@@ -477,15 +477,15 @@ static int gsim_cs_push(struct gsim_cs *cs, bool user)
 
 		spin_lock(&ctx->cs_lock);
 		seq = ctx->next_seq;
-		if (ctx->pending[seq & (GSIM_MAX_PENDING_CS - 1)]) {
+		if (ctx->pending[seq & (GAUDISIM_MAX_PENDING_CS - 1)]) {
 			spin_unlock(&ctx->cs_lock);
-			gsim_cs_count_drop(ctx, GSIM_DROP_MAX_CS_IN_FLIGHT);
-			gsim_dbg(gdev, "too many CSs in flight\n");
+			gaudisim_cs_count_drop(ctx, GAUDISIM_DROP_MAX_CS_IN_FLIGHT);
+			gaudisim_dbg(gdev, "too many CSs in flight\n");
 			rc = -EAGAIN;
 			goto out_unlock;
 		}
 		kref_get(&cs->ref);
-		ctx->pending[seq & (GSIM_MAX_PENDING_CS - 1)] = cs;
+		ctx->pending[seq & (GAUDISIM_MAX_PENDING_CS - 1)] = cs;
 		cs->seq = seq;
 		ctx->next_seq++;
 		spin_unlock(&ctx->cs_lock);
@@ -507,21 +507,21 @@ static int gsim_cs_push(struct gsim_cs *cs, bool user)
 			continue;
 		/* Close waits for (or resets) every queue the context used. */
 		__set_bit(cs->jobs[i].queue_id, ctx->iq_used);
-		gsim_iqueue_push(&gdev->iqueues[cs->jobs[i].queue_id], &cs->jobs[i]);
+		gaudisim_iqueue_push(&gdev->iqueues[cs->jobs[i].queue_id], &cs->jobs[i]);
 	}
 	for (i = GAUDISIM_NUM_EXT_QUEUES; i < GAUDISIM_QUEUE_ID_SIZE; i++)
 		if (needed[i])
-			gsim_iqueue_ring_doorbell(&gdev->iqueues[i]);
+			gaudisim_iqueue_ring_doorbell(&gdev->iqueues[i]);
 
 	for (i = 0; i < cs->num_jobs; i++) {
 		if (cs->jobs[i].internal)
 			continue;
 		kref_get(&cs->ref);
-		gsim_queue_push(&gdev->queues[cs->jobs[i].queue_id], &cs->jobs[i]);
+		gaudisim_queue_push(&gdev->queues[cs->jobs[i].queue_id], &cs->jobs[i]);
 	}
 	for (i = 0; i < GAUDISIM_NUM_EXT_QUEUES; i++)
 		if (needed[i])
-			gsim_queue_ring_doorbell(&gdev->queues[i]);
+			gaudisim_queue_ring_doorbell(&gdev->queues[i]);
 
 out_unlock:
 	mutex_unlock(&gdev->submit_lock);
@@ -529,24 +529,24 @@ out_unlock:
 }
 
 /* Build and push a CS; returns the CS with the caller's reference. */
-static int gsim_cs_submit(struct gaudisim_ctx *ctx, u64 chunks, u32 num_chunks,
-			  u32 flags, u32 timeout_s, bool user,
-			  struct gsim_cs **out)
+static int gaudisim_cs_submit(struct gaudisim_ctx *ctx, u64 chunks, u32 num_chunks,
+			      u32 flags, u32 timeout_s, bool user,
+			      struct gaudisim_cs **out)
 {
 	struct gaudisim_device *gdev = ctx->gdev;
-	struct gsim_cs *cs;
+	struct gaudisim_cs *cs;
 	int rc, idx;
 
 	if (!drm_dev_enter(&gdev->drm, &idx))
 		return -ENODEV;
 
-	rc = gsim_cs_build(ctx, chunks, num_chunks, flags, timeout_s, &cs);
+	rc = gaudisim_cs_build(ctx, chunks, num_chunks, flags, timeout_s, &cs);
 	if (rc)
 		goto out_exit;
 
-	rc = gsim_cs_push(cs, user);
+	rc = gaudisim_cs_push(cs, user);
 	if (rc) {
-		gsim_cs_discard(cs);
+		gaudisim_cs_discard(cs);
 		goto out_exit;
 	}
 	*out = cs;
@@ -557,7 +557,7 @@ out_exit:
 }
 
 /**
- * gsim_cs_run_driver_cb() - run packets the driver wrote, and wait for them
+ * gaudisim_cs_run_driver_cb() - run packets the driver wrote, and wait for them
  * @ctx: the context the work is done for (it may be closing)
  * @queue_id: external queue
  * @body: packets; the completion tail is appended
@@ -570,17 +570,17 @@ out_exit:
  *
  * Return: 0, -EIO, -ETIMEDOUT, -EBUSY, -EAGAIN, -ENOMEM or -ENODEV.
  */
-int gsim_cs_run_driver_cb(struct gaudisim_ctx *ctx, u32 queue_id, const void *body,
-			  u32 size, u32 timeout_s)
+int gaudisim_cs_run_driver_cb(struct gaudisim_ctx *ctx, u32 queue_id, const void *body,
+			      u32 size, u32 timeout_s)
 {
 	struct gaudisim_device *gdev = ctx->gdev;
-	struct gsim_job *job;
-	struct gsim_cs *cs;
+	struct gaudisim_job *job;
+	struct gaudisim_cs *cs;
 	int rc, idx;
 
 	if (!drm_dev_enter(&gdev->drm, &idx))
 		return -ENODEV;
-	cs = gsim_cs_alloc(ctx, 1, 0, timeout_s);
+	cs = gaudisim_cs_alloc(ctx, 1, 0, timeout_s);
 	if (!cs) {
 		drm_dev_exit(idx);
 		return -ENOMEM;
@@ -589,14 +589,14 @@ int gsim_cs_run_driver_cb(struct gaudisim_ctx *ctx, u32 queue_id, const void *bo
 	job->queue_id = queue_id;
 	job->has_dma = true;
 	cs->num_ext_jobs = 1;
-	rc = gsim_job_alloc_kcb(job, size + GAUDISIM_CB_COMPLETION_TAIL_SIZE);
+	rc = gaudisim_job_alloc_kcb(job, size + GAUDISIM_CB_COMPLETION_TAIL_SIZE);
 	if (!rc) {
 		memcpy(job->kcb, body, size);
-		rc = gsim_cs_push(cs, false);
+		rc = gaudisim_cs_push(cs, false);
 	}
 	drm_dev_exit(idx);
 	if (rc) {
-		gsim_cs_discard(cs);
+		gaudisim_cs_discard(cs);
 		return rc;
 	}
 
@@ -605,7 +605,7 @@ int gsim_cs_run_driver_cb(struct gaudisim_ctx *ctx, u32 queue_id, const void *bo
 		rc = -ETIMEDOUT;
 	else
 		rc = cs->status;
-	gsim_cs_put(cs);
+	gaudisim_cs_put(cs);
 	return rc;
 }
 
@@ -614,16 +614,16 @@ int gsim_cs_run_driver_cb(struct gaudisim_ctx *ctx, u32 queue_id, const void *bo
  * CS of a context (or a FORCE_RESTORE one). They form an internal CS
  * without a sequence number.
  */
-static int gsim_cs_restore(struct gaudisim_ctx *ctx,
-			   const struct gaudisim_cs_in *in, u32 timeout_s)
+static int gaudisim_cs_restore(struct gaudisim_ctx *ctx,
+			       const struct gaudisim_cs_in *in, u32 timeout_s)
 {
-	struct gsim_cs *cs;
+	struct gaudisim_cs *cs;
 	int rc;
 
 	lockdep_assert_held(&ctx->restore_lock);
 
-	rc = gsim_cs_submit(ctx, in->chunks_restore, in->num_chunks_restore,
-			    0, timeout_s, false, &cs);
+	rc = gaudisim_cs_submit(ctx, in->chunks_restore, in->num_chunks_restore,
+				0, timeout_s, false, &cs);
 	if (rc)
 		return rc;
 
@@ -636,38 +636,38 @@ static int gsim_cs_restore(struct gaudisim_ctx *ctx,
 		rc = -EINTR;
 	else
 		rc = cs->status;
-	gsim_cs_put(cs);
+	gaudisim_cs_put(cs);
 	if (rc)
-		gsim_dbg(ctx->gdev, "restore phase failed: %d\n", rc);
+		gaudisim_dbg(ctx->gdev, "restore phase failed: %d\n", rc);
 	return rc;
 }
 
-static int gsim_cs_check_args(struct gaudisim_device *gdev,
-			      const struct gaudisim_cs_in *in, u32 *timeout_s)
+static int gaudisim_cs_check_args(struct gaudisim_device *gdev,
+				  const struct gaudisim_cs_in *in, u32 *timeout_s)
 {
 	/* seq serves habanalabs' staged and encapsulated-signal CSs only. */
 	if (in->ctx_id || in->seq || memchr_inv(in->pad, 0, sizeof(in->pad))) {
-		gsim_dbg(gdev, "ctx_id, seq and pad must be 0\n");
+		gaudisim_dbg(gdev, "ctx_id, seq and pad must be 0\n");
 		return -EINVAL;
 	}
 	if (in->cs_flags & ~GAUDISIM_CS_FLAGS_ALL) {
-		gsim_dbg(gdev, "unknown CS flags 0x%x\n",
-			 in->cs_flags & ~GAUDISIM_CS_FLAGS_ALL);
+		gaudisim_dbg(gdev, "unknown CS flags 0x%x\n",
+			     in->cs_flags & ~GAUDISIM_CS_FLAGS_ALL);
 		return -EINVAL;
 	}
 	if (!in->num_chunks_execute ||
 	    in->num_chunks_execute > GAUDISIM_MAX_JOBS_PER_CS ||
 	    in->num_chunks_restore > GAUDISIM_MAX_JOBS_PER_CS) {
-		gsim_dbg(gdev, "bad chunk counts: %u execute, %u restore\n",
-			 in->num_chunks_execute, in->num_chunks_restore);
+		gaudisim_dbg(gdev, "bad chunk counts: %u execute, %u restore\n",
+			     in->num_chunks_execute, in->num_chunks_restore);
 		return -EINVAL;
 	}
 
-	*timeout_s = gsim_timeout_locked;
+	*timeout_s = gaudisim_timeout_locked;
 	if (in->cs_flags & GAUDISIM_CS_FLAGS_CUSTOM_TIMEOUT) {
-		if (!in->timeout || in->timeout > GSIM_CS_TIMEOUT_MAX_S) {
-			gsim_dbg(gdev, "custom timeout %u s is out of range\n",
-				 in->timeout);
+		if (!in->timeout || in->timeout > GAUDISIM_CS_TIMEOUT_MAX_S) {
+			gaudisim_dbg(gdev, "custom timeout %u s is out of range\n",
+				     in->timeout);
 			return -EINVAL;
 		}
 		*timeout_s = in->timeout;
@@ -675,18 +675,18 @@ static int gsim_cs_check_args(struct gaudisim_device *gdev,
 	return 0;
 }
 
-int gsim_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
+int gaudisim_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 {
 	struct gaudisim_device *gdev = to_gsim(drm);
 	struct gaudisim_ctx *ctx = file->driver_priv;
 	union gaudisim_cs_args *args = data;
 	struct gaudisim_cs_in in = args->in;
-	struct gsim_cs *cs;
+	struct gaudisim_cs *cs;
 	bool restore;
 	u32 timeout_s;
 	int rc;
 
-	rc = gsim_cs_check_args(gdev, &in, &timeout_s);
+	rc = gaudisim_cs_check_args(gdev, &in, &timeout_s);
 	if (rc)
 		return rc;
 
@@ -701,7 +701,7 @@ int gsim_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 			return -EINTR;
 		if (in.num_chunks_restore &&
 		    (!ctx->restore_done || (in.cs_flags & GAUDISIM_CS_FLAGS_FORCE_RESTORE))) {
-			rc = gsim_cs_restore(ctx, &in, timeout_s);
+			rc = gaudisim_cs_restore(ctx, &in, timeout_s);
 			if (rc) {
 				mutex_unlock(&ctx->restore_lock);
 				return rc;
@@ -709,8 +709,8 @@ int gsim_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 		}
 	}
 
-	rc = gsim_cs_submit(ctx, in.chunks_execute, in.num_chunks_execute,
-			    in.cs_flags, timeout_s, true, &cs);
+	rc = gaudisim_cs_submit(ctx, in.chunks_execute, in.num_chunks_execute,
+				in.cs_flags, timeout_s, true, &cs);
 	if (restore) {
 		if (!rc)
 			WRITE_ONCE(ctx->restore_done, true);
@@ -722,11 +722,11 @@ int gsim_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	memset(args, 0, sizeof(*args));
 	args->out.seq = cs->seq;
 	args->out.status = GAUDISIM_CS_STATUS_SUCCESS;
-	gsim_cs_put(cs);
+	gaudisim_cs_put(cs);
 	return 0;
 }
 
-static unsigned long gsim_us_to_jiffies(u64 us)
+static unsigned long gaudisim_us_to_jiffies(u64 us)
 {
 	u64 j;
 
@@ -739,8 +739,8 @@ static unsigned long gsim_us_to_jiffies(u64 us)
 }
 
 /* Fill the WAIT_CS answer from a final outcome; returns the ioctl's rc. */
-static int gsim_wait_outcome(int status, bool timestamp_valid, u64 timestamp_ns,
-			     struct gaudisim_wait_cs_out *out)
+static int gaudisim_wait_outcome(int status, bool timestamp_valid, u64 timestamp_ns,
+				 struct gaudisim_wait_cs_out *out)
 {
 	if (timestamp_valid) {
 		out->flags |= GAUDISIM_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD;
@@ -760,7 +760,7 @@ static int gsim_wait_outcome(int status, bool timestamp_valid, u64 timestamp_ns,
 }
 
 /* The CSs of a multi-CS wait and what one look at them found. */
-struct gsim_mcs {
+struct gaudisim_mcs {
 	u64 seq[GAUDISIM_WAIT_MULTI_CS_LIST_MAX_LEN];
 	u32 n;
 	u32 map;		/* bit i: seq[i] has completed */
@@ -772,7 +772,7 @@ struct gsim_mcs {
  * -EINVAL, a CS that ended badly fails the wait with its error, a CS long
  * retired counts as completed.
  */
-static int gsim_mcs_poll(struct gaudisim_ctx *ctx, struct gsim_mcs *m)
+static int gaudisim_mcs_poll(struct gaudisim_ctx *ctx, struct gaudisim_mcs *m)
 {
 	int rc = 0;
 	u32 i;
@@ -781,17 +781,17 @@ static int gsim_mcs_poll(struct gaudisim_ctx *ctx, struct gsim_mcs *m)
 	spin_lock(&ctx->cs_lock);
 	for (i = 0; i < m->n; i++) {
 		u64 seq = m->seq[i];
-		struct gsim_cs_outcome *o;
-		struct gsim_cs *cs;
+		struct gaudisim_cs_outcome *o;
+		struct gaudisim_cs *cs;
 
 		if (!seq || seq >= ctx->next_seq) {
 			rc = -EINVAL;
 			break;
 		}
-		cs = ctx->pending[seq & (GSIM_MAX_PENDING_CS - 1)];
+		cs = ctx->pending[seq & (GAUDISIM_MAX_PENDING_CS - 1)];
 		if (cs && cs->seq == seq)
 			continue;
-		o = &ctx->outcomes[seq & (GSIM_CS_OUTCOMES - 1)];
+		o = &ctx->outcomes[seq & (GAUDISIM_CS_OUTCOMES - 1)];
 		if (o->seq == seq) {
 			if (o->status) {
 				rc = o->status == -ETIMEDOUT ? -ETIMEDOUT : -EIO;
@@ -812,17 +812,17 @@ static int gsim_mcs_poll(struct gaudisim_ctx *ctx, struct gsim_mcs *m)
  * Returns once at least one has completed (or the timeout ends) with the
  * bitmap of those that have, and the earliest completion time.
  */
-static int gsim_wait_multi_cs(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
-			      const struct gaudisim_wait_cs_in *in,
-			      union gaudisim_wait_cs_args *args)
+static int gaudisim_wait_multi_cs(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
+				  const struct gaudisim_wait_cs_in *in,
+				  union gaudisim_wait_cs_args *args)
 {
-	struct gsim_mcs *m;
+	struct gaudisim_mcs *m;
 	long left;
 	int rc;
 
 	if (!in->seq_arr_len || in->seq_arr_len > GAUDISIM_WAIT_MULTI_CS_LIST_MAX_LEN) {
-		gsim_dbg(gdev, "multi-CS wait on %u CSs; 1 to %u allowed\n",
-			 in->seq_arr_len, GAUDISIM_WAIT_MULTI_CS_LIST_MAX_LEN);
+		gaudisim_dbg(gdev, "multi-CS wait on %u CSs; 1 to %u allowed\n",
+			     in->seq_arr_len, GAUDISIM_WAIT_MULTI_CS_LIST_MAX_LEN);
 		return -EINVAL;
 	}
 	m = kzalloc(sizeof(*m), GFP_KERNEL);
@@ -834,17 +834,17 @@ static int gsim_wait_multi_cs(struct gaudisim_device *gdev, struct gaudisim_ctx 
 		goto out;
 	}
 
-	rc = gsim_mcs_poll(ctx, m);
+	rc = gaudisim_mcs_poll(ctx, m);
 	if (!rc && !m->map && in->timeout_us) {
 		left = wait_event_interruptible_timeout(ctx->cs_done_wq,
-							(rc = gsim_mcs_poll(ctx, m)) || m->map,
-							gsim_us_to_jiffies(in->timeout_us));
+							(rc = gaudisim_mcs_poll(ctx, m)) || m->map,
+							gaudisim_us_to_jiffies(in->timeout_us));
 		if (left < 0)
 			rc = -EINTR;
 	}
 	if (rc) {
 		if (rc == -EINVAL)
-			gsim_dbg(gdev, "multi-CS wait on a CS that was never submitted\n");
+			gaudisim_dbg(gdev, "multi-CS wait on a CS that was never submitted\n");
 		goto out;
 	}
 
@@ -867,34 +867,34 @@ out:
 	return rc;
 }
 
-int gsim_wait_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
+int gaudisim_wait_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 {
 	struct gaudisim_device *gdev = to_gsim(drm);
 	struct gaudisim_ctx *ctx = file->driver_priv;
 	union gaudisim_wait_cs_args *args = data;
 	struct gaudisim_wait_cs_in in = args->in;
 	struct gaudisim_wait_cs_out out = {};
-	struct gsim_cs_outcome outcome = {};
-	struct gsim_cs *cs;
+	struct gaudisim_cs_outcome outcome = {};
+	struct gaudisim_cs *cs;
 	u64 next_seq;
 	long left;
 	int rc;
 
 	if (in.flags & GAUDISIM_WAIT_CS_FLAGS_INTERRUPT) {
 		/* As habanalabs on Gaudi-1: the device has no user interrupts. */
-		gsim_dbg(gdev, "no user interrupts to wait on\n");
+		gaudisim_dbg(gdev, "no user interrupts to wait on\n");
 		return -EPERM;
 	}
 	if (in.ctx_id || (in.flags & ~GAUDISIM_WAIT_CS_FLAGS_MULTI_CS) ||
 	    memchr_inv(in.pad, 0, sizeof(in.pad)) || in.cq_counters_offset ||
 	    in.timestamp_handle || in.timestamp_offset) {
-		gsim_dbg(gdev, "ctx_id, unknown flags and the interrupt-wait fields must be 0\n");
+		gaudisim_dbg(gdev, "ctx_id, unknown flags and the interrupt-wait fields must be 0\n");
 		return -EINVAL;
 	}
 	if (in.flags & GAUDISIM_WAIT_CS_FLAGS_MULTI_CS)
-		return gsim_wait_multi_cs(gdev, ctx, &in, args);
+		return gaudisim_wait_multi_cs(gdev, ctx, &in, args);
 	if (in.seq_arr_len) {
-		gsim_dbg(gdev, "seq_arr_len is for multi-CS waits\n");
+		gaudisim_dbg(gdev, "seq_arr_len is for multi-CS waits\n");
 		return -EINVAL;
 	}
 
@@ -902,23 +902,23 @@ int gsim_wait_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file
 	next_seq = ctx->next_seq;
 	if (!in.seq || in.seq >= next_seq) {
 		spin_unlock(&ctx->cs_lock);
-		gsim_dbg(gdev, "no CS %llu: the next CS is %llu\n", in.seq,
-			 next_seq);
+		gaudisim_dbg(gdev, "no CS %llu: the next CS is %llu\n", in.seq,
+			     next_seq);
 		return -EINVAL;
 	}
-	cs = ctx->pending[in.seq & (GSIM_MAX_PENDING_CS - 1)];
+	cs = ctx->pending[in.seq & (GAUDISIM_MAX_PENDING_CS - 1)];
 	if (cs && cs->seq == in.seq)
 		kref_get(&cs->ref);
 	else
 		cs = NULL;
 	if (!cs)
-		outcome = ctx->outcomes[in.seq & (GSIM_CS_OUTCOMES - 1)];
+		outcome = ctx->outcomes[in.seq & (GAUDISIM_CS_OUTCOMES - 1)];
 	spin_unlock(&ctx->cs_lock);
 
 	if (!cs) {
 		if (outcome.seq == in.seq) {
-			rc = gsim_wait_outcome(outcome.status, outcome.timestamp_valid,
-					       outcome.timestamp_ns, &out);
+			rc = gaudisim_wait_outcome(outcome.status, outcome.timestamp_valid,
+						   outcome.timestamp_ns, &out);
 		} else {
 			out.status = GAUDISIM_WAIT_CS_STATUS_COMPLETED;
 			out.flags = GAUDISIM_WAIT_CS_STATUS_FLAG_GONE;
@@ -928,10 +928,11 @@ int gsim_wait_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file
 	}
 
 	if (in.timeout_us) {
-		left = wait_for_completion_interruptible_timeout(&cs->done,
-								 gsim_us_to_jiffies(in.timeout_us));
+		unsigned long timeout = gaudisim_us_to_jiffies(in.timeout_us);
+
+		left = wait_for_completion_interruptible_timeout(&cs->done, timeout);
 		if (left < 0) {
-			gsim_cs_put(cs);
+			gaudisim_cs_put(cs);
 			return -EINTR;
 		}
 	}
@@ -941,14 +942,14 @@ int gsim_wait_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file
 		outcome.status = cs->status;
 		outcome.timestamp_ns = cs->timestamp_ns;
 		spin_unlock(&ctx->cs_lock);
-		rc = gsim_wait_outcome(outcome.status,
-				       cs->flags & GAUDISIM_CS_FLAGS_TIMESTAMP,
-				       outcome.timestamp_ns, &out);
+		rc = gaudisim_wait_outcome(outcome.status,
+					   cs->flags & GAUDISIM_CS_FLAGS_TIMESTAMP,
+					   outcome.timestamp_ns, &out);
 	} else {
 		out.status = GAUDISIM_WAIT_CS_STATUS_BUSY;
 		rc = 0;
 	}
-	gsim_cs_put(cs);
+	gaudisim_cs_put(cs);
 
 out:
 	memset(args, 0, sizeof(*args));

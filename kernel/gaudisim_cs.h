@@ -13,32 +13,32 @@
 #include <linux/workqueue.h>
 
 /* Why a command submission was refused (INFO CS_COUNTERS, in its order). */
-enum gsim_cs_drop {
-	GSIM_DROP_OUT_OF_MEM,
-	GSIM_DROP_PARSING,
-	GSIM_DROP_QUEUE_FULL,
-	GSIM_DROP_DEVICE_IN_RESET,
-	GSIM_DROP_MAX_CS_IN_FLIGHT,
-	GSIM_DROP_VALIDATION,
-	GSIM_DROP_COUNT,
+enum gaudisim_cs_drop {
+	GAUDISIM_DROP_OUT_OF_MEM,
+	GAUDISIM_DROP_PARSING,
+	GAUDISIM_DROP_QUEUE_FULL,
+	GAUDISIM_DROP_DEVICE_IN_RESET,
+	GAUDISIM_DROP_MAX_CS_IN_FLIGHT,
+	GAUDISIM_DROP_VALIDATION,
+	GAUDISIM_DROP_COUNT,
 };
 
 struct drm_device;
 struct drm_file;
 struct gaudisim_ctx;
-struct gsim_cb;
-struct gsim_userptr;
+struct gaudisim_cb;
+struct gaudisim_userptr;
 
 /* CSs in flight per context; a CS whose slot is still busy gets EAGAIN. */
-#define GSIM_MAX_PENDING_CS	256
+#define GAUDISIM_MAX_PENDING_CS	256
 /* Outcomes of retired CSs kept per context for late WAIT_CS calls. */
-#define GSIM_CS_OUTCOMES	1024
+#define GAUDISIM_CS_OUTCOMES	1024
 
-static_assert((GSIM_MAX_PENDING_CS & (GSIM_MAX_PENDING_CS - 1)) == 0);
-static_assert((GSIM_CS_OUTCOMES & (GSIM_CS_OUTCOMES - 1)) == 0);
+static_assert((GAUDISIM_MAX_PENDING_CS & (GAUDISIM_MAX_PENDING_CS - 1)) == 0);
+static_assert((GAUDISIM_CS_OUTCOMES & (GAUDISIM_CS_OUTCOMES - 1)) == 0);
 
 /**
- * struct gsim_job - one chunk of a CS
+ * struct gaudisim_job - one chunk of a CS
  * @cs: the CS (the job holds a reference on it)
  * @queue_id: queue ID
  * @internal: an internal-queue job: the device runs the user's CB at
@@ -55,24 +55,24 @@ static_assert((GSIM_CS_OUTCOMES & (GSIM_CS_OUTCOMES - 1)) == 0);
  * @cq_entry: CQ entry that completed the job
  * @done_node: link in a list of jobs completed or aborted together
  */
-struct gsim_job {
-	struct gsim_cs *cs;
+struct gaudisim_job {
+	struct gaudisim_cs *cs;
 	u32 queue_id;
 	bool internal;
 	u64 cb_addr;
-	struct gsim_cb *user_cb;
+	struct gaudisim_cb *user_cb;
 	void *kcb;
 	dma_addr_t kcb_dma;
 	u32 kcb_size;
 	bool has_dma;
-	struct gsim_userptr **uptrs;
+	struct gaudisim_userptr **uptrs;
 	u32 num_uptrs;
 	u32 cq_entry;
 	struct list_head done_node;
 };
 
 /**
- * struct gsim_cs - a command submission
+ * struct gaudisim_cs - a command submission
  * @ref: held by the submitter, each job, the pending table, the TDR
  *       and waiters
  * @ctx: owning context (reference)
@@ -89,7 +89,7 @@ struct gsim_job {
  * @num_jobs: entries in @jobs
  * @jobs: the jobs
  */
-struct gsim_cs {
+struct gaudisim_cs {
 	struct kref ref;
 	struct gaudisim_ctx *ctx;
 	u64 seq;
@@ -103,24 +103,24 @@ struct gsim_cs {
 	struct delayed_work tdr;
 	u32 num_ext_jobs;
 	u32 num_jobs;
-	struct gsim_job jobs[] __counted_by(num_jobs);
+	struct gaudisim_job jobs[] __counted_by(num_jobs);
 };
 
 /* What a retired CS left behind for WAIT_CS. */
-struct gsim_cs_outcome {
+struct gaudisim_cs_outcome {
 	u64 seq;
 	int status;
 	bool timestamp_valid;
 	u64 timestamp_ns;
 };
 
-int gsim_job_alloc_kcb(struct gsim_job *job, u32 size);
-void gsim_job_complete(struct gsim_job *job);
-void gsim_job_abort(struct gsim_job *job, int err);
+int gaudisim_job_alloc_kcb(struct gaudisim_job *job, u32 size);
+void gaudisim_job_complete(struct gaudisim_job *job);
+void gaudisim_job_abort(struct gaudisim_job *job, int err);
 
-int gsim_cs_run_driver_cb(struct gaudisim_ctx *ctx, u32 queue_id, const void *body,
-			  u32 size, u32 timeout_s);
-int gsim_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file);
-int gsim_wait_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file);
+int gaudisim_cs_run_driver_cb(struct gaudisim_ctx *ctx, u32 queue_id, const void *body,
+			      u32 size, u32 timeout_s);
+int gaudisim_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file);
+int gaudisim_wait_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file);
 
 #endif /* __GAUDISIM_CS_H__ */

@@ -23,23 +23,23 @@
 #include "gaudisim_drv.h"
 #include "gaudisim_sysfs.h"
 
-#define GSIM_CTRL_MAX_MINORS	ACCEL_MAX_MINORS
+#define GAUDISIM_CTRL_MAX_MINORS	ACCEL_MAX_MINORS
 
 /**
- * struct gsim_ctrl - the control node of one device
+ * struct gaudisim_ctrl - the control node of one device
  * @dev: its device in the gaudisim class
  * @cdev: its char device
  * @gdev: the gaudisim device (a reference on its DRM device)
  */
-struct gsim_ctrl {
+struct gaudisim_ctrl {
 	struct device dev;
 	struct cdev cdev;
 	struct gaudisim_device *gdev;
 };
 
-static dev_t gsim_ctrl_devt;
+static dev_t gaudisim_ctrl_devt;
 
-static char *gsim_ctrl_devnode(const struct device *dev, umode_t *mode)
+static char *gaudisim_ctrl_devnode(const struct device *dev, umode_t *mode)
 {
 	/*
 	 * Telemetry is not for every user: root and the group a udev rule
@@ -50,14 +50,14 @@ static char *gsim_ctrl_devnode(const struct device *dev, umode_t *mode)
 	return kasprintf(GFP_KERNEL, "accel/%s", dev_name(dev));
 }
 
-static const struct class gsim_ctrl_class = {
+static const struct class gaudisim_ctrl_class = {
 	.name = "gaudisim",
-	.devnode = gsim_ctrl_devnode,
+	.devnode = gaudisim_ctrl_devnode,
 };
 
-static int gsim_ctrl_open(struct inode *inode, struct file *filp)
+static int gaudisim_ctrl_open(struct inode *inode, struct file *filp)
 {
-	struct gsim_ctrl *ctrl = container_of(inode->i_cdev, struct gsim_ctrl, cdev);
+	struct gaudisim_ctrl *ctrl = container_of(inode->i_cdev, struct gaudisim_ctrl, cdev);
 
 	if (drm_dev_is_unplugged(&ctrl->gdev->drm))
 		return -ENODEV;
@@ -65,7 +65,7 @@ static int gsim_ctrl_open(struct inode *inode, struct file *filp)
 	return nonseekable_open(inode, filp);
 }
 
-static long gsim_ctrl_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+static long gaudisim_ctrl_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 {
 	struct gaudisim_device *gdev = filp->private_data;
 	struct gaudisim_info_args args;
@@ -78,7 +78,7 @@ static long gsim_ctrl_ioctl(struct file *filp, unsigned int cmd, unsigned long a
 
 	if (!drm_dev_enter(&gdev->drm, &idx))
 		return -ENODEV;
-	rc = gsim_info_query(gdev, NULL, &args);
+	rc = gaudisim_info_query(gdev, NULL, &args);
 	drm_dev_exit(idx);
 	/* INFO is read-write: ENGINE_STATUS returns the bytes it wrote. */
 	if (!rc && copy_to_user((void __user *)arg, &args, sizeof(args)))
@@ -86,32 +86,32 @@ static long gsim_ctrl_ioctl(struct file *filp, unsigned int cmd, unsigned long a
 	return rc;
 }
 
-static const struct file_operations gsim_ctrl_fops = {
+static const struct file_operations gaudisim_ctrl_fops = {
 	.owner = THIS_MODULE,
-	.open = gsim_ctrl_open,
-	.unlocked_ioctl = gsim_ctrl_ioctl,
+	.open = gaudisim_ctrl_open,
+	.unlocked_ioctl = gaudisim_ctrl_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 };
 
-static void gsim_ctrl_release(struct device *dev)
+static void gaudisim_ctrl_release(struct device *dev)
 {
-	struct gsim_ctrl *ctrl = container_of(dev, struct gsim_ctrl, dev);
+	struct gaudisim_ctrl *ctrl = container_of(dev, struct gaudisim_ctrl, dev);
 
 	drm_dev_put(&ctrl->gdev->drm);
 	kfree(ctrl);
 }
 
 /* Create the control node of @gdev; its accel node must be registered. */
-int gsim_ctrl_init(struct gaudisim_device *gdev)
+int gaudisim_ctrl_init(struct gaudisim_device *gdev)
 {
 	int index = gdev->drm.accel->index;
-	struct gsim_ctrl *ctrl;
+	struct gaudisim_ctrl *ctrl;
 	int rc;
 
-	if (index >= GSIM_CTRL_MAX_MINORS)
+	if (index >= GAUDISIM_CTRL_MAX_MINORS)
 		return -ENOSPC;
 
-	rc = gsim_sysfs_accel_node_init(gdev);
+	rc = gaudisim_sysfs_accel_node_init(gdev);
 	if (rc)
 		return rc;
 
@@ -122,16 +122,16 @@ int gsim_ctrl_init(struct gaudisim_device *gdev)
 	drm_dev_get(&gdev->drm);
 	ctrl->gdev = gdev;
 	device_initialize(&ctrl->dev);
-	ctrl->dev.devt = MKDEV(MAJOR(gsim_ctrl_devt), index);
-	ctrl->dev.class = &gsim_ctrl_class;
+	ctrl->dev.devt = MKDEV(MAJOR(gaudisim_ctrl_devt), index);
+	ctrl->dev.class = &gaudisim_ctrl_class;
 	ctrl->dev.parent = gdev->drm.dev;
-	ctrl->dev.release = gsim_ctrl_release;
-	ctrl->dev.groups = gsim_node_groups;
+	ctrl->dev.release = gaudisim_ctrl_release;
+	ctrl->dev.groups = gaudisim_node_groups;
 	rc = dev_set_name(&ctrl->dev, "accel_controlD%d", index);
 	if (rc)
 		goto err_put;
 
-	cdev_init(&ctrl->cdev, &gsim_ctrl_fops);
+	cdev_init(&ctrl->cdev, &gaudisim_ctrl_fops);
 	ctrl->cdev.owner = THIS_MODULE;
 	rc = cdev_device_add(&ctrl->cdev, &ctrl->dev);
 	if (rc)
@@ -145,9 +145,9 @@ err_put:
 	return rc;
 }
 
-void gsim_ctrl_fini(struct gaudisim_device *gdev)
+void gaudisim_ctrl_fini(struct gaudisim_device *gdev)
 {
-	struct gsim_ctrl *ctrl = gdev->ctrl;
+	struct gaudisim_ctrl *ctrl = gdev->ctrl;
 
 	if (!ctrl)
 		return;
@@ -156,25 +156,25 @@ void gsim_ctrl_fini(struct gaudisim_device *gdev)
 	put_device(&ctrl->dev);
 }
 
-int gsim_ctrl_module_init(void)
+int gaudisim_ctrl_module_init(void)
 {
 	int rc;
 
-	rc = alloc_chrdev_region(&gsim_ctrl_devt, 0, GSIM_CTRL_MAX_MINORS,
+	rc = alloc_chrdev_region(&gaudisim_ctrl_devt, 0, GAUDISIM_CTRL_MAX_MINORS,
 				 "gaudisim_ctrl");
 	if (rc)
 		return rc;
 
-	rc = class_register(&gsim_ctrl_class);
+	rc = class_register(&gaudisim_ctrl_class);
 	if (rc) {
-		unregister_chrdev_region(gsim_ctrl_devt, GSIM_CTRL_MAX_MINORS);
+		unregister_chrdev_region(gaudisim_ctrl_devt, GAUDISIM_CTRL_MAX_MINORS);
 		return rc;
 	}
 	return 0;
 }
 
-void gsim_ctrl_module_exit(void)
+void gaudisim_ctrl_module_exit(void)
 {
-	class_unregister(&gsim_ctrl_class);
-	unregister_chrdev_region(gsim_ctrl_devt, GSIM_CTRL_MAX_MINORS);
+	class_unregister(&gaudisim_ctrl_class);
+	unregister_chrdev_region(gaudisim_ctrl_devt, GAUDISIM_CTRL_MAX_MINORS);
 }

@@ -24,7 +24,7 @@
 #include "gaudisim_mem.h"
 #include "gaudisim_release.h"
 
-static void gsim_ctx_release(struct kref *ref)
+static void gaudisim_ctx_release(struct kref *ref)
 {
 	struct gaudisim_ctx *ctx = container_of(ref, struct gaudisim_ctx, ref);
 
@@ -34,24 +34,24 @@ static void gsim_ctx_release(struct kref *ref)
 	kfree(ctx);
 }
 
-void gsim_ctx_get(struct gaudisim_ctx *ctx)
+void gaudisim_ctx_get(struct gaudisim_ctx *ctx)
 {
 	kref_get(&ctx->ref);
 }
 
-void gsim_ctx_put(struct gaudisim_ctx *ctx)
+void gaudisim_ctx_put(struct gaudisim_ctx *ctx)
 {
-	kref_put(&ctx->ref, gsim_ctx_release);
+	kref_put(&ctx->ref, gaudisim_ctx_release);
 }
 
-static struct gaudisim_ctx *gsim_ctx_create(struct gaudisim_device *gdev)
+static struct gaudisim_ctx *gaudisim_ctx_create(struct gaudisim_device *gdev)
 {
 	struct gaudisim_ctx *ctx;
 
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 	if (!ctx)
 		return NULL;
-	ctx->outcomes = kvcalloc(GSIM_CS_OUTCOMES, sizeof(*ctx->outcomes),
+	ctx->outcomes = kvcalloc(GAUDISIM_CS_OUTCOMES, sizeof(*ctx->outcomes),
 				 GFP_KERNEL);
 	if (!ctx->outcomes) {
 		kfree(ctx);
@@ -67,7 +67,7 @@ static struct gaudisim_ctx *gsim_ctx_create(struct gaudisim_device *gdev)
 	atomic64_set(&ctx->kcb_bytes, 0);
 	mutex_init(&ctx->restore_lock);
 	mutex_init(&ctx->mem_lock);
-	gsim_mem_ctx_init(ctx);
+	gaudisim_mem_ctx_init(ctx);
 	spin_lock_init(&ctx->cs_lock);
 	ctx->next_seq = 1;
 	atomic_set(&ctx->jobs_inflight, 0);
@@ -77,13 +77,13 @@ static struct gaudisim_ctx *gsim_ctx_create(struct gaudisim_device *gdev)
 	return ctx;
 }
 
-int gsim_open(struct drm_device *drm, struct drm_file *file)
+int gaudisim_open(struct drm_device *drm, struct drm_file *file)
 {
 	struct gaudisim_device *gdev = to_gsim(drm);
 	struct gaudisim_ctx *ctx;
 	int rc = 0;
 
-	ctx = gsim_ctx_create(gdev);
+	ctx = gaudisim_ctx_create(gdev);
 	if (!ctx)
 		return -ENOMEM;
 
@@ -95,7 +95,7 @@ int gsim_open(struct drm_device *drm, struct drm_file *file)
 		rc = -EBUSY;
 		goto out_unlock;
 	}
-	switch (gsim_status(gdev)) {
+	switch (gaudisim_status(gdev)) {
 	case GAUDISIM_DEVICE_STATUS_OPERATIONAL:
 		break;
 	case GAUDISIM_DEVICE_STATUS_MALFUNCTION:
@@ -106,12 +106,12 @@ int gsim_open(struct drm_device *drm, struct drm_file *file)
 		goto out_unlock;
 	}
 
-	rc = gsim_mmu_ctx_init(ctx);
+	rc = gaudisim_mmu_ctx_init(ctx);
 	if (rc)
 		goto out_unlock;
 
 	gdev->compute_ctx = ctx;
-	gsim_notifier_ctx_init(gdev, ctx);
+	gaudisim_notifier_ctx_init(gdev, ctx);
 	gdev->open_counter++;
 	gdev->open_time = ktime_get();
 	file->driver_priv = ctx;
@@ -119,24 +119,24 @@ int gsim_open(struct drm_device *drm, struct drm_file *file)
 out_unlock:
 	mutex_unlock(&gdev->open_lock);
 	if (rc)
-		gsim_ctx_put(ctx);
+		gaudisim_ctx_put(ctx);
 	return rc;
 }
 
-void gsim_postclose(struct drm_device *drm, struct drm_file *file)
+void gaudisim_postclose(struct drm_device *drm, struct drm_file *file)
 {
 	struct gaudisim_device *gdev = to_gsim(drm);
 	struct gaudisim_ctx *ctx = file->driver_priv;
 
 	WRITE_ONCE(ctx->in_release, true);
-	gsim_notifier_ctx_fini(gdev, ctx);
-	gsim_ctx_release_engines(ctx);
+	gaudisim_notifier_ctx_fini(gdev, ctx);
+	gaudisim_ctx_release_engines(ctx);
 	/* No device access to the context's pages once they are unpinned. */
-	gsim_mmu_ctx_fini(ctx);
+	gaudisim_mmu_ctx_fini(ctx);
 	/* The next user finds zeros wherever this one had HBM. */
-	gsim_ctx_scrub_hbm(ctx);
-	gsim_cb_ctx_fini(ctx);
-	gsim_mem_ctx_fini(ctx);
+	gaudisim_ctx_scrub_hbm(ctx);
+	gaudisim_cb_ctx_fini(ctx);
+	gaudisim_mem_ctx_fini(ctx);
 
 	/* Free the compute node only once its memory is back in the pool. */
 	mutex_lock(&gdev->open_lock);
@@ -145,5 +145,5 @@ void gsim_postclose(struct drm_device *drm, struct drm_file *file)
 	mutex_unlock(&gdev->open_lock);
 
 	file->driver_priv = NULL;
-	gsim_ctx_put(ctx);
+	gaudisim_ctx_put(ctx);
 }

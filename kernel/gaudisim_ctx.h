@@ -34,27 +34,27 @@ struct gaudisim_device;
  * @gdev: the device
  * @pid: thread group of the opener
  * @asid: device MMU address space of the context (1..7)
- * @cbs: CB id -> struct gsim_cb (handle references); own lock
+ * @cbs: CB id -> struct gaudisim_cb (handle references); own lock
  * @cb_bytes: bytes of user CB memory the context holds
  * @cb_count: user CBs the context holds (handles, jobs or mappings)
  * @kcb_bytes: bytes of kernel CBs of the context's jobs not yet released
  * @mem_lock: see below
  * @va_mm: device VAs of userptr mappings
- * @hbm_allocs: HBM handle -> struct gsim_hbm_alloc
+ * @hbm_allocs: HBM handle -> struct gaudisim_hbm_alloc
  * @dram_used: HBM bytes allocated by this context
  * @hbm_dirty_start: lowest HBM address the context ever allocated
  * @hbm_dirty_end: end of the highest; 0 when it allocated nothing. The
  *                 range is scrubbed by the device before the next open.
  * @cs_lock: see below
  * @next_seq: sequence number of the next CS
- * @pending: CSs in flight, indexed by seq % GSIM_MAX_PENDING_CS
- * @outcomes: retired CSs, indexed by seq % GSIM_CS_OUTCOMES
+ * @pending: CSs in flight, indexed by seq % GAUDISIM_MAX_PENDING_CS
+ * @outcomes: retired CSs, indexed by seq % GAUDISIM_CS_OUTCOMES
  * @restore_lock: serialises the restore phase and @restore_done
  * @restore_done: the first CS went through (restore chunks are skipped)
  * @iq_used: internal queues the context submitted to (under submit_lock)
  * @jobs_inflight: jobs submitted and not completed
  * @idle_wq: woken when @jobs_inflight drops to 0
- * @drop: CSs of this context refused, per enum gsim_cs_drop
+ * @drop: CSs of this context refused, per enum gaudisim_cs_drop
  * @in_release: postclose is tearing the context down
  * @notifier_node: in gdev->notifiers while the context is open
  * @notifier_efd: eventfd from INFO REGISTER_EVENTFD, or NULL
@@ -88,8 +88,8 @@ struct gaudisim_ctx {
 	/* Protects @next_seq, @pending, @outcomes and the CS outcome fields. */
 	spinlock_t cs_lock;
 	u64 next_seq;
-	struct gsim_cs *pending[GSIM_MAX_PENDING_CS];
-	struct gsim_cs_outcome *outcomes;
+	struct gaudisim_cs *pending[GAUDISIM_MAX_PENDING_CS];
+	struct gaudisim_cs_outcome *outcomes;
 	/* Woken whenever a CS of the context retires (multi-CS waits). */
 	wait_queue_head_t cs_done_wq;
 
@@ -102,7 +102,7 @@ struct gaudisim_ctx {
 	atomic_t jobs_inflight;
 	wait_queue_head_t idle_wq;
 
-	atomic64_t drop[GSIM_DROP_COUNT];
+	atomic64_t drop[GAUDISIM_DROP_COUNT];
 	bool in_release;
 
 	struct list_head notifier_node;
@@ -110,10 +110,10 @@ struct gaudisim_ctx {
 	u64 notifier_events;
 };
 
-void gsim_ctx_get(struct gaudisim_ctx *ctx);
-void gsim_ctx_put(struct gaudisim_ctx *ctx);
+void gaudisim_ctx_get(struct gaudisim_ctx *ctx);
+void gaudisim_ctx_put(struct gaudisim_ctx *ctx);
 
-int gsim_open(struct drm_device *drm, struct drm_file *file);
-void gsim_postclose(struct drm_device *drm, struct drm_file *file);
+int gaudisim_open(struct drm_device *drm, struct drm_file *file);
+void gaudisim_postclose(struct drm_device *drm, struct drm_file *file);
 
 #endif /* __GAUDISIM_CTX_H__ */

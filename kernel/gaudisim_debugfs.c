@@ -45,28 +45,28 @@
 #include "gaudisim_sysfs.h"
 
 /* Event-queue entries kept for the events file. */
-#define GSIM_DBG_EVENTS		64
+#define GAUDISIM_DBG_EVENTS		64
 
 /**
- * struct gsim_debugfs - debugfs state of one device
+ * struct gaudisim_debugfs - debugfs state of one device
  * @gdev: the device
  * @addr: device address of data32/data64
  * @mmu_va: device VA the mmu file walks
  * @ev_lock: protects the event history (taken under eq.lock)
- * @ev_total: events recorded since load; entry n is at n % GSIM_DBG_EVENTS
+ * @ev_total: events recorded since load; entry n is at n % GAUDISIM_DBG_EVENTS
  * @ev: the history
  */
-struct gsim_debugfs {
+struct gaudisim_debugfs {
 	struct gaudisim_device *gdev;
 	u64 addr;
 	u64 mmu_va;
 	/* Protects @ev_total and @ev. */
 	spinlock_t ev_lock;
 	u64 ev_total;
-	struct gsim_eq_entry ev[GSIM_DBG_EVENTS];
+	struct gaudisim_eq_entry_le ev[GAUDISIM_DBG_EVENTS];
 };
 
-static const char *const gsim_dbg_files[] = {
+static const char *const gaudisim_dbg_files[] = {
 	"addr", "data32", "data64", "engines", "command_submission",
 	"command_buffers", "userptr", "mmu", "state_dump", "events",
 };
@@ -74,7 +74,7 @@ static const char *const gsim_dbg_files[] = {
 /* ---- Register and HBM peek/poke -------------------------------------------- */
 
 /* CFG BAR offset of a register address, or -EINVAL. */
-static int gsim_dbg_cfg_offset(u64 addr, u32 width, u32 *offset)
+static int gaudisim_dbg_cfg_offset(u64 addr, u32 width, u32 *offset)
 {
 	if (addr < GAUDISIM_CFG_BASE || addr - GAUDISIM_CFG_BASE > GAUDISIM_CFG_BAR_SIZE - width)
 		return -EINVAL;
@@ -83,21 +83,21 @@ static int gsim_dbg_cfg_offset(u64 addr, u32 width, u32 *offset)
 }
 
 /* Point the HBM BAR window at @addr; returns the mapping of @addr. */
-static void __iomem *gsim_dbg_hbm_map(struct gaudisim_device *gdev, u64 addr)
+static void __iomem *gaudisim_dbg_hbm_map(struct gaudisim_device *gdev, u64 addr)
 {
-	struct gsim_mmu *mmu = &gdev->mmu;
+	struct gaudisim_mmu *mmu = &gdev->mmu;
 	u64 window = round_down(addr, gdev->hbm_bar_size);
 
 	lockdep_assert_held(&mmu->lock);
 	if (window != mmu->window) {
-		gsim_wreg(gdev, GAUDISIM_REG_HBM_WINDOW_LO, lower_32_bits(window));
-		gsim_wreg(gdev, GAUDISIM_REG_HBM_WINDOW_HI, upper_32_bits(window));
+		gaudisim_wreg(gdev, GAUDISIM_REG_HBM_WINDOW_LO, lower_32_bits(window));
+		gaudisim_wreg(gdev, GAUDISIM_REG_HBM_WINDOW_HI, upper_32_bits(window));
 		mmu->window = window;
 	}
 	return mmu->bar + (addr - window);
 }
 
-static int gsim_dbg_access(struct gsim_debugfs *dbg, u32 width, u64 *val, bool write)
+static int gaudisim_dbg_access(struct gaudisim_debugfs *dbg, u32 width, u64 *val, bool write)
 {
 	struct gaudisim_device *gdev = dbg->gdev;
 	u64 addr = READ_ONCE(dbg->addr);
@@ -115,7 +115,7 @@ static int gsim_dbg_access(struct gsim_debugfs *dbg, u32 width, u64 *val, bool w
 		return -ENODEV;
 
 	rc = 0;
-	if (!gsim_dbg_cfg_offset(addr, width, &offset)) {
+	if (!gaudisim_dbg_cfg_offset(addr, width, &offset)) {
 		p = gdev->regs + offset;
 		/* 64-bit registers are LO/HI pairs: LO first. */
 		if (write) {
@@ -129,7 +129,7 @@ static int gsim_dbg_access(struct gsim_debugfs *dbg, u32 width, u64 *val, bool w
 		}
 	} else if (addr < gdev->hbm_size && gdev->hbm_size - addr >= width) {
 		mutex_lock(&gdev->mmu.lock);
-		p = gsim_dbg_hbm_map(gdev, addr);
+		p = gaudisim_dbg_hbm_map(gdev, addr);
 		if (write && width == 8)
 			writeq(*val, p);
 		else if (write)
@@ -145,34 +145,34 @@ static int gsim_dbg_access(struct gsim_debugfs *dbg, u32 width, u64 *val, bool w
 	return rc;
 }
 
-static int gsim_dbg_data32_get(void *data, u64 *val)
+static int gaudisim_dbg_data32_get(void *data, u64 *val)
 {
-	return gsim_dbg_access(data, 4, val, false);
+	return gaudisim_dbg_access(data, 4, val, false);
 }
 
-static int gsim_dbg_data32_set(void *data, u64 val)
+static int gaudisim_dbg_data32_set(void *data, u64 val)
 {
-	return gsim_dbg_access(data, 4, &val, true);
+	return gaudisim_dbg_access(data, 4, &val, true);
 }
 
-static int gsim_dbg_data64_get(void *data, u64 *val)
+static int gaudisim_dbg_data64_get(void *data, u64 *val)
 {
-	return gsim_dbg_access(data, 8, val, false);
+	return gaudisim_dbg_access(data, 8, val, false);
 }
 
-static int gsim_dbg_data64_set(void *data, u64 val)
+static int gaudisim_dbg_data64_set(void *data, u64 val)
 {
-	return gsim_dbg_access(data, 8, &val, true);
+	return gaudisim_dbg_access(data, 8, &val, true);
 }
 
-DEFINE_DEBUGFS_ATTRIBUTE(gsim_dbg_data32_fops, gsim_dbg_data32_get, gsim_dbg_data32_set,
+DEFINE_DEBUGFS_ATTRIBUTE(gaudisim_dbg_data32_fops, gaudisim_dbg_data32_get, gaudisim_dbg_data32_set,
 			 "0x%08llx\n");
-DEFINE_DEBUGFS_ATTRIBUTE(gsim_dbg_data64_fops, gsim_dbg_data64_get, gsim_dbg_data64_set,
+DEFINE_DEBUGFS_ATTRIBUTE(gaudisim_dbg_data64_fops, gaudisim_dbg_data64_get, gaudisim_dbg_data64_set,
 			 "0x%016llx\n");
 
 /* ---- Engines --------------------------------------------------------------- */
 
-static const char *gsim_engine_name(u32 e, char *buf, size_t len)
+static const char *gaudisim_engine_name(u32 e, char *buf, size_t len)
 {
 	if (e <= GAUDISIM_ENGINE_DMA_7)
 		snprintf(buf, len, "DMA%u", e);
@@ -183,16 +183,16 @@ static const char *gsim_engine_name(u32 e, char *buf, size_t len)
 	return buf;
 }
 
-static u64 gsim_dbg_tel64(struct gaudisim_device *gdev, u32 lo)
+static u64 gaudisim_dbg_tel64(struct gaudisim_device *gdev, u32 lo)
 {
-	u64 value = gsim_rreg(gdev, GAUDISIM_BLOCK_TELEMETRY + lo);
+	u64 value = gaudisim_rreg(gdev, GAUDISIM_BLOCK_TELEMETRY + lo);
 
-	return value | (u64)gsim_rreg(gdev, GAUDISIM_BLOCK_TELEMETRY + lo + 4) << 32;
+	return value | (u64)gaudisim_rreg(gdev, GAUDISIM_BLOCK_TELEMETRY + lo + 4) << 32;
 }
 
-static int gsim_dbg_engines_show(struct seq_file *m, void *unused)
+static int gaudisim_dbg_engines_show(struct seq_file *m, void *unused)
 {
-	struct gsim_debugfs *dbg = m->private;
+	struct gaudisim_debugfs *dbg = m->private;
 	struct gaudisim_device *gdev = dbg->gdev;
 	char name[8];
 	u32 e, s;
@@ -202,37 +202,38 @@ static int gsim_dbg_engines_show(struct seq_file *m, void *unused)
 		return -ENODEV;
 	seq_puts(m, "engine  busy-streams  cp-sts(s0..s3)                           busy-ns\n");
 	for (e = 0; e < GAUDISIM_ENGINE_COUNT; e++) {
-		seq_printf(m, "%-6s  0x%x           ", gsim_engine_name(e, name, sizeof(name)),
-			   gsim_hw_busy_streams(gdev, e));
+		seq_printf(m, "%-6s  0x%x           ", gaudisim_engine_name(e, name, sizeof(name)),
+			   gaudisim_hw_busy_streams(gdev, e));
 		for (s = 0; s < GAUDISIM_STREAMS_PER_QMAN; s++)
 			seq_printf(m, "0x%08x ",
-				   gsim_rreg(gdev, gsim_qm_reg(e, GAUDISIM_QM_CP_STS(s))));
-		seq_printf(m, "%llu\n", gsim_dbg_tel64(gdev, GAUDISIM_TEL_ENGINE_BUSY_NS_LO(e)));
+				   gaudisim_rreg(gdev, gaudisim_qm_reg(e, GAUDISIM_QM_CP_STS(s))));
+		seq_printf(m, "%llu\n", gaudisim_dbg_tel64(gdev,
+							   GAUDISIM_TEL_ENGINE_BUSY_NS_LO(e)));
 	}
 	drm_dev_exit(idx);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(gsim_dbg_engines);
+DEFINE_SHOW_ATTRIBUTE(gaudisim_dbg_engines);
 
 /* ---- Context state --------------------------------------------------------- */
 
 /* The compute context with a reference, or NULL when nobody holds the device. */
-static struct gaudisim_ctx *gsim_dbg_get_ctx(struct gaudisim_device *gdev)
+static struct gaudisim_ctx *gaudisim_dbg_get_ctx(struct gaudisim_device *gdev)
 {
 	struct gaudisim_ctx *ctx;
 
 	mutex_lock(&gdev->open_lock);
 	ctx = gdev->compute_ctx;
 	if (ctx)
-		gsim_ctx_get(ctx);
+		gaudisim_ctx_get(ctx);
 	mutex_unlock(&gdev->open_lock);
 	return ctx;
 }
 
-static int gsim_dbg_cs_show(struct seq_file *m, void *unused)
+static int gaudisim_dbg_cs_show(struct seq_file *m, void *unused)
 {
-	struct gsim_debugfs *dbg = m->private;
-	struct gaudisim_ctx *ctx = gsim_dbg_get_ctx(dbg->gdev);
+	struct gaudisim_debugfs *dbg = m->private;
+	struct gaudisim_ctx *ctx = gaudisim_dbg_get_ctx(dbg->gdev);
 	u32 i, j;
 
 	if (!ctx) {
@@ -242,8 +243,8 @@ static int gsim_dbg_cs_show(struct seq_file *m, void *unused)
 	spin_lock(&ctx->cs_lock);
 	seq_printf(m, "pid %d asid %u next-seq %llu\n", ctx->pid, ctx->asid, ctx->next_seq);
 	seq_puts(m, "seq       jobs  ext-left  timeout-s  queues\n");
-	for (i = 0; i < GSIM_MAX_PENDING_CS; i++) {
-		struct gsim_cs *cs = ctx->pending[i];
+	for (i = 0; i < GAUDISIM_MAX_PENDING_CS; i++) {
+		struct gaudisim_cs *cs = ctx->pending[i];
 
 		if (!cs)
 			continue;
@@ -254,16 +255,16 @@ static int gsim_dbg_cs_show(struct seq_file *m, void *unused)
 		seq_putc(m, '\n');
 	}
 	spin_unlock(&ctx->cs_lock);
-	gsim_ctx_put(ctx);
+	gaudisim_ctx_put(ctx);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(gsim_dbg_cs);
+DEFINE_SHOW_ATTRIBUTE(gaudisim_dbg_cs);
 
-static int gsim_dbg_cb_show(struct seq_file *m, void *unused)
+static int gaudisim_dbg_cb_show(struct seq_file *m, void *unused)
 {
-	struct gsim_debugfs *dbg = m->private;
-	struct gaudisim_ctx *ctx = gsim_dbg_get_ctx(dbg->gdev);
-	struct gsim_cb *cb;
+	struct gaudisim_debugfs *dbg = m->private;
+	struct gaudisim_ctx *ctx = gaudisim_dbg_get_ctx(dbg->gdev);
+	struct gaudisim_cb *cb;
 	unsigned long id;
 
 	if (!ctx) {
@@ -277,15 +278,15 @@ static int gsim_dbg_cb_show(struct seq_file *m, void *unused)
 		seq_printf(m, "%-8u  %-8u  %-4u  %d\n", cb->id, cb->size,
 			   kref_read(&cb->ref), atomic_read(&cb->usage));
 	xa_unlock(&ctx->cbs);
-	gsim_ctx_put(ctx);
+	gaudisim_ctx_put(ctx);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(gsim_dbg_cb);
+DEFINE_SHOW_ATTRIBUTE(gaudisim_dbg_cb);
 
-static int gsim_dbg_userptr_show(struct seq_file *m, void *unused)
+static int gaudisim_dbg_userptr_show(struct seq_file *m, void *unused)
 {
-	struct gsim_debugfs *dbg = m->private;
-	struct gaudisim_ctx *ctx = gsim_dbg_get_ctx(dbg->gdev);
+	struct gaudisim_debugfs *dbg = m->private;
+	struct gaudisim_ctx *ctx = gaudisim_dbg_get_ctx(dbg->gdev);
 	struct drm_mm_node *node;
 
 	if (!ctx) {
@@ -295,23 +296,23 @@ static int gsim_dbg_userptr_show(struct seq_file *m, void *unused)
 	seq_puts(m, "device-va           size        pages     dma-segments  refs\n");
 	mutex_lock(&ctx->mem_lock);
 	drm_mm_for_each_node(node, &ctx->va_mm) {
-		struct gsim_userptr *up = container_of(node, struct gsim_userptr, va_node);
+		struct gaudisim_userptr *up = container_of(node, struct gaudisim_userptr, va_node);
 
 		seq_printf(m, "0x%016llx  %-10llu  %-8u  %-12u  %u\n", up->va, up->size,
 			   up->npages, up->nsegs, kref_read(&up->ref));
 	}
 	mutex_unlock(&ctx->mem_lock);
-	gsim_ctx_put(ctx);
+	gaudisim_ctx_put(ctx);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(gsim_dbg_userptr);
+DEFINE_SHOW_ATTRIBUTE(gaudisim_dbg_userptr);
 
 /* ---- MMU walk -------------------------------------------------------------- */
 
 /* Walk the tables the device walks (in HBM), not the driver's shadows. */
-static void gsim_dbg_mmu_walk(struct seq_file *m, struct gaudisim_device *gdev, u64 va)
+static void gaudisim_dbg_mmu_walk(struct seq_file *m, struct gaudisim_device *gdev, u64 va)
 {
-	struct gsim_mmu *mmu = &gdev->mmu;
+	struct gaudisim_mmu *mmu = &gdev->mmu;
 	u64 table, pte = 0, page_size;
 	u32 hop, index;
 
@@ -329,7 +330,7 @@ static void gsim_dbg_mmu_walk(struct seq_file *m, struct gaudisim_device *gdev, 
 			goto out;
 		}
 		index = GAUDISIM_MMU_HOP_INDEX(va, hop);
-		pte = readq(gsim_dbg_hbm_map(gdev, table + index * GAUDISIM_MMU_PTE_SIZE));
+		pte = readq(gaudisim_dbg_hbm_map(gdev, table + index * GAUDISIM_MMU_PTE_SIZE));
 		seq_printf(m, "hop%u 0x%llx[%u] = 0x%016llx\n", hop, table, index, pte);
 		if (!(pte & GAUDISIM_MMU_PTE_PRESENT)) {
 			seq_printf(m, "not mapped (hop %u PTE not present)\n", hop);
@@ -350,28 +351,28 @@ out:
 	mutex_unlock(&mmu->lock);
 }
 
-static int gsim_dbg_mmu_show(struct seq_file *m, void *unused)
+static int gaudisim_dbg_mmu_show(struct seq_file *m, void *unused)
 {
-	struct gsim_debugfs *dbg = m->private;
+	struct gaudisim_debugfs *dbg = m->private;
 	struct gaudisim_device *gdev = dbg->gdev;
 	int idx;
 
 	if (!drm_dev_enter(&gdev->drm, &idx))
 		return -ENODEV;
-	gsim_dbg_mmu_walk(m, gdev, READ_ONCE(dbg->mmu_va));
+	gaudisim_dbg_mmu_walk(m, gdev, READ_ONCE(dbg->mmu_va));
 	drm_dev_exit(idx);
 	return 0;
 }
 
-static int gsim_dbg_mmu_open(struct inode *inode, struct file *file)
+static int gaudisim_dbg_mmu_open(struct inode *inode, struct file *file)
 {
-	return single_open(file, gsim_dbg_mmu_show, inode->i_private);
+	return single_open(file, gaudisim_dbg_mmu_show, inode->i_private);
 }
 
-static ssize_t gsim_dbg_mmu_write(struct file *file, const char __user *ubuf,
-				  size_t count, loff_t *ppos)
+static ssize_t gaudisim_dbg_mmu_write(struct file *file, const char __user *ubuf,
+				      size_t count, loff_t *ppos)
 {
-	struct gsim_debugfs *dbg = ((struct seq_file *)file->private_data)->private;
+	struct gaudisim_debugfs *dbg = ((struct seq_file *)file->private_data)->private;
 	u64 va;
 	int rc;
 
@@ -384,54 +385,55 @@ static ssize_t gsim_dbg_mmu_write(struct file *file, const char __user *ubuf,
 	return count;
 }
 
-static const struct file_operations gsim_dbg_mmu_fops = {
+static const struct file_operations gaudisim_dbg_mmu_fops = {
 	.owner = THIS_MODULE,
-	.open = gsim_dbg_mmu_open,
+	.open = gaudisim_dbg_mmu_open,
 	.read = seq_read,
-	.write = gsim_dbg_mmu_write,
+	.write = gaudisim_dbg_mmu_write,
 	.llseek = seq_lseek,
 	.release = single_release,
 };
 
 /* ---- State dump ------------------------------------------------------------ */
 
-static void gsim_dbg_dump_device(struct seq_file *m, struct gaudisim_device *gdev)
+static void gaudisim_dbg_dump_device(struct seq_file *m, struct gaudisim_device *gdev)
 {
 	u32 eq = GAUDISIM_BLOCK_EQ, tel = GAUDISIM_BLOCK_TELEMETRY;
 
-	seq_printf(m, "status: %s\n", gsim_status_name(gsim_status(gdev)));
+	seq_printf(m, "status: %s\n", gaudisim_status_name(gaudisim_status(gdev)));
 	seq_printf(m, "DEV_STATUS 0x%08x HW_STATE 0x%08x\n",
-		   gsim_rreg(gdev, GAUDISIM_REG_DEV_STATUS),
-		   gsim_rreg(gdev, GAUDISIM_REG_HW_STATE));
+		   gaudisim_rreg(gdev, GAUDISIM_REG_DEV_STATUS),
+		   gaudisim_rreg(gdev, GAUDISIM_REG_HW_STATE));
 	seq_printf(m, "errors: packets %u dma %u pq %u; cbs done %u\n",
-		   gsim_rreg(gdev, GAUDISIM_REG_ERR_PKT_CNT),
-		   gsim_rreg(gdev, GAUDISIM_REG_ERR_DMA_CNT),
-		   gsim_rreg(gdev, GAUDISIM_REG_ERR_PQ_CNT),
-		   gsim_rreg(gdev, GAUDISIM_REG_CB_DONE_CNT));
+		   gaudisim_rreg(gdev, GAUDISIM_REG_ERR_PKT_CNT),
+		   gaudisim_rreg(gdev, GAUDISIM_REG_ERR_DMA_CNT),
+		   gaudisim_rreg(gdev, GAUDISIM_REG_ERR_PQ_CNT),
+		   gaudisim_rreg(gdev, GAUDISIM_REG_CB_DONE_CNT));
 	seq_printf(m, "hard resets %d\n", atomic_read(&gdev->hard_reset_cnt));
 	seq_printf(m, "eq: pi %u ci %u (driver %u) sts 0x%x events %u dropped %u\n",
-		   gsim_rreg(gdev, eq + GAUDISIM_EQ_PI), gsim_rreg(gdev, eq + GAUDISIM_EQ_CI),
-		   READ_ONCE(gdev->eq.ci), gsim_rreg(gdev, eq + GAUDISIM_EQ_STS),
-		   gsim_rreg(gdev, eq + GAUDISIM_EQ_EVENT_CNT),
-		   gsim_rreg(gdev, eq + GAUDISIM_EQ_DROP_CNT));
+		   gaudisim_rreg(gdev, eq + GAUDISIM_EQ_PI), gaudisim_rreg(gdev,
+									   eq + GAUDISIM_EQ_CI),
+		   READ_ONCE(gdev->eq.ci), gaudisim_rreg(gdev, eq + GAUDISIM_EQ_STS),
+		   gaudisim_rreg(gdev, eq + GAUDISIM_EQ_EVENT_CNT),
+		   gaudisim_rreg(gdev, eq + GAUDISIM_EQ_DROP_CNT));
 	seq_printf(m, "telemetry: power %u mW (cap %u) temp %u mC clock %u MHz (max %u) throttle 0x%x ecc %u/%u\n",
-		   gsim_rreg(gdev, tel + GAUDISIM_TEL_POWER_MW),
-		   gsim_rreg(gdev, tel + GAUDISIM_TEL_POWER_MAX_MW),
-		   gsim_rreg(gdev, tel + GAUDISIM_TEL_TEMP_MC),
-		   gsim_rreg(gdev, tel + GAUDISIM_TEL_CLOCK_MHZ),
-		   gsim_rreg(gdev, tel + GAUDISIM_TEL_CLOCK_MAX_MHZ),
-		   gsim_rreg(gdev, tel + GAUDISIM_TEL_THROTTLE),
-		   gsim_rreg(gdev, tel + GAUDISIM_TEL_ECC_CORRECTABLE),
-		   gsim_rreg(gdev, tel + GAUDISIM_TEL_ECC_UNCORRECTABLE));
+		   gaudisim_rreg(gdev, tel + GAUDISIM_TEL_POWER_MW),
+		   gaudisim_rreg(gdev, tel + GAUDISIM_TEL_POWER_MAX_MW),
+		   gaudisim_rreg(gdev, tel + GAUDISIM_TEL_TEMP_MC),
+		   gaudisim_rreg(gdev, tel + GAUDISIM_TEL_CLOCK_MHZ),
+		   gaudisim_rreg(gdev, tel + GAUDISIM_TEL_CLOCK_MAX_MHZ),
+		   gaudisim_rreg(gdev, tel + GAUDISIM_TEL_THROTTLE),
+		   gaudisim_rreg(gdev, tel + GAUDISIM_TEL_ECC_CORRECTABLE),
+		   gaudisim_rreg(gdev, tel + GAUDISIM_TEL_ECC_UNCORRECTABLE));
 }
 
-static void gsim_dbg_dump_queues(struct seq_file *m, struct gaudisim_device *gdev)
+static void gaudisim_dbg_dump_queues(struct seq_file *m, struct gaudisim_device *gdev)
 {
 	u32 i, pi, ci;
 
 	seq_puts(m, "queue  driver-pi  driver-ci  hw-pi  hw-ci  cp-sts\n");
 	for (i = 0; i < GAUDISIM_NUM_EXT_QUEUES; i++) {
-		struct gsim_queue *q = &gdev->queues[i];
+		struct gaudisim_queue *q = &gdev->queues[i];
 
 		if (!q->present)
 			continue;
@@ -440,15 +442,18 @@ static void gsim_dbg_dump_queues(struct seq_file *m, struct gaudisim_device *gde
 		ci = q->ci;
 		spin_unlock(&q->lock);
 		seq_printf(m, "%-5u  %-9u  %-9u  %-5u  %-5u  0x%08x\n", i, pi, ci,
-			   gsim_rreg(gdev, gsim_qm_reg(q->engine, GAUDISIM_QM_PQ_PI(q->stream))),
-			   gsim_rreg(gdev, gsim_qm_reg(q->engine, GAUDISIM_QM_PQ_CI(q->stream))),
-			   gsim_rreg(gdev, gsim_qm_reg(q->engine, GAUDISIM_QM_CP_STS(q->stream))));
+			   gaudisim_rreg(gdev, gaudisim_qm_reg(q->engine,
+							       GAUDISIM_QM_PQ_PI(q->stream))),
+			   gaudisim_rreg(gdev, gaudisim_qm_reg(q->engine,
+							       GAUDISIM_QM_PQ_CI(q->stream))),
+			   gaudisim_rreg(gdev, gaudisim_qm_reg(q->engine,
+							       GAUDISIM_QM_CP_STS(q->stream))));
 	}
 }
 
-static int gsim_dbg_state_show(struct seq_file *m, void *unused)
+static int gaudisim_dbg_state_show(struct seq_file *m, void *unused)
 {
-	struct gsim_debugfs *dbg = m->private;
+	struct gaudisim_debugfs *dbg = m->private;
 	struct gaudisim_device *gdev = dbg->gdev;
 	struct gaudisim_ctx *ctx;
 	u64 hbm_used;
@@ -456,20 +461,20 @@ static int gsim_dbg_state_show(struct seq_file *m, void *unused)
 
 	if (!drm_dev_enter(&gdev->drm, &idx))
 		return -ENODEV;
-	gsim_dbg_dump_device(m, gdev);
-	gsim_dbg_dump_queues(m, gdev);
+	gaudisim_dbg_dump_device(m, gdev);
+	gaudisim_dbg_dump_queues(m, gdev);
 	drm_dev_exit(idx);
 
 	mutex_lock(&gdev->hbm_lock);
 	hbm_used = gdev->hbm_used;
 	mutex_unlock(&gdev->hbm_lock);
 	seq_printf(m, "hbm: %llu of %llu user bytes allocated\n", hbm_used,
-		   gsim_hbm_user_size(gdev));
+		   gaudisim_hbm_user_size(gdev));
 	seq_printf(m, "cs: submitted %lld completed %lld errors %lld timed-out %lld\n",
 		   atomic64_read(&gdev->cs_cnt.submitted), atomic64_read(&gdev->cs_cnt.completed),
 		   atomic64_read(&gdev->cs_cnt.errors), atomic64_read(&gdev->cs_cnt.timed_out));
 
-	ctx = gsim_dbg_get_ctx(gdev);
+	ctx = gaudisim_dbg_get_ctx(gdev);
 	if (!ctx) {
 		seq_puts(m, "context: none\n");
 		return 0;
@@ -477,34 +482,35 @@ static int gsim_dbg_state_show(struct seq_file *m, void *unused)
 	seq_printf(m, "context: pid %d asid %u jobs-in-flight %d cbs %d cb-bytes %lld\n",
 		   ctx->pid, ctx->asid, atomic_read(&ctx->jobs_inflight),
 		   atomic_read(&ctx->cb_count), atomic64_read(&ctx->cb_bytes));
-	gsim_ctx_put(ctx);
+	gaudisim_ctx_put(ctx);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(gsim_dbg_state);
+DEFINE_SHOW_ATTRIBUTE(gaudisim_dbg_state);
 
 /* ---- Events ---------------------------------------------------------------- */
 
-void gsim_debugfs_record_event(struct gaudisim_device *gdev, const struct gsim_eq_entry *e)
+void gaudisim_debugfs_record_event(struct gaudisim_device *gdev,
+				   const struct gaudisim_eq_entry_le *e)
 {
-	/* Pairs with the release in gsim_debugfs_init(): a set-up history. */
-	struct gsim_debugfs *dbg = smp_load_acquire(&gdev->debugfs);
+	/* Pairs with the release in gaudisim_debugfs_init(): a set-up history. */
+	struct gaudisim_debugfs *dbg = smp_load_acquire(&gdev->debugfs);
 
 	/* A heartbeat a second would push every real event out. */
 	if (!dbg || GAUDISIM_EQ_CTL_TYPE(le32_to_cpu(e->ctl)) == GAUDISIM_EQ_EVENT_HEARTBEAT)
 		return;
 	spin_lock(&dbg->ev_lock);
-	dbg->ev[dbg->ev_total % GSIM_DBG_EVENTS] = *e;
+	dbg->ev[dbg->ev_total % GAUDISIM_DBG_EVENTS] = *e;
 	dbg->ev_total++;
 	spin_unlock(&dbg->ev_lock);
 }
 
-static int gsim_dbg_events_show(struct seq_file *m, void *unused)
+static int gaudisim_dbg_events_show(struct seq_file *m, void *unused)
 {
-	struct gsim_debugfs *dbg = m->private;
-	struct gsim_eq_entry *copy;
+	struct gaudisim_debugfs *dbg = m->private;
+	struct gaudisim_eq_entry_le *copy;
 	u64 total, first, n;
 
-	copy = kmalloc_array(GSIM_DBG_EVENTS, sizeof(*copy), GFP_KERNEL);
+	copy = kmalloc_array(GAUDISIM_DBG_EVENTS, sizeof(*copy), GFP_KERNEL);
 	if (!copy)
 		return -ENOMEM;
 	spin_lock(&dbg->ev_lock);
@@ -512,31 +518,32 @@ static int gsim_dbg_events_show(struct seq_file *m, void *unused)
 	memcpy(copy, dbg->ev, sizeof(dbg->ev));
 	spin_unlock(&dbg->ev_lock);
 
-	first = total > GSIM_DBG_EVENTS ? total - GSIM_DBG_EVENTS : 0;
+	first = total > GAUDISIM_DBG_EVENTS ? total - GAUDISIM_DBG_EVENTS : 0;
 	seq_printf(m, "%llu events recorded, the last %llu follow (oldest first)\n",
 		   total, total - first);
 	seq_puts(m, "index  timestamp-ns      type                     engine  queue  code  addr                data0\n");
 	for (n = first; n < total; n++) {
-		const struct gsim_eq_entry *e = &copy[n % GSIM_DBG_EVENTS];
+		const struct gaudisim_eq_entry_le *e = &copy[n % GAUDISIM_DBG_EVENTS];
 		u32 ctl = le32_to_cpu(e->ctl);
 
 		seq_printf(m, "%-5u  %-16llu  %-23s  %-6d  %-5d  %-4u  0x%016llx  0x%x\n",
 			   ctl & GAUDISIM_EQ_CTL_INDEX_MASK, le64_to_cpu(e->timestamp),
-			   gsim_event_str(GAUDISIM_EQ_CTL_TYPE(ctl)), (int)le32_to_cpu(e->engine),
+			   gaudisim_event_str(GAUDISIM_EQ_CTL_TYPE(ctl)),
+			   (int)le32_to_cpu(e->engine),
 			   (int)le32_to_cpu(e->queue), le32_to_cpu(e->code),
 			   le64_to_cpu(e->addr), le32_to_cpu(e->data[0]));
 	}
 	kfree(copy);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(gsim_dbg_events);
+DEFINE_SHOW_ATTRIBUTE(gaudisim_dbg_events);
 
 /* ---- Setup ----------------------------------------------------------------- */
 
-int gsim_debugfs_init(struct gaudisim_device *gdev)
+int gaudisim_debugfs_init(struct gaudisim_device *gdev)
 {
 	struct dentry *root = gdev->drm.debugfs_root;
-	struct gsim_debugfs *dbg;
+	struct gaudisim_debugfs *dbg;
 
 	dbg = drmm_kzalloc(&gdev->drm, sizeof(*dbg), GFP_KERNEL);
 	if (!dbg)
@@ -551,26 +558,26 @@ int gsim_debugfs_init(struct gaudisim_device *gdev)
 	if (IS_ERR_OR_NULL(root))
 		return 0;
 	debugfs_create_x64("addr", 0600, root, &dbg->addr);
-	debugfs_create_file_unsafe("data32", 0600, root, dbg, &gsim_dbg_data32_fops);
-	debugfs_create_file_unsafe("data64", 0600, root, dbg, &gsim_dbg_data64_fops);
-	debugfs_create_file("engines", 0400, root, dbg, &gsim_dbg_engines_fops);
-	debugfs_create_file("command_submission", 0400, root, dbg, &gsim_dbg_cs_fops);
-	debugfs_create_file("command_buffers", 0400, root, dbg, &gsim_dbg_cb_fops);
-	debugfs_create_file("userptr", 0400, root, dbg, &gsim_dbg_userptr_fops);
-	debugfs_create_file("mmu", 0600, root, dbg, &gsim_dbg_mmu_fops);
-	debugfs_create_file("state_dump", 0400, root, dbg, &gsim_dbg_state_fops);
-	debugfs_create_file("events", 0400, root, dbg, &gsim_dbg_events_fops);
+	debugfs_create_file_unsafe("data32", 0600, root, dbg, &gaudisim_dbg_data32_fops);
+	debugfs_create_file_unsafe("data64", 0600, root, dbg, &gaudisim_dbg_data64_fops);
+	debugfs_create_file("engines", 0400, root, dbg, &gaudisim_dbg_engines_fops);
+	debugfs_create_file("command_submission", 0400, root, dbg, &gaudisim_dbg_cs_fops);
+	debugfs_create_file("command_buffers", 0400, root, dbg, &gaudisim_dbg_cb_fops);
+	debugfs_create_file("userptr", 0400, root, dbg, &gaudisim_dbg_userptr_fops);
+	debugfs_create_file("mmu", 0600, root, dbg, &gaudisim_dbg_mmu_fops);
+	debugfs_create_file("state_dump", 0400, root, dbg, &gaudisim_dbg_state_fops);
+	debugfs_create_file("events", 0400, root, dbg, &gaudisim_dbg_events_fops);
 	return 0;
 }
 
 /* Remove the files (waiting for readers in them) before the device goes. */
-void gsim_debugfs_fini(struct gaudisim_device *gdev)
+void gaudisim_debugfs_fini(struct gaudisim_device *gdev)
 {
 	struct dentry *root = gdev->drm.debugfs_root;
 	u32 i;
 
 	if (IS_ERR_OR_NULL(root))
 		return;
-	for (i = 0; i < ARRAY_SIZE(gsim_dbg_files); i++)
-		debugfs_lookup_and_remove(gsim_dbg_files[i], root);
+	for (i = 0; i < ARRAY_SIZE(gaudisim_dbg_files); i++)
+		debugfs_lookup_and_remove(gaudisim_dbg_files[i], root);
 }

@@ -7,12 +7,13 @@
 #define __GAUDISIM_DEBUGFS_H__
 
 struct gaudisim_device;
-struct gsim_eq_entry;
+struct gaudisim_eq_entry_le;
 
-int gsim_debugfs_init(struct gaudisim_device *gdev);
-void gsim_debugfs_fini(struct gaudisim_device *gdev);
+int gaudisim_debugfs_init(struct gaudisim_device *gdev);
+void gaudisim_debugfs_fini(struct gaudisim_device *gdev);
 
 /* Keep @e in the history of the events file; called under eq.lock. */
-void gsim_debugfs_record_event(struct gaudisim_device *gdev, const struct gsim_eq_entry *e);
+void gaudisim_debugfs_record_event(struct gaudisim_device *gdev,
+				   const struct gaudisim_eq_entry_le *e);
 
 #endif /* __GAUDISIM_DEBUGFS_H__ */

@@ -31,25 +31,25 @@
 #include "gaudisim_queue.h"
 #include "gaudisim_sysfs.h"
 
-unsigned int gsim_timeout_locked = 30;
-module_param_named(timeout_locked, gsim_timeout_locked, uint, 0444);
+unsigned int gaudisim_timeout_locked = 30;
+module_param_named(timeout_locked, gaudisim_timeout_locked, uint, 0444);
 MODULE_PARM_DESC(timeout_locked,
 		 "Command submission timeout in seconds, 0 for none (default 30)");
 
-bool gsim_reset_on_lockup = true;
-module_param_named(reset_on_lockup, gsim_reset_on_lockup, bool, 0444);
+bool gaudisim_reset_on_lockup = true;
+module_param_named(reset_on_lockup, gaudisim_reset_on_lockup, bool, 0444);
 MODULE_PARM_DESC(reset_on_lockup,
 		 "Hard-reset the device when a command submission times out (default true)");
 
-static int gsim_mmap(struct file *filp, struct vm_area_struct *vma)
+static int gaudisim_mmap(struct file *filp, struct vm_area_struct *vma)
 {
 	struct drm_file *file = filp->private_data;
 
-	return gsim_cb_mmap(file->driver_priv, vma);
+	return gaudisim_cb_mmap(file->driver_priv, vma);
 }
 
 /* DRM_ACCEL_FOPS with our own mmap (CBs, not GEM objects). */
-static const struct file_operations gsim_fops = {
+static const struct file_operations gaudisim_fops = {
 	.owner = THIS_MODULE,
 	.open = accel_open,
 	.release = drm_release,
@@ -58,25 +58,25 @@ static const struct file_operations gsim_fops = {
 	.poll = drm_poll,
 	.read = drm_read,
 	.llseek = noop_llseek,
-	.mmap = gsim_mmap,
+	.mmap = gaudisim_mmap,
 	.fop_flags = FOP_UNSIGNED_OFFSET,
 };
 
-static const struct drm_ioctl_desc gsim_ioctls[] = {
-	DRM_IOCTL_DEF_DRV(GAUDISIM_INFO, gsim_info_ioctl, 0),
-	DRM_IOCTL_DEF_DRV(GAUDISIM_CB, gsim_cb_ioctl, 0),
-	DRM_IOCTL_DEF_DRV(GAUDISIM_CS, gsim_cs_ioctl, 0),
-	DRM_IOCTL_DEF_DRV(GAUDISIM_WAIT_CS, gsim_wait_cs_ioctl, 0),
-	DRM_IOCTL_DEF_DRV(GAUDISIM_MEMORY, gsim_mem_ioctl, 0),
+static const struct drm_ioctl_desc gaudisim_ioctls[] = {
+	DRM_IOCTL_DEF_DRV(GAUDISIM_INFO, gaudisim_info_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(GAUDISIM_CB, gaudisim_cb_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(GAUDISIM_CS, gaudisim_cs_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(GAUDISIM_WAIT_CS, gaudisim_wait_cs_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(GAUDISIM_MEMORY, gaudisim_mem_ioctl, 0),
 };
 
-static const struct drm_driver gsim_drm_driver = {
+static const struct drm_driver gaudisim_drm_driver = {
 	.driver_features = DRIVER_COMPUTE_ACCEL,
-	.open = gsim_open,
-	.postclose = gsim_postclose,
-	.ioctls = gsim_ioctls,
-	.num_ioctls = ARRAY_SIZE(gsim_ioctls),
-	.fops = &gsim_fops,
+	.open = gaudisim_open,
+	.postclose = gaudisim_postclose,
+	.ioctls = gaudisim_ioctls,
+	.num_ioctls = ARRAY_SIZE(gaudisim_ioctls),
+	.fops = &gaudisim_fops,
 	.name = GAUDISIM_DRIVER_NAME,
 	.desc = GAUDISIM_DRIVER_DESC,
 	.major = 0,
@@ -84,7 +84,7 @@ static const struct drm_driver gsim_drm_driver = {
 	.patchlevel = 0,
 };
 
-static int gsim_check_bar(struct pci_dev *pdev, int bar, resource_size_t min_len)
+static int gaudisim_check_bar(struct pci_dev *pdev, int bar, resource_size_t min_len)
 {
 	unsigned long flags = pci_resource_flags(pdev, bar);
 
@@ -97,7 +97,7 @@ static int gsim_check_bar(struct pci_dev *pdev, int bar, resource_size_t min_len
 	return 0;
 }
 
-static int gsim_pci_init(struct gaudisim_device *gdev)
+static int gaudisim_pci_init(struct gaudisim_device *gdev)
 {
 	struct pci_dev *pdev = gdev->pdev;
 	int rc;
@@ -106,11 +106,11 @@ static int gsim_pci_init(struct gaudisim_device *gdev)
 	if (rc)
 		return rc;
 
-	rc = gsim_check_bar(pdev, GAUDISIM_BAR_CFG, GAUDISIM_CFG_BAR_SIZE);
+	rc = gaudisim_check_bar(pdev, GAUDISIM_BAR_CFG, GAUDISIM_CFG_BAR_SIZE);
 	if (!rc)
-		rc = gsim_check_bar(pdev, GAUDISIM_BAR_MSIX, 1);
+		rc = gaudisim_check_bar(pdev, GAUDISIM_BAR_MSIX, 1);
 	if (!rc)
-		rc = gsim_check_bar(pdev, GAUDISIM_BAR_HBM, 1);
+		rc = gaudisim_check_bar(pdev, GAUDISIM_BAR_HBM, 1);
 	if (rc)
 		return rc;
 
@@ -132,14 +132,14 @@ static int gsim_pci_init(struct gaudisim_device *gdev)
 	return rc;
 }
 
-static void gsim_hbm_mm_fini(struct drm_device *drm, void *arg)
+static void gaudisim_hbm_mm_fini(struct drm_device *drm, void *arg)
 {
 	struct gaudisim_device *gdev = arg;
 
 	drm_mm_takedown(&gdev->hbm_mm);
 }
 
-static int gsim_sw_init(struct gaudisim_device *gdev)
+static int gaudisim_sw_init(struct gaudisim_device *gdev)
 {
 	int rc;
 
@@ -155,16 +155,16 @@ static int gsim_sw_init(struct gaudisim_device *gdev)
 	spin_lock_init(&gdev->err_lock);
 	INIT_LIST_HEAD(&gdev->notifiers);
 
-	drm_mm_init(&gdev->hbm_mm, GAUDISIM_HBM_USER_BASE, gsim_hbm_user_size(gdev));
-	rc = drmm_add_action_or_reset(&gdev->drm, gsim_hbm_mm_fini, gdev);
+	drm_mm_init(&gdev->hbm_mm, GAUDISIM_HBM_USER_BASE, gaudisim_hbm_user_size(gdev));
+	rc = drmm_add_action_or_reset(&gdev->drm, gaudisim_hbm_mm_fini, gdev);
 	if (rc)
 		return rc;
 
-	INIT_WORK(&gdev->reset_work, gsim_reset_work);
+	INIT_WORK(&gdev->reset_work, gaudisim_reset_work);
 	return 0;
 }
 
-static void gsim_print_summary(struct gaudisim_device *gdev)
+static void gaudisim_print_summary(struct gaudisim_device *gdev)
 {
 	u64 hbm = gdev->hbm_size;
 	bool gib = IS_ALIGNED(hbm, SZ_1G);
@@ -175,12 +175,12 @@ static void gsim_print_summary(struct gaudisim_device *gdev)
 		 gdev->num_ext_queues, gdev->num_int_queues, GAUDISIM_DRIVER_VERSION);
 }
 
-static int gsim_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+static int gaudisim_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct gaudisim_device *gdev;
 	int rc;
 
-	gdev = devm_drm_dev_alloc(&pdev->dev, &gsim_drm_driver,
+	gdev = devm_drm_dev_alloc(&pdev->dev, &gaudisim_drm_driver,
 				  struct gaudisim_device, drm);
 	if (IS_ERR(gdev))
 		return PTR_ERR(gdev);
@@ -188,22 +188,22 @@ static int gsim_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	gdev->status = GAUDISIM_DEVICE_STATUS_IN_DEVICE_CREATION;
 	pci_set_drvdata(pdev, gdev);
 
-	rc = gsim_pci_init(gdev);
+	rc = gaudisim_pci_init(gdev);
 	if (rc)
 		return rc;
 
-	rc = gsim_hw_identify(gdev);
+	rc = gaudisim_hw_identify(gdev);
 	if (rc)
 		return rc;
 
-	rc = gsim_sw_init(gdev);
+	rc = gaudisim_sw_init(gdev);
 	if (rc)
 		return rc;
 
-	rc = gsim_hw_reset(gdev);
+	rc = gaudisim_hw_reset(gdev);
 	if (rc)
 		return rc;
-	gsim_hw_mark_dirty(gdev);
+	gaudisim_hw_mark_dirty(gdev);
 
 	gdev->wq = alloc_ordered_workqueue("gaudisim-%s", 0, pci_name(pdev));
 	if (!gdev->wq) {
@@ -211,29 +211,29 @@ static int gsim_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_reset;
 	}
 
-	rc = gsim_queues_init(gdev);
+	rc = gaudisim_queues_init(gdev);
 	if (!rc)
-		rc = gsim_eq_init(gdev);
+		rc = gaudisim_eq_init(gdev);
 	if (!rc)
-		rc = gsim_mmu_init(gdev);
+		rc = gaudisim_mmu_init(gdev);
 	if (rc)
 		goto err_destroy_wq;
-	gsim_queues_hw_init(gdev);
-	gsim_eq_hw_init(gdev);
-	gsim_mmu_hw_init(gdev);
+	gaudisim_queues_hw_init(gdev);
+	gaudisim_eq_hw_init(gdev);
+	gaudisim_mmu_hw_init(gdev);
 
-	rc = gsim_irq_init(gdev);
+	rc = gaudisim_irq_init(gdev);
 	if (rc)
 		goto err_destroy_wq;
-	rc = gsim_eq_irq_init(gdev);
+	rc = gaudisim_eq_irq_init(gdev);
 	if (rc)
 		goto err_irq_fini;
 
 	mutex_lock(&gdev->submit_lock);
-	gsim_set_status(gdev, GAUDISIM_DEVICE_STATUS_OPERATIONAL);
+	gaudisim_set_status(gdev, GAUDISIM_DEVICE_STATUS_OPERATIONAL);
 	mutex_unlock(&gdev->submit_lock);
 
-	rc = gsim_hwmon_init(gdev);
+	rc = gaudisim_hwmon_init(gdev);
 	if (rc) {
 		dev_err(&pdev->dev, "cannot register the hwmon device: %d\n", rc);
 		goto err_irq_fini;
@@ -243,95 +243,95 @@ static int gsim_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (rc)
 		goto err_irq_fini;
 
-	rc = gsim_ctrl_init(gdev);
+	rc = gaudisim_ctrl_init(gdev);
 	if (rc) {
 		dev_err(&pdev->dev, "cannot create the control node: %d\n", rc);
 		goto err_unregister;
 	}
 
 	/* A developer aid: the device works without it. */
-	if (gsim_debugfs_init(gdev))
+	if (gaudisim_debugfs_init(gdev))
 		dev_warn(&pdev->dev, "no debugfs files\n");
 
-	gsim_print_summary(gdev);
+	gaudisim_print_summary(gdev);
 	return 0;
 
 err_unregister:
 	drm_dev_unregister(&gdev->drm);
 err_irq_fini:
-	gsim_eq_fini(gdev);
-	gsim_irq_fini(gdev);
+	gaudisim_eq_fini(gdev);
+	gaudisim_irq_fini(gdev);
 err_destroy_wq:
 	destroy_workqueue(gdev->wq);
 err_reset:
-	gsim_hw_reset(gdev);
+	gaudisim_hw_reset(gdev);
 	return rc;
 }
 
-static void gsim_remove(struct pci_dev *pdev)
+static void gaudisim_remove(struct pci_dev *pdev)
 {
 	struct gaudisim_device *gdev = pci_get_drvdata(pdev);
 
-	gsim_debugfs_fini(gdev);
+	gaudisim_debugfs_fini(gdev);
 	/* No ioctl, reset work or control request touches the device after this. */
 	drm_dev_unplug(&gdev->drm);
-	gsim_ctrl_fini(gdev);
-	gsim_eq_fini(gdev);
-	gsim_device_stop(gdev);
-	gsim_irq_fini(gdev);
+	gaudisim_ctrl_fini(gdev);
+	gaudisim_eq_fini(gdev);
+	gaudisim_device_stop(gdev);
+	gaudisim_irq_fini(gdev);
 	destroy_workqueue(gdev->wq);
-	gsim_mmu_fini(gdev);
+	gaudisim_mmu_fini(gdev);
 }
 
 /* Leave no DMA running across a reboot or kexec. */
-static void gsim_shutdown(struct pci_dev *pdev)
+static void gaudisim_shutdown(struct pci_dev *pdev)
 {
 	struct gaudisim_device *gdev = pci_get_drvdata(pdev);
 	int idx;
 
 	if (!drm_dev_enter(&gdev->drm, &idx))
 		return;
-	gsim_hw_reset(gdev);
+	gaudisim_hw_reset(gdev);
 	drm_dev_exit(idx);
 }
 
-static const struct pci_device_id gsim_pci_ids[] = {
+static const struct pci_device_id gaudisim_pci_ids[] = {
 	{ PCI_DEVICE(GAUDISIM_PCI_VENDOR_ID, GAUDISIM_PCI_DEVICE_ID) },
 	{ }
 };
-MODULE_DEVICE_TABLE(pci, gsim_pci_ids);
+MODULE_DEVICE_TABLE(pci, gaudisim_pci_ids);
 
-static struct pci_driver gsim_pci_driver = {
+static struct pci_driver gaudisim_pci_driver = {
 	.name = GAUDISIM_DRIVER_NAME,
-	.id_table = gsim_pci_ids,
-	.probe = gsim_probe,
-	.remove = gsim_remove,
-	.shutdown = gsim_shutdown,
-	.dev_groups = gsim_dev_groups,
+	.id_table = gaudisim_pci_ids,
+	.probe = gaudisim_probe,
+	.remove = gaudisim_remove,
+	.shutdown = gaudisim_shutdown,
+	.dev_groups = gaudisim_dev_groups,
 };
 
-static int __init gsim_init(void)
+static int __init gaudisim_init(void)
 {
 	int rc;
 
-	rc = gsim_ctrl_module_init();
+	rc = gaudisim_ctrl_module_init();
 	if (rc)
 		return rc;
 
-	rc = pci_register_driver(&gsim_pci_driver);
+	rc = pci_register_driver(&gaudisim_pci_driver);
 	if (rc)
-		gsim_ctrl_module_exit();
+		gaudisim_ctrl_module_exit();
 	return rc;
 }
 
-static void __exit gsim_exit(void)
+static void __exit gaudisim_exit(void)
 {
-	pci_unregister_driver(&gsim_pci_driver);
-	gsim_ctrl_module_exit();
+	pci_unregister_driver(&gaudisim_pci_driver);
+	gaudisim_ctrl_module_exit();
 }
 
-module_init(gsim_init);
-module_exit(gsim_exit);
+module_init(gaudisim_init);
+module_exit(gaudisim_exit);
 
 MODULE_DESCRIPTION(GAUDISIM_DRIVER_DESC);
 MODULE_LICENSE("GPL");

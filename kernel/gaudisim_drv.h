@@ -38,28 +38,28 @@
 #define GAUDISIM_CARD_NAME		"HL-205-sim"
 
 /* CS timeout used when a CS does not ask for its own (seconds, 0 = none). */
-extern unsigned int gsim_timeout_locked;
+extern unsigned int gaudisim_timeout_locked;
 /* Hard-reset the device when a CS times out, so its queue recovers. */
-extern bool gsim_reset_on_lockup;
+extern bool gaudisim_reset_on_lockup;
 
 struct gaudisim_ctx;
-struct gsim_ctrl;
-struct gsim_debugfs;
+struct gaudisim_ctrl;
+struct gaudisim_debugfs;
 
 /* How command submissions ended or why they were refused (INFO CS_*). */
-struct gsim_cs_counters {
+struct gaudisim_cs_counters {
 	atomic64_t submitted;
 	atomic64_t completed;
 	atomic64_t errors;
 	atomic64_t timed_out;
-	atomic64_t drop[GSIM_DROP_COUNT];
+	atomic64_t drop[GAUDISIM_DROP_COUNT];
 };
 
 /*
  * The last error of each kind the driver saw, for the INFO *_EVENT ops;
- * under gsim_device.err_lock. A timestamp of 0 means none since load.
+ * under gaudisim_device.err_lock. A timestamp of 0 means none since load.
  */
-struct gsim_captured_errors {
+struct gaudisim_captured_errors {
 	struct gaudisim_info_cs_timeout_event cs_timeout;
 	struct gaudisim_info_razwi_event razwi;
 	struct gaudisim_info_undefined_opcode_event undef_opcode;
@@ -98,7 +98,7 @@ struct gsim_captured_errors {
  * @err_lock: see below
  * @errors: the last captured errors
  * @notifier_lock: see below
- * @notifiers: eventfds registered with INFO REGISTER_EVENTFD (gsim_notifier)
+ * @notifiers: eventfds registered with INFO REGISTER_EVENTFD (gaudisim_notifier)
  * @throttle_since_us: per throttle reason, when INFO first saw it active
  * @wq: ordered workqueue for CS timeouts and device resets
  * @reset_work: hard reset requested by a CS timeout or a device event
@@ -124,8 +124,8 @@ struct gaudisim_device {
 	u32 num_ext_queues;
 
 	int status;
-	struct gsim_queue queues[GAUDISIM_NUM_EXT_QUEUES];
-	struct gsim_iqueue iqueues[GAUDISIM_QUEUE_ID_SIZE];
+	struct gaudisim_queue queues[GAUDISIM_NUM_EXT_QUEUES];
+	struct gaudisim_iqueue iqueues[GAUDISIM_QUEUE_ID_SIZE];
 	u32 num_int_queues;
 
 	/*
@@ -147,12 +147,12 @@ struct gaudisim_device {
 	struct drm_mm hbm_mm;
 	u64 hbm_used;
 
-	struct gsim_cs_counters cs_cnt;
+	struct gaudisim_cs_counters cs_cnt;
 	atomic_t hard_reset_cnt;
 
 	/* Protects @errors and @throttle_since_us; taken in process context. */
 	spinlock_t err_lock;
-	struct gsim_captured_errors errors;
+	struct gaudisim_captured_errors errors;
 
 	/* Protects @notifiers and the notifier fields of their contexts. */
 	struct mutex notifier_lock;
@@ -164,11 +164,11 @@ struct gaudisim_device {
 	struct work_struct reset_work;
 	const char *reset_reason;
 
-	struct gsim_eq eq;
-	struct gsim_mmu mmu;
+	struct gaudisim_eq eq;
+	struct gaudisim_mmu mmu;
 
-	struct gsim_ctrl *ctrl;
-	struct gsim_debugfs *debugfs;
+	struct gaudisim_ctrl *ctrl;
+	struct gaudisim_debugfs *debugfs;
 };
 
 static inline struct gaudisim_device *to_gsim(struct drm_device *drm)
@@ -176,23 +176,23 @@ static inline struct gaudisim_device *to_gsim(struct drm_device *drm)
 	return container_of(drm, struct gaudisim_device, drm);
 }
 
-static inline int gsim_status(struct gaudisim_device *gdev)
+static inline int gaudisim_status(struct gaudisim_device *gdev)
 {
 	return READ_ONCE(gdev->status);
 }
 
-static inline void gsim_set_status(struct gaudisim_device *gdev, int status)
+static inline void gaudisim_set_status(struct gaudisim_device *gdev, int status)
 {
 	lockdep_assert_held(&gdev->submit_lock);
 	WRITE_ONCE(gdev->status, status);
 }
 
-static inline u64 gsim_hbm_user_size(struct gaudisim_device *gdev)
+static inline u64 gaudisim_hbm_user_size(struct gaudisim_device *gdev)
 {
 	return gdev->hbm_size - GAUDISIM_HBM_USER_BASE;
 }
 
-static inline bool gsim_queue_present(struct gaudisim_device *gdev, u32 qid)
+static inline bool gaudisim_queue_present(struct gaudisim_device *gdev, u32 qid)
 {
 	return qid < GAUDISIM_QUEUE_ID_SIZE &&
 	       (gdev->queue_mask[qid / 64] & BIT_ULL(qid % 64));
@@ -202,42 +202,42 @@ static inline bool gsim_queue_present(struct gaudisim_device *gdev, u32 qid)
  * Messages a user can trigger go to debug level (drm.debug=0x2); the DRM
  * prefix already names the function.
  */
-#define gsim_dbg(gdev, fmt, ...) \
+#define gaudisim_dbg(gdev, fmt, ...) \
 	drm_dbg_driver(&(gdev)->drm, fmt, ##__VA_ARGS__)
-#define gsim_warn(gdev, fmt, ...) \
+#define gaudisim_warn(gdev, fmt, ...) \
 	drm_warn(&(gdev)->drm, fmt, ##__VA_ARGS__)
-#define gsim_err(gdev, fmt, ...) \
+#define gaudisim_err(gdev, fmt, ...) \
 	drm_err(&(gdev)->drm, fmt, ##__VA_ARGS__)
-#define gsim_err_ratelimited(gdev, fmt, ...) \
+#define gaudisim_err_ratelimited(gdev, fmt, ...) \
 	drm_err_ratelimited(&(gdev)->drm, fmt, ##__VA_ARGS__)
 
 /* gaudisim_reset.c */
-int gsim_device_hard_reset(struct gaudisim_device *gdev, const char *reason);
-void gsim_device_stop(struct gaudisim_device *gdev);
-void gsim_reset_work(struct work_struct *work);
-void gsim_request_reset(struct gaudisim_device *gdev, const char *reason);
+int gaudisim_device_hard_reset(struct gaudisim_device *gdev, const char *reason);
+void gaudisim_device_stop(struct gaudisim_device *gdev);
+void gaudisim_reset_work(struct work_struct *work);
+void gaudisim_request_reset(struct gaudisim_device *gdev, const char *reason);
 
 /* gaudisim_notify.c */
-void gsim_notify(struct gaudisim_device *gdev, u64 events);
-void gsim_notifier_ctx_init(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx);
-int gsim_notifier_register(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
-			   int fd);
-int gsim_notifier_unregister(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx);
-int gsim_notifier_get_events(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
-			     u64 *events);
-void gsim_notifier_ctx_fini(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx);
-void gsim_capture_cs_timeout(struct gaudisim_device *gdev, u64 seq);
+void gaudisim_notify(struct gaudisim_device *gdev, u64 events);
+void gaudisim_notifier_ctx_init(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx);
+int gaudisim_notifier_register(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
+			       int fd);
+int gaudisim_notifier_unregister(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx);
+int gaudisim_notifier_get_events(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
+				 u64 *events);
+void gaudisim_notifier_ctx_fini(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx);
+void gaudisim_capture_cs_timeout(struct gaudisim_device *gdev, u64 seq);
 
 /* gaudisim_info.c */
-int gsim_info_query(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
-		    struct gaudisim_info_args *args);
-u32 gsim_hl_engine_id(u32 engine);
-int gsim_info_ioctl(struct drm_device *drm, void *data, struct drm_file *file);
+int gaudisim_info_query(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
+			struct gaudisim_info_args *args);
+u32 gaudisim_hl_engine_id(u32 engine);
+int gaudisim_info_ioctl(struct drm_device *drm, void *data, struct drm_file *file);
 
 /* gaudisim_ctrl.c */
-int gsim_ctrl_module_init(void);
-void gsim_ctrl_module_exit(void);
-int gsim_ctrl_init(struct gaudisim_device *gdev);
-void gsim_ctrl_fini(struct gaudisim_device *gdev);
+int gaudisim_ctrl_module_init(void);
+void gaudisim_ctrl_module_exit(void);
+int gaudisim_ctrl_init(struct gaudisim_device *gdev);
+void gaudisim_ctrl_fini(struct gaudisim_device *gdev);
 
 #endif /* __GAUDISIM_DRV_H__ */

@@ -13,7 +13,7 @@
  *    the device, which aborts the CSs in flight (-EIO) at once instead of
  *    at their timeout, and brings every queue back;
  *  - ECC, thermal and informational events are logged.
- * Every GSIM_HB_PERIOD the driver polls the ring (an interrupt may have
+ * Every GAUDISIM_HB_PERIOD the driver polls the ring (an interrupt may have
  * been lost) and asks for a heartbeat; if the previous one was not
  * answered, the device is reset.
  */
@@ -33,10 +33,10 @@
 #include "gaudisim_eq.h"
 #include "gaudisim_hw.h"
 
-#define GSIM_HB_PERIOD		(5 * HZ)
-#define GSIM_EQ_PTR_MASK	(2 * GSIM_EQ_LEN - 1)
+#define GAUDISIM_HB_PERIOD		(5 * HZ)
+#define GAUDISIM_EQ_PTR_MASK	(2 * GAUDISIM_EQ_LEN - 1)
 
-static const char * const gsim_event_name[] = {
+static const char * const gaudisim_event_name[] = {
 	[GAUDISIM_EQ_EVENT_QMAN_ERR] = "QMAN error",
 	[GAUDISIM_EQ_EVENT_DMA_ERR] = "DMA error",
 	[GAUDISIM_EQ_EVENT_MMU_FAULT] = "MMU fault",
@@ -51,20 +51,20 @@ static const char * const gsim_event_name[] = {
 	[GAUDISIM_EQ_EVENT_QMAN_STOP] = "QMAN stop",
 };
 
-const char *gsim_event_str(u32 type)
+const char *gaudisim_event_str(u32 type)
 {
-	if (type < ARRAY_SIZE(gsim_event_name) && gsim_event_name[type])
-		return gsim_event_name[type];
+	if (type < ARRAY_SIZE(gaudisim_event_name) && gaudisim_event_name[type])
+		return gaudisim_event_name[type];
 	return "unknown event";
 }
 
-static u32 gsim_eq_reg(u32 reg)
+static u32 gaudisim_eq_reg(u32 reg)
 {
 	return GAUDISIM_BLOCK_EQ + reg;
 }
 
 /* Did the event come from an internal queue or an engine it drives? */
-static bool gsim_event_internal(u32 engine, u32 queue)
+static bool gaudisim_event_internal(u32 engine, u32 queue)
 {
 	if (queue != GAUDISIM_EQ_NONE)
 		return queue >= GAUDISIM_NUM_EXT_QUEUES && queue < GAUDISIM_QUEUE_ID_SIZE;
@@ -73,11 +73,11 @@ static bool gsim_event_internal(u32 engine, u32 queue)
 }
 
 /* habanalabs' engine ID of an event's engine, NA when it names none. */
-static u16 gsim_event_engine(u32 engine)
+static u16 gaudisim_event_engine(u32 engine)
 {
 	if (engine >= GAUDISIM_ENGINE_COUNT)
 		return GAUDISIM_RAZWI_NA_ENG_ID;
-	return gsim_hl_engine_id(engine);
+	return gaudisim_hl_engine_id(engine);
 }
 
 /*
@@ -85,10 +85,10 @@ static u16 gsim_event_engine(u32 engine)
  * open contexts: packet errors are habanalabs' undefined-opcode events,
  * bad addresses its razwi, MMU faults its page faults (and razwi).
  */
-static void gsim_eq_capture(struct gaudisim_device *gdev, u32 type,
-			    const struct gsim_eq_entry *e)
+static void gaudisim_eq_capture(struct gaudisim_device *gdev, u32 type,
+				const struct gaudisim_eq_entry_le *e)
 {
-	struct gsim_captured_errors *err = &gdev->errors;
+	struct gaudisim_captured_errors *err = &gdev->errors;
 	u32 engine = le32_to_cpu(e->engine);
 	u32 queue = le32_to_cpu(e->queue);
 	u64 addr = le64_to_cpu(e->addr);
@@ -102,7 +102,7 @@ static void gsim_eq_capture(struct gaudisim_device *gdev, u32 type,
 		err->undef_opcode.timestamp = now;
 		err->undef_opcode.cq_addr = addr + le32_to_cpu(e->data[0]);
 		err->undef_opcode.cb_addr_streams_len = 1;
-		err->undef_opcode.engine_id = gsim_event_engine(engine);
+		err->undef_opcode.engine_id = gaudisim_event_engine(engine);
 		if (queue < GAUDISIM_QUEUE_ID_SIZE) {
 			err->undef_opcode.stream_id = gaudisim_queue_stream(queue);
 			err->undef_opcode.cb_addr_streams[err->undef_opcode.stream_id][0] = addr;
@@ -112,14 +112,14 @@ static void gsim_eq_capture(struct gaudisim_device *gdev, u32 type,
 	case GAUDISIM_EQ_EVENT_MMU_FAULT:
 		err->page_fault.timestamp = now;
 		err->page_fault.addr = addr;
-		err->page_fault.engine_id = gsim_event_engine(engine);
+		err->page_fault.engine_id = gaudisim_event_engine(engine);
 		events = GAUDISIM_NOTIFIER_EVENT_PAGE_FAULT;
 		fallthrough;
 	case GAUDISIM_EQ_EVENT_DMA_ERR:
 		memset(&err->razwi, 0, sizeof(err->razwi));
 		err->razwi.timestamp = now;
 		err->razwi.addr = addr;
-		err->razwi.engine_id[0] = gsim_event_engine(engine);
+		err->razwi.engine_id[0] = gaudisim_event_engine(engine);
 		err->razwi.num_of_possible_engines = engine < GAUDISIM_ENGINE_COUNT;
 		err->razwi.flags = GAUDISIM_RAZWI_HBW |
 			(type == GAUDISIM_EQ_EVENT_DMA_ERR ? GAUDISIM_RAZWI_ADDR_DEC :
@@ -142,12 +142,12 @@ static void gsim_eq_capture(struct gaudisim_device *gdev, u32 type,
 	}
 	spin_unlock(&gdev->err_lock);
 	if (events)
-		gsim_notify(gdev, events);
+		gaudisim_notify(gdev, events);
 }
 
-static void gsim_eq_handle(struct gaudisim_device *gdev, const struct gsim_eq_entry *e)
+static void gaudisim_eq_handle(struct gaudisim_device *gdev, const struct gaudisim_eq_entry_le *e)
 {
-	struct gsim_eq *eq = &gdev->eq;
+	struct gaudisim_eq *eq = &gdev->eq;
 	u32 ctl = le32_to_cpu(e->ctl);
 	u32 type = GAUDISIM_EQ_CTL_TYPE(ctl);
 	u32 engine = le32_to_cpu(e->engine);
@@ -160,7 +160,7 @@ static void gsim_eq_handle(struct gaudisim_device *gdev, const struct gsim_eq_en
 
 	if (type < GAUDISIM_INFO_HW_EVENTS_NUM)
 		atomic_inc(&eq->counts[type]);
-	gsim_eq_capture(gdev, type, e);
+	gaudisim_eq_capture(gdev, type, e);
 
 	switch (type) {
 	case GAUDISIM_EQ_EVENT_HEARTBEAT:
@@ -168,25 +168,25 @@ static void gsim_eq_handle(struct gaudisim_device *gdev, const struct gsim_eq_en
 		return;
 	case GAUDISIM_EQ_EVENT_RESET_DONE:
 	case GAUDISIM_EQ_EVENT_QMAN_STOP:
-		gsim_dbg(gdev, "%s: engine %d queue %d addr 0x%llx\n",
-			 gsim_event_str(type), (int)engine, (int)queue, addr);
+		gaudisim_dbg(gdev, "%s: engine %d queue %d addr 0x%llx\n",
+			     gaudisim_event_str(type), (int)engine, (int)queue, addr);
 		return;
 	case GAUDISIM_EQ_EVENT_ECC_CORRECTABLE:
 	case GAUDISIM_EQ_EVENT_THERMAL:
 		dev_warn_ratelimited(&gdev->pdev->dev, "%s: code %u addr 0x%llx data 0x%x\n",
-				     gsim_event_str(type), code, addr, data0);
+				     gaudisim_event_str(type), code, addr, data0);
 		return;
 	default:
 		break;
 	}
 
-	gsim_err_ratelimited(gdev, "%s: engine %d queue %d code %u addr 0x%llx data 0x%x 0x%x\n",
-			     gsim_event_str(type), (int)engine, (int)queue, code,
-			     addr, data0, le32_to_cpu(e->data[1]));
+	gaudisim_err_ratelimited(gdev, "%s: engine %d queue %d code %u addr 0x%llx data 0x%x 0x%x\n",
+				 gaudisim_event_str(type), (int)engine, (int)queue, code,
+				 addr, data0, le32_to_cpu(e->data[1]));
 
 	switch (type) {
 	case GAUDISIM_EQ_EVENT_ENGINE_TIMEOUT:
-		gsim_request_reset(gdev, "engine timeout");
+		gaudisim_request_reset(gdev, "engine timeout");
 		break;
 	case GAUDISIM_EQ_EVENT_QMAN_ERR:
 	case GAUDISIM_EQ_EVENT_DMA_ERR:
@@ -198,8 +198,8 @@ static void gsim_eq_handle(struct gaudisim_device *gdev, const struct gsim_eq_en
 		 * also fails the write that fired it; the work of an internal
 		 * queue waiting on it would hang until its timeout.
 		 */
-		if (gsim_event_internal(engine, queue))
-			gsim_request_reset(gdev, "internal queue error");
+		if (gaudisim_event_internal(engine, queue))
+			gaudisim_request_reset(gdev, "internal queue error");
 		break;
 	default:
 		break;
@@ -207,18 +207,18 @@ static void gsim_eq_handle(struct gaudisim_device *gdev, const struct gsim_eq_en
 }
 
 /**
- * gsim_eq_drain() - consume every READY event
+ * gaudisim_eq_drain() - consume every READY event
  * @gdev: the device, inside drm_dev_enter() or with the IRQ alive
  */
-void gsim_eq_drain(struct gaudisim_device *gdev)
+void gaudisim_eq_drain(struct gaudisim_device *gdev)
 {
-	struct gsim_eq *eq = &gdev->eq;
-	struct gsim_eq_entry ev;
+	struct gaudisim_eq *eq = &gdev->eq;
+	struct gaudisim_eq_entry_le ev;
 	u32 n;
 
 	mutex_lock(&eq->lock);
-	for (n = 0; n < GSIM_EQ_LEN; n++) {
-		struct gsim_eq_entry *e = &eq->ring[eq->ci & (GSIM_EQ_LEN - 1)];
+	for (n = 0; n < GAUDISIM_EQ_LEN; n++) {
+		struct gaudisim_eq_entry_le *e = &eq->ring[eq->ci & (GAUDISIM_EQ_LEN - 1)];
 
 		if (!(le32_to_cpu(READ_ONCE(e->ctl)) & GAUDISIM_EQ_CTL_READY))
 			break;
@@ -226,66 +226,66 @@ void gsim_eq_drain(struct gaudisim_device *gdev)
 		dma_rmb();
 		ev = *e;
 		WRITE_ONCE(e->ctl, 0);
-		eq->ci = (eq->ci + 1) & GSIM_EQ_PTR_MASK;
-		gsim_debugfs_record_event(gdev, &ev);
-		gsim_eq_handle(gdev, &ev);
+		eq->ci = (eq->ci + 1) & GAUDISIM_EQ_PTR_MASK;
+		gaudisim_debugfs_record_event(gdev, &ev);
+		gaudisim_eq_handle(gdev, &ev);
 	}
 	if (n)
-		gsim_wreg(gdev, gsim_eq_reg(GAUDISIM_EQ_CI), eq->ci);
+		gaudisim_wreg(gdev, gaudisim_eq_reg(GAUDISIM_EQ_CI), eq->ci);
 	mutex_unlock(&eq->lock);
 }
 
-static irqreturn_t gsim_eq_irq_thread(int irq, void *arg)
+static irqreturn_t gaudisim_eq_irq_thread(int irq, void *arg)
 {
-	gsim_eq_drain(arg);
+	gaudisim_eq_drain(arg);
 	return IRQ_HANDLED;
 }
 
-static void gsim_eq_hb_work(struct work_struct *work)
+static void gaudisim_eq_hb_work(struct work_struct *work)
 {
 	struct gaudisim_device *gdev = container_of(to_delayed_work(work),
 						    struct gaudisim_device, eq.hb_work);
-	struct gsim_eq *eq = &gdev->eq;
+	struct gaudisim_eq *eq = &gdev->eq;
 	bool missed = false;
 	int idx;
 
 	if (!drm_dev_enter(&gdev->drm, &idx))
 		return;
 
-	if (gsim_status(gdev) == GAUDISIM_DEVICE_STATUS_OPERATIONAL) {
-		gsim_eq_drain(gdev);
+	if (gaudisim_status(gdev) == GAUDISIM_DEVICE_STATUS_OPERATIONAL) {
+		gaudisim_eq_drain(gdev);
 		mutex_lock(&eq->lock);
 		if (eq->hb_pending && eq->hb_answered != eq->hb_sent) {
 			missed = true;
 		} else {
 			eq->hb_sent++;
 			eq->hb_pending = true;
-			gsim_wreg(gdev, gsim_eq_reg(GAUDISIM_EQ_HEARTBEAT), eq->hb_sent);
+			gaudisim_wreg(gdev, gaudisim_eq_reg(GAUDISIM_EQ_HEARTBEAT), eq->hb_sent);
 		}
 		mutex_unlock(&eq->lock);
 		if (missed) {
-			gsim_err(gdev, "heartbeat %u was not answered\n", eq->hb_sent);
-			gsim_request_reset(gdev, "heartbeat lost");
+			gaudisim_err(gdev, "heartbeat %u was not answered\n", eq->hb_sent);
+			gaudisim_request_reset(gdev, "heartbeat lost");
 		}
 	}
-	schedule_delayed_work(&eq->hb_work, GSIM_HB_PERIOD);
+	schedule_delayed_work(&eq->hb_work, GAUDISIM_HB_PERIOD);
 	drm_dev_exit(idx);
 }
 
-int gsim_eq_init(struct gaudisim_device *gdev)
+int gaudisim_eq_init(struct gaudisim_device *gdev)
 {
-	struct gsim_eq *eq = &gdev->eq;
+	struct gaudisim_eq *eq = &gdev->eq;
 	int rc;
 
 	rc = drmm_mutex_init(&gdev->drm, &eq->lock);
 	if (rc)
 		return rc;
 	eq->ring = dmam_alloc_coherent(&gdev->pdev->dev,
-				       GSIM_EQ_LEN * sizeof(*eq->ring),
+				       GAUDISIM_EQ_LEN * sizeof(*eq->ring),
 				       &eq->ring_dma, GFP_KERNEL);
 	if (!eq->ring)
 		return -ENOMEM;
-	INIT_DELAYED_WORK(&eq->hb_work, gsim_eq_hb_work);
+	INIT_DELAYED_WORK(&eq->hb_work, gaudisim_eq_hb_work);
 	return 0;
 }
 
@@ -293,46 +293,46 @@ int gsim_eq_init(struct gaudisim_device *gdev)
  * Program and enable the EQ: at probe and after every hard reset (which
  * disables it), with the ring emptied; events of before the reset are gone.
  */
-void gsim_eq_hw_init(struct gaudisim_device *gdev)
+void gaudisim_eq_hw_init(struct gaudisim_device *gdev)
 {
-	struct gsim_eq *eq = &gdev->eq;
+	struct gaudisim_eq *eq = &gdev->eq;
 
 	mutex_lock(&eq->lock);
 	eq->ci = 0;
 	eq->hb_pending = false;
-	memset(eq->ring, 0, GSIM_EQ_LEN * sizeof(*eq->ring));
-	gsim_wreg(gdev, gsim_eq_reg(GAUDISIM_EQ_CTL), 0);
-	gsim_wreg(gdev, gsim_eq_reg(GAUDISIM_EQ_BASE_LO), lower_32_bits(eq->ring_dma));
-	gsim_wreg(gdev, gsim_eq_reg(GAUDISIM_EQ_BASE_HI), upper_32_bits(eq->ring_dma));
-	gsim_wreg(gdev, gsim_eq_reg(GAUDISIM_EQ_SIZE), GSIM_EQ_LEN_LOG2);
-	gsim_wreg(gdev, gsim_eq_reg(GAUDISIM_EQ_CI), 0);
-	gsim_wreg(gdev, gsim_eq_reg(GAUDISIM_EQ_CTL), GAUDISIM_EQ_CTL_ENABLE);
+	memset(eq->ring, 0, GAUDISIM_EQ_LEN * sizeof(*eq->ring));
+	gaudisim_wreg(gdev, gaudisim_eq_reg(GAUDISIM_EQ_CTL), 0);
+	gaudisim_wreg(gdev, gaudisim_eq_reg(GAUDISIM_EQ_BASE_LO), lower_32_bits(eq->ring_dma));
+	gaudisim_wreg(gdev, gaudisim_eq_reg(GAUDISIM_EQ_BASE_HI), upper_32_bits(eq->ring_dma));
+	gaudisim_wreg(gdev, gaudisim_eq_reg(GAUDISIM_EQ_SIZE), GAUDISIM_EQ_LEN_LOG2);
+	gaudisim_wreg(gdev, gaudisim_eq_reg(GAUDISIM_EQ_CI), 0);
+	gaudisim_wreg(gdev, gaudisim_eq_reg(GAUDISIM_EQ_CTL), GAUDISIM_EQ_CTL_ENABLE);
 	mutex_unlock(&eq->lock);
 }
 
 /* Request the EQ vector and start the heartbeat. */
-int gsim_eq_irq_init(struct gaudisim_device *gdev)
+int gaudisim_eq_irq_init(struct gaudisim_device *gdev)
 {
-	struct gsim_eq *eq = &gdev->eq;
+	struct gaudisim_eq *eq = &gdev->eq;
 	int irq, rc;
 
 	irq = pci_irq_vector(gdev->pdev, GAUDISIM_MSIX_VEC_EQ);
 	if (irq < 0)
 		return irq;
-	rc = request_threaded_irq(irq, NULL, gsim_eq_irq_thread, IRQF_ONESHOT,
+	rc = request_threaded_irq(irq, NULL, gaudisim_eq_irq_thread, IRQF_ONESHOT,
 				  "gaudisim-eq", gdev);
 	if (rc) {
 		dev_err(&gdev->pdev->dev, "cannot request the EQ IRQ: %d\n", rc);
 		return rc;
 	}
 	eq->irq = irq;
-	schedule_delayed_work(&eq->hb_work, GSIM_HB_PERIOD);
+	schedule_delayed_work(&eq->hb_work, GAUDISIM_HB_PERIOD);
 	return 0;
 }
 
-void gsim_eq_fini(struct gaudisim_device *gdev)
+void gaudisim_eq_fini(struct gaudisim_device *gdev)
 {
-	struct gsim_eq *eq = &gdev->eq;
+	struct gaudisim_eq *eq = &gdev->eq;
 
 	cancel_delayed_work_sync(&eq->hb_work);
 	if (eq->irq) {
@@ -345,9 +345,9 @@ void gsim_eq_fini(struct gaudisim_device *gdev)
  * Per-type event counts for INFO: since the driver loaded (@aggregate) or
  * since the last hard reset (HW_EVENTS).
  */
-void gsim_eq_counts(struct gaudisim_device *gdev, u32 *counts, bool aggregate)
+void gaudisim_eq_counts(struct gaudisim_device *gdev, u32 *counts, bool aggregate)
 {
-	struct gsim_eq *eq = &gdev->eq;
+	struct gaudisim_eq *eq = &gdev->eq;
 	u32 i;
 
 	for (i = 0; i < GAUDISIM_INFO_HW_EVENTS_NUM; i++) {
@@ -358,9 +358,9 @@ void gsim_eq_counts(struct gaudisim_device *gdev, u32 *counts, bool aggregate)
 }
 
 /* A hard reset happened: HW_EVENTS counts from here. */
-void gsim_eq_mark_reset(struct gaudisim_device *gdev)
+void gaudisim_eq_mark_reset(struct gaudisim_device *gdev)
 {
-	struct gsim_eq *eq = &gdev->eq;
+	struct gaudisim_eq *eq = &gdev->eq;
 	u32 i;
 
 	for (i = 0; i < GAUDISIM_INFO_HW_EVENTS_NUM; i++)

@@ -17,14 +17,14 @@
 
 struct gaudisim_device;
 
-#define GSIM_EQ_LEN_LOG2	8
-#define GSIM_EQ_LEN		BIT(GSIM_EQ_LEN_LOG2)
+#define GAUDISIM_EQ_LEN_LOG2	8
+#define GAUDISIM_EQ_LEN		BIT(GAUDISIM_EQ_LEN_LOG2)
 
-static_assert(GSIM_EQ_LEN_LOG2 >= GAUDISIM_EQ_SIZE_LOG2_MIN);
-static_assert(GSIM_EQ_LEN_LOG2 <= GAUDISIM_EQ_SIZE_LOG2_MAX);
+static_assert(GAUDISIM_EQ_LEN_LOG2 >= GAUDISIM_EQ_SIZE_LOG2_MIN);
+static_assert(GAUDISIM_EQ_LEN_LOG2 <= GAUDISIM_EQ_SIZE_LOG2_MAX);
 
 /* struct gaudisim_eq_entry with its byte order spelt out for sparse. */
-struct gsim_eq_entry {
+struct gaudisim_eq_entry_le {
 	__le32 ctl;
 	__le32 engine;
 	__le32 queue;
@@ -34,15 +34,15 @@ struct gsim_eq_entry {
 	__le32 data[GAUDISIM_EQ_DATA_WORDS];
 };
 
-static_assert(sizeof(struct gsim_eq_entry) == GAUDISIM_EQ_ENTRY_SIZE);
+static_assert(sizeof(struct gaudisim_eq_entry_le) == GAUDISIM_EQ_ENTRY_SIZE);
 
 /**
- * struct gsim_eq - the event queue and the heartbeat
- * @ring: GSIM_EQ_LEN entries in coherent memory
+ * struct gaudisim_eq - the event queue and the heartbeat
+ * @ring: GAUDISIM_EQ_LEN entries in coherent memory
  * @ring_dma: its bus address
  * @irq: Linux IRQ of GAUDISIM_MSIX_VEC_EQ, 0 when not requested
  * @lock: serialises consumers (IRQ thread, heartbeat, reset) over @ci
- * @ci: next entry to consume, modulo 2 * GSIM_EQ_LEN
+ * @ci: next entry to consume, modulo 2 * GAUDISIM_EQ_LEN
  * @counts: events received per type since load (INFO HW_EVENTS_AGGREGATE)
  * @counts_at_reset: @counts at the last hard reset (INFO HW_EVENTS)
  * @hb_work: periodic heartbeat
@@ -50,8 +50,8 @@ static_assert(sizeof(struct gsim_eq_entry) == GAUDISIM_EQ_ENTRY_SIZE);
  * @hb_answered: the last one the device answered
  * @hb_pending: a request is outstanding
  */
-struct gsim_eq {
-	struct gsim_eq_entry *ring;
+struct gaudisim_eq {
+	struct gaudisim_eq_entry_le *ring;
 	dma_addr_t ring_dma;
 	int irq;
 
@@ -68,14 +68,14 @@ struct gsim_eq {
 	bool hb_pending;
 };
 
-int gsim_eq_init(struct gaudisim_device *gdev);
-void gsim_eq_hw_init(struct gaudisim_device *gdev);
-int gsim_eq_irq_init(struct gaudisim_device *gdev);
-void gsim_eq_fini(struct gaudisim_device *gdev);
-void gsim_eq_drain(struct gaudisim_device *gdev);
-void gsim_eq_counts(struct gaudisim_device *gdev, u32 *counts, bool aggregate);
-void gsim_eq_mark_reset(struct gaudisim_device *gdev);
+int gaudisim_eq_init(struct gaudisim_device *gdev);
+void gaudisim_eq_hw_init(struct gaudisim_device *gdev);
+int gaudisim_eq_irq_init(struct gaudisim_device *gdev);
+void gaudisim_eq_fini(struct gaudisim_device *gdev);
+void gaudisim_eq_drain(struct gaudisim_device *gdev);
+void gaudisim_eq_counts(struct gaudisim_device *gdev, u32 *counts, bool aggregate);
+void gaudisim_eq_mark_reset(struct gaudisim_device *gdev);
 /* Name of an event type ("MMU fault"). */
-const char *gsim_event_str(u32 type);
+const char *gaudisim_event_str(u32 type);
 
 #endif /* __GAUDISIM_EQ_H__ */

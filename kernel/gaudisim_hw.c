@@ -8,18 +8,18 @@
 
 #include "gaudisim_hw.h"
 
-#define GSIM_RESET_POLL_US	100
-#define GSIM_RESET_TIMEOUT_US	(2 * USEC_PER_SEC)
+#define GAUDISIM_RESET_POLL_US	100
+#define GAUDISIM_RESET_TIMEOUT_US	(2 * USEC_PER_SEC)
 
-static u64 gsim_rreg64(struct gaudisim_device *gdev, u32 lo, u32 hi)
+static u64 gaudisim_rreg64(struct gaudisim_device *gdev, u32 lo, u32 hi)
 {
-	u64 value = gsim_rreg(gdev, lo);
+	u64 value = gaudisim_rreg(gdev, lo);
 
-	return value | ((u64)gsim_rreg(gdev, hi) << 32);
+	return value | ((u64)gaudisim_rreg(gdev, hi) << 32);
 }
 
 /**
- * gsim_hw_reset() - hard-reset every engine and queue of the device
+ * gaudisim_hw_reset() - hard-reset every engine and queue of the device
  * @gdev: the device
  *
  * The device clears HW_STATE on reset; waiting for that (and for READY)
@@ -28,43 +28,43 @@ static u64 gsim_rreg64(struct gaudisim_device *gdev, u32 lo, u32 hi)
  *
  * Return: 0, or -ETIMEDOUT when the device does not come back.
  */
-int gsim_hw_reset(struct gaudisim_device *gdev)
+int gaudisim_hw_reset(struct gaudisim_device *gdev)
 {
 	u32 state, sts;
 	int rc;
 
-	gsim_wreg(gdev, GAUDISIM_REG_RESET, GAUDISIM_RESET_HARD);
+	gaudisim_wreg(gdev, GAUDISIM_REG_RESET, GAUDISIM_RESET_HARD);
 
 	rc = readl_poll_timeout(gdev->regs + GAUDISIM_REG_HW_STATE, state,
 				state != GAUDISIM_HW_STATE_DIRTY,
-				GSIM_RESET_POLL_US, GSIM_RESET_TIMEOUT_US);
+				GAUDISIM_RESET_POLL_US, GAUDISIM_RESET_TIMEOUT_US);
 	if (!rc)
 		rc = readl_poll_timeout(gdev->regs + GAUDISIM_REG_DEV_STATUS, sts,
 					(sts & GAUDISIM_DEV_STATUS_READY) &&
 					!(sts & GAUDISIM_DEV_STATUS_IN_RESET),
-					GSIM_RESET_POLL_US, GSIM_RESET_TIMEOUT_US);
+					GAUDISIM_RESET_POLL_US, GAUDISIM_RESET_TIMEOUT_US);
 	if (rc)
 		dev_err(&gdev->pdev->dev,
 			"hard reset did not complete: HW_STATE 0x%08x DEV_STATUS 0x%08x\n",
-			gsim_rreg(gdev, GAUDISIM_REG_HW_STATE),
-			gsim_rreg(gdev, GAUDISIM_REG_DEV_STATUS));
+			gaudisim_rreg(gdev, GAUDISIM_REG_HW_STATE),
+			gaudisim_rreg(gdev, GAUDISIM_REG_DEV_STATUS));
 	return rc;
 }
 
 /* Tell a later driver instance that this one owns a running device. */
-void gsim_hw_mark_dirty(struct gaudisim_device *gdev)
+void gaudisim_hw_mark_dirty(struct gaudisim_device *gdev)
 {
-	gsim_wreg(gdev, GAUDISIM_REG_HW_STATE, GAUDISIM_HW_STATE_DIRTY);
+	gaudisim_wreg(gdev, GAUDISIM_REG_HW_STATE, GAUDISIM_HW_STATE_DIRTY);
 }
 
 /* Busy bits of the streams of one QMAN. */
-u32 gsim_hw_busy_streams(struct gaudisim_device *gdev, u32 engine)
+u32 gaudisim_hw_busy_streams(struct gaudisim_device *gdev, u32 engine)
 {
-	return gsim_rreg(gdev, gsim_qm_reg(engine, GAUDISIM_QM_GLBL_STS0)) &
+	return gaudisim_rreg(gdev, gaudisim_qm_reg(engine, GAUDISIM_QM_GLBL_STS0)) &
 	       GENMASK(GAUDISIM_STREAMS_PER_QMAN - 1, 0);
 }
 
-static int gsim_hw_check_sizes(struct gaudisim_device *gdev)
+static int gaudisim_hw_check_sizes(struct gaudisim_device *gdev)
 {
 	struct device *dev = &gdev->pdev->dev;
 
@@ -84,7 +84,7 @@ static int gsim_hw_check_sizes(struct gaudisim_device *gdev)
 }
 
 /**
- * gsim_hw_identify() - check that this is a gaudisim device and read its sizes
+ * gaudisim_hw_identify() - check that this is a gaudisim device and read its sizes
  * @gdev: the device, with its CFG BAR mapped
  *
  * A device that a previous driver instance left running (HW_STATE DIRTY)
@@ -92,20 +92,20 @@ static int gsim_hw_check_sizes(struct gaudisim_device *gdev)
  *
  * Return: 0, or -ENODEV for a device this driver cannot drive.
  */
-int gsim_hw_identify(struct gaudisim_device *gdev)
+int gaudisim_hw_identify(struct gaudisim_device *gdev)
 {
 	struct device *dev = &gdev->pdev->dev;
 	u32 id, major, minor, q;
 	int rc;
 
-	id = gsim_rreg(gdev, GAUDISIM_REG_ID);
+	id = gaudisim_rreg(gdev, GAUDISIM_REG_ID);
 	if (id != GAUDISIM_ID_MAGIC) {
 		dev_err(dev, "not a gaudisim device: ID register reads 0x%08x, expected 0x%08x\n",
 			id, GAUDISIM_ID_MAGIC);
 		return -ENODEV;
 	}
 
-	gdev->hw_version = gsim_rreg(gdev, GAUDISIM_REG_VERSION);
+	gdev->hw_version = gaudisim_rreg(gdev, GAUDISIM_REG_VERSION);
 	major = gdev->hw_version >> 16;
 	minor = gdev->hw_version & 0xffff;
 	if (major != GAUDISIM_HW_VERSION_MAJOR) {
@@ -114,39 +114,39 @@ int gsim_hw_identify(struct gaudisim_device *gdev)
 		return -ENODEV;
 	}
 
-	if (gsim_rreg(gdev, GAUDISIM_REG_HW_STATE) == GAUDISIM_HW_STATE_DIRTY) {
+	if (gaudisim_rreg(gdev, GAUDISIM_REG_HW_STATE) == GAUDISIM_HW_STATE_DIRTY) {
 		dev_info(dev, "device was left running by a previous driver instance, resetting it\n");
-		rc = gsim_hw_reset(gdev);
+		rc = gaudisim_hw_reset(gdev);
 		if (rc)
 			return rc;
 	}
 
-	gdev->caps = gsim_rreg(gdev, GAUDISIM_REG_CAPS);
+	gdev->caps = gaudisim_rreg(gdev, GAUDISIM_REG_CAPS);
 	if (!(gdev->caps & GAUDISIM_CAP_EXT_QUEUES)) {
 		dev_err(dev, "device reports no external queues (CAPS 0x%08x)\n",
 			gdev->caps);
 		return -ENODEV;
 	}
 
-	gdev->hbm_size = gsim_rreg64(gdev, GAUDISIM_REG_HBM_SIZE_LO,
-				     GAUDISIM_REG_HBM_SIZE_HI);
-	gdev->hbm_reserved = gsim_rreg(gdev, GAUDISIM_REG_HBM_RESERVED);
-	gdev->hbm_bar_size = gsim_rreg64(gdev, GAUDISIM_REG_HBM_BAR_SIZE_LO,
-					 GAUDISIM_REG_HBM_BAR_SIZE_HI);
-	gdev->sram_size = gsim_rreg(gdev, GAUDISIM_REG_SRAM_SIZE);
-	gdev->engines = gsim_rreg(gdev, GAUDISIM_REG_ENGINES);
-	rc = gsim_hw_check_sizes(gdev);
+	gdev->hbm_size = gaudisim_rreg64(gdev, GAUDISIM_REG_HBM_SIZE_LO,
+					 GAUDISIM_REG_HBM_SIZE_HI);
+	gdev->hbm_reserved = gaudisim_rreg(gdev, GAUDISIM_REG_HBM_RESERVED);
+	gdev->hbm_bar_size = gaudisim_rreg64(gdev, GAUDISIM_REG_HBM_BAR_SIZE_LO,
+					     GAUDISIM_REG_HBM_BAR_SIZE_HI);
+	gdev->sram_size = gaudisim_rreg(gdev, GAUDISIM_REG_SRAM_SIZE);
+	gdev->engines = gaudisim_rreg(gdev, GAUDISIM_REG_ENGINES);
+	rc = gaudisim_hw_check_sizes(gdev);
 	if (rc)
 		return rc;
 
-	gdev->queue_mask[0] = gsim_rreg64(gdev, GAUDISIM_REG_QUEUE_MASK_LO,
-					  GAUDISIM_REG_QUEUE_MASK_HI);
-	gdev->queue_mask[1] = gsim_rreg(gdev, GAUDISIM_REG_QUEUE_MASK_HI2) &
+	gdev->queue_mask[0] = gaudisim_rreg64(gdev, GAUDISIM_REG_QUEUE_MASK_LO,
+					      GAUDISIM_REG_QUEUE_MASK_HI);
+	gdev->queue_mask[1] = gaudisim_rreg(gdev, GAUDISIM_REG_QUEUE_MASK_HI2) &
 			      GENMASK_ULL(GAUDISIM_QUEUE_ID_SIZE - 64 - 1, 0);
 
 	gdev->num_ext_queues = 0;
 	for (q = 0; q < GAUDISIM_NUM_EXT_QUEUES; q++)
-		if (gsim_queue_present(gdev, q))
+		if (gaudisim_queue_present(gdev, q))
 			gdev->num_ext_queues++;
 	if (!gdev->num_ext_queues) {
 		dev_err(dev, "no external queue is present (QUEUE_MASK 0x%016llx)\n",

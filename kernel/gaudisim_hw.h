@@ -10,25 +10,25 @@
 
 #include "gaudisim_drv.h"
 
-static inline u32 gsim_rreg(struct gaudisim_device *gdev, u32 offset)
+static inline u32 gaudisim_rreg(struct gaudisim_device *gdev, u32 offset)
 {
 	return readl(gdev->regs + offset);
 }
 
-static inline void gsim_wreg(struct gaudisim_device *gdev, u32 offset, u32 value)
+static inline void gaudisim_wreg(struct gaudisim_device *gdev, u32 offset, u32 value)
 {
 	writel(value, gdev->regs + offset);
 }
 
 /* Offset of a QMAN register of @engine in the CFG BAR. */
-static inline u32 gsim_qm_reg(u32 engine, u32 reg)
+static inline u32 gaudisim_qm_reg(u32 engine, u32 reg)
 {
 	return GAUDISIM_QM_BLOCK(engine) + reg;
 }
 
-int gsim_hw_identify(struct gaudisim_device *gdev);
-int gsim_hw_reset(struct gaudisim_device *gdev);
-void gsim_hw_mark_dirty(struct gaudisim_device *gdev);
-u32 gsim_hw_busy_streams(struct gaudisim_device *gdev, u32 engine);
+int gaudisim_hw_identify(struct gaudisim_device *gdev);
+int gaudisim_hw_reset(struct gaudisim_device *gdev);
+void gaudisim_hw_mark_dirty(struct gaudisim_device *gdev);
+u32 gaudisim_hw_busy_streams(struct gaudisim_device *gdev, u32 engine);
 
 #endif /* __GAUDISIM_HW_H__ */

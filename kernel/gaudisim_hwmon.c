@@ -26,40 +26,40 @@
 #include "gaudisim_hwmon.h"
 
 /**
- * struct gsim_hwmon - hwmon state of one device
+ * struct gaudisim_hwmon - hwmon state of one device
  * @gdev: the device
  * @energy_lock: one reader at a time of the LO/HI energy pair (reading LO
  *               latches HI for the next HI read)
  */
-struct gsim_hwmon {
+struct gaudisim_hwmon {
 	struct gaudisim_device *gdev;
 	/* Serialises LO/HI reads of the energy counter. */
 	struct mutex energy_lock;
 };
 
-static u32 gsim_tel(struct gaudisim_device *gdev, u32 reg)
+static u32 gaudisim_tel(struct gaudisim_device *gdev, u32 reg)
 {
-	return gsim_rreg(gdev, GAUDISIM_BLOCK_TELEMETRY + reg);
+	return gaudisim_rreg(gdev, GAUDISIM_BLOCK_TELEMETRY + reg);
 }
 
-static u64 gsim_hwmon_energy_mj(struct gsim_hwmon *hw)
+static u64 gaudisim_hwmon_energy_mj(struct gaudisim_hwmon *hw)
 {
 	u64 lo, hi;
 
 	mutex_lock(&hw->energy_lock);
-	lo = gsim_tel(hw->gdev, GAUDISIM_TEL_ENERGY_MJ_LO);
-	hi = gsim_tel(hw->gdev, GAUDISIM_TEL_ENERGY_MJ_HI);
+	lo = gaudisim_tel(hw->gdev, GAUDISIM_TEL_ENERGY_MJ_LO);
+	hi = gaudisim_tel(hw->gdev, GAUDISIM_TEL_ENERGY_MJ_HI);
 	mutex_unlock(&hw->energy_lock);
 	return lo | hi << 32;
 }
 
-static int gsim_hwmon_read_temp(struct gaudisim_device *gdev, u32 attr, int channel,
-				long *val)
+static int gaudisim_hwmon_read_temp(struct gaudisim_device *gdev, u32 attr, int channel,
+				    long *val)
 {
 	u32 reg;
 
 	if (channel == 1 && attr == hwmon_temp_input) {
-		*val = gsim_tel(gdev, GAUDISIM_TEL_TEMP_AMBIENT_MC);
+		*val = gaudisim_tel(gdev, GAUDISIM_TEL_TEMP_AMBIENT_MC);
 		return 0;
 	}
 	switch (attr) {
@@ -76,52 +76,53 @@ static int gsim_hwmon_read_temp(struct gaudisim_device *gdev, u32 attr, int chan
 		reg = GAUDISIM_TEL_TEMP_PEAK_MC;
 		break;
 	case hwmon_temp_max_alarm:
-		*val = !!(gsim_tel(gdev, GAUDISIM_TEL_THROTTLE) & GAUDISIM_TEL_THROTTLE_THERMAL);
+		*val = !!(gaudisim_tel(gdev,
+				       GAUDISIM_TEL_THROTTLE) & GAUDISIM_TEL_THROTTLE_THERMAL);
 		return 0;
 	case hwmon_temp_crit_alarm:
-		*val = gsim_tel(gdev, GAUDISIM_TEL_TEMP_MC) >=
-		       gsim_tel(gdev, GAUDISIM_TEL_TEMP_CRIT_MC);
+		*val = gaudisim_tel(gdev, GAUDISIM_TEL_TEMP_MC) >=
+		       gaudisim_tel(gdev, GAUDISIM_TEL_TEMP_CRIT_MC);
 		return 0;
 	default:
 		return -EOPNOTSUPP;
 	}
-	*val = gsim_tel(gdev, reg);
+	*val = gaudisim_tel(gdev, reg);
 	return 0;
 }
 
-static int gsim_hwmon_read_power(struct gaudisim_device *gdev, u32 attr, long *val)
+static int gaudisim_hwmon_read_power(struct gaudisim_device *gdev, u32 attr, long *val)
 {
 	switch (attr) {
 	case hwmon_power_input:
-		*val = (long)gsim_tel(gdev, GAUDISIM_TEL_POWER_MW) * 1000;
+		*val = (long)gaudisim_tel(gdev, GAUDISIM_TEL_POWER_MW) * 1000;
 		return 0;
 	case hwmon_power_input_highest:
-		*val = (long)gsim_tel(gdev, GAUDISIM_TEL_POWER_PEAK_MW) * 1000;
+		*val = (long)gaudisim_tel(gdev, GAUDISIM_TEL_POWER_PEAK_MW) * 1000;
 		return 0;
 	case hwmon_power_cap:
-		*val = (long)gsim_tel(gdev, GAUDISIM_TEL_POWER_MAX_MW) * 1000;
+		*val = (long)gaudisim_tel(gdev, GAUDISIM_TEL_POWER_MAX_MW) * 1000;
 		return 0;
 	case hwmon_power_cap_min:
-		*val = (long)gsim_tel(gdev, GAUDISIM_TEL_POWER_IDLE_MW) * 1000;
+		*val = (long)gaudisim_tel(gdev, GAUDISIM_TEL_POWER_IDLE_MW) * 1000;
 		return 0;
 	case hwmon_power_cap_max:
 		*val = (long)GAUDISIM_TEL_POWER_MAX_LIMIT_MW * 1000;
 		return 0;
 	case hwmon_power_cap_alarm:
-		*val = !!(gsim_tel(gdev, GAUDISIM_TEL_THROTTLE) & GAUDISIM_TEL_THROTTLE_POWER);
+		*val = !!(gaudisim_tel(gdev, GAUDISIM_TEL_THROTTLE) & GAUDISIM_TEL_THROTTLE_POWER);
 		return 0;
 	case hwmon_power_average_interval:
-		*val = DIV_ROUND_CLOSEST(gsim_tel(gdev, GAUDISIM_TEL_POWER_WINDOW_US), 1000);
+		*val = DIV_ROUND_CLOSEST(gaudisim_tel(gdev, GAUDISIM_TEL_POWER_WINDOW_US), 1000);
 		return 0;
 	default:
 		return -EOPNOTSUPP;
 	}
 }
 
-static int gsim_hwmon_read(struct device *dev, enum hwmon_sensor_types type,
-			   u32 attr, int channel, long *val)
+static int gaudisim_hwmon_read(struct device *dev, enum hwmon_sensor_types type,
+			       u32 attr, int channel, long *val)
 {
-	struct gsim_hwmon *hw = dev_get_drvdata(dev);
+	struct gaudisim_hwmon *hw = dev_get_drvdata(dev);
 	struct gaudisim_device *gdev = hw->gdev;
 	int rc, idx;
 
@@ -129,14 +130,14 @@ static int gsim_hwmon_read(struct device *dev, enum hwmon_sensor_types type,
 		return -ENODEV;
 	switch (type) {
 	case hwmon_temp:
-		rc = gsim_hwmon_read_temp(gdev, attr, channel, val);
+		rc = gaudisim_hwmon_read_temp(gdev, attr, channel, val);
 		break;
 	case hwmon_power:
-		rc = gsim_hwmon_read_power(gdev, attr, val);
+		rc = gaudisim_hwmon_read_power(gdev, attr, val);
 		break;
 	case hwmon_energy:
 		/* µJ in a long: 2^63 µJ is far beyond any run. */
-		*val = (long)(gsim_hwmon_energy_mj(hw) * 1000);
+		*val = (long)(gaudisim_hwmon_energy_mj(hw) * 1000);
 		rc = 0;
 		break;
 	default:
@@ -147,14 +148,14 @@ static int gsim_hwmon_read(struct device *dev, enum hwmon_sensor_types type,
 	return rc;
 }
 
-static const char *const gsim_temp_labels[] = { "die", "inlet" };
+static const char *const gaudisim_temp_labels[] = { "die", "inlet" };
 
-static int gsim_hwmon_read_string(struct device *dev, enum hwmon_sensor_types type,
-				  u32 attr, int channel, const char **str)
+static int gaudisim_hwmon_read_string(struct device *dev, enum hwmon_sensor_types type,
+				      u32 attr, int channel, const char **str)
 {
 	if (type == hwmon_temp && attr == hwmon_temp_label &&
-	    channel < ARRAY_SIZE(gsim_temp_labels)) {
-		*str = gsim_temp_labels[channel];
+	    channel < ARRAY_SIZE(gaudisim_temp_labels)) {
+		*str = gaudisim_temp_labels[channel];
 		return 0;
 	}
 	if (type == hwmon_power && attr == hwmon_power_label) {
@@ -164,10 +165,10 @@ static int gsim_hwmon_read_string(struct device *dev, enum hwmon_sensor_types ty
 	return -EOPNOTSUPP;
 }
 
-static int gsim_hwmon_write(struct device *dev, enum hwmon_sensor_types type,
-			    u32 attr, int channel, long val)
+static int gaudisim_hwmon_write(struct device *dev, enum hwmon_sensor_types type,
+				u32 attr, int channel, long val)
 {
-	struct gsim_hwmon *hw = dev_get_drvdata(dev);
+	struct gaudisim_hwmon *hw = dev_get_drvdata(dev);
 	struct gaudisim_device *gdev = hw->gdev;
 	int rc = 0, idx;
 	long idle_uw;
@@ -179,15 +180,16 @@ static int gsim_hwmon_write(struct device *dev, enum hwmon_sensor_types type,
 		if (val != 1)
 			rc = -EINVAL;
 		else
-			gsim_wreg(gdev, GAUDISIM_BLOCK_TELEMETRY + GAUDISIM_TEL_RESET_HISTORY, 1);
+			gaudisim_wreg(gdev, GAUDISIM_BLOCK_TELEMETRY + GAUDISIM_TEL_RESET_HISTORY,
+				      1);
 	} else if (type == hwmon_power && attr == hwmon_power_cap) {
 		/* A cap below idle power could never be met; the device refuses it. */
-		idle_uw = (long)gsim_tel(gdev, GAUDISIM_TEL_POWER_IDLE_MW) * 1000;
+		idle_uw = (long)gaudisim_tel(gdev, GAUDISIM_TEL_POWER_IDLE_MW) * 1000;
 		if (val < idle_uw || val > (long)GAUDISIM_TEL_POWER_MAX_LIMIT_MW * 1000)
 			rc = -ERANGE;
 		else
-			gsim_wreg(gdev, GAUDISIM_BLOCK_TELEMETRY + GAUDISIM_TEL_POWER_MAX_MW,
-				  (u32)(val / 1000));
+			gaudisim_wreg(gdev, GAUDISIM_BLOCK_TELEMETRY + GAUDISIM_TEL_POWER_MAX_MW,
+				      (u32)(val / 1000));
 	} else {
 		rc = -EOPNOTSUPP;
 	}
@@ -195,8 +197,8 @@ static int gsim_hwmon_write(struct device *dev, enum hwmon_sensor_types type,
 	return rc;
 }
 
-static umode_t gsim_hwmon_is_visible(const void *data, enum hwmon_sensor_types type,
-				     u32 attr, int channel)
+static umode_t gaudisim_hwmon_is_visible(const void *data, enum hwmon_sensor_types type,
+					 u32 attr, int channel)
 {
 	if ((type == hwmon_temp && attr == hwmon_temp_reset_history) ||
 	    (type == hwmon_power && attr == hwmon_power_reset_history))
@@ -206,7 +208,7 @@ static umode_t gsim_hwmon_is_visible(const void *data, enum hwmon_sensor_types t
 	return 0444;
 }
 
-static const struct hwmon_channel_info *const gsim_hwmon_info[] = {
+static const struct hwmon_channel_info *const gaudisim_hwmon_info[] = {
 	HWMON_CHANNEL_INFO(temp,
 			   HWMON_T_INPUT | HWMON_T_MAX | HWMON_T_CRIT | HWMON_T_HIGHEST |
 			   HWMON_T_MAX_ALARM | HWMON_T_CRIT_ALARM | HWMON_T_RESET_HISTORY |
@@ -220,23 +222,23 @@ static const struct hwmon_channel_info *const gsim_hwmon_info[] = {
 	NULL,
 };
 
-static const struct hwmon_ops gsim_hwmon_ops = {
-	.is_visible = gsim_hwmon_is_visible,
-	.read = gsim_hwmon_read,
-	.read_string = gsim_hwmon_read_string,
-	.write = gsim_hwmon_write,
+static const struct hwmon_ops gaudisim_hwmon_ops = {
+	.is_visible = gaudisim_hwmon_is_visible,
+	.read = gaudisim_hwmon_read,
+	.read_string = gaudisim_hwmon_read_string,
+	.write = gaudisim_hwmon_write,
 };
 
-static const struct hwmon_chip_info gsim_hwmon_chip = {
-	.ops = &gsim_hwmon_ops,
-	.info = gsim_hwmon_info,
+static const struct hwmon_chip_info gaudisim_hwmon_chip = {
+	.ops = &gaudisim_hwmon_ops,
+	.info = gaudisim_hwmon_info,
 };
 
-int gsim_hwmon_init(struct gaudisim_device *gdev)
+int gaudisim_hwmon_init(struct gaudisim_device *gdev)
 {
 	struct device *dev = &gdev->pdev->dev;
 	struct device *hwmon;
-	struct gsim_hwmon *hw;
+	struct gaudisim_hwmon *hw;
 	int rc;
 
 	hw = devm_kzalloc(dev, sizeof(*hw), GFP_KERNEL);
@@ -248,6 +250,6 @@ int gsim_hwmon_init(struct gaudisim_device *gdev)
 		return rc;
 
 	hwmon = devm_hwmon_device_register_with_info(dev, GAUDISIM_DRIVER_NAME, hw,
-						     &gsim_hwmon_chip, NULL);
+						     &gaudisim_hwmon_chip, NULL);
 	return PTR_ERR_OR_ZERO(hwmon);
 }

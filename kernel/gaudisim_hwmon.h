@@ -8,6 +8,6 @@
 struct gaudisim_device;
 
 /* Register the hwmon device; device-managed, so it goes after remove. */
-int gsim_hwmon_init(struct gaudisim_device *gdev);
+int gaudisim_hwmon_init(struct gaudisim_device *gdev);
 
 #endif /* __GAUDISIM_HWMON_H__ */

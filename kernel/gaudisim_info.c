@@ -28,9 +28,9 @@
 #include "gaudisim_hw.h"
 
 /* Version of the simulated firmware interface, for hw_ip_info.cpucp_version. */
-#define GSIM_CPUCP_VERSION	"gaudisim-fw " GAUDISIM_DRIVER_VERSION
+#define GAUDISIM_CPUCP_VERSION	"gaudisim-fw " GAUDISIM_DRIVER_VERSION
 
-union gsim_info_buf {
+union gaudisim_info_buf {
 	struct gaudisim_info_hw_ip_info hw_ip;
 	struct gaudisim_info_hw_ip_ext hw_ext;
 	struct gaudisim_info_dram_usage dram;
@@ -59,26 +59,26 @@ union gsim_info_buf {
 	u32 hw_events[GAUDISIM_INFO_HW_EVENTS_NUM];
 };
 
-static u32 gsim_engine_count(struct gaudisim_device *gdev, u32 shift, u32 bits)
+static u32 gaudisim_engine_count(struct gaudisim_device *gdev, u32 shift, u32 bits)
 {
 	return GAUDISIM_ENGINES_FIELD(gdev->engines, shift, bits);
 }
 
-static void gsim_info_hw_ip(struct gaudisim_device *gdev,
-			    struct gaudisim_info_hw_ip_info *hw)
+static void gaudisim_info_hw_ip(struct gaudisim_device *gdev,
+				struct gaudisim_info_hw_ip_info *hw)
 {
-	u32 num_tpc = gsim_engine_count(gdev, GAUDISIM_ENGINES_TPC_SHIFT, 8);
+	u32 num_tpc = gaudisim_engine_count(gdev, GAUDISIM_ENGINES_TPC_SHIFT, 8);
 
 	hw->sram_base_address = GAUDISIM_SRAM_BASE;
 	hw->dram_base_address = GAUDISIM_HBM_USER_BASE;
-	hw->dram_size = gsim_hbm_user_size(gdev);
+	hw->dram_size = gaudisim_hbm_user_size(gdev);
 	hw->sram_size = gdev->sram_size;
 	hw->num_of_events = GAUDISIM_INFO_HW_EVENTS_NUM;
 	hw->device_id = GAUDISIM_HL_DEVICE_ID_GAUDI;
 	hw->tpc_enabled_mask = num_tpc >= 8 ? 0xff : BIT(num_tpc) - 1;
 	hw->tpc_enabled_mask_ext = hw->tpc_enabled_mask;
 	hw->dram_enabled = 1;
-	strscpy(hw->cpucp_version, GSIM_CPUCP_VERSION, sizeof(hw->cpucp_version));
+	strscpy(hw->cpucp_version, GAUDISIM_CPUCP_VERSION, sizeof(hw->cpucp_version));
 	strscpy(hw->card_name, GAUDISIM_CARD_NAME, sizeof(hw->card_name));
 	hw->dram_page_size = GAUDISIM_DRAM_PAGE_SIZE;
 	hw->device_mem_alloc_default_page_size = GAUDISIM_DRAM_PAGE_SIZE;
@@ -86,30 +86,30 @@ static void gsim_info_hw_ip(struct gaudisim_device *gdev,
 	hw->reserved_dram_size = GAUDISIM_HBM_USER_BASE;
 }
 
-static void gsim_info_hw_ext(struct gaudisim_device *gdev,
-			     struct gaudisim_info_hw_ip_ext *hw)
+static void gaudisim_info_hw_ext(struct gaudisim_device *gdev,
+				 struct gaudisim_info_hw_ip_ext *hw)
 {
 	u32 q;
 
 	hw->hbm_total_size = gdev->hbm_size;
 	hw->host_base_address = GAUDISIM_HOST_BASE;
 	hw->hw_version = gdev->hw_version;
-	hw->num_pci_dma = gsim_engine_count(gdev, GAUDISIM_ENGINES_PCI_DMA_SHIFT, 4);
-	hw->num_hbm_dma = gsim_engine_count(gdev, GAUDISIM_ENGINES_HBM_DMA_SHIFT, 4);
-	hw->num_mme = gsim_engine_count(gdev, GAUDISIM_ENGINES_MME_SHIFT, 4);
-	hw->num_tpc = gsim_engine_count(gdev, GAUDISIM_ENGINES_TPC_SHIFT, 8);
+	hw->num_pci_dma = gaudisim_engine_count(gdev, GAUDISIM_ENGINES_PCI_DMA_SHIFT, 4);
+	hw->num_hbm_dma = gaudisim_engine_count(gdev, GAUDISIM_ENGINES_HBM_DMA_SHIFT, 4);
+	hw->num_mme = gaudisim_engine_count(gdev, GAUDISIM_ENGINES_MME_SHIFT, 4);
+	hw->num_tpc = gaudisim_engine_count(gdev, GAUDISIM_ENGINES_TPC_SHIFT, 8);
 	hw->num_queues = GAUDISIM_QUEUE_ID_SIZE;
 	hw->num_sync_objects = GAUDISIM_SYNC_NUM_SOBS;
 	hw->num_monitors = GAUDISIM_SYNC_NUM_MONITORS;
 	/* Every queue the device implements takes CS chunks. */
 	for (q = 0; q < GAUDISIM_QUEUE_ID_SIZE; q++)
-		if (gsim_queue_present(gdev, q) && gaudisim_queue_engine(q) >= 0)
+		if (gaudisim_queue_present(gdev, q) && gaudisim_queue_engine(q) >= 0)
 			hw->queue_mask[q / 64] |= BIT_ULL(q % 64);
 	strscpy(hw->card_name, GAUDISIM_CARD_NAME, sizeof(hw->card_name));
 }
 
-static void gsim_info_dram(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
-			   struct gaudisim_info_dram_usage *dram)
+static void gaudisim_info_dram(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
+			       struct gaudisim_info_dram_usage *dram)
 {
 	u64 used;
 
@@ -117,7 +117,7 @@ static void gsim_info_dram(struct gaudisim_device *gdev, struct gaudisim_ctx *ct
 	used = gdev->hbm_used;
 	mutex_unlock(&gdev->hbm_lock);
 
-	dram->dram_free_mem = gsim_hbm_user_size(gdev) - used;
+	dram->dram_free_mem = gaudisim_hbm_user_size(gdev) - used;
 	if (ctx) {
 		mutex_lock(&ctx->mem_lock);
 		dram->ctx_dram_mem = ctx->dram_used;
@@ -126,7 +126,7 @@ static void gsim_info_dram(struct gaudisim_device *gdev, struct gaudisim_ctx *ct
 }
 
 /* habanalabs' engine ID (enum gaudi_engine_id) of a gaudisim engine. */
-u32 gsim_hl_engine_id(u32 engine)
+u32 gaudisim_hl_engine_id(u32 engine)
 {
 	if (engine <= GAUDISIM_ENGINE_DMA_7)
 		return GAUDISIM_HL_ENGINE_ID_DMA(engine);
@@ -136,74 +136,74 @@ u32 gsim_hl_engine_id(u32 engine)
 }
 
 /* Busy queues and busy engines; the caller is inside drm_dev_enter(). */
-static void gsim_busy_masks(struct gaudisim_device *gdev, u64 *queues, u32 *engines)
+static void gaudisim_busy_masks(struct gaudisim_device *gdev, u64 *queues, u32 *engines)
 {
 	u32 q, busy_hw[GAUDISIM_ENGINE_COUNT];
 
 	for (q = 0; q < GAUDISIM_ENGINE_COUNT; q++)
-		busy_hw[q] = gsim_hw_busy_streams(gdev, q);
+		busy_hw[q] = gaudisim_hw_busy_streams(gdev, q);
 
 	for (q = 0; q < GAUDISIM_QUEUE_ID_SIZE; q++) {
 		bool busy;
 		int engine = gaudisim_queue_engine(q);
 
-		if (engine < 0 || !gsim_queue_present(gdev, q))
+		if (engine < 0 || !gaudisim_queue_present(gdev, q))
 			continue;
 		if (GAUDISIM_QUEUE_IS_EXTERNAL(q))
-			busy = gsim_queue_busy(&gdev->queues[q]);
+			busy = gaudisim_queue_busy(&gdev->queues[q]);
 		else
-			busy = gsim_iqueue_busy(&gdev->iqueues[q]);
+			busy = gaudisim_iqueue_busy(&gdev->iqueues[q]);
 		if (busy || (busy_hw[engine] & BIT(gaudisim_queue_stream(q)))) {
 			queues[q / 64] |= BIT_ULL(q % 64);
-			*engines |= BIT(gsim_hl_engine_id(engine));
+			*engines |= BIT(gaudisim_hl_engine_id(engine));
 		}
 	}
 }
 
-static void gsim_info_idle(struct gaudisim_device *gdev, struct gaudisim_info_hw_idle *idle)
+static void gaudisim_info_idle(struct gaudisim_device *gdev, struct gaudisim_info_hw_idle *idle)
 {
 	u64 queues[2] = {};
 
-	gsim_busy_masks(gdev, queues, &idle->busy_engines_mask);
+	gaudisim_busy_masks(gdev, queues, &idle->busy_engines_mask);
 	idle->busy_engines_mask_ext[0] = idle->busy_engines_mask;
 	idle->is_idle = !idle->busy_engines_mask;
 }
 
-static void gsim_info_queue_idle(struct gaudisim_device *gdev,
-				 struct gaudisim_info_queue_idle *idle)
+static void gaudisim_info_queue_idle(struct gaudisim_device *gdev,
+				     struct gaudisim_info_queue_idle *idle)
 {
 	u32 engines = 0;
 
-	gsim_busy_masks(gdev, idle->busy_queues_mask, &engines);
+	gaudisim_busy_masks(gdev, idle->busy_queues_mask, &engines);
 	idle->is_idle = !idle->busy_queues_mask[0] && !idle->busy_queues_mask[1];
 }
 
-static void gsim_info_cs_counters(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
-				  struct gaudisim_info_cs_counters *cs)
+static void gaudisim_info_fill_cs_counters(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
+					   struct gaudisim_info_cs_counters *cs)
 {
-	u64 total[GSIM_DROP_COUNT], mine[GSIM_DROP_COUNT] = {};
+	u64 total[GAUDISIM_DROP_COUNT], mine[GAUDISIM_DROP_COUNT] = {};
 	u32 i;
 
-	for (i = 0; i < GSIM_DROP_COUNT; i++) {
+	for (i = 0; i < GAUDISIM_DROP_COUNT; i++) {
 		total[i] = atomic64_read(&gdev->cs_cnt.drop[i]);
 		if (ctx)
 			mine[i] = atomic64_read(&ctx->drop[i]);
 	}
-	cs->total_out_of_mem_drop_cnt = total[GSIM_DROP_OUT_OF_MEM];
-	cs->ctx_out_of_mem_drop_cnt = mine[GSIM_DROP_OUT_OF_MEM];
-	cs->total_parsing_drop_cnt = total[GSIM_DROP_PARSING];
-	cs->ctx_parsing_drop_cnt = mine[GSIM_DROP_PARSING];
-	cs->total_queue_full_drop_cnt = total[GSIM_DROP_QUEUE_FULL];
-	cs->ctx_queue_full_drop_cnt = mine[GSIM_DROP_QUEUE_FULL];
-	cs->total_device_in_reset_drop_cnt = total[GSIM_DROP_DEVICE_IN_RESET];
-	cs->ctx_device_in_reset_drop_cnt = mine[GSIM_DROP_DEVICE_IN_RESET];
-	cs->total_max_cs_in_flight_drop_cnt = total[GSIM_DROP_MAX_CS_IN_FLIGHT];
-	cs->ctx_max_cs_in_flight_drop_cnt = mine[GSIM_DROP_MAX_CS_IN_FLIGHT];
-	cs->total_validation_drop_cnt = total[GSIM_DROP_VALIDATION];
-	cs->ctx_validation_drop_cnt = mine[GSIM_DROP_VALIDATION];
+	cs->total_out_of_mem_drop_cnt = total[GAUDISIM_DROP_OUT_OF_MEM];
+	cs->ctx_out_of_mem_drop_cnt = mine[GAUDISIM_DROP_OUT_OF_MEM];
+	cs->total_parsing_drop_cnt = total[GAUDISIM_DROP_PARSING];
+	cs->ctx_parsing_drop_cnt = mine[GAUDISIM_DROP_PARSING];
+	cs->total_queue_full_drop_cnt = total[GAUDISIM_DROP_QUEUE_FULL];
+	cs->ctx_queue_full_drop_cnt = mine[GAUDISIM_DROP_QUEUE_FULL];
+	cs->total_device_in_reset_drop_cnt = total[GAUDISIM_DROP_DEVICE_IN_RESET];
+	cs->ctx_device_in_reset_drop_cnt = mine[GAUDISIM_DROP_DEVICE_IN_RESET];
+	cs->total_max_cs_in_flight_drop_cnt = total[GAUDISIM_DROP_MAX_CS_IN_FLIGHT];
+	cs->ctx_max_cs_in_flight_drop_cnt = mine[GAUDISIM_DROP_MAX_CS_IN_FLIGHT];
+	cs->total_validation_drop_cnt = total[GAUDISIM_DROP_VALIDATION];
+	cs->ctx_validation_drop_cnt = mine[GAUDISIM_DROP_VALIDATION];
 }
 
-static void gsim_info_cs_stats(struct gaudisim_device *gdev, struct gaudisim_info_cs_stats *cs)
+static void gaudisim_info_cs_stats(struct gaudisim_device *gdev, struct gaudisim_info_cs_stats *cs)
 {
 	cs->submitted = atomic64_read(&gdev->cs_cnt.submitted);
 	cs->completed = atomic64_read(&gdev->cs_cnt.completed);
@@ -211,8 +211,8 @@ static void gsim_info_cs_stats(struct gaudisim_device *gdev, struct gaudisim_inf
 	cs->timed_out = atomic64_read(&gdev->cs_cnt.timed_out);
 }
 
-static void gsim_info_open(struct gaudisim_device *gdev,
-			   struct gaudisim_info_open_stats *open)
+static void gaudisim_info_open(struct gaudisim_device *gdev,
+			       struct gaudisim_info_open_stats *open)
 {
 	mutex_lock(&gdev->open_lock);
 	open->open_counter = gdev->open_counter;
@@ -228,37 +228,37 @@ static void gsim_info_open(struct gaudisim_device *gdev,
 	mutex_unlock(&gdev->open_lock);
 }
 
-static u32 gsim_tel(struct gaudisim_device *gdev, u32 reg)
+static u32 gaudisim_tel(struct gaudisim_device *gdev, u32 reg)
 {
-	return gsim_rreg(gdev, GAUDISIM_BLOCK_TELEMETRY + reg);
+	return gaudisim_rreg(gdev, GAUDISIM_BLOCK_TELEMETRY + reg);
 }
 
 /* A 64-bit telemetry counter: LO first, which latches HI. */
-static u64 gsim_tel64(struct gaudisim_device *gdev, u32 lo)
+static u64 gaudisim_tel64(struct gaudisim_device *gdev, u32 lo)
 {
-	u32 low = gsim_tel(gdev, lo);
+	u32 low = gaudisim_tel(gdev, lo);
 
-	return (u64)gsim_tel(gdev, lo + 4) << 32 | low;
+	return (u64)gaudisim_tel(gdev, lo + 4) << 32 | low;
 }
 
-static u64 gsim_device_time(struct gaudisim_device *gdev)
+static u64 gaudisim_device_time(struct gaudisim_device *gdev)
 {
-	u32 low = gsim_rreg(gdev, GAUDISIM_REG_TIMESTAMP_LO);
+	u32 low = gaudisim_rreg(gdev, GAUDISIM_REG_TIMESTAMP_LO);
 
-	return (u64)gsim_rreg(gdev, GAUDISIM_REG_TIMESTAMP_HI) << 32 | low;
+	return (u64)gaudisim_rreg(gdev, GAUDISIM_REG_TIMESTAMP_HI) << 32 | low;
 }
 
 /* Device time and every engine's busy time, read inside drm_dev_enter(). */
-static int gsim_busy_sample(struct gaudisim_device *gdev, u64 *now, u64 *busy)
+static int gaudisim_busy_sample(struct gaudisim_device *gdev, u64 *now, u64 *busy)
 {
 	u32 e;
 	int idx;
 
 	if (!drm_dev_enter(&gdev->drm, &idx))
 		return -ENODEV;
-	*now = gsim_device_time(gdev);
+	*now = gaudisim_device_time(gdev);
 	for (e = 0; e < GAUDISIM_ENGINE_COUNT; e++)
-		busy[e] = gsim_tel64(gdev, GAUDISIM_TEL_ENGINE_BUSY_NS_LO(e));
+		busy[e] = gaudisim_tel64(gdev, GAUDISIM_TEL_ENGINE_BUSY_NS_LO(e));
 	drm_dev_exit(idx);
 	return 0;
 }
@@ -267,8 +267,8 @@ static int gsim_busy_sample(struct gaudisim_device *gdev, u64 *now, u64 *busy)
  * Utilization over the next period_ms: the share of device time the
  * busiest engine spent busy, in percent. Sleeps for the period.
  */
-static int gsim_info_utilization(struct gaudisim_device *gdev, u32 period_ms,
-				 struct gaudisim_info_device_utilization *util)
+static int gaudisim_info_utilization(struct gaudisim_device *gdev, u32 period_ms,
+				     struct gaudisim_info_device_utilization *util)
 {
 	u64 t0, t1, busy0[GAUDISIM_ENGINE_COUNT], busy1[GAUDISIM_ENGINE_COUNT];
 	u64 busiest = 0;
@@ -276,16 +276,16 @@ static int gsim_info_utilization(struct gaudisim_device *gdev, u32 period_ms,
 	int rc;
 
 	if (period_ms < 100 || period_ms > 1000 || period_ms % 100) {
-		gsim_dbg(gdev, "period %u ms: must be 100..1000 in steps of 100\n",
-			 period_ms);
+		gaudisim_dbg(gdev, "period %u ms: must be 100..1000 in steps of 100\n",
+			     period_ms);
 		return -EINVAL;
 	}
-	rc = gsim_busy_sample(gdev, &t0, busy0);
+	rc = gaudisim_busy_sample(gdev, &t0, busy0);
 	if (rc)
 		return rc;
 	if (msleep_interruptible(period_ms))
 		return -EINTR;
-	rc = gsim_busy_sample(gdev, &t1, busy1);
+	rc = gaudisim_busy_sample(gdev, &t1, busy1);
 	if (rc)
 		return rc;
 
@@ -297,10 +297,10 @@ static int gsim_info_utilization(struct gaudisim_device *gdev, u32 period_ms,
 	return 0;
 }
 
-static void gsim_info_throttle(struct gaudisim_device *gdev,
-			       struct gaudisim_info_clk_throttle *th)
+static void gaudisim_info_throttle(struct gaudisim_device *gdev,
+				   struct gaudisim_info_clk_throttle *th)
 {
-	u32 reason = gsim_tel(gdev, GAUDISIM_TEL_THROTTLE);
+	u32 reason = gaudisim_tel(gdev, GAUDISIM_TEL_THROTTLE);
 	u64 now_us = ktime_to_us(ktime_get());
 	u32 i;
 
@@ -310,9 +310,9 @@ static void gsim_info_throttle(struct gaudisim_device *gdev,
 	th->clk_throttling_reason = reason & (GAUDISIM_CLK_THROTTLE_POWER |
 					      GAUDISIM_CLK_THROTTLE_THERMAL);
 	th->clk_throttling_duration_ns[GAUDISIM_CLK_THROTTLE_TYPE_POWER] =
-		gsim_tel64(gdev, GAUDISIM_TEL_THROTTLE_POWER_NS_LO);
+		gaudisim_tel64(gdev, GAUDISIM_TEL_THROTTLE_POWER_NS_LO);
 	th->clk_throttling_duration_ns[GAUDISIM_CLK_THROTTLE_TYPE_THERMAL] =
-		gsim_tel64(gdev, GAUDISIM_TEL_THROTTLE_THERMAL_NS_LO);
+		gaudisim_tel64(gdev, GAUDISIM_TEL_THROTTLE_THERMAL_NS_LO);
 
 	/* The device keeps no start time: remember when INFO first saw it. */
 	spin_lock(&gdev->err_lock);
@@ -326,24 +326,24 @@ static void gsim_info_throttle(struct gaudisim_device *gdev,
 	spin_unlock(&gdev->err_lock);
 }
 
-static int gsim_info_pll(struct gaudisim_device *gdev, u32 index,
-			 struct gaudisim_pll_frequency_info *pll)
+static int gaudisim_info_pll(struct gaudisim_device *gdev, u32 index,
+			     struct gaudisim_pll_frequency_info *pll)
 {
 	u32 i, mhz;
 
 	if (index >= GAUDISIM_PLL_MAX) {
-		gsim_dbg(gdev, "no PLL %u\n", index);
+		gaudisim_dbg(gdev, "no PLL %u\n", index);
 		return -EINVAL;
 	}
 	if (index != GAUDISIM_MME_PLL && index != GAUDISIM_TPC_PLL)
 		return -EOPNOTSUPP;
-	mhz = gsim_tel(gdev, GAUDISIM_TEL_CLOCK_MHZ);
+	mhz = gaudisim_tel(gdev, GAUDISIM_TEL_CLOCK_MHZ);
 	for (i = 0; i < GAUDISIM_PLL_NUM_OUTPUTS; i++)
 		pll->output[i] = min_t(u32, mhz, U16_MAX);
 	return 0;
 }
 
-static const char *const gsim_engine_names[GAUDISIM_ENGINE_COUNT] = {
+static const char *const gaudisim_engine_names[GAUDISIM_ENGINE_COUNT] = {
 	"DMA0", "DMA1", "DMA2", "DMA3", "DMA4", "DMA5", "DMA6", "DMA7", "MME0",
 	"TPC0", "TPC1", "TPC2", "TPC3", "TPC4", "TPC5", "TPC6", "TPC7",
 };
@@ -352,24 +352,24 @@ static const char *const gsim_engine_names[GAUDISIM_ENGINE_COUNT] = {
  * ENGINE_STATUS: a table like habanalabs' idle dump, one line per engine,
  * into a kernel buffer of @size bytes; returns the bytes used, NUL included.
  */
-static u32 gsim_engine_status(struct gaudisim_device *gdev, char *buf, u32 size)
+static u32 gaudisim_engine_status(struct gaudisim_device *gdev, char *buf, u32 size)
 {
 	u32 e, len;
 
 	len = scnprintf(buf, size, "\nENGINE  is_idle  QM_BUSY_STREAMS  BUSY_NS\n"
 			"------  -------  ---------------  -------\n");
 	for (e = 0; e < GAUDISIM_ENGINE_COUNT; e++) {
-		u32 streams = gsim_hw_busy_streams(gdev, e);
+		u32 streams = gaudisim_hw_busy_streams(gdev, e);
 
 		len += scnprintf(buf + len, size - len, "%-6s  %-7s  0x%-13x  %llu\n",
-				 gsim_engine_names[e], streams ? "N" : "Y", streams,
-				 gsim_tel64(gdev, GAUDISIM_TEL_ENGINE_BUSY_NS_LO(e)));
+				 gaudisim_engine_names[e], streams ? "N" : "Y", streams,
+				 gaudisim_tel64(gdev, GAUDISIM_TEL_ENGINE_BUSY_NS_LO(e)));
 	}
 	return len + 1;
 }
 
-static int gsim_info_engine_status(struct gaudisim_device *gdev,
-				   struct gaudisim_info_args *args)
+static int gaudisim_info_engine_status(struct gaudisim_device *gdev,
+				       struct gaudisim_info_args *args)
 {
 	u32 size = min_t(u32, args->return_size, GAUDISIM_ENGINES_DATA_MAX_SIZE);
 	char *buf;
@@ -379,7 +379,7 @@ static int gsim_info_engine_status(struct gaudisim_device *gdev,
 	buf = kvzalloc(size, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	used = gsim_engine_status(gdev, buf, size);
+	used = gaudisim_engine_status(gdev, buf, size);
 	if (copy_to_user(u64_to_user_ptr(args->return_pointer), buf, used))
 		rc = -EFAULT;
 	else
@@ -389,7 +389,7 @@ static int gsim_info_engine_status(struct gaudisim_device *gdev,
 }
 
 /* Ops that take the argument union; for the rest it must be 0. */
-static bool gsim_info_takes_arg(u32 op)
+static bool gaudisim_info_takes_arg(u32 op)
 {
 	switch (op) {
 	case GAUDISIM_INFO_SYNC_MANAGER:
@@ -405,57 +405,58 @@ static bool gsim_info_takes_arg(u32 op)
 }
 
 /* Ops that read device registers, answered inside drm_dev_enter(). */
-static int gsim_info_hw_op(struct gaudisim_device *gdev, struct gaudisim_info_args *args,
-			   union gsim_info_buf *buf, u32 *size)
+static int gaudisim_info_hw_op(struct gaudisim_device *gdev, struct gaudisim_info_args *args,
+			       union gaudisim_info_buf *buf, u32 *size)
 {
 	switch (args->op) {
 	case GAUDISIM_INFO_HW_IDLE:
-		gsim_info_idle(gdev, &buf->idle);
+		gaudisim_info_idle(gdev, &buf->idle);
 		*size = sizeof(buf->idle);
 		return 0;
 	case GAUDISIM_INFO_QUEUE_IDLE:
-		gsim_info_queue_idle(gdev, &buf->qidle);
+		gaudisim_info_queue_idle(gdev, &buf->qidle);
 		*size = sizeof(buf->qidle);
 		return 0;
 	case GAUDISIM_INFO_CLK_RATE:
-		buf->clk.cur_clk_rate_mhz = gsim_tel(gdev, GAUDISIM_TEL_CLOCK_MHZ);
-		buf->clk.max_clk_rate_mhz = gsim_tel(gdev, GAUDISIM_TEL_CLOCK_MAX_MHZ);
+		buf->clk.cur_clk_rate_mhz = gaudisim_tel(gdev, GAUDISIM_TEL_CLOCK_MHZ);
+		buf->clk.max_clk_rate_mhz = gaudisim_tel(gdev, GAUDISIM_TEL_CLOCK_MAX_MHZ);
 		*size = sizeof(buf->clk);
 		return 0;
 	case GAUDISIM_INFO_TIME_SYNC:
-		buf->time.device_time = gsim_device_time(gdev);
+		buf->time.device_time = gaudisim_device_time(gdev);
 		buf->time.host_time = ktime_get_raw_ns();
 		buf->time.tsc_time = get_cycles();
 		*size = sizeof(buf->time);
 		return 0;
 	case GAUDISIM_INFO_CLK_THROTTLE_REASON:
-		gsim_info_throttle(gdev, &buf->throttle);
+		gaudisim_info_throttle(gdev, &buf->throttle);
 		*size = sizeof(buf->throttle);
 		return 0;
 	case GAUDISIM_INFO_TOTAL_ENERGY:
 		buf->energy.total_energy_consumption =
-			gsim_tel64(gdev, GAUDISIM_TEL_ENERGY_MJ_LO);
+			gaudisim_tel64(gdev, GAUDISIM_TEL_ENERGY_MJ_LO);
 		*size = sizeof(buf->energy);
 		return 0;
 	case GAUDISIM_INFO_PLL_FREQUENCY:
 		*size = sizeof(buf->pll);
-		return gsim_info_pll(gdev, args->pll_index, &buf->pll);
+		return gaudisim_info_pll(gdev, args->pll_index, &buf->pll);
 	case GAUDISIM_INFO_POWER:
-		buf->power.power = gsim_tel(gdev, GAUDISIM_TEL_POWER_MW);
+		buf->power.power = gaudisim_tel(gdev, GAUDISIM_TEL_POWER_MW);
 		*size = sizeof(buf->power);
 		return 0;
 	case GAUDISIM_INFO_ENGINE_STATUS:
 		*size = 0;
-		return gsim_info_engine_status(gdev, args);
+		return gaudisim_info_engine_status(gdev, args);
 	default:
 		return -ENOENT;
 	}
 }
 
 /* The last captured error of an *_EVENT op; returns the struct's size. */
-static u32 gsim_info_captured(struct gaudisim_device *gdev, u32 op, union gsim_info_buf *buf)
+static u32 gaudisim_info_captured(struct gaudisim_device *gdev, u32 op,
+				  union gaudisim_info_buf *buf)
 {
-	struct gsim_captured_errors *err = &gdev->errors;
+	struct gaudisim_captured_errors *err = &gdev->errors;
 	u32 size;
 
 	spin_lock(&gdev->err_lock);
@@ -482,52 +483,52 @@ static u32 gsim_info_captured(struct gaudisim_device *gdev, u32 op, union gsim_i
 }
 
 /* Ops answered from driver state alone; -ENOENT for an unknown op. */
-static int gsim_info_sw_op(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
-			   struct gaudisim_info_args *args, union gsim_info_buf *buf,
-			   u32 *size)
+static int gaudisim_info_sw_op(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
+			       struct gaudisim_info_args *args, union gaudisim_info_buf *buf,
+			       u32 *size)
 {
 	switch (args->op) {
 	case GAUDISIM_INFO_HW_IP_INFO:
-		gsim_info_hw_ip(gdev, &buf->hw_ip);
+		gaudisim_info_hw_ip(gdev, &buf->hw_ip);
 		*size = sizeof(buf->hw_ip);
 		return 0;
 	case GAUDISIM_INFO_HW_IP_EXT:
-		gsim_info_hw_ext(gdev, &buf->hw_ext);
+		gaudisim_info_hw_ext(gdev, &buf->hw_ext);
 		*size = sizeof(buf->hw_ext);
 		return 0;
 	case GAUDISIM_INFO_HW_EVENTS:
 	case GAUDISIM_INFO_HW_EVENTS_AGGREGATE:
-		gsim_eq_counts(gdev, buf->hw_events,
-			       args->op == GAUDISIM_INFO_HW_EVENTS_AGGREGATE);
+		gaudisim_eq_counts(gdev, buf->hw_events,
+				   args->op == GAUDISIM_INFO_HW_EVENTS_AGGREGATE);
 		*size = sizeof(buf->hw_events);
 		return 0;
 	case GAUDISIM_INFO_DRAM_USAGE:
-		gsim_info_dram(gdev, ctx, &buf->dram);
+		gaudisim_info_dram(gdev, ctx, &buf->dram);
 		*size = sizeof(buf->dram);
 		return 0;
 	case GAUDISIM_INFO_DEVICE_STATUS:
-		buf->status.status = gsim_status(gdev);
+		buf->status.status = gaudisim_status(gdev);
 		*size = sizeof(buf->status);
 		return 0;
 	case GAUDISIM_INFO_DEVICE_UTILIZATION:
 		*size = sizeof(buf->util);
-		return gsim_info_utilization(gdev, args->period_ms, &buf->util);
+		return gaudisim_info_utilization(gdev, args->period_ms, &buf->util);
 	case GAUDISIM_INFO_RESET_COUNT:
 		buf->reset.hard_reset_cnt = atomic_read(&gdev->hard_reset_cnt);
 		*size = sizeof(buf->reset);
 		return 0;
 	case GAUDISIM_INFO_CS_COUNTERS:
-		gsim_info_cs_counters(gdev, ctx, &buf->cs);
+		gaudisim_info_fill_cs_counters(gdev, ctx, &buf->cs);
 		*size = sizeof(buf->cs);
 		return 0;
 	case GAUDISIM_INFO_CS_STATS:
-		gsim_info_cs_stats(gdev, &buf->cs_stats);
+		gaudisim_info_cs_stats(gdev, &buf->cs_stats);
 		*size = sizeof(buf->cs_stats);
 		return 0;
 	case GAUDISIM_INFO_SYNC_MANAGER:
 		if (args->dcore_id) {
-			gsim_dbg(gdev, "no dcore %u: the device has one sync manager\n",
-				 args->dcore_id);
+			gaudisim_dbg(gdev, "no dcore %u: the device has one sync manager\n",
+				     args->dcore_id);
 			return -EINVAL;
 		}
 		buf->sync.first_available_sync_object = GAUDISIM_SYNC_FIRST_USER_SOB;
@@ -535,14 +536,14 @@ static int gsim_info_sw_op(struct gaudisim_device *gdev, struct gaudisim_ctx *ct
 		*size = sizeof(buf->sync);
 		return 0;
 	case GAUDISIM_INFO_OPEN_STATS:
-		gsim_info_open(gdev, &buf->open);
+		gaudisim_info_open(gdev, &buf->open);
 		*size = sizeof(buf->open);
 		return 0;
 	case GAUDISIM_INFO_CS_TIMEOUT_EVENT:
 	case GAUDISIM_INFO_RAZWI_EVENT:
 	case GAUDISIM_INFO_UNDEFINED_OPCODE_EVENT:
 	case GAUDISIM_INFO_PAGE_FAULT_EVENT:
-		*size = gsim_info_captured(gdev, args->op, buf);
+		*size = gaudisim_info_captured(gdev, args->op, buf);
 		return 0;
 	case GAUDISIM_INFO_DEV_MEM_ALLOC_PAGE_SIZES:
 		buf->page_sizes.page_order_bitmask = GAUDISIM_DRAM_PAGE_SIZE;
@@ -550,13 +551,13 @@ static int gsim_info_sw_op(struct gaudisim_device *gdev, struct gaudisim_ctx *ct
 		return 0;
 	case GAUDISIM_INFO_REGISTER_EVENTFD:
 		*size = 0;
-		return ctx ? gsim_notifier_register(gdev, ctx, args->eventfd) : -EOPNOTSUPP;
+		return ctx ? gaudisim_notifier_register(gdev, ctx, args->eventfd) : -EOPNOTSUPP;
 	case GAUDISIM_INFO_UNREGISTER_EVENTFD:
 		*size = 0;
-		return ctx ? gsim_notifier_unregister(gdev, ctx) : -EOPNOTSUPP;
+		return ctx ? gaudisim_notifier_unregister(gdev, ctx) : -EOPNOTSUPP;
 	case GAUDISIM_INFO_GET_EVENTS:
 		*size = sizeof(buf->events);
-		return ctx ? gsim_notifier_get_events(gdev, ctx, &buf->events) : -EOPNOTSUPP;
+		return ctx ? gaudisim_notifier_get_events(gdev, ctx, &buf->events) : -EOPNOTSUPP;
 	case GAUDISIM_INFO_DRIVER_VERSION:
 		strscpy(buf->version.version, GAUDISIM_DRIVER_VERSION,
 			sizeof(buf->version.version));
@@ -568,7 +569,7 @@ static int gsim_info_sw_op(struct gaudisim_device *gdev, struct gaudisim_ctx *ct
 }
 
 /**
- * gsim_info_query() - answer an INFO request
+ * gaudisim_info_query() - answer an INFO request
  * @gdev: the device
  * @ctx: the caller's compute context, NULL on the control node
  * @args: the request; ENGINE_STATUS writes user_buffer_actual_size back
@@ -577,10 +578,10 @@ static int gsim_info_sw_op(struct gaudisim_device *gdev, struct gaudisim_ctx *ct
  * the control node or a PLL the device does not model, -EFAULT, -EINTR,
  * -ENODEV after removal.
  */
-int gsim_info_query(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
-		    struct gaudisim_info_args *args)
+int gaudisim_info_query(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
+			struct gaudisim_info_args *args)
 {
-	union gsim_info_buf *buf;
+	union gaudisim_info_buf *buf;
 	u32 size = 0;
 	int rc, idx;
 
@@ -588,11 +589,11 @@ int gsim_info_query(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
 	if (args->op != GAUDISIM_INFO_REGISTER_EVENTFD &&
 	    args->op != GAUDISIM_INFO_UNREGISTER_EVENTFD &&
 	    (!args->return_pointer || !args->return_size)) {
-		gsim_dbg(gdev, "return pointer and size must not be 0\n");
+		gaudisim_dbg(gdev, "return pointer and size must not be 0\n");
 		return -EINVAL;
 	}
-	if (args->pad || (!gsim_info_takes_arg(args->op) && args->ctx_id)) {
-		gsim_dbg(gdev, "pad and the argument of op %u must be 0\n", args->op);
+	if (args->pad || (!gaudisim_info_takes_arg(args->op) && args->ctx_id)) {
+		gaudisim_dbg(gdev, "pad and the argument of op %u must be 0\n", args->op);
 		return -EINVAL;
 	}
 	if (args->op == GAUDISIM_INFO_ENGINE_STATUS)
@@ -602,18 +603,18 @@ int gsim_info_query(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
 	if (!buf)
 		return -ENOMEM;
 
-	rc = gsim_info_sw_op(gdev, ctx, args, buf, &size);
+	rc = gaudisim_info_sw_op(gdev, ctx, args, buf, &size);
 	if (rc == -ENOENT) {
 		/* The registers are gone once the device is removed. */
 		if (!drm_dev_enter(&gdev->drm, &idx)) {
 			rc = -ENODEV;
 			goto out;
 		}
-		rc = gsim_info_hw_op(gdev, args, buf, &size);
+		rc = gaudisim_info_hw_op(gdev, args, buf, &size);
 		drm_dev_exit(idx);
 	}
 	if (rc == -ENOENT) {
-		gsim_dbg(gdev, "unknown INFO op %u\n", args->op);
+		gaudisim_dbg(gdev, "unknown INFO op %u\n", args->op);
 		rc = -EINVAL;
 	}
 	if (!rc && size &&
@@ -625,7 +626,7 @@ out:
 	return rc;
 }
 
-int gsim_info_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
+int gaudisim_info_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 {
-	return gsim_info_query(to_gsim(drm), file->driver_priv, data);
+	return gaudisim_info_query(to_gsim(drm), file->driver_priv, data);
 }

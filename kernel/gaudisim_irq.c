@@ -15,15 +15,15 @@
 #include "gaudisim_drv.h"
 #include "gaudisim_queue.h"
 
-static irqreturn_t gsim_cq_irq_thread(int irq, void *arg)
+static irqreturn_t gaudisim_cq_irq_thread(int irq, void *arg)
 {
-	struct gsim_queue *q = arg;
+	struct gaudisim_queue *q = arg;
 
-	gsim_queue_drain_cq(q);
+	gaudisim_queue_drain_cq(q);
 	return IRQ_HANDLED;
 }
 
-int gsim_irq_init(struct gaudisim_device *gdev)
+int gaudisim_irq_init(struct gaudisim_device *gdev)
 {
 	struct pci_dev *pdev = gdev->pdev;
 	int nvec, rc;
@@ -39,7 +39,7 @@ int gsim_irq_init(struct gaudisim_device *gdev)
 	}
 
 	for (i = 0; i < GAUDISIM_NUM_CQ; i++) {
-		struct gsim_queue *q = &gdev->queues[i];
+		struct gaudisim_queue *q = &gdev->queues[i];
 		int irq;
 
 		if (!q->present)
@@ -51,7 +51,7 @@ int gsim_irq_init(struct gaudisim_device *gdev)
 			goto err_free;
 		}
 		snprintf(q->irq_name, sizeof(q->irq_name), "gaudisim-cq%u", q->id);
-		rc = request_threaded_irq(irq, NULL, gsim_cq_irq_thread, IRQF_ONESHOT,
+		rc = request_threaded_irq(irq, NULL, gaudisim_cq_irq_thread, IRQF_ONESHOT,
 					  q->irq_name, q);
 		if (rc) {
 			dev_err(&pdev->dev, "cannot request the IRQ of CQ %u: %d\n",
@@ -63,16 +63,16 @@ int gsim_irq_init(struct gaudisim_device *gdev)
 	return 0;
 
 err_free:
-	gsim_irq_fini(gdev);
+	gaudisim_irq_fini(gdev);
 	return rc;
 }
 
-void gsim_irq_fini(struct gaudisim_device *gdev)
+void gaudisim_irq_fini(struct gaudisim_device *gdev)
 {
 	u32 i;
 
 	for (i = 0; i < GAUDISIM_NUM_CQ; i++) {
-		struct gsim_queue *q = &gdev->queues[i];
+		struct gaudisim_queue *q = &gdev->queues[i];
 
 		if (q->irq) {
 			free_irq(q->irq, q);
@@ -82,7 +82,7 @@ void gsim_irq_fini(struct gaudisim_device *gdev)
 }
 
 /* Wait until no CQ handler runs, e.g. after a reset stopped the device. */
-void gsim_irq_sync(struct gaudisim_device *gdev)
+void gaudisim_irq_sync(struct gaudisim_device *gdev)
 {
 	u32 i;
 

@@ -32,18 +32,18 @@
 #include "gaudisim_drv.h"
 #include "gaudisim_mem.h"
 
-#define GSIM_VA_GUARD		PAGE_SIZE
+#define GAUDISIM_VA_GUARD		PAGE_SIZE
 
 /* One HBM allocation of a context. */
-struct gsim_hbm_alloc {
+struct gaudisim_hbm_alloc {
 	struct drm_mm_node node;
 };
 
 /* ---- userptr ------------------------------------------------------------ */
 
-static void gsim_userptr_release(struct kref *ref)
+static void gaudisim_userptr_release(struct kref *ref)
 {
-	struct gsim_userptr *up = container_of(ref, struct gsim_userptr, ref);
+	struct gaudisim_userptr *up = container_of(ref, struct gaudisim_userptr, ref);
 
 	dma_unmap_sgtable(&up->gdev->pdev->dev, &up->sgt, DMA_BIDIRECTIONAL, 0);
 	sg_free_table(&up->sgt);
@@ -56,18 +56,18 @@ static void gsim_userptr_release(struct kref *ref)
 	kfree(up);
 }
 
-void gsim_userptr_get(struct gsim_userptr *up)
+void gaudisim_userptr_get(struct gaudisim_userptr *up)
 {
 	kref_get(&up->ref);
 }
 
-void gsim_userptr_put(struct gsim_userptr *up)
+void gaudisim_userptr_put(struct gaudisim_userptr *up)
 {
-	kref_put(&up->ref, gsim_userptr_release);
+	kref_put(&up->ref, gaudisim_userptr_release);
 }
 
 /* Merge the DMA segments of the mapping into bus-contiguous pieces. */
-static int gsim_userptr_build_segs(struct gsim_userptr *up)
+static int gaudisim_userptr_build_segs(struct gaudisim_userptr *up)
 {
 	struct scatterlist *sg;
 	u64 offset = 0;
@@ -101,27 +101,27 @@ static int gsim_userptr_build_segs(struct gsim_userptr *up)
  * Charge @npages to the caller's pinned_vm, within RLIMIT_MEMLOCK unless
  * it has CAP_IPC_LOCK.
  */
-static int gsim_pinned_vm_charge(struct gaudisim_device *gdev, struct mm_struct *mm,
-				 u64 npages)
+static int gaudisim_pinned_vm_charge(struct gaudisim_device *gdev, struct mm_struct *mm,
+				     u64 npages)
 {
 	u64 limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
 	u64 pinned = atomic64_add_return(npages, &mm->pinned_vm);
 
 	if (pinned > limit && !capable(CAP_IPC_LOCK)) {
 		atomic64_sub(npages, &mm->pinned_vm);
-		gsim_dbg(gdev, "pinning %llu pages exceeds RLIMIT_MEMLOCK (%llu pages, %llu pinned)\n",
-			 npages, limit, pinned - npages);
+		gaudisim_dbg(gdev, "pinning %llu pages exceeds RLIMIT_MEMLOCK (%llu pages, %llu pinned)\n",
+			     npages, limit, pinned - npages);
 		return -ENOMEM;
 	}
 	return 0;
 }
 
-static int gsim_userptr_pin(struct gsim_userptr *up, u64 addr)
+static int gaudisim_userptr_pin(struct gaudisim_userptr *up, u64 addr)
 {
 	struct device *dev = &up->gdev->pdev->dev;
 	int pinned, rc;
 
-	rc = gsim_pinned_vm_charge(up->gdev, current->mm, up->npages);
+	rc = gaudisim_pinned_vm_charge(up->gdev, current->mm, up->npages);
 	if (rc)
 		return rc;
 	up->pages = kvmalloc_array(up->npages, sizeof(*up->pages), GFP_KERNEL);
@@ -148,7 +148,7 @@ static int gsim_userptr_pin(struct gsim_userptr *up, u64 addr)
 	if (rc)
 		goto err_free_sgt;
 
-	rc = gsim_userptr_build_segs(up);
+	rc = gaudisim_userptr_build_segs(up);
 	if (rc)
 		goto err_unmap;
 	return 0;
@@ -171,35 +171,35 @@ err_uncharge:
  * Place a mapping's VA: at @hint when it is a free, page-aligned address
  * inside the host VA range, elsewhere otherwise (habanalabs' hint rule).
  */
-static int gsim_userptr_place(struct gaudisim_ctx *ctx, struct gsim_userptr *up,
-			      u64 hint)
+static int gaudisim_userptr_place(struct gaudisim_ctx *ctx, struct gaudisim_userptr *up,
+				  u64 hint)
 {
 	const u64 lo = GAUDISIM_HOST_VA_BASE;
 	const u64 hi = GAUDISIM_HOST_VA_BASE + GAUDISIM_HOST_VA_SIZE;
-	u64 len = up->size + GSIM_VA_GUARD;
+	u64 len = up->size + GAUDISIM_VA_GUARD;
 
 	if (hint && PAGE_ALIGNED(hint) && hint >= lo && hint < hi && len <= hi - hint &&
 	    !drm_mm_insert_node_in_range(&ctx->va_mm, &up->va_node, len, 0, 0,
 					 hint, hint + len, DRM_MM_INSERT_LOW))
 		return 0;
 	if (hint)
-		gsim_dbg(ctx->gdev, "hint 0x%llx not usable, placing elsewhere\n", hint);
+		gaudisim_dbg(ctx->gdev, "hint 0x%llx not usable, placing elsewhere\n", hint);
 	return drm_mm_insert_node_in_range(&ctx->va_mm, &up->va_node, len, 0, 0,
 					   lo, hi, DRM_MM_INSERT_LOW);
 }
 
-static int gsim_userptr_map(struct gaudisim_ctx *ctx, u64 addr, u64 size, u64 hint,
-			    u64 *va)
+static int gaudisim_userptr_map(struct gaudisim_ctx *ctx, u64 addr, u64 size, u64 hint,
+				u64 *va)
 {
 	struct gaudisim_device *gdev = ctx->gdev;
-	struct gsim_userptr *up;
+	struct gaudisim_userptr *up;
 	u64 end;
 	int rc;
 
 	if (!size || size > GAUDISIM_USERPTR_MAX_SIZE ||
 	    !PAGE_ALIGNED(addr) || !PAGE_ALIGNED(size) ||
 	    check_add_overflow(addr, size, &end)) {
-		gsim_dbg(gdev, "bad userptr range 0x%llx + 0x%llx\n", addr, size);
+		gaudisim_dbg(gdev, "bad userptr range 0x%llx + 0x%llx\n", addr, size);
 		return -EINVAL;
 	}
 	if (!access_ok(u64_to_user_ptr(addr), size))
@@ -213,9 +213,9 @@ static int gsim_userptr_map(struct gaudisim_ctx *ctx, u64 addr, u64 size, u64 hi
 	up->size = size;
 	up->npages = size >> PAGE_SHIFT;
 
-	rc = gsim_userptr_pin(up, addr);
+	rc = gaudisim_userptr_pin(up, addr);
 	if (rc) {
-		gsim_dbg(gdev, "cannot pin 0x%llx + 0x%llx: %d\n", addr, size, rc);
+		gaudisim_dbg(gdev, "cannot pin 0x%llx + 0x%llx: %d\n", addr, size, rc);
 		kfree(up);
 		return rc;
 	}
@@ -224,34 +224,34 @@ static int gsim_userptr_map(struct gaudisim_ctx *ctx, u64 addr, u64 size, u64 hi
 	mmgrab(up->mm);
 
 	mutex_lock(&ctx->mem_lock);
-	rc = gsim_userptr_place(ctx, up, hint);
+	rc = gaudisim_userptr_place(ctx, up, hint);
 	if (rc) {
 		mutex_unlock(&ctx->mem_lock);
-		gsim_dbg(gdev, "host VA range exhausted\n");
-		gsim_userptr_put(up);
+		gaudisim_dbg(gdev, "host VA range exhausted\n");
+		gaudisim_userptr_put(up);
 		return -ENOMEM;
 	}
 	up->va = up->va_node.start;
 	/* Internal queues reach the pages through the device MMU. */
-	rc = gsim_mmu_map_userptr(ctx, up);
+	rc = gaudisim_mmu_map_userptr(ctx, up);
 	if (rc) {
 		drm_mm_remove_node(&up->va_node);
 		mutex_unlock(&ctx->mem_lock);
-		gsim_dbg(gdev, "cannot map VA 0x%llx in the device MMU: %d\n",
-			 up->va, rc);
-		gsim_userptr_put(up);
+		gaudisim_dbg(gdev, "cannot map VA 0x%llx in the device MMU: %d\n",
+			     up->va, rc);
+		gaudisim_userptr_put(up);
 		return rc;
 	}
 	mutex_unlock(&ctx->mem_lock);
 
-	gsim_dbg(gdev, "mapped %llu bytes at VA 0x%llx in %u bus-contiguous pieces\n",
-		 size, up->va, up->nsegs);
+	gaudisim_dbg(gdev, "mapped %llu bytes at VA 0x%llx in %u bus-contiguous pieces\n",
+		     size, up->va, up->nsegs);
 	*va = up->va;
 	return 0;
 }
 
 /**
- * gsim_userptr_find() - the mapping that holds [va, va + len)
+ * gaudisim_userptr_find() - the mapping that holds [va, va + len)
  * @ctx: the context, with mem_lock held
  * @va: device VA
  * @len: bytes, at least 1
@@ -259,7 +259,7 @@ static int gsim_userptr_map(struct gaudisim_ctx *ctx, u64 addr, u64 size, u64 hi
  * Return: the mapping (no reference taken), or NULL when the range is not
  * entirely inside one mapping.
  */
-struct gsim_userptr *gsim_userptr_find(struct gaudisim_ctx *ctx, u64 va, u64 len)
+struct gaudisim_userptr *gaudisim_userptr_find(struct gaudisim_ctx *ctx, u64 va, u64 len)
 {
 	struct drm_mm_node *node;
 
@@ -275,7 +275,7 @@ struct gsim_userptr *gsim_userptr_find(struct gaudisim_ctx *ctx, u64 va, u64 len
 		return NULL;
 
 	drm_mm_for_each_node_in_range(node, &ctx->va_mm, va, va + 1) {
-		struct gsim_userptr *up = container_of(node, struct gsim_userptr,
+		struct gaudisim_userptr *up = container_of(node, struct gaudisim_userptr,
 						       va_node);
 		u64 off = va - up->va;
 
@@ -286,14 +286,14 @@ struct gsim_userptr *gsim_userptr_find(struct gaudisim_ctx *ctx, u64 va, u64 len
 }
 
 /**
- * gsim_userptr_translate() - bus address of a VA inside a mapping
+ * gaudisim_userptr_translate() - bus address of a VA inside a mapping
  * @up: the mapping
  * @va: a device VA inside it
  * @bus: set to the bus address of @va
  * @contig: set to the bytes from @va that are bus-contiguous (at least 1)
  */
-void gsim_userptr_translate(const struct gsim_userptr *up, u64 va,
-			    dma_addr_t *bus, u64 *contig)
+void gaudisim_userptr_translate(const struct gaudisim_userptr *up, u64 va,
+				dma_addr_t *bus, u64 *contig)
 {
 	u64 off = va - up->va;
 	u32 lo = 0, hi = up->nsegs;
@@ -312,42 +312,42 @@ void gsim_userptr_translate(const struct gsim_userptr *up, u64 va,
 	*contig = up->segs[lo].len - off;
 }
 
-static int gsim_userptr_unmap(struct gaudisim_ctx *ctx, u64 va)
+static int gaudisim_userptr_unmap(struct gaudisim_ctx *ctx, u64 va)
 {
-	struct gsim_userptr *up;
+	struct gaudisim_userptr *up;
 
 	mutex_lock(&ctx->mem_lock);
-	up = gsim_userptr_find(ctx, va, 1);
+	up = gaudisim_userptr_find(ctx, va, 1);
 	if (!up || up->va != va) {
 		mutex_unlock(&ctx->mem_lock);
-		gsim_dbg(ctx->gdev, "no userptr mapping at 0x%llx\n", va);
+		gaudisim_dbg(ctx->gdev, "no userptr mapping at 0x%llx\n", va);
 		return -EINVAL;
 	}
-	gsim_mmu_unmap_userptr(ctx, up);
+	gaudisim_mmu_unmap_userptr(ctx, up);
 	drm_mm_remove_node(&up->va_node);
 	mutex_unlock(&ctx->mem_lock);
 
 	/* Jobs still using the pages keep them pinned until they complete. */
-	gsim_userptr_put(up);
+	gaudisim_userptr_put(up);
 	return 0;
 }
 
 /* ---- HBM ------------------------------------------------------------------ */
 
-static int gsim_hbm_alloc(struct gaudisim_ctx *ctx, u64 size, u64 *handle)
+static int gaudisim_hbm_alloc(struct gaudisim_ctx *ctx, u64 size, u64 *handle)
 {
 	struct gaudisim_device *gdev = ctx->gdev;
-	struct gsim_hbm_alloc *alloc;
+	struct gaudisim_hbm_alloc *alloc;
 	u64 aligned;
 	u32 id;
 	int rc;
 
 	if (!size) {
-		gsim_dbg(gdev, "HBM allocation of 0 bytes\n");
+		gaudisim_dbg(gdev, "HBM allocation of 0 bytes\n");
 		return -EINVAL;
 	}
-	if (size > gsim_hbm_user_size(gdev)) {
-		gsim_dbg(gdev, "HBM allocation of %llu bytes exceeds HBM\n", size);
+	if (size > gaudisim_hbm_user_size(gdev)) {
+		gaudisim_dbg(gdev, "HBM allocation of %llu bytes exceeds HBM\n", size);
 		return -ENOMEM;
 	}
 	aligned = round_up(size, GAUDISIM_DRAM_PAGE_SIZE);
@@ -366,7 +366,7 @@ static int gsim_hbm_alloc(struct gaudisim_ctx *ctx, u64 size, u64 *handle)
 		gdev->hbm_used += aligned;
 	mutex_unlock(&gdev->hbm_lock);
 	if (rc) {
-		gsim_dbg(gdev, "no %llu free bytes of HBM\n", aligned);
+		gaudisim_dbg(gdev, "no %llu free bytes of HBM\n", aligned);
 		rc = -ENOMEM;
 		goto err_unlock;
 	}
@@ -401,7 +401,7 @@ err_unlock:
 	return rc;
 }
 
-static void gsim_hbm_release(struct gaudisim_ctx *ctx, struct gsim_hbm_alloc *alloc)
+static void gaudisim_hbm_release(struct gaudisim_ctx *ctx, struct gaudisim_hbm_alloc *alloc)
 {
 	struct gaudisim_device *gdev = ctx->gdev;
 
@@ -416,27 +416,27 @@ static void gsim_hbm_release(struct gaudisim_ctx *ctx, struct gsim_hbm_alloc *al
 	kfree(alloc);
 }
 
-static int gsim_hbm_free(struct gaudisim_ctx *ctx, u64 handle)
+static int gaudisim_hbm_free(struct gaudisim_ctx *ctx, u64 handle)
 {
-	struct gsim_hbm_alloc *alloc = NULL;
+	struct gaudisim_hbm_alloc *alloc = NULL;
 
 	mutex_lock(&ctx->mem_lock);
 	if (handle && handle <= U32_MAX)
 		alloc = xa_erase(&ctx->hbm_allocs, handle);
 	if (alloc)
-		gsim_hbm_release(ctx, alloc);
+		gaudisim_hbm_release(ctx, alloc);
 	mutex_unlock(&ctx->mem_lock);
 
 	if (!alloc) {
-		gsim_dbg(ctx->gdev, "no HBM allocation with handle %llu\n", handle);
+		gaudisim_dbg(ctx->gdev, "no HBM allocation with handle %llu\n", handle);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-static int gsim_hbm_map(struct gaudisim_ctx *ctx, u64 handle, u64 *addr)
+static int gaudisim_hbm_map(struct gaudisim_ctx *ctx, u64 handle, u64 *addr)
 {
-	struct gsim_hbm_alloc *alloc = NULL;
+	struct gaudisim_hbm_alloc *alloc = NULL;
 
 	mutex_lock(&ctx->mem_lock);
 	if (handle && handle <= U32_MAX)
@@ -446,16 +446,16 @@ static int gsim_hbm_map(struct gaudisim_ctx *ctx, u64 handle, u64 *addr)
 	mutex_unlock(&ctx->mem_lock);
 
 	if (!alloc) {
-		gsim_dbg(ctx->gdev, "no HBM allocation with handle %llu\n", handle);
+		gaudisim_dbg(ctx->gdev, "no HBM allocation with handle %llu\n", handle);
 		return -EINVAL;
 	}
 	return 0;
 }
 
 /* HBM needs no mapping; UNMAP only checks that @addr is an allocation. */
-static int gsim_hbm_unmap(struct gaudisim_ctx *ctx, u64 addr)
+static int gaudisim_hbm_unmap(struct gaudisim_ctx *ctx, u64 addr)
 {
-	struct gsim_hbm_alloc *alloc;
+	struct gaudisim_hbm_alloc *alloc;
 	unsigned long id;
 	int rc = -EINVAL;
 
@@ -470,14 +470,14 @@ static int gsim_hbm_unmap(struct gaudisim_ctx *ctx, u64 addr)
 	mutex_unlock(&ctx->mem_lock);
 
 	if (rc)
-		gsim_dbg(ctx->gdev, "nothing is mapped at 0x%llx\n", addr);
+		gaudisim_dbg(ctx->gdev, "nothing is mapped at 0x%llx\n", addr);
 	return rc;
 }
 
 /* ---- ioctl and context life ---------------------------------------------- */
 
 /* How many 64-bit words of the argument union an op reads. */
-static unsigned int gsim_mem_op_words(const struct gaudisim_mem_in *in)
+static unsigned int gaudisim_mem_op_words(const struct gaudisim_mem_in *in)
 {
 	switch (in->op) {
 	case GAUDISIM_MEM_OP_ALLOC:
@@ -489,7 +489,7 @@ static unsigned int gsim_mem_op_words(const struct gaudisim_mem_in *in)
 	}
 }
 
-int gsim_mem_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
+int gaudisim_mem_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 {
 	struct gaudisim_device *gdev = to_gsim(drm);
 	struct gaudisim_ctx *ctx = file->driver_priv;
@@ -500,7 +500,7 @@ int gsim_mem_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	int rc;
 
 	if (in.ctx_id || in.num_of_elements) {
-		gsim_dbg(gdev, "ctx_id and num_of_elements must be 0\n");
+		gaudisim_dbg(gdev, "ctx_id and num_of_elements must be 0\n");
 		return -EINVAL;
 	}
 	if (in.op == GAUDISIM_MEM_OP_MAP)
@@ -508,49 +508,49 @@ int gsim_mem_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	else if (in.op == GAUDISIM_MEM_OP_ALLOC)
 		flags_ok = GAUDISIM_MEM_CONTIGUOUS;
 	if (in.flags & ~flags_ok) {
-		gsim_dbg(gdev, "flags 0x%x are not valid for op %u\n", in.flags, in.op);
+		gaudisim_dbg(gdev, "flags 0x%x are not valid for op %u\n", in.flags, in.op);
 		return -EINVAL;
 	}
 	/* Words of the union the op does not use must be 0. */
-	if (memchr_inv(&in.raw[gsim_mem_op_words(&in)], 0,
-		       sizeof(in.raw) - gsim_mem_op_words(&in) * sizeof(in.raw[0]))) {
-		gsim_dbg(gdev, "unused argument words must be 0\n");
+	if (memchr_inv(&in.raw[gaudisim_mem_op_words(&in)], 0,
+		       sizeof(in.raw) - gaudisim_mem_op_words(&in) * sizeof(in.raw[0]))) {
+		gaudisim_dbg(gdev, "unused argument words must be 0\n");
 		return -EINVAL;
 	}
 	if (in.op == GAUDISIM_MEM_OP_ALLOC && in.alloc.page_size &&
 	    in.alloc.page_size != GAUDISIM_DRAM_PAGE_SIZE) {
-		gsim_dbg(gdev, "page size 0x%llx is not offered\n", in.alloc.page_size);
+		gaudisim_dbg(gdev, "page size 0x%llx is not offered\n", in.alloc.page_size);
 		return -EINVAL;
 	}
 	if (in.op == GAUDISIM_MEM_OP_MAP && !(in.flags & GAUDISIM_MEM_USERPTR) &&
 	    in.map_device.hint_addr) {
-		gsim_dbg(gdev, "HBM is mapped where it lies: hint must be 0\n");
+		gaudisim_dbg(gdev, "HBM is mapped where it lies: hint must be 0\n");
 		return -EINVAL;
 	}
 
 	switch (in.op) {
 	case GAUDISIM_MEM_OP_ALLOC:
-		rc = gsim_hbm_alloc(ctx, in.alloc.mem_size, &result);
+		rc = gaudisim_hbm_alloc(ctx, in.alloc.mem_size, &result);
 		break;
 	case GAUDISIM_MEM_OP_FREE:
-		rc = gsim_hbm_free(ctx, in.free.handle);
+		rc = gaudisim_hbm_free(ctx, in.free.handle);
 		break;
 	case GAUDISIM_MEM_OP_MAP:
 		if (in.flags & GAUDISIM_MEM_USERPTR)
-			rc = gsim_userptr_map(ctx, in.map_host.host_virt_addr,
-					      in.map_host.mem_size, in.map_host.hint_addr,
-					      &result);
+			rc = gaudisim_userptr_map(ctx, in.map_host.host_virt_addr,
+						  in.map_host.mem_size, in.map_host.hint_addr,
+						  &result);
 		else
-			rc = gsim_hbm_map(ctx, in.map_device.handle, &result);
+			rc = gaudisim_hbm_map(ctx, in.map_device.handle, &result);
 		break;
 	case GAUDISIM_MEM_OP_UNMAP:
 		if (in.unmap.device_virt_addr >= GAUDISIM_HOST_VA_BASE)
-			rc = gsim_userptr_unmap(ctx, in.unmap.device_virt_addr);
+			rc = gaudisim_userptr_unmap(ctx, in.unmap.device_virt_addr);
 		else
-			rc = gsim_hbm_unmap(ctx, in.unmap.device_virt_addr);
+			rc = gaudisim_hbm_unmap(ctx, in.unmap.device_virt_addr);
 		break;
 	default:
-		gsim_dbg(gdev, "unknown memory op %u\n", in.op);
+		gaudisim_dbg(gdev, "unknown memory op %u\n", in.op);
 		return -EINVAL;
 	}
 	if (rc)
@@ -561,33 +561,33 @@ int gsim_mem_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	return 0;
 }
 
-void gsim_mem_ctx_init(struct gaudisim_ctx *ctx)
+void gaudisim_mem_ctx_init(struct gaudisim_ctx *ctx)
 {
 	drm_mm_init(&ctx->va_mm, GAUDISIM_HOST_VA_BASE, GAUDISIM_HOST_VA_SIZE);
 	xa_init_flags(&ctx->hbm_allocs, XA_FLAGS_ALLOC1);
 }
 
 /* Release every mapping and allocation of a closing context. */
-void gsim_mem_ctx_fini(struct gaudisim_ctx *ctx)
+void gaudisim_mem_ctx_fini(struct gaudisim_ctx *ctx)
 {
-	struct gsim_hbm_alloc *alloc;
+	struct gaudisim_hbm_alloc *alloc;
 	struct drm_mm_node *node, *next;
 	unsigned long id;
 
 	mutex_lock(&ctx->mem_lock);
 	drm_mm_for_each_node_safe(node, next, &ctx->va_mm) {
-		struct gsim_userptr *up = container_of(node, struct gsim_userptr,
+		struct gaudisim_userptr *up = container_of(node, struct gaudisim_userptr,
 						       va_node);
 
 		drm_mm_remove_node(node);
-		gsim_userptr_put(up);
+		gaudisim_userptr_put(up);
 		cond_resched();
 	}
 	drm_mm_takedown(&ctx->va_mm);
 
 	xa_for_each(&ctx->hbm_allocs, id, alloc) {
 		xa_erase(&ctx->hbm_allocs, id);
-		gsim_hbm_release(ctx, alloc);
+		gaudisim_hbm_release(ctx, alloc);
 		cond_resched();
 	}
 	xa_destroy(&ctx->hbm_allocs);

@@ -20,14 +20,14 @@ struct mm_struct;
 struct page;
 
 /* One bus-contiguous piece of a userptr mapping. */
-struct gsim_dma_seg {
+struct gaudisim_dma_seg {
 	u64 offset;	/* from the start of the mapping */
 	dma_addr_t addr;
 	u64 len;
 };
 
 /**
- * struct gsim_userptr - pinned, DMA-mapped user memory
+ * struct gaudisim_userptr - pinned, DMA-mapped user memory
  * @ref: held by the mapping (until UNMAP) and by each job using it
  * @gdev: the device it is mapped for
  * @mm: the address space charged for the pinned pages (mmgrab reference)
@@ -40,7 +40,7 @@ struct gsim_dma_seg {
  * @segs: bus-contiguous pieces, sorted by offset
  * @nsegs: entries in @segs
  */
-struct gsim_userptr {
+struct gaudisim_userptr {
 	struct kref ref;
 	struct gaudisim_device *gdev;
 	struct mm_struct *mm;
@@ -50,18 +50,18 @@ struct gsim_userptr {
 	struct page **pages;
 	u32 npages;
 	struct sg_table sgt;
-	struct gsim_dma_seg *segs;
+	struct gaudisim_dma_seg *segs;
 	u32 nsegs;
 };
 
-struct gsim_userptr *gsim_userptr_find(struct gaudisim_ctx *ctx, u64 va, u64 len);
-void gsim_userptr_translate(const struct gsim_userptr *up, u64 va,
-			    dma_addr_t *bus, u64 *contig);
-void gsim_userptr_get(struct gsim_userptr *up);
-void gsim_userptr_put(struct gsim_userptr *up);
+struct gaudisim_userptr *gaudisim_userptr_find(struct gaudisim_ctx *ctx, u64 va, u64 len);
+void gaudisim_userptr_translate(const struct gaudisim_userptr *up, u64 va,
+				dma_addr_t *bus, u64 *contig);
+void gaudisim_userptr_get(struct gaudisim_userptr *up);
+void gaudisim_userptr_put(struct gaudisim_userptr *up);
 
-void gsim_mem_ctx_init(struct gaudisim_ctx *ctx);
-void gsim_mem_ctx_fini(struct gaudisim_ctx *ctx);
-int gsim_mem_ioctl(struct drm_device *drm, void *data, struct drm_file *file);
+void gaudisim_mem_ctx_init(struct gaudisim_ctx *ctx);
+void gaudisim_mem_ctx_fini(struct gaudisim_ctx *ctx);
+int gaudisim_mem_ioctl(struct drm_device *drm, void *data, struct drm_file *file);
 
 #endif /* __GAUDISIM_MEM_H__ */

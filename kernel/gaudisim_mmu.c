@@ -33,67 +33,67 @@
 #include "gaudisim_mem.h"
 #include "gaudisim_mmu.h"
 
-#define GSIM_MMU_NUM_TABLES \
+#define GAUDISIM_MMU_NUM_TABLES \
 	(GAUDISIM_MMU_PGT_SIZE / GAUDISIM_MMU_HOP_TABLE_SIZE)
 /* PTE loops give up the CPU once per this many bytes of mapping. */
-#define GSIM_MMU_RESCHED_BYTES	SZ_2M
-#define GSIM_MMU_LEAF_FLAGS \
+#define GAUDISIM_MMU_RESCHED_BYTES	SZ_2M
+#define GAUDISIM_MMU_LEAF_FLAGS \
 	(GAUDISIM_MMU_PTE_PRESENT | GAUDISIM_MMU_PTE_WRITABLE | GAUDISIM_MMU_PTE_LAST)
 
 static_assert(PAGE_SIZE == GAUDISIM_MMU_PAGE_SIZE);
 
-static u32 gsim_mmu_reg(u32 reg)
+static u32 gaudisim_mmu_reg(u32 reg)
 {
 	return GAUDISIM_BLOCK_MMU + reg;
 }
 
-static u64 gsim_mmu_table_addr(u32 index)
+static u64 gaudisim_mmu_table_addr(u32 index)
 {
 	return GAUDISIM_MMU_PGT_BASE + (u64)index * GAUDISIM_MMU_HOP_TABLE_SIZE;
 }
 
 /* Write one PTE at HBM address @addr through the BAR window. */
-static void gsim_mmu_write_hbm(struct gaudisim_device *gdev, u64 addr, u64 value)
+static void gaudisim_mmu_write_hbm(struct gaudisim_device *gdev, u64 addr, u64 value)
 {
-	struct gsim_mmu *mmu = &gdev->mmu;
+	struct gaudisim_mmu *mmu = &gdev->mmu;
 	u64 window = round_down(addr, gdev->hbm_bar_size);
 
 	lockdep_assert_held(&mmu->lock);
 
 	if (window != mmu->window) {
-		gsim_wreg(gdev, GAUDISIM_REG_HBM_WINDOW_LO, lower_32_bits(window));
-		gsim_wreg(gdev, GAUDISIM_REG_HBM_WINDOW_HI, upper_32_bits(window));
+		gaudisim_wreg(gdev, GAUDISIM_REG_HBM_WINDOW_LO, lower_32_bits(window));
+		gaudisim_wreg(gdev, GAUDISIM_REG_HBM_WINDOW_HI, upper_32_bits(window));
 		mmu->window = window;
 	}
 	writeq(value, mmu->bar + (addr - window));
 }
 
-static u64 *gsim_mmu_shadow(struct gsim_mmu *mmu, u64 table)
+static u64 *gaudisim_mmu_shadow(struct gaudisim_mmu *mmu, u64 table)
 {
 	return xa_load(&mmu->shadow, (table - GAUDISIM_MMU_PGT_BASE) /
 			GAUDISIM_MMU_HOP_TABLE_SIZE);
 }
 
-static void gsim_mmu_set_pte(struct gaudisim_device *gdev, u64 table, u32 index,
-			     u64 pte)
+static void gaudisim_mmu_set_pte(struct gaudisim_device *gdev, u64 table, u32 index,
+				 u64 pte)
 {
-	u64 *shadow = gsim_mmu_shadow(&gdev->mmu, table);
+	u64 *shadow = gaudisim_mmu_shadow(&gdev->mmu, table);
 
 	shadow[index] = pte;
-	gsim_mmu_write_hbm(gdev, table + index * GAUDISIM_MMU_PTE_SIZE, pte);
+	gaudisim_mmu_write_hbm(gdev, table + index * GAUDISIM_MMU_PTE_SIZE, pte);
 }
 
 /* A zeroed table from the page-table area; 0 when the area is full. */
-static u64 gsim_mmu_alloc_table(struct gaudisim_device *gdev)
+static u64 gaudisim_mmu_alloc_table(struct gaudisim_device *gdev)
 {
-	struct gsim_mmu *mmu = &gdev->mmu;
+	struct gaudisim_mmu *mmu = &gdev->mmu;
 	u64 *shadow, table;
 	u32 index, i;
 
 	lockdep_assert_held(&mmu->lock);
 
-	index = find_first_zero_bit(mmu->used, GSIM_MMU_NUM_TABLES);
-	if (index >= GSIM_MMU_NUM_TABLES)
+	index = find_first_zero_bit(mmu->used, GAUDISIM_MMU_NUM_TABLES);
+	if (index >= GAUDISIM_MMU_NUM_TABLES)
 		return 0;
 	shadow = kzalloc(GAUDISIM_MMU_HOP_TABLE_SIZE, GFP_KERNEL);
 	if (!shadow)
@@ -103,13 +103,13 @@ static u64 gsim_mmu_alloc_table(struct gaudisim_device *gdev)
 		return 0;
 	}
 	set_bit(index, mmu->used);
-	table = gsim_mmu_table_addr(index);
+	table = gaudisim_mmu_table_addr(index);
 	for (i = 0; i < GAUDISIM_MMU_HOP_ENTRIES; i++)
-		gsim_mmu_write_hbm(gdev, table + i * GAUDISIM_MMU_PTE_SIZE, 0);
+		gaudisim_mmu_write_hbm(gdev, table + i * GAUDISIM_MMU_PTE_SIZE, 0);
 	return table;
 }
 
-static void gsim_mmu_free_all_tables(struct gsim_mmu *mmu)
+static void gaudisim_mmu_free_all_tables(struct gaudisim_mmu *mmu)
 {
 	unsigned long index;
 	u64 *shadow;
@@ -121,36 +121,38 @@ static void gsim_mmu_free_all_tables(struct gsim_mmu *mmu)
 	}
 }
 
-static void gsim_mmu_invalidate(struct gaudisim_device *gdev, u64 va, u64 size)
+static void gaudisim_mmu_invalidate(struct gaudisim_device *gdev, u64 va, u64 size)
 {
-	struct gsim_mmu *mmu = &gdev->mmu;
+	struct gaudisim_mmu *mmu = &gdev->mmu;
 
-	gsim_wreg(gdev, gsim_mmu_reg(GAUDISIM_MMU_INV_ASID), mmu->asid);
-	gsim_wreg(gdev, gsim_mmu_reg(GAUDISIM_MMU_INV_VA_LO), lower_32_bits(va));
-	gsim_wreg(gdev, gsim_mmu_reg(GAUDISIM_MMU_INV_VA_HI), upper_32_bits(va));
-	gsim_wreg(gdev, gsim_mmu_reg(GAUDISIM_MMU_INV_SIZE_LO), lower_32_bits(size));
-	gsim_wreg(gdev, gsim_mmu_reg(GAUDISIM_MMU_INV_SIZE_HI), upper_32_bits(size));
-	gsim_wreg(gdev, gsim_mmu_reg(GAUDISIM_MMU_INV_CMD), GAUDISIM_MMU_INV_RANGE);
+	gaudisim_wreg(gdev, gaudisim_mmu_reg(GAUDISIM_MMU_INV_ASID), mmu->asid);
+	gaudisim_wreg(gdev, gaudisim_mmu_reg(GAUDISIM_MMU_INV_VA_LO), lower_32_bits(va));
+	gaudisim_wreg(gdev, gaudisim_mmu_reg(GAUDISIM_MMU_INV_VA_HI), upper_32_bits(va));
+	gaudisim_wreg(gdev, gaudisim_mmu_reg(GAUDISIM_MMU_INV_SIZE_LO), lower_32_bits(size));
+	gaudisim_wreg(gdev, gaudisim_mmu_reg(GAUDISIM_MMU_INV_SIZE_HI), upper_32_bits(size));
+	gaudisim_wreg(gdev, gaudisim_mmu_reg(GAUDISIM_MMU_INV_CMD), GAUDISIM_MMU_INV_RANGE);
 }
 
 /* Program the ASID registers of the compute context (or clear them). */
-static void gsim_mmu_hw_ctx(struct gaudisim_device *gdev, u32 asid, u64 hop0)
+static void gaudisim_mmu_hw_ctx(struct gaudisim_device *gdev, u32 asid, u64 hop0)
 {
 	u32 q;
 
 	if (asid) {
-		gsim_wreg(gdev, gsim_mmu_reg(GAUDISIM_MMU_HOP0_LO(asid)), lower_32_bits(hop0));
-		gsim_wreg(gdev, gsim_mmu_reg(GAUDISIM_MMU_HOP0_HI(asid)), upper_32_bits(hop0));
+		gaudisim_wreg(gdev, gaudisim_mmu_reg(GAUDISIM_MMU_HOP0_LO(asid)),
+			      lower_32_bits(hop0));
+		gaudisim_wreg(gdev, gaudisim_mmu_reg(GAUDISIM_MMU_HOP0_HI(asid)),
+			      upper_32_bits(hop0));
 	}
 	for (q = GAUDISIM_NUM_EXT_QUEUES; q < GAUDISIM_QUEUE_ID_SIZE; q++)
 		if (gdev->iqueues[q].present)
-			gsim_wreg(gdev, gsim_mmu_reg(GAUDISIM_MMU_QUEUE_ASID(q)), asid);
+			gaudisim_wreg(gdev, gaudisim_mmu_reg(GAUDISIM_MMU_QUEUE_ASID(q)), asid);
 }
 
-int gsim_mmu_init(struct gaudisim_device *gdev)
+int gaudisim_mmu_init(struct gaudisim_device *gdev)
 {
 	struct pci_dev *pdev = gdev->pdev;
-	struct gsim_mmu *mmu = &gdev->mmu;
+	struct gaudisim_mmu *mmu = &gdev->mmu;
 	int rc;
 
 	rc = drmm_mutex_init(&gdev->drm, &mmu->lock);
@@ -166,54 +168,54 @@ int gsim_mmu_init(struct gaudisim_device *gdev)
 				   gdev->hbm_bar_size);
 	if (!mmu->bar)
 		return -ENOMEM;
-	mmu->used = devm_bitmap_zalloc(&pdev->dev, GSIM_MMU_NUM_TABLES, GFP_KERNEL);
+	mmu->used = devm_bitmap_zalloc(&pdev->dev, GAUDISIM_MMU_NUM_TABLES, GFP_KERNEL);
 	if (!mmu->used)
 		return -ENOMEM;
 	xa_init(&mmu->shadow);
 	return 0;
 }
 
-void gsim_mmu_fini(struct gaudisim_device *gdev)
+void gaudisim_mmu_fini(struct gaudisim_device *gdev)
 {
 	mutex_lock(&gdev->mmu.lock);
-	gsim_mmu_free_all_tables(&gdev->mmu);
+	gaudisim_mmu_free_all_tables(&gdev->mmu);
 	mutex_unlock(&gdev->mmu.lock);
 	xa_destroy(&gdev->mmu.shadow);
 }
 
 /* At probe and after a hard reset, which turns the MMU off and forgets it. */
-void gsim_mmu_hw_init(struct gaudisim_device *gdev)
+void gaudisim_mmu_hw_init(struct gaudisim_device *gdev)
 {
-	struct gsim_mmu *mmu = &gdev->mmu;
+	struct gaudisim_mmu *mmu = &gdev->mmu;
 
 	mutex_lock(&mmu->lock);
 	mmu->window = 0;
-	gsim_wreg(gdev, GAUDISIM_REG_HBM_WINDOW_LO, 0);
-	gsim_wreg(gdev, GAUDISIM_REG_HBM_WINDOW_HI, 0);
-	gsim_mmu_hw_ctx(gdev, mmu->hop0 ? mmu->asid : 0, mmu->hop0);
-	gsim_wreg(gdev, gsim_mmu_reg(GAUDISIM_MMU_CTRL), GAUDISIM_MMU_CTRL_ENABLE);
+	gaudisim_wreg(gdev, GAUDISIM_REG_HBM_WINDOW_LO, 0);
+	gaudisim_wreg(gdev, GAUDISIM_REG_HBM_WINDOW_HI, 0);
+	gaudisim_mmu_hw_ctx(gdev, mmu->hop0 ? mmu->asid : 0, mmu->hop0);
+	gaudisim_wreg(gdev, gaudisim_mmu_reg(GAUDISIM_MMU_CTRL), GAUDISIM_MMU_CTRL_ENABLE);
 	mutex_unlock(&mmu->lock);
 }
 
 /* Give the new compute context an ASID and an empty hop-0 table. */
-int gsim_mmu_ctx_init(struct gaudisim_ctx *ctx)
+int gaudisim_mmu_ctx_init(struct gaudisim_ctx *ctx)
 {
 	struct gaudisim_device *gdev = ctx->gdev;
-	struct gsim_mmu *mmu = &gdev->mmu;
+	struct gaudisim_mmu *mmu = &gdev->mmu;
 	u64 hop0;
 	int idx;
 
 	if (!drm_dev_enter(&gdev->drm, &idx))
 		return -ENODEV;
 	mutex_lock(&mmu->lock);
-	hop0 = gsim_mmu_alloc_table(gdev);
+	hop0 = gaudisim_mmu_alloc_table(gdev);
 	if (hop0) {
 		ctx->asid = 1 + (mmu->asid % (GAUDISIM_MMU_NUM_ASIDS - 1));
 		mmu->asid = ctx->asid;
 		mmu->hop0 = hop0;
 		/* The zeroed hop-0 table is in HBM before the device may walk it. */
 		wmb();
-		gsim_mmu_hw_ctx(gdev, mmu->asid, hop0);
+		gaudisim_mmu_hw_ctx(gdev, mmu->asid, hop0);
 	}
 	mutex_unlock(&mmu->lock);
 	drm_dev_exit(idx);
@@ -221,87 +223,88 @@ int gsim_mmu_ctx_init(struct gaudisim_ctx *ctx)
 }
 
 /* Forget every table of the closing context; its mappings are gone. */
-void gsim_mmu_ctx_fini(struct gaudisim_ctx *ctx)
+void gaudisim_mmu_ctx_fini(struct gaudisim_ctx *ctx)
 {
 	struct gaudisim_device *gdev = ctx->gdev;
-	struct gsim_mmu *mmu = &gdev->mmu;
+	struct gaudisim_mmu *mmu = &gdev->mmu;
 	int idx;
 
 	mutex_lock(&mmu->lock);
 	if (ctx->asid && ctx->asid == mmu->asid && mmu->hop0) {
 		if (drm_dev_enter(&gdev->drm, &idx)) {
-			gsim_mmu_hw_ctx(gdev, 0, 0);
-			gsim_wreg(gdev, gsim_mmu_reg(GAUDISIM_MMU_HOP0_LO(ctx->asid)), 0);
-			gsim_wreg(gdev, gsim_mmu_reg(GAUDISIM_MMU_HOP0_HI(ctx->asid)), 0);
-			gsim_wreg(gdev, gsim_mmu_reg(GAUDISIM_MMU_INV_ASID), ctx->asid);
-			gsim_wreg(gdev, gsim_mmu_reg(GAUDISIM_MMU_INV_CMD),
-				  GAUDISIM_MMU_INV_ASID_ALL);
+			gaudisim_mmu_hw_ctx(gdev, 0, 0);
+			gaudisim_wreg(gdev, gaudisim_mmu_reg(GAUDISIM_MMU_HOP0_LO(ctx->asid)), 0);
+			gaudisim_wreg(gdev, gaudisim_mmu_reg(GAUDISIM_MMU_HOP0_HI(ctx->asid)), 0);
+			gaudisim_wreg(gdev, gaudisim_mmu_reg(GAUDISIM_MMU_INV_ASID), ctx->asid);
+			gaudisim_wreg(gdev, gaudisim_mmu_reg(GAUDISIM_MMU_INV_CMD),
+				      GAUDISIM_MMU_INV_ASID_ALL);
 			drm_dev_exit(idx);
 		}
-		gsim_mmu_free_all_tables(mmu);
+		gaudisim_mmu_free_all_tables(mmu);
 		mmu->hop0 = 0;
 	}
 	mutex_unlock(&mmu->lock);
 }
 
 /* Table PTE of @va at @hop of the tree under @table; allocates on demand. */
-static u64 gsim_mmu_next_table(struct gaudisim_device *gdev, u64 table, u64 va,
-			       u32 hop, bool alloc)
+static u64 gaudisim_mmu_next_table(struct gaudisim_device *gdev, u64 table, u64 va,
+				   u32 hop, bool alloc)
 {
 	u32 index = GAUDISIM_MMU_HOP_INDEX(va, hop);
-	u64 pte = gsim_mmu_shadow(&gdev->mmu, table)[index];
+	u64 pte = gaudisim_mmu_shadow(&gdev->mmu, table)[index];
 	u64 next;
 
 	if (pte & GAUDISIM_MMU_PTE_PRESENT)
 		return pte & GAUDISIM_MMU_PTE_ADDR_MASK;
 	if (!alloc)
 		return 0;
-	next = gsim_mmu_alloc_table(gdev);
+	next = gaudisim_mmu_alloc_table(gdev);
 	if (next)
-		gsim_mmu_set_pte(gdev, table, index, next | GAUDISIM_MMU_PTE_PRESENT);
+		gaudisim_mmu_set_pte(gdev, table, index, next | GAUDISIM_MMU_PTE_PRESENT);
 	return next;
 }
 
 /* Leaf table of @va, 0 if absent (and not allocated). */
-static u64 gsim_mmu_leaf_table(struct gaudisim_device *gdev, u64 va, bool alloc)
+static u64 gaudisim_mmu_leaf_table(struct gaudisim_device *gdev, u64 va, bool alloc)
 {
 	u64 table = gdev->mmu.hop0;
 	u32 hop;
 
 	for (hop = 0; table && hop < GAUDISIM_MMU_LEAF_HOP; hop++)
-		table = gsim_mmu_next_table(gdev, table, va, hop, alloc);
+		table = gaudisim_mmu_next_table(gdev, table, va, hop, alloc);
 	return table;
 }
 
-static void gsim_mmu_clear_range(struct gaudisim_device *gdev, u64 va, u64 size)
+static void gaudisim_mmu_clear_range(struct gaudisim_device *gdev, u64 va, u64 size)
 {
 	u64 off;
 
 	for (off = 0; off < size; off += GAUDISIM_MMU_PAGE_SIZE) {
-		u64 table = gsim_mmu_leaf_table(gdev, va + off, false);
+		u64 table = gaudisim_mmu_leaf_table(gdev, va + off, false);
 
 		/* A 4 GiB mapping is a million PTEs: let others run. */
-		if (!(off & (GSIM_MMU_RESCHED_BYTES - 1)))
+		if (!(off & (GAUDISIM_MMU_RESCHED_BYTES - 1)))
 			cond_resched();
 		if (table)
-			gsim_mmu_set_pte(gdev, table,
-					 GAUDISIM_MMU_HOP_INDEX(va + off, GAUDISIM_MMU_LEAF_HOP),
-					 0);
+			gaudisim_mmu_set_pte(gdev, table,
+					     GAUDISIM_MMU_HOP_INDEX(va + off,
+								    GAUDISIM_MMU_LEAF_HOP),
+					     0);
 	}
-	gsim_mmu_invalidate(gdev, va, size);
+	gaudisim_mmu_invalidate(gdev, va, size);
 }
 
 /**
- * gsim_mmu_map_userptr() - map a userptr mapping at its device VA
+ * gaudisim_mmu_map_userptr() - map a userptr mapping at its device VA
  * @ctx: the compute context
  * @up: the mapping, with its VA assigned
  *
  * Return: 0, -ENOMEM when the page-table area or memory ran out, -ENODEV.
  */
-int gsim_mmu_map_userptr(struct gaudisim_ctx *ctx, struct gsim_userptr *up)
+int gaudisim_mmu_map_userptr(struct gaudisim_ctx *ctx, struct gaudisim_userptr *up)
 {
 	struct gaudisim_device *gdev = ctx->gdev;
-	struct gsim_mmu *mmu = &gdev->mmu;
+	struct gaudisim_mmu *mmu = &gdev->mmu;
 	int rc = 0, idx;
 	u32 s;
 
@@ -313,26 +316,26 @@ int gsim_mmu_map_userptr(struct gaudisim_ctx *ctx, struct gsim_userptr *up)
 		goto out_unlock;
 	}
 	for (s = 0; s < up->nsegs && !rc; s++) {
-		const struct gsim_dma_seg *seg = &up->segs[s];
+		const struct gaudisim_dma_seg *seg = &up->segs[s];
 		u64 off;
 
 		for (off = 0; off < seg->len; off += GAUDISIM_MMU_PAGE_SIZE) {
 			u64 va = up->va + seg->offset + off;
-			u64 table = gsim_mmu_leaf_table(gdev, va, true);
+			u64 table = gaudisim_mmu_leaf_table(gdev, va, true);
 
-			if (!(off & (GSIM_MMU_RESCHED_BYTES - 1)))
+			if (!(off & (GAUDISIM_MMU_RESCHED_BYTES - 1)))
 				cond_resched();
 			if (!table) {
 				rc = -ENOMEM;
 				break;
 			}
-			gsim_mmu_set_pte(gdev, table,
-					 GAUDISIM_MMU_HOP_INDEX(va, GAUDISIM_MMU_LEAF_HOP),
-					 (seg->addr + off) | GSIM_MMU_LEAF_FLAGS);
+			gaudisim_mmu_set_pte(gdev, table,
+					     GAUDISIM_MMU_HOP_INDEX(va, GAUDISIM_MMU_LEAF_HOP),
+					     (seg->addr + off) | GAUDISIM_MMU_LEAF_FLAGS);
 		}
 	}
 	if (rc)
-		gsim_mmu_clear_range(gdev, up->va, up->size);
+		gaudisim_mmu_clear_range(gdev, up->va, up->size);
 	/* PTEs in HBM before any job can use the VA. */
 	wmb();
 out_unlock:
@@ -342,17 +345,17 @@ out_unlock:
 }
 
 /* Remove the PTEs of a mapping and drop them from the TLB. */
-void gsim_mmu_unmap_userptr(struct gaudisim_ctx *ctx, struct gsim_userptr *up)
+void gaudisim_mmu_unmap_userptr(struct gaudisim_ctx *ctx, struct gaudisim_userptr *up)
 {
 	struct gaudisim_device *gdev = ctx->gdev;
-	struct gsim_mmu *mmu = &gdev->mmu;
+	struct gaudisim_mmu *mmu = &gdev->mmu;
 	int idx;
 
 	if (!drm_dev_enter(&gdev->drm, &idx))
 		return;
 	mutex_lock(&mmu->lock);
 	if (ctx->asid && ctx->asid == mmu->asid && mmu->hop0)
-		gsim_mmu_clear_range(gdev, up->va, up->size);
+		gaudisim_mmu_clear_range(gdev, up->va, up->size);
 	mutex_unlock(&mmu->lock);
 	drm_dev_exit(idx);
 }

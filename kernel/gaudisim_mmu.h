@@ -13,10 +13,10 @@
 
 struct gaudisim_ctx;
 struct gaudisim_device;
-struct gsim_userptr;
+struct gaudisim_userptr;
 
 /**
- * struct gsim_mmu - driver state of the device MMU
+ * struct gaudisim_mmu - driver state of the device MMU
  * @lock: see below
  * @bar: HBM BAR mapping
  * @window: HBM offset the BAR shows now
@@ -25,7 +25,7 @@ struct gsim_userptr;
  * @asid: ASID of the compute context, 0 when none
  * @hop0: HBM address of its hop-0 table
  */
-struct gsim_mmu {
+struct gaudisim_mmu {
 	/*
 	 * Protects everything here and the HBM window register: the tables,
 	 * their shadows and the window move together.
@@ -39,12 +39,12 @@ struct gsim_mmu {
 	u64 hop0;
 };
 
-int gsim_mmu_init(struct gaudisim_device *gdev);
-void gsim_mmu_fini(struct gaudisim_device *gdev);
-void gsim_mmu_hw_init(struct gaudisim_device *gdev);
-int gsim_mmu_ctx_init(struct gaudisim_ctx *ctx);
-void gsim_mmu_ctx_fini(struct gaudisim_ctx *ctx);
-int gsim_mmu_map_userptr(struct gaudisim_ctx *ctx, struct gsim_userptr *up);
-void gsim_mmu_unmap_userptr(struct gaudisim_ctx *ctx, struct gsim_userptr *up);
+int gaudisim_mmu_init(struct gaudisim_device *gdev);
+void gaudisim_mmu_fini(struct gaudisim_device *gdev);
+void gaudisim_mmu_hw_init(struct gaudisim_device *gdev);
+int gaudisim_mmu_ctx_init(struct gaudisim_ctx *ctx);
+void gaudisim_mmu_ctx_fini(struct gaudisim_ctx *ctx);
+int gaudisim_mmu_map_userptr(struct gaudisim_ctx *ctx, struct gaudisim_userptr *up);
+void gaudisim_mmu_unmap_userptr(struct gaudisim_ctx *ctx, struct gaudisim_userptr *up);
 
 #endif /* __GAUDISIM_MMU_H__ */

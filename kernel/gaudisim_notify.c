@@ -18,13 +18,13 @@
 #include "gaudisim_drv.h"
 
 /**
- * gsim_notify() - record events for every open context, signal eventfds
+ * gaudisim_notify() - record events for every open context, signal eventfds
  * @gdev: the device
  * @events: GAUDISIM_NOTIFIER_EVENT_* bits
  *
  * Context: process context; takes gdev->notifier_lock.
  */
-void gsim_notify(struct gaudisim_device *gdev, u64 events)
+void gaudisim_notify(struct gaudisim_device *gdev, u64 events)
 {
 	struct gaudisim_ctx *ctx;
 
@@ -38,7 +38,7 @@ void gsim_notify(struct gaudisim_device *gdev, u64 events)
 }
 
 /* Start collecting events for a context that just opened the device. */
-void gsim_notifier_ctx_init(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx)
+void gaudisim_notifier_ctx_init(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx)
 {
 	mutex_lock(&gdev->notifier_lock);
 	list_add_tail(&ctx->notifier_node, &gdev->notifiers);
@@ -46,7 +46,7 @@ void gsim_notifier_ctx_init(struct gaudisim_device *gdev, struct gaudisim_ctx *c
 }
 
 /* Stop collecting and drop the eventfd of a closing context. */
-void gsim_notifier_ctx_fini(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx)
+void gaudisim_notifier_ctx_fini(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx)
 {
 	mutex_lock(&gdev->notifier_lock);
 	list_del_init(&ctx->notifier_node);
@@ -57,19 +57,19 @@ void gsim_notifier_ctx_fini(struct gaudisim_device *gdev, struct gaudisim_ctx *c
 	mutex_unlock(&gdev->notifier_lock);
 }
 
-int gsim_notifier_register(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx, int fd)
+int gaudisim_notifier_register(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx, int fd)
 {
 	struct eventfd_ctx *efd;
 	int rc = 0;
 
 	efd = eventfd_ctx_fdget(fd);
 	if (IS_ERR(efd)) {
-		gsim_dbg(gdev, "fd %d is not an eventfd\n", fd);
+		gaudisim_dbg(gdev, "fd %d is not an eventfd\n", fd);
 		return PTR_ERR(efd);
 	}
 	mutex_lock(&gdev->notifier_lock);
 	if (ctx->notifier_efd) {
-		gsim_dbg(gdev, "an eventfd is already registered\n");
+		gaudisim_dbg(gdev, "an eventfd is already registered\n");
 		rc = -EINVAL;
 	} else {
 		ctx->notifier_efd = efd;
@@ -81,7 +81,7 @@ int gsim_notifier_register(struct gaudisim_device *gdev, struct gaudisim_ctx *ct
 	return rc;
 }
 
-int gsim_notifier_unregister(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx)
+int gaudisim_notifier_unregister(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx)
 {
 	struct eventfd_ctx *efd;
 
@@ -90,15 +90,15 @@ int gsim_notifier_unregister(struct gaudisim_device *gdev, struct gaudisim_ctx *
 	ctx->notifier_efd = NULL;
 	mutex_unlock(&gdev->notifier_lock);
 	if (!efd) {
-		gsim_dbg(gdev, "no eventfd is registered\n");
+		gaudisim_dbg(gdev, "no eventfd is registered\n");
 		return -EINVAL;
 	}
 	eventfd_ctx_put(efd);
 	return 0;
 }
 
-int gsim_notifier_get_events(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
-			     u64 *events)
+int gaudisim_notifier_get_events(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
+				 u64 *events)
 {
 	mutex_lock(&gdev->notifier_lock);
 	*events = ctx->notifier_events;
@@ -108,11 +108,11 @@ int gsim_notifier_get_events(struct gaudisim_device *gdev, struct gaudisim_ctx *
 }
 
 /* A CS timed out: remember it for CS_TIMEOUT_EVENT and tell the users. */
-void gsim_capture_cs_timeout(struct gaudisim_device *gdev, u64 seq)
+void gaudisim_capture_cs_timeout(struct gaudisim_device *gdev, u64 seq)
 {
 	spin_lock(&gdev->err_lock);
 	gdev->errors.cs_timeout.timestamp = ktime_get_ns();
 	gdev->errors.cs_timeout.seq = seq;
 	spin_unlock(&gdev->err_lock);
-	gsim_notify(gdev, GAUDISIM_NOTIFIER_EVENT_CS_TIMEOUT);
+	gaudisim_notify(gdev, GAUDISIM_NOTIFIER_EVENT_CS_TIMEOUT);
 }

@@ -58,45 +58,45 @@
  * is a CB of at most GAUDISIM_CB_MAX_SIZE + 32 bytes, what the device
  * fetches.
  */
-#define GSIM_KCB_MAX_BODY	GAUDISIM_CB_MAX_SIZE
+#define GAUDISIM_KCB_MAX_BODY	GAUDISIM_CB_MAX_SIZE
 
 /* Packet layouts, little-endian as the device reads them. */
-struct gsim_pkt_hdr {
+struct gaudisim_pkt_hdr {
 	__le32 dw0;
 	__le32 ctl;
 };
 
-struct gsim_pkt_msg {
+struct gaudisim_pkt_msg {
 	__le32 value;
 	__le32 ctl;
 	__le64 addr;
 };
 
-struct gsim_pkt_lin_dma {
+struct gaudisim_pkt_lin_dma {
 	__le32 tsize;
 	__le32 ctl;
 	__le64 src;
 	__le64 dst;
 };
 
-static_assert(sizeof(struct gsim_pkt_hdr) == GAUDISIM_PKT_SIZE_NOP);
-static_assert(sizeof(struct gsim_pkt_msg) == GAUDISIM_PKT_SIZE_MSG_LONG);
-static_assert(sizeof(struct gsim_pkt_msg) == GAUDISIM_PKT_SIZE_MSG_PROT);
-static_assert(sizeof(struct gsim_pkt_lin_dma) == GAUDISIM_PKT_SIZE_LIN_DMA);
-static_assert(2 * sizeof(struct gsim_pkt_msg) == GAUDISIM_CB_COMPLETION_TAIL_SIZE);
+static_assert(sizeof(struct gaudisim_pkt_hdr) == GAUDISIM_PKT_SIZE_NOP);
+static_assert(sizeof(struct gaudisim_pkt_msg) == GAUDISIM_PKT_SIZE_MSG_LONG);
+static_assert(sizeof(struct gaudisim_pkt_msg) == GAUDISIM_PKT_SIZE_MSG_PROT);
+static_assert(sizeof(struct gaudisim_pkt_lin_dma) == GAUDISIM_PKT_SIZE_LIN_DMA);
+static_assert(2 * sizeof(struct gaudisim_pkt_msg) == GAUDISIM_CB_COMPLETION_TAIL_SIZE);
 
 /*
  * A user LIN_DMA may not ask for the engine's completion message: its
  * address registers are not the user's to program on external queues.
  */
-#define GSIM_LIN_DMA_CTL_ALLOWED \
+#define GAUDISIM_LIN_DMA_CTL_ALLOWED \
 	(GAUDISIM_PKT_CTL_HEADER | GAUDISIM_LIN_DMA_CTL_SUPPORTED)
 
 /* Packets between two checks for rescheduling and fatal signals. */
-#define GSIM_PARSE_RESCHED_PKTS	4096
+#define GAUDISIM_PARSE_RESCHED_PKTS	4096
 
 /* Size of each opcode's packet; 0 marks an opcode that does not exist. */
-static const u8 gsim_pkt_size[GAUDISIM_PKT_MAX_OPCODE + 1] = {
+static const u8 gaudisim_pkt_size[GAUDISIM_PKT_MAX_OPCODE + 1] = {
 	[GAUDISIM_PKT_WREG_32] = GAUDISIM_PKT_SIZE_WREG_32,
 	[GAUDISIM_PKT_WREG_BULK] = GAUDISIM_PKT_SIZE_WREG_BULK_HDR,
 	[GAUDISIM_PKT_MSG_LONG] = GAUDISIM_PKT_SIZE_MSG_LONG,
@@ -113,7 +113,7 @@ static const u8 gsim_pkt_size[GAUDISIM_PKT_MAX_OPCODE + 1] = {
 	[GAUDISIM_PKT_LOAD_AND_EXE] = GAUDISIM_PKT_SIZE_LOAD_AND_EXE,
 };
 
-static const char * const gsim_pkt_name[GAUDISIM_PKT_MAX_OPCODE + 1] = {
+static const char * const gaudisim_pkt_name[GAUDISIM_PKT_MAX_OPCODE + 1] = {
 	[GAUDISIM_PKT_WREG_32] = "WREG_32",
 	[GAUDISIM_PKT_WREG_BULK] = "WREG_BULK",
 	[GAUDISIM_PKT_MSG_LONG] = "MSG_LONG",
@@ -131,7 +131,7 @@ static const char * const gsim_pkt_name[GAUDISIM_PKT_MAX_OPCODE + 1] = {
 };
 
 /**
- * struct gsim_parser - state of one pass over a CB snapshot
+ * struct gaudisim_parser - state of one pass over a CB snapshot
  * @ctx: context whose mappings the CB may address
  * @gdev: its device
  * @src: CB snapshot
@@ -146,7 +146,7 @@ static const char * const gsim_pkt_name[GAUDISIM_PKT_MAX_OPCODE + 1] = {
  * @has_dma: a LIN_DMA was seen
  * @stream: stream of the job's queue inside its QMAN
  */
-struct gsim_parser {
+struct gaudisim_parser {
 	struct gaudisim_ctx *ctx;
 	struct gaudisim_device *gdev;
 	const u8 *src;
@@ -155,7 +155,7 @@ struct gsim_parser {
 	u8 *dst;
 	u32 dst_cap;
 	u32 dst_len;
-	struct gsim_userptr **refs;
+	struct gaudisim_userptr **refs;
 	u32 max_refs;
 	u32 nrefs;
 	bool has_dma;
@@ -163,7 +163,7 @@ struct gsim_parser {
 };
 
 static __printf(2, 3)
-void gsim_parse_dbg(const struct gsim_parser *p, const char *fmt, ...)
+void gaudisim_parse_dbg(const struct gaudisim_parser *p, const char *fmt, ...)
 {
 	struct va_format vaf;
 	va_list args;
@@ -171,15 +171,15 @@ void gsim_parse_dbg(const struct gsim_parser *p, const char *fmt, ...)
 	va_start(args, fmt);
 	vaf.fmt = fmt;
 	vaf.va = &args;
-	gsim_dbg(p->gdev, "packet at offset %u: %pV", p->off, &vaf);
+	gaudisim_dbg(p->gdev, "packet at offset %u: %pV", p->off, &vaf);
 	va_end(args);
 }
 
-static int gsim_emit(struct gsim_parser *p, const void *pkt, u32 size)
+static int gaudisim_emit(struct gaudisim_parser *p, const void *pkt, u32 size)
 {
-	if (size > GSIM_KCB_MAX_BODY - p->dst_len) {
-		gsim_parse_dbg(p, "patched CB would exceed %u bytes\n",
-			       GSIM_KCB_MAX_BODY);
+	if (size > GAUDISIM_KCB_MAX_BODY - p->dst_len) {
+		gaudisim_parse_dbg(p, "patched CB would exceed %u bytes\n",
+				   GAUDISIM_KCB_MAX_BODY);
 		return -EINVAL;
 	}
 	if (p->dst) {
@@ -193,12 +193,12 @@ static int gsim_emit(struct gsim_parser *p, const void *pkt, u32 size)
 }
 
 /* The job keeps a reference on every mapping its packets address. */
-static int gsim_add_ref(struct gsim_parser *p, struct gsim_userptr *up)
+static int gaudisim_add_ref(struct gaudisim_parser *p, struct gaudisim_userptr *up)
 {
 	if (p->refs) {
 		if (p->nrefs >= p->max_refs)
 			return -EINVAL;
-		gsim_userptr_get(up);
+		gaudisim_userptr_get(up);
 		p->refs[p->nrefs] = up;
 	}
 	p->nrefs++;
@@ -206,7 +206,7 @@ static int gsim_add_ref(struct gsim_parser *p, struct gsim_userptr *up)
 }
 
 /**
- * gsim_check_range() - may a user packet address [addr, addr + len)?
+ * gaudisim_check_range() - may a user packet address [addr, addr + len)?
  * @p: parser
  * @addr: device address or userptr VA
  * @len: bytes, at least 1
@@ -217,8 +217,8 @@ static int gsim_add_ref(struct gsim_parser *p, struct gsim_userptr *up)
  * -EINVAL for anything else (reserved HBM, holes, unmapped VAs, ranges
  * that leave their region).
  */
-static int gsim_check_range(struct gsim_parser *p, u64 addr, u64 len,
-			    struct gsim_userptr **up)
+static int gaudisim_check_range(struct gaudisim_parser *p, u64 addr, u64 len,
+				struct gaudisim_userptr **up)
 {
 	u64 hbm_end = p->gdev->hbm_size;
 	u64 sram_end = GAUDISIM_SRAM_BASE + p->gdev->sram_size;
@@ -230,7 +230,7 @@ static int gsim_check_range(struct gsim_parser *p, u64 addr, u64 len,
 
 	if (addr >= GAUDISIM_HOST_VA_BASE &&
 	    addr - GAUDISIM_HOST_VA_BASE < GAUDISIM_HOST_VA_SIZE) {
-		*up = gsim_userptr_find(p->ctx, addr, len);
+		*up = gaudisim_userptr_find(p->ctx, addr, len);
 		return *up ? 0 : -EINVAL;
 	}
 	if (addr < hbm_end)
@@ -246,13 +246,13 @@ static int gsim_check_range(struct gsim_parser *p, u64 addr, u64 len,
 	return -EINVAL;
 }
 
-static int gsim_parse_msg_long(struct gsim_parser *p,
-			       const struct gsim_pkt_msg *pkt)
+static int gaudisim_parse_msg_long(struct gaudisim_parser *p,
+				   const struct gaudisim_pkt_msg *pkt)
 {
-	struct gsim_pkt_msg out = *pkt;
+	struct gaudisim_pkt_msg out = *pkt;
 	u32 ctl = le32_to_cpu(pkt->ctl);
 	u64 addr = le64_to_cpu(pkt->addr);
-	struct gsim_userptr *up;
+	struct gaudisim_userptr *up;
 	u32 op, len;
 	int rc;
 
@@ -265,60 +265,60 @@ static int gsim_parse_msg_long(struct gsim_parser *p,
 		len = sizeof(u64);
 		break;
 	default:
-		gsim_parse_dbg(p, "MSG_LONG with unknown op %u\n", op);
+		gaudisim_parse_dbg(p, "MSG_LONG with unknown op %u\n", op);
 		return -EINVAL;
 	}
 
 	if (!IS_ALIGNED(addr, sizeof(u32))) {
-		gsim_parse_dbg(p, "MSG_LONG address 0x%llx is not 4-byte aligned\n",
-			       addr);
+		gaudisim_parse_dbg(p, "MSG_LONG address 0x%llx is not 4-byte aligned\n",
+				   addr);
 		return -EINVAL;
 	}
-	rc = gsim_check_range(p, addr, len, &up);
+	rc = gaudisim_check_range(p, addr, len, &up);
 	if (rc) {
-		gsim_parse_dbg(p, "MSG_LONG may not write %u bytes at 0x%llx\n",
-			       len, addr);
+		gaudisim_parse_dbg(p, "MSG_LONG may not write %u bytes at 0x%llx\n",
+				   len, addr);
 		return rc;
 	}
 	if (up) {
 		dma_addr_t bus;
 		u64 contig;
 
-		gsim_userptr_translate(up, addr, &bus, &contig);
+		gaudisim_userptr_translate(up, addr, &bus, &contig);
 		if (contig < len) {
-			gsim_parse_dbg(p, "MSG_LONG at 0x%llx crosses a host page boundary\n",
-				       addr);
+			gaudisim_parse_dbg(p, "MSG_LONG at 0x%llx crosses a host page boundary\n",
+					   addr);
 			return -EINVAL;
 		}
 		out.addr = cpu_to_le64(bus + GAUDISIM_HOST_BASE);
-		rc = gsim_add_ref(p, up);
+		rc = gaudisim_add_ref(p, up);
 		if (rc)
 			return rc;
 	}
-	return gsim_emit(p, &out, sizeof(out));
+	return gaudisim_emit(p, &out, sizeof(out));
 }
 
 /* A zero-length transfer moves nothing: keep only its barriers. */
-static int gsim_emit_nop(struct gsim_parser *p, u32 ctl)
+static int gaudisim_emit_nop(struct gaudisim_parser *p, u32 ctl)
 {
-	struct gsim_pkt_hdr nop = {
+	struct gaudisim_pkt_hdr nop = {
 		.ctl = cpu_to_le32(GAUDISIM_PKT_CTL(GAUDISIM_PKT_NOP) |
 				   (ctl & (GAUDISIM_PKT_CTL_EB |
 					   GAUDISIM_PKT_CTL_RB |
 					   GAUDISIM_PKT_CTL_MB))),
 	};
 
-	return gsim_emit(p, &nop, sizeof(nop));
+	return gaudisim_emit(p, &nop, sizeof(nop));
 }
 
 /*
  * Emit a LIN_DMA whose source and/or destination is a userptr VA as one
  * packet per bus-contiguous piece, every piece translated.
  */
-static int gsim_emit_lin_dma_split(struct gsim_parser *p,
-				   const struct gsim_pkt_lin_dma *pkt,
-				   struct gsim_userptr *src_up,
-				   struct gsim_userptr *dst_up)
+static int gaudisim_emit_lin_dma_split(struct gaudisim_parser *p,
+				       const struct gaudisim_pkt_lin_dma *pkt,
+				       struct gaudisim_userptr *src_up,
+				       struct gaudisim_userptr *dst_up)
 {
 	u64 dst_field = le64_to_cpu(pkt->dst);
 	u64 dst_high = dst_field & ~GAUDISIM_LIN_DMA_DST_ADDR_MASK;
@@ -330,7 +330,7 @@ static int gsim_emit_lin_dma_split(struct gsim_parser *p,
 	int rc;
 
 	while (done < tsize) {
-		struct gsim_pkt_lin_dma out = *pkt;
+		struct gaudisim_pkt_lin_dma out = *pkt;
 		u64 piece = tsize - done;
 		/* A memset's source is its fill value: every piece keeps it. */
 		u64 s = fill ? src : src + done;
@@ -339,12 +339,12 @@ static int gsim_emit_lin_dma_split(struct gsim_parser *p,
 		u64 contig;
 
 		if (src_up) {
-			gsim_userptr_translate(src_up, s, &bus, &contig);
+			gaudisim_userptr_translate(src_up, s, &bus, &contig);
 			piece = min(piece, contig);
 			s = bus + GAUDISIM_HOST_BASE;
 		}
 		if (dst_up) {
-			gsim_userptr_translate(dst_up, d, &bus, &contig);
+			gaudisim_userptr_translate(dst_up, d, &bus, &contig);
 			piece = min(piece, contig);
 			d = bus + GAUDISIM_HOST_BASE;
 		}
@@ -355,69 +355,69 @@ static int gsim_emit_lin_dma_split(struct gsim_parser *p,
 		out.tsize = cpu_to_le32((u32)piece);
 		out.src = cpu_to_le64(s);
 		out.dst = cpu_to_le64(dst_high | (d & GAUDISIM_LIN_DMA_DST_ADDR_MASK));
-		rc = gsim_emit(p, &out, sizeof(out));
+		rc = gaudisim_emit(p, &out, sizeof(out));
 		if (rc)
 			return rc;
 		done += piece;
 	}
 
 	if (src_up) {
-		rc = gsim_add_ref(p, src_up);
+		rc = gaudisim_add_ref(p, src_up);
 		if (rc)
 			return rc;
 	}
 	if (dst_up)
-		return gsim_add_ref(p, dst_up);
+		return gaudisim_add_ref(p, dst_up);
 	return 0;
 }
 
-static int gsim_parse_lin_dma(struct gsim_parser *p,
-			      const struct gsim_pkt_lin_dma *pkt)
+static int gaudisim_parse_lin_dma(struct gaudisim_parser *p,
+				  const struct gaudisim_pkt_lin_dma *pkt)
 {
 	u32 tsize = le32_to_cpu(pkt->tsize);
 	u32 ctl = le32_to_cpu(pkt->ctl);
 	u64 src = le64_to_cpu(pkt->src);
 	u64 dst = le64_to_cpu(pkt->dst) & GAUDISIM_LIN_DMA_DST_ADDR_MASK;
-	struct gsim_userptr *src_up = NULL, *dst_up;
+	struct gaudisim_userptr *src_up = NULL, *dst_up;
 	int rc;
 
-	if (ctl & ~GSIM_LIN_DMA_CTL_ALLOWED) {
-		gsim_parse_dbg(p, "LIN_DMA with ctl bits 0x%08x, which user CBs may not set\n",
-			       ctl & ~GSIM_LIN_DMA_CTL_ALLOWED);
+	if (ctl & ~GAUDISIM_LIN_DMA_CTL_ALLOWED) {
+		gaudisim_parse_dbg(p, "LIN_DMA with ctl bits 0x%08x, which user CBs may not set\n",
+				   ctl & ~GAUDISIM_LIN_DMA_CTL_ALLOWED);
 		return -EINVAL;
 	}
 	if (!(ctl & GAUDISIM_LIN_DMA_CTL_LIN)) {
-		gsim_parse_dbg(p, "LIN_DMA without the LIN bit\n");
+		gaudisim_parse_dbg(p, "LIN_DMA without the LIN bit\n");
 		return -EINVAL;
 	}
 	p->has_dma = true;
 
 	if (!tsize)
-		return gsim_emit_nop(p, ctl);
+		return gaudisim_emit_nop(p, ctl);
 
-	rc = gsim_check_range(p, dst, tsize, &dst_up);
+	rc = gaudisim_check_range(p, dst, tsize, &dst_up);
 	if (rc) {
-		gsim_parse_dbg(p, "LIN_DMA may not write %u bytes at 0x%llx\n",
-			       tsize, dst);
+		gaudisim_parse_dbg(p, "LIN_DMA may not write %u bytes at 0x%llx\n",
+				   tsize, dst);
 		return rc;
 	}
 	/* A memset's source is the fill value, not an address. */
 	if (!(ctl & GAUDISIM_LIN_DMA_CTL_MEMSET)) {
-		rc = gsim_check_range(p, src, tsize, &src_up);
+		rc = gaudisim_check_range(p, src, tsize, &src_up);
 		if (rc) {
-			gsim_parse_dbg(p, "LIN_DMA may not read %u bytes at 0x%llx\n",
-				       tsize, src);
+			gaudisim_parse_dbg(p, "LIN_DMA may not read %u bytes at 0x%llx\n",
+					   tsize, src);
 			return rc;
 		}
 	}
 
 	if (!src_up && !dst_up)
-		return gsim_emit(p, pkt, sizeof(*pkt));
-	return gsim_emit_lin_dma_split(p, pkt, src_up, dst_up);
+		return gaudisim_emit(p, pkt, sizeof(*pkt));
+	return gaudisim_emit_lin_dma_split(p, pkt, src_up, dst_up);
 }
 
 /* May a user MSG_SHORT write this monitor (registers other than STATUS)? */
-static bool gsim_user_monitor(u32 mon)
+static bool gaudisim_user_monitor(u32 mon)
 {
 	return mon >= GAUDISIM_SYNC_FIRST_USER_MON &&
 	       mon < GAUDISIM_SYNC_NUM_MONITORS &&
@@ -434,7 +434,7 @@ static bool gsim_user_monitor(u32 mon)
  * 0 (its reset value) the address is still user HBM. Every combination of
  * accepted halves is then user HBM, SRAM, a register or a hole.
  */
-static int gsim_check_mon_payload(struct gsim_parser *p, u32 reg, u32 value)
+static int gaudisim_check_mon_payload(struct gaudisim_parser *p, u32 reg, u32 value)
 {
 	u32 hbm_hi = upper_32_bits(p->gdev->hbm_size - 1);
 	u32 win_hi = upper_32_bits(GAUDISIM_CFG_BASE);
@@ -448,42 +448,42 @@ static int gsim_check_mon_payload(struct gsim_parser *p, u32 reg, u32 value)
 	if (reg < GAUDISIM_SYNC_MON_PAY_ADDRH(0) - GAUDISIM_SYNC_MON_BASE_OFFSET) {
 		if (value >= GAUDISIM_HBM_USER_BASE)
 			return 0;
-		gsim_parse_dbg(p, "monitor payload address low half 0x%08x points into reserved HBM\n",
-			       value);
+		gaudisim_parse_dbg(p, "monitor payload address low half 0x%08x points into reserved HBM\n",
+				   value);
 		return -EPERM;
 	}
 	if (reg < GAUDISIM_SYNC_MON_PAY_DATA(0) - GAUDISIM_SYNC_MON_BASE_OFFSET) {
 		if (value <= hbm_hi || value == win_hi)
 			return 0;
-		gsim_parse_dbg(p, "monitor payload address high half 0x%08x is outside device memory\n",
-			       value);
+		gaudisim_parse_dbg(p, "monitor payload address high half 0x%08x is outside device memory\n",
+				   value);
 		return -EPERM;
 	}
 	return 0;
 }
 
 /* A legal value for a sync-manager register a user CB writes. */
-static int gsim_check_sync_value(struct gsim_parser *p, u32 base, u32 reg, u32 value)
+static int gaudisim_check_sync_value(struct gaudisim_parser *p, u32 base, u32 reg, u32 value)
 {
 	u32 arm = GAUDISIM_SYNC_MON_ARM(0) - GAUDISIM_SYNC_MON_BASE_OFFSET;
 
-	if (base == GSIM_MSG_BASE_SOB) {
+	if (base == GAUDISIM_MSG_BASE_SOB) {
 		if (gaudisim_sob_update_legal(value))
 			return 0;
-		gsim_parse_dbg(p, "sync object update 0x%08x sets reserved bits\n", value);
+		gaudisim_parse_dbg(p, "sync object update 0x%08x sets reserved bits\n", value);
 		return -EINVAL;
 	}
 	if (reg >= arm) {
 		if (gaudisim_mon_arm_legal(value))
 			return 0;
-		gsim_parse_dbg(p, "monitor arm word 0x%08x watches no sync object\n", value);
+		gaudisim_parse_dbg(p, "monitor arm word 0x%08x watches no sync object\n", value);
 		return -EINVAL;
 	}
-	return gsim_check_mon_payload(p, reg, value);
+	return gaudisim_check_mon_payload(p, reg, value);
 }
 
-static int gsim_parse_msg_short(struct gsim_parser *p,
-				const struct gsim_pkt_hdr *pkt)
+static int gaudisim_parse_msg_short(struct gaudisim_parser *p,
+				    const struct gaudisim_pkt_hdr *pkt)
 {
 	u32 ctl = le32_to_cpu(pkt->ctl);
 	u32 value = le32_to_cpu(pkt->dw0);
@@ -497,39 +497,39 @@ static int gsim_parse_msg_short(struct gsim_parser *p,
 	int rc;
 
 	if (op != GAUDISIM_MSG_OP_WRITE_VALUE || !IS_ALIGNED(offset, sizeof(u32))) {
-		gsim_parse_dbg(p, "MSG_SHORT with unsupported ctl 0x%08x\n", ctl);
+		gaudisim_parse_dbg(p, "MSG_SHORT with unsupported ctl 0x%08x\n", ctl);
 		return -EINVAL;
 	}
 	switch (base) {
-	case GSIM_MSG_BASE_SOB:
+	case GAUDISIM_MSG_BASE_SOB:
 		if (offset / 4 >= GAUDISIM_SYNC_NUM_SOBS)
 			break;
 		if (offset / 4 < GAUDISIM_SYNC_FIRST_USER_SOB) {
-			gsim_parse_dbg(p, "MSG_SHORT to reserved SOB %u\n", offset / 4);
+			gaudisim_parse_dbg(p, "MSG_SHORT to reserved SOB %u\n", offset / 4);
 			return -EPERM;
 		}
-		rc = gsim_check_sync_value(p, base, offset, value);
-		return rc ? rc : gsim_emit(p, pkt, sizeof(*pkt));
-	case GSIM_MSG_BASE_MON:
+		rc = gaudisim_check_sync_value(p, base, offset, value);
+		return rc ? rc : gaudisim_emit(p, pkt, sizeof(*pkt));
+	case GAUDISIM_MSG_BASE_MON:
 		if (offset >= mon_end)
 			break;
-		if (!gsim_user_monitor((offset % mon_array) / 4)) {
-			gsim_parse_dbg(p, "MSG_SHORT to reserved monitor %u\n",
-				       (offset % mon_array) / 4);
+		if (!gaudisim_user_monitor((offset % mon_array) / 4)) {
+			gaudisim_parse_dbg(p, "MSG_SHORT to reserved monitor %u\n",
+					   (offset % mon_array) / 4);
 			return -EPERM;
 		}
-		rc = gsim_check_sync_value(p, base, offset, value);
-		return rc ? rc : gsim_emit(p, pkt, sizeof(*pkt));
+		rc = gaudisim_check_sync_value(p, base, offset, value);
+		return rc ? rc : gaudisim_emit(p, pkt, sizeof(*pkt));
 	default:
 		break;
 	}
-	gsim_parse_dbg(p, "MSG_SHORT to base %u offset 0x%x is outside the sync manager\n",
-		       base, offset);
+	gaudisim_parse_dbg(p, "MSG_SHORT to base %u offset 0x%x is outside the sync manager\n",
+			   base, offset);
 	return -EINVAL;
 }
 
 /* A CB may add to its own stream's fence counters, nothing else. */
-static int gsim_parse_wreg32(struct gsim_parser *p, const struct gsim_pkt_hdr *pkt)
+static int gaudisim_parse_wreg32(struct gaudisim_parser *p, const struct gaudisim_pkt_hdr *pkt)
 {
 	u32 ctl = le32_to_cpu(pkt->ctl);
 	u32 reg = ctl & GAUDISIM_WREG32_CTL_REG_OFFSET_MASK;
@@ -537,51 +537,53 @@ static int gsim_parse_wreg32(struct gsim_parser *p, const struct gsim_pkt_hdr *p
 
 	for (f = 0; f < GAUDISIM_QM_NUM_FENCES; f++)
 		if (reg == GAUDISIM_QM_OFFSET + GAUDISIM_QM_CP_FENCE_RDATA(f, p->stream))
-			return gsim_emit(p, pkt, sizeof(*pkt));
-	gsim_parse_dbg(p, "WREG_32 to register 0x%x is not allowed on external queues\n",
-		       reg);
+			return gaudisim_emit(p, pkt, sizeof(*pkt));
+	gaudisim_parse_dbg(p, "WREG_32 to register 0x%x is not allowed on external queues\n",
+			   reg);
 	return -EPERM;
 }
 
 /* One pass over the snapshot; see the comment at the top of the file. */
-static int gsim_parse(struct gsim_parser *p)
+static int gaudisim_parse(struct gaudisim_parser *p)
 {
 	u32 pkt_size;
 	int rc;
 
 	for (p->off = 0; p->off < p->src_size; p->off += pkt_size) {
 		const void *pkt = p->src + p->off;
-		const struct gsim_pkt_hdr *hdr = pkt;
+		const struct gaudisim_pkt_hdr *hdr = pkt;
 		u32 ctl = le32_to_cpu(hdr->ctl);
 		u32 op = GAUDISIM_PKT_OPCODE(ctl);
 		u32 dw0 = le32_to_cpu(hdr->dw0);
 
 		/* A 2 MiB CB is 256 Ki packets: stay preemptible and killable. */
-		if (p->off && !(p->off % (GSIM_PARSE_RESCHED_PKTS * GAUDISIM_PKT_ALIGN))) {
+		if (p->off && !(p->off % (GAUDISIM_PARSE_RESCHED_PKTS * GAUDISIM_PKT_ALIGN))) {
 			cond_resched();
 			if (fatal_signal_pending(current))
 				return -EINTR;
 		}
 
-		pkt_size = gsim_pkt_size[op];
+		pkt_size = gaudisim_pkt_size[op];
 		if (!pkt_size) {
-			gsim_parse_dbg(p, "invalid packet header 0x%08x\n", ctl);
+			gaudisim_parse_dbg(p, "invalid packet header 0x%08x\n", ctl);
 			return -EINVAL;
 		}
 		if (pkt_size > p->src_size - p->off) {
-			gsim_parse_dbg(p, "%s runs past the end of the CB (%u bytes)\n",
-				       gsim_pkt_name[op], p->src_size);
+			gaudisim_parse_dbg(p, "%s runs past the end of the CB (%u bytes)\n",
+					   gaudisim_pkt_name[op], p->src_size);
 			return -EINVAL;
 		}
 		/* The device's own table: reserved bits fail here, not there. */
 		if (ctl & ~gaudisim_pkt_ctl_defined(op)) {
-			gsim_parse_dbg(p, "%s with reserved ctl bits 0x%08x\n",
-				       gsim_pkt_name[op], ctl & ~gaudisim_pkt_ctl_defined(op));
+			gaudisim_parse_dbg(p, "%s with reserved ctl bits 0x%08x\n",
+					   gaudisim_pkt_name[op],
+					   ctl & ~gaudisim_pkt_ctl_defined(op));
 			return -EINVAL;
 		}
 		if (dw0 & ~gaudisim_pkt_dw0_defined(op)) {
-			gsim_parse_dbg(p, "%s with reserved dw0 bits 0x%08x\n",
-				       gsim_pkt_name[op], dw0 & ~gaudisim_pkt_dw0_defined(op));
+			gaudisim_parse_dbg(p, "%s with reserved dw0 bits 0x%08x\n",
+					   gaudisim_pkt_name[op],
+					   dw0 & ~gaudisim_pkt_dw0_defined(op));
 			return -EINVAL;
 		}
 		if (!gaudisim_pkt_allowed(op, GAUDISIM_QCLASS_USER_EXTERNAL)) {
@@ -590,8 +592,8 @@ static int gsim_parse(struct gsim_parser *p)
 			 * packets (MSG_PROT, CP_DMA, STOP, LOAD_AND_EXE) and
 			 * what the parser does not follow (REPEAT, WAIT).
 			 */
-			gsim_parse_dbg(p, "%s is not allowed on external queues\n",
-				       gsim_pkt_name[op]);
+			gaudisim_parse_dbg(p, "%s is not allowed on external queues\n",
+					   gaudisim_pkt_name[op]);
 			return -EPERM;
 		}
 
@@ -599,19 +601,19 @@ static int gsim_parse(struct gsim_parser *p)
 		case GAUDISIM_PKT_NOP:
 		case GAUDISIM_PKT_FENCE:
 		case GAUDISIM_PKT_ARB_POINT:
-			rc = gsim_emit(p, pkt, pkt_size);
+			rc = gaudisim_emit(p, pkt, pkt_size);
 			break;
 		case GAUDISIM_PKT_MSG_LONG:
-			rc = gsim_parse_msg_long(p, pkt);
+			rc = gaudisim_parse_msg_long(p, pkt);
 			break;
 		case GAUDISIM_PKT_LIN_DMA:
-			rc = gsim_parse_lin_dma(p, pkt);
+			rc = gaudisim_parse_lin_dma(p, pkt);
 			break;
 		case GAUDISIM_PKT_MSG_SHORT:
-			rc = gsim_parse_msg_short(p, pkt);
+			rc = gaudisim_parse_msg_short(p, pkt);
 			break;
 		case GAUDISIM_PKT_WREG_32:
-			rc = gsim_parse_wreg32(p, pkt);
+			rc = gaudisim_parse_wreg32(p, pkt);
 			break;
 		default:
 			/* gaudisim_pkt_allowed() let through an opcode not handled here. */
@@ -625,7 +627,7 @@ static int gsim_parse(struct gsim_parser *p)
 }
 
 /**
- * gsim_parser_make_kcb() - validate a user CB and build the job's kernel CB
+ * gaudisim_parser_make_kcb() - validate a user CB and build the job's kernel CB
  * @ctx: the submitting context
  * @job: the job; gets @kcb, @kcb_dma, @kcb_size, @has_dma and @uptrs
  * @cb: the user CB
@@ -636,11 +638,11 @@ static int gsim_parse(struct gsim_parser *p)
  *
  * Return: 0, -EINVAL or -EPERM for a refused CB, -ENOMEM.
  */
-int gsim_parser_make_kcb(struct gaudisim_ctx *ctx, struct gsim_job *job,
-			 struct gsim_cb *cb, u32 cb_size)
+int gaudisim_parser_make_kcb(struct gaudisim_ctx *ctx, struct gaudisim_job *job,
+			     struct gaudisim_cb *cb, u32 cb_size)
 {
 	struct gaudisim_device *gdev = ctx->gdev;
-	struct gsim_parser p = {
+	struct gaudisim_parser p = {
 		.ctx = ctx,
 		.gdev = gdev,
 		.src_size = cb_size,
@@ -658,12 +660,12 @@ int gsim_parser_make_kcb(struct gaudisim_ctx *ctx, struct gsim_job *job,
 
 	mutex_lock(&ctx->mem_lock);
 
-	rc = gsim_parse(&p);
+	rc = gaudisim_parse(&p);
 	if (rc)
 		goto out_unlock;
 	body = p.dst_len;
 
-	rc = gsim_job_alloc_kcb(job, body + GAUDISIM_CB_COMPLETION_TAIL_SIZE);
+	rc = gaudisim_job_alloc_kcb(job, body + GAUDISIM_CB_COMPLETION_TAIL_SIZE);
 	if (rc)
 		goto out_unlock;
 	if (p.nrefs) {
@@ -681,7 +683,7 @@ int gsim_parser_make_kcb(struct gaudisim_ctx *ctx, struct gsim_job *job,
 	p.max_refs = p.nrefs;
 	p.nrefs = 0;
 	p.has_dma = false;
-	rc = gsim_parse(&p);
+	rc = gaudisim_parse(&p);
 	/* References taken before a failure are dropped with the job. */
 	job->num_uptrs = p.nrefs;
 	job->has_dma = p.has_dma;
@@ -695,7 +697,7 @@ out_unlock:
 }
 
 /**
- * gsim_job_write_tail() - write the completion tail of a job's kernel CB
+ * gaudisim_job_write_tail() - write the completion tail of a job's kernel CB
  * @job: the job
  * @cq_addr: device address of the job's CQ slot
  * @cq_value: CQ entry to write (READY, SHADOW_VALID, shadow index)
@@ -705,10 +707,10 @@ out_unlock:
  * message barrier orders each after what precedes it; the engine barrier
  * makes the CQ entry wait for the body's DMA.
  */
-void gsim_job_write_tail(struct gsim_job *job, u64 cq_addr, u32 cq_value,
-			 u32 vector)
+void gaudisim_job_write_tail(struct gaudisim_job *job, u64 cq_addr, u32 cq_value,
+			     u32 vector)
 {
-	struct gsim_pkt_msg *tail = job->kcb + job->kcb_size -
+	struct gaudisim_pkt_msg *tail = job->kcb + job->kcb_size -
 				    GAUDISIM_CB_COMPLETION_TAIL_SIZE;
 	u32 ctl = GAUDISIM_PKT_CTL(GAUDISIM_PKT_MSG_PROT) | GAUDISIM_PKT_CTL_MB;
 

@@ -10,12 +10,12 @@
 #include <linux/types.h>
 
 struct gaudisim_ctx;
-struct gsim_cb;
-struct gsim_job;
+struct gaudisim_cb;
+struct gaudisim_job;
 
-int gsim_parser_make_kcb(struct gaudisim_ctx *ctx, struct gsim_job *job,
-			 struct gsim_cb *cb, u32 cb_size);
-void gsim_job_write_tail(struct gsim_job *job, u64 cq_addr, u32 cq_value,
-			 u32 vector);
+int gaudisim_parser_make_kcb(struct gaudisim_ctx *ctx, struct gaudisim_job *job,
+			     struct gaudisim_cb *cb, u32 cb_size);
+void gaudisim_job_write_tail(struct gaudisim_job *job, u64 cq_addr, u32 cq_value,
+			     u32 vector);
 
 #endif /* __GAUDISIM_PARSER_H__ */

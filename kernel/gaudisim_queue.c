@@ -21,56 +21,56 @@
 #include "gaudisim_queue.h"
 
 /* PI and CI count modulo twice the ring length: full differs from empty. */
-#define GSIM_QUEUE_PTR_MASK	(2 * GSIM_QUEUE_LEN - 1)
+#define GAUDISIM_QUEUE_PTR_MASK	(2 * GAUDISIM_QUEUE_LEN - 1)
 
-static u32 gsim_queue_next(u32 ptr)
+static u32 gaudisim_queue_next(u32 ptr)
 {
-	return (ptr + 1) & GSIM_QUEUE_PTR_MASK;
+	return (ptr + 1) & GAUDISIM_QUEUE_PTR_MASK;
 }
 
-static u32 gsim_queue_slot(u32 ptr)
+static u32 gaudisim_queue_slot(u32 ptr)
 {
-	return ptr & (GSIM_QUEUE_LEN - 1);
+	return ptr & (GAUDISIM_QUEUE_LEN - 1);
 }
 
-int gsim_queues_init(struct gaudisim_device *gdev)
+int gaudisim_queues_init(struct gaudisim_device *gdev)
 {
 	struct device *dev = &gdev->pdev->dev;
 	u32 i;
 
 	for (i = 0; i < GAUDISIM_NUM_EXT_QUEUES; i++) {
-		struct gsim_queue *q = &gdev->queues[i];
+		struct gaudisim_queue *q = &gdev->queues[i];
 
 		q->gdev = gdev;
 		q->id = i;
 		q->engine = gaudisim_queue_engine(i);
 		q->stream = gaudisim_queue_stream(i);
-		q->present = gsim_queue_present(gdev, i);
+		q->present = gaudisim_queue_present(gdev, i);
 		spin_lock_init(&q->lock);
 		if (!q->present)
 			continue;
 
-		q->pq = dmam_alloc_coherent(dev, GSIM_QUEUE_LEN * sizeof(*q->pq),
+		q->pq = dmam_alloc_coherent(dev, GAUDISIM_QUEUE_LEN * sizeof(*q->pq),
 					    &q->pq_dma, GFP_KERNEL);
-		q->cq = dmam_alloc_coherent(dev, GSIM_QUEUE_LEN * sizeof(*q->cq),
+		q->cq = dmam_alloc_coherent(dev, GAUDISIM_QUEUE_LEN * sizeof(*q->cq),
 					    &q->cq_dma, GFP_KERNEL);
-		q->shadow = devm_kcalloc(dev, GSIM_QUEUE_LEN, sizeof(*q->shadow),
+		q->shadow = devm_kcalloc(dev, GAUDISIM_QUEUE_LEN, sizeof(*q->shadow),
 					 GFP_KERNEL);
 		if (!q->pq || !q->cq || !q->shadow)
 			return -ENOMEM;
 	}
 
 	for (i = GAUDISIM_NUM_EXT_QUEUES; i < GAUDISIM_QUEUE_ID_SIZE; i++) {
-		struct gsim_iqueue *q = &gdev->iqueues[i];
+		struct gaudisim_iqueue *q = &gdev->iqueues[i];
 
-		if (gaudisim_queue_engine(i) < 0 || !gsim_queue_present(gdev, i))
+		if (gaudisim_queue_engine(i) < 0 || !gaudisim_queue_present(gdev, i))
 			continue;
 		q->gdev = gdev;
 		q->id = i;
 		q->engine = gaudisim_queue_engine(i);
 		q->stream = gaudisim_queue_stream(i);
 		q->present = true;
-		q->pq = dmam_alloc_coherent(dev, GSIM_IQUEUE_LEN * sizeof(*q->pq),
+		q->pq = dmam_alloc_coherent(dev, GAUDISIM_IQUEUE_LEN * sizeof(*q->pq),
 					    &q->pq_dma, GFP_KERNEL);
 		if (!q->pq)
 			return -ENOMEM;
@@ -80,62 +80,62 @@ int gsim_queues_init(struct gaudisim_device *gdev)
 }
 
 /* Point a stream's MSG_SHORT bases at the sync manager, as Gaudi does. */
-static void gsim_stream_msg_bases_init(struct gaudisim_device *gdev, u32 engine,
-				       u32 stream)
+static void gaudisim_stream_msg_bases_init(struct gaudisim_device *gdev, u32 engine,
+					   u32 stream)
 {
 	static const u64 base[GAUDISIM_QM_NUM_MSG_BASES] = {
-		[GSIM_MSG_BASE_MON] = GAUDISIM_SYNC_MON_BASE_ADDR,
-		[GSIM_MSG_BASE_SOB] = GAUDISIM_SYNC_SOB_BASE_ADDR,
+		[GAUDISIM_MSG_BASE_MON] = GAUDISIM_SYNC_MON_BASE_ADDR,
+		[GAUDISIM_MSG_BASE_SOB] = GAUDISIM_SYNC_SOB_BASE_ADDR,
 	};
 	u32 b;
 
 	for (b = 0; b < GAUDISIM_QM_NUM_MSG_BASES; b++) {
-		gsim_wreg(gdev, gsim_qm_reg(engine, GAUDISIM_QM_CP_MSG_BASE_LO(b, stream)),
-			  lower_32_bits(base[b]));
-		gsim_wreg(gdev, gsim_qm_reg(engine, GAUDISIM_QM_CP_MSG_BASE_HI(b, stream)),
-			  upper_32_bits(base[b]));
+		gaudisim_wreg(gdev, gaudisim_qm_reg(engine, GAUDISIM_QM_CP_MSG_BASE_LO(b, stream)),
+			      lower_32_bits(base[b]));
+		gaudisim_wreg(gdev, gaudisim_qm_reg(engine, GAUDISIM_QM_CP_MSG_BASE_HI(b, stream)),
+			      upper_32_bits(base[b]));
 	}
 }
 
-static void gsim_iqueues_hw_init(struct gaudisim_device *gdev)
+static void gaudisim_iqueues_hw_init(struct gaudisim_device *gdev)
 {
 	u32 enable[GAUDISIM_ENGINE_COUNT] = {};
 	u32 i;
 
 	for (i = GAUDISIM_NUM_EXT_QUEUES; i < GAUDISIM_QUEUE_ID_SIZE; i++) {
-		struct gsim_iqueue *q = &gdev->iqueues[i];
+		struct gaudisim_iqueue *q = &gdev->iqueues[i];
 
 		if (!q->present)
 			continue;
 		q->pi = 0;
-		memset(q->pq, 0, GSIM_IQUEUE_LEN * sizeof(*q->pq));
-		gsim_wreg(gdev, gsim_qm_reg(q->engine, GAUDISIM_QM_PQ_BASE_LO(q->stream)),
-			  lower_32_bits(q->pq_dma));
-		gsim_wreg(gdev, gsim_qm_reg(q->engine, GAUDISIM_QM_PQ_BASE_HI(q->stream)),
-			  upper_32_bits(q->pq_dma));
-		gsim_wreg(gdev, gsim_qm_reg(q->engine, GAUDISIM_QM_PQ_SIZE(q->stream)),
-			  GSIM_IQUEUE_LEN_LOG2);
-		gsim_wreg(gdev, gsim_qm_reg(q->engine, GAUDISIM_QM_PQ_PI(q->stream)), 0);
-		gsim_stream_msg_bases_init(gdev, q->engine, q->stream);
+		memset(q->pq, 0, GAUDISIM_IQUEUE_LEN * sizeof(*q->pq));
+		gaudisim_wreg(gdev, gaudisim_qm_reg(q->engine, GAUDISIM_QM_PQ_BASE_LO(q->stream)),
+			      lower_32_bits(q->pq_dma));
+		gaudisim_wreg(gdev, gaudisim_qm_reg(q->engine, GAUDISIM_QM_PQ_BASE_HI(q->stream)),
+			      upper_32_bits(q->pq_dma));
+		gaudisim_wreg(gdev, gaudisim_qm_reg(q->engine, GAUDISIM_QM_PQ_SIZE(q->stream)),
+			      GAUDISIM_IQUEUE_LEN_LOG2);
+		gaudisim_wreg(gdev, gaudisim_qm_reg(q->engine, GAUDISIM_QM_PQ_PI(q->stream)), 0);
+		gaudisim_stream_msg_bases_init(gdev, q->engine, q->stream);
 		enable[q->engine] |= BIT(q->stream);
 	}
 
 	for (i = GAUDISIM_ENGINE_DMA_2; i < GAUDISIM_ENGINE_COUNT; i++)
 		if (enable[i])
-			gsim_wreg(gdev, gsim_qm_reg(i, GAUDISIM_QM_GLBL_CFG0), enable[i]);
+			gaudisim_wreg(gdev, gaudisim_qm_reg(i, GAUDISIM_QM_GLBL_CFG0), enable[i]);
 }
 
 /*
  * Program the PQ registers of every present queue and enable its stream.
  * Called at probe and after a hard reset, with no job in flight.
  */
-void gsim_queues_hw_init(struct gaudisim_device *gdev)
+void gaudisim_queues_hw_init(struct gaudisim_device *gdev)
 {
 	u32 enable[GAUDISIM_NUM_PCI_DMA] = {};
 	u32 i;
 
 	for (i = 0; i < GAUDISIM_NUM_EXT_QUEUES; i++) {
-		struct gsim_queue *q = &gdev->queues[i];
+		struct gaudisim_queue *q = &gdev->queues[i];
 
 		if (!q->present)
 			continue;
@@ -143,53 +143,53 @@ void gsim_queues_hw_init(struct gaudisim_device *gdev)
 		spin_lock(&q->lock);
 		q->pi = 0;
 		q->ci = 0;
-		memset(q->cq, 0, GSIM_QUEUE_LEN * sizeof(*q->cq));
+		memset(q->cq, 0, GAUDISIM_QUEUE_LEN * sizeof(*q->cq));
 		spin_unlock(&q->lock);
 
 		/* The PQ base is a plain bus address, not a device address. */
-		gsim_wreg(gdev, gsim_qm_reg(q->engine, GAUDISIM_QM_PQ_BASE_LO(q->stream)),
-			  lower_32_bits(q->pq_dma));
-		gsim_wreg(gdev, gsim_qm_reg(q->engine, GAUDISIM_QM_PQ_BASE_HI(q->stream)),
-			  upper_32_bits(q->pq_dma));
-		gsim_wreg(gdev, gsim_qm_reg(q->engine, GAUDISIM_QM_PQ_SIZE(q->stream)),
-			  GSIM_QUEUE_LEN_LOG2);
-		gsim_wreg(gdev, gsim_qm_reg(q->engine, GAUDISIM_QM_PQ_PI(q->stream)), 0);
-		gsim_stream_msg_bases_init(gdev, q->engine, q->stream);
+		gaudisim_wreg(gdev, gaudisim_qm_reg(q->engine, GAUDISIM_QM_PQ_BASE_LO(q->stream)),
+			      lower_32_bits(q->pq_dma));
+		gaudisim_wreg(gdev, gaudisim_qm_reg(q->engine, GAUDISIM_QM_PQ_BASE_HI(q->stream)),
+			      upper_32_bits(q->pq_dma));
+		gaudisim_wreg(gdev, gaudisim_qm_reg(q->engine, GAUDISIM_QM_PQ_SIZE(q->stream)),
+			      GAUDISIM_QUEUE_LEN_LOG2);
+		gaudisim_wreg(gdev, gaudisim_qm_reg(q->engine, GAUDISIM_QM_PQ_PI(q->stream)), 0);
+		gaudisim_stream_msg_bases_init(gdev, q->engine, q->stream);
 		enable[q->engine] |= BIT(q->stream);
 	}
 
 	for (i = 0; i < GAUDISIM_NUM_PCI_DMA; i++)
-		gsim_wreg(gdev, gsim_qm_reg(i, GAUDISIM_QM_GLBL_CFG0), enable[i]);
+		gaudisim_wreg(gdev, gaudisim_qm_reg(i, GAUDISIM_QM_GLBL_CFG0), enable[i]);
 
-	gsim_iqueues_hw_init(gdev);
+	gaudisim_iqueues_hw_init(gdev);
 }
 
-u32 gsim_queue_free_slots(struct gsim_queue *q)
+u32 gaudisim_queue_free_slots(struct gaudisim_queue *q)
 {
 	u32 used;
 
 	spin_lock(&q->lock);
-	used = (q->pi - q->ci) & GSIM_QUEUE_PTR_MASK;
+	used = (q->pi - q->ci) & GAUDISIM_QUEUE_PTR_MASK;
 	spin_unlock(&q->lock);
 
-	return GSIM_QUEUE_LEN - used;
+	return GAUDISIM_QUEUE_LEN - used;
 }
 
 /* Whether jobs are in flight on @q; a snapshot for INFO. */
-bool gsim_queue_busy(struct gsim_queue *q)
+bool gaudisim_queue_busy(struct gaudisim_queue *q)
 {
 	return READ_ONCE(q->pi) != READ_ONCE(q->ci);
 }
 
 /**
- * gsim_queue_push() - put a job into the next PQ slot
+ * gaudisim_queue_push() - put a job into the next PQ slot
  * @q: the queue, with a free slot (checked by the caller)
  * @job: a job whose kernel CB is complete except for its completion tail
  *
  * Writes the completion tail for the slot, the shadow entry and the BD.
  * The doorbell is rung separately, once per queue and submission.
  */
-void gsim_queue_push(struct gsim_queue *q, struct gsim_job *job)
+void gaudisim_queue_push(struct gaudisim_queue *q, struct gaudisim_job *job)
 {
 	u64 cq_addr;
 	u32 slot;
@@ -197,55 +197,55 @@ void gsim_queue_push(struct gsim_queue *q, struct gsim_job *job)
 	lockdep_assert_held(&q->gdev->submit_lock);
 
 	spin_lock(&q->lock);
-	slot = gsim_queue_slot(q->pi);
+	slot = gaudisim_queue_slot(q->pi);
 	cq_addr = q->cq_dma + slot * GAUDISIM_CQ_ENTRY_SIZE + GAUDISIM_HOST_BASE;
-	gsim_job_write_tail(job, cq_addr,
-			    GAUDISIM_CQ_ENTRY_READY | GAUDISIM_CQ_ENTRY_SHADOW_VALID | slot,
-			    q->id);
+	gaudisim_job_write_tail(job, cq_addr,
+				GAUDISIM_CQ_ENTRY_READY | GAUDISIM_CQ_ENTRY_SHADOW_VALID | slot,
+				q->id);
 	q->shadow[slot] = job;
 
 	q->pq[slot].ctl = cpu_to_le32(slot | GAUDISIM_BD_CTL_COMPLETION_TAIL);
 	q->pq[slot].len = cpu_to_le32(job->kcb_size);
 	q->pq[slot].ptr = cpu_to_le64(job->kcb_dma + GAUDISIM_HOST_BASE);
-	q->pi = gsim_queue_next(q->pi);
+	q->pi = gaudisim_queue_next(q->pi);
 	spin_unlock(&q->lock);
 }
 
-void gsim_queue_ring_doorbell(struct gsim_queue *q)
+void gaudisim_queue_ring_doorbell(struct gaudisim_queue *q)
 {
 	lockdep_assert_held(&q->gdev->submit_lock);
 
 	/* The BDs and kernel CBs must be visible before the device sees PI. */
 	wmb();
-	gsim_wreg(q->gdev, gsim_qm_reg(q->engine, GAUDISIM_QM_PQ_PI(q->stream)),
-		  q->pi);
+	gaudisim_wreg(q->gdev, gaudisim_qm_reg(q->engine, GAUDISIM_QM_PQ_PI(q->stream)),
+		      q->pi);
 }
 
 /* Move @ci over the slots whose jobs have completed. */
-static void gsim_queue_advance_ci(struct gsim_queue *q)
+static void gaudisim_queue_advance_ci(struct gaudisim_queue *q)
 {
 	lockdep_assert_held(&q->lock);
 
-	while (q->ci != q->pi && !q->shadow[gsim_queue_slot(q->ci)])
-		q->ci = gsim_queue_next(q->ci);
+	while (q->ci != q->pi && !q->shadow[gaudisim_queue_slot(q->ci)])
+		q->ci = gaudisim_queue_next(q->ci);
 }
 
 /**
- * gsim_queue_drain_cq() - complete the jobs whose CQ entries are READY
+ * gaudisim_queue_drain_cq() - complete the jobs whose CQ entries are READY
  * @q: the queue
  *
  * Called by the CQ interrupt thread and by reset. A job is taken out of
  * the shadow table under @q->lock, so exactly one caller completes it.
  */
-void gsim_queue_drain_cq(struct gsim_queue *q)
+void gaudisim_queue_drain_cq(struct gaudisim_queue *q)
 {
-	struct gsim_job *job, *tmp;
+	struct gaudisim_job *job, *tmp;
 	LIST_HEAD(done);
 	u32 pos;
 
 	spin_lock(&q->lock);
-	for (pos = q->ci; pos != q->pi; pos = gsim_queue_next(pos)) {
-		u32 slot = gsim_queue_slot(pos);
+	for (pos = q->ci; pos != q->pi; pos = gaudisim_queue_next(pos)) {
+		u32 slot = gaudisim_queue_slot(pos);
 		u32 entry;
 
 		job = q->shadow[slot];
@@ -261,28 +261,28 @@ void gsim_queue_drain_cq(struct gsim_queue *q)
 		job->cq_entry = entry;
 		list_add_tail(&job->done_node, &done);
 	}
-	gsim_queue_advance_ci(q);
+	gaudisim_queue_advance_ci(q);
 	spin_unlock(&q->lock);
 
 	list_for_each_entry_safe(job, tmp, &done, done_node) {
 		list_del(&job->done_node);
-		gsim_job_complete(job);
+		gaudisim_job_complete(job);
 	}
 }
 
 /**
- * gsim_queue_abort() - fail every job still on @q and empty the rings
+ * gaudisim_queue_abort() - fail every job still on @q and empty the rings
  * @q: the queue, after a hard reset stopped it (nothing DMAs any more)
  */
-void gsim_queue_abort(struct gsim_queue *q)
+void gaudisim_queue_abort(struct gaudisim_queue *q)
 {
-	struct gsim_job *job, *tmp;
+	struct gaudisim_job *job, *tmp;
 	LIST_HEAD(aborted);
 	u32 pos;
 
 	spin_lock(&q->lock);
-	for (pos = q->ci; pos != q->pi; pos = gsim_queue_next(pos)) {
-		u32 slot = gsim_queue_slot(pos);
+	for (pos = q->ci; pos != q->pi; pos = gaudisim_queue_next(pos)) {
+		u32 slot = gaudisim_queue_slot(pos);
 
 		job = q->shadow[slot];
 		if (!job)
@@ -292,20 +292,20 @@ void gsim_queue_abort(struct gsim_queue *q)
 	}
 	q->pi = 0;
 	q->ci = 0;
-	memset(q->cq, 0, GSIM_QUEUE_LEN * sizeof(*q->cq));
+	memset(q->cq, 0, GAUDISIM_QUEUE_LEN * sizeof(*q->cq));
 	spin_unlock(&q->lock);
 
 	list_for_each_entry_safe(job, tmp, &aborted, done_node) {
 		list_del(&job->done_node);
-		gsim_job_abort(job, -EIO);
+		gaudisim_job_abort(job, -EIO);
 	}
 }
 
 /* The device's consumer index of an internal queue, same modulus as @pi. */
-static u32 gsim_iqueue_hw_ci(struct gsim_iqueue *q)
+static u32 gaudisim_iqueue_hw_ci(struct gaudisim_iqueue *q)
 {
-	return gsim_rreg(q->gdev, gsim_qm_reg(q->engine, GAUDISIM_QM_PQ_CI(q->stream))) &
-	       (2 * GSIM_IQUEUE_LEN - 1);
+	return gaudisim_rreg(q->gdev, gaudisim_qm_reg(q->engine, GAUDISIM_QM_PQ_CI(q->stream))) &
+	       (2 * GAUDISIM_IQUEUE_LEN - 1);
 }
 
 /*
@@ -313,39 +313,39 @@ static u32 gsim_iqueue_hw_ci(struct gsim_iqueue *q)
  * CS that used it is released; reading the device's PQ_CI is as cheap
  * here and never lets a BD be overwritten before the CP fetched it.
  */
-u32 gsim_iqueue_free_slots(struct gsim_iqueue *q)
+u32 gaudisim_iqueue_free_slots(struct gaudisim_iqueue *q)
 {
-	u32 used = (q->pi - gsim_iqueue_hw_ci(q)) & (2 * GSIM_IQUEUE_LEN - 1);
+	u32 used = (q->pi - gaudisim_iqueue_hw_ci(q)) & (2 * GAUDISIM_IQUEUE_LEN - 1);
 
 	lockdep_assert_held(&q->gdev->submit_lock);
-	return used > GSIM_IQUEUE_LEN ? 0 : GSIM_IQUEUE_LEN - used;
+	return used > GAUDISIM_IQUEUE_LEN ? 0 : GAUDISIM_IQUEUE_LEN - used;
 }
 
 /* Whether the CP has BDs of @q left to fetch; a snapshot for INFO. */
-bool gsim_iqueue_busy(struct gsim_iqueue *q)
+bool gaudisim_iqueue_busy(struct gaudisim_iqueue *q)
 {
-	return READ_ONCE(q->pi) != gsim_iqueue_hw_ci(q);
+	return READ_ONCE(q->pi) != gaudisim_iqueue_hw_ci(q);
 }
 
 /* Put an internal job (a CB in HBM or SRAM) into the next PQ slot. */
-void gsim_iqueue_push(struct gsim_iqueue *q, struct gsim_job *job)
+void gaudisim_iqueue_push(struct gaudisim_iqueue *q, struct gaudisim_job *job)
 {
-	u32 slot = q->pi & (GSIM_IQUEUE_LEN - 1);
+	u32 slot = q->pi & (GAUDISIM_IQUEUE_LEN - 1);
 
 	lockdep_assert_held(&q->gdev->submit_lock);
 
 	q->pq[slot].ctl = 0;
 	q->pq[slot].len = cpu_to_le32(job->kcb_size);
 	q->pq[slot].ptr = cpu_to_le64(job->cb_addr);
-	q->pi = (q->pi + 1) & (2 * GSIM_IQUEUE_LEN - 1);
+	q->pi = (q->pi + 1) & (2 * GAUDISIM_IQUEUE_LEN - 1);
 }
 
-void gsim_iqueue_ring_doorbell(struct gsim_iqueue *q)
+void gaudisim_iqueue_ring_doorbell(struct gaudisim_iqueue *q)
 {
 	lockdep_assert_held(&q->gdev->submit_lock);
 
 	/* The BDs must be visible before the device sees PI. */
 	wmb();
-	gsim_wreg(q->gdev, gsim_qm_reg(q->engine, GAUDISIM_QM_PQ_PI(q->stream)),
-		  q->pi);
+	gaudisim_wreg(q->gdev, gaudisim_qm_reg(q->engine, GAUDISIM_QM_PQ_PI(q->stream)),
+		      q->pi);
 }

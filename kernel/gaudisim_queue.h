@@ -14,38 +14,38 @@
 #include <hw/gaudisim_packets.h>
 
 struct gaudisim_device;
-struct gsim_job;
+struct gaudisim_job;
 
 /*
  * Ring entries per queue, a power of two. The shadow index carried in the
  * BD and echoed in the CQ entry is the PQ slot, so the ring must not be
  * longer than the shadow index field.
  */
-#define GSIM_QUEUE_LEN_LOG2	10
-#define GSIM_QUEUE_LEN		BIT(GSIM_QUEUE_LEN_LOG2)
+#define GAUDISIM_QUEUE_LEN_LOG2	10
+#define GAUDISIM_QUEUE_LEN		BIT(GAUDISIM_QUEUE_LEN_LOG2)
 
-static_assert(GSIM_QUEUE_LEN - 1 <= GAUDISIM_BD_CTL_SHADOW_INDEX_MASK);
+static_assert(GAUDISIM_QUEUE_LEN - 1 <= GAUDISIM_BD_CTL_SHADOW_INDEX_MASK);
 
 /* CP_MSG_BASE<n> of every stream: monitor arrays and SOB array. */
-#define GSIM_MSG_BASE_MON	0
-#define GSIM_MSG_BASE_SOB	1
-static_assert(GSIM_QUEUE_LEN_LOG2 >= GAUDISIM_QM_PQ_SIZE_LOG2_MIN);
-static_assert(GSIM_QUEUE_LEN_LOG2 <= GAUDISIM_QM_PQ_SIZE_LOG2_MAX);
+#define GAUDISIM_MSG_BASE_MON	0
+#define GAUDISIM_MSG_BASE_SOB	1
+static_assert(GAUDISIM_QUEUE_LEN_LOG2 >= GAUDISIM_QM_PQ_SIZE_LOG2_MIN);
+static_assert(GAUDISIM_QUEUE_LEN_LOG2 <= GAUDISIM_QM_PQ_SIZE_LOG2_MAX);
 
 /* struct gaudisim_bd with its byte order spelt out for sparse. */
-struct gsim_bd {
+struct gaudisim_bd_le {
 	__le32 ctl;
 	__le32 len;
 	__le64 ptr;
 };
 
-static_assert(sizeof(struct gsim_bd) == GAUDISIM_BD_SIZE);
-static_assert(offsetof(struct gsim_bd, ctl) == offsetof(struct gaudisim_bd, ctl));
-static_assert(offsetof(struct gsim_bd, len) == offsetof(struct gaudisim_bd, len));
-static_assert(offsetof(struct gsim_bd, ptr) == offsetof(struct gaudisim_bd, ptr));
+static_assert(sizeof(struct gaudisim_bd_le) == GAUDISIM_BD_SIZE);
+static_assert(offsetof(struct gaudisim_bd_le, ctl) == offsetof(struct gaudisim_bd, ctl));
+static_assert(offsetof(struct gaudisim_bd_le, len) == offsetof(struct gaudisim_bd, len));
+static_assert(offsetof(struct gaudisim_bd_le, ptr) == offsetof(struct gaudisim_bd, ptr));
 
 /**
- * struct gsim_queue - one external queue and its completion queue
+ * struct gaudisim_queue - one external queue and its completion queue
  * @gdev: owning device
  * @id: queue ID (= CQ index = MSI-X vector)
  * @engine: engine block of the QMAN
@@ -58,11 +58,11 @@ static_assert(offsetof(struct gsim_bd, ptr) == offsetof(struct gaudisim_bd, ptr)
  * @cq: CQ ring
  * @cq_dma: its bus address
  * @lock: see below
- * @pi: next PQ slot to fill, modulo 2 * GSIM_QUEUE_LEN
+ * @pi: next PQ slot to fill, modulo 2 * GAUDISIM_QUEUE_LEN
  * @ci: oldest slot whose job has not completed, same modulus
- * @shadow: GSIM_QUEUE_LEN entries: job occupying each slot, NULL when free
+ * @shadow: GAUDISIM_QUEUE_LEN entries: job occupying each slot, NULL when free
  */
-struct gsim_queue {
+struct gaudisim_queue {
 	struct gaudisim_device *gdev;
 	u32 id;
 	u32 engine;
@@ -71,7 +71,7 @@ struct gsim_queue {
 	int irq;
 	char irq_name[32];
 
-	struct gsim_bd *pq;
+	struct gaudisim_bd_le *pq;
 	dma_addr_t pq_dma;
 	__le32 *cq;
 	dma_addr_t cq_dma;
@@ -83,7 +83,7 @@ struct gsim_queue {
 	spinlock_t lock;
 	u32 pi;
 	u32 ci;
-	struct gsim_job **shadow;
+	struct gaudisim_job **shadow;
 };
 
 /*
@@ -91,14 +91,14 @@ struct gsim_queue {
  * point at CBs the user placed in HBM or SRAM. No completion tail, no
  * shadow table: an internal job is done when its CS's external jobs are.
  */
-#define GSIM_IQUEUE_LEN_LOG2	8
-#define GSIM_IQUEUE_LEN		BIT(GSIM_IQUEUE_LEN_LOG2)
+#define GAUDISIM_IQUEUE_LEN_LOG2	8
+#define GAUDISIM_IQUEUE_LEN		BIT(GAUDISIM_IQUEUE_LEN_LOG2)
 
-static_assert(GSIM_IQUEUE_LEN_LOG2 >= GAUDISIM_QM_PQ_SIZE_LOG2_MIN);
-static_assert(GSIM_IQUEUE_LEN_LOG2 <= GAUDISIM_QM_PQ_SIZE_LOG2_MAX);
+static_assert(GAUDISIM_IQUEUE_LEN_LOG2 >= GAUDISIM_QM_PQ_SIZE_LOG2_MIN);
+static_assert(GAUDISIM_IQUEUE_LEN_LOG2 <= GAUDISIM_QM_PQ_SIZE_LOG2_MAX);
 
 /**
- * struct gsim_iqueue - one internal queue
+ * struct gaudisim_iqueue - one internal queue
  * @gdev: owning device
  * @id: queue ID
  * @engine: engine block of the QMAN
@@ -106,36 +106,36 @@ static_assert(GSIM_IQUEUE_LEN_LOG2 <= GAUDISIM_QM_PQ_SIZE_LOG2_MAX);
  * @present: the device implements this queue
  * @pq: PQ ring
  * @pq_dma: its bus address
- * @pi: next PQ slot to fill, modulo 2 * GSIM_IQUEUE_LEN (under submit_lock)
+ * @pi: next PQ slot to fill, modulo 2 * GAUDISIM_IQUEUE_LEN (under submit_lock)
  */
-struct gsim_iqueue {
+struct gaudisim_iqueue {
 	struct gaudisim_device *gdev;
 	u32 id;
 	u32 engine;
 	u32 stream;
 	bool present;
-	struct gsim_bd *pq;
+	struct gaudisim_bd_le *pq;
 	dma_addr_t pq_dma;
 	u32 pi;
 };
 
-int gsim_queues_init(struct gaudisim_device *gdev);
-void gsim_queues_hw_init(struct gaudisim_device *gdev);
-u32 gsim_queue_free_slots(struct gsim_queue *q);
-bool gsim_queue_busy(struct gsim_queue *q);
-void gsim_queue_push(struct gsim_queue *q, struct gsim_job *job);
-void gsim_queue_ring_doorbell(struct gsim_queue *q);
-void gsim_queue_drain_cq(struct gsim_queue *q);
-void gsim_queue_abort(struct gsim_queue *q);
+int gaudisim_queues_init(struct gaudisim_device *gdev);
+void gaudisim_queues_hw_init(struct gaudisim_device *gdev);
+u32 gaudisim_queue_free_slots(struct gaudisim_queue *q);
+bool gaudisim_queue_busy(struct gaudisim_queue *q);
+void gaudisim_queue_push(struct gaudisim_queue *q, struct gaudisim_job *job);
+void gaudisim_queue_ring_doorbell(struct gaudisim_queue *q);
+void gaudisim_queue_drain_cq(struct gaudisim_queue *q);
+void gaudisim_queue_abort(struct gaudisim_queue *q);
 
-u32 gsim_iqueue_free_slots(struct gsim_iqueue *q);
-bool gsim_iqueue_busy(struct gsim_iqueue *q);
-void gsim_iqueue_push(struct gsim_iqueue *q, struct gsim_job *job);
-void gsim_iqueue_ring_doorbell(struct gsim_iqueue *q);
+u32 gaudisim_iqueue_free_slots(struct gaudisim_iqueue *q);
+bool gaudisim_iqueue_busy(struct gaudisim_iqueue *q);
+void gaudisim_iqueue_push(struct gaudisim_iqueue *q, struct gaudisim_job *job);
+void gaudisim_iqueue_ring_doorbell(struct gaudisim_iqueue *q);
 
 /* gaudisim_irq.c */
-int gsim_irq_init(struct gaudisim_device *gdev);
-void gsim_irq_fini(struct gaudisim_device *gdev);
-void gsim_irq_sync(struct gaudisim_device *gdev);
+int gaudisim_irq_init(struct gaudisim_device *gdev);
+void gaudisim_irq_fini(struct gaudisim_device *gdev);
+void gaudisim_irq_sync(struct gaudisim_device *gdev);
 
 #endif /* __GAUDISIM_QUEUE_H__ */

@@ -33,40 +33,40 @@
 #include "gaudisim_release.h"
 
 /* How long a closing context waits for its work before resetting. */
-#define GSIM_RELEASE_WAIT	(5 * HZ)
+#define GAUDISIM_RELEASE_WAIT	(5 * HZ)
 /* Largest memset one scrub packet describes (tsize is 32 bits). */
-#define GSIM_SCRUB_PIECE	SZ_1G
+#define GAUDISIM_SCRUB_PIECE	SZ_1G
 /* Seconds the scrub job may take: memsets run at memory speed. */
-#define GSIM_SCRUB_TIMEOUT_S	60
+#define GAUDISIM_SCRUB_TIMEOUT_S	60
 /* The scrub runs on the host-to-device DMA queue, as a driver job. */
-#define GSIM_SCRUB_QUEUE	GAUDISIM_QUEUE_ID_DMA_0_0
+#define GAUDISIM_SCRUB_QUEUE	GAUDISIM_QUEUE_ID_DMA_0_0
 
-struct gsim_pkt_lin_dma_le {
+struct gaudisim_pkt_lin_dma_le {
 	__le32 tsize;
 	__le32 ctl;
 	__le64 src;
 	__le64 dst;
 };
 
-static_assert(sizeof(struct gsim_pkt_lin_dma_le) == GAUDISIM_PKT_SIZE_LIN_DMA);
+static_assert(sizeof(struct gaudisim_pkt_lin_dma_le) == GAUDISIM_PKT_SIZE_LIN_DMA);
 
 /* Has internal queue @q drained its PQ, with its engine idle? */
-static bool gsim_iqueue_idle(struct gaudisim_device *gdev, u32 q)
+static bool gaudisim_iqueue_idle(struct gaudisim_device *gdev, u32 q)
 {
-	struct gsim_iqueue *iq = &gdev->iqueues[q];
-	u32 sts = gsim_rreg(gdev, GAUDISIM_ENGINE_BLOCK(iq->engine) + GAUDISIM_ENG_STATUS);
+	struct gaudisim_iqueue *iq = &gdev->iqueues[q];
+	u32 sts = gaudisim_rreg(gdev, GAUDISIM_ENGINE_BLOCK(iq->engine) + GAUDISIM_ENG_STATUS);
 
-	return !gsim_iqueue_busy(iq) && !gsim_hw_busy_streams(gdev, iq->engine) &&
+	return !gaudisim_iqueue_busy(iq) && !gaudisim_hw_busy_streams(gdev, iq->engine) &&
 	       !(sts & GAUDISIM_ENG_STATUS_BUSY);
 }
 
-static bool gsim_ctx_iqueues_idle(struct gaudisim_ctx *ctx)
+static bool gaudisim_ctx_iqueues_idle(struct gaudisim_ctx *ctx)
 {
 	struct gaudisim_device *gdev = ctx->gdev;
 	u32 q;
 
 	for_each_set_bit(q, ctx->iq_used, GAUDISIM_QUEUE_ID_SIZE)
-		if (!gsim_iqueue_idle(gdev, q))
+		if (!gaudisim_iqueue_idle(gdev, q))
 			return false;
 	return true;
 }
@@ -76,9 +76,9 @@ static bool gsim_ctx_iqueues_idle(struct gaudisim_ctx *ctx)
  * all are idle. They have no completion of their own. Inside
  * drm_dev_enter(): it reads registers.
  */
-static bool gsim_ctx_wait_iqueues(struct gaudisim_ctx *ctx, unsigned long deadline)
+static bool gaudisim_ctx_wait_iqueues(struct gaudisim_ctx *ctx, unsigned long deadline)
 {
-	while (!gsim_ctx_iqueues_idle(ctx)) {
+	while (!gaudisim_ctx_iqueues_idle(ctx)) {
 		if (time_after(jiffies, deadline))
 			return false;
 		usleep_range(200, 1000);
@@ -87,7 +87,7 @@ static bool gsim_ctx_wait_iqueues(struct gaudisim_ctx *ctx, unsigned long deadli
 }
 
 /* Clear what user CBs may have left in the sync manager. */
-static void gsim_sync_clear_user(struct gaudisim_device *gdev)
+static void gaudisim_sync_clear_user(struct gaudisim_device *gdev)
 {
 	u32 n;
 
@@ -96,48 +96,48 @@ static void gsim_sync_clear_user(struct gaudisim_device *gdev)
 		    n <= GAUDISIM_SYNC_RESERVED_MON_LAST)
 			continue;
 		/* Disarm first: nothing may fire while the payload changes. */
-		gsim_wreg(gdev, GAUDISIM_BLOCK_SYNC_MNGR + GAUDISIM_SYNC_MON_STATUS(n), 0);
-		gsim_wreg(gdev, GAUDISIM_BLOCK_SYNC_MNGR + GAUDISIM_SYNC_MON_PAY_ADDRL(n), 0);
-		gsim_wreg(gdev, GAUDISIM_BLOCK_SYNC_MNGR + GAUDISIM_SYNC_MON_PAY_ADDRH(n), 0);
-		gsim_wreg(gdev, GAUDISIM_BLOCK_SYNC_MNGR + GAUDISIM_SYNC_MON_PAY_DATA(n), 0);
+		gaudisim_wreg(gdev, GAUDISIM_BLOCK_SYNC_MNGR + GAUDISIM_SYNC_MON_STATUS(n), 0);
+		gaudisim_wreg(gdev, GAUDISIM_BLOCK_SYNC_MNGR + GAUDISIM_SYNC_MON_PAY_ADDRL(n), 0);
+		gaudisim_wreg(gdev, GAUDISIM_BLOCK_SYNC_MNGR + GAUDISIM_SYNC_MON_PAY_ADDRH(n), 0);
+		gaudisim_wreg(gdev, GAUDISIM_BLOCK_SYNC_MNGR + GAUDISIM_SYNC_MON_PAY_DATA(n), 0);
 	}
 	for (n = GAUDISIM_SYNC_FIRST_USER_SOB; n < GAUDISIM_SYNC_NUM_SOBS; n++)
-		gsim_wreg(gdev, GAUDISIM_BLOCK_SYNC_MNGR + GAUDISIM_SYNC_SOB_OBJ(n),
-			  GAUDISIM_SYNC_SOB_SET(0));
+		gaudisim_wreg(gdev, GAUDISIM_BLOCK_SYNC_MNGR + GAUDISIM_SYNC_SOB_OBJ(n),
+			      GAUDISIM_SYNC_SOB_SET(0));
 }
 
 /**
- * gsim_ctx_release_engines() - make the device stop working for @ctx
+ * gaudisim_ctx_release_engines() - make the device stop working for @ctx
  * @ctx: the closing context
  *
  * Waits for its work, resets the device if some of it is still running,
  * then clears the user sync-manager state.
  */
-void gsim_ctx_release_engines(struct gaudisim_ctx *ctx)
+void gaudisim_ctx_release_engines(struct gaudisim_ctx *ctx)
 {
 	struct gaudisim_device *gdev = ctx->gdev;
-	unsigned long deadline = jiffies + GSIM_RELEASE_WAIT;
+	unsigned long deadline = jiffies + GAUDISIM_RELEASE_WAIT;
 	bool idle;
 	int idx;
 
 	idle = wait_event_timeout(ctx->idle_wq, !atomic_read(&ctx->jobs_inflight),
-				  GSIM_RELEASE_WAIT);
+				  GAUDISIM_RELEASE_WAIT);
 	/* After removal the device was already stopped and every job aborted. */
 	if (!drm_dev_enter(&gdev->drm, &idx))
 		return;
-	if (!idle || !gsim_ctx_wait_iqueues(ctx, deadline))
-		gsim_device_hard_reset(gdev, "compute context closed with work in flight");
-	gsim_sync_clear_user(gdev);
+	if (!idle || !gaudisim_ctx_wait_iqueues(ctx, deadline))
+		gaudisim_device_hard_reset(gdev, "compute context closed with work in flight");
+	gaudisim_sync_clear_user(gdev);
 	drm_dev_exit(idx);
 }
 
 /* Build the memset packets that zero [start, end) of HBM; returns bytes. */
-static u32 gsim_scrub_packets(struct gsim_pkt_lin_dma_le *pkts, u64 start, u64 end)
+static u32 gaudisim_scrub_packets(struct gaudisim_pkt_lin_dma_le *pkts, u64 start, u64 end)
 {
 	u32 n = 0;
 
 	while (start < end) {
-		u64 len = min_t(u64, end - start, GSIM_SCRUB_PIECE);
+		u64 len = min_t(u64, end - start, GAUDISIM_SCRUB_PIECE);
 
 		pkts[n].tsize = cpu_to_le32((u32)len);
 		pkts[n].ctl = cpu_to_le32(GAUDISIM_PKT_CTL(GAUDISIM_PKT_LIN_DMA) |
@@ -151,32 +151,32 @@ static u32 gsim_scrub_packets(struct gsim_pkt_lin_dma_le *pkts, u64 start, u64 e
 	return n * sizeof(*pkts);
 }
 
-static int gsim_scrub_once(struct gaudisim_ctx *ctx, u64 start, u64 end)
+static int gaudisim_scrub_once(struct gaudisim_ctx *ctx, u64 start, u64 end)
 {
-	u32 npkts = DIV_ROUND_UP_ULL(end - start, GSIM_SCRUB_PIECE);
-	struct gsim_pkt_lin_dma_le *pkts;
+	u32 npkts = DIV_ROUND_UP_ULL(end - start, GAUDISIM_SCRUB_PIECE);
+	struct gaudisim_pkt_lin_dma_le *pkts;
 	u32 size;
 	int rc;
 
 	pkts = kvcalloc(npkts, sizeof(*pkts), GFP_KERNEL);
 	if (!pkts)
 		return -ENOMEM;
-	size = gsim_scrub_packets(pkts, start, end);
-	rc = gsim_cs_run_driver_cb(ctx, GSIM_SCRUB_QUEUE, pkts, size,
-				   GSIM_SCRUB_TIMEOUT_S);
+	size = gaudisim_scrub_packets(pkts, start, end);
+	rc = gaudisim_cs_run_driver_cb(ctx, GAUDISIM_SCRUB_QUEUE, pkts, size,
+				       GAUDISIM_SCRUB_TIMEOUT_S);
 	kvfree(pkts);
 	return rc;
 }
 
 /**
- * gsim_ctx_scrub_hbm() - zero every HBM byte the context ever allocated
+ * gaudisim_ctx_scrub_hbm() - zero every HBM byte the context ever allocated
  * @ctx: the closing context, its engines released
  *
  * Runs before the allocations go back to the pool. A failed scrub is
  * retried once after a hard reset; if that fails too the device is not
  * fit for another user and is marked unusable.
  */
-void gsim_ctx_scrub_hbm(struct gaudisim_ctx *ctx)
+void gaudisim_ctx_scrub_hbm(struct gaudisim_ctx *ctx)
 {
 	struct gaudisim_device *gdev = ctx->gdev;
 	u64 start = ctx->hbm_dirty_start, end = ctx->hbm_dirty_end;
@@ -184,18 +184,18 @@ void gsim_ctx_scrub_hbm(struct gaudisim_ctx *ctx)
 
 	if (end <= start)
 		return;
-	rc = gsim_scrub_once(ctx, start, end);
+	rc = gaudisim_scrub_once(ctx, start, end);
 	if (!rc || rc == -ENODEV)
 		return;
-	gsim_err(gdev, "HBM scrub of 0x%llx..0x%llx failed (%d); resetting\n",
-		 start, end, rc);
+	gaudisim_err(gdev, "HBM scrub of 0x%llx..0x%llx failed (%d); resetting\n",
+		     start, end, rc);
 	if (!drm_dev_enter(&gdev->drm, &idx))
 		return;
-	if (!gsim_device_hard_reset(gdev, "HBM scrub failed"))
-		rc = gsim_scrub_once(ctx, start, end);
+	if (!gaudisim_device_hard_reset(gdev, "HBM scrub failed"))
+		rc = gaudisim_scrub_once(ctx, start, end);
 	if (rc) {
-		gsim_err(gdev, "HBM could not be scrubbed (%d): device disabled\n", rc);
-		gsim_set_status(gdev, GAUDISIM_DEVICE_STATUS_MALFUNCTION);
+		gaudisim_err(gdev, "HBM could not be scrubbed (%d): device disabled\n", rc);
+		gaudisim_set_status(gdev, GAUDISIM_DEVICE_STATUS_MALFUNCTION);
 	}
 	drm_dev_exit(idx);
 }

@@ -8,7 +8,7 @@
 
 struct gaudisim_ctx;
 
-void gsim_ctx_release_engines(struct gaudisim_ctx *ctx);
-void gsim_ctx_scrub_hbm(struct gaudisim_ctx *ctx);
+void gaudisim_ctx_release_engines(struct gaudisim_ctx *ctx);
+void gaudisim_ctx_scrub_hbm(struct gaudisim_ctx *ctx);
 
 #endif /* __GAUDISIM_RELEASE_H__ */

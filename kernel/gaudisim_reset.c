@@ -15,72 +15,72 @@
 #include "gaudisim_hw.h"
 #include "gaudisim_queue.h"
 
-static void gsim_abort_all(struct gaudisim_device *gdev)
+static void gaudisim_abort_all(struct gaudisim_device *gdev)
 {
 	u32 i;
 
 	lockdep_assert_held(&gdev->submit_lock);
 
-	gsim_irq_sync(gdev);
+	gaudisim_irq_sync(gdev);
 	for (i = 0; i < GAUDISIM_NUM_EXT_QUEUES; i++) {
-		struct gsim_queue *q = &gdev->queues[i];
+		struct gaudisim_queue *q = &gdev->queues[i];
 
 		if (!q->present)
 			continue;
-		gsim_queue_drain_cq(q);
-		gsim_queue_abort(q);
+		gaudisim_queue_drain_cq(q);
+		gaudisim_queue_abort(q);
 	}
 }
 
 /**
- * gsim_device_hard_reset() - reset the device and abort in-flight work
+ * gaudisim_device_hard_reset() - reset the device and abort in-flight work
  * @gdev: the device; the caller is inside drm_dev_enter()
  * @reason: for the log
  *
  * Return: 0, or -ETIMEDOUT when the device did not come back; it is then
  * marked MALFUNCTION and refuses new work.
  */
-int gsim_device_hard_reset(struct gaudisim_device *gdev, const char *reason)
+int gaudisim_device_hard_reset(struct gaudisim_device *gdev, const char *reason)
 {
 	int rc;
 
 	mutex_lock(&gdev->submit_lock);
-	gsim_set_status(gdev, GAUDISIM_DEVICE_STATUS_IN_RESET);
-	gsim_warn(gdev, "hard reset: %s\n", reason);
+	gaudisim_set_status(gdev, GAUDISIM_DEVICE_STATUS_IN_RESET);
+	gaudisim_warn(gdev, "hard reset: %s\n", reason);
 
-	rc = gsim_hw_reset(gdev);
-	gsim_abort_all(gdev);
+	rc = gaudisim_hw_reset(gdev);
+	gaudisim_abort_all(gdev);
 	atomic_inc(&gdev->hard_reset_cnt);
-	gsim_eq_mark_reset(gdev);
+	gaudisim_eq_mark_reset(gdev);
 
 	if (rc) {
-		gsim_err(gdev, "device did not come back from reset and is not usable\n");
-		gsim_set_status(gdev, GAUDISIM_DEVICE_STATUS_MALFUNCTION);
+		gaudisim_err(gdev, "device did not come back from reset and is not usable\n");
+		gaudisim_set_status(gdev, GAUDISIM_DEVICE_STATUS_MALFUNCTION);
 	} else {
-		gsim_queues_hw_init(gdev);
-		gsim_eq_hw_init(gdev);
-		gsim_mmu_hw_init(gdev);
-		gsim_hw_mark_dirty(gdev);
-		gsim_set_status(gdev, GAUDISIM_DEVICE_STATUS_OPERATIONAL);
+		gaudisim_queues_hw_init(gdev);
+		gaudisim_eq_hw_init(gdev);
+		gaudisim_mmu_hw_init(gdev);
+		gaudisim_hw_mark_dirty(gdev);
+		gaudisim_set_status(gdev, GAUDISIM_DEVICE_STATUS_OPERATIONAL);
 	}
 	mutex_unlock(&gdev->submit_lock);
-	gsim_notify(gdev, GAUDISIM_NOTIFIER_EVENT_DEVICE_RESET |
+	gaudisim_notify(gdev, GAUDISIM_NOTIFIER_EVENT_DEVICE_RESET |
 		    (rc ? GAUDISIM_NOTIFIER_EVENT_DEVICE_UNAVAILABLE : 0));
 	return rc;
 }
 
 /* Stop the device for good (driver removal): reset, abort everything. */
-void gsim_device_stop(struct gaudisim_device *gdev)
+void gaudisim_device_stop(struct gaudisim_device *gdev)
 {
 	mutex_lock(&gdev->submit_lock);
-	gsim_set_status(gdev, GAUDISIM_DEVICE_STATUS_MALFUNCTION);
-	gsim_hw_reset(gdev);
-	gsim_abort_all(gdev);
+	gaudisim_set_status(gdev, GAUDISIM_DEVICE_STATUS_MALFUNCTION);
+	gaudisim_hw_reset(gdev);
+	gaudisim_abort_all(gdev);
 	mutex_unlock(&gdev->submit_lock);
 }
 
-/* Reset requested by a CS timeout (gsim_reset_on_lockup) or an event. */
-void gsim_reset_work(struct work_struct *work)
+/* Reset requested by a CS timeout (gaudisim_reset_on_lockup) or an event. */
+void gaudisim_reset_work(struct work_struct *work)
 {
 	struct gaudisim_device *gdev = container_of(work, struct gaudisim_device,
 						    reset_work);
@@ -89,12 +89,12 @@ void gsim_reset_work(struct work_struct *work)
 
 	if (!drm_dev_enter(&gdev->drm, &idx))
 		return;
-	gsim_device_hard_reset(gdev, reason ? reason : "requested");
+	gaudisim_device_hard_reset(gdev, reason ? reason : "requested");
 	drm_dev_exit(idx);
 }
 
 /* Queue a hard reset on the device's workqueue; @reason must be static. */
-void gsim_request_reset(struct gaudisim_device *gdev, const char *reason)
+void gaudisim_request_reset(struct gaudisim_device *gdev, const char *reason)
 {
 	WRITE_ONCE(gdev->reset_reason, reason);
 	queue_work(gdev->wq, &gdev->reset_work);

@@ -22,34 +22,34 @@
 #include "gaudisim_hw.h"
 #include "gaudisim_sysfs.h"
 
-static struct gaudisim_device *gsim_from_dev(struct device *dev)
+static struct gaudisim_device *gaudisim_from_dev(struct device *dev)
 {
 	return pci_get_drvdata(to_pci_dev(dev));
 }
 
-static u32 gsim_tel_reg(u32 reg)
+static u32 gaudisim_tel_reg(u32 reg)
 {
 	return GAUDISIM_BLOCK_TELEMETRY + reg;
 }
 
 /* Read a telemetry register, or -ENODEV once the device is unplugged. */
-static int gsim_sysfs_read_tel(struct gaudisim_device *gdev, u32 reg, u32 *value)
+static int gaudisim_sysfs_read_tel(struct gaudisim_device *gdev, u32 reg, u32 *value)
 {
 	int idx;
 
 	if (!drm_dev_enter(&gdev->drm, &idx))
 		return -ENODEV;
-	*value = gsim_rreg(gdev, gsim_tel_reg(reg));
+	*value = gaudisim_rreg(gdev, gaudisim_tel_reg(reg));
 	drm_dev_exit(idx);
 	return 0;
 }
 
-static ssize_t gsim_show_tel(struct device *dev, char *buf, u32 reg)
+static ssize_t gaudisim_show_tel(struct device *dev, char *buf, u32 reg)
 {
 	u32 value;
 	int rc;
 
-	rc = gsim_sysfs_read_tel(gsim_from_dev(dev), reg, &value);
+	rc = gaudisim_sysfs_read_tel(gaudisim_from_dev(dev), reg, &value);
 	if (rc)
 		return rc;
 	return sysfs_emit(buf, "%u\n", value);
@@ -59,10 +59,10 @@ static ssize_t gsim_show_tel(struct device *dev, char *buf, u32 reg)
  * Write a telemetry limit after checking it against [@min, @max]; the
  * device refuses out-of-range writes silently, so the driver answers them.
  */
-static ssize_t gsim_store_tel(struct device *dev, const char *buf, size_t count,
-			      u32 reg, u32 min, u32 max)
+static ssize_t gaudisim_store_tel(struct device *dev, const char *buf, size_t count,
+				  u32 reg, u32 min, u32 max)
 {
-	struct gaudisim_device *gdev = gsim_from_dev(dev);
+	struct gaudisim_device *gdev = gaudisim_from_dev(dev);
 	u32 value;
 	int rc, idx;
 
@@ -73,7 +73,7 @@ static ssize_t gsim_store_tel(struct device *dev, const char *buf, size_t count,
 		return -ERANGE;
 	if (!drm_dev_enter(&gdev->drm, &idx))
 		return -ENODEV;
-	gsim_wreg(gdev, gsim_tel_reg(reg), value);
+	gaudisim_wreg(gdev, gaudisim_tel_reg(reg), value);
 	drm_dev_exit(idx);
 	return count;
 }
@@ -86,7 +86,7 @@ static ssize_t device_type_show(struct device *dev, struct device_attribute *att
 }
 static DEVICE_ATTR_RO(device_type);
 
-static const char *const gsim_status_names[] = {
+static const char *const gaudisim_status_names[] = {
 	[GAUDISIM_DEVICE_STATUS_OPERATIONAL] = "operational",
 	[GAUDISIM_DEVICE_STATUS_IN_RESET] = "in reset",
 	[GAUDISIM_DEVICE_STATUS_MALFUNCTION] = "disabled",
@@ -94,21 +94,22 @@ static const char *const gsim_status_names[] = {
 	[GAUDISIM_DEVICE_STATUS_IN_DEVICE_CREATION] = "in device creation",
 };
 
-const char *gsim_status_name(int status)
+const char *gaudisim_status_name(int status)
 {
-	if (status < 0 || status >= ARRAY_SIZE(gsim_status_names) ||
-	    !gsim_status_names[status])
+	if (status < 0 || status >= ARRAY_SIZE(gaudisim_status_names) ||
+	    !gaudisim_status_names[status])
 		return "unknown";
-	return gsim_status_names[status];
+	return gaudisim_status_names[status];
 }
 
 static ssize_t status_show(struct device *dev, struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%s\n", gsim_status_name(gsim_status(gsim_from_dev(dev))));
+	return sysfs_emit(buf, "%s\n",
+			  gaudisim_status_name(gaudisim_status(gaudisim_from_dev(dev))));
 }
 static DEVICE_ATTR_RO(status);
 
-static ssize_t gsim_emit_pci_addr(struct pci_dev *pdev, char *buf)
+static ssize_t gaudisim_emit_pci_addr(struct pci_dev *pdev, char *buf)
 {
 	return sysfs_emit(buf, "%04x:%02x:%02x.%x\n", pci_domain_nr(pdev->bus),
 			  pdev->bus->number, PCI_SLOT(pdev->devfn), PCI_FUNC(pdev->devfn));
@@ -117,7 +118,7 @@ static ssize_t gsim_emit_pci_addr(struct pci_dev *pdev, char *buf)
 static ssize_t pci_addr_show(struct device *dev, struct device_attribute *attr,
 			     char *buf)
 {
-	return gsim_emit_pci_addr(to_pci_dev(dev), buf);
+	return gaudisim_emit_pci_addr(to_pci_dev(dev), buf);
 }
 static DEVICE_ATTR_RO(pci_addr);
 
@@ -125,7 +126,7 @@ static DEVICE_ATTR_RO(pci_addr);
 static ssize_t node_pci_addr_show(struct device *dev, struct device_attribute *attr,
 				  char *buf)
 {
-	return gsim_emit_pci_addr(to_pci_dev(dev->parent), buf);
+	return gaudisim_emit_pci_addr(to_pci_dev(dev->parent), buf);
 }
 
 static struct device_attribute dev_attr_node_pci_addr =
@@ -135,20 +136,20 @@ static struct device_attribute dev_attr_node_pci_addr =
 static ssize_t max_power_show(struct device *dev, struct device_attribute *attr,
 			      char *buf)
 {
-	return gsim_show_tel(dev, buf, GAUDISIM_TEL_POWER_MAX_MW);
+	return gaudisim_show_tel(dev, buf, GAUDISIM_TEL_POWER_MAX_MW);
 }
 
 static ssize_t max_power_store(struct device *dev, struct device_attribute *attr,
 			       const char *buf, size_t count)
 {
-	struct gaudisim_device *gdev = gsim_from_dev(dev);
+	struct gaudisim_device *gdev = gaudisim_from_dev(dev);
 	u32 idle;
 	int rc;
 
-	rc = gsim_sysfs_read_tel(gdev, GAUDISIM_TEL_POWER_IDLE_MW, &idle);
+	rc = gaudisim_sysfs_read_tel(gdev, GAUDISIM_TEL_POWER_IDLE_MW, &idle);
 	if (rc)
 		return rc;
-	return gsim_store_tel(dev, buf, count, GAUDISIM_TEL_POWER_MAX_MW, idle,
+	return gaudisim_store_tel(dev, buf, count, GAUDISIM_TEL_POWER_MAX_MW, idle,
 			      GAUDISIM_TEL_POWER_MAX_LIMIT_MW);
 }
 static DEVICE_ATTR_RW(max_power);
@@ -156,20 +157,20 @@ static DEVICE_ATTR_RW(max_power);
 static ssize_t clk_max_freq_mhz_show(struct device *dev, struct device_attribute *attr,
 				     char *buf)
 {
-	return gsim_show_tel(dev, buf, GAUDISIM_TEL_CLOCK_MAX_MHZ);
+	return gaudisim_show_tel(dev, buf, GAUDISIM_TEL_CLOCK_MAX_MHZ);
 }
 
 static ssize_t clk_max_freq_mhz_store(struct device *dev, struct device_attribute *attr,
 				      const char *buf, size_t count)
 {
-	struct gaudisim_device *gdev = gsim_from_dev(dev);
+	struct gaudisim_device *gdev = gaudisim_from_dev(dev);
 	u32 min;
 	int rc;
 
-	rc = gsim_sysfs_read_tel(gdev, GAUDISIM_TEL_CLOCK_MIN_MHZ, &min);
+	rc = gaudisim_sysfs_read_tel(gdev, GAUDISIM_TEL_CLOCK_MIN_MHZ, &min);
 	if (rc)
 		return rc;
-	return gsim_store_tel(dev, buf, count, GAUDISIM_TEL_CLOCK_MAX_MHZ, min,
+	return gaudisim_store_tel(dev, buf, count, GAUDISIM_TEL_CLOCK_MAX_MHZ, min,
 			      GAUDISIM_TEL_CLOCK_LIMIT_MHZ);
 }
 static DEVICE_ATTR_RW(clk_max_freq_mhz);
@@ -177,14 +178,14 @@ static DEVICE_ATTR_RW(clk_max_freq_mhz);
 static ssize_t clk_cur_freq_mhz_show(struct device *dev, struct device_attribute *attr,
 				     char *buf)
 {
-	return gsim_show_tel(dev, buf, GAUDISIM_TEL_CLOCK_MHZ);
+	return gaudisim_show_tel(dev, buf, GAUDISIM_TEL_CLOCK_MHZ);
 }
 static DEVICE_ATTR_RO(clk_cur_freq_mhz);
 
 static ssize_t hard_reset_cnt_show(struct device *dev, struct device_attribute *attr,
 				   char *buf)
 {
-	return sysfs_emit(buf, "%d\n", atomic_read(&gsim_from_dev(dev)->hard_reset_cnt));
+	return sysfs_emit(buf, "%d\n", atomic_read(&gaudisim_from_dev(dev)->hard_reset_cnt));
 }
 static DEVICE_ATTR_RO(hard_reset_cnt);
 
@@ -208,10 +209,10 @@ static ssize_t module_id_show(struct device *dev, struct device_attribute *attr,
 static DEVICE_ATTR_RO(module_id);
 
 /* Write 1 to reset; anything else is refused, like habanalabs' value check. */
-static ssize_t gsim_store_reset(struct device *dev, const char *buf, size_t count,
-				const char *reason)
+static ssize_t gaudisim_store_reset(struct device *dev, const char *buf, size_t count,
+				    const char *reason)
 {
-	struct gaudisim_device *gdev = gsim_from_dev(dev);
+	struct gaudisim_device *gdev = gaudisim_from_dev(dev);
 	int rc, idx;
 	u32 value;
 
@@ -222,7 +223,7 @@ static ssize_t gsim_store_reset(struct device *dev, const char *buf, size_t coun
 		return -EINVAL;
 	if (!drm_dev_enter(&gdev->drm, &idx))
 		return -ENODEV;
-	rc = gsim_device_hard_reset(gdev, reason);
+	rc = gaudisim_device_hard_reset(gdev, reason);
 	drm_dev_exit(idx);
 	return rc ? rc : count;
 }
@@ -230,14 +231,14 @@ static ssize_t gsim_store_reset(struct device *dev, const char *buf, size_t coun
 static ssize_t hard_reset_store(struct device *dev, struct device_attribute *attr,
 				const char *buf, size_t count)
 {
-	return gsim_store_reset(dev, buf, count, "hard reset requested through sysfs");
+	return gaudisim_store_reset(dev, buf, count, "hard reset requested through sysfs");
 }
 static DEVICE_ATTR_WO(hard_reset);
 
 static ssize_t soft_reset_store(struct device *dev, struct device_attribute *attr,
 				const char *buf, size_t count)
 {
-	return gsim_store_reset(dev, buf, count,
+	return gaudisim_store_reset(dev, buf, count,
 				"soft reset requested through sysfs (done as hard reset)");
 }
 static DEVICE_ATTR_WO(soft_reset);
@@ -247,9 +248,9 @@ static DEVICE_ATTR_WO(soft_reset);
  * its VERSION register is what stands in for the device CPU's software,
  * so the cpucp/armcp strings name that.
  */
-static ssize_t gsim_show_fw(struct device *dev, char *buf)
+static ssize_t gaudisim_show_fw(struct device *dev, char *buf)
 {
-	struct gaudisim_device *gdev = gsim_from_dev(dev);
+	struct gaudisim_device *gdev = gaudisim_from_dev(dev);
 
 	return sysfs_emit(buf, "gaudisim-cpucp %u.%u\n", gdev->hw_version >> 16,
 			  gdev->hw_version & 0xffff);
@@ -258,18 +259,18 @@ static ssize_t gsim_show_fw(struct device *dev, char *buf)
 static ssize_t cpucp_ver_show(struct device *dev, struct device_attribute *attr,
 			      char *buf)
 {
-	return gsim_show_fw(dev, buf);
+	return gaudisim_show_fw(dev, buf);
 }
 static DEVICE_ATTR_RO(cpucp_ver);
 
 static ssize_t armcp_ver_show(struct device *dev, struct device_attribute *attr,
 			      char *buf)
 {
-	return gsim_show_fw(dev, buf);
+	return gaudisim_show_fw(dev, buf);
 }
 static DEVICE_ATTR_RO(armcp_ver);
 
-static struct attribute *gsim_dev_attrs[] = {
+static struct attribute *gaudisim_dev_attrs[] = {
 	&dev_attr_device_type.attr,
 	&dev_attr_status.attr,
 	&dev_attr_pci_addr.attr,
@@ -286,12 +287,12 @@ static struct attribute *gsim_dev_attrs[] = {
 	NULL,
 };
 
-static const struct attribute_group gsim_dev_group = {
-	.attrs = gsim_dev_attrs,
+static const struct attribute_group gaudisim_dev_group = {
+	.attrs = gaudisim_dev_attrs,
 };
 
-const struct attribute_group *gsim_dev_groups[] = {
-	&gsim_dev_group,
+const struct attribute_group *gaudisim_dev_groups[] = {
+	&gaudisim_dev_group,
 	NULL,
 };
 
@@ -299,22 +300,22 @@ const struct attribute_group *gsim_dev_groups[] = {
  * hl-thunk finds a device's PCI address from an open fd through
  * /sys/dev/char/MAJ:MIN/pci_addr, so the accel and control nodes carry it.
  */
-static struct attribute *gsim_node_attrs[] = {
+static struct attribute *gaudisim_node_attrs[] = {
 	&dev_attr_node_pci_addr.attr,
 	NULL,
 };
 
-static const struct attribute_group gsim_node_group = {
-	.attrs = gsim_node_attrs,
+static const struct attribute_group gaudisim_node_group = {
+	.attrs = gaudisim_node_attrs,
 };
 
-const struct attribute_group *gsim_node_groups[] = {
-	&gsim_node_group,
+const struct attribute_group *gaudisim_node_groups[] = {
+	&gaudisim_node_group,
 	NULL,
 };
 
 /* Add the node attributes to the registered accel node; device_del drops them. */
-int gsim_sysfs_accel_node_init(struct gaudisim_device *gdev)
+int gaudisim_sysfs_accel_node_init(struct gaudisim_device *gdev)
 {
-	return device_add_groups(gdev->drm.accel->kdev, gsim_node_groups);
+	return device_add_groups(gdev->drm.accel->kdev, gaudisim_node_groups);
 }

@@ -9,13 +9,13 @@ struct attribute_group;
 struct gaudisim_device;
 
 /* The PCI driver's dev_groups: habanalabs-named device attributes. */
-extern const struct attribute_group *gsim_dev_groups[];
+extern const struct attribute_group *gaudisim_dev_groups[];
 
 /* The accel and control char nodes' attributes (pci_addr). */
-extern const struct attribute_group *gsim_node_groups[];
-int gsim_sysfs_accel_node_init(struct gaudisim_device *gdev);
+extern const struct attribute_group *gaudisim_node_groups[];
+int gaudisim_sysfs_accel_node_init(struct gaudisim_device *gdev);
 
 /* habanalabs' text for an enum gaudisim_device_status value. */
-const char *gsim_status_name(int status);
+const char *gaudisim_status_name(int status);
 
 #endif /* __GAUDISIM_SYSFS_H__ */
