@@ -82,21 +82,6 @@ static int gaudisim_dbg_cfg_offset(u64 addr, u32 width, u32 *offset)
 	return 0;
 }
 
-/* Point the HBM BAR window at @addr; returns the mapping of @addr. */
-static void __iomem *gaudisim_dbg_hbm_map(struct gaudisim_device *gdev, u64 addr)
-{
-	struct gaudisim_mmu *mmu = &gdev->mmu;
-	u64 window = round_down(addr, gdev->hbm_bar_size);
-
-	lockdep_assert_held(&mmu->lock);
-	if (window != mmu->window) {
-		gaudisim_wreg(gdev, GAUDISIM_REG_HBM_WINDOW_LO, lower_32_bits(window));
-		gaudisim_wreg(gdev, GAUDISIM_REG_HBM_WINDOW_HI, upper_32_bits(window));
-		mmu->window = window;
-	}
-	return mmu->bar + (addr - window);
-}
-
 static int gaudisim_dbg_access(struct gaudisim_debugfs *dbg, u32 width, u64 *val, bool write)
 {
 	struct gaudisim_device *gdev = dbg->gdev;
@@ -129,7 +114,7 @@ static int gaudisim_dbg_access(struct gaudisim_debugfs *dbg, u32 width, u64 *val
 		}
 	} else if (addr < gdev->hbm_size && gdev->hbm_size - addr >= width) {
 		mutex_lock(&gdev->mmu.lock);
-		p = gaudisim_dbg_hbm_map(gdev, addr);
+		p = gaudisim_mmu_hbm_map(gdev, addr);
 		if (write && width == 8)
 			writeq(*val, p);
 		else if (write)
@@ -330,7 +315,7 @@ static void gaudisim_dbg_mmu_walk(struct seq_file *m, struct gaudisim_device *gd
 			goto out;
 		}
 		index = GAUDISIM_MMU_HOP_INDEX(va, hop);
-		pte = readq(gaudisim_dbg_hbm_map(gdev, table + index * GAUDISIM_MMU_PTE_SIZE));
+		pte = readq(gaudisim_mmu_hbm_map(gdev, table + index * GAUDISIM_MMU_PTE_SIZE));
 		seq_printf(m, "hop%u 0x%llx[%u] = 0x%016llx\n", hop, table, index, pte);
 		if (!(pte & GAUDISIM_MMU_PTE_PRESENT)) {
 			seq_printf(m, "not mapped (hop %u PTE not present)\n", hop);

@@ -52,8 +52,11 @@ static u64 gaudisim_mmu_table_addr(u32 index)
 	return GAUDISIM_MMU_PGT_BASE + (u64)index * GAUDISIM_MMU_HOP_TABLE_SIZE;
 }
 
-/* Write one PTE at HBM address @addr through the BAR window. */
-static void gaudisim_mmu_write_hbm(struct gaudisim_device *gdev, u64 addr, u64 value)
+/*
+ * Point the HBM BAR window at @addr (moving it only when needed); returns
+ * the mapping of @addr. The window is shared state: hold mmu->lock.
+ */
+void __iomem *gaudisim_mmu_hbm_map(struct gaudisim_device *gdev, u64 addr)
 {
 	struct gaudisim_mmu *mmu = &gdev->mmu;
 	u64 window = round_down(addr, gdev->hbm_bar_size);
@@ -65,7 +68,13 @@ static void gaudisim_mmu_write_hbm(struct gaudisim_device *gdev, u64 addr, u64 v
 		gaudisim_wreg(gdev, GAUDISIM_REG_HBM_WINDOW_HI, upper_32_bits(window));
 		mmu->window = window;
 	}
-	writeq(value, mmu->bar + (addr - window));
+	return mmu->bar + (addr - window);
+}
+
+/* Write one PTE at HBM address @addr through the BAR window. */
+static void gaudisim_mmu_write_hbm(struct gaudisim_device *gdev, u64 addr, u64 value)
+{
+	writeq(value, gaudisim_mmu_hbm_map(gdev, addr));
 }
 
 static u64 *gaudisim_mmu_shadow(struct gaudisim_mmu *mmu, u64 table)

@@ -42,6 +42,7 @@ struct gaudisim_mmu {
 int gaudisim_mmu_init(struct gaudisim_device *gdev);
 void gaudisim_mmu_fini(struct gaudisim_device *gdev);
 void gaudisim_mmu_hw_init(struct gaudisim_device *gdev);
+void __iomem *gaudisim_mmu_hbm_map(struct gaudisim_device *gdev, u64 addr);
 int gaudisim_mmu_ctx_init(struct gaudisim_ctx *ctx);
 void gaudisim_mmu_ctx_fini(struct gaudisim_ctx *ctx);
 int gaudisim_mmu_map_userptr(struct gaudisim_ctx *ctx, struct gaudisim_userptr *up);
