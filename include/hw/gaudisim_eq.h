@@ -109,6 +109,13 @@ enum gaudisim_eq_event_type {
 	GAUDISIM_EQ_EVENT_SYNC_ERR = 11,
 	/* A stream executed STOP: engine, queue, addr = CB address. */
 	GAUDISIM_EQ_EVENT_QMAN_STOP = 12,
+	/* A NIC port refused an incoming write or lost a transfer: engine =
+	 * the port's NIC engine, code GAUDISIM_NIC_ERR_*, addr = the target
+	 * HBM address, data[0] = the peer's module ID, data[1] = SOB index. */
+	GAUDISIM_EQ_EVENT_NIC_ERR = 13,
+	/* A NIC link went up (code 1) or down (code 0): engine = the port's
+	 * NIC engine, data[0] = the peer's module ID. */
+	GAUDISIM_EQ_EVENT_NIC_LINK = 14,
 	GAUDISIM_EQ_EVENT_MAX = 0xfff,
 };
 

@@ -5,7 +5,8 @@
  * Queue IDs are Gaudi's: every QMAN has 4 streams, one queue ID each.
  * 0..7 are the external (PCI-DMA) queues whose PQ, CB and completion queue
  * live in host memory; 8 is Gaudi's device-CPU queue, kept as a hole so the
- * numbering matches; 9..72 are internal queues (HBM-DMA, MME, TPC).
+ * numbering matches; 9..72 are internal queues (HBM-DMA, MME, TPC) and
+ * 73..112 the NIC ports' queues (gaudisim_nic.h).
  */
 #ifndef GAUDISIM_HW_QUEUES_H
 #define GAUDISIM_HW_QUEUES_H
@@ -21,13 +22,16 @@ enum gaudisim_engine_id {
 	GAUDISIM_ENGINE_MME = 8,
 	GAUDISIM_ENGINE_TPC_0 = 9,	/* TPC 0..7 */
 	GAUDISIM_ENGINE_TPC_7 = 16,
-	GAUDISIM_ENGINE_COUNT = 17,
+	GAUDISIM_ENGINE_NIC_0 = 17,	/* NIC ports 0..9 */
+	GAUDISIM_ENGINE_NIC_9 = 26,
+	GAUDISIM_ENGINE_COUNT = 27,
 };
 
 #define GAUDISIM_NUM_PCI_DMA		2
 #define GAUDISIM_NUM_HBM_DMA		6
 #define GAUDISIM_NUM_MME		1
 #define GAUDISIM_NUM_TPC		8
+#define GAUDISIM_NUM_NIC		10
 
 enum gaudisim_queue_id {
 	GAUDISIM_QUEUE_ID_DMA_0_0 = 0,	/* external: DMA_0 streams 0..3 */
@@ -39,7 +43,8 @@ enum gaudisim_queue_id {
 	GAUDISIM_QUEUE_ID_MME_0 = 33,	/* internal: MME streams 0..3 */
 	GAUDISIM_QUEUE_ID_MME_1 = 37,	/* reserved: Gaudi's second MME QMAN */
 	GAUDISIM_QUEUE_ID_TPC_0_0 = 41,	/* internal: TPC n stream s = 41 + 4n + s */
-	GAUDISIM_QUEUE_ID_SIZE = 73,
+	GAUDISIM_QUEUE_ID_NIC_0_0 = 73,	/* internal: NIC port n stream s = 73 + 4n + s */
+	GAUDISIM_QUEUE_ID_SIZE = 113,
 };
 
 #define GAUDISIM_NUM_EXT_QUEUES		8	/* queue IDs 0..7 */
@@ -61,14 +66,19 @@ static inline int gaudisim_queue_engine(unsigned int q)
 		       (int)((q - GAUDISIM_QUEUE_ID_DMA_2_0) / GAUDISIM_STREAMS_PER_QMAN);
 	if (q >= GAUDISIM_QUEUE_ID_MME_0 && q < GAUDISIM_QUEUE_ID_MME_1)
 		return GAUDISIM_ENGINE_MME;
-	if (q >= GAUDISIM_QUEUE_ID_TPC_0_0 && q < GAUDISIM_QUEUE_ID_SIZE)
+	if (q >= GAUDISIM_QUEUE_ID_TPC_0_0 && q < GAUDISIM_QUEUE_ID_NIC_0_0)
 		return GAUDISIM_ENGINE_TPC_0 +
 		       (int)((q - GAUDISIM_QUEUE_ID_TPC_0_0) / GAUDISIM_STREAMS_PER_QMAN);
+	if (q >= GAUDISIM_QUEUE_ID_NIC_0_0 && q < GAUDISIM_QUEUE_ID_SIZE)
+		return GAUDISIM_ENGINE_NIC_0 +
+		       (int)((q - GAUDISIM_QUEUE_ID_NIC_0_0) / GAUDISIM_STREAMS_PER_QMAN);
 	return -1;
 }
 
 static inline unsigned int gaudisim_queue_stream(unsigned int q)
 {
+	if (q >= GAUDISIM_QUEUE_ID_NIC_0_0)
+		return (q - GAUDISIM_QUEUE_ID_NIC_0_0) % GAUDISIM_STREAMS_PER_QMAN;
 	if (q >= GAUDISIM_QUEUE_ID_TPC_0_0)
 		return (q - GAUDISIM_QUEUE_ID_TPC_0_0) % GAUDISIM_STREAMS_PER_QMAN;
 	if (q >= GAUDISIM_QUEUE_ID_DMA_2_0)
@@ -86,8 +96,11 @@ static inline unsigned int gaudisim_engine_queue_id(unsigned int e, unsigned int
 		       (e - GAUDISIM_ENGINE_DMA_2) * GAUDISIM_STREAMS_PER_QMAN + s;
 	if (e == GAUDISIM_ENGINE_MME)
 		return GAUDISIM_QUEUE_ID_MME_0 + s;
-	return GAUDISIM_QUEUE_ID_TPC_0_0 +
-	       (e - GAUDISIM_ENGINE_TPC_0) * GAUDISIM_STREAMS_PER_QMAN + s;
+	if (e < GAUDISIM_ENGINE_NIC_0)
+		return GAUDISIM_QUEUE_ID_TPC_0_0 +
+		       (e - GAUDISIM_ENGINE_TPC_0) * GAUDISIM_STREAMS_PER_QMAN + s;
+	return GAUDISIM_QUEUE_ID_NIC_0_0 +
+	       (e - GAUDISIM_ENGINE_NIC_0) * GAUDISIM_STREAMS_PER_QMAN + s;
 }
 
 #endif /* GAUDISIM_HW_QUEUES_H */

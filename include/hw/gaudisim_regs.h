@@ -80,6 +80,7 @@
 #define GAUDISIM_CAP_INT_QUEUES		(1u << 2)	/* internal queues (QUEUE_MASK) */
 #define GAUDISIM_CAP_SYNC_MNGR		(1u << 3)	/* sync manager, gaudisim_sync.h */
 #define GAUDISIM_CAP_EVENT_QUEUE	(1u << 4)	/* event queue, gaudisim_eq.h */
+#define GAUDISIM_CAP_NIC		(1u << 5)	/* NIC ports, gaudisim_nic.h */
 
 #define GAUDISIM_REG_HBM_SIZE_LO	0x010	/* RO: bytes */
 #define GAUDISIM_REG_HBM_SIZE_HI	0x014
@@ -93,11 +94,15 @@
 #define GAUDISIM_ENGINES_MME_SHIFT	8	/* [11:8]  */
 #define GAUDISIM_ENGINES_TPC_SHIFT	12	/* [19:12] */
 #define GAUDISIM_ENGINES_STREAMS_SHIFT	20	/* [23:20] streams per QMAN */
+#define GAUDISIM_ENGINES_NIC_SHIFT	24	/* [27:24] NIC ports */
 #define GAUDISIM_ENGINES_FIELD(v, shift, bits) (((v) >> (shift)) & ((1u << (bits)) - 1))
 /* RO bitmask of engines whose queues are implemented by this device. */
 #define GAUDISIM_REG_QUEUE_MASK_LO	0x024	/* queue IDs 0..31 */
 #define GAUDISIM_REG_QUEUE_MASK_HI	0x028	/* queue IDs 32..63 */
 #define GAUDISIM_REG_QUEUE_MASK_HI2	0x02C	/* queue IDs 64..95 */
+#define GAUDISIM_REG_QUEUE_MASK_HI3	0x030	/* queue IDs 96..127 */
+/* RO: this device's module ID in its box (0..7), the device property module-id. */
+#define GAUDISIM_REG_MODULE_ID		0x034
 
 #define GAUDISIM_REG_DEV_STATUS		0x040	/* RO */
 #define GAUDISIM_DEV_STATUS_READY	(1u << 0)
