@@ -36,6 +36,7 @@ QEMU := $(B)/qemu/qemu-system-x86_64
 
 .PHONY: all setup qemu module user initramfs vm-deps run vm test bench fuzz clean data lint \
 	test-unit test-host test-runtime test-trainer test-fuzz test-qtest test-guest FORCE
+.PHONY: mpi-test
 
 all: vm-deps
 
@@ -66,6 +67,7 @@ user: setup
 	$(MAKE) -C smi O=$(B)/smi
 	$(MAKE) -C apps O=$(B)/apps
 	$(MAKE) -C apps/hl-train O=$(B)/apps
+	$(MAKE) -C apps/hl-trials O=$(B)/apps
 	$(MAKE) -C tests/guest O=$(B)/tests/guest
 	@bash scripts/stage-guest.sh $(GUEST_ROOT)
 
@@ -89,6 +91,10 @@ run: vm-deps data
 
 vm: vm-deps
 	@bash scripts/vm.sh shell
+
+# Two guests of eight devices under OpenMPI's mpirun, cabled NIC to NIC.
+mpi-test: vm-deps
+	@bash scripts/mpi-job.sh
 
 # ---- tests
 UNIT_DEPS := $(CORE_SRCS) $(CORE_HDRS) $(REF_SRCS) $(wildcard tests/ref/*.h) \

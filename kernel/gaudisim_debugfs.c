@@ -163,6 +163,8 @@ static const char *gaudisim_engine_name(u32 e, char *buf, size_t len)
 		snprintf(buf, len, "DMA%u", e);
 	else if (e == GAUDISIM_ENGINE_MME)
 		snprintf(buf, len, "MME0");
+	else if (e >= GAUDISIM_ENGINE_NIC_0)
+		snprintf(buf, len, "NIC%u", e - GAUDISIM_ENGINE_NIC_0);
 	else
 		snprintf(buf, len, "TPC%u", e - GAUDISIM_ENGINE_TPC_0);
 	return buf;

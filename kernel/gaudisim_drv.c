@@ -28,6 +28,7 @@
 #include "gaudisim_hw.h"
 #include "gaudisim_hwmon.h"
 #include "gaudisim_mem.h"
+#include "gaudisim_nic.h"
 #include "gaudisim_queue.h"
 #include "gaudisim_sysfs.h"
 
@@ -221,6 +222,7 @@ static int gaudisim_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	gaudisim_queues_hw_init(gdev);
 	gaudisim_eq_hw_init(gdev);
 	gaudisim_mmu_hw_init(gdev);
+	gaudisim_nic_hw_init(gdev);
 
 	rc = gaudisim_irq_init(gdev);
 	if (rc)

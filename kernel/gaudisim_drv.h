@@ -80,9 +80,10 @@ struct gaudisim_captured_errors {
  * @sram_size: SRAM bytes
  * @queue_mask: queue IDs the device implements (QUEUE_MASK registers)
  * @num_ext_queues: external queues that are present
+ * @module_id: MODULE_ID register, the device's place in its box (0..7)
  * @status: enum gaudisim_device_status; written under @submit_lock
  * @queues: the external queues (IDs 0..7), present or not
- * @iqueues: the internal queues, indexed by queue ID (9..72)
+ * @iqueues: the internal queues, indexed by queue ID (9..112)
  * @num_int_queues: internal queues that are present
  * @submit_lock: see below
  * @open_lock: see below
@@ -122,6 +123,7 @@ struct gaudisim_device {
 	u64 sram_size;
 	u64 queue_mask[2];
 	u32 num_ext_queues;
+	u32 module_id;
 
 	int status;
 	struct gaudisim_queue queues[GAUDISIM_NUM_EXT_QUEUES];

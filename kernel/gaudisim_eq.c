@@ -49,6 +49,8 @@ static const char * const gaudisim_event_name[] = {
 	[GAUDISIM_EQ_EVENT_RESET_DONE] = "engine reset done",
 	[GAUDISIM_EQ_EVENT_SYNC_ERR] = "sync manager error",
 	[GAUDISIM_EQ_EVENT_QMAN_STOP] = "QMAN stop",
+	[GAUDISIM_EQ_EVENT_NIC_ERR] = "NIC write refused",
+	[GAUDISIM_EQ_EVENT_NIC_LINK] = "NIC link change",
 };
 
 const char *gaudisim_event_str(u32 type)
@@ -173,6 +175,7 @@ static void gaudisim_eq_handle(struct gaudisim_device *gdev, const struct gaudis
 		return;
 	case GAUDISIM_EQ_EVENT_ECC_CORRECTABLE:
 	case GAUDISIM_EQ_EVENT_THERMAL:
+	case GAUDISIM_EQ_EVENT_NIC_LINK:
 		dev_warn_ratelimited(&gdev->pdev->dev, "%s: code %u addr 0x%llx data 0x%x\n",
 				     gaudisim_event_str(type), code, addr, data0);
 		return;

@@ -141,8 +141,10 @@ int gaudisim_hw_identify(struct gaudisim_device *gdev)
 
 	gdev->queue_mask[0] = gaudisim_rreg64(gdev, GAUDISIM_REG_QUEUE_MASK_LO,
 					      GAUDISIM_REG_QUEUE_MASK_HI);
-	gdev->queue_mask[1] = gaudisim_rreg(gdev, GAUDISIM_REG_QUEUE_MASK_HI2) &
+	gdev->queue_mask[1] = gaudisim_rreg64(gdev, GAUDISIM_REG_QUEUE_MASK_HI2,
+					      GAUDISIM_REG_QUEUE_MASK_HI3) &
 			      GENMASK_ULL(GAUDISIM_QUEUE_ID_SIZE - 64 - 1, 0);
+	gdev->module_id = gaudisim_rreg(gdev, GAUDISIM_REG_MODULE_ID);
 
 	gdev->num_ext_queues = 0;
 	for (q = 0; q < GAUDISIM_NUM_EXT_QUEUES; q++)

@@ -26,6 +26,7 @@
 #include "gaudisim_ctx.h"
 #include "gaudisim_drv.h"
 #include "gaudisim_hw.h"
+#include "gaudisim_nic.h"
 
 /* Version of the simulated firmware interface, for hw_ip_info.cpucp_version. */
 #define GAUDISIM_CPUCP_VERSION	"gaudisim-fw " GAUDISIM_DRIVER_VERSION
@@ -55,6 +56,7 @@ union gaudisim_info_buf {
 	struct gaudisim_info_undefined_opcode_event undef;
 	struct gaudisim_page_fault_info page_fault;
 	struct gaudisim_info_dev_memalloc_page_sizes page_sizes;
+	struct gaudisim_info_nic_links nic;
 	u64 events;
 	u32 hw_events[GAUDISIM_INFO_HW_EVENTS_NUM];
 };
@@ -84,6 +86,7 @@ static void gaudisim_info_hw_ip(struct gaudisim_device *gdev,
 	hw->device_mem_alloc_default_page_size = GAUDISIM_DRAM_PAGE_SIZE;
 	hw->revision_id = gdev->pdev->revision;
 	hw->reserved_dram_size = GAUDISIM_HBM_USER_BASE;
+	hw->module_id = gdev->module_id;
 }
 
 static void gaudisim_info_hw_ext(struct gaudisim_device *gdev,
@@ -132,6 +135,8 @@ u32 gaudisim_hl_engine_id(u32 engine)
 		return GAUDISIM_HL_ENGINE_ID_DMA(engine);
 	if (engine == GAUDISIM_ENGINE_MME)
 		return GAUDISIM_HL_ENGINE_ID_MME_0;
+	if (engine >= GAUDISIM_ENGINE_NIC_0)
+		return GAUDISIM_HL_ENGINE_ID_NIC(engine - GAUDISIM_ENGINE_NIC_0);
 	return GAUDISIM_HL_ENGINE_ID_TPC(engine - GAUDISIM_ENGINE_TPC_0);
 }
 
@@ -346,6 +351,7 @@ static int gaudisim_info_pll(struct gaudisim_device *gdev, u32 index,
 static const char *const gaudisim_engine_names[GAUDISIM_ENGINE_COUNT] = {
 	"DMA0", "DMA1", "DMA2", "DMA3", "DMA4", "DMA5", "DMA6", "DMA7", "MME0",
 	"TPC0", "TPC1", "TPC2", "TPC3", "TPC4", "TPC5", "TPC6", "TPC7",
+	"NIC0", "NIC1", "NIC2", "NIC3", "NIC4", "NIC5", "NIC6", "NIC7", "NIC8", "NIC9",
 };
 
 /*
@@ -447,6 +453,10 @@ static int gaudisim_info_hw_op(struct gaudisim_device *gdev, struct gaudisim_inf
 	case GAUDISIM_INFO_ENGINE_STATUS:
 		*size = 0;
 		return gaudisim_info_engine_status(gdev, args);
+	case GAUDISIM_INFO_NIC_LINKS:
+		gaudisim_nic_info(gdev, &buf->nic);
+		*size = sizeof(buf->nic);
+		return 0;
 	default:
 		return -ENOENT;
 	}

@@ -13,6 +13,7 @@
 
 #include "gaudisim_drv.h"
 #include "gaudisim_hw.h"
+#include "gaudisim_nic.h"
 #include "gaudisim_queue.h"
 
 static void gaudisim_abort_all(struct gaudisim_device *gdev)
@@ -60,6 +61,7 @@ int gaudisim_device_hard_reset(struct gaudisim_device *gdev, const char *reason)
 		gaudisim_queues_hw_init(gdev);
 		gaudisim_eq_hw_init(gdev);
 		gaudisim_mmu_hw_init(gdev);
+		gaudisim_nic_hw_init(gdev);
 		gaudisim_hw_mark_dirty(gdev);
 		gaudisim_set_status(gdev, GAUDISIM_DEVICE_STATUS_OPERATIONAL);
 	}

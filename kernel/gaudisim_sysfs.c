@@ -197,14 +197,11 @@ static ssize_t soft_reset_cnt_show(struct device *dev, struct device_attribute *
 }
 static DEVICE_ATTR_RO(soft_reset_cnt);
 
-/*
- * The device has no location register; one simulated card per machine
- * sits in module slot 0.
- */
+/* The device's place in its box: the MODULE_ID register (property module-id). */
 static ssize_t module_id_show(struct device *dev, struct device_attribute *attr,
 			      char *buf)
 {
-	return sysfs_emit(buf, "0\n");
+	return sysfs_emit(buf, "%u\n", gaudisim_from_dev(dev)->module_id);
 }
 static DEVICE_ATTR_RO(module_id);
 

@@ -10,6 +10,10 @@
  * BAR2  MSI-X table and PBA, one vector per completion queue plus the EQ
  * BAR4  window into HBM (RAM-backed, moved by the HBM_WINDOW registers)
  *
+ * NIC: property module-id places the device in its box, fabric= links it
+ * to a gaudisim-fabric object (gaudisim-fabric.c); peers deliver their
+ * writes into this device on the main loop and kick its BH.
+ *
  * Locking: everything here runs with the BQL held (MMIO handlers, the BH,
  * reset), which is the single-thread contract gsim_core.h asks for. The
  * core's worker threads (property "threads") compute MME, TPC and HBM-DMA
@@ -39,10 +43,13 @@
 #include "qom/object.h"
 #include "trace.h"
 
+#include "hw/gaudisim_nic.h"
 #include "hw/gaudisim_queues.h"
 #include "hw/gaudisim_regs.h"
 #include "core/gsim_core.h"
+#include "core/gsim_fabric.h"
 #include "core/gsim_faults.h"
+#include "gaudisim-fabric.h"
 
 #define TYPE_GAUDISIM "gaudisim"
 OBJECT_DECLARE_SIMPLE_TYPE(GaudisimState, GAUDISIM)
@@ -63,6 +70,8 @@ struct GaudisimState {
     uint64_t hbm_size;
     uint64_t hbm_bar_size;
     uint32_t threads;           /* engine workers; 0: one per host CPU */
+    uint32_t module_id;         /* place in the box, GAUDISIM_REG_MODULE_ID */
+    GaudisimFabric *fabric;     /* NIC links to the other modules, or NULL */
 
     MemoryRegion cfg_bar;       /* BAR0: register MMIO */
     MemoryRegion msix_bar;      /* BAR2: MSI-X table + PBA */
@@ -338,6 +347,15 @@ static void gaudisim_work_done(void *opaque)
     qemu_bh_schedule(s->run_bh);
 }
 
+/* A peer's NIC write woke streams of this device (BQL held). */
+static void gaudisim_kick(void *opaque)
+{
+    GaudisimState *s = opaque;
+
+    trace_gaudisim_nic_kick();
+    qemu_bh_schedule(s->run_bh);
+}
+
 /* The core's trace points as QEMU trace events (BQL held). */
 static void gaudisim_core_trace(void *opaque, const struct gsim_trace_event *ev)
 {
@@ -371,6 +389,7 @@ static const struct gsim_host_ops gaudisim_host_ops = {
     .clock_ns = gaudisim_clock_ns,
     .work_done = gaudisim_work_done,
     .trace = gaudisim_core_trace,
+    .kick = gaudisim_kick,
 };
 
 /* ---- engines, window, reset */
@@ -490,6 +509,11 @@ static bool gaudisim_check_props(GaudisimState *s, Error **errp)
                    s->hbm_bar_size, s->hbm_size);
         return false;
     }
+    if (s->module_id >= GAUDISIM_NIC_MAX_MODULES) {
+        error_setg(errp, "module-id %" PRIu32 " is not 0..%d", s->module_id,
+                   GAUDISIM_NIC_MAX_MODULES - 1);
+        return false;
+    }
     if (s->threads > GSIM_CORE_MAX_THREADS) {
         error_setg(errp, "threads %" PRIu32 " is more than %u",
                    s->threads, GSIM_CORE_MAX_THREADS);
@@ -535,6 +559,18 @@ static void gaudisim_realize(PCIDevice *pdev, Error **errp)
         return;
     }
     trace_gaudisim_threads(gsim_core_threads(s->core));
+    gsim_core_set_module_id(s->core, s->module_id);
+    if (s->fabric) {
+        ret = gsim_fabric_attach(gaudisim_fabric_core(s->fabric), s->core,
+                                 s->module_id);
+        if (ret) {
+            error_setg(errp, "gaudisim: module-id %" PRIu32 " is already on "
+                       "fabric %s", s->module_id,
+                       object_get_canonical_path_component(OBJECT(s->fabric)));
+            goto fail_core;
+        }
+        trace_gaudisim_fabric_attach(s->module_id);
+    }
 
     pci_config_set_interrupt_pin(pdev->config, 0);
     ret = pcie_endpoint_cap_init(pdev, GAUDISIM_PCIE_CAP_OFFSET);
@@ -591,6 +627,7 @@ static void gaudisim_realize(PCIDevice *pdev, Error **errp)
 fail_pcie:
     pcie_cap_exit(pdev);
 fail_core:
+    /* Also takes the core off its fabric. */
     gsim_core_free(s->core);
     s->core = NULL;
     qemu_bh_delete(s->run_bh);
@@ -603,6 +640,10 @@ static void gaudisim_exit(PCIDevice *pdev)
 
     /* No worker may schedule the BH once it is gone: stop them first. */
     gsim_core_stop_workers(s->core);
+    /* Nor a peer: an unplugged device receives nothing more. */
+    if (s->fabric) {
+        gsim_fabric_detach(gaudisim_fabric_core(s->fabric), s->core);
+    }
     qemu_bh_delete(s->run_bh);
     s->run_bh = NULL;
     msix_unuse_all_vectors(pdev);
@@ -648,6 +689,9 @@ static const Property gaudisim_properties[] = {
     DEFINE_PROP_SIZE("hbm-bar-size", GaudisimState, hbm_bar_size,
                      GAUDISIM_HBM_BAR_SIZE_DEFAULT),
     DEFINE_PROP_UINT32("threads", GaudisimState, threads, 0),
+    DEFINE_PROP_UINT32("module-id", GaudisimState, module_id, 0),
+    DEFINE_PROP_LINK("fabric", GaudisimState, fabric, TYPE_GAUDISIM_FABRIC,
+                     GaudisimFabric *),
 };
 
 static void gaudisim_class_init(ObjectClass *oc, void *data)
@@ -673,6 +717,10 @@ static void gaudisim_class_init(ObjectClass *oc, void *data)
     object_class_property_set_description(oc, "threads",
         "host worker threads for MME, TPC and HBM-DMA work "
         "(0: one per host CPU)");
+    object_class_property_set_description(oc, "module-id",
+        "module ID in the box, 0..7 (the NIC topology and MODULE_ID)");
+    object_class_property_set_description(oc, "fabric",
+        "gaudisim-fabric object whose NIC links this device joins");
     device_class_set_legacy_reset(dc, gaudisim_device_reset);
     gaudisim_fault_class_init(oc);
     set_bit(DEVICE_CATEGORY_MISC, dc->categories);

@@ -103,3 +103,4 @@ printf 'cnn_train samples_per_s=%.0f cpu_reference_samples_per_s=%.0f ratio_to_r
 	"$dev" "$ref" "$(echo "$dev / $ref" | bc -l)"
 
 bash "$top/scripts/bench-train.sh"
+bash "$top/scripts/bench-trials.sh"

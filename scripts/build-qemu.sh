@@ -79,6 +79,32 @@ endif"
 insert_after "$src/tests/qtest/meson.build" "qtest_executables = {}" \
 	"qtests += qtests_gaudisim" \
 	"qtests += qtests_gaudisim"
+# -object only creates types the QAPI schema lists: add the NIC fabric,
+# its properties and its branch of ObjectOptions.
+insert_after "$src/qapi/qom.json" "    'dbus-vmstate'," "    'gaudisim-fabric'," \
+	"    'gaudisim-fabric',"
+insert_after "$src/qapi/qom.json" "            '*node-affinity': ['uint16'] } }" \
+	"'struct': 'GaudisimFabricProperties'" \
+	"
+##
+# @GaudisimFabricProperties:
+#
+# Properties for gaudisim-fabric objects (the NIC links of one box).
+#
+# @chardev: ID of a socket chardev that cables NIC ports 7..9 to the
+#     same ports of another box
+#
+# @timeout-ms: how long a write over that cable waits for its answer
+#     before it fails (default 5000)
+#
+# Since: 10.0
+##
+{ 'struct': 'GaudisimFabricProperties',
+  'data': { '*chardev': 'str', '*timeout-ms': 'uint32' } }"
+insert_after "$src/qapi/qom.json" \
+	"      'acpi-generic-port':          'AcpiGenericPortProperties'," \
+	"'gaudisim-fabric':" \
+	"      'gaudisim-fabric':            'GaudisimFabricProperties',"
 
 # ---- configure (only when needed) ---------------------------------------
 

@@ -45,6 +45,7 @@ host_packages=(
 	bc libelf-dev sparse pahole gcc-12 libopenblas-dev
 	clang clang-14 libclang-rt-14-dev
 	libjansson-dev dataset-fashion-mnist lm-sensors
+	openmpi-bin libopenmpi-dev
 )
 
 step_packages() {

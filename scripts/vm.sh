@@ -12,7 +12,12 @@
 #
 # Environment: GAUDISIM_ACCEL=kvm to use KVM (default tcg),
 # GAUDISIM_QEMU_ARGS for extra QEMU arguments (e.g. device properties:
-# GAUDISIM_DEVICE_ARGS=",hbm-size=8G"), GAUDISIM_VM_MEM (default 2G).
+# GAUDISIM_DEVICE_ARGS=",hbm-size=8G", given to every device),
+# GAUDISIM_VM_MEM (default 2G, plus 256M per device past the first),
+# GAUDISIM_DEVICES=N (1..8, default 1): N devices on one gaudisim-fabric,
+# device i with module-id=i in a fixed PCI slot, so accel i is module i.
+# GAUDISIM_FABRIC_ARGS: extra properties of the fabric object (e.g. the
+# chardev that cables this VM to another one).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,7 +27,7 @@ kver=$(cat "$build/guest-kernel/version")
 kernel=$build/guest-kernel/root/boot/vmlinuz-$kver
 initrd=$build/vm/initramfs.cpio
 
-usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 mode=${1:-}
 [ -n "$mode" ] || usage
@@ -46,13 +51,37 @@ done
 mkdir -p "$share"
 share=$(cd "$share" && pwd)
 
+ndev=${GAUDISIM_DEVICES:-1}
+case "$ndev" in
+[1-8]) ;;
+*) echo "vm.sh: GAUDISIM_DEVICES must be 1..8, not '$ndev'" >&2; exit 2 ;;
+esac
+# HBM is sparse host memory touched on demand; the guest's RAM only holds
+# the page tables, DMA buffers and processes of each device's user.
+mem=${GAUDISIM_VM_MEM:-$((2048 + 256 * (ndev - 1)))M}
+
+# Devices in slots 0x10.. in module order: the PCI scan, and so the
+# driver's minor numbers, follow the module IDs. A QEMU whose device has
+# no fabric yet gets plain devices (no links, module IDs not set).
+devices=()
+if "$qemu" -device gaudisim,help 2>/dev/null | grep -q '^ *module-id='; then
+	devices+=(-object "gaudisim-fabric,id=fab0${GAUDISIM_FABRIC_ARGS:-}")
+	for ((i = 0; i < ndev; i++)); do
+		devices+=(-device "gaudisim,addr=$(printf '0x%x' $((0x10 + i))),module-id=$i,fabric=fab0${GAUDISIM_DEVICE_ARGS:-}")
+	done
+else
+	for ((i = 0; i < ndev; i++)); do
+		devices+=(-device "gaudisim,addr=$(printf '0x%x' $((0x10 + i)))${GAUDISIM_DEVICE_ARGS:-}")
+	done
+fi
+
 accel=${GAUDISIM_ACCEL:-tcg}
 qemu_args=(
-	-M q35 -accel "$accel" -m "${GAUDISIM_VM_MEM:-2G}" -smp 2
+	-M q35 -accel "$accel" -m "$mem" -smp 2
 	-nodefaults -no-user-config -no-reboot -display none
 	-L /usr/share/qemu -bios qboot.rom
 	-kernel "$kernel" -initrd "$initrd"
-	-device "gaudisim${GAUDISIM_DEVICE_ARGS:-}"
+	"${devices[@]}"
 	-fsdev "local,id=hostshare,path=$share,security_model=none"
 	-device virtio-9p-pci,fsdev=hostshare,mount_tag=host
 )

@@ -73,6 +73,8 @@ int smi_collect_device(int index, struct smi_device *d)
 	if ((d->have & SMI_HAVE_OPEN_STATS) && d->open_stats.is_compute_ctx_active)
 		read_process_name(d->open_stats.compute_pid, d->process_name,
 				  sizeof(d->process_name));
+	if (!hlthunk_get_nic_links(fd, &d->nic))
+		d->have |= SMI_HAVE_NIC;
 	smi_collect_telemetry(index, fd, &d->tel);
 	hlthunk_close(fd);
 	return 0;

@@ -655,6 +655,34 @@ static void detail_ecc(FILE *out, const struct smi_device *d)
 	   (unsigned long long)t->ecc_uncorrected_aggregate);
 }
 
+/* Every port: link state, where its cable goes, its traffic. */
+static void detail_nic(FILE *out, const struct smi_device *d)
+{
+	uint32_t p;
+
+	kv(out, 1, "NIC", NULL);
+	if (!(d->have & SMI_HAVE_NIC)) {
+		kv(out, 2, "Ports", NA);
+		return;
+	}
+	for (p = 0; p < d->nic.num_ports && p < GAUDISIM_INFO_NIC_MAX_PORTS; p++) {
+		const struct gaudisim_info_nic_port *n = &d->nic.port[p];
+		const char *kind = n->link & GAUDISIM_INFO_NIC_LINK_SCALEOUT ? "scale-out" : "in-box";
+		char key[16], peer[48];
+
+		snprintf(key, sizeof(key), "Port %u", p);
+		if (n->link & GAUDISIM_INFO_NIC_LINK_CABLED)
+			snprintf(peer, sizeof(peer), "module %u port %u", n->peer_module,
+				 n->peer_port);
+		else
+			snprintf(peer, sizeof(peer), "not cabled");
+		kv(out, 2, key, "%s, %s, %s, TX %llu B, RX %llu B, TX errors %u, link down %u times",
+		   n->link & GAUDISIM_INFO_NIC_LINK_UP ? "up" : "down", kind, peer,
+		   (unsigned long long)n->tx_bytes, (unsigned long long)n->rx_bytes,
+		   n->tx_errors, n->link_down_count);
+	}
+}
+
 static void detail_device(FILE *out, const struct smi_device *d, unsigned int sections)
 {
 	char name[GAUDISIM_CARD_NAME_MAX_LEN + 1], version[GAUDISIM_VERSION_STR_LEN + 1];
@@ -696,6 +724,8 @@ static void detail_device(FILE *out, const struct smi_device *d, unsigned int se
 		detail_activity(out, d);
 		detail_cs_counters(out, d);
 	}
+	if (sections & SMI_SECTION_NIC)
+		detail_nic(out, d);
 }
 
 static const struct {
@@ -709,6 +739,8 @@ static const struct {
 	{ "UTILIZATION", SMI_SECTION_UTILIZATION },
 	{ "ECC", SMI_SECTION_ECC },
 	{ "PROCESSES", SMI_SECTION_PROCESSES },
+	{ "NIC", SMI_SECTION_NIC },
+	{ "NET", SMI_SECTION_NIC },	/* the real tool's name */
 };
 
 int smi_parse_sections(const char *list, unsigned int *sections, char *err, size_t errlen)
@@ -719,7 +751,7 @@ int smi_parse_sections(const char *list, unsigned int *sections, char *err, size
 
 	if (!list || !*list) {
 		set_error(err, errlen, "-d needs a list of sections: MEMORY, TEMPERATURE, POWER, "
-			  "CLOCK, UTILIZATION, ECC, PROCESSES");
+			  "CLOCK, UTILIZATION, ECC, PROCESSES, NIC");
 		return -EINVAL;
 	}
 	for (;;) {
@@ -732,7 +764,7 @@ int smi_parse_sections(const char *list, unsigned int *sections, char *err, size
 				break;
 		if (i == sizeof(section_names) / sizeof(section_names[0])) {
 			set_error(err, errlen, "unknown section '%.*s'; valid sections: MEMORY, "
-				  "TEMPERATURE, POWER, CLOCK, UTILIZATION, ECC, PROCESSES",
+				  "TEMPERATURE, POWER, CLOCK, UTILIZATION, ECC, PROCESSES, NIC",
 				  (int)len, p);
 			return -EINVAL;
 		}

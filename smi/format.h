@@ -24,6 +24,7 @@ enum smi_have {
 	SMI_HAVE_OPEN_STATS = 1u << 4,
 	SMI_HAVE_CS_COUNTERS = 1u << 5,
 	SMI_HAVE_DRIVER_VERSION = 1u << 6,
+	SMI_HAVE_NIC = 1u << 7,
 };
 
 /* HBM use: INFO DRAM_USAGE with the totals HW_IP_INFO gives. */
@@ -63,6 +64,7 @@ struct smi_device {
 	struct smi_cs_counters cs;
 	char process_name[SMI_PROCESS_NAME_LEN];	/* of open_stats.compute_pid */
 	struct smi_telemetry tel;		/* sysfs, hwmon, telemetry INFO ops */
+	struct gaudisim_info_nic_links nic;	/* with SMI_HAVE_NIC */
 };
 
 /* Sections of the detailed log (-d); 0 means all. */
@@ -74,7 +76,8 @@ enum smi_section {
 	SMI_SECTION_UTILIZATION = 1u << 4,
 	SMI_SECTION_ECC = 1u << 5,
 	SMI_SECTION_PROCESSES = 1u << 6,
-	SMI_SECTION_ALL = (1u << 7) - 1,
+	SMI_SECTION_NIC = 1u << 7,
+	SMI_SECTION_ALL = (1u << 8) - 1,
 };
 
 struct smi_report {
@@ -167,5 +170,7 @@ void smi_print_csv(FILE *out, const struct smi_report *report, const struct smi_
 void smi_print_json(FILE *out, const struct smi_report *report, const struct smi_query *q);
 /* Prometheus text exposition (node_exporter textfile collector). */
 void smi_print_prometheus(FILE *out, const struct smi_report *report);
+/* "topo -c": the NIC link matrix between the reported devices (topo.c). */
+void smi_print_topo(FILE *out, const struct smi_report *report);
 
 #endif /* SMI_FORMAT_H */

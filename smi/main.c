@@ -23,7 +23,7 @@
 
 enum smi_mode {
 	MODE_TABLE, MODE_DETAIL, MODE_CSV, MODE_JSON, MODE_PROMETHEUS,
-	MODE_FW_VERSIONS, MODE_POWER_MAX, MODE_RESET, MODE_SET_POWER_MAX,
+	MODE_FW_VERSIONS, MODE_POWER_MAX, MODE_RESET, MODE_SET_POWER_MAX, MODE_TOPO,
 };
 
 struct smi_options {
@@ -70,7 +70,7 @@ static void usage(FILE *out)
 		"  -L, --list-aips             detailed log of every device\n"
 		"  -q, --query                 same as -L\n"
 		"  -d, --display=SECTIONS      with -q: only MEMORY, TEMPERATURE, POWER, CLOCK,\n"
-		"                              UTILIZATION, ECC, PROCESSES (comma separated)\n"
+		"                              UTILIZATION, ECC, PROCESSES, NIC (comma separated)\n"
 		"  -Q, --query-aip=FIELDS      print FIELDS (comma separated) per device:\n"
 		"%s"
 		"  -f, --format=FORMAT         csv[,noheader][,nounits] (with -Q, the default),\n"
@@ -82,6 +82,7 @@ static void usage(FILE *out)
 		"  -r, --reset                 hard-reset the device given by -i (root)\n"
 		"      --power-max[=WATTS]     show the power cap, or set it (root)\n"
 		"      --fw-versions           show the firmware versions\n"
+		"  topo -c                     the NIC link matrix between the AIPs\n"
 		"  -v, --version               print the version and exit\n"
 		"  -h, --help                  print this help and exit\n", field_help, DEFAULT_LOOP_S);
 }
@@ -144,6 +145,13 @@ static int parse_options(int argc, char **argv, struct smi_options *o)
 
 	memset(o, 0, sizeof(*o));
 	smi_query_init(&o->query);
+	/* "hl-smi topo -c": a subcommand with one option of its own. */
+	if (argc > 1 && !strcmp(argv[1], "topo")) {
+		if (argc != 3 || strcmp(argv[2], "-c"))
+			return usage_error("%s", "topo takes -c (the link matrix)");
+		o->mode = MODE_TOPO;
+		return -1;
+	}
 	opterr = 0;	/* our own messages, and exit status 2 */
 	while ((c = getopt_long(argc, argv, ":hvLqQ:f:i:l::d:r", longopts, NULL)) != -1) {
 		switch (c) {
@@ -366,6 +374,9 @@ static int report_once(const struct smi_options *o, const int *indices, int coun
 		break;
 	case MODE_DETAIL:
 		smi_print_detail(stdout, &report);
+		break;
+	case MODE_TOPO:
+		smi_print_topo(stdout, &report);
 		break;
 	default:
 		smi_print_table(stdout, &report);

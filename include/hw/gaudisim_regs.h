@@ -280,5 +280,6 @@
 #define GAUDISIM_CP_ERR_PRIV		8	/* privileged packet where not allowed */
 #define GAUDISIM_CP_ERR_MMU_FAULT	9	/* device MMU translation failed */
 #define GAUDISIM_CP_ERR_ECC		10	/* uncorrectable HBM ECC error */
+#define GAUDISIM_CP_ERR_ENGINE		11	/* a NIC launch from the CB failed (ENGINE_ERR) */
 
 #endif /* GAUDISIM_HW_REGS_H */

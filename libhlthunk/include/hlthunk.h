@@ -98,6 +98,8 @@ int hlthunk_get_dram_usage(int fd, struct gaudisim_info_dram_usage *usage);
 int hlthunk_get_hw_idle(int fd, struct gaudisim_info_hw_idle *idle);
 /* Project-only: busy queues rather than busy engines. */
 int hlthunk_get_queue_idle(int fd, struct gaudisim_info_queue_idle *idle);
+/* Project-only: link state, peer and byte/error counters of every NIC port. */
+int hlthunk_get_nic_links(int fd, struct gaudisim_info_nic_links *links);
 /* 1 when idle, 0 when some engine has work in flight, or -errno. */
 int hlthunk_is_device_idle(int fd);
 /* Stores an enum gaudisim_device_status value. */

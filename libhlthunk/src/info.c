@@ -43,6 +43,13 @@ int hlthunk_get_queue_idle(int fd, struct gaudisim_info_queue_idle *idle)
 	return hlthunk_get_info(fd, GAUDISIM_INFO_QUEUE_IDLE, idle, sizeof(*idle));
 }
 
+int hlthunk_get_nic_links(int fd, struct gaudisim_info_nic_links *links)
+{
+	if (!links)
+		return -EINVAL;
+	return hlthunk_get_info(fd, GAUDISIM_INFO_NIC_LINKS, links, sizeof(*links));
+}
+
 int hlthunk_get_dram_usage(int fd, struct gaudisim_info_dram_usage *usage)
 {
 	if (!usage)

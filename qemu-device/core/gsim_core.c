@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 
 #include "gsim_core_internal.h"
+#include "gsim_fabric.h"
 #include "gsim_faults.h"
 #include "gsim_mmu.h"
 #include "gsim_telemetry.h"
@@ -199,6 +200,8 @@ void gsim_core_free(struct gsim_core *core)
 		return;
 	/* Workers first: they may still be computing on engine state and HBM. */
 	gsim_core_stop_workers(core);
+	/* Then off the fabric: no peer may write into us any more. */
+	gsim_fabric_detach(core->fabric, core);
 	gsim_engines_fini(core);
 	for (q = 0; q < GSIM_NUM_STREAMS; q++)
 		gsim_stream_free(gsim_stream_by_slot(core, q));
@@ -221,6 +224,19 @@ uint8_t *gsim_core_hbm(struct gsim_core *core)
 uint64_t gsim_core_hbm_size(const struct gsim_core *core)
 {
 	return core->hbm_size;
+}
+
+int gsim_core_set_module_id(struct gsim_core *core, unsigned int module_id)
+{
+	if (module_id >= GAUDISIM_NIC_MAX_MODULES)
+		return -1;
+	core->module_id = module_id;
+	return 0;
+}
+
+unsigned int gsim_core_module_id(const struct gsim_core *core)
+{
+	return core->module_id;
 }
 
 uint64_t gsim_core_hbm_window(const struct gsim_core *core)

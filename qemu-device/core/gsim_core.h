@@ -58,6 +58,12 @@ struct gsim_host_ops {
 	void (*work_done)(void *opaque);
 	/* Optional. A trace point was passed (owner thread): see enum gsim_trace. */
 	void (*trace)(void *opaque, const struct gsim_trace_event *ev);
+	/*
+	 * Optional. Another device made streams of this one runnable (a NIC
+	 * write signalled a sync object, gsim_fabric.h): call gsim_core_run()
+	 * soon. Called on the owner thread, from inside the other device's run.
+	 */
+	void (*kick)(void *opaque);
 };
 
 struct gsim_core_config {
@@ -90,6 +96,10 @@ void gsim_core_free(struct gsim_core *core);
 /* HBM backing store: host pointer and size, for the RAM-backed BAR. */
 uint8_t *gsim_core_hbm(struct gsim_core *core);
 uint64_t gsim_core_hbm_size(const struct gsim_core *core);
+/* The module ID in the box (0..7), GAUDISIM_REG_MODULE_ID; gsim_fabric_attach()
+ * sets it too. Returns -1 for an ID above 7. */
+int gsim_core_set_module_id(struct gsim_core *core, unsigned int module_id);
+unsigned int gsim_core_module_id(const struct gsim_core *core);
 /* Current HBM BAR window offset into HBM. */
 uint64_t gsim_core_hbm_window(const struct gsim_core *core);
 

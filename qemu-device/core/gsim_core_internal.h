@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "gsim_core.h"
+#include "gsim_nic.h"
 #include "gsim_pool.h"
 #include "hw/gaudisim_eq.h"
 #include "hw/gaudisim_packets.h"
@@ -300,6 +301,10 @@ struct gsim_core {
 	} dma_xfer[GAUDISIM_ENGINE_DMA_7 + 1];
 	struct gsim_tpc_set *tpc;	/* TPC engines' state: gsim_tpc.h */
 	struct gsim_mme *mme;		/* MME state: gsim_mme.h */
+	/* NIC ports and the fabric this device is attached to: gsim_nic.h. */
+	struct gsim_nic_port nic[GAUDISIM_NUM_NIC];
+	struct gsim_fabric *fabric;	/* NULL: not attached */
+	unsigned int module_id;
 	bool in_run;			/* inside gsim_core_run(): work may run now */
 	struct gsim_budget *budget;	/* of the current gsim_core_run(), or NULL */
 	/* Worker threads for engine work (gsim_pool.h); NULL: synchronous. */
@@ -333,6 +338,7 @@ enum gsim_reg_status {
 	GSIM_REG_READ_ONLY,
 	GSIM_REG_PROTECTED,	/* not writable from a command buffer */
 	GSIM_REG_BAD_VALUE,	/* value refused (logged for MMIO writes) */
+	GSIM_REG_LAUNCH_FAILED,	/* a CB's write launched the engine, which failed */
 };
 
 enum gsim_reg_status gsim_regs_write(struct gsim_core *core, uint32_t offset,
@@ -516,10 +522,17 @@ struct gsim_engine_ops {
 	/* Owner side after work(): counters, logs, events; returns the launch's
 	 * result as launch() would. NULL: work()'s value is the result. */
 	int (*complete)(struct gsim_core *core, unsigned int e, int result);
+	/*
+	 * A launch from a CB that fails at once also fails the packet that
+	 * wrote COMMIT (GAUDISIM_CP_ERR_ENGINE): for engines whose failure
+	 * leaves a job waiting on a signal that will never come (NIC).
+	 */
+	bool fail_cb_on_error;
 };
 
 /* The engine models' tables (defined in their files). */
 extern const struct gsim_engine_ops gsim_dma_engine_ops;
+/* gsim_nic_engine_ops: gsim_nic.h */
 
 int gsim_engines_init(struct gsim_core *core);
 void gsim_engines_fini(struct gsim_core *core);

@@ -38,6 +38,7 @@
 #include "gsim_core_internal.h"
 #include "gsim_faults.h"
 #include "gsim_mme.h"
+#include "gsim_nic.h"
 #include "gsim_tpc.h"
 
 /* One line per engine model. */
@@ -45,11 +46,13 @@ static const struct gsim_engine_ops *const engine_table[GAUDISIM_ENGINE_COUNT] =
 	[GAUDISIM_ENGINE_DMA_0 ... GAUDISIM_ENGINE_DMA_7] = &gsim_dma_engine_ops,
 	[GAUDISIM_ENGINE_MME] = &gsim_mme_engine_ops,
 	[GAUDISIM_ENGINE_TPC_0 ... GAUDISIM_ENGINE_TPC_7] = &gsim_tpc_engine_ops,
+	[GAUDISIM_ENGINE_NIC_0 ... GAUDISIM_ENGINE_NIC_9] = &gsim_nic_engine_ops,
 };
 
 static const char *const engine_names[GAUDISIM_ENGINE_COUNT] = {
 	"DMA 0", "DMA 1", "DMA 2", "DMA 3", "DMA 4", "DMA 5", "DMA 6", "DMA 7", "MME",
 	"TPC 0", "TPC 1", "TPC 2", "TPC 3", "TPC 4", "TPC 5", "TPC 6", "TPC 7",
+	"NIC 0", "NIC 1", "NIC 2", "NIC 3", "NIC 4", "NIC 5", "NIC 6", "NIC 7", "NIC 8", "NIC 9",
 };
 
 const char *gsim_engine_name(unsigned int e)
@@ -272,7 +275,7 @@ static void start_launch(struct gsim_core *core, unsigned int e, unsigned int *k
 	eng->launch_cnt++;
 	core->requester = eng->launch_req;
 	gsim_trace(core, GSIM_TRACE_LAUNCH, e, eng->launch_req, eng->epoch);
-	/* MME and TPC jobs read HBM: an armed uncorrectable ECC error fails them. */
+	/* MME, TPC and NIC jobs read HBM: an armed uncorrectable ECC error fails them. */
 	if (e >= GAUDISIM_ENGINE_MME && gsim_fault_take_hbm_ecc(core)) {
 		gsim_log(core, "%s: launch failed: uncorrectable HBM ECC error",
 			 gsim_engine_name(e));
@@ -291,7 +294,7 @@ static void start_launch(struct gsim_core *core, unsigned int e, unsigned int *k
 		 * work: the run returns after this packet, so one run never
 		 * computes more than one of them.
 		 */
-		if (e >= GAUDISIM_ENGINE_MME && core->budget)
+		if (e >= GAUDISIM_ENGINE_MME && e <= GAUDISIM_ENGINE_TPC_7 && core->budget)
 			core->budget->bytes = 0;
 		gsim_trace(core, GSIM_TRACE_DONE, e, eng->epoch, (uint32_t)rc);
 		finish_launch(core, e, rc, kick);
@@ -507,7 +510,14 @@ enum gsim_reg_status gsim_engine_reg_write(struct gsim_core *core, unsigned int 
 	if (!ops || !ops->reg_write)
 		return GSIM_REG_UNKNOWN;
 	st = ops->reg_write(core, e, off, value, origin, &launch);
-	if (st == GSIM_REG_OK && launch)
+	if (st == GSIM_REG_OK && launch) {
+		const struct gsim_engine *eng = &core->engine[e];
+
 		gsim_engine_request_launch(core, e, kick);
+		/* Ran at once and failed: the CB that asked answers for it. */
+		if (origin == GSIM_ORIGIN_CB && ops->fail_cb_on_error && !eng->launch_pending &&
+		    !eng->running && eng->last_err)
+			return GSIM_REG_LAUNCH_FAILED;
+	}
 	return st;
 }

@@ -140,6 +140,8 @@ static uint8_t reg_status_err(enum gsim_reg_status st, uint8_t no_register)
 	case GSIM_REG_UNKNOWN:
 	case GSIM_REG_READ_ONLY:
 		return no_register;
+	case GSIM_REG_LAUNCH_FAILED:
+		return GAUDISIM_CP_ERR_ENGINE;
 	default:
 		return GAUDISIM_CP_ERR_PKT_FIELD;
 	}

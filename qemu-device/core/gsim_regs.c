@@ -133,10 +133,11 @@ static uint32_t engines_reg(void)
 	       (uint32_t)GAUDISIM_NUM_HBM_DMA << GAUDISIM_ENGINES_HBM_DMA_SHIFT |
 	       (uint32_t)GAUDISIM_NUM_MME << GAUDISIM_ENGINES_MME_SHIFT |
 	       (uint32_t)GAUDISIM_NUM_TPC << GAUDISIM_ENGINES_TPC_SHIFT |
-	       (uint32_t)GAUDISIM_STREAMS_PER_QMAN << GAUDISIM_ENGINES_STREAMS_SHIFT;
+	       (uint32_t)GAUDISIM_STREAMS_PER_QMAN << GAUDISIM_ENGINES_STREAMS_SHIFT |
+	       (uint32_t)GAUDISIM_NUM_NIC << GAUDISIM_ENGINES_NIC_SHIFT;
 }
 
-/* Bit q of the 96-bit queue mask: every queue ID that names a queue. */
+/* Bit q of the 128-bit queue mask: every queue ID that names a queue. */
 static uint32_t queue_mask_word(unsigned int word)
 {
 	uint32_t mask = 0;
@@ -160,7 +161,7 @@ static uint32_t global_read(struct gsim_core *core, uint32_t offset)
 	case GAUDISIM_REG_CAPS:
 		return GAUDISIM_CAP_EXT_QUEUES | GAUDISIM_CAP_HBM_WINDOW |
 		       GAUDISIM_CAP_INT_QUEUES | GAUDISIM_CAP_SYNC_MNGR |
-		       GAUDISIM_CAP_EVENT_QUEUE;
+		       GAUDISIM_CAP_EVENT_QUEUE | GAUDISIM_CAP_NIC;
 	case GAUDISIM_REG_HBM_SIZE_LO:
 		return (uint32_t)core->hbm_size;
 	case GAUDISIM_REG_HBM_SIZE_HI:
@@ -177,6 +178,10 @@ static uint32_t global_read(struct gsim_core *core, uint32_t offset)
 		return queue_mask_word(1);
 	case GAUDISIM_REG_QUEUE_MASK_HI2:
 		return queue_mask_word(2);
+	case GAUDISIM_REG_QUEUE_MASK_HI3:
+		return queue_mask_word(3);
+	case GAUDISIM_REG_MODULE_ID:
+		return core->module_id;
 	case GAUDISIM_REG_DEV_STATUS:
 		return core->reset_pending ? GAUDISIM_DEV_STATUS_IN_RESET
 					   : GAUDISIM_DEV_STATUS_READY;
@@ -385,6 +390,8 @@ const char *gsim_reg_status_str(enum gsim_reg_status st)
 		return "register not writable from a command buffer";
 	case GSIM_REG_BAD_VALUE:
 		return "value refused";
+	case GSIM_REG_LAUNCH_FAILED:
+		return "the launch failed";
 	}
 	return "?";
 }
@@ -403,6 +410,8 @@ static bool global_is_read_only(uint32_t offset)
 	case GAUDISIM_REG_QUEUE_MASK_LO:
 	case GAUDISIM_REG_QUEUE_MASK_HI:
 	case GAUDISIM_REG_QUEUE_MASK_HI2:
+	case GAUDISIM_REG_QUEUE_MASK_HI3:
+	case GAUDISIM_REG_MODULE_ID:
 	case GAUDISIM_REG_DEV_STATUS:
 	case GAUDISIM_REG_TIMESTAMP_LO:
 	case GAUDISIM_REG_TIMESTAMP_HI:

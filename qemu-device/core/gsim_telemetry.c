@@ -80,6 +80,8 @@ static uint32_t dyn_mw(unsigned int engine)
 		return GSIM_TEL_DYN_HBM_DMA_MW;
 	if (engine == GAUDISIM_ENGINE_MME)
 		return GSIM_TEL_DYN_MME_MW;
+	if (engine >= GAUDISIM_ENGINE_NIC_0)
+		return GSIM_TEL_DYN_NIC_MW;
 	return GSIM_TEL_DYN_TPC_MW;
 }
 

@@ -53,10 +53,14 @@
 #define GSIM_TEL_DYN_HBM_DMA_MW		10000u
 #define GSIM_TEL_DYN_MME_MW		140000u
 #define GSIM_TEL_DYN_TPC_MW		18000u
+#define GSIM_TEL_DYN_NIC_MW		1000u		/* per port */
 
 /* Work rates at GAUDISIM_TEL_CLOCK_LIMIT_MHZ, for the modelled busy time. */
 #define GSIM_TEL_PCI_DMA_BYTES_PER_NS	16u		/* 16 GB/s, PCIe Gen3 x16 class */
 #define GSIM_TEL_HBM_DMA_BYTES_PER_NS	128u		/* 128 GB/s per HBM-DMA engine */
+/* A NIC port's line rate, 100 Gb/s: 12.5 bytes per ns, as a fraction. */
+#define GSIM_TEL_NIC_NS_PER_BYTE_NUM	2u
+#define GSIM_TEL_NIC_NS_PER_BYTE_DEN	25u
 #define GSIM_TEL_MME_FLOPS_PER_NS	65536u		/* ~65 TFLOPS */
 /* TPC: one instruction bundle per clock cycle. */
 

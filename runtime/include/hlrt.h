@@ -655,6 +655,66 @@ hlrt_status hlrt_registry_get(uint32_t i, struct hlrt_op_info *info);
 /* Load custom kernels from one more folder (HLRT_KERNEL_PATH does it at start). */
 hlrt_status hlrt_registry_load_path(const char *dir);
 
+/* ==== Collectives ========================================================= */
+
+/*
+ * HCCL-shaped collectives between devices over their NIC ports
+ * (docs/collectives.md). One communicator per rank: every rank calls
+ * hlrt_comm_init_rank() with the same id and nranks, its own rank and
+ * its device; the ranks meet through files in the rendezvous directory
+ * the id names (no network needed; a shared folder links VMs). The ops
+ * are enqueued on a stream like every stream op and run on the devices
+ * alone: the data moves NIC to NIC, sums run on the TPC. Buffers are
+ * device addresses; counts are elements. An error (a cut link, a peer
+ * gone) comes back from hlrt_stream_synchronize(); the communicator is
+ * then unusable: destroy it and create a new one.
+ */
+typedef struct hlrt_comm hlrt_comm;
+
+#define HLRT_COMM_ID_MAX	256	/* printable id, NUL included */
+
+/* A rendezvous: printable ("hlrt1:<nonce>:<directory>"), env HLRT_COMM_ID. */
+typedef struct hlrt_comm_id {
+	char text[HLRT_COMM_ID_MAX];
+} hlrt_comm_id;
+
+typedef enum hlrt_reduce_op {
+	HLRT_REDUCE_SUM = 0,
+} hlrt_reduce_op;
+
+/* A fresh id: a new directory under $HLRT_COMM_DIR (default /tmp) and a nonce. */
+hlrt_status hlrt_comm_get_unique_id(hlrt_comm_id *id);
+/* An id from its text (what a launcher passed on). */
+hlrt_status hlrt_comm_id_parse(const char *text, hlrt_comm_id *id);
+/*
+ * Join the communicator: publish this rank's record and wait (at most
+ * $HLRT_COMM_TIMEOUT_MS, default 60000) for every rank's. The box of the
+ * device is $HLRT_BOX_ID (default 0).
+ */
+hlrt_status hlrt_comm_init_rank(hlrt_comm **comm, uint32_t nranks, const hlrt_comm_id *id,
+				uint32_t rank, hlrt_device *device);
+/* Waits for the communicator's work, then frees it. */
+hlrt_status hlrt_comm_destroy(hlrt_comm *comm);
+hlrt_status hlrt_comm_rank(const hlrt_comm *comm, uint32_t *rank);
+hlrt_status hlrt_comm_count(const hlrt_comm *comm, uint32_t *nranks);
+
+/* recvbuf = sum over ranks of sendbuf (count elements; in place when equal). */
+hlrt_status hlrt_all_reduce(hlrt_comm *comm, uint64_t sendbuf, uint64_t recvbuf,
+			    uint64_t count, hlrt_dtype dtype, hlrt_reduce_op op,
+			    hlrt_stream *stream);
+/* recvbuf (recvcount) = rank's block of the sum of sendbuf (nranks * recvcount). */
+hlrt_status hlrt_reduce_scatter(hlrt_comm *comm, uint64_t sendbuf, uint64_t recvbuf,
+				uint64_t recvcount, hlrt_dtype dtype, hlrt_reduce_op op,
+				hlrt_stream *stream);
+/* recvbuf (nranks * sendcount) = every rank's sendbuf, in rank order. */
+hlrt_status hlrt_all_gather(hlrt_comm *comm, uint64_t sendbuf, uint64_t recvbuf,
+			    uint64_t sendcount, hlrt_dtype dtype, hlrt_stream *stream);
+/* recvbuf = root's sendbuf on every rank (sendbuf is read on the root only). */
+hlrt_status hlrt_broadcast(hlrt_comm *comm, uint64_t sendbuf, uint64_t recvbuf,
+			   uint64_t count, hlrt_dtype dtype, uint32_t root, hlrt_stream *stream);
+/* Work after it on stream starts once every rank's stream reached it. */
+hlrt_status hlrt_barrier(hlrt_comm *comm, hlrt_stream *stream);
+
 /*
  * STATUS (this version):
  *   implemented: status, dtypes, devices (+ visibility), memory, streams,
@@ -667,7 +727,9 @@ hlrt_status hlrt_registry_load_path(const char *dir);
  *   launch with patching; recipe serialise/deserialise; CPU fallback and
  *   the placement log; the profiler; custom kernels; eager and lazy
  *   sessions (forward ops; autodiff is for graphs); eager recipes
- *   (hlrt_compile_options.eager); cross-stream waits on the device.
+ *   (hlrt_compile_options.eager); cross-stream waits on the device;
+ *   collectives (all-reduce, reduce-scatter, all-gather, broadcast,
+ *   barrier; sums; ring over the NIC links, docs/collectives.md).
  *   not yet (HLRT_UNSUPPORTED): strided convolutions.
  */
 

@@ -30,31 +30,34 @@ static const struct hlrt_backend_provider *current(void)
 }
 
 /*
- * Does the visibility list ("all", "0,2", "1-3") name value? A malformed
- * list names nothing, so a typo hides devices rather than exposing them.
+ * Does the visibility list ("all", "0,2", "1-3") name value? Returns 1 or
+ * 0, or -1 when the list is malformed: a typo must not silently expose or
+ * hide cards, so the caller refuses it.
  */
-static bool list_has(const char *list, uint32_t value)
+static int list_has(const char *list, uint32_t value)
 {
 	const char *p = list;
 	bool found = false;
 
 	if (!strcasecmp(list, "all"))
-		return true;
+		return 1;
 	while (*p) {
 		char *end;
 		unsigned long a, b;
 
 		while (*p == ' ')
 			p++;
+		if (*p < '0' || *p > '9')
+			return -1;
 		a = strtoul(p, &end, 10);
-		if (end == p)
-			return false;
 		b = a;
 		p = end;
 		if (*p == '-') {
+			if (p[1] < '0' || p[1] > '9')
+				return -1;
 			b = strtoul(p + 1, &end, 10);
-			if (end == p + 1 || b < a)
-				return false;
+			if (b < a)
+				return -1;
 			p = end;
 		}
 		found = found || (value >= a && value <= b);
@@ -63,12 +66,27 @@ static bool list_has(const char *list, uint32_t value)
 		if (*p == ',' && p[1])
 			p++;
 		else if (*p)
-			return false;
+			return -1;
 	}
-	return found;
+	return found ? 1 : 0;
 }
 
-/* Provider indices of the visible devices, ascending; returns how many. */
+/* Is the mask in environment variable name, if set, well formed? */
+static hlrt_status check_mask(const char *name)
+{
+	const char *v = getenv(name);
+
+	if (v && *v && list_has(v, 0) < 0)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT,
+				 "%s='%s' is malformed: use 'all' or indices and ranges such as '0,2,4-7'",
+				 name, v);
+	return HLRT_SUCCESS;
+}
+
+/*
+ * Provider indices of the visible devices, ascending; returns how many or
+ * a negative errno. The masks were checked by check_mask first.
+ */
 static int visible_devices(uint32_t *index, uint32_t *module, uint32_t max)
 {
 	const char *devs = getenv("HABANA_VISIBLE_DEVICES");
@@ -81,9 +99,9 @@ static int visible_devices(uint32_t *index, uint32_t *module, uint32_t max)
 	if (n > MAX_DEVICES)
 		n = MAX_DEVICES;
 	for (i = 0; i < n; i++) {
-		if (devs && *devs && !list_has(devs, (uint32_t)i))
+		if (devs && *devs && list_has(devs, (uint32_t)i) != 1)
 			continue;
-		if (mods && *mods && !list_has(mods, ids[i]))
+		if (mods && *mods && list_has(mods, ids[i]) != 1)
 			continue;
 		if ((uint32_t)k < max) {
 			index[k] = (uint32_t)i;
@@ -94,16 +112,34 @@ static int visible_devices(uint32_t *index, uint32_t *module, uint32_t max)
 	return k;
 }
 
+/* Both masks well formed, then the visible devices (status on failure). */
+static hlrt_status list_visible(uint32_t *index, uint32_t *module, int *count)
+{
+	hlrt_status st = check_mask("HABANA_VISIBLE_DEVICES");
+	int n;
+
+	if (!st)
+		st = check_mask("HABANA_VISIBLE_MODULES");
+	if (st)
+		return st;
+	n = visible_devices(index, module, MAX_DEVICES);
+	if (n < 0)
+		return hlrt_fail_errno(n, "listing devices");
+	*count = n;
+	return HLRT_SUCCESS;
+}
+
 hlrt_status hlrt_device_count(uint32_t *count)
 {
 	uint32_t idx[MAX_DEVICES], mod[MAX_DEVICES];
+	hlrt_status st;
 	int n;
 
 	if (!count)
 		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_device_count: count is NULL");
-	n = visible_devices(idx, mod, MAX_DEVICES);
-	if (n < 0)
-		return hlrt_fail_errno(n, "listing devices");
+	st = list_visible(idx, mod, &n);
+	if (st)
+		return st;
 	*count = (uint32_t)n;
 	return HLRT_SUCCESS;
 }
@@ -274,13 +310,14 @@ static hlrt_status acquire_provider_index(uint32_t pindex, uint32_t vindex, uint
 hlrt_status hlrt_device_acquire(uint32_t index, hlrt_device **device)
 {
 	uint32_t idx[MAX_DEVICES], mod[MAX_DEVICES];
+	hlrt_status st;
 	int n;
 
 	if (!device)
 		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_device_acquire: device is NULL");
-	n = visible_devices(idx, mod, MAX_DEVICES);
-	if (n < 0)
-		return hlrt_fail_errno(n, "listing devices");
+	st = list_visible(idx, mod, &n);
+	if (st)
+		return st;
 	if (index >= (uint32_t)n)
 		return hlrt_fail(HLRT_NO_DEVICE, "no visible device %u (%d visible)", index, n);
 	return acquire_provider_index(idx[index], index, mod[index], device);
@@ -289,13 +326,14 @@ hlrt_status hlrt_device_acquire(uint32_t index, hlrt_device **device)
 hlrt_status hlrt_device_acquire_by_module(uint32_t module_id, hlrt_device **device)
 {
 	uint32_t idx[MAX_DEVICES], mod[MAX_DEVICES];
+	hlrt_status st;
 	int n, i;
 
 	if (!device)
 		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_device_acquire_by_module: NULL");
-	n = visible_devices(idx, mod, MAX_DEVICES);
-	if (n < 0)
-		return hlrt_fail_errno(n, "listing devices");
+	st = list_visible(idx, mod, &n);
+	if (st)
+		return st;
 	for (i = 0; i < n && i < MAX_DEVICES; i++)
 		if (mod[i] == module_id)
 			return acquire_provider_index(idx[i], (uint32_t)i, module_id, device);

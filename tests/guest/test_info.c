@@ -154,7 +154,7 @@ END_TEST
 
 /* Holes among habanalabs' ops, ops gaudisim does not offer, and beyond. */
 static const uint32_t unknown_ops[] = { 5, 12, 19, 20, 21, 22, 23, 27, 34, 35, 36, 37, 38,
-					39, 63, 68, 0x7fffffff, 0xffffffff };
+					39, 63, 69, 0x7fffffff, 0xffffffff };
 
 START_TEST(unknown_ops_are_einval)
 {

@@ -7,6 +7,7 @@
 
 static const check_suite_fn suites[] = {
 	smi_format_suite, packets_suite, thunk_suite, tpc_asm_suite, uapi_layout_suite,
+	trials_suite,
 };
 
 int main(void)

@@ -10,5 +10,6 @@ Suite *packets_suite(void);
 Suite *thunk_suite(void);
 Suite *tpc_asm_suite(void);
 Suite *uapi_layout_suite(void);
+Suite *trials_suite(void);
 
 #endif /* HOST_USER_SUITES_H */

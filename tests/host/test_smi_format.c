@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "hw/gaudisim_nic.h"
 #include "suites.h"
 
 #define MiB (1ULL << 20)
@@ -577,6 +578,10 @@ START_TEST(sections_parsed)
 	ck_assert_ptr_nonnull(strstr(err, "'FAN'"));
 	ck_assert_int_eq(smi_parse_sections("", &bits, err, sizeof(err)), -EINVAL);
 	ck_assert_int_eq(smi_parse_sections("MEMORY,", &bits, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(smi_parse_sections("NIC", &bits, err, sizeof(err)), 0);
+	ck_assert_uint_eq(bits, SMI_SECTION_NIC);
+	ck_assert_int_eq(smi_parse_sections("net,ecc", &bits, err, sizeof(err)), 0);
+	ck_assert_uint_eq(bits, SMI_SECTION_NIC | SMI_SECTION_ECC);
 }
 END_TEST
 
@@ -689,6 +694,133 @@ START_TEST(prometheus_exposition)
 }
 END_TEST
 
+/* ---- NIC: -q section and topo -c ----------------------------------------- */
+
+/* Module m of an n-card box: in-box ports cabled all-to-all, up; scale-out free. */
+static void nic_box(struct smi_device *d, uint32_t m, uint32_t n)
+{
+	uint32_t p;
+
+	d->have |= SMI_HAVE_NIC;
+	memset(&d->nic, 0, sizeof(d->nic));
+	d->nic.module_id = m;
+	d->nic.num_ports = GAUDISIM_INFO_NIC_MAX_PORTS;
+	for (p = 0; p < GAUDISIM_INFO_NIC_MAX_PORTS; p++) {
+		struct gaudisim_info_nic_port *q = &d->nic.port[p];
+		int peer = gaudisim_nic_intra_peer(m, p);
+
+		if (peer < 0) {
+			q->link = GAUDISIM_INFO_NIC_LINK_SCALEOUT;
+			continue;
+		}
+		if ((uint32_t)peer >= n)
+			continue;
+		q->link = GAUDISIM_INFO_NIC_LINK_CABLED | GAUDISIM_INFO_NIC_LINK_UP;
+		q->peer_module = (uint32_t)peer;
+		q->peer_port = (uint32_t)gaudisim_nic_port_to((uint32_t)peer, m);
+	}
+}
+
+/* Cut the cable between modules a and b (both ends down). */
+static void nic_cut(struct smi_device *d, uint32_t a, uint32_t b)
+{
+	d[a].nic.port[gaudisim_nic_port_to(a, b)].link &= ~GAUDISIM_INFO_NIC_LINK_UP;
+	d[b].nic.port[gaudisim_nic_port_to(b, a)].link &= ~GAUDISIM_INFO_NIC_LINK_UP;
+	d[a].nic.port[gaudisim_nic_port_to(a, b)].link_down_count = 1;
+}
+
+START_TEST(detail_nic_ports)
+{
+	struct smi_device box[2];
+	const char *t;
+	char v[160];
+
+	fill_device(&box[0], 0);
+	fill_device(&box[1], 1);
+	nic_box(&box[0], 0, 2);
+	nic_box(&box[1], 1, 2);
+	box[0].nic.port[0].tx_bytes = 4096;
+	box[0].nic.port[0].rx_bytes = 8192;
+	box[0].nic.port[7].link |= GAUDISIM_INFO_NIC_LINK_CABLED | GAUDISIM_INFO_NIC_LINK_UP;
+	box[0].nic.port[7].peer_module = 0;
+	box[0].nic.port[7].peer_port = 7;
+	report.devices = box;
+	report.sections = SMI_SECTION_NIC;
+	t = render(DETAIL);
+	ck_assert_ptr_nonnull(strstr(t, "    NIC\n"));
+	ck_assert_str_eq(detail_value(t, "Port 0", v, sizeof(v)),
+			 "up, in-box, module 1 port 0, TX 4096 B, RX 8192 B, TX errors 0, "
+			 "link down 0 times");
+	ck_assert_str_eq(detail_value(t, "Port 1", v, sizeof(v)),
+			 "down, in-box, not cabled, TX 0 B, RX 0 B, TX errors 0, link down 0 times");
+	ck_assert_str_eq(detail_value(t, "Port 7", v, sizeof(v)),
+			 "up, scale-out, module 0 port 7, TX 0 B, RX 0 B, TX errors 0, "
+			 "link down 0 times");
+	ck_assert_ptr_nonnull(detail_value(t, "Port 9", v, sizeof(v)));
+	ck_assert_ptr_null(detail_value(t, "Port 10", v, sizeof(v)));
+	ck_assert_ptr_null(strstr(t, "Power Readings"));
+	free(out_text);
+	/* A cut cable is down and counted; a driver without the op prints N/A. */
+	nic_cut(box, 0, 1);
+	box[1].have &= ~SMI_HAVE_NIC;
+	report.num_devices = 2;
+	t = render(DETAIL);
+	ck_assert_ptr_nonnull(strstr(detail_value(t, "Port 0", v, sizeof(v)), "link down 1 times"));
+	ck_assert_str_eq(strstr(t, "[1] AIP") ? detail_value(strstr(t, "[1] AIP"), "Ports", v,
+							     sizeof(v)) : "", "N/A");
+	free(out_text);
+	/* The NIC section is in the full log, and -d takes NIC and NET. */
+	report.sections = 0;
+	t = render(DETAIL);
+	ck_assert_ptr_nonnull(strstr(t, "    NIC\n"));
+}
+END_TEST
+
+static const char golden_topo[] =
+"        AIP0    AIP1    AIP2    AIP3    Module  Scale-out\n"
+"AIP0    X       1       1       0/1     0       -\n"
+"AIP1    1       X       1       1       1       -\n"
+"AIP2    1       1       X       1       2       1\n"
+"AIP3    0/1     1       1       X       3       -\n"
+"\n"
+"Legend:\n"
+"  X    = self\n"
+"  N    = N NIC links, all up\n"
+"  U/C  = U of C cabled links up (the others cut)\n"
+"  -    = not connected\n";
+
+START_TEST(topo_matrix)
+{
+	struct smi_device box[4];
+	FILE *f;
+	uint32_t i;
+
+	for (i = 0; i < 4; i++) {
+		fill_device(&box[i], (int)i);
+		nic_box(&box[i], i, 4);
+	}
+	nic_cut(box, 0, 3);
+	/* A scale-out cable on card 2 (to another box). */
+	box[2].nic.port[8].link |= GAUDISIM_INFO_NIC_LINK_CABLED | GAUDISIM_INFO_NIC_LINK_UP;
+	box[2].nic.port[8].peer_module = 2;
+	report.devices = box;
+	report.num_devices = 4;
+	f = open_memstream(&out_text, &out_len);
+	ck_assert_ptr_nonnull(f);
+	smi_print_topo(f, &report);
+	fclose(f);
+	ck_assert_str_eq(out_text, golden_topo);
+	free(out_text);
+	/* A card without NIC facts: N/A, not a guess. */
+	box[1].have &= ~SMI_HAVE_NIC;
+	f = open_memstream(&out_text, &out_len);
+	smi_print_topo(f, &report);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(out_text, "\nAIP1    N/A     X       N/A     N/A     N/A     N/A\n"));
+	ck_assert_ptr_nonnull(strstr(out_text, "\nAIP0    X       N/A     1       0/1 "));
+}
+END_TEST
+
 Suite *smi_format_suite(void)
 {
 	Suite *s = suite_create("smi-format");
@@ -716,6 +848,8 @@ Suite *smi_format_suite(void)
 	tcase_add_test(detail, detail_two_devices);
 	tcase_add_test(detail, detail_telemetry_sections);
 	tcase_add_test(detail, detail_sections_selected);
+	tcase_add_test(detail, detail_nic_ports);
+	tcase_add_test(detail, topo_matrix);
 	suite_add_tcase(s, detail);
 
 	tcase_add_checked_fixture(csv, setup, teardown);

@@ -74,5 +74,6 @@ Suite *transpose_suite(void);
 Suite *lamb_suite(void);
 Suite *stream_wait_suite(void);
 Suite *conv_suite(void);
+Suite *coll_suite(void);
 
 #endif /* RT_TEST_H */

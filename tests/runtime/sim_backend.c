@@ -8,14 +8,26 @@
  * by memcpy. Engines run synchronously, so a submission completes before
  * submit() returns; a queue left waiting on a fence is reported as a
  * hang, which is how the tests catch a broken sync chain.
+ *
+ * With sim_install_fabric(n) there are n devices on one in-process NIC
+ * fabric (modules 0..n-1), for the collectives' tests: ranks are threads,
+ * and every call into a core holds one lock, as QEMU's BQL would. Then a
+ * submission need not finish inside submit() (it may wait for a peer):
+ * wait() runs every core until the submission's external job is done or
+ * a bounded time (SIM_TIMEOUT_MS, default 20000) passed; a device that
+ * timed out stays failed until it is closed.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gsim_core.h"
+#include "gsim_fabric.h"
 #include "hlrt_internal.h"
+#include "hw/gaudisim_nic.h"
 #include "hw/gaudisim_packets.h"
 #include "hw/gaudisim_regs.h"
 #include "hw/gaudisim_sync.h"
@@ -39,6 +51,18 @@ struct host_map {
 	uint64_t size, va;
 };
 
+/* A submission in flight (fabric mode): done when its queue got this far. */
+struct pending {
+	uint64_t seq;
+	uint32_t queue;
+	uint64_t target;
+	uint32_t errors;
+	struct hlrt_be_copy *post;
+	uint32_t n_post;
+};
+
+#define MAX_PENDING	64
+
 struct sim {
 	struct gsim_core *core;
 	uint8_t *rings;			/* PQ rings, bus RING_BUS.. */
@@ -54,7 +78,18 @@ struct sim {
 	uint32_t errors;
 	char last_error[256];
 	uint64_t clock;
+	/* fabric mode */
+	bool on_fabric, kicked, dead;
+	uint64_t pushed[MAX_RINGS];
+	struct pending pend[MAX_PENDING];
+	uint32_t n_pend;
 };
+
+/* Fabric mode: the devices, and the lock every core call holds. */
+static pthread_mutex_t bql = PTHREAD_MUTEX_INITIALIZER;
+static struct gsim_fabric *fabric;
+static uint32_t fabric_n;
+static struct sim *fabric_sims[GAUDISIM_NIC_MAX_MODULES];
 
 static struct sim_stats stats;
 
@@ -107,12 +142,20 @@ static uint64_t sim_clock(void *opaque)
 	return s->clock += 1000;
 }
 
+static void sim_kick(void *opaque)
+{
+	struct sim *s = opaque;
+
+	s->kicked = true;
+}
+
 static const struct gsim_host_ops sim_ops = {
 	.dma_read = sim_dma_read,
 	.dma_write = sim_dma_write,
 	.msix_notify = sim_msix,
 	.guest_error = sim_guest_error,
 	.clock_ns = sim_clock,
+	.kick = sim_kick,
 };
 
 static void wr(struct sim *s, uint32_t off, uint32_t v)
@@ -157,6 +200,7 @@ static void ring_push(struct sim *s, uint32_t q, uint64_t cb, uint32_t len)
 	memcpy(s->rings + (uint64_t)q * RING_BYTES + (pi & (entries - 1)) * GAUDISIM_BD_SIZE,
 	       &bd, sizeof(bd));
 	wr(s, QREG(q, GAUDISIM_QM_PQ_PI), (pi + 1) & (2 * entries - 1));
+	s->pushed[q]++;
 }
 
 static void run_idle(struct sim *s)
@@ -187,8 +231,21 @@ static bool hung(struct sim *s, uint32_t *queue)
 static void sim_close(struct hlrt_backend *be)
 {
 	struct sim *s = be->priv;
+	uint32_t i;
 
-	gsim_core_free(s->core);
+	if (s->on_fabric) {
+		pthread_mutex_lock(&bql);
+		for (i = 0; i < GAUDISIM_NIC_MAX_MODULES; i++)
+			if (fabric_sims[i] == s)
+				fabric_sims[i] = NULL;
+		/* freeing the core takes it off the fabric */
+		gsim_core_free(s->core);
+		for (i = 0; i < s->n_pend; i++)
+			free(s->pend[i].post);
+		pthread_mutex_unlock(&bql);
+	} else {
+		gsim_core_free(s->core);
+	}
 	free(s->rings);
 	free(s->regions);
 	free(s);
@@ -349,6 +406,190 @@ static int copies(struct sim *s, const struct hlrt_be_copy *c, uint32_t n, bool 
 	return 0;
 }
 
+/* ---- fabric mode ------------------------------------------------------------ */
+
+/* Run every device until none has work left (a NIC write may wake a peer). */
+static void run_fabric(void)
+{
+	unsigned int i, round;
+	bool more = true;
+
+	for (round = 0; round < 100000 && more; round++) {
+		more = false;
+		for (i = 0; i < GAUDISIM_NIC_MAX_MODULES; i++) {
+			struct sim *d = fabric_sims[i];
+
+			if (!d)
+				continue;
+			d->kicked = false;
+			if (gsim_core_run(d->core))
+				more = true;
+		}
+		for (i = 0; i < GAUDISIM_NIC_MAX_MODULES; i++)
+			if (fabric_sims[i] && fabric_sims[i]->kicked)
+				more = true;
+	}
+}
+
+/* Jobs queue q has finished: the entries between CI and PI are not. */
+static uint64_t completed(struct sim *s, uint32_t q)
+{
+	uint32_t span = 2u << RING_ENTRIES_LOG2;
+	uint32_t out = (rd(s, QREG(q, GAUDISIM_QM_PQ_PI)) - rd(s, QREG(q, GAUDISIM_QM_PQ_CI))) &
+		       (span - 1);
+
+	return s->pushed[q] - out;
+}
+
+/* Retire the submissions that are done, in order. */
+static void reap(struct sim *s)
+{
+	while (s->n_pend) {
+		struct pending *p = &s->pend[0];
+
+		if (completed(s, p->queue) < p->target)
+			break;
+		if (s->errors != p->errors)
+			s->result[p->seq % MAX_SEQ] = -EIO;
+		else
+			s->result[p->seq % MAX_SEQ] = copies(s, p->post, p->n_post, false);
+		free(p->post);
+		memmove(p, p + 1, sizeof(*p) * --s->n_pend);
+	}
+}
+
+/* SIM_VERBOSE: the queues a timed-out device still has work on. */
+static void dump_stuck(struct sim *s)
+{
+	uint32_t q;
+
+	for (q = 0; q < MAX_RINGS; q++) {
+		uint32_t pi, ci, sts;
+
+		if (!s->ring_ready[q])
+			continue;
+		pi = rd(s, QREG(q, GAUDISIM_QM_PQ_PI));
+		ci = rd(s, QREG(q, GAUDISIM_QM_PQ_CI));
+		sts = rd(s, QREG(q, GAUDISIM_QM_CP_STS));
+		if (pi != ci || sts)
+			fprintf(stderr, "sim: module %u queue %u: pi %u ci %u cp_sts 0x%x\n",
+				gsim_core_module_id(s->core), q, pi, ci, sts);
+	}
+}
+
+static uint64_t sim_timeout_ns(void)
+{
+	const char *v = getenv("SIM_TIMEOUT_MS");
+	uint64_t ms = v && *v ? strtoull(v, NULL, 10) : 0;
+
+	return (ms ? ms : 20000) * 1000000ull;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Run the fabric (with the lock) until seq is retired or the time is up. */
+static int fabric_wait_locked(struct sim *s, uint64_t seq, uint64_t timeout_ns)
+{
+	uint64_t deadline = mono_ns() + timeout_ns;
+	struct timespec nap = { 0, 50 * 1000 };
+
+	for (;;) {
+		run_fabric();
+		reap(s);
+		if (!s->n_pend || s->pend[0].seq > seq)
+			return s->result[seq % MAX_SEQ];
+		if (s->dead)
+			return -EIO;
+		if (mono_ns() > deadline) {
+			if (getenv("SIM_VERBOSE"))
+				dump_stuck(s);
+			return -ETIMEDOUT;
+		}
+		/* let the other ranks submit their part */
+		pthread_mutex_unlock(&bql);
+		nanosleep(&nap, NULL);
+		pthread_mutex_lock(&bql);
+	}
+}
+
+static int fabric_submit_locked(struct sim *s, const struct hlrt_be_job *jobs, uint32_t n_jobs,
+				uint32_t ext_queue, const struct hlrt_be_ext *ext, uint64_t *seq)
+{
+	uint8_t *hbm = gsim_core_hbm(s->core);
+	struct pending *p;
+	uint32_t i, q;
+	int rc;
+
+	if (s->dead)
+		return -EIO;
+	/* host copies see the device's memory once the work before them is done */
+	if ((ext->n_pre || ext->n_post) && s->n_pend) {
+		rc = fabric_wait_locked(s, s->pend[s->n_pend - 1].seq, sim_timeout_ns());
+		if (rc == -ETIMEDOUT) {
+			s->dead = true;
+			return -EIO;
+		}
+	}
+	if (s->n_pend == MAX_PENDING) {
+		rc = fabric_wait_locked(s, s->pend[0].seq, sim_timeout_ns());
+		if (rc == -ETIMEDOUT) {
+			s->dead = true;
+			return -EIO;
+		}
+	}
+	rc = copies(s, ext->pre, ext->n_pre, true);
+	if (rc)
+		return rc;
+	for (i = 0; i < n_jobs; i++) {
+		if (!hbm_range_ok(jobs[i].cb_addr, jobs[i].size) || !jobs[i].size ||
+		    gaudisim_queue_engine(jobs[i].queue) < 0 ||
+		    GAUDISIM_QUEUE_IS_EXTERNAL(jobs[i].queue))
+			return -EINVAL;
+	}
+	for (i = 0; i < n_jobs; i++)
+		ring_push(s, jobs[i].queue, jobs[i].cb_addr, jobs[i].size);
+	q = ext_queue;
+	if (ext->n_body) {
+		/* a slot per pending entry: a later job must not overwrite a running CB */
+		uint64_t per = EXT_SCRATCH / MAX_PENDING;
+		uint64_t at = s->ext_cb + (s->seq % MAX_PENDING) * per;
+
+		if ((uint64_t)ext->n_body * 4 > per)
+			return -E2BIG;
+		memcpy(hbm + at, ext->body, (size_t)ext->n_body * 4);
+		ring_push(s, ext_queue, at, ext->n_body * 4);
+	}
+	stats.submissions++;
+	stats.jobs += n_jobs + (ext->n_body ? 1 : 0);
+	s->seq++;
+	p = &s->pend[s->n_pend++];
+	memset(p, 0, sizeof(*p));
+	p->seq = s->seq;
+	p->queue = q;
+	p->target = s->ring_ready[q] ? s->pushed[q] : 0;
+	p->errors = s->errors;
+	if (ext->n_post) {
+		p->post = malloc(sizeof(*p->post) * ext->n_post);
+		if (!p->post) {
+			s->n_pend--;
+			return -ENOMEM;
+		}
+		memcpy(p->post, ext->post, sizeof(*p->post) * ext->n_post);
+		p->n_post = ext->n_post;
+	}
+	s->result[s->seq % MAX_SEQ] = 0;
+	run_fabric();
+	reap(s);
+	*seq = s->seq;
+	return 0;
+}
+
 static int sim_submit(struct hlrt_backend *be, const struct hlrt_be_job *jobs, uint32_t n_jobs,
 		      uint32_t ext_queue, const struct hlrt_be_ext *ext, uint64_t *seq)
 {
@@ -357,6 +598,12 @@ static int sim_submit(struct hlrt_backend *be, const struct hlrt_be_job *jobs, u
 	uint32_t errors = s->errors, i, q;
 	int rc;
 
+	if (s->on_fabric) {
+		pthread_mutex_lock(&bql);
+		rc = fabric_submit_locked(s, jobs, n_jobs, ext_queue, ext, seq);
+		pthread_mutex_unlock(&bql);
+		return rc;
+	}
 	if (ext->ts_first_dev && hbm_range_ok(ext->ts_first_dev, 8))
 		memcpy(hbm + ext->ts_first_dev, &(uint64_t){ sim_clock(s) }, 8);
 	rc = copies(s, ext->pre, ext->n_pre, true);
@@ -404,8 +651,22 @@ static int sim_wait(struct hlrt_backend *be, uint64_t seq, uint64_t timeout_us)
 {
 	struct sim *s = be->priv;
 
-	(void)timeout_us;
 	stats.host_waits++;
+	if (s->on_fabric) {
+		uint64_t ns = sim_timeout_ns();
+		int rc;
+
+		if (timeout_us * 1000 < ns)
+			ns = timeout_us * 1000;
+		pthread_mutex_lock(&bql);
+		rc = !seq || seq > s->seq ? -EINVAL : fabric_wait_locked(s, seq, ns);
+		/* a peer that never came: the stuck queues stay stuck */
+		if (rc == -ETIMEDOUT && timeout_us)
+			s->dead = true;
+		pthread_mutex_unlock(&bql);
+		return rc;
+	}
+	(void)timeout_us;
 	if (!seq || seq > s->seq)
 		return -EINVAL;
 	return s->result[seq % MAX_SEQ];
@@ -426,9 +687,36 @@ static const struct hlrt_backend_ops sim_be_ops = {
 
 static int sim_count(uint32_t *module_ids, uint32_t max)
 {
+	uint32_t i;
+
+	if (fabric_n) {
+		for (i = 0; module_ids && i < fabric_n && i < max; i++)
+			module_ids[i] = i;
+		return (int)fabric_n;
+	}
 	if (module_ids && max)
 		module_ids[0] = 0;
 	return 1;
+}
+
+/* What the driver does at probe: peers may write user HBM and user SOBs. */
+static void open_rx_windows(struct sim *s)
+{
+	uint32_t p;
+
+	for (p = 0; p < GAUDISIM_NIC_NUM_PORTS; p++) {
+		uint32_t blk = GAUDISIM_ENGINE_BLOCK(GAUDISIM_ENGINE_NIC_0 + p);
+		uint64_t size = SIM_HBM_SIZE - GAUDISIM_HBM_USER_BASE;
+
+		wr(s, blk + GAUDISIM_NIC_RX_WIN_BASE_LO, (uint32_t)GAUDISIM_HBM_USER_BASE);
+		wr(s, blk + GAUDISIM_NIC_RX_WIN_BASE_HI, (uint32_t)(GAUDISIM_HBM_USER_BASE >> 32));
+		wr(s, blk + GAUDISIM_NIC_RX_WIN_SIZE_LO, (uint32_t)size);
+		wr(s, blk + GAUDISIM_NIC_RX_WIN_SIZE_HI, (uint32_t)(size >> 32));
+		wr(s, blk + GAUDISIM_NIC_RX_SOB_FIRST, GAUDISIM_SYNC_FIRST_USER_SOB);
+		wr(s, blk + GAUDISIM_NIC_RX_SOB_COUNT,
+		   GAUDISIM_SYNC_NUM_SOBS - GAUDISIM_SYNC_FIRST_USER_SOB);
+		wr(s, blk + GAUDISIM_NIC_RX_ENABLE, 1);
+	}
 }
 
 static int sim_open(uint32_t index, struct hlrt_backend **out)
@@ -439,7 +727,7 @@ static int sim_open(uint32_t index, struct hlrt_backend **out)
 	const char *err = NULL;
 	struct sim *s;
 
-	if (index)
+	if (index >= (fabric_n ? fabric_n : 1))
 		return -ENODEV;
 	be = calloc(1, sizeof(*be));
 	s = calloc(1, sizeof(*s));
@@ -459,6 +747,27 @@ static int sim_open(uint32_t index, struct hlrt_backend **out)
 	s->regions[0].size = s->ext_cb - GAUDISIM_HBM_USER_BASE;
 	s->n_regions = 1;
 	s->next_va = GAUDISIM_MMU_VA_BASE_FOR_SIM;
+	if (fabric_n) {
+		int rc;
+
+		pthread_mutex_lock(&bql);
+		rc = index < GAUDISIM_NIC_MAX_MODULES && !fabric_sims[index] ?
+		     gsim_fabric_attach(fabric, s->core, index) : -EBUSY;
+		if (!rc) {
+			fabric_sims[index] = s;
+			s->on_fabric = true;
+			open_rx_windows(s);
+		}
+		pthread_mutex_unlock(&bql);
+		if (rc) {
+			gsim_core_free(s->core);
+			free(s->rings);
+			free(s->regions);
+			free(s);
+			free(be);
+			return rc;
+		}
+	}
 	be->ops = &sim_be_ops;
 	be->priv = s;
 	*out = be;
@@ -481,6 +790,38 @@ static const struct hlrt_backend_provider sim_provider = {
 void sim_install(void)
 {
 	hlrt_set_backend_provider(&sim_provider);
+}
+
+int sim_install_fabric(uint32_t n)
+{
+	if (!n || n > GAUDISIM_NIC_MAX_MODULES || fabric)
+		return -EINVAL;
+	fabric = gsim_fabric_new();
+	if (!fabric)
+		return -ENOMEM;
+	fabric_n = n;
+	hlrt_set_backend_provider(&sim_provider);
+	return 0;
+}
+
+void sim_uninstall_fabric(void)
+{
+	pthread_mutex_lock(&bql);
+	if (fabric)
+		gsim_fabric_free(fabric);
+	fabric = NULL;
+	fabric_n = 0;
+	pthread_mutex_unlock(&bql);
+}
+
+int sim_fabric_set_link(uint32_t module, uint32_t port, bool up)
+{
+	int rc;
+
+	pthread_mutex_lock(&bql);
+	rc = fabric ? gsim_fabric_set_link(fabric, module, port, up) : -ENODEV;
+	pthread_mutex_unlock(&bql);
+	return rc;
 }
 
 uint8_t *sim_hbm(hlrt_device *dev)

@@ -7,6 +7,7 @@
 #ifndef SIM_BACKEND_H
 #define SIM_BACKEND_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "hlrt.h"
@@ -21,6 +22,14 @@ struct sim_stats {
 };
 
 void sim_install(void);
+/*
+ * n devices (modules 0..n-1) on one in-process NIC fabric; devices opened
+ * from then on attach to it. Uninstall once every device is released.
+ */
+int sim_install_fabric(uint32_t n);
+void sim_uninstall_fabric(void);
+/* Cut (up false) or restore the link of a port of a module. */
+int sim_fabric_set_link(uint32_t module, uint32_t port, bool up);
 /* HBM of the device, for checks that look at device memory directly. */
 uint8_t *sim_hbm(hlrt_device *dev);
 const struct sim_stats *sim_get_stats(void);

@@ -40,9 +40,11 @@ START_TEST(visibility)
 	setenv("HABANA_VISIBLE_DEVICES", "2,0", 1);
 	HLRT_OK(hlrt_device_count(&n));
 	ck_assert_uint_eq(n, 1);
-	setenv("HABANA_VISIBLE_DEVICES", "0x", 1);	/* malformed: hides everything */
-	HLRT_OK(hlrt_device_count(&n));
-	ck_assert_uint_eq(n, 0);
+	setenv("HABANA_VISIBLE_DEVICES", "0x", 1);	/* malformed: refused */
+	ck_assert_int_eq(hlrt_device_count(&n), HLRT_INVALID_ARGUMENT);
+	ck_assert_int_eq(hlrt_device_acquire(0, &d), HLRT_INVALID_ARGUMENT);
+	setenv("HABANA_VISIBLE_DEVICES", "1-", 1);
+	ck_assert_int_eq(hlrt_device_count(&n), HLRT_INVALID_ARGUMENT);
 	unsetenv("HABANA_VISIBLE_DEVICES");
 	setenv("HABANA_VISIBLE_MODULES", "0", 1);
 	HLRT_OK(hlrt_device_acquire_by_module(0, &d));

@@ -69,12 +69,21 @@ static uint64_t fake_clock(void *opaque)
 	return t->clock_ns;
 }
 
+/* A peer device made this one runnable (NIC delivery). */
+static void fake_kick(void *opaque)
+{
+	struct th *t = opaque;
+
+	t->kicks++;
+}
+
 static const struct gsim_host_ops fake_ops = {
 	.dma_read = fake_dma_read,
 	.dma_write = fake_dma_write,
 	.msix_notify = fake_msix,
 	.guest_error = fake_guest_error,
 	.clock_ns = fake_clock,
+	.kick = fake_kick,
 };
 
 struct th *th_new(uint64_t host_size)

@@ -49,6 +49,7 @@ struct th {
 	char last_error[512];
 	uint64_t clock_ns;
 	uint64_t max_dma_len;		/* largest single dma_read/dma_write */
+	unsigned int kicks;		/* host_ops.kick() calls (NIC peers) */
 
 	/* Driver-side queue state. */
 	uint32_t pi[GAUDISIM_NUM_EXT_QUEUES];
@@ -186,6 +187,7 @@ int th_eq_find(unsigned int from, unsigned int type);
 
 /* Suites. */
 Suite *regs_suite(void);
+Suite *nic_suite(void);
 Suite *queue_suite(void);
 Suite *dma_suite(void);
 Suite *packet_suite(void);

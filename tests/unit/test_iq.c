@@ -90,7 +90,8 @@ START_TEST(test_every_internal_queue)
 		iq_submit(q, &cb);
 		n++;
 	}
-	ck_assert_uint_eq(n, 4 * (GAUDISIM_NUM_HBM_DMA + GAUDISIM_NUM_MME + GAUDISIM_NUM_TPC));
+	ck_assert_uint_eq(n, 4 * (GAUDISIM_NUM_HBM_DMA + GAUDISIM_NUM_MME + GAUDISIM_NUM_TPC +
+				  GAUDISIM_NUM_NIC));
 	run_all();
 	for (q = GAUDISIM_QUEUE_ID_DMA_2_0; q < GAUDISIM_QUEUE_ID_SIZE; q++) {
 		if (gaudisim_queue_engine(q) < 0) {

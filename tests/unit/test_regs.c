@@ -18,7 +18,7 @@ START_TEST(test_identity)
 	ck_assert_uint_eq(rd(GAUDISIM_REG_CAPS),
 			  GAUDISIM_CAP_EXT_QUEUES | GAUDISIM_CAP_HBM_WINDOW |
 			  GAUDISIM_CAP_INT_QUEUES | GAUDISIM_CAP_SYNC_MNGR |
-			  GAUDISIM_CAP_EVENT_QUEUE);
+			  GAUDISIM_CAP_EVENT_QUEUE | GAUDISIM_CAP_NIC);
 	ck_assert_uint_eq(rd(GAUDISIM_REG_HBM_SIZE_LO), (uint32_t)T_HBM_SIZE);
 	ck_assert_uint_eq(rd(GAUDISIM_REG_HBM_SIZE_HI), (uint32_t)(T_HBM_SIZE >> 32));
 	ck_assert_uint_eq(rd(GAUDISIM_REG_SRAM_SIZE), GAUDISIM_SRAM_SIZE);
@@ -36,14 +36,19 @@ START_TEST(test_identity)
 			  GAUDISIM_NUM_TPC);
 	ck_assert_uint_eq(GAUDISIM_ENGINES_FIELD(eng, GAUDISIM_ENGINES_STREAMS_SHIFT, 4),
 			  GAUDISIM_STREAMS_PER_QMAN);
+	ck_assert_uint_eq(GAUDISIM_ENGINES_FIELD(eng, GAUDISIM_ENGINES_NIC_SHIFT, 4),
+			  GAUDISIM_NUM_NIC);
 
 	/*
-	 * Every queue: 0..7 external, 9..32 HBM-DMA, 33..36 MME, 41..72 TPC;
+	 * Every queue: 0..7 external, 9..32 HBM-DMA, 33..36 MME, 41..72 TPC,
+	 * 73..112 NIC;
 	 * 8 (Gaudi's CPU queue) and 37..40 (Gaudi's second MME QMAN) are holes.
 	 */
 	ck_assert_uint_eq(rd(GAUDISIM_REG_QUEUE_MASK_LO), 0xfffffeffu);
 	ck_assert_uint_eq(rd(GAUDISIM_REG_QUEUE_MASK_HI), 0xfffffe1fu);
-	ck_assert_uint_eq(rd(GAUDISIM_REG_QUEUE_MASK_HI2), 0x1ff);
+	ck_assert_uint_eq(rd(GAUDISIM_REG_QUEUE_MASK_HI2), 0xffffffffu);
+	ck_assert_uint_eq(rd(GAUDISIM_REG_QUEUE_MASK_HI3), 0x1ffffu);
+	ck_assert_uint_eq(rd(GAUDISIM_REG_MODULE_ID), 0);
 	ck_assert_uint_eq(rd(GAUDISIM_REG_DEV_STATUS), GAUDISIM_DEV_STATUS_READY);
 	ck_assert_uint_eq(T->errors, 0);
 }
@@ -182,8 +187,8 @@ START_TEST(test_unknown_offsets)
 
 	/* Holes in the global and QM blocks, the PCI-DMA core block, beyond the map. */
 	before = T->errors;
-	ck_assert_uint_eq(rd(0x30), 0);
-	wr(0x30, 1);
+	ck_assert_uint_eq(rd(0x38), 0);
+	wr(0x38, 1);
 	wr(GAUDISIM_ENGINE_BLOCK(0) + 0x100, 1);
 	wr(GAUDISIM_QM_BLOCK(0) + 0x800, 1);
 	wr(GAUDISIM_QM_BLOCK(0) + GAUDISIM_QM_CP_FENCE_RDATA(GAUDISIM_QM_NUM_FENCES, 0), 1);

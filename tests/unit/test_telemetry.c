@@ -216,7 +216,7 @@ START_TEST(test_tel_power_cap_throttles)
 	busy_all(LONG_WORK_NS);
 	wait_ns(200 * MS);
 	s = snap();
-	/* Full load would draw 420 W; the clock comes down until 350 W. */
+	/* Full load would draw 430 W; the clock comes down until 350 W. */
 	ck_assert_uint_lt(s.clock_mhz, GAUDISIM_TEL_CLOCK_LIMIT_MHZ);
 	ck_assert_uint_gt(s.clock_mhz, 1700);
 	ck_assert(s.throttle & GAUDISIM_TEL_THROTTLE_POWER);

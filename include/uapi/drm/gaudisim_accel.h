@@ -71,6 +71,7 @@ extern "C" {
 #define GAUDISIM_INFO_HW_IP_EXT			65	/* struct gaudisim_info_hw_ip_ext */
 #define GAUDISIM_INFO_QUEUE_IDLE		66	/* struct gaudisim_info_queue_idle */
 #define GAUDISIM_INFO_CS_STATS			67	/* struct gaudisim_info_cs_stats */
+#define GAUDISIM_INFO_NIC_LINKS			68	/* struct gaudisim_info_nic_links */
 
 /**
  * struct gaudisim_info_args - INFO ioctl argument (habanalabs' hl_info_args)
@@ -221,6 +222,7 @@ struct gaudisim_info_dram_usage {
 #define GAUDISIM_HL_ENGINE_ID_DMA(n)	(n)
 #define GAUDISIM_HL_ENGINE_ID_MME_0	8
 #define GAUDISIM_HL_ENGINE_ID_TPC(n)	(12 + (n))
+#define GAUDISIM_HL_ENGINE_ID_NIC(n)	(20 + (n))
 
 /**
  * struct gaudisim_info_hw_idle - engine activity (hl_info_hw_idle)
@@ -244,6 +246,54 @@ struct gaudisim_info_queue_idle {
 	__u32 is_idle;
 	__u32 pad;
 	__u64 busy_queues_mask[2];
+};
+
+/* NIC ports per device and the bits of gaudisim_info_nic_port.link. */
+#define GAUDISIM_INFO_NIC_MAX_PORTS		10
+#define GAUDISIM_INFO_NIC_LINK_UP		(1u << 0)	/* cabled and not cut */
+#define GAUDISIM_INFO_NIC_LINK_CABLED		(1u << 1)	/* a peer is attached */
+#define GAUDISIM_INFO_NIC_LINK_SCALEOUT		(1u << 2)	/* port leaves the box */
+
+/**
+ * struct gaudisim_info_nic_port - project-only: one NIC port (docs/nic.md)
+ * @link: GAUDISIM_INFO_NIC_LINK_* bits
+ * @peer_module: module ID at the other end (valid when CABLED)
+ * @peer_port: port at the other end (valid when CABLED)
+ * @pad: 0
+ * @tx_bytes: bytes sent since the last reset
+ * @rx_bytes: bytes received and accepted since the last reset
+ * @tx_xfers: transfers completed
+ * @rx_xfers: transfers accepted
+ * @tx_errors: transfers that failed (link down, refused, bad descriptor)
+ * @rx_refused: incoming writes refused (outside the receive window/SOBs)
+ * @link_down_count: up -> down transitions
+ * @pad2: 0
+ */
+struct gaudisim_info_nic_port {
+	__u32 link;
+	__u32 peer_module;
+	__u32 peer_port;
+	__u32 pad;
+	__u64 tx_bytes;
+	__u64 rx_bytes;
+	__u32 tx_xfers;
+	__u32 rx_xfers;
+	__u32 tx_errors;
+	__u32 rx_refused;
+	__u32 link_down_count;
+	__u32 pad2;
+};
+
+/**
+ * struct gaudisim_info_nic_links - project-only: GAUDISIM_INFO_NIC_LINKS
+ * @module_id: this device's module ID in its box (0..7)
+ * @num_ports: ports the device has (entries of @port that are valid)
+ * @port: per-port link state and counters
+ */
+struct gaudisim_info_nic_links {
+	__u32 module_id;
+	__u32 num_ports;
+	struct gaudisim_info_nic_port port[GAUDISIM_INFO_NIC_MAX_PORTS];
 };
 
 enum gaudisim_device_status {

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Benchmark of hl-trials (part of make bench): the seed's sweep, eight
+# learning rates of the seed model on MNIST, each trial on a card of its
+# own, all at once against one after the other, in one guest of eight
+# devices. ASHA is off, so both runs do the same work (8 trials x EPOCHS
+# epochs); the figure is the ratio of the two wall times. A first pass of
+# one epoch per card, not timed, warms every card (its first HBM touches and
+# first submissions cost far more than later ones), so neither run pays it.
+#   BENCH_TRIAL_EPOCHS  epochs per trial (default 2)
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+epochs=${BENCH_TRIAL_EPOCHS:-2}
+lrs=0.001,0.002,0.005,0.01,0.02,0.05,0.1,0.2
+
+echo "== hl-trials: 8 trials of the seed model ($epochs epochs), 8 at once vs in turn"
+bash "$top/scripts/fetch-data.sh" mnist >/dev/null
+out=$(GAUDISIM_DEVICES=8 bash "$top/scripts/vm.sh" run -t 1800 -- \
+	"mkdir -p /tmp/d/mnist && cp /mnt/host/data/mnist/*-ubyte /tmp/d/mnist/ &&
+	 hl-trials --model /usr/share/gaudisim/models/seed.json --data-dir /tmp/d \
+		--epochs 1 --lr $lrs --no-asha --quiet --no-eval > /dev/null || exit 1
+	 for p in 8 1; do
+		hl-trials --model /usr/share/gaudisim/models/seed.json --data-dir /tmp/d \
+			--epochs $epochs --lr $lrs --no-asha --quiet --parallel \$p || exit 1
+	 done")
+secs=$(sed -n 's/^8 trials in \([0-9.]*\) s$/\1/p' <<<"$out")
+par=$(sed -n 1p <<<"$secs")
+seq=$(sed -n 2p <<<"$secs")
+best=$(grep '^best:' <<<"$out" | head -n 1)
+if [ -z "$par" ] || [ -z "$seq" ] || [ "$(grep -c '^best:' <<<"$out")" -ne 2 ] ||
+	[ "$(grep -cE '^[0-9]+ +[0-9]+ +[0-9.]+ .* done ' <<<"$out")" -ne 16 ]; then
+	echo "$out" | tail -n 30 >&2
+	echo "bench-trials: no timings from the guest" >&2
+	exit 1
+fi
+# The runs' headers, tables and totals, so the figure can be checked.
+grep -E '^(hl-trials:|trial +module|[0-9]+ +[0-9]+ +[0-9.]+ |8 trials in)' <<<"$out"
+echo "$best"
+printf 'trials_8 parallel_s=%.2f sequential_s=%.2f speedup=%.2f\n' \
+	"$par" "$seq" "$(echo "$seq / $par" | bc -l)"

@@ -1,0 +1,502 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Collectives on the in-process NIC fabric: n devices (modules 0..n-1),
+ * one thread per rank, each with its own device, stream and communicator
+ * from one unique id. The matrix (2/4/8 ranks x op x dtype x sizes,
+ * including 1 element, counts not divisible by the ranks and sizes of
+ * several chunks) compares bit for bit against coll_ref.h; a cut link
+ * fails with an error instead of hanging, and after the link is restored
+ * a new communicator works; the rendezvous and the argument checks
+ * answer bad input with errors.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll_internal.h"
+#include "coll_ref.h"
+#include "hw/gaudisim_nic.h"
+#include "rt_test.h"
+#include "sim_backend.h"
+
+#define MAX_RANKS	8
+
+enum op { OP_ALL_REDUCE, OP_REDUCE_SCATTER, OP_ALL_GATHER, OP_BROADCAST, OP_COUNT };
+
+struct job {
+	uint32_t n;
+	hlrt_comm_id id;
+	enum op op;
+	hlrt_dtype dtype;
+	uint64_t count;		/* per-rank block (RS: recv, AG: send) or whole buffer */
+	uint32_t root;
+	bool cut;		/* cut module 0's link to module 1 first */
+};
+
+struct rank_ctx {
+	const struct job *job;
+	uint32_t rank;
+	hlrt_status st;		/* of the collective's synchronize */
+	char err[256];
+	bool mismatch;
+	uint64_t bad_index;
+};
+
+static void *inputs_of(const struct job *j, uint32_t r, uint64_t elems)
+{
+	void *p = malloc(elems * coll_ref_esize(j->dtype) + 1);
+
+	coll_ref_fill(p, elems, j->dtype, r);
+	return p;
+}
+
+/* What rank r must hold afterwards, from everyone's inputs. */
+static void *expected(const struct job *j, uint32_t r, uint64_t *elems)
+{
+	uint32_t es = coll_ref_esize(j->dtype), n = j->n, q;
+	void *in[MAX_RANKS] = { 0 }, *out;
+	uint64_t in_elems = j->op == OP_REDUCE_SCATTER ? j->count * n : j->count;
+
+	for (q = 0; q < n; q++)
+		in[q] = inputs_of(j, q, in_elems);
+	switch (j->op) {
+	case OP_ALL_REDUCE:
+		*elems = j->count;
+		out = malloc(j->count * es);
+		coll_ref_all_reduce(out, in, n, j->count, j->dtype);
+		break;
+	case OP_REDUCE_SCATTER:
+		*elems = j->count;
+		out = malloc(j->count * es);
+		coll_ref_sum(out, in, n, r, r * j->count, j->count, j->dtype);
+		break;
+	case OP_ALL_GATHER:
+		*elems = j->count * n;
+		out = malloc(*elems * es);
+		for (q = 0; q < n; q++)
+			memcpy((uint8_t *)out + q * j->count * es, in[q], j->count * es);
+		break;
+	default:
+		*elems = j->count;
+		out = malloc(j->count * es);
+		memcpy(out, in[j->root], j->count * es);
+		break;
+	}
+	for (q = 0; q < n; q++)
+		free(in[q]);
+	return out;
+}
+
+static hlrt_status enqueue(hlrt_comm *c, const struct job *j, uint32_t rank, uint64_t in,
+			   uint64_t out, hlrt_stream *s)
+{
+	switch (j->op) {
+	case OP_ALL_REDUCE:
+		return hlrt_all_reduce(c, in, out, j->count, j->dtype, HLRT_REDUCE_SUM, s);
+	case OP_REDUCE_SCATTER:
+		return hlrt_reduce_scatter(c, in, out, j->count, j->dtype, HLRT_REDUCE_SUM, s);
+	case OP_ALL_GATHER:
+		return hlrt_all_gather(c, in, out, j->count, j->dtype, s);
+	default:
+		(void)rank;
+		return hlrt_broadcast(c, in, out, j->count, j->dtype, j->root, s);
+	}
+}
+
+static void rank_fail(struct rank_ctx *x, hlrt_status st, const char *what)
+{
+	x->st = st ? st : HLRT_INTERNAL;
+	snprintf(x->err, sizeof(x->err), "rank %u: %s: %s", x->rank, what, hlrt_last_error());
+}
+
+/* One rank: device, stream, communicator, the op twice (the second on the other SOB set). */
+static void *rank_main(void *arg)
+{
+	struct rank_ctx *x = arg;
+	const struct job *j = x->job;
+	uint32_t es = coll_ref_esize(j->dtype), round;
+	uint64_t in_elems = j->op == OP_REDUCE_SCATTER ? j->count * j->n : j->count;
+	uint64_t out_elems = j->op == OP_ALL_GATHER ? j->count * j->n : j->count;
+	uint64_t want_elems, in = 0, out = 0, i;
+	hlrt_device *dev = NULL;
+	hlrt_stream *s = NULL;
+	hlrt_comm *c = NULL;
+	void *host_in = inputs_of(j, x->rank, in_elems), *host_out = malloc(out_elems * es);
+	void *want = expected(j, x->rank, &want_elems);
+	hlrt_status st;
+
+	st = hlrt_device_acquire(x->rank, &dev);
+	if (st) {
+		rank_fail(x, st, "acquire");
+		goto out;
+	}
+	st = hlrt_stream_create(dev, &s);
+	if (!st)
+		st = hlrt_device_malloc(dev, in_elems * es, &in);
+	if (!st)
+		st = hlrt_device_malloc(dev, out_elems * es, &out);
+	if (!st)
+		st = hlrt_memcpy_h2d(dev, in, host_in, in_elems * es);
+	if (!st)
+		st = hlrt_comm_init_rank(&c, j->n, &j->id, x->rank, dev);
+	if (st) {
+		rank_fail(x, st, "set-up");
+		goto out;
+	}
+	if (j->cut && x->rank == 0)
+		sim_fabric_set_link(0, (uint32_t)gaudisim_nic_port_to(0, 1), false);
+	for (round = 0; round < 2; round++) {
+		st = hlrt_memset_async(s, out, 0xa5, out_elems * es);
+		if (!st)
+			st = enqueue(c, j, x->rank, in, out, s);
+		if (!st)
+			st = hlrt_stream_synchronize(s);
+		if (st) {
+			rank_fail(x, st, "collective");
+			goto out;
+		}
+		st = hlrt_memcpy_d2h(dev, host_out, out, out_elems * es);
+		if (st) {
+			rank_fail(x, st, "read back");
+			goto out;
+		}
+		for (i = 0; i < want_elems * es; i++) {
+			if (((uint8_t *)host_out)[i] != ((uint8_t *)want)[i]) {
+				x->mismatch = true;
+				x->bad_index = i / es;
+				goto out;
+			}
+		}
+	}
+out:
+	if (c)
+		hlrt_comm_destroy(c);
+	if (dev)
+		hlrt_device_release(dev);
+	free(host_in);
+	free(host_out);
+	free(want);
+	return NULL;
+}
+
+/* Run the job on n rank threads on the installed fabric; returns how many ranks failed. */
+static uint32_t run_ranks(struct job *j, struct rank_ctx *ctx)
+{
+	pthread_t t[MAX_RANKS];
+	uint32_t r, failed = 0;
+
+	HLRT_OK(hlrt_comm_get_unique_id(&j->id));
+	for (r = 0; r < j->n; r++) {
+		memset(&ctx[r], 0, sizeof(ctx[r]));
+		ctx[r].job = j;
+		ctx[r].rank = r;
+		ck_assert_int_eq(pthread_create(&t[r], NULL, rank_main, &ctx[r]), 0);
+	}
+	for (r = 0; r < j->n; r++) {
+		pthread_join(t[r], NULL);
+		failed += ctx[r].st || ctx[r].mismatch;
+	}
+	return failed;
+}
+
+static uint32_t run_job(struct job *j, struct rank_ctx *ctx)
+{
+	uint32_t failed;
+
+	ck_assert_int_eq(sim_install_fabric(j->n), 0);
+	failed = run_ranks(j, ctx);
+	sim_uninstall_fabric();
+	return failed;
+}
+
+static const char *const op_names[OP_COUNT] = {
+	"all_reduce", "reduce_scatter", "all_gather", "broadcast",
+};
+
+static void check_job(uint32_t n, enum op op, hlrt_dtype dt, uint64_t count, uint32_t root)
+{
+	struct job j = { .n = n, .op = op, .dtype = dt, .count = count, .root = root };
+	struct rank_ctx ctx[MAX_RANKS];
+	uint32_t r;
+
+	run_job(&j, ctx);
+	for (r = 0; r < n; r++) {
+		ck_assert_msg(!ctx[r].st, "%s %s x%llu on %u ranks: %s", op_names[op],
+			      hlrt_dtype_suffix(dt), (unsigned long long)count, n, ctx[r].err);
+		ck_assert_msg(!ctx[r].mismatch, "%s %s x%llu on %u ranks: rank %u differs at %llu",
+			      op_names[op], hlrt_dtype_suffix(dt), (unsigned long long)count, n, r,
+			      (unsigned long long)ctx[r].bad_index);
+	}
+}
+
+static const hlrt_dtype dtypes[3] = { HLRT_FP32, HLRT_BF16, HLRT_INT32 };
+
+/* Every op and dtype at 1 element and at a count no rank count divides. */
+static void small_matrix(uint32_t n)
+{
+	uint32_t o, d;
+
+	for (o = 0; o < OP_COUNT; o++) {
+		for (d = 0; d < 3; d++) {
+			check_job(n, o, dtypes[d], 1, n - 1);
+			check_job(n, o, dtypes[d], 1000003 % 997 + n * 13 + 1, 0);
+		}
+	}
+}
+
+START_TEST(matrix_two_ranks)
+{
+	small_matrix(2);
+}
+END_TEST
+
+START_TEST(matrix_four_ranks)
+{
+	small_matrix(4);
+}
+END_TEST
+
+START_TEST(matrix_eight_ranks)
+{
+	small_matrix(8);
+}
+END_TEST
+
+/* Several chunks per segment: the slots wrap and the credits matter. */
+START_TEST(large_buffers_pipeline)
+{
+	check_job(2, OP_ALL_REDUCE, HLRT_INT32, 5u << 20, 0);	/* 10 MiB blocks: 10 chunks */
+	check_job(4, OP_ALL_REDUCE, HLRT_FP32, (3u << 20) + 5, 0);
+	check_job(8, OP_ALL_GATHER, HLRT_BF16, (1u << 20) + 3, 0);
+	check_job(4, OP_REDUCE_SCATTER, HLRT_INT32, (1u << 19) + 1, 0);
+	check_job(8, OP_BROADCAST, HLRT_FP32, (3u << 20) + 1, 5);
+}
+END_TEST
+
+START_TEST(cut_link_fails_then_a_new_communicator_works)
+{
+	struct job j = { .n = 2, .op = OP_ALL_REDUCE, .dtype = HLRT_INT32, .count = 4096,
+			 .cut = true };
+	uint32_t port = (uint32_t)gaudisim_nic_port_to(0, 1);
+	struct rank_ctx ctx[MAX_RANKS];
+
+	setenv("SIM_TIMEOUT_MS", "1500", 1);
+	ck_assert_int_eq(sim_install_fabric(2), 0);
+	ck_assert_uint_eq(run_ranks(&j, ctx), 2);
+	ck_assert_msg(ctx[0].st && ctx[1].st, "both ranks see the failure");
+	ck_assert_msg(!ctx[0].mismatch && !ctx[1].mismatch, "an error, not wrong data");
+	/* the link back up: fresh devices and a new communicator work on it */
+	ck_assert_int_eq(sim_fabric_set_link(0, port, true), 0);
+	j.cut = false;
+	ck_assert_uint_eq(run_ranks(&j, ctx), 0);
+	sim_uninstall_fabric();
+	unsetenv("SIM_TIMEOUT_MS");
+}
+END_TEST
+
+/* Barriers and back-to-back ops without a host wait between them. */
+struct chain_ctx {
+	hlrt_comm_id id;
+	uint32_t rank, n;
+	hlrt_status st;
+	char err[256];
+	int32_t result[3];
+};
+
+static void *chain_rank(void *arg)
+{
+	struct chain_ctx *x = arg;
+	hlrt_device *dev = NULL;
+	hlrt_stream *s = NULL;
+	hlrt_comm *c = NULL;
+	uint64_t a = 0, b = 0;
+	int32_t v = (int32_t)x->rank + 1, all[MAX_RANKS];
+	hlrt_status st;
+
+	st = hlrt_device_acquire(x->rank, &dev);
+	if (!st)
+		st = hlrt_stream_create(dev, &s);
+	if (!st)
+		st = hlrt_device_malloc(dev, 4096, &a);
+	if (!st)
+		st = hlrt_device_malloc(dev, 4096, &b);
+	if (!st)
+		st = hlrt_memcpy_h2d(dev, a, &v, 4);
+	if (!st)
+		st = hlrt_comm_init_rank(&c, x->n, &x->id, x->rank, dev);
+	/* sum, barrier, gather the sums, broadcast rank 1's: one sync at the end */
+	if (!st)
+		st = hlrt_all_reduce(c, a, a, 1, HLRT_INT32, HLRT_REDUCE_SUM, s);
+	if (!st)
+		st = hlrt_barrier(c, s);
+	if (!st)
+		st = hlrt_all_gather(c, a, b, 1, HLRT_INT32, s);
+	if (!st)
+		st = hlrt_barrier(c, s);
+	if (!st)
+		st = hlrt_broadcast(c, b + 4, b + 4, 1, HLRT_INT32, 1, s);
+	if (!st)
+		st = hlrt_stream_synchronize(s);
+	if (!st)
+		st = hlrt_memcpy_d2h(dev, all, b, 4 * x->n);
+	if (st)
+		snprintf(x->err, sizeof(x->err), "rank %u: %s", x->rank, hlrt_last_error());
+	x->st = st;
+	x->result[0] = all[0];
+	x->result[1] = all[x->n - 1];
+	if (c)
+		hlrt_comm_destroy(c);
+	if (dev)
+		hlrt_device_release(dev);
+	return NULL;
+}
+
+START_TEST(ops_chain_on_a_stream_without_host_waits)
+{
+	struct chain_ctx ctx[4];
+	pthread_t t[4];
+	hlrt_comm_id id;
+	uint32_t r, n = 4;
+
+	ck_assert_int_eq(sim_install_fabric(n), 0);
+	HLRT_OK(hlrt_comm_get_unique_id(&id));
+	for (r = 0; r < n; r++) {
+		memset(&ctx[r], 0, sizeof(ctx[r]));
+		ctx[r].id = id;
+		ctx[r].rank = r;
+		ctx[r].n = n;
+		pthread_create(&t[r], NULL, chain_rank, &ctx[r]);
+	}
+	for (r = 0; r < n; r++)
+		pthread_join(t[r], NULL);
+	sim_uninstall_fabric();
+	for (r = 0; r < n; r++) {
+		ck_assert_msg(!ctx[r].st, "%s", ctx[r].err);
+		ck_assert_int_eq(ctx[r].result[0], 10);		/* 1 + 2 + 3 + 4 */
+		ck_assert_int_eq(ctx[r].result[1], 10);
+	}
+}
+END_TEST
+
+START_TEST(ids_and_rendezvous_errors)
+{
+	hlrt_comm_id id, id2;
+	hlrt_device *dev;
+	hlrt_comm *c = NULL;
+	char text[HLRT_COMM_ID_MAX + 8];
+
+	ck_assert_int_eq(hlrt_comm_get_unique_id(NULL), HLRT_INVALID_ARGUMENT);
+	HLRT_OK(hlrt_comm_get_unique_id(&id));
+	HLRT_OK(hlrt_comm_get_unique_id(&id2));
+	ck_assert_str_ne(id.text, id2.text);
+	HLRT_OK(hlrt_comm_id_parse(id.text, &id2));
+	ck_assert_str_eq(id.text, id2.text);
+	ck_assert_int_eq(hlrt_comm_id_parse("nccl:1234", &id2), HLRT_INVALID_ARGUMENT);
+	ck_assert_int_eq(hlrt_comm_id_parse("hlrt1:12:/tmp", &id2), HLRT_INVALID_ARGUMENT);
+	ck_assert_int_eq(hlrt_comm_id_parse("hlrt1:0123456789abcdef:rel", &id2),
+			 HLRT_INVALID_ARGUMENT);
+	memset(text, 'a', sizeof(text) - 1);
+	text[sizeof(text) - 1] = 0;
+	ck_assert_int_eq(hlrt_comm_id_parse(text, &id2), HLRT_INVALID_ARGUMENT);
+
+	ck_assert_int_eq(sim_install_fabric(2), 0);
+	HLRT_OK(hlrt_device_acquire(0, &dev));
+	ck_assert_int_eq(hlrt_comm_init_rank(&c, 0, &id, 0, dev), HLRT_INVALID_ARGUMENT);
+	ck_assert_int_eq(hlrt_comm_init_rank(&c, 2, &id, 2, dev), HLRT_INVALID_ARGUMENT);
+	ck_assert_int_eq(hlrt_comm_init_rank(&c, 2, NULL, 0, dev), HLRT_INVALID_ARGUMENT);
+	/* rank 1 never comes: a bounded wait and a clear error */
+	setenv("HLRT_COMM_TIMEOUT_MS", "200", 1);
+	ck_assert_int_eq(hlrt_comm_init_rank(&c, 2, &id, 0, dev), HLRT_TIMEOUT);
+	ck_assert_ptr_nonnull(strstr(hlrt_last_error(), "missing"));
+	unsetenv("HLRT_COMM_TIMEOUT_MS");
+	/* a single rank works alone: collectives are copies */
+	{
+		hlrt_stream *s;
+		uint64_t a, b;
+		int32_t v = 42, w = 0;
+
+		HLRT_OK(hlrt_comm_get_unique_id(&id));
+		HLRT_OK(hlrt_comm_init_rank(&c, 1, &id, 0, dev));
+		HLRT_OK(hlrt_stream_create(dev, &s));
+		HLRT_OK(hlrt_device_malloc(dev, 4096, &a));
+		HLRT_OK(hlrt_device_malloc(dev, 4096, &b));
+		HLRT_OK(hlrt_memcpy_h2d(dev, a, &v, 4));
+		HLRT_OK(hlrt_all_reduce(c, a, b, 1, HLRT_INT32, HLRT_REDUCE_SUM, s));
+		HLRT_OK(hlrt_stream_synchronize(s));
+		HLRT_OK(hlrt_memcpy_d2h(dev, &w, b, 4));
+		ck_assert_int_eq(w, 42);
+		/* bad arguments, and the communicator still works after them */
+		ck_assert_int_eq(hlrt_all_reduce(c, a, b, 0, HLRT_INT32, HLRT_REDUCE_SUM, s),
+				 HLRT_INVALID_ARGUMENT);
+		ck_assert_int_eq(hlrt_all_reduce(c, a, b, 1, (hlrt_dtype)77, HLRT_REDUCE_SUM, s),
+				 HLRT_UNSUPPORTED);
+		ck_assert_int_eq(hlrt_all_reduce(c, a, b, 1, HLRT_INT32, (hlrt_reduce_op)3, s),
+				 HLRT_UNSUPPORTED);
+		ck_assert_int_eq(hlrt_all_reduce(c, 0, b, 1, HLRT_INT32, HLRT_REDUCE_SUM, s),
+				 HLRT_INVALID_ARGUMENT);
+		ck_assert_int_eq(hlrt_broadcast(c, a, b, 1, HLRT_INT32, 1, s),
+				 HLRT_INVALID_ARGUMENT);
+		ck_assert_int_eq(hlrt_all_gather(NULL, a, b, 1, HLRT_INT32, s),
+				 HLRT_INVALID_ARGUMENT);
+		HLRT_OK(hlrt_broadcast(c, a, b, 1, HLRT_INT32, 0, s));
+		HLRT_OK(hlrt_stream_synchronize(s));
+		HLRT_OK(hlrt_comm_destroy(c));
+	}
+	hlrt_device_release(dev);
+	sim_uninstall_fabric();
+}
+END_TEST
+
+/* Two boxes of eight: box 0 up the modules, box 1 down; hops between boxes link equal modules. */
+START_TEST(ring_order_across_two_boxes)
+{
+	struct coll_record recs[16];
+	uint32_t ring[16], i;
+
+	for (i = 0; i < 16; i++) {
+		/* ranks not in box/module order, as a launcher may number them */
+		uint32_t slot = (i * 5) % 16;
+
+		recs[i] = (struct coll_record){ .rank = i, .box = slot / 8, .module = slot % 8 };
+	}
+	HLRT_OK(coll_ring_order(recs, 16, ring));
+	for (i = 0; i < 16; i++) {
+		const struct coll_record *r = &recs[ring[i]];
+
+		ck_assert_uint_eq(r->box, i / 8);
+		ck_assert_uint_eq(r->module, i < 8 ? i : 15 - i);
+	}
+	/* box 1 without module 7: the crossing would join modules 7 and 6 */
+	for (i = 0; i < 15; i++)
+		recs[i] = (struct coll_record){ .rank = i, .box = i / 8, .module = i % 8 };
+	ck_assert_int_eq(coll_ring_order(recs, 15, ring), HLRT_UNSUPPORTED);
+	/* two ranks on one module of one box */
+	recs[1].module = 0;
+	ck_assert_int_eq(coll_ring_order(recs, 2, ring), HLRT_INVALID_ARGUMENT);
+	/* one box: module order whatever the rank order */
+	for (i = 0; i < 4; i++)
+		recs[i] = (struct coll_record){ .rank = i, .box = 0, .module = 6 - 2 * i };
+	HLRT_OK(coll_ring_order(recs, 4, ring));
+	ck_assert_uint_eq(ring[0], 3);
+	ck_assert_uint_eq(ring[3], 0);
+}
+END_TEST
+
+Suite *coll_suite(void)
+{
+	Suite *s = suite_create("collectives");
+	TCase *tc = tcase_create("collectives");
+
+	tcase_add_test(tc, ids_and_rendezvous_errors);
+	tcase_add_test(tc, ring_order_across_two_boxes);
+	tcase_add_test(tc, matrix_two_ranks);
+	tcase_add_test(tc, matrix_four_ranks);
+	tcase_add_test(tc, matrix_eight_ranks);
+	tcase_add_test(tc, large_buffers_pipeline);
+	tcase_add_test(tc, ops_chain_on_a_stream_without_host_waits);
+	tcase_add_test(tc, cut_link_fails_then_a_new_communicator_works);
+	tcase_set_timeout(tc, 600);
+	suite_add_tcase(s, tc);
+	return s;
+}
