@@ -46,7 +46,7 @@ static void gaudisim_cs_release(struct kref *ref)
 	kvfree(cs);
 }
 
-static void gaudisim_cs_put(struct gaudisim_cs *cs)
+void gaudisim_cs_put(struct gaudisim_cs *cs)
 {
 	kref_put(&cs->ref, gaudisim_cs_release);
 }
@@ -76,6 +76,7 @@ static bool gaudisim_cs_signal(struct gaudisim_cs *cs, int status)
 		o->status = status;
 		o->timestamp_valid = cs->flags & GAUDISIM_CS_FLAGS_TIMESTAMP;
 		o->timestamp_ns = cs->timestamp_ns;
+		o->is_signal = cs->type == GAUDISIM_CS_TYPE_SIGNAL;
 		ctx->pending[cs->seq & (GAUDISIM_MAX_PENDING_CS - 1)] = NULL;
 	}
 	spin_unlock(&ctx->cs_lock);
@@ -99,7 +100,7 @@ static bool gaudisim_cs_signal(struct gaudisim_cs *cs, int status)
 }
 
 /* Count a refused CS device-wide and for its context (INFO CS_COUNTERS). */
-static void gaudisim_cs_count_drop(struct gaudisim_ctx *ctx, enum gaudisim_cs_drop why)
+void gaudisim_cs_count_drop(struct gaudisim_ctx *ctx, enum gaudisim_cs_drop why)
 {
 	atomic64_inc(&ctx->gdev->cs_cnt.drop[why]);
 	atomic64_inc(&ctx->drop[why]);
@@ -135,6 +136,10 @@ static void gaudisim_job_release(struct gaudisim_job *job)
 		atomic64_sub(job->kcb_size, &job->cs->ctx->kcb_bytes);
 	}
 	job->kcb = NULL;
+	/* The device is done with the sync objects the job signals or watches. */
+	if (job->sob_refs)
+		gaudisim_sigwait_put_sobs(gdev, job->sob_refs);
+	job->sob_refs = 0;
 
 	for (i = 0; i < job->num_uptrs; i++)
 		gaudisim_userptr_put(job->uptrs[i]);
@@ -224,8 +229,8 @@ void gaudisim_job_abort(struct gaudisim_job *job, int err)
 	gaudisim_job_finish(job, err);
 }
 
-static struct gaudisim_cs *gaudisim_cs_alloc(struct gaudisim_ctx *ctx, u32 num_jobs,
-					     u32 flags, u32 timeout_s)
+struct gaudisim_cs *gaudisim_cs_alloc(struct gaudisim_ctx *ctx, u32 num_jobs,
+				      u32 flags, u32 timeout_s)
 {
 	struct gaudisim_cs *cs;
 	u32 i;
@@ -248,7 +253,7 @@ static struct gaudisim_cs *gaudisim_cs_alloc(struct gaudisim_ctx *ctx, u32 num_j
 }
 
 /* Drop a CS that never reached the device. */
-static void gaudisim_cs_discard(struct gaudisim_cs *cs)
+void gaudisim_cs_discard(struct gaudisim_cs *cs)
 {
 	u32 i;
 
@@ -331,6 +336,13 @@ static int gaudisim_job_prepare(struct gaudisim_ctx *ctx, struct gaudisim_job *j
 		goto validation_drop;
 
 	if (!GAUDISIM_QUEUE_IS_EXTERNAL(chunk->queue_index)) {
+		/* Their CBs run in place with physical HBM addresses nobody checks. */
+		if (ctx->shared) {
+			gaudisim_dbg(gdev, "internal queue %u: refused to contexts sharing the device\n",
+				     chunk->queue_index);
+			rc = -EPERM;
+			goto validation_drop;
+		}
 		rc = gaudisim_internal_job_prepare(gdev, job, chunk);
 		if (rc)
 			goto validation_drop;
@@ -434,7 +446,7 @@ out_free_chunks:
  * Return: 0, -EBUSY when the device is not operational, -EAGAIN when a
  * queue or the pending table is full.
  */
-static int gaudisim_cs_push(struct gaudisim_cs *cs, bool user)
+int gaudisim_cs_push(struct gaudisim_cs *cs, bool user)
 {
 	struct gaudisim_ctx *ctx = cs->ctx;
 	struct gaudisim_device *gdev = ctx->gdev;
@@ -472,18 +484,33 @@ static int gaudisim_cs_push(struct gaudisim_cs *cs, bool user)
 		}
 	}
 
+	/* next_seq moves and slots fill only under submit_lock: the check holds. */
 	if (user) {
-		u64 seq;
+		bool full;
 
 		spin_lock(&ctx->cs_lock);
-		seq = ctx->next_seq;
-		if (ctx->pending[seq & (GAUDISIM_MAX_PENDING_CS - 1)]) {
-			spin_unlock(&ctx->cs_lock);
+		full = ctx->pending[ctx->next_seq & (GAUDISIM_MAX_PENDING_CS - 1)];
+		spin_unlock(&ctx->cs_lock);
+		if (full) {
 			gaudisim_cs_count_drop(ctx, GAUDISIM_DROP_MAX_CS_IN_FLIGHT);
 			gaudisim_dbg(gdev, "too many CSs in flight\n");
 			rc = -EAGAIN;
 			goto out_unlock;
 		}
+	}
+
+	/* SIGNAL/WAIT jobs get their sync-object values in submission order. */
+	if (cs->type != GAUDISIM_CS_TYPE_DEFAULT) {
+		rc = gaudisim_cs_sigwait_prepare(cs);
+		if (rc)
+			goto out_unlock;
+	}
+
+	if (user) {
+		u64 seq;
+
+		spin_lock(&ctx->cs_lock);
+		seq = ctx->next_seq;
 		kref_get(&cs->ref);
 		ctx->pending[seq & (GAUDISIM_MAX_PENDING_CS - 1)] = cs;
 		cs->seq = seq;
@@ -681,7 +708,8 @@ int gaudisim_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	struct gaudisim_ctx *ctx = file->driver_priv;
 	union gaudisim_cs_args *args = data;
 	struct gaudisim_cs_in in = args->in;
-	struct gaudisim_cs *cs;
+	struct gaudisim_cs_out sw_out = {};
+	struct gaudisim_cs *cs = NULL;
 	bool restore;
 	u32 timeout_s;
 	int rc;
@@ -709,8 +737,11 @@ int gaudisim_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 		}
 	}
 
-	rc = gaudisim_cs_submit(ctx, in.chunks_execute, in.num_chunks_execute,
-				in.cs_flags, timeout_s, true, &cs);
+	if (in.cs_flags & (GAUDISIM_CS_FLAGS_SIGNAL | GAUDISIM_CS_FLAGS_WAIT))
+		rc = gaudisim_cs_sigwait_submit(ctx, &in, timeout_s, &sw_out);
+	else
+		rc = gaudisim_cs_submit(ctx, in.chunks_execute, in.num_chunks_execute,
+					in.cs_flags, timeout_s, true, &cs);
 	if (restore) {
 		if (!rc)
 			WRITE_ONCE(ctx->restore_done, true);
@@ -720,6 +751,10 @@ int gaudisim_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 		return rc;
 
 	memset(args, 0, sizeof(*args));
+	if (!cs) {
+		args->out = sw_out;
+		return 0;
+	}
 	args->out.seq = cs->seq;
 	args->out.status = GAUDISIM_CS_STATUS_SUCCESS;
 	gaudisim_cs_put(cs);

@@ -12,6 +12,9 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
+#include <hw/gaudisim_queues.h>
+#include <uapi/drm/gaudisim_accel.h>
+
 /* Why a command submission was refused (INFO CS_COUNTERS, in its order). */
 enum gaudisim_cs_drop {
 	GAUDISIM_DROP_OUT_OF_MEM,
@@ -52,6 +55,8 @@ static_assert((GAUDISIM_CS_OUTCOMES & (GAUDISIM_CS_OUTCOMES - 1)) == 0);
  * @has_dma: the body contains a LIN_DMA (engine barrier on the tail)
  * @uptrs: userptr mappings the body addresses (one reference each)
  * @num_uptrs: entries in @uptrs
+ * @sob_refs: driver sync objects the job signals or waits on, bit i for
+ *            SOB GAUDISIM_SYNC_DRIVER_SOB_FIRST + i (one reference each)
  * @cq_entry: CQ entry that completed the job
  * @done_node: link in a list of jobs completed or aborted together
  */
@@ -67,8 +72,15 @@ struct gaudisim_job {
 	bool has_dma;
 	struct gaudisim_userptr **uptrs;
 	u32 num_uptrs;
+	u16 sob_refs;
 	u32 cq_entry;
 	struct list_head done_node;
+};
+
+enum gaudisim_cs_type {
+	GAUDISIM_CS_TYPE_DEFAULT,
+	GAUDISIM_CS_TYPE_SIGNAL,
+	GAUDISIM_CS_TYPE_WAIT,
 };
 
 /**
@@ -85,6 +97,11 @@ struct gaudisim_job {
  * @timestamp_ns: CLOCK_MONOTONIC time of the outcome (under ctx->cs_lock)
  * @done: completed when the outcome is final
  * @tdr: timeout work
+ * @type: default, SIGNAL or WAIT (gaudisim_cs_sigwait.c)
+ * @sig_sob: SIGNAL: the sync object it adds 1 to
+ * @sig_value: SIGNAL: the value that SOB holds once the signal happened
+ * @wait_seqs: WAIT: the signal seqs, copied from the user
+ * @num_wait_seqs: WAIT: entries in @wait_seqs
  * @num_ext_jobs: jobs on external queues (the ones that complete)
  * @num_jobs: entries in @jobs
  * @jobs: the jobs
@@ -101,6 +118,11 @@ struct gaudisim_cs {
 	u64 timestamp_ns;
 	struct completion done;
 	struct delayed_work tdr;
+	enum gaudisim_cs_type type;
+	u16 sig_sob;
+	u16 sig_value;
+	u64 wait_seqs[GAUDISIM_CS_WAIT_MAX_SIGNALS];
+	u32 num_wait_seqs;
 	u32 num_ext_jobs;
 	u32 num_jobs;
 	struct gaudisim_job jobs[] __counted_by(num_jobs);
@@ -111,10 +133,49 @@ struct gaudisim_cs_outcome {
 	u64 seq;
 	int status;
 	bool timestamp_valid;
+	bool is_signal;
 	u64 timestamp_ns;
 };
 
 int gaudisim_job_alloc_kcb(struct gaudisim_job *job, u32 size);
+struct gaudisim_cs *gaudisim_cs_alloc(struct gaudisim_ctx *ctx, u32 num_jobs,
+				      u32 flags, u32 timeout_s);
+int gaudisim_cs_push(struct gaudisim_cs *cs, bool user);
+void gaudisim_cs_discard(struct gaudisim_cs *cs);
+void gaudisim_cs_put(struct gaudisim_cs *cs);
+void gaudisim_cs_count_drop(struct gaudisim_ctx *ctx, enum gaudisim_cs_drop why);
+
+/* Driver sync objects of the SIGNAL/WAIT CSs: two per external queue. */
+#define GAUDISIM_SIGWAIT_SOBS_PER_QUEUE	2
+#define GAUDISIM_SIGWAIT_NUM_SOBS \
+	(GAUDISIM_NUM_EXT_QUEUES * GAUDISIM_SIGWAIT_SOBS_PER_QUEUE)
+
+/**
+ * struct gaudisim_sigwait - device-wide state of SIGNAL/WAIT CSs
+ * @curr: per external queue, which of its two sync objects signals go to
+ * @count: per external queue, the value that SOB holds once every SIGNAL
+ *         queued so far has run
+ * @users: per driver SOB, jobs not yet done that signal or watch it; a
+ *         SOB is zeroed and reused (wraparound) only when it has none
+ *
+ * @curr and @count are under gdev->submit_lock; @users is atomic (jobs
+ * finish from interrupt threads).
+ */
+struct gaudisim_sigwait {
+	u16 curr[GAUDISIM_NUM_EXT_QUEUES];
+	u16 count[GAUDISIM_NUM_EXT_QUEUES];
+	atomic_t users[GAUDISIM_SIGWAIT_NUM_SOBS];
+};
+
+/* SIGNAL and WAIT CSs (gaudisim_cs_sigwait.c) */
+struct gaudisim_cs_in;
+struct gaudisim_cs_out;
+struct gaudisim_device;
+int gaudisim_cs_sigwait_submit(struct gaudisim_ctx *ctx, const struct gaudisim_cs_in *in,
+			       u32 timeout_s, struct gaudisim_cs_out *out);
+int gaudisim_cs_sigwait_prepare(struct gaudisim_cs *cs);
+void gaudisim_sigwait_put_sobs(struct gaudisim_device *gdev, u16 sob_refs);
+void gaudisim_sigwait_hw_reset(struct gaudisim_device *gdev);
 void gaudisim_job_complete(struct gaudisim_job *job);
 void gaudisim_job_abort(struct gaudisim_job *job, int err);
 

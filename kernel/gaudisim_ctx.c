@@ -2,8 +2,11 @@
 /*
  * Compute context: open and close of /dev/accel/accelN.
  *
- * One process at a time holds the compute node, like the real driver;
- * a second open gets EBUSY. Closing the node tears the context down:
+ * By default one process at a time holds the compute node, like the real
+ * driver; a second open gets EBUSY. With the max_contexts parameter up to
+ * seven processes share the device (docs/contexts.md), each with its own
+ * ASID, page tables, HBM quota and sync-manager slice; the open beyond
+ * max_contexts gets EBUSY. Closing the node tears the context down:
  * its work on every queue, internal ones included, gets a short grace
  * period, then the device is reset so that nothing DMAs into memory that
  * is about to be unpinned or reused; the device zeroes the HBM the
@@ -11,6 +14,7 @@
  * allocations are released, and only then may the next user open.
  */
 
+#include <linux/moduleparam.h>
 #include <linux/ratelimit.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -23,6 +27,67 @@
 #include "gaudisim_drv.h"
 #include "gaudisim_mem.h"
 #include "gaudisim_release.h"
+
+unsigned int gaudisim_max_contexts = 1;
+
+static int gaudisim_max_contexts_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+	int rc;
+
+	rc = kstrtouint(val, 0, &v);
+	if (rc)
+		return rc;
+	if (v < 1 || v > GAUDISIM_MAX_CONTEXTS)
+		return -EINVAL;
+	gaudisim_max_contexts = v;
+	return 0;
+}
+
+static const struct kernel_param_ops gaudisim_max_contexts_ops = {
+	.set = gaudisim_max_contexts_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(max_contexts, &gaudisim_max_contexts_ops, &gaudisim_max_contexts, 0444);
+MODULE_PARM_DESC(max_contexts,
+		 "Processes that may hold a device's compute node at once, 1..7 (default 1, as habanalabs)");
+
+static unsigned int gaudisim_ctx_hbm_quota_mb;
+module_param_named(ctx_hbm_quota_mb, gaudisim_ctx_hbm_quota_mb, uint, 0444);
+MODULE_PARM_DESC(ctx_hbm_quota_mb,
+		 "HBM MiB each context may allocate when contexts share a device (default 0: an even split)");
+
+/*
+ * What the context may use: everything in exclusive mode; in shared mode
+ * its slot's slice of the user SOBs and monitors and its HBM quota (an
+ * even share, or ctx_hbm_quota_mb if that is smaller).
+ */
+static void gaudisim_ctx_set_limits(struct gaudisim_ctx *ctx, u32 slot)
+{
+	struct gaudisim_device *gdev = ctx->gdev;
+
+	ctx->slot = slot;
+	ctx->shared = gaudisim_max_contexts > 1;
+	if (!ctx->shared) {
+		ctx->sob_first = GAUDISIM_SYNC_FIRST_USER_SOB;
+		ctx->sob_end = GAUDISIM_SYNC_NUM_SOBS;
+		ctx->mon_first = GAUDISIM_SYNC_FIRST_USER_MON;
+		ctx->mon_end = GAUDISIM_SYNC_NUM_MONITORS;
+		ctx->hbm_quota = gaudisim_hbm_user_size(gdev);
+		return;
+	}
+	ctx->sob_first = GAUDISIM_SYNC_FIRST_USER_SOB + slot * GAUDISIM_CTX_SOBS_PER_SLOT;
+	ctx->sob_end = ctx->sob_first + GAUDISIM_CTX_SOBS_PER_SLOT;
+	ctx->mon_first = GAUDISIM_CTX_MON_SHARED_FIRST + slot * GAUDISIM_CTX_MONS_PER_SLOT;
+	ctx->mon_end = ctx->mon_first + GAUDISIM_CTX_MONS_PER_SLOT;
+	ctx->hbm_quota = round_down(div_u64(gaudisim_hbm_user_size(gdev), gaudisim_max_contexts),
+				    GAUDISIM_DRAM_PAGE_SIZE);
+	if (gaudisim_ctx_hbm_quota_mb)
+		ctx->hbm_quota = min_t(u64, ctx->hbm_quota,
+				       round_down((u64)gaudisim_ctx_hbm_quota_mb * SZ_1M,
+						  GAUDISIM_DRAM_PAGE_SIZE));
+}
 
 static void gaudisim_ctx_release(struct kref *ref)
 {
@@ -81,6 +146,7 @@ int gaudisim_open(struct drm_device *drm, struct drm_file *file)
 {
 	struct gaudisim_device *gdev = to_gsim(drm);
 	struct gaudisim_ctx *ctx;
+	u32 slot;
 	int rc = 0;
 
 	ctx = gaudisim_ctx_create(gdev);
@@ -88,13 +154,16 @@ int gaudisim_open(struct drm_device *drm, struct drm_file *file)
 		return -ENOMEM;
 
 	mutex_lock(&gdev->open_lock);
-	if (gdev->compute_ctx) {
+	if (gdev->num_ctxs >= gaudisim_max_contexts) {
 		dev_dbg_ratelimited(drm->dev,
-				    "compute node is held by pid %d; open by pid %d refused\n",
-				    gdev->compute_ctx->pid, ctx->pid);
+				    "compute node is held by %u process(es); open by pid %d refused\n",
+				    gdev->num_ctxs, ctx->pid);
 		rc = -EBUSY;
 		goto out_unlock;
 	}
+	for (slot = 0; gdev->ctxs[slot]; slot++)
+		;
+	gaudisim_ctx_set_limits(ctx, slot);
 	switch (gaudisim_status(gdev)) {
 	case GAUDISIM_DEVICE_STATUS_OPERATIONAL:
 		break;
@@ -106,14 +175,16 @@ int gaudisim_open(struct drm_device *drm, struct drm_file *file)
 		goto out_unlock;
 	}
 
-	rc = gaudisim_mmu_ctx_init(ctx);
+	rc = gaudisim_mmu_ctx_init(ctx, !ctx->shared);
 	if (rc)
 		goto out_unlock;
 
-	gdev->compute_ctx = ctx;
+	gdev->ctxs[slot] = ctx;
+	gdev->num_ctxs++;
 	gaudisim_notifier_ctx_init(gdev, ctx);
 	gdev->open_counter++;
-	gdev->open_time = ktime_get();
+	if (gdev->num_ctxs == 1)
+		gdev->open_time = ktime_get();
 	file->driver_priv = ctx;
 
 out_unlock:
@@ -140,8 +211,9 @@ void gaudisim_postclose(struct drm_device *drm, struct drm_file *file)
 
 	/* Free the compute node only once its memory is back in the pool. */
 	mutex_lock(&gdev->open_lock);
-	gdev->compute_ctx = NULL;
-	gdev->last_open_period_ms = ktime_ms_delta(ktime_get(), gdev->open_time);
+	gdev->ctxs[ctx->slot] = NULL;
+	if (!--gdev->num_ctxs)
+		gdev->last_open_period_ms = ktime_ms_delta(ktime_get(), gdev->open_time);
 	mutex_unlock(&gdev->open_lock);
 
 	file->driver_priv = NULL;

@@ -19,9 +19,24 @@
 
 #include <drm/drm_mm.h>
 
+#include <hw/gaudisim_mmu.h>
 #include <hw/gaudisim_queues.h>
+#include <hw/gaudisim_sync.h>
 
 #include "gaudisim_cs.h"
+
+/*
+ * Shared mode (max_contexts > 1): the user ranges of the sync manager are
+ * split into one slice per context slot.
+ */
+#define GAUDISIM_CTX_SOBS_PER_SLOT \
+	((GAUDISIM_SYNC_NUM_SOBS - GAUDISIM_SYNC_FIRST_USER_SOB) / GAUDISIM_MAX_CONTEXTS / \
+	 GAUDISIM_SYNC_SOBS_PER_GROUP * GAUDISIM_SYNC_SOBS_PER_GROUP)
+#define GAUDISIM_CTX_MON_SHARED_FIRST	(GAUDISIM_SYNC_RESERVED_MON_LAST + 1)
+#define GAUDISIM_CTX_MONS_PER_SLOT \
+	((GAUDISIM_SYNC_NUM_MONITORS - GAUDISIM_CTX_MON_SHARED_FIRST) / GAUDISIM_MAX_CONTEXTS)
+
+extern unsigned int gaudisim_max_contexts;
 
 struct drm_device;
 struct drm_file;
@@ -34,6 +49,13 @@ struct gaudisim_device;
  * @gdev: the device
  * @pid: thread group of the opener
  * @asid: device MMU address space of the context (1..7)
+ * @slot: index in gdev->ctxs
+ * @shared: opened while the device admits several contexts (max_contexts
+ *          > 1): external queues only, HBM checked against its own
+ *          allocations, its own slice of the sync manager, HBM quota
+ * @sob_first: first user SOB it may use; @sob_end: one past its last
+ * @mon_first: first user monitor it may use; @mon_end: one past its last
+ * @hbm_quota: HBM bytes it may allocate
  * @cbs: CB id -> struct gaudisim_cb (handle references); own lock
  * @cb_bytes: bytes of user CB memory the context holds
  * @cb_count: user CBs the context holds (handles, jobs or mappings)
@@ -67,6 +89,11 @@ struct gaudisim_ctx {
 	struct gaudisim_device *gdev;
 	pid_t pid;
 	u32 asid;
+	u32 slot;
+	bool shared;
+	u32 sob_first, sob_end;
+	u32 mon_first, mon_end;
+	u64 hbm_quota;
 
 	struct xarray cbs;
 	atomic64_t cb_bytes;

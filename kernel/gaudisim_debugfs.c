@@ -204,13 +204,18 @@ DEFINE_SHOW_ATTRIBUTE(gaudisim_dbg_engines);
 
 /* ---- Context state --------------------------------------------------------- */
 
-/* The compute context with a reference, or NULL when nobody holds the device. */
+/*
+ * The compute context (the lowest slot's when several share the device)
+ * with a reference, or NULL when nobody holds the device.
+ */
 static struct gaudisim_ctx *gaudisim_dbg_get_ctx(struct gaudisim_device *gdev)
 {
-	struct gaudisim_ctx *ctx;
+	struct gaudisim_ctx *ctx = NULL;
+	u32 i;
 
 	mutex_lock(&gdev->open_lock);
-	ctx = gdev->compute_ctx;
+	for (i = 0; i < GAUDISIM_MAX_CONTEXTS && !ctx; i++)
+		ctx = gdev->ctxs[i];
 	if (ctx)
 		gaudisim_ctx_get(ctx);
 	mutex_unlock(&gdev->open_lock);
@@ -300,16 +305,18 @@ DEFINE_SHOW_ATTRIBUTE(gaudisim_dbg_userptr);
 static void gaudisim_dbg_mmu_walk(struct seq_file *m, struct gaudisim_device *gdev, u64 va)
 {
 	struct gaudisim_mmu *mmu = &gdev->mmu;
-	u64 table, pte = 0, page_size;
-	u32 hop, index;
+	u64 table = 0, pte = 0, page_size;
+	u32 hop, index, asid;
 
 	mutex_lock(&mmu->lock);
-	table = mmu->hop0;
+	/* The tree of the lowest ASID in use (the only one unless contexts share). */
+	for (asid = 1; asid < GAUDISIM_MMU_NUM_ASIDS && !table; asid++)
+		table = mmu->hop0[asid];
 	if (!table) {
 		seq_printf(m, "va 0x%llx: no address space (no compute context)\n", va);
 		goto out;
 	}
-	seq_printf(m, "asid %u va 0x%llx\n", mmu->asid, va);
+	seq_printf(m, "asid %u va 0x%llx\n", asid - 1, va);
 	for (hop = 0; hop < GAUDISIM_MMU_NUM_HOPS; hop++) {
 		/* A corrupt PTE must not move the window outside HBM. */
 		if (table >= gdev->hbm_size) {

@@ -87,7 +87,8 @@ struct gaudisim_captured_errors {
  * @num_int_queues: internal queues that are present
  * @submit_lock: see below
  * @open_lock: see below
- * @compute_ctx: context of the process holding the compute node, or NULL
+ * @ctxs: open compute contexts, by slot (gaudisim_ctx.c); NULL when free
+ * @num_ctxs: entries of @ctxs in use
  * @open_counter: successful compute opens since load
  * @open_time: when the current compute user opened the device
  * @last_open_period_ms: how long the previous compute user held it
@@ -95,6 +96,7 @@ struct gaudisim_captured_errors {
  * @hbm_mm: allocator of user HBM
  * @hbm_used: user HBM bytes allocated by all contexts
  * @cs_cnt: CS counters
+ * @sigwait: sync objects of SIGNAL/WAIT CSs (gaudisim_cs_sigwait.c)
  * @hard_reset_cnt: hard resets since load
  * @err_lock: see below
  * @errors: the last captured errors
@@ -137,9 +139,10 @@ struct gaudisim_device {
 	 */
 	struct mutex submit_lock;
 
-	/* Protects @compute_ctx and the open statistics below. */
+	/* Protects @ctxs, @num_ctxs and the open statistics below. */
 	struct mutex open_lock;
-	struct gaudisim_ctx *compute_ctx;
+	struct gaudisim_ctx *ctxs[GAUDISIM_MAX_CONTEXTS];
+	u32 num_ctxs;
 	u64 open_counter;
 	ktime_t open_time;
 	u64 last_open_period_ms;
@@ -150,6 +153,7 @@ struct gaudisim_device {
 	u64 hbm_used;
 
 	struct gaudisim_cs_counters cs_cnt;
+	struct gaudisim_sigwait sigwait;
 	atomic_t hard_reset_cnt;
 
 	/* Protects @errors and @throttle_since_us; taken in process context. */

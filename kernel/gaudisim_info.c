@@ -221,10 +221,16 @@ static void gaudisim_info_open(struct gaudisim_device *gdev,
 {
 	mutex_lock(&gdev->open_lock);
 	open->open_counter = gdev->open_counter;
-	if (gdev->compute_ctx) {
+	if (gdev->num_ctxs) {
+		struct gaudisim_ctx *first = NULL;
+		u32 i;
+
+		/* habanalabs knows one compute user: report the lowest slot's. */
+		for (i = 0; i < GAUDISIM_MAX_CONTEXTS && !first; i++)
+			first = gdev->ctxs[i];
 		open->is_compute_ctx_active = 1;
-		open->compute_ctx_in_release = READ_ONCE(gdev->compute_ctx->in_release);
-		open->compute_pid = gdev->compute_ctx->pid;
+		open->compute_ctx_in_release = READ_ONCE(first->in_release);
+		open->compute_pid = first->pid;
 		open->last_open_period_ms = ktime_ms_delta(ktime_get(),
 							   gdev->open_time);
 	} else {
@@ -541,8 +547,11 @@ static int gaudisim_info_sw_op(struct gaudisim_device *gdev, struct gaudisim_ctx
 				     args->dcore_id);
 			return -EINVAL;
 		}
-		buf->sync.first_available_sync_object = GAUDISIM_SYNC_FIRST_USER_SOB;
-		buf->sync.first_available_monitor = GAUDISIM_SYNC_FIRST_USER_MON;
+		/* A context sharing the device gets its slice (docs/contexts.md). */
+		buf->sync.first_available_sync_object =
+			ctx ? ctx->sob_first : GAUDISIM_SYNC_FIRST_USER_SOB;
+		buf->sync.first_available_monitor =
+			ctx ? ctx->mon_first : GAUDISIM_SYNC_FIRST_USER_MON;
 		*size = sizeof(buf->sync);
 		return 0;
 	case GAUDISIM_INFO_OPEN_STATS:

@@ -24,6 +24,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/wait.h>
 #include <linux/xarray.h>
 
 #include <drm/drm_file.h>
@@ -31,13 +32,22 @@
 #include "gaudisim_ctx.h"
 #include "gaudisim_drv.h"
 #include "gaudisim_mem.h"
+#include "gaudisim_release.h"
 
 #define GAUDISIM_VA_GUARD		PAGE_SIZE
 
 /* One HBM allocation of a context. */
+/*
+ * @freeing: a shared context's FREE is scrubbing it; CBs may not name it
+ * and a second FREE of the handle is EINVAL (under ctx->mem_lock)
+ */
 struct gaudisim_hbm_alloc {
 	struct drm_mm_node node;
+	bool freeing;
 };
+
+/* How long a shared context's FREE waits for its jobs before EBUSY. */
+#define GAUDISIM_HBM_FREE_WAIT	(5 * HZ)
 
 /* ---- userptr ------------------------------------------------------------ */
 
@@ -357,6 +367,12 @@ static int gaudisim_hbm_alloc(struct gaudisim_ctx *ctx, u64 size, u64 *handle)
 		return -ENOMEM;
 
 	mutex_lock(&ctx->mem_lock);
+	if (aligned > ctx->hbm_quota - ctx->dram_used) {
+		gaudisim_dbg(gdev, "HBM quota: %llu of %llu bytes used, %llu more refused\n",
+			     ctx->dram_used, ctx->hbm_quota, aligned);
+		rc = -ENOMEM;
+		goto err_unlock;
+	}
 
 	mutex_lock(&gdev->hbm_lock);
 	rc = drm_mm_insert_node_generic(&gdev->hbm_mm, &alloc->node, aligned,
@@ -416,22 +432,96 @@ static void gaudisim_hbm_release(struct gaudisim_ctx *ctx, struct gaudisim_hbm_a
 	kfree(alloc);
 }
 
+/*
+ * FREE of a shared context: other contexts may get the memory next, so
+ * the device zeroes it first, once the context's jobs (which may still
+ * use it) are done. New CBs cannot name it meanwhile (@freeing).
+ */
+static int gaudisim_hbm_free_shared(struct gaudisim_ctx *ctx, u64 handle,
+				    struct gaudisim_hbm_alloc *alloc)
+{
+	bool idle;
+
+	lockdep_assert_held(&ctx->mem_lock);
+	alloc->freeing = true;
+	mutex_unlock(&ctx->mem_lock);
+
+	idle = wait_event_timeout(ctx->idle_wq, !atomic_read(&ctx->jobs_inflight),
+				  GAUDISIM_HBM_FREE_WAIT);
+	if (idle)
+		gaudisim_ctx_scrub_range(ctx, alloc->node.start,
+					 alloc->node.start + alloc->node.size);
+
+	mutex_lock(&ctx->mem_lock);
+	if (!idle) {
+		alloc->freeing = false;
+		mutex_unlock(&ctx->mem_lock);
+		gaudisim_dbg(ctx->gdev, "HBM handle %llu: the context's jobs still run\n", handle);
+		return -EBUSY;
+	}
+	xa_erase(&ctx->hbm_allocs, handle);
+	gaudisim_hbm_release(ctx, alloc);
+	mutex_unlock(&ctx->mem_lock);
+	return 0;
+}
+
 static int gaudisim_hbm_free(struct gaudisim_ctx *ctx, u64 handle)
 {
 	struct gaudisim_hbm_alloc *alloc = NULL;
 
 	mutex_lock(&ctx->mem_lock);
 	if (handle && handle <= U32_MAX)
-		alloc = xa_erase(&ctx->hbm_allocs, handle);
-	if (alloc)
-		gaudisim_hbm_release(ctx, alloc);
-	mutex_unlock(&ctx->mem_lock);
-
-	if (!alloc) {
+		alloc = xa_load(&ctx->hbm_allocs, handle);
+	if (!alloc || alloc->freeing) {
+		mutex_unlock(&ctx->mem_lock);
 		gaudisim_dbg(ctx->gdev, "no HBM allocation with handle %llu\n", handle);
 		return -EINVAL;
 	}
+	if (ctx->shared)
+		return gaudisim_hbm_free_shared(ctx, handle, alloc);
+	xa_erase(&ctx->hbm_allocs, handle);
+	gaudisim_hbm_release(ctx, alloc);
+	mutex_unlock(&ctx->mem_lock);
 	return 0;
+}
+
+/**
+ * gaudisim_mem_owns_hbm() - does [addr, addr + len) lie in one allocation of @ctx?
+ * @ctx: the context, its mem_lock held
+ * @addr: HBM address
+ * @len: bytes
+ *
+ * Allocations being freed do not count.
+ */
+bool gaudisim_mem_owns_hbm(struct gaudisim_ctx *ctx, u64 addr, u64 len)
+{
+	struct gaudisim_hbm_alloc *alloc;
+	unsigned long id;
+
+	lockdep_assert_held(&ctx->mem_lock);
+	xa_for_each(&ctx->hbm_allocs, id, alloc) {
+		u64 start = alloc->node.start;
+
+		if (!alloc->freeing && addr >= start && len <= alloc->node.size &&
+		    addr - start <= alloc->node.size - len)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Zero every live allocation of a closing shared context (on the device).
+ * No mem_lock: the file is gone, nothing else touches the allocations, and
+ * a scrub that fails resets the device, which takes submit_lock.
+ */
+void gaudisim_mem_scrub_allocs(struct gaudisim_ctx *ctx)
+{
+	struct gaudisim_hbm_alloc *alloc;
+	unsigned long id;
+
+	xa_for_each(&ctx->hbm_allocs, id, alloc)
+		gaudisim_ctx_scrub_range(ctx, alloc->node.start,
+					 alloc->node.start + alloc->node.size);
 }
 
 static int gaudisim_hbm_map(struct gaudisim_ctx *ctx, u64 handle, u64 *addr)

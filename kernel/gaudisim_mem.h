@@ -61,6 +61,8 @@ void gaudisim_userptr_get(struct gaudisim_userptr *up);
 void gaudisim_userptr_put(struct gaudisim_userptr *up);
 
 void gaudisim_mem_ctx_init(struct gaudisim_ctx *ctx);
+bool gaudisim_mem_owns_hbm(struct gaudisim_ctx *ctx, u64 addr, u64 len);
+void gaudisim_mem_scrub_allocs(struct gaudisim_ctx *ctx);
 void gaudisim_mem_ctx_fini(struct gaudisim_ctx *ctx);
 int gaudisim_mem_ioctl(struct drm_device *drm, void *data, struct drm_file *file);
 

@@ -8,13 +8,15 @@
  * External queues keep using the physical host window: their CBs are
  * copied and patched by the parser, so nothing changes there.
  *
- * One compute context exists at a time; each open gets the next ASID of
- * 1..7 (0 is the driver's), so stale TLB entries of a previous user can
- * never match. Hop tables come from the page-table area of reserved HBM;
+ * Each open compute context (up to max_contexts at once) gets its own
+ * ASID of 1..7 (0 is the driver's) and its own tree; ASIDs rotate, so
+ * stale TLB entries of a previous user can hardly match, and each is
+ * invalidated when its context closes. Hop tables come from the
+ * page-table area of reserved HBM;
  * the driver keeps a shadow copy of each table to walk without reading
  * HBM, and writes PTEs through the HBM BAR, moving its window as needed.
- * Tables are freed when the context closes; a hard reset keeps HBM, so
- * only the MMU registers are programmed again.
+ * A context's tables are freed when it closes; a hard reset keeps HBM,
+ * so only the MMU registers are programmed again.
  */
 
 #include <linux/bitmap.h>
@@ -92,8 +94,8 @@ static void gaudisim_mmu_set_pte(struct gaudisim_device *gdev, u64 table, u32 in
 	gaudisim_mmu_write_hbm(gdev, table + index * GAUDISIM_MMU_PTE_SIZE, pte);
 }
 
-/* A zeroed table from the page-table area; 0 when the area is full. */
-static u64 gaudisim_mmu_alloc_table(struct gaudisim_device *gdev)
+/* A zeroed table of @asid's tree; 0 when the page-table area is full. */
+static u64 gaudisim_mmu_alloc_table(struct gaudisim_device *gdev, u32 asid)
 {
 	struct gaudisim_mmu *mmu = &gdev->mmu;
 	u64 *shadow, table;
@@ -112,29 +114,31 @@ static u64 gaudisim_mmu_alloc_table(struct gaudisim_device *gdev)
 		return 0;
 	}
 	set_bit(index, mmu->used);
+	mmu->owner[index] = asid;
 	table = gaudisim_mmu_table_addr(index);
 	for (i = 0; i < GAUDISIM_MMU_HOP_ENTRIES; i++)
 		gaudisim_mmu_write_hbm(gdev, table + i * GAUDISIM_MMU_PTE_SIZE, 0);
 	return table;
 }
 
-static void gaudisim_mmu_free_all_tables(struct gaudisim_mmu *mmu)
+/* Free the tables of @asid's tree, or every table when @asid is 0. */
+static void gaudisim_mmu_free_tables(struct gaudisim_mmu *mmu, u32 asid)
 {
 	unsigned long index;
 	u64 *shadow;
 
 	xa_for_each(&mmu->shadow, index, shadow) {
+		if (asid && mmu->owner[index] != asid)
+			continue;
 		xa_erase(&mmu->shadow, index);
 		kfree(shadow);
 		clear_bit(index, mmu->used);
 	}
 }
 
-static void gaudisim_mmu_invalidate(struct gaudisim_device *gdev, u64 va, u64 size)
+static void gaudisim_mmu_invalidate(struct gaudisim_device *gdev, u32 asid, u64 va, u64 size)
 {
-	struct gaudisim_mmu *mmu = &gdev->mmu;
-
-	gaudisim_wreg(gdev, gaudisim_mmu_reg(GAUDISIM_MMU_INV_ASID), mmu->asid);
+	gaudisim_wreg(gdev, gaudisim_mmu_reg(GAUDISIM_MMU_INV_ASID), asid);
 	gaudisim_wreg(gdev, gaudisim_mmu_reg(GAUDISIM_MMU_INV_VA_LO), lower_32_bits(va));
 	gaudisim_wreg(gdev, gaudisim_mmu_reg(GAUDISIM_MMU_INV_VA_HI), upper_32_bits(va));
 	gaudisim_wreg(gdev, gaudisim_mmu_reg(GAUDISIM_MMU_INV_SIZE_LO), lower_32_bits(size));
@@ -142,20 +146,22 @@ static void gaudisim_mmu_invalidate(struct gaudisim_device *gdev, u64 va, u64 si
 	gaudisim_wreg(gdev, gaudisim_mmu_reg(GAUDISIM_MMU_INV_CMD), GAUDISIM_MMU_INV_RANGE);
 }
 
-/* Program the ASID registers of the compute context (or clear them). */
-static void gaudisim_mmu_hw_ctx(struct gaudisim_device *gdev, u32 asid, u64 hop0)
+/* Program the hop-0 registers of @asid (0 for @hop0 clears them). */
+static void gaudisim_mmu_hw_asid(struct gaudisim_device *gdev, u32 asid, u64 hop0)
+{
+	gaudisim_wreg(gdev, gaudisim_mmu_reg(GAUDISIM_MMU_HOP0_LO(asid)), lower_32_bits(hop0));
+	gaudisim_wreg(gdev, gaudisim_mmu_reg(GAUDISIM_MMU_HOP0_HI(asid)), upper_32_bits(hop0));
+}
+
+/* Give every internal queue mmu->queue_asid. */
+static void gaudisim_mmu_hw_queues(struct gaudisim_device *gdev)
 {
 	u32 q;
 
-	if (asid) {
-		gaudisim_wreg(gdev, gaudisim_mmu_reg(GAUDISIM_MMU_HOP0_LO(asid)),
-			      lower_32_bits(hop0));
-		gaudisim_wreg(gdev, gaudisim_mmu_reg(GAUDISIM_MMU_HOP0_HI(asid)),
-			      upper_32_bits(hop0));
-	}
 	for (q = GAUDISIM_NUM_EXT_QUEUES; q < GAUDISIM_QUEUE_ID_SIZE; q++)
 		if (gdev->iqueues[q].present)
-			gaudisim_wreg(gdev, gaudisim_mmu_reg(GAUDISIM_MMU_QUEUE_ASID(q)), asid);
+			gaudisim_wreg(gdev, gaudisim_mmu_reg(GAUDISIM_MMU_QUEUE_ASID(q)),
+				      gdev->mmu.queue_asid);
 }
 
 int gaudisim_mmu_init(struct gaudisim_device *gdev)
@@ -178,7 +184,8 @@ int gaudisim_mmu_init(struct gaudisim_device *gdev)
 	if (!mmu->bar)
 		return -ENOMEM;
 	mmu->used = devm_bitmap_zalloc(&pdev->dev, GAUDISIM_MMU_NUM_TABLES, GFP_KERNEL);
-	if (!mmu->used)
+	mmu->owner = devm_kzalloc(&pdev->dev, GAUDISIM_MMU_NUM_TABLES, GFP_KERNEL);
+	if (!mmu->used || !mmu->owner)
 		return -ENOMEM;
 	xa_init(&mmu->shadow);
 	return 0;
@@ -187,7 +194,7 @@ int gaudisim_mmu_init(struct gaudisim_device *gdev)
 void gaudisim_mmu_fini(struct gaudisim_device *gdev)
 {
 	mutex_lock(&gdev->mmu.lock);
-	gaudisim_mmu_free_all_tables(&gdev->mmu);
+	gaudisim_mmu_free_tables(&gdev->mmu, 0);
 	mutex_unlock(&gdev->mmu.lock);
 	xa_destroy(&gdev->mmu.shadow);
 }
@@ -196,39 +203,69 @@ void gaudisim_mmu_fini(struct gaudisim_device *gdev)
 void gaudisim_mmu_hw_init(struct gaudisim_device *gdev)
 {
 	struct gaudisim_mmu *mmu = &gdev->mmu;
+	u32 asid;
 
 	mutex_lock(&mmu->lock);
 	mmu->window = 0;
 	gaudisim_wreg(gdev, GAUDISIM_REG_HBM_WINDOW_LO, 0);
 	gaudisim_wreg(gdev, GAUDISIM_REG_HBM_WINDOW_HI, 0);
-	gaudisim_mmu_hw_ctx(gdev, mmu->hop0 ? mmu->asid : 0, mmu->hop0);
+	for (asid = 1; asid < GAUDISIM_MMU_NUM_ASIDS; asid++)
+		if (mmu->hop0[asid])
+			gaudisim_mmu_hw_asid(gdev, asid, mmu->hop0[asid]);
+	gaudisim_mmu_hw_queues(gdev);
 	gaudisim_wreg(gdev, gaudisim_mmu_reg(GAUDISIM_MMU_CTRL), GAUDISIM_MMU_CTRL_ENABLE);
 	mutex_unlock(&mmu->lock);
 }
 
-/* Give the new compute context an ASID and an empty hop-0 table. */
-int gaudisim_mmu_ctx_init(struct gaudisim_ctx *ctx)
+/**
+ * gaudisim_mmu_ctx_init() - give a new context an ASID and an empty tree
+ * @ctx: the context being opened
+ * @owns_queues: the context is the device's only one: internal queues
+ *               take its ASID
+ *
+ * Return: 0, -EBUSY when every ASID is taken, -ENOMEM, -ENODEV.
+ */
+int gaudisim_mmu_ctx_init(struct gaudisim_ctx *ctx, bool owns_queues)
 {
 	struct gaudisim_device *gdev = ctx->gdev;
 	struct gaudisim_mmu *mmu = &gdev->mmu;
+	u32 asid = 0, i;
+	int rc = 0, idx;
 	u64 hop0;
-	int idx;
 
 	if (!drm_dev_enter(&gdev->drm, &idx))
 		return -ENODEV;
 	mutex_lock(&mmu->lock);
-	hop0 = gaudisim_mmu_alloc_table(gdev);
-	if (hop0) {
-		ctx->asid = 1 + (mmu->asid % (GAUDISIM_MMU_NUM_ASIDS - 1));
-		mmu->asid = ctx->asid;
-		mmu->hop0 = hop0;
-		/* The zeroed hop-0 table is in HBM before the device may walk it. */
-		wmb();
-		gaudisim_mmu_hw_ctx(gdev, mmu->asid, hop0);
+	/* The next free ASID after the last one given. */
+	for (i = 1; i < GAUDISIM_MMU_NUM_ASIDS && !asid; i++) {
+		u32 a = 1 + (mmu->last_asid + i - 1) % (GAUDISIM_MMU_NUM_ASIDS - 1);
+
+		if (!mmu->hop0[a])
+			asid = a;
 	}
+	if (!asid) {
+		rc = -EBUSY;
+		goto out_unlock;
+	}
+	hop0 = gaudisim_mmu_alloc_table(gdev, asid);
+	if (!hop0) {
+		rc = -ENOMEM;
+		goto out_unlock;
+	}
+	ctx->asid = asid;
+	mmu->last_asid = asid;
+	mmu->hop0[asid] = hop0;
+	/* The zeroed hop-0 table is in HBM before the device may walk it. */
+	wmb();
+	gaudisim_mmu_hw_asid(gdev, asid, hop0);
+	if (owns_queues) {
+		mmu->queue_asid = asid;
+		gaudisim_mmu_hw_queues(gdev);
+	}
+out_unlock:
 	mutex_unlock(&mmu->lock);
 	drm_dev_exit(idx);
-	return hop0 ? 0 : -ENOMEM;
+	return rc;
 }
 
 /* Forget every table of the closing context; its mappings are gone. */
@@ -239,25 +276,26 @@ void gaudisim_mmu_ctx_fini(struct gaudisim_ctx *ctx)
 	int idx;
 
 	mutex_lock(&mmu->lock);
-	if (ctx->asid && ctx->asid == mmu->asid && mmu->hop0) {
+	if (ctx->asid && mmu->hop0[ctx->asid]) {
+		if (mmu->queue_asid == ctx->asid)
+			mmu->queue_asid = 0;
 		if (drm_dev_enter(&gdev->drm, &idx)) {
-			gaudisim_mmu_hw_ctx(gdev, 0, 0);
-			gaudisim_wreg(gdev, gaudisim_mmu_reg(GAUDISIM_MMU_HOP0_LO(ctx->asid)), 0);
-			gaudisim_wreg(gdev, gaudisim_mmu_reg(GAUDISIM_MMU_HOP0_HI(ctx->asid)), 0);
+			gaudisim_mmu_hw_queues(gdev);
+			gaudisim_mmu_hw_asid(gdev, ctx->asid, 0);
 			gaudisim_wreg(gdev, gaudisim_mmu_reg(GAUDISIM_MMU_INV_ASID), ctx->asid);
 			gaudisim_wreg(gdev, gaudisim_mmu_reg(GAUDISIM_MMU_INV_CMD),
 				      GAUDISIM_MMU_INV_ASID_ALL);
 			drm_dev_exit(idx);
 		}
-		gaudisim_mmu_free_all_tables(mmu);
-		mmu->hop0 = 0;
+		gaudisim_mmu_free_tables(mmu, ctx->asid);
+		mmu->hop0[ctx->asid] = 0;
 	}
 	mutex_unlock(&mmu->lock);
 }
 
 /* Table PTE of @va at @hop of the tree under @table; allocates on demand. */
-static u64 gaudisim_mmu_next_table(struct gaudisim_device *gdev, u64 table, u64 va,
-				   u32 hop, bool alloc)
+static u64 gaudisim_mmu_next_table(struct gaudisim_device *gdev, u32 asid, u64 table,
+				   u64 va, u32 hop, bool alloc)
 {
 	u32 index = GAUDISIM_MMU_HOP_INDEX(va, hop);
 	u64 pte = gaudisim_mmu_shadow(&gdev->mmu, table)[index];
@@ -267,29 +305,29 @@ static u64 gaudisim_mmu_next_table(struct gaudisim_device *gdev, u64 table, u64 
 		return pte & GAUDISIM_MMU_PTE_ADDR_MASK;
 	if (!alloc)
 		return 0;
-	next = gaudisim_mmu_alloc_table(gdev);
+	next = gaudisim_mmu_alloc_table(gdev, asid);
 	if (next)
 		gaudisim_mmu_set_pte(gdev, table, index, next | GAUDISIM_MMU_PTE_PRESENT);
 	return next;
 }
 
-/* Leaf table of @va, 0 if absent (and not allocated). */
-static u64 gaudisim_mmu_leaf_table(struct gaudisim_device *gdev, u64 va, bool alloc)
+/* Leaf table of @va in @asid's tree, 0 if absent (and not allocated). */
+static u64 gaudisim_mmu_leaf_table(struct gaudisim_device *gdev, u32 asid, u64 va, bool alloc)
 {
-	u64 table = gdev->mmu.hop0;
+	u64 table = gdev->mmu.hop0[asid];
 	u32 hop;
 
 	for (hop = 0; table && hop < GAUDISIM_MMU_LEAF_HOP; hop++)
-		table = gaudisim_mmu_next_table(gdev, table, va, hop, alloc);
+		table = gaudisim_mmu_next_table(gdev, asid, table, va, hop, alloc);
 	return table;
 }
 
-static void gaudisim_mmu_clear_range(struct gaudisim_device *gdev, u64 va, u64 size)
+static void gaudisim_mmu_clear_range(struct gaudisim_device *gdev, u32 asid, u64 va, u64 size)
 {
 	u64 off;
 
 	for (off = 0; off < size; off += GAUDISIM_MMU_PAGE_SIZE) {
-		u64 table = gaudisim_mmu_leaf_table(gdev, va + off, false);
+		u64 table = gaudisim_mmu_leaf_table(gdev, asid, va + off, false);
 
 		/* A 4 GiB mapping is a million PTEs: let others run. */
 		if (!(off & (GAUDISIM_MMU_RESCHED_BYTES - 1)))
@@ -300,7 +338,7 @@ static void gaudisim_mmu_clear_range(struct gaudisim_device *gdev, u64 va, u64 s
 								    GAUDISIM_MMU_LEAF_HOP),
 					     0);
 	}
-	gaudisim_mmu_invalidate(gdev, va, size);
+	gaudisim_mmu_invalidate(gdev, asid, va, size);
 }
 
 /**
@@ -320,7 +358,7 @@ int gaudisim_mmu_map_userptr(struct gaudisim_ctx *ctx, struct gaudisim_userptr *
 	if (!drm_dev_enter(&gdev->drm, &idx))
 		return -ENODEV;
 	mutex_lock(&mmu->lock);
-	if (!ctx->asid || ctx->asid != mmu->asid || !mmu->hop0) {
+	if (!ctx->asid || !mmu->hop0[ctx->asid]) {
 		rc = -ENODEV;
 		goto out_unlock;
 	}
@@ -330,7 +368,7 @@ int gaudisim_mmu_map_userptr(struct gaudisim_ctx *ctx, struct gaudisim_userptr *
 
 		for (off = 0; off < seg->len; off += GAUDISIM_MMU_PAGE_SIZE) {
 			u64 va = up->va + seg->offset + off;
-			u64 table = gaudisim_mmu_leaf_table(gdev, va, true);
+			u64 table = gaudisim_mmu_leaf_table(gdev, ctx->asid, va, true);
 
 			if (!(off & (GAUDISIM_MMU_RESCHED_BYTES - 1)))
 				cond_resched();
@@ -344,7 +382,7 @@ int gaudisim_mmu_map_userptr(struct gaudisim_ctx *ctx, struct gaudisim_userptr *
 		}
 	}
 	if (rc)
-		gaudisim_mmu_clear_range(gdev, up->va, up->size);
+		gaudisim_mmu_clear_range(gdev, ctx->asid, up->va, up->size);
 	/* PTEs in HBM before any job can use the VA. */
 	wmb();
 out_unlock:
@@ -363,8 +401,8 @@ void gaudisim_mmu_unmap_userptr(struct gaudisim_ctx *ctx, struct gaudisim_userpt
 	if (!drm_dev_enter(&gdev->drm, &idx))
 		return;
 	mutex_lock(&mmu->lock);
-	if (ctx->asid && ctx->asid == mmu->asid && mmu->hop0)
-		gaudisim_mmu_clear_range(gdev, up->va, up->size);
+	if (ctx->asid && mmu->hop0[ctx->asid])
+		gaudisim_mmu_clear_range(gdev, ctx->asid, up->va, up->size);
 	mutex_unlock(&mmu->lock);
 	drm_dev_exit(idx);
 }

@@ -11,6 +11,11 @@
 #include <linux/types.h>
 #include <linux/xarray.h>
 
+#include <hw/gaudisim_mmu.h>
+
+/* Contexts one device admits at most: one per user ASID (1..7). */
+#define GAUDISIM_MAX_CONTEXTS	(GAUDISIM_MMU_NUM_ASIDS - 1)
+
 struct gaudisim_ctx;
 struct gaudisim_device;
 struct gaudisim_userptr;
@@ -22,8 +27,12 @@ struct gaudisim_userptr;
  * @window: HBM offset the BAR shows now
  * @used: one bit per 4 KiB table of the page-table area
  * @shadow: table index -> kernel copy of the table (u64[512])
- * @asid: ASID of the compute context, 0 when none
- * @hop0: HBM address of its hop-0 table
+ * @owner: table index -> ASID whose tree holds it
+ * @hop0: per ASID, the HBM address of its hop-0 table; 0 when unused
+ * @last_asid: the ASID given to the latest open (ASIDs rotate)
+ * @queue_asid: ASID of the internal queues: the one context's when the
+ *              device admits one (max_contexts 1), else 0 (they are
+ *              refused to shared contexts)
  */
 struct gaudisim_mmu {
 	/*
@@ -35,15 +44,17 @@ struct gaudisim_mmu {
 	u64 window;
 	unsigned long *used;
 	struct xarray shadow;
-	u32 asid;
-	u64 hop0;
+	u8 *owner;
+	u64 hop0[GAUDISIM_MMU_NUM_ASIDS];
+	u32 last_asid;
+	u32 queue_asid;
 };
 
 int gaudisim_mmu_init(struct gaudisim_device *gdev);
 void gaudisim_mmu_fini(struct gaudisim_device *gdev);
 void gaudisim_mmu_hw_init(struct gaudisim_device *gdev);
 void __iomem *gaudisim_mmu_hbm_map(struct gaudisim_device *gdev, u64 addr);
-int gaudisim_mmu_ctx_init(struct gaudisim_ctx *ctx);
+int gaudisim_mmu_ctx_init(struct gaudisim_ctx *ctx, bool owns_queues);
 void gaudisim_mmu_ctx_fini(struct gaudisim_ctx *ctx);
 int gaudisim_mmu_map_userptr(struct gaudisim_ctx *ctx, struct gaudisim_userptr *up);
 void gaudisim_mmu_unmap_userptr(struct gaudisim_ctx *ctx, struct gaudisim_userptr *up);

@@ -233,11 +233,24 @@ static int gaudisim_check_range(struct gaudisim_parser *p, u64 addr, u64 len,
 		*up = gaudisim_userptr_find(p->ctx, addr, len);
 		return *up ? 0 : -EINVAL;
 	}
-	if (addr < hbm_end)
-		return addr >= GAUDISIM_HBM_USER_BASE && end <= hbm_end ?
-		       0 : -EINVAL;
-	if (addr >= GAUDISIM_SRAM_BASE && addr < sram_end)
+	if (addr < hbm_end) {
+		if (addr < GAUDISIM_HBM_USER_BASE || end > hbm_end)
+			return -EINVAL;
+		/* HBM is physical: a shared context reaches its own allocations only. */
+		if (p->ctx->shared && !gaudisim_mem_owns_hbm(p->ctx, addr, len)) {
+			gaudisim_parse_dbg(p, "HBM 0x%llx + %llu is not an allocation of this context\n",
+					   addr, len);
+			return -EPERM;
+		}
+		return 0;
+	}
+	if (addr >= GAUDISIM_SRAM_BASE && addr < sram_end) {
+		if (p->ctx->shared) {
+			gaudisim_parse_dbg(p, "SRAM is not partitioned: refused to shared contexts\n");
+			return -EPERM;
+		}
 		return end <= sram_end ? 0 : -EINVAL;
+	}
 	if (end > GAUDISIM_CFG_BASE &&
 	    addr < GAUDISIM_CFG_BASE + GAUDISIM_CFG_BAR_SIZE)
 		return -EPERM;
@@ -453,6 +466,12 @@ static int gaudisim_check_mon_payload(struct gaudisim_parser *p, u32 reg, u32 va
 		return -EPERM;
 	}
 	if (reg < GAUDISIM_SYNC_MON_PAY_DATA(0) - GAUDISIM_SYNC_MON_BASE_OFFSET) {
+		/* Shared contexts: payloads raise fences, they never write HBM. */
+		if (p->ctx->shared && value != win_hi) {
+			gaudisim_parse_dbg(p, "monitor payload address high half 0x%08x: shared contexts target registers only\n",
+					   value);
+			return -EPERM;
+		}
 		if (value <= hbm_hi || value == win_hi)
 			return 0;
 		gaudisim_parse_dbg(p, "monitor payload address high half 0x%08x is outside device memory\n",
@@ -474,10 +493,19 @@ static int gaudisim_check_sync_value(struct gaudisim_parser *p, u32 base, u32 re
 		return -EINVAL;
 	}
 	if (reg >= arm) {
-		if (gaudisim_mon_arm_legal(value))
-			return 0;
-		gaudisim_parse_dbg(p, "monitor arm word 0x%08x watches no sync object\n", value);
-		return -EINVAL;
+		u32 sob = (value & GAUDISIM_SYNC_MON_GROUP_MASK) * GAUDISIM_SYNC_SOBS_PER_GROUP;
+
+		if (!gaudisim_mon_arm_legal(value)) {
+			gaudisim_parse_dbg(p, "monitor arm word 0x%08x watches no sync object\n",
+					   value);
+			return -EINVAL;
+		}
+		if (p->ctx->shared && (sob < p->ctx->sob_first || sob >= p->ctx->sob_end)) {
+			gaudisim_parse_dbg(p, "monitor arm watches SOBs %u.. outside this context's\n",
+					   sob);
+			return -EPERM;
+		}
+		return 0;
 	}
 	return gaudisim_check_mon_payload(p, reg, value);
 }
@@ -508,6 +536,11 @@ static int gaudisim_parse_msg_short(struct gaudisim_parser *p,
 			gaudisim_parse_dbg(p, "MSG_SHORT to reserved SOB %u\n", offset / 4);
 			return -EPERM;
 		}
+		if (offset / 4 < p->ctx->sob_first || offset / 4 >= p->ctx->sob_end) {
+			gaudisim_parse_dbg(p, "MSG_SHORT to SOB %u of another context\n",
+					   offset / 4);
+			return -EPERM;
+		}
 		rc = gaudisim_check_sync_value(p, base, offset, value);
 		return rc ? rc : gaudisim_emit(p, pkt, sizeof(*pkt));
 	case GAUDISIM_MSG_BASE_MON:
@@ -515,6 +548,12 @@ static int gaudisim_parse_msg_short(struct gaudisim_parser *p,
 			break;
 		if (!gaudisim_user_monitor((offset % mon_array) / 4)) {
 			gaudisim_parse_dbg(p, "MSG_SHORT to reserved monitor %u\n",
+					   (offset % mon_array) / 4);
+			return -EPERM;
+		}
+		if ((offset % mon_array) / 4 < p->ctx->mon_first ||
+		    (offset % mon_array) / 4 >= p->ctx->mon_end) {
+			gaudisim_parse_dbg(p, "MSG_SHORT to monitor %u of another context\n",
 					   (offset % mon_array) / 4);
 			return -EPERM;
 		}

@@ -29,6 +29,7 @@
 #include "gaudisim_ctx.h"
 #include "gaudisim_drv.h"
 #include "gaudisim_hw.h"
+#include "gaudisim_mem.h"
 #include "gaudisim_queue.h"
 #include "gaudisim_release.h"
 
@@ -86,12 +87,17 @@ static bool gaudisim_ctx_wait_iqueues(struct gaudisim_ctx *ctx, unsigned long de
 	return true;
 }
 
-/* Clear what user CBs may have left in the sync manager. */
-static void gaudisim_sync_clear_user(struct gaudisim_device *gdev)
+/*
+ * Clear what the context's CBs may have left in the sync manager: its
+ * slice of the user SOBs and monitors (all of them unless it shared the
+ * device).
+ */
+static void gaudisim_sync_clear_user(struct gaudisim_ctx *ctx)
 {
+	struct gaudisim_device *gdev = ctx->gdev;
 	u32 n;
 
-	for (n = GAUDISIM_SYNC_FIRST_USER_MON; n < GAUDISIM_SYNC_NUM_MONITORS; n++) {
+	for (n = ctx->mon_first; n < ctx->mon_end; n++) {
 		if (n >= GAUDISIM_SYNC_RESERVED_MON_FIRST &&
 		    n <= GAUDISIM_SYNC_RESERVED_MON_LAST)
 			continue;
@@ -101,7 +107,7 @@ static void gaudisim_sync_clear_user(struct gaudisim_device *gdev)
 		gaudisim_wreg(gdev, GAUDISIM_BLOCK_SYNC_MNGR + GAUDISIM_SYNC_MON_PAY_ADDRH(n), 0);
 		gaudisim_wreg(gdev, GAUDISIM_BLOCK_SYNC_MNGR + GAUDISIM_SYNC_MON_PAY_DATA(n), 0);
 	}
-	for (n = GAUDISIM_SYNC_FIRST_USER_SOB; n < GAUDISIM_SYNC_NUM_SOBS; n++)
+	for (n = ctx->sob_first; n < ctx->sob_end; n++)
 		gaudisim_wreg(gdev, GAUDISIM_BLOCK_SYNC_MNGR + GAUDISIM_SYNC_SOB_OBJ(n),
 			      GAUDISIM_SYNC_SOB_SET(0));
 }
@@ -127,7 +133,7 @@ void gaudisim_ctx_release_engines(struct gaudisim_ctx *ctx)
 		return;
 	if (!idle || !gaudisim_ctx_wait_iqueues(ctx, deadline))
 		gaudisim_device_hard_reset(gdev, "compute context closed with work in flight");
-	gaudisim_sync_clear_user(gdev);
+	gaudisim_sync_clear_user(ctx);
 	drm_dev_exit(idx);
 }
 
@@ -169,28 +175,30 @@ static int gaudisim_scrub_once(struct gaudisim_ctx *ctx, u64 start, u64 end)
 }
 
 /**
- * gaudisim_ctx_scrub_hbm() - zero every HBM byte the context ever allocated
- * @ctx: the closing context, its engines released
+ * gaudisim_ctx_scrub_range() - zero [start, end) of HBM on the device
+ * @ctx: the context the memory belongs to
+ * @start: HBM address
+ * @end: one past the last byte
  *
- * Runs before the allocations go back to the pool. A failed scrub is
- * retried once after a hard reset; if that fails too the device is not
- * fit for another user and is marked unusable.
+ * A failed scrub is retried once after a hard reset; if that fails too
+ * the device is not fit for another user and is marked unusable.
+ *
+ * Return: 0, or the error of the scrub that failed.
  */
-void gaudisim_ctx_scrub_hbm(struct gaudisim_ctx *ctx)
+int gaudisim_ctx_scrub_range(struct gaudisim_ctx *ctx, u64 start, u64 end)
 {
 	struct gaudisim_device *gdev = ctx->gdev;
-	u64 start = ctx->hbm_dirty_start, end = ctx->hbm_dirty_end;
 	int rc, idx;
 
 	if (end <= start)
-		return;
+		return 0;
 	rc = gaudisim_scrub_once(ctx, start, end);
 	if (!rc || rc == -ENODEV)
-		return;
+		return rc;
 	gaudisim_err(gdev, "HBM scrub of 0x%llx..0x%llx failed (%d); resetting\n",
 		     start, end, rc);
 	if (!drm_dev_enter(&gdev->drm, &idx))
-		return;
+		return -ENODEV;
 	if (!gaudisim_device_hard_reset(gdev, "HBM scrub failed"))
 		rc = gaudisim_scrub_once(ctx, start, end);
 	if (rc) {
@@ -198,4 +206,24 @@ void gaudisim_ctx_scrub_hbm(struct gaudisim_ctx *ctx)
 		gaudisim_set_status(gdev, GAUDISIM_DEVICE_STATUS_MALFUNCTION);
 	}
 	drm_dev_exit(idx);
+	return rc;
+}
+
+/**
+ * gaudisim_ctx_scrub_hbm() - zero the HBM of a closing context
+ * @ctx: the closing context, its engines released
+ *
+ * Runs before the allocations go back to the pool. A context that had the
+ * device to itself gets the span from its lowest to its highest
+ * allocation zeroed, freed ones included (no one else could have used
+ * them). A shared context's freed allocations were zeroed at FREE, and
+ * the span may hold other contexts' memory: only its live allocations
+ * are zeroed.
+ */
+void gaudisim_ctx_scrub_hbm(struct gaudisim_ctx *ctx)
+{
+	if (ctx->shared)
+		gaudisim_mem_scrub_allocs(ctx);
+	else
+		gaudisim_ctx_scrub_range(ctx, ctx->hbm_dirty_start, ctx->hbm_dirty_end);
 }

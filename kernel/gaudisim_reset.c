@@ -51,6 +51,7 @@ int gaudisim_device_hard_reset(struct gaudisim_device *gdev, const char *reason)
 
 	rc = gaudisim_hw_reset(gdev);
 	gaudisim_abort_all(gdev);
+	gaudisim_sigwait_hw_reset(gdev);
 	atomic_inc(&gdev->hard_reset_cnt);
 	gaudisim_eq_mark_reset(gdev);
 

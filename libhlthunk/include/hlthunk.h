@@ -279,6 +279,64 @@ int hlthunk_wait_for_multi_cs_with_timestamp(int fd, struct hlthunk_wait_multi_c
 					     struct hlthunk_wait_multi_cs_out *out,
 					     uint64_t *timestamp);
 
+/* ---- SIGNAL / WAIT command submissions (hl-thunk's structs) -------------- */
+
+struct hlthunk_signal_in {
+	void *chunks_restore;		/* struct gaudisim_cs_chunk array or NULL */
+	uint32_t num_chunks_restore;
+	uint32_t queue_index;		/* an external queue */
+	uint32_t flags;			/* extra GAUDISIM_CS_FLAGS_* (TIMESTAMP, ...) */
+};
+
+struct hlthunk_signal_out {
+	uint64_t seq;
+	uint32_t status;
+	uint32_t sob_base_addr_offset;	/* the SOB's offset in the sync-manager block */
+	uint16_t sob_count_before_submission;
+};
+
+struct hlthunk_wait_for_signal_data {
+	union {
+		uint64_t *signal_seq_arr;
+		uint64_t encaps_signal_seq;	/* encapsulated signals: not supported */
+	};
+	uint32_t signal_seq_nr;		/* 1..GAUDISIM_CS_WAIT_MAX_SIGNALS (hl-thunk: 1) */
+	uint32_t queue_index;		/* the external queue that waits */
+	uint32_t flags;			/* unused */
+	uint32_t collective_engine_id;	/* unused */
+	uint32_t encaps_signal_offset;	/* unused */
+};
+
+struct hlthunk_wait_in {
+	void *chunks_restore;
+	uint32_t num_chunks_restore;
+	uint64_t *hlthunk_wait_for_signal;	/* a struct hlthunk_wait_for_signal_data */
+	uint32_t num_wait_for_signal;		/* must be 1 */
+	uint32_t flags;
+};
+
+struct hlthunk_wait_out {
+	uint64_t seq;		/* ULLONG_MAX: the signals had all completed */
+	uint32_t status;
+};
+
+/*
+ * Submit a SIGNAL CS: queue in->queue_index adds 1 to its sync object once
+ * its earlier work is done. Returns 0 or a negative errno.
+ */
+int hlthunk_signal_submission(int fd, struct hlthunk_signal_in *in,
+			      struct hlthunk_signal_out *out);
+/* Same with a CS timeout of timeout seconds (0: the driver's default). */
+int hlthunk_signal_submission_timeout(int fd, struct hlthunk_signal_in *in,
+				      struct hlthunk_signal_out *out, uint32_t timeout);
+/*
+ * Submit a WAIT CS: the queue waits, in the sync manager, until the SIGNAL
+ * CSs named happened. out->seq is ULLONG_MAX when they all had completed.
+ */
+int hlthunk_wait_for_signal(int fd, struct hlthunk_wait_in *in, struct hlthunk_wait_out *out);
+int hlthunk_wait_for_signal_timeout(int fd, struct hlthunk_wait_in *in,
+				    struct hlthunk_wait_out *out, uint32_t timeout);
+
 #ifdef __cplusplus
 }
 #endif

@@ -39,6 +39,14 @@ for cycle in 1 2 3; do
 	check "nodes back (cycle $cycle)" nodes_present
 	check "operational after reload (cycle $cycle)" operational
 done
+# Shared devices: max_contexts up to the 7 user ASIDs.
+check "reload with max_contexts=4" sh -c 'rmmod gaudisim && modprobe gaudisim max_contexts=4'
+check "max_contexts reads 4" sh -c '[ "$(cat /sys/module/gaudisim/parameters/max_contexts)" = 4 ]'
+check "operational with max_contexts=4" operational
+check "DMA round trip with max_contexts=4" dma-bench -s 1 -r 1
+check "max_contexts=8 refused" sh -c 'rmmod gaudisim && ! modprobe gaudisim max_contexts=8'
+check "reload with the defaults" modprobe gaudisim
+check "max_contexts back to 1" sh -c '[ "$(cat /sys/module/gaudisim/parameters/max_contexts)" = 1 ]'
 check "DMA round trip after reloads" dma-bench -s 1 -r 1
 
 echo "$passed passed, $failed failed"

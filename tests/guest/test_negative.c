@@ -58,7 +58,7 @@ static void get_counters(struct cs_counts *c)
 /* ---- CS arguments ------------------------------------------------------------ */
 
 enum cs_case {
-	NO_CHUNKS, TOO_MANY_CHUNKS, TOO_MANY_RESTORE, UNKNOWN_FLAG_2, UNKNOWN_FLAG_4,
+	NO_CHUNKS, TOO_MANY_CHUNKS, TOO_MANY_RESTORE, UNKNOWN_FLAG_8, UNKNOWN_FLAG_800,
 	UNKNOWN_FLAG_40, UNKNOWN_FLAG_HIGH, CTX_ID, PAD, SEQ, CUSTOM_TIMEOUT_0, CUSTOM_TIMEOUT_BIG,
 	CHUNK_FLAGS, CHUNK_COLLECTIVE, CHUNK_PAD_FIRST, CHUNK_PAD_LAST, QUEUE_CPU, QUEUE_HBM_DMA, QUEUE_MME,
 	QUEUE_TPC, QUEUE_LAST_INTERNAL, QUEUE_PAST_END, QUEUE_HUGE, CB_SIZE_0, CB_SIZE_ODD,
@@ -67,7 +67,7 @@ enum cs_case {
 };
 
 static const char *const cs_case_names[NUM_CS_CASES] = {
-	"no chunks", "513 chunks", "513 restore chunks", "flag 0x2", "flag 0x4", "flag 0x40",
+	"no chunks", "513 chunks", "513 restore chunks", "flag 0x8", "flag 0x800", "flag 0x40",
 	"flag 0x80000000", "ctx_id", "pad", "seq (staged submission)", "custom timeout 0",
 	"custom timeout 3601", "chunk flags", "chunk collective engine", "chunk pad[0]",
 	"chunk pad[9]", "queue 8 (CPU hole)",
@@ -103,11 +103,11 @@ START_TEST(cs_args_refused)
 			a.in.num_chunks_restore = GAUDISIM_MAX_JOBS_PER_CS + 1;
 		}
 		break;
-	case UNKNOWN_FLAG_2:
-		a.in.cs_flags = 0x2;
+	case UNKNOWN_FLAG_8:
+		a.in.cs_flags = 0x8;	/* habanalabs' COLLECTIVE_WAIT */
 		break;
-	case UNKNOWN_FLAG_4:
-		a.in.cs_flags = 0x4;
+	case UNKNOWN_FLAG_800:
+		a.in.cs_flags = 0x800;	/* habanalabs' ENCAP_SIGNALS */
 		break;
 	case UNKNOWN_FLAG_40:
 		a.in.cs_flags = 0x40;

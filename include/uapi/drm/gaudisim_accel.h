@@ -637,28 +637,51 @@ union gaudisim_cb_args {
 
 /**
  * struct gaudisim_cs_chunk - one job: a CB bound to a queue (64 bytes)
- * @cb_handle: external queue: a CB handle; internal queue: device address
+ * @cb_handle: external queue: a CB handle; internal queue: device address;
+ *             SIGNAL CS: 0
+ * @signal_seq_arr: WAIT CS: user pointer to the u64 seqs of the signals
  * @queue_index: GAUDISIM_QUEUE_ID_* (see include/hw/gaudisim_queues.h)
- * @cb_size: bytes of the CB to execute, multiple of 8, at least 8
+ * @cb_size: bytes of the CB to execute, multiple of 8, at least 8; SIGNAL: 0
+ * @num_signal_seq_arr: WAIT CS: entries of @signal_seq_arr
  * @cs_chunk_flags: must be 0
  * @collective_engine_id: must be 0
  * @pad: must be 0
  */
 struct gaudisim_cs_chunk {
-	__u64 cb_handle;
+	union {
+		__u64 cb_handle;
+		__u64 signal_seq_arr;	/* WAIT CS: user pointer to u64 seqs */
+	};
 	__u32 queue_index;
-	__u32 cb_size;
+	union {
+		__u32 cb_size;
+		__u32 num_signal_seq_arr;	/* WAIT CS: 1..GAUDISIM_CS_WAIT_MAX_SIGNALS */
+	};
 	__u32 cs_chunk_flags;
 	__u32 collective_engine_id;
 	__u32 pad[10];
 };
 
+/*
+ * SIGNAL: one chunk naming an external queue (no CB); the driver's job adds
+ * 1 to that queue's sync object when the queue reaches it. WAIT: one chunk
+ * naming an external queue and signal_seq_arr / num_signal_seq_arr, the
+ * seqs of SIGNAL CSs of this context; the queue waits in the sync manager
+ * until they all happened. A WAIT whose signals have all completed returns
+ * seq ULLONG_MAX and submits nothing, as habanalabs does.
+ */
 #define GAUDISIM_CS_FLAGS_FORCE_RESTORE	0x1
+#define GAUDISIM_CS_FLAGS_SIGNAL	0x2
+#define GAUDISIM_CS_FLAGS_WAIT		0x4
 #define GAUDISIM_CS_FLAGS_TIMESTAMP	0x20
 #define GAUDISIM_CS_FLAGS_CUSTOM_TIMEOUT	0x200
 #define GAUDISIM_CS_FLAGS_ALL \
-	(GAUDISIM_CS_FLAGS_FORCE_RESTORE | GAUDISIM_CS_FLAGS_TIMESTAMP | \
+	(GAUDISIM_CS_FLAGS_FORCE_RESTORE | GAUDISIM_CS_FLAGS_SIGNAL | \
+	 GAUDISIM_CS_FLAGS_WAIT | GAUDISIM_CS_FLAGS_TIMESTAMP | \
 	 GAUDISIM_CS_FLAGS_CUSTOM_TIMEOUT)
+
+/* Signals one WAIT CS may name (habanalabs takes 1; a project extension). */
+#define GAUDISIM_CS_WAIT_MAX_SIGNALS	8
 
 #define GAUDISIM_MAX_JOBS_PER_CS	512
 
@@ -692,8 +715,9 @@ struct gaudisim_cs_in {
 struct gaudisim_cs_out {
 	__u64 seq;		/* never 0 */
 	__u32 status;		/* GAUDISIM_CS_STATUS_* */
-	__u32 sob_base_addr_offset;		/* SIGNAL CSs only; 0 */
-	__u16 sob_count_before_submission;	/* SIGNAL CSs only; 0 */
+	/* SIGNAL CSs: the SOB's offset in the sync-manager block, its count before */
+	__u32 sob_base_addr_offset;
+	__u16 sob_count_before_submission;
 	__u16 pad[3];
 };
 

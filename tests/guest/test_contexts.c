@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Shared devices: the driver loaded with max_contexts=4 (this program
+ * reloads it so, and back to the defaults when done). Four processes hold
+ * the compute node, the fifth gets EBUSY; each has its own HBM quota, its
+ * own slice of the sync manager and its own address space, and none can
+ * read or write another's memory: a process's CSs that name another's
+ * host VA, HBM, sync objects or monitors are refused, and the victim's
+ * data stays intact; both keep working. HBM a context frees reaches the
+ * next one zeroed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "hw/gaudisim_sync.h"
+
+#define MAX_CONTEXTS	4
+#define QUOTA_MB	64
+#define PARAM_DIR	"/sys/module/gaudisim/parameters/"
+#define SECRET_SIZE	(64 * KiB)
+#define RELOAD_SHARED	"rmmod gaudisim && modprobe gaudisim max_contexts=4 ctx_hbm_quota_mb=64"
+#define RELOAD_DEFAULT	"rmmod gaudisim && modprobe gaudisim"
+
+static long read_param(const char *name)
+{
+	char path[128], buf[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	return strtol(buf, NULL, 0);
+}
+
+/* Wait up to 10 s for the compute node to come back after a reload. */
+static int wait_for_node(void)
+{
+	char path[64];
+	int i;
+
+	snprintf(path, sizeof(path), "/dev/accel/accel%d", test_device_index());
+	for (i = 0; i < 100; i++) {
+		if (!access(path, R_OK | W_OK))
+			return 0;
+		usleep(100 * 1000);
+	}
+	return -1;
+}
+
+static int reload(const char *cmd)
+{
+	if (system(cmd))
+		return -1;
+	return wait_for_node();
+}
+
+static uint32_t first_sob(int fd, uint32_t *mon)
+{
+	struct gaudisim_info_sync_manager sm;
+
+	memset(&sm, 0, sizeof(sm));
+	ck_assert_int_eq(hlthunk_get_info(fd, GAUDISIM_INFO_SYNC_MANAGER, &sm, sizeof(sm)), 0);
+	*mon = sm.first_available_monitor;
+	return sm.first_available_sync_object;
+}
+
+/* Submit one LIN_DMA (or memset) on fd; returns the submit rc, waits on success. */
+static int try_dma(int fd, uint64_t src, uint64_t dst, uint32_t size, uint32_t extra_ctl)
+{
+	struct gaudisim_cs_chunk chunk;
+	struct test_cb cb;
+	uint64_t seq;
+	int rc;
+
+	cb_create_ok(fd, &cb, 4096);
+	ck_assert_int_eq(hlthunk_cbw_lin_dma(&cb.w, src, dst, size, extra_ctl, 0), 0);
+	chunk = make_chunk(cb.handle, QUEUE_H2D, cb.w.used);
+	rc = submit_chunk(fd, &chunk, &seq);
+	if (!rc)
+		wait_completed_ok(fd, seq, WAIT_US_DMA);
+	cb_destroy_ok(fd, &cb);
+	return rc;
+}
+
+/* Submit a CB of one MSG_SHORT on fd; returns the submit rc. */
+static int try_msg_short(int fd, uint32_t base, uint32_t offset, uint32_t value)
+{
+	struct test_cb cb;
+	int rc;
+
+	cb_create_ok(fd, &cb, 4096);
+	cbw_msg_short(&cb.w, base, offset, value, 0);
+	rc = submit_cb(fd, &cb, QUEUE_H2D, WAIT_US_SHORT);
+	cb_destroy_ok(fd, &cb);
+	return rc;
+}
+
+static void roundtrip_ok(int fd, const struct host_buf *host, const struct hbm_buf *hbm,
+			 uint32_t seed)
+{
+	struct host_buf back;
+
+	host_buf_map_ok(fd, &back, SECRET_SIZE);
+	fill_pattern(host->ptr, SECRET_SIZE, seed);
+	dma_ok(fd, host->va, hbm->addr, SECRET_SIZE, QUEUE_H2D);
+	dma_ok(fd, hbm->addr, back.va, SECRET_SIZE, QUEUE_D2H);
+	ck_assert_int_eq(first_difference(back.ptr, host->ptr, SECRET_SIZE), -1);
+	host_buf_release(fd, &back);
+}
+
+/* ---- Opening ---------------------------------------------------------------- */
+
+START_TEST(four_share_fifth_is_ebusy)
+{
+	int fds[MAX_CONTEXTS], status, i;
+	pid_t pid;
+
+	ck_assert_int_eq(read_param("max_contexts"), MAX_CONTEXTS);
+	fds[0] = dev_fd;
+	for (i = 1; i < MAX_CONTEXTS; i++)
+		fds[i] = open_compute_ok();
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(hlthunk_open(test_device_index()) == -EBUSY ? 0 : 1);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+	/* A freed place is taken again. */
+	ck_assert_int_eq(hlthunk_close(fds[2]), 0);
+	fds[2] = open_compute_ok();
+	ck_assert_int_eq(hlthunk_open(test_device_index()), -EBUSY);
+	for (i = 1; i < MAX_CONTEXTS; i++)
+		ck_assert_int_eq(hlthunk_close(fds[i]), 0);
+}
+END_TEST
+
+/* Each context its own slice of the user SOBs and monitors. */
+START_TEST(sync_manager_slices_differ)
+{
+	int other = open_compute_ok();
+	uint32_t mon_a, mon_b, sob_a, sob_b;
+
+	sob_a = first_sob(dev_fd, &mon_a);
+	sob_b = first_sob(other, &mon_b);
+	ck_assert_uint_ge(sob_a, GAUDISIM_SYNC_FIRST_USER_SOB);
+	ck_assert_uint_ge(sob_b, GAUDISIM_SYNC_FIRST_USER_SOB);
+	ck_assert_uint_ne(sob_a, sob_b);
+	ck_assert_uint_ne(mon_a, mon_b);
+	ck_assert(mon_a > GAUDISIM_SYNC_RESERVED_MON_LAST && mon_b > GAUDISIM_SYNC_RESERVED_MON_LAST);
+	/* Its own slice works; the other's is refused. */
+	ck_assert_int_eq(try_msg_short(dev_fd, 1, 4 * sob_a, GAUDISIM_SYNC_SOB_SET(1)), 0);
+	ck_assert_int_eq(try_msg_short(dev_fd, 1, 4 * sob_b, GAUDISIM_SYNC_SOB_SET(1)), -EPERM);
+	ck_assert_int_eq(try_msg_short(other, 1, 4 * sob_a, GAUDISIM_SYNC_SOB_SET(1)), -EPERM);
+	ck_assert_int_eq(hlthunk_close(other), 0);
+}
+END_TEST
+
+/* ---- HBM quota and scrubbing ---------------------------------------------- */
+
+START_TEST(hbm_quota_per_context)
+{
+	int other = open_compute_ok();
+	struct test_dram_usage mine, theirs;
+	uint64_t h, h2, h3;
+
+	ck_assert_int_eq(hlthunk_device_memory_alloc(dev_fd, QUOTA_MB * MiB, &h), 0);
+	ck_assert_int_eq(hlthunk_device_memory_alloc(dev_fd, 2 * MiB, &h2), -ENOMEM);
+	/* The other context's quota is its own. */
+	ck_assert_int_eq(hlthunk_device_memory_alloc(other, QUOTA_MB * MiB - 2 * MiB, &h3), 0);
+	dram_usage_ok(dev_fd, &mine);
+	dram_usage_ok(other, &theirs);
+	ck_assert_uint_eq(mine.ctx_dram_mem, QUOTA_MB * MiB);
+	ck_assert_uint_eq(theirs.ctx_dram_mem, QUOTA_MB * MiB - 2 * MiB);
+	ck_assert_int_eq(hlthunk_device_memory_free(dev_fd, h), 0);
+	ck_assert_int_eq(hlthunk_device_memory_alloc(dev_fd, 2 * MiB, &h2), 0);
+	ck_assert_int_eq(hlthunk_device_memory_free(dev_fd, h2), 0);
+	ck_assert_int_eq(hlthunk_device_memory_free(other, h3), 0);
+	ck_assert_int_eq(hlthunk_close(other), 0);
+}
+END_TEST
+
+/* HBM one context wrote and freed is zero when the next one gets it. */
+START_TEST(freed_hbm_reaches_the_next_context_zeroed)
+{
+	struct host_buf host, back;
+	struct hbm_buf a, b;
+	uint64_t freed;
+	int other;
+
+	host_buf_map_ok(dev_fd, &host, SECRET_SIZE);
+	hbm_alloc_ok(dev_fd, &a, 2 * MiB);
+	fill_pattern(host.ptr, SECRET_SIZE, 7);
+	dma_ok(dev_fd, host.va, a.addr, SECRET_SIZE, QUEUE_H2D);
+	freed = a.addr;
+	hbm_free_ok(dev_fd, &a);
+
+	other = open_compute_ok();
+	hbm_alloc_ok(other, &b, 2 * MiB);
+	/* The allocator hands the same place out again: the test means something. */
+	ck_assert_uint_eq(b.addr, freed);
+	host_buf_map_ok(other, &back, SECRET_SIZE);
+	memset(back.ptr, 0xa5, SECRET_SIZE);
+	dma_ok(other, b.addr, back.va, SECRET_SIZE, QUEUE_D2H);
+	ck_assert_int_eq(first_byte_not(back.ptr, SECRET_SIZE, 0), -1);
+	hbm_free_ok(other, &b);
+	host_buf_release(other, &back);
+	ck_assert_int_eq(hlthunk_close(other), 0);
+	host_buf_release(dev_fd, &host);
+}
+END_TEST
+
+/*
+ * FREE while the context's jobs still run is EBUSY (the memory may still
+ * be in use and is scrubbed before others get it); the allocation stays.
+ * The job waits on a fence its own monitor raises, which shared contexts
+ * may arm (payload into a register).
+ */
+START_TEST(free_while_jobs_run_is_ebusy)
+{
+	struct test_cb arm, gated, open_cb;
+	struct gaudisim_cs_chunk chunk;
+	struct hbm_buf hbm;
+	uint32_t sob, mon;
+	uint64_t seq;
+
+	sob = first_sob(dev_fd, &mon);
+	hbm_alloc_ok(dev_fd, &hbm, 2 * MiB);
+	cb_create_ok(dev_fd, &arm, 4096);
+	cbw_sob(&arm.w, sob, GAUDISIM_SYNC_SOB_SET(0), 0);
+	cbw_monitor_to_fence(&arm.w, mon, sob, QUEUE_H2D);
+	run_cb_ok(dev_fd, &arm, QUEUE_D2H, WAIT_US_SHORT);
+
+	cb_create_ok(dev_fd, &gated, 4096);
+	ck_assert_int_eq(hlthunk_cbw_fence(&gated.w, 0, 1, 1, 0), 0);
+	ck_assert_int_eq(hlthunk_cbw_nop(&gated.w, 0), 0);
+	chunk = make_chunk(gated.handle, QUEUE_H2D, gated.w.used);
+	ck_assert_int_eq(submit_chunk(dev_fd, &chunk, &seq), 0);
+
+	ck_assert_int_eq(hlthunk_device_memory_free(dev_fd, hbm.handle), -EBUSY);
+
+	cb_create_ok(dev_fd, &open_cb, 4096);
+	cbw_sob(&open_cb.w, sob, GAUDISIM_SYNC_SOB_ADD(1), 0);
+	run_cb_ok(dev_fd, &open_cb, QUEUE_D2H, WAIT_US_SHORT);
+	wait_completed_ok(dev_fd, seq, WAIT_US_SHORT);
+	ck_assert_int_eq(hlthunk_device_memory_free(dev_fd, hbm.handle), 0);
+	ck_assert_int_eq(hlthunk_device_memory_free(dev_fd, hbm.handle), -EINVAL);
+	cb_destroy_ok(dev_fd, &open_cb);
+	cb_destroy_ok(dev_fd, &gated);
+	cb_destroy_ok(dev_fd, &arm);
+}
+END_TEST
+
+/* ---- Isolation ---------------------------------------------------------------- */
+
+/*
+ * The attacker, in a process of its own, knows the victim's addresses.
+ * Returns 0 when every attempt was refused and its own work succeeded,
+ * else the number of the check that failed.
+ */
+static int attack(uint64_t victim_va, uint64_t victim_hbm, uint32_t victim_sob,
+		  uint32_t victim_mon)
+{
+	struct host_buf host;
+	struct hbm_buf hbm;
+	uint32_t mon, sob;
+	uint64_t payload_lo = victim_hbm;
+	int fd;
+
+	fd = hlthunk_open(test_device_index());
+	if (fd < 0)
+		return 1;
+	/* Before it maps anything, the victim's VA is nothing in its space. */
+	if (hlthunk_device_memory_alloc(fd, SECRET_SIZE, &hbm.handle) ||
+	    hlthunk_device_memory_map(fd, hbm.handle, &hbm.addr))
+		return 2;
+	if (try_dma(fd, victim_va, hbm.addr, SECRET_SIZE, 0) != -EINVAL)
+		return 3;
+	if (try_dma(fd, hbm.addr, victim_va, SECRET_SIZE, 0) != -EINVAL)
+		return 4;
+	/* The victim's HBM: no read, no write, no memset. */
+	if (try_dma(fd, victim_hbm, hbm.addr, SECRET_SIZE, 0) != -EPERM)
+		return 5;
+	if (try_dma(fd, hbm.addr, victim_hbm, SECRET_SIZE, 0) != -EPERM)
+		return 6;
+	if (try_dma(fd, 0, victim_hbm, SECRET_SIZE, GAUDISIM_LIN_DMA_CTL_MEMSET) != -EPERM)
+		return 7;
+	/* A range that starts in its own allocation and runs into another's. */
+	if (try_dma(fd, hbm.addr, hbm.addr + SECRET_SIZE, 2 * MiB, 0) != -EPERM)
+		return 8;
+	/* SRAM is not partitioned. */
+	if (try_dma(fd, hbm.addr, GAUDISIM_SRAM_BASE, 4096, 0) != -EPERM)
+		return 9;
+	/* The victim's sync objects and monitors, and watching its SOBs. */
+	sob = first_sob(fd, &mon);
+	if (try_msg_short(fd, 1, 4 * victim_sob, GAUDISIM_SYNC_SOB_ADD(1)) != -EPERM)
+		return 10;
+	if (try_msg_short(fd, 0, GAUDISIM_SYNC_MON_ARM(victim_mon) - GAUDISIM_SYNC_MON_BASE_OFFSET,
+			  GAUDISIM_SYNC_MON_ARM_SOB(sob, 0, 1)) != -EPERM)
+		return 11;
+	if (try_msg_short(fd, 0, GAUDISIM_SYNC_MON_ARM(mon) - GAUDISIM_SYNC_MON_BASE_OFFSET,
+			  GAUDISIM_SYNC_MON_ARM_SOB(victim_sob, 0, 1)) != -EPERM)
+		return 12;
+	/* A monitor payload into HBM (high half 0) is refused; low half alone is fine. */
+	if (try_msg_short(fd, 0, GAUDISIM_SYNC_MON_PAY_ADDRH(mon) - GAUDISIM_SYNC_MON_BASE_OFFSET,
+			  0) != -EPERM)
+		return 13;
+	if (try_msg_short(fd, 0, GAUDISIM_SYNC_MON_PAY_ADDRL(mon) - GAUDISIM_SYNC_MON_BASE_OFFSET,
+			  (uint32_t)payload_lo) != 0)
+		return 14;
+	/* Internal queues run CBs in place from HBM: refused. */
+	{
+		struct gaudisim_cs_chunk chunk = make_chunk(hbm.addr, GAUDISIM_QUEUE_ID_DMA_2_0, 8);
+
+		if (submit_chunk(fd, &chunk, NULL) != -EPERM)
+			return 15;
+	}
+	/* Its own memory works. */
+	host_buf_alloc_ok(&host, SECRET_SIZE);
+	if (hlthunk_host_memory_map(fd, host.ptr, host.size, &host.va))
+		return 16;
+	memset(host.ptr, 0x3c, SECRET_SIZE);
+	if (try_dma(fd, host.va, hbm.addr, SECRET_SIZE, 0))
+		return 17;
+	memset(host.ptr, 0, SECRET_SIZE);
+	if (try_dma(fd, hbm.addr, host.va, SECRET_SIZE, 0) ||
+	    first_byte_not(host.ptr, SECRET_SIZE, 0x3c) != -1)
+		return 18;
+	if (hlthunk_close(fd))
+		return 19;
+	return 0;
+}
+
+START_TEST(another_process_cannot_reach_my_memory)
+{
+	struct host_buf secret, back;
+	struct hbm_buf hbm;
+	uint32_t sob, mon;
+	int status;
+	pid_t pid;
+
+	host_buf_map_ok(dev_fd, &secret, SECRET_SIZE);
+	hbm_alloc_ok(dev_fd, &hbm, SECRET_SIZE);
+	fill_pattern(secret.ptr, SECRET_SIZE, 1234);
+	dma_ok(dev_fd, secret.va, hbm.addr, SECRET_SIZE, QUEUE_H2D);
+	sob = first_sob(dev_fd, &mon);
+
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(attack(secret.va, hbm.addr, sob, mon));
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "attacker check %d failed", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+
+	/* The victim's host buffer and HBM are intact, and it keeps working. */
+	{
+		uint8_t expect[SECRET_SIZE];
+
+		fill_pattern(expect, SECRET_SIZE, 1234);
+		ck_assert_int_eq(first_difference(secret.ptr, expect, SECRET_SIZE), -1);
+		host_buf_map_ok(dev_fd, &back, SECRET_SIZE);
+		dma_ok(dev_fd, hbm.addr, back.va, SECRET_SIZE, QUEUE_D2H);
+		ck_assert_int_eq(first_difference(back.ptr, expect, SECRET_SIZE), -1);
+		host_buf_release(dev_fd, &back);
+	}
+	roundtrip_ok(dev_fd, &secret, &hbm, 99);
+	ck_assert_int_eq(try_msg_short(dev_fd, 1, 4 * sob, GAUDISIM_SYNC_SOB_SET(0)), 0);
+	hbm_free_ok(dev_fd, &hbm);
+	host_buf_release(dev_fd, &secret);
+}
+END_TEST
+
+/* Two contexts work at once, each with its own data. */
+START_TEST(two_contexts_work_side_by_side)
+{
+	int other = open_compute_ok();
+	struct host_buf ha, hb;
+	struct hbm_buf ma, mb;
+
+	host_buf_map_ok(dev_fd, &ha, SECRET_SIZE);
+	host_buf_map_ok(other, &hb, SECRET_SIZE);
+	/* Both address spaces hand out VAs from the same base. */
+	ck_assert_uint_eq(ha.va, hb.va);
+	hbm_alloc_ok(dev_fd, &ma, SECRET_SIZE);
+	hbm_alloc_ok(other, &mb, SECRET_SIZE);
+	ck_assert_uint_ne(ma.addr, mb.addr);
+	roundtrip_ok(dev_fd, &ha, &ma, 11);
+	roundtrip_ok(other, &hb, &mb, 22);
+	hbm_free_ok(other, &mb);
+	hbm_free_ok(dev_fd, &ma);
+	host_buf_release(other, &hb);
+	host_buf_release(dev_fd, &ha);
+	ck_assert_int_eq(hlthunk_close(other), 0);
+}
+END_TEST
+
+static int wait_for_signals(int fd, uint32_t queue, uint64_t *seqs, uint32_t n, uint64_t *seq)
+{
+	struct hlthunk_wait_for_signal_data data = {
+		.signal_seq_arr = seqs, .signal_seq_nr = n, .queue_index = queue,
+	};
+	struct hlthunk_wait_in in = { .hlthunk_wait_for_signal = (uint64_t *)&data,
+				      .num_wait_for_signal = 1 };
+	struct hlthunk_wait_out out = { 0 };
+	int rc = hlthunk_wait_for_signal(fd, &in, &out);
+
+	*seq = out.seq;
+	return rc;
+}
+
+/*
+ * SIGNAL/WAIT in two contexts on the same queues: each waits on its own
+ * signals; a seq of the other context is none of its signals.
+ */
+START_TEST(signal_wait_in_two_contexts)
+{
+	int other = open_compute_ok();
+	struct hlthunk_signal_in sin = { .queue_index = QUEUE_H2D };
+	struct hlthunk_signal_out sa, sb;
+	uint64_t wa, wb;
+
+	ck_assert_int_eq(hlthunk_signal_submission(dev_fd, &sin, &sa), 0);
+	ck_assert_int_eq(hlthunk_signal_submission(dev_fd, &sin, &sa), 0);
+	/* The other context has no CS sa.seq (it has submitted one CS at most). */
+	ck_assert_int_eq(wait_for_signals(other, QUEUE_D2H, &sa.seq, 1, &wb), -EINVAL);
+	ck_assert_int_eq(hlthunk_signal_submission(other, &sin, &sb), 0);
+	ck_assert_uint_lt(sb.seq, sa.seq);
+	ck_assert_int_eq(wait_for_signals(dev_fd, QUEUE_D2H, &sa.seq, 1, &wa), 0);
+	ck_assert_int_eq(wait_for_signals(other, QUEUE_D2H, &sb.seq, 1, &wb), 0);
+	if (wa != ULLONG_MAX)
+		wait_completed_ok(dev_fd, wa, WAIT_US_SHORT);
+	if (wb != ULLONG_MAX)
+		wait_completed_ok(other, wb, WAIT_US_SHORT);
+	wait_completed_ok(dev_fd, sa.seq, WAIT_US_SHORT);
+	wait_completed_ok(other, sb.seq, WAIT_US_SHORT);
+	ck_assert_int_eq(hlthunk_close(other), 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("contexts");
+	TCase *open_tc = compute_tcase("open", TCASE_TIMEOUT_SHORT);
+	TCase *mem = compute_tcase("memory", TCASE_TIMEOUT_DMA);
+	TCase *iso = compute_tcase("isolation", TCASE_TIMEOUT_DMA);
+	bool reloaded = false;
+	int rc;
+
+	if (read_param("max_contexts") != MAX_CONTEXTS ||
+	    read_param("ctx_hbm_quota_mb") != QUOTA_MB) {
+		if (reload(RELOAD_SHARED)) {
+			printf("contexts: could not load the driver with max_contexts=%d\n",
+			       MAX_CONTEXTS);
+			printf("0 passed, 1 failed\n");
+			return EXIT_FAILURE;
+		}
+		reloaded = true;
+	}
+
+	tcase_add_test(open_tc, four_share_fifth_is_ebusy);
+	tcase_add_test(open_tc, sync_manager_slices_differ);
+	suite_add_tcase(s, open_tc);
+	tcase_add_test(mem, hbm_quota_per_context);
+	tcase_add_test(mem, freed_hbm_reaches_the_next_context_zeroed);
+	tcase_add_test(mem, free_while_jobs_run_is_ebusy);
+	suite_add_tcase(s, mem);
+	tcase_add_test(iso, another_process_cannot_reach_my_memory);
+	tcase_add_test(iso, two_contexts_work_side_by_side);
+	tcase_add_test(iso, signal_wait_in_two_contexts);
+	suite_add_tcase(s, iso);
+	rc = run_suite(s);
+
+	if (reloaded && reload(RELOAD_DEFAULT)) {
+		printf("contexts: could not reload the driver with its defaults\n");
+		return EXIT_FAILURE;
+	}
+	return rc;
+}

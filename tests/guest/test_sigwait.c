@@ -1,0 +1,623 @@
+// SPDX-License-Identifier: MIT
+/*
+ * SIGNAL and WAIT CSs (habanalabs' sync streams): a queue waits in the
+ * sync manager for signals of other queues. Positive tests prove the order
+ * with data: queue B's copy of a pattern into HBM is held back by a gate
+ * (a user monitor on fence 0 that the test opens), B signals after it, and
+ * queue A's copy of that HBM back to the host waits for B's signal; A's
+ * result is the pattern only if it ran after B. Also: several signals in
+ * one WAIT, a WAIT on signals already done, sync-object wraparound, and
+ * the negative matrix.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "hw/gaudisim_sync.h"
+
+#define QUEUE_B		(GAUDISIM_QUEUE_ID_DMA_0_0 + 1)/* signals (gated) */
+#define QUEUE_B2	(GAUDISIM_QUEUE_ID_DMA_0_0 + 2)/* signals (not gated) */
+#define QUEUE_A		(GAUDISIM_QUEUE_ID_DMA_1_0 + 1)/* waits */
+#define QUEUE_GATE	(GAUDISIM_QUEUE_ID_DMA_1_0 + 2)/* opens the gate */
+#define DATA_SIZE	(64 * KiB)
+#define SOB_MAX_PARAM	"/sys/module/gaudisim/parameters/signal_sob_max"
+/* A CS the test expects to be held back is looked at after this long. */
+#define HOLD_MS		300
+
+static uint32_t gate_sob, gate_mon;
+
+static void sigwait_setup(void)
+{
+	struct gaudisim_info_sync_manager sm;
+
+	compute_setup();
+	memset(&sm, 0, sizeof(sm));
+	ck_assert_int_eq(hlthunk_get_info(dev_fd, GAUDISIM_INFO_SYNC_MANAGER, &sm, sizeof(sm)),
+			 0);
+	gate_sob = sm.first_available_sync_object;
+	gate_mon = sm.first_available_monitor;
+}
+
+static void write_param(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
+	n = write(fd, value, strlen(value));
+	close(fd);
+	ck_assert_msg(n == (ssize_t)strlen(value), "write %s to %s failed", value, path);
+}
+
+static void wrap_setup(void)
+{
+	sigwait_setup();
+	write_param(SOB_MAX_PARAM, "4");
+}
+
+static void wrap_teardown(void)
+{
+	write_param(SOB_MAX_PARAM, "32767");
+	compute_teardown();
+}
+
+static int signal_on(int fd, uint32_t queue, struct hlthunk_signal_out *out)
+{
+	struct hlthunk_signal_in in = { .queue_index = queue };
+
+	memset(out, 0, sizeof(*out));
+	return hlthunk_signal_submission(fd, &in, out);
+}
+
+static uint64_t signal_ok(uint32_t queue)
+{
+	struct hlthunk_signal_out out;
+
+	ck_assert_int_eq(signal_on(dev_fd, queue, &out), 0);
+	ck_assert_uint_ne(out.seq, 0);
+	return out.seq;
+}
+
+static int wait_on(int fd, uint32_t queue, uint64_t *seqs, uint32_t n, uint64_t *seq)
+{
+	struct hlthunk_wait_for_signal_data data = {
+		.signal_seq_arr = seqs, .signal_seq_nr = n, .queue_index = queue,
+	};
+	struct hlthunk_wait_in in = { .hlthunk_wait_for_signal = (uint64_t *)&data,
+				      .num_wait_for_signal = 1 };
+	struct hlthunk_wait_out out = { 0 };
+	int rc;
+
+	rc = hlthunk_wait_for_signal(fd, &in, &out);
+	if (!rc)
+		*seq = out.seq;
+	return rc;
+}
+
+/* The CS ioctl with one hand-made chunk, for what the wrappers do not allow. */
+static int cs_raw(const struct gaudisim_cs_chunk *chunks, uint32_t n, uint32_t flags)
+{
+	union gaudisim_cs_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.in.chunks_execute = (uint64_t)(uintptr_t)chunks;
+	a.in.num_chunks_execute = n;
+	a.in.cs_flags = flags;
+	return hlthunk_ioctl(dev_fd, DRM_IOCTL_GAUDISIM_CS, &a);
+}
+
+static void arm_gate(void)
+{
+	struct test_cb cb;
+
+	cb_create_ok(dev_fd, &cb, 4096);
+	cbw_sob(&cb.w, gate_sob, GAUDISIM_SYNC_SOB_SET(0), 0);
+	cbw_monitor_to_fence(&cb.w, gate_mon, gate_sob, QUEUE_B);
+	run_cb_ok(dev_fd, &cb, QUEUE_GATE, WAIT_US_SHORT);
+	cb_destroy_ok(dev_fd, &cb);
+}
+
+static void open_gate(void)
+{
+	struct test_cb cb;
+
+	cb_create_ok(dev_fd, &cb, 4096);
+	cbw_sob(&cb.w, gate_sob, GAUDISIM_SYNC_SOB_ADD(1), 0);
+	run_cb_ok(dev_fd, &cb, QUEUE_GATE, WAIT_US_SHORT);
+	cb_destroy_ok(dev_fd, &cb);
+}
+
+/*
+ * Submit a CB on queue (optionally behind the gate) that copies src to dst;
+ * with size 0, a NOP.
+ */
+static uint64_t submit_copy(struct test_cb *cb, uint32_t queue, bool gated, uint64_t src,
+			    uint64_t dst, uint32_t size)
+{
+	struct gaudisim_cs_chunk chunk;
+	uint64_t seq;
+
+	cb_create_ok(dev_fd, cb, 4096);
+	if (gated)
+		ck_assert_int_eq(hlthunk_cbw_fence(&cb->w, 0, 1, 1, 0), 0);
+	if (size)
+		ck_assert_int_eq(hlthunk_cbw_lin_dma(&cb->w, src, dst, size, 0, 0), 0);
+	else
+		ck_assert_int_eq(hlthunk_cbw_nop(&cb->w, 0), 0);
+	chunk = make_chunk(cb->handle, queue, cb->w.used);
+	ck_assert_int_eq(submit_chunk(dev_fd, &chunk, &seq), 0);
+	return seq;
+}
+
+static uint32_t cs_status_now(uint64_t seq)
+{
+	uint32_t status = UINT32_MAX;
+
+	ck_assert_int_eq(hlthunk_wait_for_cs(dev_fd, seq, 0, &status), 0);
+	return status;
+}
+
+/* ---- Positive --------------------------------------------------------------- */
+
+START_TEST(signal_completes_and_counts)
+{
+	struct hlthunk_signal_out a, b;
+
+	ck_assert_int_eq(signal_on(dev_fd, QUEUE_B2, &a), 0);
+	ck_assert_int_eq(signal_on(dev_fd, QUEUE_B2, &b), 0);
+	ck_assert_uint_eq(b.seq, a.seq + 1);
+	ck_assert_uint_eq(a.status, GAUDISIM_CS_STATUS_SUCCESS);
+	/* The queue's sync object: one of the driver's two for QUEUE_B2. */
+	ck_assert_uint_ge(a.sob_base_addr_offset,
+			  GAUDISIM_SYNC_SOB_OBJ(GAUDISIM_SYNC_DRIVER_SOB_FIRST + 2 * QUEUE_B2));
+	ck_assert_uint_le(a.sob_base_addr_offset,
+			  GAUDISIM_SYNC_SOB_OBJ(GAUDISIM_SYNC_DRIVER_SOB_FIRST + 2 * QUEUE_B2 + 1));
+	if (b.sob_base_addr_offset == a.sob_base_addr_offset)
+		ck_assert_uint_eq(b.sob_count_before_submission,
+				  a.sob_count_before_submission + 1);
+	wait_completed_ok(dev_fd, a.seq, WAIT_US_SHORT);
+	wait_completed_ok(dev_fd, b.seq, WAIT_US_SHORT);
+}
+END_TEST
+
+/* A's copy runs only after B's gated copy and B's signal: the data says so. */
+START_TEST(wait_orders_dma_by_data)
+{
+	struct host_buf src, dst;
+	struct hbm_buf hbm;
+	struct test_cb cb_b, cb_a;
+	uint64_t b_seq, sig, wait_seq, a_seq;
+
+	host_buf_map_ok(dev_fd, &src, DATA_SIZE);
+	host_buf_map_ok(dev_fd, &dst, DATA_SIZE);
+	hbm_alloc_ok(dev_fd, &hbm, DATA_SIZE);
+	fill_pattern(src.ptr, DATA_SIZE, 81);
+	memset(dst.ptr, 0, DATA_SIZE);
+	memset_ok(dev_fd, hbm.addr, 0, DATA_SIZE, QUEUE_GATE);
+
+	arm_gate();
+	b_seq = submit_copy(&cb_b, QUEUE_B, true, src.va, hbm.addr, DATA_SIZE);
+	sig = signal_ok(QUEUE_B);
+	ck_assert_int_eq(wait_on(dev_fd, QUEUE_A, &sig, 1, &wait_seq), 0);
+	ck_assert_uint_ne(wait_seq, ULLONG_MAX);
+	a_seq = submit_copy(&cb_a, QUEUE_A, false, hbm.addr, dst.va, DATA_SIZE);
+
+	/* Held back: B behind its gate, A behind B's signal. */
+	sleep_ms(HOLD_MS);
+	ck_assert_uint_eq(cs_status_now(b_seq), GAUDISIM_WAIT_CS_STATUS_BUSY);
+	ck_assert_uint_eq(cs_status_now(sig), GAUDISIM_WAIT_CS_STATUS_BUSY);
+	ck_assert_uint_eq(cs_status_now(wait_seq), GAUDISIM_WAIT_CS_STATUS_BUSY);
+	ck_assert_uint_eq(cs_status_now(a_seq), GAUDISIM_WAIT_CS_STATUS_BUSY);
+	ck_assert_int_eq(first_byte_not(dst.ptr, DATA_SIZE, 0), -1);
+
+	open_gate();
+	wait_completed_ok(dev_fd, a_seq, WAIT_US_DMA);
+	wait_completed_ok(dev_fd, wait_seq, WAIT_US_SHORT);
+	wait_completed_ok(dev_fd, b_seq, WAIT_US_SHORT);
+	ck_assert_int_eq(first_difference(dst.ptr, src.ptr, DATA_SIZE), -1);
+
+	cb_destroy_ok(dev_fd, &cb_a);
+	cb_destroy_ok(dev_fd, &cb_b);
+	hbm_free_ok(dev_fd, &hbm);
+	host_buf_release(dev_fd, &dst);
+	host_buf_release(dev_fd, &src);
+}
+END_TEST
+
+/*
+ * One WAIT on three signals: one already done, one of another queue that
+ * runs at once, and the one after B's gated copy; A waits for all.
+ */
+START_TEST(wait_on_several_signals)
+{
+	struct host_buf src, dst;
+	struct hbm_buf hbm;
+	struct test_cb cb_b, cb_a;
+	uint64_t sigs[3], b_seq, wait_seq, a_seq;
+
+	host_buf_map_ok(dev_fd, &src, DATA_SIZE);
+	host_buf_map_ok(dev_fd, &dst, DATA_SIZE);
+	hbm_alloc_ok(dev_fd, &hbm, DATA_SIZE);
+	fill_pattern(src.ptr, DATA_SIZE, 82);
+	memset(dst.ptr, 0, DATA_SIZE);
+	memset_ok(dev_fd, hbm.addr, 0, DATA_SIZE, QUEUE_GATE);
+
+	sigs[0] = signal_ok(QUEUE_B2);
+	wait_completed_ok(dev_fd, sigs[0], WAIT_US_SHORT);
+	arm_gate();
+	sigs[1] = signal_ok(QUEUE_B2);
+	b_seq = submit_copy(&cb_b, QUEUE_B, true, src.va, hbm.addr, DATA_SIZE);
+	sigs[2] = signal_ok(QUEUE_B);
+	ck_assert_int_eq(wait_on(dev_fd, QUEUE_A, sigs, 3, &wait_seq), 0);
+	ck_assert_uint_ne(wait_seq, ULLONG_MAX);
+	a_seq = submit_copy(&cb_a, QUEUE_A, false, hbm.addr, dst.va, DATA_SIZE);
+
+	sleep_ms(HOLD_MS);
+	wait_completed_ok(dev_fd, sigs[1], WAIT_US_SHORT);
+	ck_assert_uint_eq(cs_status_now(wait_seq), GAUDISIM_WAIT_CS_STATUS_BUSY);
+	ck_assert_uint_eq(cs_status_now(a_seq), GAUDISIM_WAIT_CS_STATUS_BUSY);
+	ck_assert_int_eq(first_byte_not(dst.ptr, DATA_SIZE, 0), -1);
+
+	open_gate();
+	wait_completed_ok(dev_fd, a_seq, WAIT_US_DMA);
+	wait_completed_ok(dev_fd, b_seq, WAIT_US_SHORT);
+	ck_assert_int_eq(first_difference(dst.ptr, src.ptr, DATA_SIZE), -1);
+
+	cb_destroy_ok(dev_fd, &cb_a);
+	cb_destroy_ok(dev_fd, &cb_b);
+	hbm_free_ok(dev_fd, &hbm);
+	host_buf_release(dev_fd, &dst);
+	host_buf_release(dev_fd, &src);
+}
+END_TEST
+
+/* As habanalabs: nothing left to wait for gives ULLONG_MAX at once. */
+START_TEST(wait_on_completed_signal_returns_at_once)
+{
+	uint64_t sig, seq = 0;
+
+	sig = signal_ok(QUEUE_B2);
+	wait_completed_ok(dev_fd, sig, WAIT_US_SHORT);
+	ck_assert_int_eq(wait_on(dev_fd, QUEUE_A, &sig, 1, &seq), 0);
+	ck_assert_uint_eq(seq, ULLONG_MAX);
+	/* Nothing was submitted: the next CS gets the next seq. */
+	ck_assert_uint_eq(signal_ok(QUEUE_B2), sig + 1);
+}
+END_TEST
+
+/* A WAIT with a timeout of its own (hl-thunk's _timeout variants). */
+START_TEST(timeout_variants)
+{
+	struct hlthunk_signal_in sin = { .queue_index = QUEUE_B };
+	struct hlthunk_signal_out sout;
+	struct hlthunk_wait_for_signal_data data = { .signal_seq_nr = 1, .queue_index = QUEUE_A };
+	struct hlthunk_wait_in win = { .hlthunk_wait_for_signal = (uint64_t *)&data,
+				       .num_wait_for_signal = 1 };
+	struct hlthunk_wait_out wout;
+
+	arm_gate();
+	{
+		struct test_cb cb;
+		uint64_t b_seq;
+
+		b_seq = submit_copy(&cb, QUEUE_B, true, 0, 0, 0);
+		ck_assert_int_eq(hlthunk_signal_submission_timeout(dev_fd, &sin, &sout, 30), 0);
+		data.signal_seq_arr = &sout.seq;
+		ck_assert_int_eq(hlthunk_wait_for_signal_timeout(dev_fd, &win, &wout, 30), 0);
+		ck_assert_uint_ne(wout.seq, ULLONG_MAX);
+		open_gate();
+		wait_completed_ok(dev_fd, wout.seq, WAIT_US_SHORT);
+		wait_completed_ok(dev_fd, b_seq, WAIT_US_SHORT);
+		cb_destroy_ok(dev_fd, &cb);
+	}
+}
+END_TEST
+
+/*
+ * signal_sob_max 4: every 4 signals the queue moves to its other SOB,
+ * zeroed first, and waits on signals either side of the move still work.
+ */
+START_TEST(sob_wraparound)
+{
+	uint32_t offsets[2] = { 0, 0 }, n_offsets = 0;
+	int i;
+
+	for (i = 0; i < 12; i++) {
+		struct hlthunk_signal_out out;
+		uint64_t wseq;
+
+		ck_assert_int_eq(signal_on(dev_fd, QUEUE_B2, &out), 0);
+		ck_assert_uint_lt(out.sob_count_before_submission, 4);
+		if (!n_offsets || offsets[n_offsets - 1] != out.sob_base_addr_offset) {
+			if (n_offsets == 2) {
+				/* Alternates between the queue's two SOBs. */
+				ck_assert_uint_eq(out.sob_base_addr_offset, offsets[0]);
+				offsets[0] = offsets[1];
+				offsets[1] = out.sob_base_addr_offset;
+			} else {
+				offsets[n_offsets++] = out.sob_base_addr_offset;
+			}
+			/* A fresh SOB starts from 0. */
+			if (i)
+				ck_assert_uint_eq(out.sob_count_before_submission, 0);
+		}
+		ck_assert_int_eq(wait_on(dev_fd, QUEUE_A, &out.seq, 1, &wseq), 0);
+		if (wseq != ULLONG_MAX)
+			wait_completed_ok(dev_fd, wseq, WAIT_US_SHORT);
+		wait_completed_ok(dev_fd, out.seq, WAIT_US_SHORT);
+	}
+	ck_assert_uint_eq(n_offsets, 2);
+	ck_assert_uint_ne(offsets[0], offsets[1]);
+}
+END_TEST
+
+/*
+ * The move back to a SOB that a pending signal still targets is refused
+ * (EBUSY) until that signal ran; then signalling works again.
+ */
+START_TEST(sob_wraparound_blocked_while_in_use)
+{
+	struct test_cb cb;
+	struct hlthunk_signal_out out;
+	uint64_t b_seq, last = 0;
+	int i, rc = 0;
+
+	arm_gate();
+	b_seq = submit_copy(&cb, QUEUE_B, true, 0, 0, 0);
+	for (i = 0; i < 12; i++) {
+		rc = signal_on(dev_fd, QUEUE_B, &out);
+		if (rc)
+			break;
+		last = out.seq;
+	}
+	ck_assert_int_eq(rc, -EBUSY);
+	/* Up to 4 fill one SOB, 4 the other; the move back is refused. */
+	ck_assert_int_ge(i, 5);
+	ck_assert_int_le(i, 8);
+	open_gate();
+	wait_completed_ok(dev_fd, last, WAIT_US_SHORT);
+	wait_completed_ok(dev_fd, b_seq, WAIT_US_SHORT);
+	wait_completed_ok(dev_fd, signal_ok(QUEUE_B), WAIT_US_SHORT);
+	cb_destroy_ok(dev_fd, &cb);
+}
+END_TEST
+
+/* After a reset the device needs a moment; poll its status, bounded. */
+static void wait_operational(void)
+{
+	uint32_t status = ~0u;
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		ck_assert_int_eq(hlthunk_get_device_status(dev_fd, &status), 0);
+		if (status == GAUDISIM_DEVICE_STATUS_OPERATIONAL)
+			return;
+		sleep_ms(100);
+	}
+	ck_abort_msg("device status %u 30 s after a reset", status);
+}
+
+/*
+ * A hung queue times out and the device resets, zeroing every SOB: the
+ * signals queued behind it are aborted, the WAIT on them too, and the
+ * queue's counts start again from 0, so new signals and waits work.
+ */
+START_TEST(reset_aborts_and_restarts_counts)
+{
+	struct test_cb cb;
+	struct gaudisim_cs_chunk chunk;
+	struct hlthunk_signal_out out;
+	uint64_t hung, sig, wseq;
+	uint32_t status;
+	int i;
+
+	arm_gate();
+	cb_create_ok(dev_fd, &cb, 4096);
+	ck_assert_int_eq(hlthunk_cbw_fence(&cb.w, 0, 1, 1, 0), 0);
+	chunk = make_chunk(cb.handle, QUEUE_B, cb.w.used);
+	ck_assert_int_eq(submit_chunks(&chunk, 1, 2, &hung), 0);
+	for (i = 0; i < 3; i++)
+		sig = signal_ok(QUEUE_B);
+	ck_assert_int_eq(wait_on(dev_fd, QUEUE_A, &sig, 1, &wseq), 0);
+	ck_assert_uint_ne(wseq, ULLONG_MAX);
+
+	ck_assert_int_eq(hlthunk_wait_for_cs(dev_fd, hung, WAIT_US_SHORT, &status), -ETIMEDOUT);
+	ck_assert_int_eq(hlthunk_wait_for_cs(dev_fd, sig, WAIT_US_SHORT, &status), -EIO);
+	ck_assert_uint_eq(status, GAUDISIM_WAIT_CS_STATUS_ABORTED);
+	ck_assert_int_eq(hlthunk_wait_for_cs(dev_fd, wseq, WAIT_US_SHORT, &status), -EIO);
+	wait_operational();
+	/* A WAIT on the aborted signal is refused: it never happened. */
+	ck_assert_int_eq(wait_on(dev_fd, QUEUE_A, &sig, 1, &wseq), -EIO);
+
+	ck_assert_int_eq(signal_on(dev_fd, QUEUE_B, &out), 0);
+	ck_assert_uint_eq(out.sob_count_before_submission, 0);
+	ck_assert_int_eq(wait_on(dev_fd, QUEUE_A, &out.seq, 1, &wseq), 0);
+	if (wseq != ULLONG_MAX)
+		wait_completed_ok(dev_fd, wseq, WAIT_US_SHORT);
+	wait_completed_ok(dev_fd, out.seq, WAIT_US_SHORT);
+	cb_destroy_ok(dev_fd, &cb);
+}
+END_TEST
+
+/* ---- Negative matrix -------------------------------------------------------- */
+
+START_TEST(signal_bad_queues)
+{
+	struct hlthunk_signal_out out;
+	const uint32_t bad[] = { GAUDISIM_QUEUE_ID_CPU_PQ, GAUDISIM_QUEUE_ID_DMA_2_0,
+				 GAUDISIM_QUEUE_ID_MME_0, GAUDISIM_QUEUE_ID_TPC_0_0,
+				 GAUDISIM_QUEUE_ID_SIZE, UINT32_MAX };
+	uint64_t sig, seq;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(signal_on(dev_fd, bad[i], &out), -EINVAL);
+		sig = signal_ok(QUEUE_B2);
+		ck_assert_int_eq(wait_on(dev_fd, bad[i], &sig, 1, &seq), -EINVAL);
+	}
+	wait_completed_ok(dev_fd, sig, WAIT_US_SHORT);
+}
+END_TEST
+
+START_TEST(bad_chunks_and_flags)
+{
+	struct gaudisim_cs_chunk c[2];
+	uint64_t sig = signal_ok(QUEUE_B2);
+
+	memset(c, 0, sizeof(c));
+	c[0].queue_index = QUEUE_B2;
+	c[1].queue_index = QUEUE_B2;
+	/* SIGNAL and WAIT at once; two chunks; a SIGNAL with a CB. */
+	ck_assert_int_eq(cs_raw(c, 1, GAUDISIM_CS_FLAGS_SIGNAL | GAUDISIM_CS_FLAGS_WAIT),
+			 -EINVAL);
+	ck_assert_int_eq(cs_raw(c, 2, GAUDISIM_CS_FLAGS_SIGNAL), -EINVAL);
+	c[0].cb_handle = 1 << 12;
+	ck_assert_int_eq(cs_raw(c, 1, GAUDISIM_CS_FLAGS_SIGNAL), -EINVAL);
+	c[0].cb_handle = 0;
+	c[0].cs_chunk_flags = 1;
+	ck_assert_int_eq(cs_raw(c, 1, GAUDISIM_CS_FLAGS_SIGNAL), -EINVAL);
+	c[0].cs_chunk_flags = 0;
+	c[0].pad[3] = 1;
+	ck_assert_int_eq(cs_raw(c, 1, GAUDISIM_CS_FLAGS_SIGNAL), -EINVAL);
+	c[0].pad[3] = 0;
+	/* WAIT: unreadable seq array, and a bad chunk array. */
+	c[0].signal_seq_arr = 8;
+	c[0].num_signal_seq_arr = 1;
+	ck_assert_int_eq(cs_raw(c, 1, GAUDISIM_CS_FLAGS_WAIT), -EFAULT);
+	ck_assert_int_eq(cs_raw((const void *)8, 1, GAUDISIM_CS_FLAGS_SIGNAL), -EFAULT);
+	/* Still working. */
+	wait_completed_ok(dev_fd, sig, WAIT_US_SHORT);
+	wait_completed_ok(dev_fd, signal_ok(QUEUE_B2), WAIT_US_SHORT);
+}
+END_TEST
+
+START_TEST(wait_bad_seqs)
+{
+	struct test_cb nop;
+	struct gaudisim_cs_chunk chunk;
+	uint64_t seqs[GAUDISIM_CS_WAIT_MAX_SIGNALS + 1], nop_seq, sig, seq;
+	unsigned int i;
+
+	cb_create_ok(dev_fd, &nop, 4096);
+	ck_assert_int_eq(hlthunk_cbw_nop(&nop.w, 0), 0);
+	chunk = make_chunk(nop.handle, QUEUE_B2, nop.w.used);
+	ck_assert_int_eq(submit_chunk(dev_fd, &chunk, &nop_seq), 0);
+	sig = signal_ok(QUEUE_B2);
+
+	/* seq 0, a seq not yet given, a CS that is not a SIGNAL (pending or not). */
+	seqs[0] = 0;
+	ck_assert_int_eq(wait_on(dev_fd, QUEUE_A, seqs, 1, &seq), -EINVAL);
+	seqs[0] = sig + 1;
+	ck_assert_int_eq(wait_on(dev_fd, QUEUE_A, seqs, 1, &seq), -EINVAL);
+	seqs[0] = UINT64_MAX;
+	ck_assert_int_eq(wait_on(dev_fd, QUEUE_A, seqs, 1, &seq), -EINVAL);
+	seqs[0] = nop_seq;
+	ck_assert_int_eq(wait_on(dev_fd, QUEUE_A, seqs, 1, &seq), -EINVAL);
+	wait_completed_ok(dev_fd, nop_seq, WAIT_US_SHORT);
+	ck_assert_int_eq(wait_on(dev_fd, QUEUE_A, seqs, 1, &seq), -EINVAL);
+	/* A good signal next to a bad one: the whole WAIT is refused. */
+	seqs[0] = sig;
+	seqs[1] = nop_seq;
+	ck_assert_int_eq(wait_on(dev_fd, QUEUE_A, seqs, 2, &seq), -EINVAL);
+
+	/* No signals, and one more than allowed. */
+	for (i = 0; i < GAUDISIM_CS_WAIT_MAX_SIGNALS + 1; i++)
+		seqs[i] = sig;
+	ck_assert_int_eq(wait_on(dev_fd, QUEUE_A, seqs, 0, &seq), -EINVAL);
+	ck_assert_int_eq(wait_on(dev_fd, QUEUE_A, seqs, GAUDISIM_CS_WAIT_MAX_SIGNALS + 1, &seq),
+			 -EINVAL);
+	/* The most allowed is fine. */
+	ck_assert_int_eq(wait_on(dev_fd, QUEUE_A, seqs, GAUDISIM_CS_WAIT_MAX_SIGNALS, &seq), 0);
+	if (seq != ULLONG_MAX)
+		wait_completed_ok(dev_fd, seq, WAIT_US_SHORT);
+	cb_destroy_ok(dev_fd, &nop);
+}
+END_TEST
+
+/*
+ * Seqs belong to a context: a SIGNAL of an earlier user of the device is
+ * no signal of the next one (there, that seq is a plain CS or none).
+ */
+START_TEST(signal_of_another_context)
+{
+	struct test_cb nop;
+	struct gaudisim_cs_chunk chunk;
+	uint64_t sig, nop_seq, seq;
+	int fd2;
+
+	sig = signal_ok(QUEUE_B2);
+	wait_completed_ok(dev_fd, sig, WAIT_US_SHORT);
+	compute_teardown();
+
+	fd2 = open_compute_ok();
+	dev_fd = fd2;
+	ck_assert_int_eq(wait_on(fd2, QUEUE_A, &sig, 1, &seq), -EINVAL);
+	cb_create_ok(fd2, &nop, 4096);
+	ck_assert_int_eq(hlthunk_cbw_nop(&nop.w, 0), 0);
+	chunk = make_chunk(nop.handle, QUEUE_B2, nop.w.used);
+	while (1) {
+		ck_assert_int_eq(submit_chunk(fd2, &chunk, &nop_seq), 0);
+		if (nop_seq >= sig)
+			break;
+	}
+	wait_completed_ok(fd2, nop_seq, WAIT_US_SHORT);
+	ck_assert_int_eq(wait_on(fd2, QUEUE_A, &sig, 1, &seq), -EINVAL);
+	cb_destroy_ok(fd2, &nop);
+}
+END_TEST
+
+START_TEST(wrapper_arguments)
+{
+	struct hlthunk_signal_in sin = { .queue_index = QUEUE_B2 };
+	struct hlthunk_signal_out sout;
+	uint64_t sig = signal_ok(QUEUE_B2);
+	struct hlthunk_wait_for_signal_data data = { .signal_seq_arr = &sig, .signal_seq_nr = 1,
+						     .queue_index = QUEUE_A };
+	struct hlthunk_wait_in win = { .hlthunk_wait_for_signal = (uint64_t *)&data,
+				       .num_wait_for_signal = 2 };
+	struct hlthunk_wait_out wout;
+
+	ck_assert_int_eq(hlthunk_signal_submission(dev_fd, NULL, &sout), -EINVAL);
+	ck_assert_int_eq(hlthunk_signal_submission(dev_fd, &sin, NULL), -EINVAL);
+	ck_assert_int_eq(hlthunk_wait_for_signal(dev_fd, NULL, &wout), -EINVAL);
+	ck_assert_int_eq(hlthunk_wait_for_signal(dev_fd, &win, &wout), -EINVAL);
+	win.num_wait_for_signal = 1;
+	win.hlthunk_wait_for_signal = NULL;
+	ck_assert_int_eq(hlthunk_wait_for_signal(dev_fd, &win, &wout), -EINVAL);
+	/* A SIGNAL's custom timeout out of range. */
+	ck_assert_int_eq(hlthunk_signal_submission_timeout(dev_fd, &sin, &sout, 3601), -EINVAL);
+	wait_completed_ok(dev_fd, sig, WAIT_US_SHORT);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("sigwait");
+	TCase *pos = fixture_tcase("signal-wait", sigwait_setup, compute_teardown,
+				   TCASE_TIMEOUT_DMA);
+	TCase *wrap = fixture_tcase("wraparound", wrap_setup, wrap_teardown, TCASE_TIMEOUT_DMA);
+	TCase *neg = fixture_tcase("negative", sigwait_setup, compute_teardown,
+				   TCASE_TIMEOUT_SHORT);
+
+	tcase_add_test(pos, signal_completes_and_counts);
+	tcase_add_test(pos, wait_orders_dma_by_data);
+	tcase_add_test(pos, wait_on_several_signals);
+	tcase_add_test(pos, wait_on_completed_signal_returns_at_once);
+	tcase_add_test(pos, timeout_variants);
+	tcase_add_test(pos, reset_aborts_and_restarts_counts);
+	suite_add_tcase(s, pos);
+	tcase_add_test(wrap, sob_wraparound);
+	tcase_add_test(wrap, sob_wraparound_blocked_while_in_use);
+	suite_add_tcase(s, wrap);
+	tcase_add_test(neg, signal_bad_queues);
+	tcase_add_test(neg, bad_chunks_and_flags);
+	tcase_add_test(neg, wait_bad_seqs);
+	tcase_add_test(neg, signal_of_another_context);
+	tcase_add_test(neg, wrapper_arguments);
+	suite_add_tcase(s, neg);
+	return run_suite(s);
+}
