@@ -9,7 +9,7 @@ logs=$top/build/test-logs
 cd "$top"
 mkdir -p "$logs"
 
-suites=(unit unit-portable host runtime trainer setup lint fuzz qtest guest)
+suites=(unit unit-portable host runtime trainer setup lint fuzz qtest guest hotplug)
 declare -A cmd=(
 	[unit]="$top/build/tests/unit-core"
 	# The unit tests again on the MME's portable kernels (no OpenBLAS).
@@ -22,6 +22,8 @@ declare -A cmd=(
 	[fuzz]="bash $top/scripts/run-fuzz.sh bounded"
 	[qtest]="bash $top/scripts/run-qtests.sh"
 	[guest]="bash $top/scripts/vm.sh run -t 3600 -- run-all.sh"
+	# Hot unplug over QMP of a device with a job in flight (its own guest boot).
+	[hotplug]="bash $top/scripts/test-hotplug.sh"
 )
 [ $# -gt 0 ] && suites=("$@")
 
