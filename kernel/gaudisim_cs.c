@@ -118,8 +118,11 @@ static void gaudisim_cs_tdr_work(struct work_struct *work)
 		}
 		gaudisim_err_ratelimited(gdev, "CS %llu has not finished in %u seconds\n",
 					 cs->seq, cs->timeout_s);
+		gaudisim_coredump_note_cs(gdev, cs);
 		if (gaudisim_reset_on_lockup)
 			gaudisim_request_reset(gdev, "command submission timed out");
+		else
+			gaudisim_coredump_capture(gdev, "command submission timed out");
 	}
 	gaudisim_cs_put(cs);
 }

@@ -498,6 +498,28 @@ void gaudisim_debugfs_record_event(struct gaudisim_device *gdev,
 	spin_unlock(&dbg->ev_lock);
 }
 
+unsigned int gaudisim_debugfs_last_events(struct gaudisim_device *gdev,
+					  struct gaudisim_eq_entry_le *out, unsigned int max,
+					  u64 *total)
+{
+	/* Pairs with the release in gaudisim_debugfs_init(). */
+	struct gaudisim_debugfs *dbg = smp_load_acquire(&gdev->debugfs);
+	unsigned int n = 0;
+	u64 first;
+
+	*total = 0;
+	if (!dbg)
+		return 0;
+	max = min_t(unsigned int, max, GAUDISIM_DBG_EVENTS);
+	spin_lock(&dbg->ev_lock);
+	*total = dbg->ev_total;
+	first = dbg->ev_total > max ? dbg->ev_total - max : 0;
+	for (; first < dbg->ev_total; first++)
+		out[n++] = dbg->ev[first % GAUDISIM_DBG_EVENTS];
+	spin_unlock(&dbg->ev_lock);
+	return n;
+}
+
 static int gaudisim_dbg_events_show(struct seq_file *m, void *unused)
 {
 	struct gaudisim_debugfs *dbg = m->private;

@@ -187,6 +187,7 @@ static int gaudisim_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return PTR_ERR(gdev);
 	gdev->pdev = pdev;
 	gdev->status = GAUDISIM_DEVICE_STATUS_IN_DEVICE_CREATION;
+	gaudisim_coredump_init(gdev);
 	pci_set_drvdata(pdev, gdev);
 
 	rc = gaudisim_pci_init(gdev);
@@ -282,6 +283,7 @@ static void gaudisim_remove(struct pci_dev *pdev)
 	gaudisim_device_stop(gdev);
 	gaudisim_irq_fini(gdev);
 	destroy_workqueue(gdev->wq);
+	gaudisim_coredump_fini(gdev);
 	gaudisim_mmu_fini(gdev);
 }
 

@@ -28,6 +28,7 @@
 #include <hw/gaudisim_regs.h>
 #include <uapi/drm/gaudisim_accel.h>
 
+#include "gaudisim_coredump.h"
 #include "gaudisim_cs.h"
 #include "gaudisim_eq.h"
 #include "gaudisim_mmu.h"
@@ -106,6 +107,7 @@ struct gaudisim_captured_errors {
  * @wq: ordered workqueue for CS timeouts and device resets
  * @reset_work: hard reset requested by a CS timeout or a device event
  * @reset_reason: why @reset_work was queued, for the log
+ * @coredump: the CS that last timed out, for the crash dump
  * @eq: event queue and heartbeat
  * @mmu: device MMU state
  * @ctrl: control node
@@ -169,6 +171,7 @@ struct gaudisim_device {
 	struct workqueue_struct *wq;
 	struct work_struct reset_work;
 	const char *reset_reason;
+	struct gaudisim_coredump coredump;
 
 	struct gaudisim_eq eq;
 	struct gaudisim_mmu mmu;

@@ -69,6 +69,7 @@ int gaudisim_device_hard_reset(struct gaudisim_device *gdev, const char *reason)
 	mutex_unlock(&gdev->submit_lock);
 	gaudisim_notify(gdev, GAUDISIM_NOTIFIER_EVENT_DEVICE_RESET |
 		    (rc ? GAUDISIM_NOTIFIER_EVENT_DEVICE_UNAVAILABLE : 0));
+	gaudisim_reset_uevent(gdev, reason, rc);
 	return rc;
 }
 
@@ -82,7 +83,10 @@ void gaudisim_device_stop(struct gaudisim_device *gdev)
 	mutex_unlock(&gdev->submit_lock);
 }
 
-/* Reset requested by a CS timeout (gaudisim_reset_on_lockup) or an event. */
+/*
+ * Reset requested by a CS timeout (gaudisim_reset_on_lockup) or an event:
+ * a fault, so the state of the device is dumped before the reset.
+ */
 void gaudisim_reset_work(struct work_struct *work)
 {
 	struct gaudisim_device *gdev = container_of(work, struct gaudisim_device,
@@ -90,9 +94,12 @@ void gaudisim_reset_work(struct work_struct *work)
 	const char *reason = READ_ONCE(gdev->reset_reason);
 	int idx;
 
+	if (!reason)
+		reason = "requested";
 	if (!drm_dev_enter(&gdev->drm, &idx))
 		return;
-	gaudisim_device_hard_reset(gdev, reason ? reason : "requested");
+	gaudisim_coredump_capture(gdev, reason);
+	gaudisim_device_hard_reset(gdev, reason);
 	drm_dev_exit(idx);
 }
 

@@ -9,7 +9,7 @@ logs=$top/build/test-logs
 cd "$top"
 mkdir -p "$logs"
 
-suites=(unit unit-portable host runtime trainer setup lint fuzz qtest guest guest-multi)
+suites=(unit unit-portable host runtime trainer setup lint fuzz qtest guest hotplug guest-multi)
 declare -A cmd=(
 	[unit]="$top/build/tests/unit-core"
 	# The unit tests again on the MME's portable kernels (no OpenBLAS).
@@ -22,6 +22,8 @@ declare -A cmd=(
 	[fuzz]="bash $top/scripts/run-fuzz.sh bounded"
 	[qtest]="bash $top/scripts/run-qtests.sh"
 	[guest]="bash $top/scripts/vm.sh run -t 3600 -- run-all.sh"
+	# Hot unplug over QMP of a device with a job in flight (its own guest boot).
+	[hotplug]="bash $top/scripts/test-hotplug.sh"
 	# Four devices on one fabric: the multi-device programs (run-multi.sh).
 	[guest-multi]="env GAUDISIM_DEVICES=4 bash $top/scripts/vm.sh run -t 900 -- GSIM_EXPECT_DEVICES=4 run-multi.sh"
 )
