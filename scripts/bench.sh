@@ -102,5 +102,23 @@ ref=$(echo "($ref_before + $ref_after) / 2" | bc -l)
 printf 'cnn_train samples_per_s=%.0f cpu_reference_samples_per_s=%.0f ratio_to_reference=%.2f\n' \
 	"$dev" "$ref" "$(echo "$dev / $ref" | bc -l)"
 
+# All-reduce over the NIC links of an eight-device VM: bus bandwidth (what
+# each link carried, nccl-tests' busbw) against host memcpy measured right
+# before and right after the guest run.
+echo "== all-reduce, 8 ranks on one fabric (16 MiB FP32): bus bandwidth vs host memcpy"
+before=$("$bin/host-memcpy" -s 16)
+coll_out=$(GAUDISIM_DEVICES=8 bash "$top/scripts/vm.sh" run -t 900 -- \
+	'coll-bench -n 8 -s 16777216 -i 5 -t fp32 && coll-bench -n 8 -s 1048576 -i 5 -t fp32')
+after=$("$bin/host-memcpy" -s 16)
+echo "$coll_out" | grep '^allreduce ' ||
+	{ echo "$coll_out" | tail -n 20 >&2; echo "bench: no all-reduce figures" >&2; exit 1; }
+host=$(echo "(${before#memcpy_MiBps=} + ${after#memcpy_MiBps=}) / 2" | bc -l)
+while read -r line; do
+	bytes=$(sed -n 's/.* bytes=\([0-9]*\).*/\1/p' <<<"$line")
+	busbw=$(sed -n 's/.*busbw_GBps=\([0-9.]*\).*/\1/p' <<<"$line")
+	printf 'allreduce bytes=%s busbw_GBps=%s ratio_to_host_memcpy=%.4f (host memcpy %.0f MiB/s)\n' \
+		"$bytes" "$busbw" "$(echo "$busbw * 1000000000 / 1048576 / $host" | bc -l)" "$host"
+done < <(grep '^allreduce ' <<<"$coll_out")
+
 bash "$top/scripts/bench-train.sh"
 bash "$top/scripts/bench-trials.sh"

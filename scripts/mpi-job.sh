@@ -2,7 +2,9 @@
 # The two-box job (make mpi-test): OpenMPI's mpirun starts one rank per box
 # on this host; each boots a guest of eight devices, the two fabrics cabled
 # NIC to NIC (ports 7..9) through a socket chardev in the shared host
-# folder, and checks the links from inside (tests/mpi/mpi_vm_job.c).
+# folder, checks the links from inside, then runs its half (ranks 8*box..)
+# of a 16-rank all-reduce/all-gather/broadcast job checked against the
+# exact results (tests/mpi/mpi_vm_job.c, tests/mpi/box-job.sh).
 # Prints "N passed, N failed".
 # Environment: GAUDISIM_SHARE (default build/share), as for vm.sh.
 set -euo pipefail

@@ -9,7 +9,7 @@ logs=$top/build/test-logs
 cd "$top"
 mkdir -p "$logs"
 
-suites=(unit unit-portable host runtime trainer setup lint fuzz qtest guest hotplug guest-multi)
+suites=(unit unit-portable host runtime trainer setup lint fuzz qtest guest hotplug guest-multi mpi)
 declare -A cmd=(
 	[unit]="$top/build/tests/unit-core"
 	# The unit tests again on the MME's portable kernels (no OpenBLAS).
@@ -26,6 +26,8 @@ declare -A cmd=(
 	[hotplug]="bash $top/scripts/test-hotplug.sh"
 	# Four devices on one fabric: the multi-device programs (run-multi.sh).
 	[guest-multi]="env GAUDISIM_DEVICES=4 bash $top/scripts/vm.sh run -t 900 -- GSIM_EXPECT_DEVICES=4 run-multi.sh"
+	# Two guests of eight devices under mpirun: a 16-rank collective job.
+	[mpi]="bash $top/scripts/mpi-job.sh"
 )
 [ $# -gt 0 ] && suites=("$@")
 

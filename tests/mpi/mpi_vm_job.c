@@ -4,24 +4,30 @@
  * folder in the host folder both guests share and broadcasts it; each
  * rank boots a guest of eight devices whose fabric is cabled to the other
  * box through a socket chardev (rank 0 listens, rank 1 connects) and runs
- * box-job.sh there; the ranks' results are gathered on rank 0, which
- * checks both boxes' link matrices: every in-box pair one link up, every
- * card's three scale-out ports up, and the two boxes alike.
+ * box-job.sh there: box b runs ranks 8b..8b+7 of a 16-rank collective job
+ * (all-reduce INT32 and FP32, all-gather, broadcast, checked against the
+ * exact results) whose rendezvous id rank 0 made and broadcast with the
+ * folder. The ranks' results are gathered on rank 0, which checks both
+ * boxes' link matrices (every in-box pair one link up, every card's three
+ * scale-out ports up, the two boxes alike) and collective results.
  *   mpirun -np 2 mpi-vm-job TOP SHARE
  * Prints "N passed, N failed".
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PATH_MAX_LEN	512
 #define BOXES		2
 #define CARDS		8
 #define SOCKET_WAIT_S	120
+#define COLL_OPS	4	/* the lines of coll-bench -c */
 
 static int copy_file(const char *from, const char *to)
 {
@@ -43,6 +49,16 @@ out:
 	if (out && fclose(out))
 		rc = -1;
 	return rc;
+}
+
+/* A nonce no earlier job's leftovers share: time and pid. */
+static uint64_t job_nonce(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ((uint64_t)ts.tv_sec << 32 ^ (uint64_t)ts.tv_nsec) * 0x9e3779b97f4a7c15ull ^
+	       (uint64_t)getpid();
 }
 
 /* The box's link matrix rows ("AIPi cells... module scale-out"), as text. */
@@ -78,9 +94,48 @@ static int row_ok(const char *row, int card)
 	return atoi(cell[CARDS]) == card && !strcmp(cell[CARDS + 1], "3");
 }
 
-static int run_box(int rank, const char *top, const char *share, const char *dir)
+/*
+ * The box's collective results: every "check OP ...: ok|FAIL" line of
+ * coll.BOX printed and counted; a missing op counts as failed.
+ */
+static void count_coll(const char *dir, int box, int *passed, int *failed)
 {
-	char sock[PATH_MAX_LEN + 16], qemu[PATH_MAX_LEN + 96], cmd[3 * PATH_MAX_LEN];
+	char path[PATH_MAX_LEN + 32], line[256];
+	int ok = 0, bad = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/coll.%d", dir, box);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		size_t n = strlen(line);
+
+		if (strncmp(line, "check ", 6))
+			continue;
+		while (n && line[n - 1] == '\n')
+			line[--n] = '\0';
+		if (n > 4 && !strcmp(line + n - 4, ": ok")) {
+			printf("ok: box %d: %s\n", box, line + 6);
+			ok++;
+		} else {
+			printf("FAIL: box %d: %s\n", box, line + 6);
+			bad++;
+		}
+	}
+	if (f)
+		fclose(f);
+	if (ok + bad < COLL_OPS) {
+		printf("FAIL: box %d: %d of %d collective checks reported\n", box, ok + bad,
+		       COLL_OPS);
+		bad += COLL_OPS - ok - bad;
+	}
+	*passed += ok;
+	*failed += bad;
+}
+
+static int run_box(int rank, const char *top, const char *share, const char *dir,
+		   const char *comm_id)
+{
+	char sock[PATH_MAX_LEN + 16], qemu[PATH_MAX_LEN + 96], cmd[5 * PATH_MAX_LEN];
 	const char *rel = dir + strlen(share) + 1;
 	int waited;
 
@@ -97,20 +152,32 @@ static int run_box(int rank, const char *top, const char *share, const char *dir
 			}
 			usleep(100000);
 		}
-		snprintf(qemu, sizeof(qemu), "-chardev socket,id=so0,path=%s", sock);
+		/*
+		 * Connecting from the main loop (reconnect-ms) rather than while
+		 * the chardev is created keeps the cable's "up" after machine
+		 * init and reset, as on box 0, whose client comes later.
+		 */
+		snprintf(qemu, sizeof(qemu), "-chardev socket,id=so0,path=%s,reconnect-ms=1000",
+			 sock);
 	}
 	setenv("GAUDISIM_DEVICES", "8", 1);
 	setenv("GAUDISIM_QEMU_ARGS", qemu, 1);
 	setenv("GAUDISIM_FABRIC_ARGS", ",chardev=so0", 1);
 	snprintf(cmd, sizeof(cmd),
-		 "bash '%s/scripts/vm.sh' run -t 600 -s '%s' -- 'sh /mnt/host/%s/box-job.sh %d' "
-		 "> '%s/box%d.log' 2>&1", top, share, rel, rank, dir, rank);
+		 "bash '%s/scripts/vm.sh' run -t 900 -s '%s' -- "
+		 "'sh /mnt/host/%s/box-job.sh %d %s' > '%s/box%d.log' 2>&1",
+		 top, share, rel, rank, comm_id, dir, rank);
 	return system(cmd);
 }
 
 int main(int argc, char **argv)
 {
-	char dir[PATH_MAX_LEN] = "", path[PATH_MAX_LEN + 32], rows[BOXES][CARDS][128];
+	/* The job folder, then the rendezvous id, from rank 0 to every rank. */
+	struct {
+		char dir[PATH_MAX_LEN], comm_id[PATH_MAX_LEN];
+	} job = { "", "" };
+	char *dir = job.dir, *comm_id = job.comm_id;
+	char path[PATH_MAX_LEN + 32], rows[BOXES][CARDS][128];
 	int rank, size, rc, status[BOXES], passed = 0, failed = 0, b, i;
 
 	memset(rows, 0, sizeof(rows));
@@ -125,7 +192,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!rank) {
-		snprintf(dir, sizeof(dir), "%s/mpi-job.XXXXXX", argv[2]);
+		snprintf(dir, PATH_MAX_LEN, "%s/mpi-job.XXXXXX", argv[2]);
 		snprintf(path, sizeof(path), "%s/tests/mpi/box-job.sh", argv[1]);
 		if (!mkdtemp(dir)) {
 			fprintf(stderr, "rank 0: %s: %s\n", dir, strerror(errno));
@@ -138,11 +205,13 @@ int main(int argc, char **argv)
 				fprintf(stderr, "rank 0: cannot copy %s\n", path);
 				dir[0] = '\0';
 			}
+			/* Rendezvous in the job folder as the guests see it. */
+			snprintf(comm_id, PATH_MAX_LEN, "hlrt1:%016" PRIx64 ":/mnt/host/%s/rdv",
+				 job_nonce(), dir + strlen(argv[2]) + 1);
 		}
 	}
-	/* The job folder, from rank 0 to every rank. */
-	MPI_Bcast(dir, sizeof(dir), MPI_CHAR, 0, MPI_COMM_WORLD);
-	rc = dir[0] ? run_box(rank, argv[1], argv[2], dir) : -1;
+	MPI_Bcast(&job, sizeof(job), MPI_CHAR, 0, MPI_COMM_WORLD);
+	rc = dir[0] ? run_box(rank, argv[1], argv[2], dir, comm_id) : -1;
 	MPI_Gather(&rc, 1, MPI_INT, status, 1, MPI_INT, 0, MPI_COMM_WORLD);
 	if (rank) {
 		MPI_Finalize();
@@ -176,6 +245,7 @@ int main(int argc, char **argv)
 			printf("FAIL: box %d: link matrix (%d rows) not as cabled\n", b, n);
 			failed++;
 		}
+		count_coll(dir, b, &passed, &failed);
 	}
 	for (i = 0; i < CARDS; i++)
 		if (!rows[0][i][0] || strcmp(rows[0][i], rows[1][i]))
