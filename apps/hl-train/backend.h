@@ -21,6 +21,13 @@ struct backend_setup {
 	bool bf16;			/* mixed precision (device only) */
 	bool eager;			/* op-by-op execution (device only) */
 	const char *profile;		/* profile file, or NULL */
+	/*
+	 * Data parallel (device only): rank of nranks, meeting through
+	 * comm_id; each step trains on the rank's slice of the batch and
+	 * the gradients are summed over the ranks. nranks 0: one device.
+	 */
+	uint32_t rank, nranks;
+	const char *comm_id;
 };
 
 struct backend_step_result {
@@ -52,7 +59,9 @@ struct backend_ops {
 	/*
 	 * Queue one training step (forward, backward, optimizer update) on
 	 * order[first .. first + count); at most `depth` steps are queued
-	 * before collect() takes their results.
+	 * before collect() takes their results. Data parallel: every rank
+	 * gets the whole batch and takes its slice; the results are the
+	 * whole batch's.
 	 */
 	int (*step)(void *ctx, uint32_t first, uint32_t count, float lr,
 		    struct train_err *err);

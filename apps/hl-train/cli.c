@@ -11,6 +11,8 @@
 
 /* Where the data sets are when GAUDISIM_DATA does not say: the host share. */
 #define CLI_DEFAULT_DATA_ROOT "/mnt/host/data"
+/* Ranks of one data-parallel run: the modules of a box. */
+#define CLI_MAX_DEVICES 8
 
 static void cli_usage(FILE *f, const char *prog, int device)
 {
@@ -34,7 +36,9 @@ static void cli_usage(FILE *f, const char *prog, int device)
 		fprintf(f,
 			"  --bf16              BF16 mixed precision (GEMM/conv inputs)\n"
 			"  --eager             run op by op instead of one recipe per step\n"
-			"  --profile FILE      write a Chrome trace of the run to FILE\n");
+			"  --profile FILE      write a Chrome trace of the run to FILE\n"
+			"  --devices N         data parallel on modules 0..N-1, a process each\n"
+			"                      (default 1); --batch is the global batch\n");
 }
 
 static int cli_u64(const char *flag, const char *s, uint64_t lo, uint64_t hi,
@@ -86,7 +90,7 @@ static int cli_lr(const char *s, float *out)
 enum {
 	CLI_DATA_DIR = 256, CLI_EPOCHS, CLI_BATCH, CLI_LR, CLI_SEED, CLI_BF16,
 	CLI_EAGER, CLI_SAVE, CLI_RESUME, CLI_MLLOG, CLI_DUMP, CLI_PROFILE,
-	CLI_MAX_STEPS, CLI_NO_EVAL, CLI_MODEL, CLI_DATA, CLI_HELP,
+	CLI_MAX_STEPS, CLI_NO_EVAL, CLI_MODEL, CLI_DATA, CLI_HELP, CLI_DEVICES,
 };
 
 static const struct option cli_options[] = {
@@ -106,6 +110,7 @@ static const struct option cli_options[] = {
 	{ "profile", required_argument, NULL, CLI_PROFILE },
 	{ "max-steps", required_argument, NULL, CLI_MAX_STEPS },
 	{ "no-eval", no_argument, NULL, CLI_NO_EVAL },
+	{ "devices", required_argument, NULL, CLI_DEVICES },
 	{ "help", no_argument, NULL, CLI_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -187,6 +192,9 @@ int cli_parse(int argc, char **argv, int device, struct train_options *opt)
 		case CLI_EAGER:
 			opt->eager = true;
 			break;
+		case CLI_DEVICES:
+			bad = cli_u32("--devices", optarg, 1, CLI_MAX_DEVICES, &opt->devices);
+			break;
 		case CLI_HELP:
 			cli_usage(stdout, prog, device);
 			return 2;
@@ -210,9 +218,9 @@ int cli_parse(int argc, char **argv, int device, struct train_options *opt)
 		fprintf(stderr, "hl-train: --model FILE is required\n");
 		goto usage;
 	}
-	if (!device && (opt->bf16 || opt->eager || opt->profile)) {
-		fprintf(stderr, "hl-train: --bf16, --eager and --profile need the device "
-			"(the CPU reference runs FP32, op by op)\n");
+	if (!device && (opt->bf16 || opt->eager || opt->profile || opt->devices)) {
+		fprintf(stderr, "hl-train: --bf16, --eager, --profile and --devices need the "
+			"device (the CPU reference runs FP32, op by op)\n");
 		goto usage;
 	}
 	if (opt->save && opt->resume && strcmp(opt->save, opt->resume) == 0)

@@ -6,7 +6,7 @@
 
 /*
  * Parse argv into opt. DEVICE says whether the device-only flags
- * (--bf16, --eager, --profile) are accepted. Returns 0 to run, 1 after
+ * (--bf16, --eager, --profile, --devices) are accepted. Returns 0 to run, 1 after
  * printing an error (exit status 2), 2 after printing the help (exit 0).
  */
 int cli_parse(int argc, char **argv, int device, struct train_options *opt);

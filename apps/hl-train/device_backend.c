@@ -7,6 +7,14 @@
  * copies the loss and the count of correct predictions back in the same
  * submission. Per step the host writes one 4-byte offset and patches
  * nothing that did not move: its work does not grow with the data.
+ *
+ * Data parallel (setup->nranks > 1), one process per rank: the step is
+ * split in two recipes. The first runs the rank's slice of the batch and
+ * autodiff, its gradients and loss scaled by the slice's share of the
+ * batch, into "<param>/grad" buffers; those, the loss and the count are
+ * summed over the ranks (hlrt_all_reduce, on the same stream); the
+ * second recipe applies the optimizer to the summed gradients, which
+ * are the whole batch's, so every rank keeps the same parameters.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,6 +35,7 @@ struct dev_buf {
 	char name[HLRT_NAME_MAX];
 	uint64_t addr;
 	uint64_t bytes;
+	bool view;		/* a part of another buffer: not freed alone */
 };
 
 /* One compiled step: a batch size and the recipe for it. */
@@ -65,6 +74,12 @@ struct dev_ctx {
 	float lr_dev;
 	int32_t *order;		/* pinned staging of an epoch's order */
 	bool profiling;
+	/* Data parallel: train/train_tail run this rank's slice of a batch. */
+	hlrt_comm *comm;
+	uint32_t rank, nranks;
+	uint32_t batch, tail;	/* the whole batches train, train_tail serve */
+	struct dev_step opt;	/* the optimizer on the summed gradients */
+	struct dev_buf *sum;	/* every "<param>/grad" and the loss, summed at once */
 };
 
 static int dev_fail(hlrt_status st, const char *what, struct train_err *err)
@@ -119,6 +134,24 @@ static struct dev_buf *dev_buf_get(struct dev_ctx *d, const char *name, uint64_t
 		return NULL;
 	d->n_buf++;
 	return b;
+}
+
+/* NAME: BYTES of buffer B at OFFSET, bound like a buffer of its own. */
+static int dev_buf_view(struct dev_ctx *d, const char *name, const struct dev_buf *b,
+			uint64_t offset, uint64_t bytes, struct train_err *err)
+{
+	struct dev_buf *v;
+
+	if (dev_buf_find(d, name))
+		return train_err_set(err, "tensor %s: bound twice", name);
+	if (d->n_buf == DEV_MAX_BUFS)
+		return train_err_set(err, "too many device tensors");
+	v = &d->buf[d->n_buf++];
+	snprintf(v->name, sizeof(v->name), "%s", name);
+	v->addr = b->addr + offset;
+	v->bytes = bytes;
+	v->view = true;
+	return 0;
 }
 
 static int dev_upload(struct dev_ctx *d, const char *name, const void *src,
@@ -241,13 +274,148 @@ static hlrt_tensor *dev_forward(struct dev_graph *gb, const struct model *m,
 	return x;
 }
 
+/* The optimizer of the model, as hlrt_graph_train() takes it. */
+static struct hlrt_optimizer_desc dev_optimizer(const struct model_training *t)
+{
+	struct hlrt_optimizer_desc opt = { .kind = HLRT_OPT_SGD };
+
+	if (t->optimizer == MODEL_OPT_LAMB) {
+		opt.kind = HLRT_OPT_LAMB;
+		opt.u.lamb.beta1 = t->beta1;
+		opt.u.lamb.beta2 = t->beta2;
+		opt.u.lamb.eps = t->epsilon;
+		opt.u.lamb.weight_decay = t->weight_decay;
+	} else {
+		opt.u.sgd.momentum = t->momentum;
+		opt.u.sgd.weight_decay = t->weight_decay;
+		opt.u.sgd.nesterov = t->nesterov;
+	}
+	return opt;
+}
+
+static hlrt_tensor *dev_like(struct dev_graph *gb, const struct params_tensor *p,
+			     const char *suffix, hlrt_dtype dt, hlrt_tensor_role role)
+{
+	uint64_t dims[PARAMS_MAX_DIMS];
+	char name[HLRT_NAME_MAX];
+
+	for (uint32_t i = 0; i < p->ndims; i++)
+		dims[i] = p->dims[i];
+	snprintf(name, sizeof(name), "%.50s%s", p->name, suffix);
+	return dev_tensor(gb, name, dt, role, p->ndims, dims);
+}
+
+/*
+ * Data parallel: autodiff of the slice's mean loss; the gradients, times
+ * the slice's share of the batch, into the OUTPUT tensors "<param>/grad".
+ */
+static void dev_gradients(struct dev_graph *gb, struct params *p, hlrt_tensor *loss,
+			  float share)
+{
+	struct hlrt_scale_params sp = { .alpha = share };
+	hlrt_tensor *w[PARAMS_MAX], *g[PARAMS_MAX];
+	char name[HLRT_NAME_MAX];
+
+	for (uint32_t i = 0; i < p->count && !gb->st; i++) {
+		gb->st = hlrt_graph_find_tensor(gb->g, p->t[i].name, &w[i]);
+		snprintf(gb->what, sizeof(gb->what), "parameter %s", p->t[i].name);
+	}
+	if (!gb->st) {
+		gb->st = hlrt_graph_gradients(gb->g, loss, w, p->count, g);
+		snprintf(gb->what, sizeof(gb->what), "autodiff");
+	}
+	for (uint32_t i = 0; i < p->count && !gb->st; i++) {
+		hlrt_tensor *out = dev_like(gb, &p->t[i], "/grad", HLRT_FP32,
+					    HLRT_TENSOR_OUTPUT);
+
+		snprintf(name, sizeof(name), "%.48s/grad/Share", p->t[i].name);
+		dev_node(gb, "scale_f32", name, &g[i], 1, out, &sp, sizeof(sp));
+	}
+}
+
+/*
+ * Data parallel: the optimizer graph, the nodes hlrt_graph_train() adds
+ * (the same state tensors and names), on the INPUT gradients.
+ */
+static int dev_build_optimizer(struct dev_ctx *d, struct params *p, hlrt_recipe **recipe,
+			       struct train_err *err)
+{
+	struct hlrt_optimizer_desc opt = dev_optimizer(&d->m->train);
+	bool lamb = opt.kind == HLRT_OPT_LAMB, momentum = !lamb && opt.u.sgd.momentum != 0.0f;
+	struct hlrt_compile_options copts = {
+		.eager = d->eager ? HLRT_EAGER_ON : HLRT_EAGER_FROM_ENV,
+	};
+	struct dev_graph gb = { 0 };
+	uint64_t one = 1;
+	hlrt_tensor *lr, *step = NULL;
+	char name[HLRT_NAME_MAX];
+
+	gb.st = hlrt_graph_create(&gb.g);
+	if (gb.st)
+		return dev_fail(gb.st, "creating a graph", err);
+	lr = dev_tensor(&gb, "lr", HLRT_FP32, HLRT_TENSOR_INPUT, 1, &one);
+	if (lamb)
+		step = dev_tensor(&gb, "optimizer/step", HLRT_INT32, HLRT_TENSOR_PARAMETER, 1,
+				  &one);
+	for (uint32_t i = 0; i < p->count && !gb.st; i++) {
+		const struct params_tensor *pt = &p->t[i];
+		hlrt_tensor *in[6] = { NULL }, *out[3] = { NULL };
+		uint32_t n_in = 3, n_out = 1;
+		hlrt_node *node;
+
+		in[0] = dev_like(&gb, pt, "/grad", HLRT_FP32, HLRT_TENSOR_INPUT);
+		in[1] = out[0] = dev_param(&gb, pt);
+		in[2] = lr;
+		if (lamb) {
+			in[3] = out[1] = dev_like(&gb, pt, "/m", HLRT_FP32, HLRT_TENSOR_PARAMETER);
+			in[4] = out[2] = dev_like(&gb, pt, "/v", HLRT_FP32, HLRT_TENSOR_PARAMETER);
+			in[5] = step;
+			n_in = 6;
+			n_out = 3;
+		} else if (momentum) {
+			in[3] = out[1] = dev_like(&gb, pt, "/momentum", HLRT_FP32,
+						  HLRT_TENSOR_PARAMETER);
+			n_in = 4;
+			n_out = 2;
+		}
+		if (gb.st)
+			break;
+		snprintf(name, sizeof(name), "%.48s/%s", pt->name, lamb ? "LAMB" : "SGD");
+		gb.st = hlrt_node_create(gb.g, lamb ? "optimizer_lamb_f32" : "optimizer_sgd_f32",
+					 in, n_in, out, n_out, lamb ? (const void *)&opt.u.lamb :
+					 (const void *)&opt.u.sgd, lamb ? sizeof(opt.u.lamb) :
+					 sizeof(opt.u.sgd), name, &node);
+		snprintf(gb.what, sizeof(gb.what), "node %s", name);
+	}
+	if (!gb.st && lamb) {
+		/* count the update once every optimizer has read the count */
+		static const int32_t inc = 1;
+		struct hlrt_tensor_desc cd = { .dtype = HLRT_INT32, .ndims = 1, .dims = { 1 },
+					       .role = HLRT_TENSOR_CONSTANT, .data = &inc };
+		hlrt_tensor *in[2] = { step, NULL };
+		hlrt_node *node;
+
+		gb.st = hlrt_tensor_create(gb.g, &cd, &in[1]);
+		if (!gb.st)
+			gb.st = hlrt_node_create(gb.g, "add_i32", in, 2, &step, 1, NULL, 0,
+						 "optimizer/step/Add", &node);
+		snprintf(gb.what, sizeof(gb.what), "the update count");
+	}
+	if (!gb.st) {
+		gb.st = hlrt_graph_compile(gb.g, &copts, recipe);
+		snprintf(gb.what, sizeof(gb.what), "compiling the optimizer");
+	}
+	hlrt_graph_destroy(gb.g);
+	return dev_fail(gb.st, gb.what, err);
+}
+
 /*
  * The step graph: gather the batch at "offset" of "order" from the images
  * and labels of a split, forward, loss and correct count as outputs; for
  * training, autodiff and SGD on top.
  */
 static int dev_build(struct dev_ctx *d, struct params *p, uint32_t batch, bool train,
-		     hlrt_recipe **recipe, struct train_err *err)
+		     float share, hlrt_recipe **recipe, struct train_err *err)
 {
 	const struct dataset_split *s = train ? &d->data->train : &d->data->test;
 	const struct model_shape *in = &d->m->input;
@@ -266,7 +434,7 @@ static int dev_build(struct dev_ctx *d, struct params *p, uint32_t batch, bool t
 	};
 	char name[32];
 	hlrt_tensor *images, *labels, *order, *offset, *x, *y, *logits, *t2[3];
-	hlrt_tensor *loss, *correct, *eq;
+	hlrt_tensor *loss, *correct, *eq, *mean = NULL;
 
 	gb.st = hlrt_graph_create(&gb.g);
 	if (gb.st)
@@ -290,8 +458,21 @@ static int dev_build(struct dev_ctx *d, struct params *p, uint32_t batch, bool t
 
 	loss = dev_tensor(&gb, "loss", HLRT_FP32, HLRT_TENSOR_OUTPUT, 1, &one);
 	t2[0] = logits, t2[1] = y;
-	loss = dev_node(&gb, "softmax_cross_entropy_fwd_f32", "model/loss/SoftmaxCrossEntropy",
-			t2, 2, loss, &sce, sizeof(sce));
+	if (train && d->nranks > 1) {
+		/*
+		 * The slice's mean (autodiff's seed) times the slice's share of
+		 * the batch: the ranks' sum is the batch's mean.
+		 */
+		struct hlrt_scale_params sp = { .alpha = share };
+
+		mean = dev_node(&gb, "softmax_cross_entropy_fwd_f32",
+				"model/loss/SoftmaxCrossEntropy", t2, 2, NULL, &sce, sizeof(sce));
+		loss = dev_node(&gb, "scale_f32", "model/loss/Share", &mean, 1, loss, &sp,
+				sizeof(sp));
+	} else {
+		loss = dev_node(&gb, "softmax_cross_entropy_fwd_f32",
+				"model/loss/SoftmaxCrossEntropy", t2, 2, loss, &sce, sizeof(sce));
+	}
 	/* accuracy: argmax == label, counted on the device */
 	t2[0] = dev_node(&gb, "argmax_i32", "model/ArgMax", &logits, 1, NULL, NULL, 0);
 	t2[1] = y;
@@ -301,22 +482,13 @@ static int dev_build(struct dev_ctx *d, struct params *p, uint32_t batch, bool t
 	correct = dev_tensor(&gb, "correct", HLRT_INT32, HLRT_TENSOR_OUTPUT, 1, &one);
 	correct = dev_node(&gb, "reduce_sum_i32", "model/Correct/Sum", &eq, 1, correct,
 			   &sum0, sizeof(sum0));
-	if (!gb.st && train) {
+	if (!gb.st && train && d->nranks > 1) {
+		dev_gradients(&gb, p, mean, share);
+	} else if (!gb.st && train) {
 		const struct model_training *t = &d->m->train;
-		struct hlrt_optimizer_desc opt = { .kind = HLRT_OPT_SGD };
+		struct hlrt_optimizer_desc opt = dev_optimizer(t);
 		hlrt_tensor *lr = dev_tensor(&gb, "lr", HLRT_FP32, HLRT_TENSOR_INPUT, 1, &one);
 
-		if (t->optimizer == MODEL_OPT_LAMB) {
-			opt.kind = HLRT_OPT_LAMB;
-			opt.u.lamb.beta1 = t->beta1;
-			opt.u.lamb.beta2 = t->beta2;
-			opt.u.lamb.eps = t->epsilon;
-			opt.u.lamb.weight_decay = t->weight_decay;
-		} else {
-			opt.u.sgd.momentum = t->momentum;
-			opt.u.sgd.weight_decay = t->weight_decay;
-			opt.u.sgd.nesterov = t->nesterov;
-		}
 		if (!gb.st) {
 			gb.st = hlrt_graph_train(gb.g, loss, &opt, lr);
 			snprintf(gb.what, sizeof(gb.what), "autodiff and %s",
@@ -365,12 +537,63 @@ static int dev_bind(struct dev_ctx *d, struct dev_step *s, struct train_err *err
 }
 
 static int dev_prepare_step(struct dev_ctx *d, struct params *p, struct dev_step *s,
-			    uint32_t batch, bool train, struct train_err *err)
+			    uint32_t batch, bool train, float share, struct train_err *err)
 {
 	s->batch = batch;
 	if (batch == 0)
 		return 0;
-	return dev_build(d, p, batch, train, &s->recipe, err) || dev_bind(d, s, err) ? -1 : 0;
+	return dev_build(d, p, batch, train, share, &s->recipe, err) ||
+	       dev_bind(d, s, err) ? -1 : 0;
+}
+
+/* Data parallel: this rank's samples [*lo, *lo + return) of a batch of COUNT. */
+static uint32_t dev_slice(const struct dev_ctx *d, uint32_t count, uint32_t *lo)
+{
+	uint64_t a = (uint64_t)d->rank * count / d->nranks;
+	uint64_t b = (uint64_t)(d->rank + 1) * count / d->nranks;
+
+	*lo = (uint32_t)a;
+	return (uint32_t)(b - a);
+}
+
+/*
+ * Data parallel: the gradients and the loss side by side in one buffer,
+ * so that one all-reduce sums them all (its latency, not its size, is
+ * what a step of a small model pays); the slices' steps; the optimizer.
+ */
+static int dev_prepare_dp(struct dev_ctx *d, struct params *p, uint32_t batch,
+			  struct train_err *err)
+{
+	const uint64_t align = 256;
+	uint64_t total = align, off = 0;
+	uint32_t lo, n;
+
+	for (uint32_t i = 0; i < p->count; i++)
+		total += (p->t[i].count * sizeof(float) + align - 1) / align * align;
+	d->sum = dev_buf_get(d, "dp/sum", total, err);
+	if (!d->sum)
+		return -1;
+	for (uint32_t i = 0; i < p->count; i++) {
+		char name[HLRT_NAME_MAX];
+		uint64_t bytes = p->t[i].count * sizeof(float);
+
+		snprintf(name, sizeof(name), "%.50s/grad", p->t[i].name);
+		if (dev_buf_view(d, name, d->sum, off, bytes, err))
+			return -1;
+		off += (bytes + align - 1) / align * align;
+	}
+	if (dev_buf_view(d, "loss", d->sum, off, sizeof(float), err))
+		return -1;
+	d->batch = batch;
+	d->tail = d->data->train.count % batch;
+	n = dev_slice(d, d->batch, &lo);
+	if (dev_prepare_step(d, p, &d->train, n, true, (float)n / d->batch, err))
+		return -1;
+	n = d->tail ? dev_slice(d, d->tail, &lo) : 0;
+	if (dev_prepare_step(d, p, &d->train_tail, n, true, n ? (float)n / d->tail : 0, err))
+		return -1;
+	return dev_build_optimizer(d, p, &d->opt.recipe, err) || dev_bind(d, &d->opt, err) ?
+	       -1 : 0;
 }
 
 /* ---- HBM budget ------------------------------------------------------------ */
@@ -381,8 +604,8 @@ static int dev_check_hbm(struct dev_ctx *d, const struct params *p, struct train
 	struct hlrt_device_info info;
 	const struct dataset *ds = d->data;
 	uint64_t sample = model_shape_size(&d->m->input) * 4ull + 8;
-	uint32_t copies = d->m->train.optimizer == MODEL_OPT_LAMB ? 3 :
-			  d->m->train.momentum != 0.0f ? 2 : 1;
+	uint32_t copies = (d->m->train.optimizer == MODEL_OPT_LAMB ? 3 :
+			   d->m->train.momentum != 0.0f ? 2 : 1) + (d->nranks > 1);
 	uint64_t need = (uint64_t)p->total * 4 * copies +
 			((uint64_t)ds->train.count + ds->test.count) * sample;
 
@@ -401,12 +624,16 @@ static int dev_check_hbm(struct dev_ctx *d, const struct params *p, struct train
 static void dev_close(void *ctx)
 {
 	struct dev_ctx *d = ctx;
-	struct dev_step *steps[] = { &d->train, &d->train_tail, &d->eval, &d->eval_tail };
+	struct dev_step *steps[] = { &d->train, &d->train_tail, &d->eval, &d->eval_tail,
+				     &d->opt };
 
 	if (!d)
 		return;
 	if (d->stream)
 		hlrt_stream_synchronize(d->stream);
+	/* Waits for its work; the peers see this rank leave. */
+	if (d->comm)
+		hlrt_comm_destroy(d->comm);
 	/* The profile is written now, with every launch of the run in it. */
 	if (d->profiling)
 		hlrt_profiler_stop(d->dev);
@@ -415,7 +642,8 @@ static void dev_close(void *ctx)
 			hlrt_recipe_destroy(steps[i]->recipe);
 	if (d->dev) {
 		for (uint32_t i = 0; i < d->n_buf; i++)
-			hlrt_device_free(d->dev, d->buf[i].addr);
+			if (!d->buf[i].view)
+				hlrt_device_free(d->dev, d->buf[i].addr);
 		if (d->workspace)
 			hlrt_device_free(d->dev, d->workspace);
 		if (d->slot)
@@ -449,6 +677,8 @@ static int dev_open(void **ctx, const struct backend_setup *setup, struct train_
 	d->data = ds;
 	d->bf16 = setup->bf16;
 	d->eager = setup->eager;
+	d->rank = setup->rank;
+	d->nranks = setup->nranks > 1 ? setup->nranks : 1;
 	if (params_layout(d->m, &shapes, err)) {
 		free(d);
 		return -1;
@@ -473,6 +703,15 @@ static int dev_open(void **ctx, const struct backend_setup *setup, struct train_
 	    dev_fail(hlrt_host_malloc(d->dev, ds->train.count * sizeof(int32_t),
 				      (void **)&d->order), "pinned memory", err))
 		goto out;
+	if (d->nranks > 1) {
+		hlrt_comm_id id;
+
+		if (dev_fail(hlrt_comm_id_parse(setup->comm_id ? setup->comm_id : "", &id),
+			     "the communicator id", err) ||
+		    dev_fail(hlrt_comm_init_rank(&d->comm, d->nranks, &id, d->rank, d->dev),
+			     "joining the other ranks", err))
+			goto out;
+	}
 	/* The data sets, once. */
 	test_order = malloc(ds->test.count * sizeof(int32_t));
 	if (!test_order) {
@@ -488,12 +727,17 @@ static int dev_open(void **ctx, const struct backend_setup *setup, struct train_
 	    dev_upload(d, "test/order", test_order, ds->test.count * 4ull, err) ||
 	    !dev_buf_get(d, "train/order", ds->train.count * 4ull, err))
 		goto out;
-	if (dev_prepare_step(d, &shapes, &d->train, setup->batch, true, err) ||
-	    dev_prepare_step(d, &shapes, &d->train_tail, ds->train.count % setup->batch,
-			     true, err) ||
-	    dev_prepare_step(d, &shapes, &d->eval, eval_batch, false, err) ||
+	if (d->nranks > 1) {
+		if (dev_prepare_dp(d, &shapes, setup->batch, err))
+			goto out;
+	} else if (dev_prepare_step(d, &shapes, &d->train, setup->batch, true, 1.0f, err) ||
+		   dev_prepare_step(d, &shapes, &d->train_tail, ds->train.count % setup->batch,
+				    true, 1.0f, err)) {
+		goto out;
+	}
+	if (dev_prepare_step(d, &shapes, &d->eval, eval_batch, false, 1.0f, err) ||
 	    dev_prepare_step(d, &shapes, &d->eval_tail, ds->test.count % eval_batch,
-			     false, err))
+			     false, 1.0f, err))
 		goto out;
 	if (d->workspace_bytes &&
 	    dev_fail(hlrt_device_malloc(d->dev, d->workspace_bytes, &d->workspace),
@@ -565,6 +809,21 @@ static int dev_step_xfer(struct dev_ctx *d, uint64_t *updates, bool to_device,
 	return 0;
 }
 
+/* Data parallel: every tensor of p from rank 0, so all ranks start alike. */
+static int dev_bcast(struct dev_ctx *d, const struct params *p, struct train_err *err)
+{
+	for (uint32_t i = 0; i < p->count; i++) {
+		struct dev_buf *b = dev_buf_find(d, p->t[i].name);
+
+		if (!b)
+			return train_err_set(err, "tensor %s: no device buffer", p->t[i].name);
+		if (dev_fail(hlrt_broadcast(d->comm, b->addr, b->addr, p->t[i].count, HLRT_FP32,
+					    0, d->stream), p->t[i].name, err))
+			return -1;
+	}
+	return 0;
+}
+
 static int dev_load_params(void *ctx, const struct params *p, const struct params *state,
 			   struct train_err *err)
 {
@@ -576,7 +835,13 @@ static int dev_load_params(void *ctx, const struct params *p, const struct param
 	if (state && dev_params_xfer(d, state, true, "", err))
 		return -1;
 	/* no state: the moments stay as allocated (zero), the count restarts */
-	return dev_step_xfer(d, &updates, true, err);
+	if (dev_step_xfer(d, &updates, true, err))
+		return -1;
+	if (d->nranks > 1 && (dev_bcast(d, p, err) || (state && dev_bcast(d, state, err)) ||
+			      dev_fail(hlrt_stream_synchronize(d->stream),
+				       "broadcasting the parameters", err)))
+		return -1;
+	return 0;
 }
 
 static int dev_store_params(void *ctx, struct params *p, struct params *state,
@@ -650,10 +915,74 @@ static int dev_wait(struct dev_ctx *d, struct train_err *err)
 	return dev_fail(st, "step", err);
 }
 
+/*
+ * Data parallel: the slice's gradients, their sum over the ranks with the
+ * loss and the correct count, then the optimizer, whose launch brings the
+ * summed loss and count back; all queued on the stream, in order.
+ */
+static int dev_step_dp(struct dev_ctx *d, uint32_t first, uint32_t count, float lr,
+		       struct train_err *err)
+{
+	struct dev_step *s = count == d->batch ? &d->train :
+			     count == d->tail ? &d->train_tail : NULL;
+	struct dev_slot *sl = &d->slot[d->queued];
+	struct dev_buf *loss = dev_buf_find(d, "loss"), *correct = dev_buf_find(d, "correct");
+	struct hlrt_host_copy pre[1], post[2] = {
+		{ &sl->loss, loss->addr, sizeof(float) },
+		{ &sl->correct, correct->addr, sizeof(int32_t) },
+	};
+	hlrt_status st = HLRT_SUCCESS;
+	uint32_t lo, n, n_pre = 0;
+
+	if (!s || first + count > d->data->train.count)
+		return train_err_set(err, "no compiled step for a batch of %u at %u", count, first);
+	if (d->queued == DEV_DEPTH)
+		return train_err_set(err, "more than %d steps queued", DEV_DEPTH);
+	n = dev_slice(d, count, &lo);
+	sl->offset = (int32_t)(first + lo);
+	sl->count = count;
+	if (n) {
+		pre[0] = (struct hlrt_host_copy){ &sl->offset, dev_buf_find(d, "offset")->addr,
+						  sizeof(int32_t) };
+		st = hlrt_launch_ex(d->stream, s->recipe, s->bind, s->n_bind, d->workspace,
+				    pre, 1, NULL, 0);
+	} else {
+		/* a batch smaller than the ranks: this one adds nothing */
+		st = hlrt_memset_async(d->stream, d->sum->addr, 0, d->sum->bytes);
+		if (!st)
+			st = hlrt_memset_async(d->stream, correct->addr, 0, sizeof(int32_t));
+	}
+	if (dev_fail(st, "gradients", err))
+		return -1;
+	st = hlrt_all_reduce(d->comm, d->sum->addr, d->sum->addr, d->sum->bytes / sizeof(float),
+			     HLRT_FP32, HLRT_REDUCE_SUM, d->stream);
+	if (!st)
+		st = hlrt_all_reduce(d->comm, correct->addr, correct->addr, 1, HLRT_INT32,
+				     HLRT_REDUCE_SUM, d->stream);
+	if (dev_fail(st, "all-reduce", err))
+		return -1;
+	if (!d->lr_valid || lr != d->lr_dev) {
+		sl->lr = lr;
+		d->lr_dev = lr;
+		d->lr_valid = true;
+		pre[0] = (struct hlrt_host_copy){ &sl->lr, dev_buf_find(d, "lr")->addr,
+						  sizeof(float) };
+		n_pre = 1;
+	}
+	if (dev_fail(hlrt_launch_ex(d->stream, d->opt.recipe, d->opt.bind, d->opt.n_bind,
+				    d->workspace, pre, n_pre, post, 2), "optimizer", err))
+		return -1;
+	d->queued++;
+	return 0;
+}
+
 static int dev_step(void *ctx, uint32_t first, uint32_t count, float lr,
 		    struct train_err *err)
 {
 	struct dev_ctx *d = ctx;
+
+	if (d->nranks > 1)
+		return dev_step_dp(d, first, count, lr, err);
 	struct dev_step *s = count == d->train.batch ? &d->train :
 			     count == d->train_tail.batch ? &d->train_tail : NULL;
 

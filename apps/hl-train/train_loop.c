@@ -251,6 +251,7 @@ static int train_loop_body(struct train_run_state *s, struct train_err *err)
 	struct backend_setup setup = {
 		.model = &s->model, .data = &s->data, .batch = t->batch_size,
 		.bf16 = t->bf16, .eager = s->opt->eager, .profile = s->opt->profile,
+		.rank = s->opt->rank, .nranks = s->opt->nranks, .comm_id = s->opt->comm_id,
 	};
 	uint32_t epoch;
 	int stopped = 0;

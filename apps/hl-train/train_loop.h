@@ -28,6 +28,10 @@ struct train_options {
 	const char *profile;		/* profile file for the device backend */
 	uint64_t max_steps;		/* stop after this many steps (0: no limit) */
 	bool no_eval;			/* skip the test-set evaluation */
+	uint32_t devices;		/* --devices (0: not given) */
+	/* Data parallel (dp_launch.c): this process is rank of nranks. */
+	uint32_t rank, nranks;		/* nranks 0: one device */
+	const char *comm_id;		/* the communicator's id (HLRT_COMM_ID) */
 };
 
 /* Run training; returns the process exit status (0, 1 on error, 130 on SIGINT). */
