@@ -120,5 +120,25 @@ while read -r line; do
 		"$bytes" "$busbw" "$(echo "$busbw * 1000000000 / 1048576 / $host" | bc -l)" "$host"
 done < <(grep '^allreduce ' <<<"$coll_out")
 
+# Data-parallel scaling: one epoch of the seed model at global batch 1024
+# on 1, 2, 4 and 8 devices of one VM (hl-train --devices N), each run's
+# samples/s against the one-device run of the same guest boot.
+echo "== data-parallel hl-train, seed model, global batch 1024: samples/s on 1, 2, 4, 8 devices"
+dp_out=$(GAUDISIM_DEVICES=8 bash "$top/scripts/vm.sh" run -t 1800 -- \
+	'for n in 1 2 4 8; do
+		echo "dp_devices=$n";
+		hl-train --model /usr/share/gaudisim/models/seed.json --data mnist --epochs 1 \
+			--batch 1024 --devices $n | grep "samples/s";
+	 done')
+echo "$dp_out"
+one=
+while read -r n; do
+	sps=$(awk -v n="$n" '$0 == "dp_devices=" n { getline; sub(/ samples\/s.*/, ""); print $NF }' <<<"$dp_out")
+	[ -n "$sps" ] || { echo "bench: no samples/s for $n devices" >&2; exit 1; }
+	[ -n "$one" ] || one=$sps
+	printf 'dp_train devices=%s samples_per_s=%.0f speedup_vs_1=%.2f\n' \
+		"$n" "$sps" "$(echo "$sps / $one" | bc -l)"
+done < <(printf '%s\n' 1 2 4 8)
+
 bash "$top/scripts/bench-train.sh"
 bash "$top/scripts/bench-trials.sh"
