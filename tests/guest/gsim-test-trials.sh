@@ -7,30 +7,7 @@
 # sequence); bad usage fails with a clear message. Prints "N passed, N failed".
 #   GSIM_TRAIN_DATA   data root (default /mnt/host/data)
 #   GSIM_TRAIN_MODELS model folder (default /usr/share/gaudisim/models)
-models=${GSIM_TRAIN_MODELS:-/usr/share/gaudisim/models}
-share_data=${GSIM_TRAIN_DATA:-/mnt/host/data}
-work=$(mktemp -d "${TMPDIR:-/tmp}/gsim-trials.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok: $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
-show() { sed 's/^/  | /' "$work/out"; }
-
-# MNIST into the guest's tmpfs: the host share is slow under emulation.
-data=$work/data
-mkdir -p "$data/mnist"
-if ! cp "$share_data/mnist"/*-ubyte "$data/mnist/"; then
-	echo "FAIL: no mnist in $share_data/mnist (make data fetches it)"
-	echo "0 passed, 1 failed"
-	exit 1
-fi
-ndev=$(ls -d /sys/class/accel/accel* 2>/dev/null | wc -l)
-if [ "$ndev" -lt 4 ]; then
-	echo "FAIL: $ndev devices; this test needs 4 (GAUDISIM_DEVICES=4)"
-	echo "0 passed, 1 failed"
-	exit 1
-fi
+. "$(dirname "$0")/gsim-train-prelude.sh" trials 4
 trials() { hl-trials --model "$models/seed.json" --data-dir "$data" "$@"; }
 # The table's rows: "trial module lr batch seed state epochs loss accuracy ..."
 rows() { awk '$1 == "trial" && $2 == "module" { t = 1; next } t && NF == 0 { t = 0 } t' "$work/out"; }
