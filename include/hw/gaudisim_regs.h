@@ -36,10 +36,20 @@
 /* Default HBM window; the device property hbm-bar-size changes it. */
 #define GAUDISIM_HBM_BAR_SIZE_DEFAULT	0x10000000ULL	/* 256 MiB */
 
-/* MSI-X vectors: one per completion queue, then the event queue. */
+/*
+ * MSI-X vectors: one per completion queue, then the event queue, then the
+ * user interrupts. A user interrupt is raised by work itself (a MSG_LONG
+ * of a user CB or a monitor payload writing GAUDISIM_REG_USER_INTR), so a
+ * process can sleep until its work reaches a point, as on Gaudi2; Gaudi-1
+ * had none. The driver reports them as HW_IP_INFO's
+ * first_available_interrupt_id / number_of_user_interrupts; an interrupt
+ * ID is the vector number.
+ */
 #define GAUDISIM_MSIX_NUM_CQ		8
 #define GAUDISIM_MSIX_VEC_EQ		8
-#define GAUDISIM_MSIX_NUM_VECTORS	9
+#define GAUDISIM_MSIX_VEC_USER_FIRST	9
+#define GAUDISIM_MSIX_NUM_USER		8
+#define GAUDISIM_MSIX_NUM_VECTORS	17
 
 /* ---- Device address space (as seen by engines and packets) ------------- */
 
@@ -138,6 +148,15 @@
  * mmPCIE_CORE_MSI_REQ.
  */
 #define GAUDISIM_REG_MSIX_REQ		0x080
+/*
+ * WO: raise user interrupt <value>, an MSI-X vector in
+ * [GAUDISIM_MSIX_VEC_USER_FIRST, + GAUDISIM_MSIX_NUM_USER). Unlike
+ * MSIX_REQ, user CBs (MSG_LONG) and monitor payloads may write it, so a
+ * process can be woken by its own work; any other value is refused (a CB
+ * write fails with GAUDISIM_CP_ERR_PKT_FIELD, an MMIO or monitor write is
+ * dropped and counted in ERR_PKT_CNT).
+ */
+#define GAUDISIM_REG_USER_INTR		0x084
 
 /* RO error counters since the last hard reset. */
 #define GAUDISIM_REG_ERR_PKT_CNT	0x090	/* malformed or refused packets */
@@ -148,6 +167,40 @@
 #define GAUDISIM_REG_DMA_BYTES_LO	0x0A0
 #define GAUDISIM_REG_DMA_BYTES_HI	0x0A4
 #define GAUDISIM_REG_CB_DONE_CNT	0x0A8	/* CBs completed, all queues */
+
+/*
+ * RO PCIe traffic since the last hard reset, in bytes, 64-bit as LO/HI
+ * (read LO first, it latches HI). RX is what the device received from the
+ * host: data of its DMA reads of host memory (PQ entries, CBs, LIN_DMA
+ * sources) and MMIO writes. TX is what it sent: DMA writes into host
+ * memory (CQ entries, LIN_DMA destinations, host-bound MSG writes), MSI-X
+ * messages and MMIO read data. Host loads and stores through the HBM BAR
+ * go straight to memory and are not counted. A simulated link never
+ * replays; REPLAY_CNT counts replays injected by fault injection.
+ */
+#define GAUDISIM_REG_PCIE_RX_BYTES_LO	0x0B0
+#define GAUDISIM_REG_PCIE_RX_BYTES_HI	0x0B4
+#define GAUDISIM_REG_PCIE_TX_BYTES_LO	0x0B8
+#define GAUDISIM_REG_PCIE_TX_BYTES_HI	0x0BC
+#define GAUDISIM_REG_PCIE_REPLAY_CNT	0x0C0
+
+/*
+ * RO identity, what the real card's firmware keeps in its EEPROM: the
+ * board serial number (ASCII, NUL-padded, device property serial=), the
+ * board UUID (16 bytes in RFC 4122 order, byte 0 in bits [7:0] of word 0;
+ * device property uuid=), the simulated firmware's version
+ * (GAUDISIM_FW_VERSION_*) and the CPLD version.
+ */
+#define GAUDISIM_REG_SERIAL(i)		(0x200 + 4 * (i))	/* i < GAUDISIM_SERIAL_WORDS */
+#define GAUDISIM_SERIAL_WORDS		8
+#define GAUDISIM_SERIAL_MAX_LEN		(4 * GAUDISIM_SERIAL_WORDS - 1)
+#define GAUDISIM_REG_UUID(i)		(0x220 + 4 * (i))	/* i < GAUDISIM_UUID_WORDS */
+#define GAUDISIM_UUID_WORDS		4
+#define GAUDISIM_REG_FW_VERSION		0x230	/* major [31:24] minor [23:16] build [15:0] */
+#define GAUDISIM_FW_VERSION_MAJOR(v)	(((v) >> 24) & 0xff)
+#define GAUDISIM_FW_VERSION_MINOR(v)	(((v) >> 16) & 0xff)
+#define GAUDISIM_FW_VERSION_BUILD(v)	((v) & 0xffff)
+#define GAUDISIM_REG_CPLD_VERSION	0x234
 
 /* ---- Block map of the CFG BAR --------------------------------------------- */
 

@@ -128,6 +128,10 @@ struct gaudisim_info_args {
  * @device_mem_alloc_default_page_size: the same
  * @revision_id: PCI revision
  * @reserved_dram_size: HBM bytes the driver keeps for itself
+ * @first_available_interrupt_id: GAUDISIM_MSIX_VEC_USER_FIRST, the first
+ *				  user interrupt ID (WAIT_CS INTERRUPT)
+ * @number_of_user_interrupts: GAUDISIM_MSIX_NUM_USER
+ * @cpld_version: the device's GAUDISIM_REG_CPLD_VERSION
  *
  * Fields habanalabs has and gaudisim has nothing for are 0.
  */
@@ -339,10 +343,15 @@ struct gaudisim_info_time_sync {
 };
 
 /**
- * struct gaudisim_info_pci_counters - PCIe traffic
- * @rx_throughput: device-to-host bytes since the driver loaded, KiB
- * @tx_throughput: host-to-device bytes since the driver loaded, KiB
- * @replay_cnt: PCIe replays; a simulated link has none, 0
+ * struct gaudisim_info_pci_counters - PCIe traffic (hl_info_pci_counters)
+ * @rx_throughput: host-to-device traffic (what the device received), KB/s,
+ *		   measured over a 10 ms window like the real card's firmware
+ * @tx_throughput: device-to-host traffic (what the device sent), KB/s,
+ *		   over the same window
+ * @replay_cnt: PCIe replays since the last hard reset (a simulated link
+ *		replays only when fault injection says so)
+ *
+ * The device's byte counters (GAUDISIM_REG_PCIE_*_BYTES) say what counts.
  */
 struct gaudisim_info_pci_counters {
 	__u64 rx_throughput;
@@ -731,12 +740,28 @@ union gaudisim_cs_args {
 /*
  * WAIT_CS flags. MULTI_CS: @seq points to an array of @seq_arr_len (1 to
  * GAUDISIM_WAIT_MULTI_CS_LIST_MAX_LEN) sequence numbers; the wait ends when
- * any of them completes. INTERRUPT: habanalabs' wait on a user interrupt;
- * like habanalabs on Gaudi-1, which has no user interrupts, the driver
- * answers -EPERM.
+ * any of them completes.
+ *
+ * INTERRUPT: habanalabs' wait on a user interrupt (Gaudi2's; Gaudi-1 had
+ * none, gaudisim has GAUDISIM_MSIX_NUM_USER of them). The interrupt ID sits
+ * in the flags' INTERRUPT_MASK bits: an ID from HW_IP_INFO's
+ * first_available_interrupt_id up, or ANY_CQ_INTERRUPT for any user
+ * interrupt. @addr is a user address of a __u64; the wait ends when
+ * *@addr >= @target, checked on entry and after every interrupt of that
+ * ID, or after @interrupt_timeout_us (0: check once). Out: COMPLETED, or
+ * BUSY with rc 0 on timeout; -EFAULT if @addr cannot be read; with
+ * TIMESTAMP_VLD, the CLOCK_MONOTONIC time of the interrupt that ended it.
+ * INTERRUPT_KERNEL_CQ and REGISTER_INTERRUPT (counters in a driver CB,
+ * timestamp registration) are not implemented: -EINVAL.
  */
 #define GAUDISIM_WAIT_CS_FLAGS_INTERRUPT	0x2
+#define GAUDISIM_WAIT_CS_FLAGS_INTERRUPT_MASK	0xFFF00000
+#define GAUDISIM_WAIT_CS_FLAGS_INTERRUPT_SHIFT	20
+#define GAUDISIM_WAIT_CS_FLAGS_ANY_CQ_INTERRUPT	0xFFF00000
+#define GAUDISIM_WAIT_CS_FLAGS_ANY_DEC_INTERRUPT 0xFFE00000
 #define GAUDISIM_WAIT_CS_FLAGS_MULTI_CS		0x4
+#define GAUDISIM_WAIT_CS_FLAGS_INTERRUPT_KERNEL_CQ 0x10
+#define GAUDISIM_WAIT_CS_FLAGS_REGISTER_INTERRUPT 0x20
 
 #define GAUDISIM_WAIT_MULTI_CS_LIST_MAX_LEN	32
 
@@ -745,13 +770,13 @@ union gaudisim_cs_args {
  * @seq: sequence number returned by CS; with MULTI_CS, a user pointer to
  *	 the array of sequence numbers
  * @timeout_us: 0 polls; otherwise interruptible wait of at most this long
- * @addr: habanalabs' interrupt-wait address (INTERRUPT is refused)
- * @target: habanalabs' interrupt-wait target value (INTERRUPT is refused)
+ * @addr: INTERRUPT: user address of the __u64 to compare
+ * @target: INTERRUPT: the value *@addr must reach
  * @ctx_id: must be 0
- * @flags: 0 or GAUDISIM_WAIT_CS_FLAGS_MULTI_CS
+ * @flags: 0, GAUDISIM_WAIT_CS_FLAGS_MULTI_CS, or INTERRUPT with an ID
  * @seq_arr_len: MULTI_CS: entries in the @seq array; otherwise 0
  * @pad: must be 0
- * @interrupt_timeout_us: habanalabs' interrupt-wait timeout (shares @seq_arr_len)
+ * @interrupt_timeout_us: INTERRUPT: timeout in microseconds (shares @seq_arr_len)
  * @cq_counters_offset: must be 0
  * @timestamp_handle: must be 0
  * @timestamp_offset: must be 0
