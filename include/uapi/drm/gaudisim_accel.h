@@ -191,6 +191,13 @@ struct gaudisim_info_hw_ip_info {
  * @num_monitors: monitors in the sync manager
  * @queue_mask: bit q set when queue ID q can take a CS chunk
  * @card_name: full product name, NUL-terminated
+ * @serial: board serial number, NUL-terminated (GAUDISIM_REG_SERIAL)
+ * @uuid: board UUID, 16 bytes in RFC 4122 order (GAUDISIM_REG_UUID)
+ * @fw_version: the simulated firmware's version (GAUDISIM_REG_FW_VERSION)
+ * @pad: 0
+ *
+ * The fields from @serial on came later: a caller that passes the older,
+ * shorter size still gets the fields before them.
  */
 struct gaudisim_info_hw_ip_ext {
 	__u64 hbm_total_size;
@@ -205,6 +212,10 @@ struct gaudisim_info_hw_ip_ext {
 	__u32 num_monitors;
 	__u64 queue_mask[2];
 	char card_name[32];
+	char serial[32];
+	__u8 uuid[16];
+	__u32 fw_version;
+	__u32 pad;
 };
 
 /**
