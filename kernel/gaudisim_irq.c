@@ -4,9 +4,11 @@
  * queue ID i, the number the completion tail writes to MSIX_REQ), then
  * the event-queue vector, which later work will use.
  *
- * The handlers are threaded (IRQF_ONESHOT keeps the vector masked while
- * the thread runs; an MSI-X message that arrives meanwhile stays pending
- * and fires again on unmask), so completing a job may sleep.
+ * The handlers are threaded, so completing a job may sleep. The hard-IRQ
+ * half wakes the thread only when a READY entry waits and no submitter is
+ * about to drain the CQ (gaudisim_queue_doorbell_drain()); a waiter also
+ * drains before it sleeps, and when one got there first the thread stays
+ * asleep.
  */
 
 #include <linux/interrupt.h>
@@ -14,6 +16,21 @@
 
 #include "gaudisim_drv.h"
 #include "gaudisim_queue.h"
+
+static irqreturn_t gaudisim_cq_irq(int irq, void *arg)
+{
+	struct gaudisim_queue *q = arg;
+
+	/*
+	 * Pairs with the barrier after the decrement of @ringing: either the
+	 * submitter's drain sees the entries this interrupt announced, or
+	 * this sees @ringing at 0.
+	 */
+	smp_mb();
+	if (atomic_read(&q->ringing))
+		return IRQ_HANDLED;
+	return gaudisim_queue_cq_ready(q) ? IRQ_WAKE_THREAD : IRQ_HANDLED;
+}
 
 static irqreturn_t gaudisim_cq_irq_thread(int irq, void *arg)
 {
@@ -51,8 +68,8 @@ int gaudisim_irq_init(struct gaudisim_device *gdev)
 			goto err_free;
 		}
 		snprintf(q->irq_name, sizeof(q->irq_name), "gaudisim-cq%u", q->id);
-		rc = request_threaded_irq(irq, NULL, gaudisim_cq_irq_thread, IRQF_ONESHOT,
-					  q->irq_name, q);
+		rc = request_threaded_irq(irq, gaudisim_cq_irq, gaudisim_cq_irq_thread,
+					  IRQF_ONESHOT, q->irq_name, q);
 		if (rc) {
 			dev_err(&pdev->dev, "cannot request the IRQ of CQ %u: %d\n",
 				q->id, rc);

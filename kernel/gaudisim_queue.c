@@ -47,6 +47,8 @@ int gaudisim_queues_init(struct gaudisim_device *gdev)
 		q->stream = gaudisim_queue_stream(i);
 		q->present = gaudisim_queue_present(gdev, i);
 		spin_lock_init(&q->lock);
+		mutex_init(&q->drain_lock);
+		atomic_set(&q->ringing, 0);
 		if (!q->present)
 			continue;
 
@@ -211,14 +213,41 @@ void gaudisim_queue_push(struct gaudisim_queue *q, struct gaudisim_job *job)
 	spin_unlock(&q->lock);
 }
 
+/*
+ * The caller follows up with gaudisim_queue_doorbell_drain(), once it no
+ * longer holds submit_lock.
+ */
 void gaudisim_queue_ring_doorbell(struct gaudisim_queue *q)
 {
 	lockdep_assert_held(&q->gdev->submit_lock);
 
-	/* The BDs and kernel CBs must be visible before the device sees PI. */
+	atomic_inc(&q->ringing);
+	/*
+	 * The BDs and kernel CBs (and @ringing) must be visible before the
+	 * device sees PI.
+	 */
 	wmb();
 	gaudisim_wreg(q->gdev, gaudisim_qm_reg(q->engine, GAUDISIM_QM_PQ_PI(q->stream)),
 		      q->pi);
+}
+
+/**
+ * gaudisim_queue_doorbell_drain() - complete what the doorbell already ran
+ * @q: a queue whose doorbell the caller rang
+ *
+ * The device runs a short CB inside the doorbell write, so its CQ entry
+ * and MSI-X are often there before the write returns. An interrupt that
+ * came while @ringing was held did not wake the thread (on the submitting
+ * CPU it would have preempted the submitter only to hand the job back);
+ * this drain, after @ringing drops, completes what it announced.
+ */
+void gaudisim_queue_doorbell_drain(struct gaudisim_queue *q)
+{
+	atomic_dec(&q->ringing);
+	/* CQ entries are read after the decrement (see gaudisim_cq_irq()). */
+	smp_mb__after_atomic();
+	if (gaudisim_queue_cq_ready(q))
+		gaudisim_queue_drain_cq(q);
 }
 
 /* Move @ci over the slots whose jobs have completed. */
@@ -234,8 +263,10 @@ static void gaudisim_queue_advance_ci(struct gaudisim_queue *q)
  * gaudisim_queue_drain_cq() - complete the jobs whose CQ entries are READY
  * @q: the queue
  *
- * Called by the CQ interrupt thread and by reset. A job is taken out of
- * the shadow table under @q->lock, so exactly one caller completes it.
+ * Called by the CQ interrupt thread, by reset and by a waiter before it
+ * sleeps. A job is taken out of the shadow table under @q->lock, so
+ * exactly one caller completes it; @q->drain_lock keeps the completions
+ * of a queue in slot order, as a single interrupt thread had them.
  */
 void gaudisim_queue_drain_cq(struct gaudisim_queue *q)
 {
@@ -243,6 +274,7 @@ void gaudisim_queue_drain_cq(struct gaudisim_queue *q)
 	LIST_HEAD(done);
 	u32 pos;
 
+	mutex_lock(&q->drain_lock);
 	spin_lock(&q->lock);
 	for (pos = q->ci; pos != q->pi; pos = gaudisim_queue_next(pos)) {
 		u32 slot = gaudisim_queue_slot(pos);
@@ -268,6 +300,37 @@ void gaudisim_queue_drain_cq(struct gaudisim_queue *q)
 		list_del(&job->done_node);
 		gaudisim_job_complete(job);
 	}
+	mutex_unlock(&q->drain_lock);
+}
+
+/**
+ * gaudisim_queue_cq_ready() - does a CQ entry wait for a drainer?
+ * @q: the queue
+ *
+ * Lockless, for the hard-IRQ half. The device writes a job's CQ entry
+ * before the MSI-X of that job, and a drainer clears the entry when it
+ * takes the job, so false means every job announced so far is taken.
+ * PI is read before CI: the window seen is never longer than the ring,
+ * and a CI past that PI means every slot before it is taken.
+ *
+ * Return: true when some slot in flight holds a READY entry.
+ */
+bool gaudisim_queue_cq_ready(struct gaudisim_queue *q)
+{
+	u32 pi = READ_ONCE(q->pi);
+	u32 pos, n;
+
+	/* PI before CI, see above. */
+	smp_rmb();
+	pos = READ_ONCE(q->ci);
+	n = (pi - pos) & GAUDISIM_QUEUE_PTR_MASK;
+	if (n > GAUDISIM_QUEUE_LEN)
+		return false;
+	for (; n; n--, pos = gaudisim_queue_next(pos))
+		if (le32_to_cpu(READ_ONCE(q->cq[gaudisim_queue_slot(pos)])) &
+		    GAUDISIM_CQ_ENTRY_READY)
+			return true;
+	return false;
 }
 
 /**

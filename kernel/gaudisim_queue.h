@@ -7,7 +7,9 @@
 #ifndef __GAUDISIM_QUEUE_H__
 #define __GAUDISIM_QUEUE_H__
 
+#include <linux/atomic.h>
 #include <linux/bits.h>
+#include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
@@ -57,6 +59,9 @@ static_assert(offsetof(struct gaudisim_bd_le, ptr) == offsetof(struct gaudisim_b
  * @pq_dma: its bus address
  * @cq: CQ ring
  * @cq_dma: its bus address
+ * @drain_lock: one drainer at a time (see gaudisim_queue_drain_cq())
+ * @ringing: submitters between their doorbell and their drain of the CQ;
+ *	while there is one, the interrupt leaves the CQ to it
  * @lock: see below
  * @pi: next PQ slot to fill, modulo 2 * GAUDISIM_QUEUE_LEN
  * @ci: oldest slot whose job has not completed, same modulus
@@ -76,6 +81,9 @@ struct gaudisim_queue {
 	__le32 *cq;
 	dma_addr_t cq_dma;
 
+	/* Serialises drainers: completions stay in slot order. */
+	struct mutex drain_lock;
+	atomic_t ringing;
 	/*
 	 * Protects @pi, @ci and @shadow between the submitter (which also
 	 * holds gdev->submit_lock), the CQ interrupt thread and reset.
@@ -125,7 +133,9 @@ u32 gaudisim_queue_free_slots(struct gaudisim_queue *q);
 bool gaudisim_queue_busy(struct gaudisim_queue *q);
 void gaudisim_queue_push(struct gaudisim_queue *q, struct gaudisim_job *job);
 void gaudisim_queue_ring_doorbell(struct gaudisim_queue *q);
+void gaudisim_queue_doorbell_drain(struct gaudisim_queue *q);
 void gaudisim_queue_drain_cq(struct gaudisim_queue *q);
+bool gaudisim_queue_cq_ready(struct gaudisim_queue *q);
 void gaudisim_queue_abort(struct gaudisim_queue *q);
 
 u32 gaudisim_iqueue_free_slots(struct gaudisim_iqueue *q);

@@ -7,8 +7,13 @@
  * into QEMU through struct gsim_host_ops for DMA, interrupts and logging.
  *
  * BAR0  registers (MMIO, 32-bit accesses; 64-bit ones are split)
- * BAR2  MSI-X table and PBA, one vector per completion queue plus the EQ
+ * BAR2  MSI-X table and PBA: one vector per completion queue, the EQ's,
+ *       then the user interrupts
  * BAR4  window into HBM (RAM-backed, moved by the HBM_WINDOW registers)
+ *
+ * Identity: properties serial and uuid are the board's EEPROM contents
+ * (GAUDISIM_REG_SERIAL/UUID); uuid defaults to "auto", a fresh one per
+ * device, and serial to one derived from the UUID.
  *
  * NIC: property module-id places the device in its box, fabric= links it
  * to a gaudisim-fabric object (gaudisim-fabric.c); peers deliver their
@@ -32,12 +37,14 @@
 #include "qemu/main-loop.h"
 #include "qemu/module.h"
 #include "qemu/units.h"
+#include "qemu/uuid.h"
 #include "qapi/error.h"
 #include "qapi/visitor.h"
 #include "hw/pci/pci_device.h"
 #include "hw/pci/pcie.h"
 #include "hw/pci/msix.h"
 #include "hw/qdev-properties.h"
+#include "hw/qdev-properties-system.h"
 #include "migration/vmstate.h"
 #include "system/dma.h"
 #include "qom/object.h"
@@ -71,6 +78,8 @@ struct GaudisimState {
     uint64_t hbm_bar_size;
     uint32_t threads;           /* engine workers; 0: one per host CPU */
     uint32_t module_id;         /* place in the box, GAUDISIM_REG_MODULE_ID */
+    char *serial;               /* board serial, NULL: derived from uuid */
+    QemuUUID uuid;              /* board UUID, RFC 4122 byte order */
     GaudisimFabric *fabric;     /* NIC links to the other modules, or NULL */
 
     MemoryRegion cfg_bar;       /* BAR0: register MMIO */
@@ -223,6 +232,31 @@ static void gaudisim_fault_set_spike(Object *obj, Visitor *v, const char *name,
     trace_gaudisim_fault(name, degrees);
 }
 
+static void gaudisim_fault_get_replay(Object *obj, Visitor *v,
+                                      const char *name, void *opaque,
+                                      Error **errp)
+{
+    GaudisimState *s = GAUDISIM(obj);
+    uint32_t count = s->core ? gsim_fault_pcie_replay_count(s->core) : 0;
+
+    visit_type_uint32(v, name, &count, errp);
+}
+
+static void gaudisim_fault_set_replay(Object *obj, Visitor *v,
+                                      const char *name, void *opaque,
+                                      Error **errp)
+{
+    GaudisimState *s = GAUDISIM(obj);
+    uint32_t count;
+
+    if (!visit_type_uint32(v, name, &count, errp) ||
+        !gaudisim_fault_ready(s, name, errp)) {
+        return;
+    }
+    trace_gaudisim_fault(name, count);
+    gsim_fault_pcie_replay(s->core, count);
+}
+
 /* Called for every MSI-X message the device is about to send. */
 static bool gaudisim_fault_swallow_msix(GaudisimState *s, unsigned int vector)
 {
@@ -270,6 +304,12 @@ static void gaudisim_fault_class_init(ObjectClass *oc)
                               gaudisim_fault_set_spike, NULL, NULL);
     object_class_property_set_description(oc, "fault-thermal-spike",
         "raise the die temperature at once by this many degrees C");
+    object_class_property_add(oc, "fault-pcie-replay", "uint32",
+                              gaudisim_fault_get_replay,
+                              gaudisim_fault_set_replay, NULL, NULL);
+    object_class_property_set_description(oc, "fault-pcie-replay",
+        "set: count N more PCIe replays in PCIE_REPLAY_CNT; "
+        "get: the counter");
 }
 
 /* ---- host operations offered to the core */
@@ -446,6 +486,14 @@ static void gaudisim_device_reset(DeviceState *dev)
 
 /* ---- BAR0: registers */
 
+/*
+ * Work a register write that kicks the engines runs before it returns
+ * (the vCPU waits that long, with the BQL held): a few short CBs, or
+ * 256 KiB of a transfer. One CB is always fetched whole, up to 2 MiB.
+ */
+#define GAUDISIM_INLINE_RUN_BYTES   (256 * KiB)
+#define GAUDISIM_INLINE_RUN_PACKETS 64
+
 static uint64_t gaudisim_cfg_read(void *opaque, hwaddr addr, unsigned size)
 {
     GaudisimState *s = opaque;
@@ -462,7 +510,7 @@ static void gaudisim_cfg_write(void *opaque, hwaddr addr, uint64_t val,
     unsigned int kick;
 
     trace_gaudisim_mmio_write(addr, size, val);
-    /* The core only latches the value; work happens in the BH. */
+    /* The core only latches the value; the work runs below or in the BH. */
     kick = gsim_core_reg_write(s->core, addr, val);
 
     if (kick & GSIM_KICK_RESET) {
@@ -474,7 +522,16 @@ static void gaudisim_cfg_write(void *opaque, hwaddr addr, uint64_t val,
     }
     if (kick & GSIM_KICK_RUN) {
         trace_gaudisim_doorbell(addr, val);
-        qemu_bh_schedule(s->run_bh);
+        /*
+         * A little work right here, as virtio's notify does: a short CB
+         * completes (CQ entry and MSI-X) before the write returns, with
+         * no wait for the main loop to pick up a BH. The BH takes what
+         * the small budget left.
+         */
+        if (gsim_core_run_budget(s->core, GAUDISIM_INLINE_RUN_BYTES,
+                                 GAUDISIM_INLINE_RUN_PACKETS)) {
+            qemu_bh_schedule(s->run_bh);
+        }
     }
 }
 
@@ -519,6 +576,11 @@ static bool gaudisim_check_props(GaudisimState *s, Error **errp)
                    s->threads, GSIM_CORE_MAX_THREADS);
         return false;
     }
+    if (s->serial && gsim_core_serial_invalid(s->serial)) {
+        error_setg(errp, "serial \"%s\": %s", s->serial,
+                   gsim_core_serial_invalid(s->serial));
+        return false;
+    }
     return true;
 }
 
@@ -560,6 +622,8 @@ static void gaudisim_realize(PCIDevice *pdev, Error **errp)
     }
     trace_gaudisim_threads(gsim_core_threads(s->core));
     gsim_core_set_module_id(s->core, s->module_id);
+    /* The serial was checked with the other properties: this cannot fail. */
+    gsim_core_set_identity(s->core, s->serial, s->uuid.data, NULL);
     if (s->fabric) {
         ret = gsim_fabric_attach(gaudisim_fabric_core(s->fabric), s->core,
                                  s->module_id);
@@ -690,6 +754,8 @@ static const Property gaudisim_properties[] = {
                      GAUDISIM_HBM_BAR_SIZE_DEFAULT),
     DEFINE_PROP_UINT32("threads", GaudisimState, threads, 0),
     DEFINE_PROP_UINT32("module-id", GaudisimState, module_id, 0),
+    DEFINE_PROP_STRING("serial", GaudisimState, serial),
+    DEFINE_PROP_UUID("uuid", GaudisimState, uuid),
     DEFINE_PROP_LINK("fabric", GaudisimState, fabric, TYPE_GAUDISIM_FABRIC,
                      GaudisimFabric *),
 };
@@ -721,6 +787,11 @@ static void gaudisim_class_init(ObjectClass *oc, void *data)
         "module ID in the box, 0..7 (the NIC topology and MODULE_ID)");
     object_class_property_set_description(oc, "fabric",
         "gaudisim-fabric object whose NIC links this device joins");
+    object_class_property_set_description(oc, "serial",
+        "board serial number, 1..31 printable characters without spaces "
+        "(default: \"GS\" and 10 hex digits of the UUID)");
+    object_class_property_set_description(oc, "uuid",
+        "board UUID (default \"auto\": a new one for every device)");
     device_class_set_legacy_reset(dc, gaudisim_device_reset);
     gaudisim_fault_class_init(oc);
     set_bit(DEVICE_CATEGORY_MISC, dc->categories);

@@ -63,11 +63,16 @@ mem=${GAUDISIM_VM_MEM:-$((2048 + 256 * (ndev - 1)))M}
 # Devices in slots 0x10.. in module order: the PCI scan, and so the
 # driver's minor numbers, follow the module IDs. A QEMU whose device has
 # no fabric yet gets plain devices (no links, module IDs not set).
+# A stable board UUID per module (a fixed project prefix, the module ID
+# where the default serial "GS" + 10 hex digits shows it), so hl-smi reads
+# the same serial and UUID on every boot; GAUDISIM_DEVICE_ARGS, given
+# after it, may still set uuid= or serial=.
+board_uuid() { printf '67736d00-%02x00-4000-8000-%012x' "$1" "$1"; }
 devices=()
 if "$qemu" -device gaudisim,help 2>/dev/null | grep -q '^ *module-id='; then
 	devices+=(-object "gaudisim-fabric,id=fab0${GAUDISIM_FABRIC_ARGS:-}")
 	for ((i = 0; i < ndev; i++)); do
-		devices+=(-device "gaudisim,addr=$(printf '0x%x' $((0x10 + i))),module-id=$i,fabric=fab0${GAUDISIM_DEVICE_ARGS:-}")
+		devices+=(-device "gaudisim,addr=$(printf '0x%x' $((0x10 + i))),module-id=$i,fabric=fab0,uuid=$(board_uuid "$i")${GAUDISIM_DEVICE_ARGS:-}")
 	done
 else
 	for ((i = 0; i < ndev; i++)); do

@@ -121,6 +121,7 @@ struct gsim_core *gsim_core_new(const struct gsim_core_config *cfg,
 				const struct gsim_host_ops *ops, void *opaque,
 				const char **err)
 {
+	static const uint8_t nil_uuid[GSIM_UUID_LEN];
 	const char *msg = check_config(cfg, ops);
 	struct gsim_core *core;
 	unsigned int q;
@@ -189,6 +190,8 @@ struct gsim_core *gsim_core_new(const struct gsim_core_config *cfg,
 		}
 	}
 	gsim_core_reset(core);
+	/* No EEPROM programmed yet: the nil UUID and its serial. */
+	gsim_core_set_identity(core, NULL, nil_uuid, NULL);
 	return core;
 }
 
@@ -237,6 +240,61 @@ int gsim_core_set_module_id(struct gsim_core *core, unsigned int module_id)
 unsigned int gsim_core_module_id(const struct gsim_core *core)
 {
 	return core->module_id;
+}
+
+/* The refusal below names the limit. */
+_Static_assert(GAUDISIM_SERIAL_MAX_LEN == 31, "gsim_core_serial_invalid() says 31");
+
+const char *gsim_core_serial_invalid(const char *serial)
+{
+	size_t i, len = strlen(serial);
+
+	if (!len)
+		return "the serial number is empty";
+	if (len > GAUDISIM_SERIAL_MAX_LEN)
+		return "the serial number is longer than 31 characters";
+	for (i = 0; i < len; i++)
+		if (serial[i] <= ' ' || serial[i] > '~')
+			return "the serial number may hold only printable ASCII characters "
+			       "without spaces";
+	return NULL;
+}
+
+void gsim_core_default_serial(const uint8_t *uuid, char *buf, size_t size)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	const unsigned int digits = GSIM_SERIAL_DEFAULT_LEN - 2;
+	unsigned int i;
+
+	if (size <= GSIM_SERIAL_DEFAULT_LEN) {
+		if (size)
+			buf[0] = '\0';
+		return;
+	}
+	buf[0] = 'G';
+	buf[1] = 'S';
+	for (i = 0; i < digits; i++)
+		buf[2 + i] = hex[uuid[i / 2] >> (i % 2 ? 0 : 4) & 0xf];
+	buf[2 + digits] = '\0';
+}
+
+int gsim_core_set_identity(struct gsim_core *core, const char *serial,
+			   const uint8_t *uuid, const char **err)
+{
+	const char *why = serial ? gsim_core_serial_invalid(serial) : NULL;
+
+	if (why) {
+		if (err)
+			*err = why;
+		return -1;
+	}
+	memcpy(core->uuid, uuid, GSIM_UUID_LEN);
+	memset(core->serial, 0, sizeof(core->serial));
+	if (serial)
+		memcpy(core->serial, serial, strlen(serial));
+	else
+		gsim_core_default_serial(uuid, core->serial, sizeof(core->serial));
+	return 0;
 }
 
 uint64_t gsim_core_hbm_window(const struct gsim_core *core)
@@ -303,6 +361,7 @@ void gsim_core_reset(struct gsim_core *core)
 	core->err_pq_cnt = 0;
 	core->dma_bytes = 0;
 	core->cb_done_cnt = 0;
+	gsim_pcie_reset(core);
 	core->rr_next = 0;
 	gsim_mmu_reset(core);
 	gsim_telemetry_reset(core);
@@ -340,9 +399,15 @@ static bool any_runnable(const struct gsim_core *core)
 
 bool gsim_core_run(struct gsim_core *core)
 {
+	return gsim_core_run_budget(core, GSIM_RUN_BUDGET_BYTES, GSIM_RUN_BUDGET_PACKETS);
+}
+
+bool gsim_core_run_budget(struct gsim_core *core, uint64_t bytes, uint32_t packets)
+{
 	struct gsim_budget budget = {
-		.bytes = GSIM_RUN_BUDGET_BYTES,
-		.packets = GSIM_RUN_BUDGET_PACKETS,
+		/* An empty budget would run nothing and report nothing. */
+		.bytes = bytes ? bytes : 1,
+		.packets = packets ? packets : 1,
 	};
 	bool progressed;
 

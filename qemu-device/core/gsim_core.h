@@ -20,7 +20,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hw/gaudisim_regs.h"
+
 struct gsim_core;
+
+/*
+ * The simulated firmware's version (GAUDISIM_REG_FW_VERSION, decoded by
+ * GAUDISIM_FW_VERSION_*): 1.2 is the firmware interface the device model
+ * offers; the build moves when its behaviour seen by the driver changes.
+ */
+#define GSIM_FW_VERSION_MAJOR	1u
+#define GSIM_FW_VERSION_MINOR	2u
+#define GSIM_FW_VERSION_BUILD	3u
+#define GSIM_FW_VERSION \
+	(GSIM_FW_VERSION_MAJOR << 24 | GSIM_FW_VERSION_MINOR << 16 | GSIM_FW_VERSION_BUILD)
+/* The board's CPLD version (GAUDISIM_REG_CPLD_VERSION), a model constant. */
+#define GSIM_CPLD_VERSION	0x00000010u
+
+/* A board UUID: 16 bytes in RFC 4122 (string) order. */
+#define GSIM_UUID_LEN		(4 * GAUDISIM_UUID_WORDS)
+/* The default serial, "GS" and 10 hex digits of the UUID, fits here. */
+#define GSIM_SERIAL_DEFAULT_LEN	12
 
 /* Trace points of the core, for the host's tracing (QEMU: -trace gaudisim_*). */
 enum gsim_trace {
@@ -100,6 +120,21 @@ uint64_t gsim_core_hbm_size(const struct gsim_core *core);
  * sets it too. Returns -1 for an ID above 7. */
 int gsim_core_set_module_id(struct gsim_core *core, unsigned int module_id);
 unsigned int gsim_core_module_id(const struct gsim_core *core);
+/*
+ * Board identity, what the card's EEPROM holds: the serial number
+ * (1..GAUDISIM_SERIAL_MAX_LEN printable ASCII characters, no spaces) and
+ * the UUID (GSIM_UUID_LEN bytes). serial NULL takes the default,
+ * gsim_core_default_serial(uuid). Kept across resets; a new core has the
+ * nil UUID and its default serial. Returns 0, or -1 with the reason in
+ * *err (static text) for a serial that gsim_core_serial_invalid() refuses.
+ */
+int gsim_core_set_identity(struct gsim_core *core, const char *serial,
+			   const uint8_t *uuid, const char **err);
+/* NULL when serial is acceptable, else why not (static text). */
+const char *gsim_core_serial_invalid(const char *serial);
+/* "GS" and the first 10 hex digits of uuid, upper case; size > GSIM_SERIAL_DEFAULT_LEN. */
+void gsim_core_default_serial(const uint8_t *uuid, char *buf, size_t size);
+
 /* Current HBM BAR window offset into HBM. */
 uint64_t gsim_core_hbm_window(const struct gsim_core *core);
 
@@ -112,6 +147,13 @@ unsigned int gsim_core_reg_write(struct gsim_core *core, uint32_t offset, uint32
  * work remains (the caller reschedules), false when every stream is idle
  * or blocked on a fence. */
 bool gsim_core_run(struct gsim_core *core);
+/*
+ * The same with a caller-chosen budget (about 'bytes' of data or 'packets'
+ * packets, both at least 1), for a host that runs a little work right
+ * where it was kicked (QEMU: inside the doorbell write) and leaves the
+ * rest to gsim_core_run(). Same return value.
+ */
+bool gsim_core_run_budget(struct gsim_core *core, uint64_t bytes, uint32_t packets);
 
 /* Worker threads the core runs (0: synchronous engines). */
 unsigned int gsim_core_threads(const struct gsim_core *core);

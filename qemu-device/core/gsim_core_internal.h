@@ -17,6 +17,7 @@
  *   gsim_sync.c     the sync manager: sync objects and monitors
  *   gsim_eq.c       the event queue to the driver
  *   gsim_pool.c     the worker threads that run MME, TPC and HBM-DMA work
+ *   gsim_pcie.c     the link to the host: host DMA, MSI-X, traffic counters
  *
  * Nothing here is visible to the QEMU glue or the tests; they use
  * gsim_core.h only.
@@ -254,6 +255,26 @@ struct gsim_event {
 	uint32_t data[GAUDISIM_EQ_DATA_WORDS];
 };
 
+/* ---- PCIe link (gsim_pcie.c) ---------------------------------------------- */
+
+/* An MSI-X message is one 32-bit memory write on the link. */
+#define GSIM_PCIE_MSIX_BYTES	4u
+
+/* HI half of a 64-bit counter, taken when its LO half was read. */
+struct gsim_pcie_latch {
+	bool valid;
+	uint32_t hi;
+};
+
+/* Traffic since the last hard reset (GAUDISIM_REG_PCIE_*). */
+struct gsim_pcie {
+	uint64_t rx_bytes;
+	uint64_t tx_bytes;
+	uint32_t replay_cnt;		/* injected by fault injection only */
+	struct gsim_pcie_latch rx_latch;
+	struct gsim_pcie_latch tx_latch;
+};
+
 struct gsim_core {
 	struct gsim_host_ops ops;
 	void *opaque;
@@ -275,6 +296,11 @@ struct gsim_core {
 	uint32_t err_pq_cnt;
 	uint64_t dma_bytes;
 	uint32_t cb_done_cnt;
+	struct gsim_pcie pcie;
+
+	/* Board identity (GAUDISIM_REG_SERIAL, _UUID): kept across resets. */
+	char serial[GAUDISIM_SERIAL_MAX_LEN + 1];
+	uint8_t uuid[GSIM_UUID_LEN];
 
 	struct gsim_qman qman[GSIM_NUM_QMANS];
 	unsigned int rr_next;		/* first stream of the next run round */
@@ -345,6 +371,24 @@ enum gsim_reg_status gsim_regs_write(struct gsim_core *core, uint32_t offset,
 				     uint32_t value, enum gsim_reg_origin origin,
 				     unsigned int *kick);
 const char *gsim_reg_status_str(enum gsim_reg_status st);
+
+/* ---- gsim_pcie.c ---------------------------------------------------------- */
+
+void gsim_pcie_reset(struct gsim_core *core);
+/*
+ * The only way to host memory and MSI-X: the host ops, counted. Bus
+ * addresses (already translated); 0, or -1 when the host refused.
+ */
+int gsim_pcie_dma_read(struct gsim_core *core, uint64_t bus, void *buf, uint64_t len);
+int gsim_pcie_dma_write(struct gsim_core *core, uint64_t bus, const void *buf, uint64_t len);
+void gsim_pcie_msix(struct gsim_core *core, unsigned int vector);
+/* One 32-bit access through the register BAR. */
+void gsim_pcie_mmio(struct gsim_core *core, bool write);
+/* Replays: only fault injection makes them (saturating). */
+void gsim_pcie_add_replays(struct gsim_core *core, uint32_t count);
+uint32_t gsim_pcie_replays(const struct gsim_core *core);
+/* The PCIE_* registers of the global block; false for other offsets. */
+bool gsim_pcie_reg_read(struct gsim_core *core, uint32_t offset, uint32_t *value);
 
 /* ---- gsim_qman.c ---------------------------------------------------------- */
 

@@ -273,8 +273,8 @@ static int host_access(struct gsim_core *core, uint64_t addr, uint8_t *rbuf,
 			return rc;
 		if (!n || n > len - done)
 			return GAUDISIM_CP_ERR_HOST_FAULT;
-		rc = wbuf ? core->ops.dma_write(core->opaque, bus, wbuf + done, n)
-			  : core->ops.dma_read(core->opaque, bus, rbuf + done, n);
+		rc = wbuf ? gsim_pcie_dma_write(core, bus, wbuf + done, n)
+			  : gsim_pcie_dma_read(core, bus, rbuf + done, n);
 		if (rc)
 			return GAUDISIM_CP_ERR_HOST_FAULT;
 		done += n;

@@ -84,8 +84,8 @@ void gsim_eq_post_event(struct gsim_core *core, const struct gsim_event *ev)
 	base = (uint64_t)eq->base_hi << 32 | eq->base_lo;
 	bus = base + (uint64_t)(eq->pi & (entries - 1)) * GAUDISIM_EQ_ENTRY_SIZE;
 	/* The body first, READY last: the driver never sees half an entry. */
-	if (core->ops.dma_write(core->opaque, bus + 4, raw + 4, sizeof(raw) - 4) ||
-	    core->ops.dma_write(core->opaque, bus, raw, 4)) {
+	if (gsim_pcie_dma_write(core, bus + 4, raw + 4, sizeof(raw) - 4) ||
+	    gsim_pcie_dma_write(core, bus, raw, 4)) {
 		eq_drop(core, ev, "the entry could not be written to host memory");
 		return;
 	}
@@ -117,7 +117,7 @@ void gsim_eq_flush(struct gsim_core *core)
 		return;
 	eq->irq_pending = false;
 	if (eq_enabled(eq))
-		core->ops.msix_notify(core->opaque, GAUDISIM_MSIX_VEC_EQ);
+		gsim_pcie_msix(core, GAUDISIM_MSIX_VEC_EQ);
 }
 
 bool gsim_eq_reg_read(struct gsim_core *core, uint32_t off, uint32_t *value)

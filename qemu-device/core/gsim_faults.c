@@ -152,3 +152,13 @@ int32_t gsim_fault_last_spike(const struct gsim_core *core)
 {
 	return core->faults->last_spike_c;
 }
+
+void gsim_fault_pcie_replay(struct gsim_core *core, uint32_t count)
+{
+	gsim_pcie_add_replays(core, count);
+}
+
+uint32_t gsim_fault_pcie_replay_count(const struct gsim_core *core)
+{
+	return gsim_pcie_replays(core);
+}

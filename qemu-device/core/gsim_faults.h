@@ -17,6 +17,8 @@
  *                    are swallowed (checked where MSI-X is raised)
  *   thermal spike    the die temperature jumps at once (telemetry), which
  *                    throttles the clock and may raise the thermal event
+ *   PCIe replays     the link's replay counter grows at once (a simulated
+ *                    link never replays on its own; nothing is resent)
  *
  * A hard reset disarms everything that is still armed (hang, pending
  * poisoned accesses, interrupts left to drop); counters of what already
@@ -71,5 +73,10 @@ bool gsim_fault_should_drop_irq(struct gsim_core *core);
 /* Thermal spike of degrees_c (0..GSIM_FAULT_SPIKE_MAX_C). 0 or -1. */
 int gsim_fault_thermal_spike(struct gsim_core *core, int32_t degrees_c);
 int32_t gsim_fault_last_spike(const struct gsim_core *core);
+
+/* PCIe replays: add count to GAUDISIM_REG_PCIE_REPLAY_CNT (saturating at
+ * UINT32_MAX); the counter, like the byte counters, clears on hard reset. */
+void gsim_fault_pcie_replay(struct gsim_core *core, uint32_t count);
+uint32_t gsim_fault_pcie_replay_count(const struct gsim_core *core);
 
 #endif /* GSIM_FAULTS_H */

@@ -349,9 +349,9 @@ static int host_xfer(struct gsim_core *core, unsigned int asid, uint64_t va,
 			return rc;
 		}
 		if (write)
-			rc = core->ops.dma_write(core->opaque, bus, wbuf + done, n);
+			rc = gsim_pcie_dma_write(core, bus, wbuf + done, n);
 		else
-			rc = core->ops.dma_read(core->opaque, bus, rbuf + done, n);
+			rc = gsim_pcie_dma_read(core, bus, rbuf + done, n);
 		if (rc) {
 			*fault_va = va + done;
 			return -1;

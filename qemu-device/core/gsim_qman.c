@@ -296,7 +296,7 @@ static void load_cb(struct gsim_core *core, struct gsim_stream *s,
 
 	/* The PQ holds bus addresses the driver gave: read it directly. */
 	if (bd_bus < pq_base ||
-	    core->ops.dma_read(core->opaque, bd_bus, raw, sizeof(raw))) {
+	    gsim_pcie_dma_read(core, bd_bus, raw, sizeof(raw))) {
 		snprintf(why, sizeof(why), "cannot read the entry at bus address 0x%" PRIx64,
 			 bd_bus);
 		skip_entry(core, s, GAUDISIM_CP_ERR_PQ_ENTRY, bd_bus, why);

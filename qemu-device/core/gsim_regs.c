@@ -12,7 +12,8 @@
  * Command buffers reach this file too (MSG_LONG/MSG_SHORT/MSG_PROT to a
  * CFG address, WREG_32/WREG_BULK, monitor payloads, completion messages).
  * They may write what a job legitimately needs: fence counters, the sync
- * manager, MSIX_REQ (the completion tail), engine registers, and the
+ * manager, MSIX_REQ (the completion tail), USER_INTR (a job wakes the
+ * process waiting on it), engine registers, and the
  * CP_MSG_BASE registers of internal QMANs (users own those CPs). PQ
  * programming, stream enables, resets, the HBM window, the EQ and the
  * external QMANs' message bases are refused, so a job cannot redirect a
@@ -149,10 +150,35 @@ static uint32_t queue_mask_word(unsigned int word)
 	return mask;
 }
 
+/* Word i of a byte string: byte 4i in bits [7:0]. */
+static uint32_t bytes_word(const uint8_t *bytes, unsigned int i)
+{
+	return gsim_ld_le32(bytes + 4 * i);
+}
+
+/* The identity registers (serial, UUID); false for other offsets. */
+static bool identity_read(const struct gsim_core *core, uint32_t offset, uint32_t *value)
+{
+	if (offset >= GAUDISIM_REG_SERIAL(0) &&
+	    offset < GAUDISIM_REG_SERIAL(GAUDISIM_SERIAL_WORDS)) {
+		*value = bytes_word((const uint8_t *)core->serial,
+				    (offset - GAUDISIM_REG_SERIAL(0)) / 4);
+		return true;
+	}
+	if (offset >= GAUDISIM_REG_UUID(0) && offset < GAUDISIM_REG_UUID(GAUDISIM_UUID_WORDS)) {
+		*value = bytes_word(core->uuid, (offset - GAUDISIM_REG_UUID(0)) / 4);
+		return true;
+	}
+	return false;
+}
+
 static uint32_t global_read(struct gsim_core *core, uint32_t offset)
 {
+	uint32_t value;
 	uint64_t now;
 
+	if (gsim_pcie_reg_read(core, offset, &value) || identity_read(core, offset, &value))
+		return value;
 	switch (offset) {
 	case GAUDISIM_REG_ID:
 		return GAUDISIM_ID_MAGIC;
@@ -213,8 +239,12 @@ static uint32_t global_read(struct gsim_core *core, uint32_t offset)
 		return (uint32_t)(core->dma_bytes >> 32);
 	case GAUDISIM_REG_CB_DONE_CNT:
 		return core->cb_done_cnt;
+	case GAUDISIM_REG_FW_VERSION:
+		return GSIM_FW_VERSION;
+	case GAUDISIM_REG_CPLD_VERSION:
+		return GSIM_CPLD_VERSION;
 	default:
-		/* RESET and MSIX_REQ are write-only; holes read as zero. */
+		/* RESET, MSIX_REQ and USER_INTR are write-only; holes read as zero. */
 		return 0;
 	}
 }
@@ -360,6 +390,7 @@ uint32_t gsim_core_reg_read(struct gsim_core *core, uint32_t offset)
 	if (offset % 4 || offset >= GAUDISIM_CFG_BAR_SIZE) {
 		gsim_log(core, "register read at 0x%x: %s", offset,
 			 offset % 4 ? "unaligned offset" : "outside the register BAR");
+		gsim_pcie_mmio(core, false);
 		return 0;
 	}
 	if (offset < GAUDISIM_BLOCK_SIZE) {
@@ -374,6 +405,8 @@ uint32_t gsim_core_reg_read(struct gsim_core *core, uint32_t offset)
 	}
 	/* A read can bring a model up to date (telemetry) and raise events. */
 	gsim_eq_flush(core);
+	/* Counted after the read: a counter read returns the count before it. */
+	gsim_pcie_mmio(core, false);
 	return value;
 }
 
@@ -423,9 +456,17 @@ static bool global_is_read_only(uint32_t offset)
 	case GAUDISIM_REG_DMA_BYTES_LO:
 	case GAUDISIM_REG_DMA_BYTES_HI:
 	case GAUDISIM_REG_CB_DONE_CNT:
+	case GAUDISIM_REG_PCIE_RX_BYTES_LO:
+	case GAUDISIM_REG_PCIE_RX_BYTES_HI:
+	case GAUDISIM_REG_PCIE_TX_BYTES_LO:
+	case GAUDISIM_REG_PCIE_TX_BYTES_HI:
+	case GAUDISIM_REG_PCIE_REPLAY_CNT:
+	case GAUDISIM_REG_FW_VERSION:
+	case GAUDISIM_REG_CPLD_VERSION:
 		return true;
 	default:
-		return false;
+		return offset >= GAUDISIM_REG_SERIAL(0) &&
+		       offset < GAUDISIM_REG_UUID(GAUDISIM_UUID_WORDS);
 	}
 }
 
@@ -438,8 +479,34 @@ static enum gsim_reg_status msix_request(struct gsim_core *core, uint32_t vector
 				 vector, GAUDISIM_MSIX_NUM_VECTORS);
 		return GSIM_REG_BAD_VALUE;
 	}
-	core->ops.msix_notify(core->opaque, vector);
+	gsim_pcie_msix(core, vector);
 	return GSIM_REG_OK;
+}
+
+/*
+ * USER_INTR: raise a user interrupt. A CB's refused write fails the CB
+ * (PKT_FIELD, counted by the CP like every packet error); a refused MMIO
+ * write or monitor payload has nobody to fail, so it is dropped, counted
+ * and logged here. A payload is dropped without failing its monitor: the
+ * interrupt is the only thing it was for.
+ */
+static enum gsim_reg_status user_intr(struct gsim_core *core, uint32_t vector,
+				      enum gsim_reg_origin origin)
+{
+	bool payload = core->sync.depth > 0;
+
+	if (vector - GAUDISIM_MSIX_VEC_USER_FIRST < GAUDISIM_MSIX_NUM_USER) {
+		gsim_pcie_msix(core, vector);
+		return GSIM_REG_OK;
+	}
+	if (origin == GSIM_ORIGIN_CB && !payload)
+		return GSIM_REG_BAD_VALUE;
+	core->err_pkt_cnt++;
+	gsim_log(core, "USER_INTR: %u is not a user interrupt (vectors %u..%u); %s dropped",
+		 vector, GAUDISIM_MSIX_VEC_USER_FIRST,
+		 GAUDISIM_MSIX_VEC_USER_FIRST + GAUDISIM_MSIX_NUM_USER - 1,
+		 payload ? "monitor payload" : "register write");
+	return payload ? GSIM_REG_OK : GSIM_REG_BAD_VALUE;
 }
 
 static enum gsim_reg_status window_commit(struct gsim_core *core, uint32_t hi)
@@ -462,6 +529,8 @@ static enum gsim_reg_status global_write(struct gsim_core *core, uint32_t offset
 {
 	if (offset == GAUDISIM_REG_MSIX_REQ)
 		return msix_request(core, value, origin);
+	if (offset == GAUDISIM_REG_USER_INTR)
+		return user_intr(core, value, origin);
 	if (global_is_read_only(offset))
 		return GSIM_REG_READ_ONLY;
 	switch (offset) {
@@ -668,6 +737,7 @@ unsigned int gsim_core_reg_write(struct gsim_core *core, uint32_t offset, uint32
 	unsigned int kick = 0;
 	enum gsim_reg_status st;
 
+	gsim_pcie_mmio(core, true);
 	st = gsim_regs_write(core, offset, value, GSIM_ORIGIN_MMIO, &kick);
 	/* Refused values were already reported with their reason. */
 	if (st != GSIM_REG_OK && st != GSIM_REG_BAD_VALUE)

@@ -18,6 +18,7 @@
 #include "libqos/pci.h"
 #include "hw/pci/pci_regs.h"
 #include "qobject/qdict.h"
+#include "qemu/uuid.h"
 
 #include "hw/gaudisim_regs.h"
 #include "hw/gaudisim_packets.h"
@@ -974,6 +975,12 @@ static void test_properties(void)
                             "'hbm-size': 67108864, 'hbm-bar-size': 134217728");
     expect_device_add_error(d->qts, "'hbm-size': 1048576");
     expect_device_add_error(d->qts, "'threads': 100000");
+    /* Serials the EEPROM cannot hold, a UUID that is none. */
+    expect_device_add_error(d->qts, "'serial': 'two words'");
+    expect_device_add_error(d->qts, "'serial': ''");
+    expect_device_add_error(d->qts,
+                            "'serial': '0123456789abcdef0123456789abcdef'");
+    expect_device_add_error(d->qts, "'uuid': 'not-a-uuid'");
     /* Sizes only the core can judge: not 2 MiB-aligned, below reserved. */
     expect_device_add_error(d->qts,
                             "'hbm-size': 1074790400, 'hbm-bar-size': 16777216");
@@ -2399,6 +2406,259 @@ static void test_nic_module_taken(void)
     qtest_quit(qts);
 }
 
+/* ---- tests: user interrupts */
+
+#define USER_INTR_ADDR  (GAUDISIM_CFG_BASE + GAUDISIM_REG_USER_INTR)
+#define USER_VEC_END    (GAUDISIM_MSIX_VEC_USER_FIRST + GAUDISIM_MSIX_NUM_USER)
+
+static void test_user_intr_mmio(void)
+{
+    GsimDev *d = gsim_boot();
+    static const uint32_t bad[] = {
+        0, GAUDISIM_MSIX_VEC_EQ, USER_VEC_END, 0xffffffff,
+    };
+
+    /* Each user vector raises exactly itself. */
+    for (unsigned int v = GAUDISIM_MSIX_VEC_USER_FIRST; v < USER_VEC_END; v++) {
+        reg_write(d, GAUDISIM_REG_USER_INTR, v);
+        g_assert_true(msix_wait(d, v));
+        g_assert_cmpuint(msix_pending_count(d), ==, 1);
+        msix_ack(d, v);
+    }
+    /* Anything else is dropped and counted. */
+    for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+        reg_write(d, GAUDISIM_REG_USER_INTR, bad[i]);
+    }
+    settle();
+    g_assert_cmpuint(msix_pending_count(d), ==, 0);
+    g_assert_cmpuint(reg_read(d, GAUDISIM_REG_ERR_PKT_CNT), ==, ARRAY_SIZE(bad));
+    gsim_shutdown(d);
+}
+
+/* A user CB's MSG_LONG raises it; a value that is no user vector fails the CB. */
+static void test_user_intr_cb(void)
+{
+    GsimDev *d = gsim_boot();
+    const unsigned int vec = GAUDISIM_MSIX_VEC_USER_FIRST + 4;
+    GsimQueue q;
+    unsigned int slot;
+    Cb cb = { .len = 0 };
+
+    queue_init(d, &q, GAUDISIM_QUEUE_ID_DMA_0_0 + 1, 2);
+    cb_msg_long(&cb, vec, USER_INTR_ADDR);
+    slot = queue_submit(d, &q, &cb);
+    g_assert_true(msix_wait(d, q.id));
+    g_assert_cmphex(cq_entry(d, &q, slot), ==, CQ_OK(0));
+    g_assert_true(qpci_msix_pending(d->pdev, vec));
+    g_assert_cmpuint(msix_pending_count(d), ==, 2);
+    msix_ack(d, vec);
+    msix_ack(d, q.id);
+
+    cb.len = 0;
+    cb_msg_long(&cb, GAUDISIM_MSIX_NUM_VECTORS, USER_INTR_ADDR);
+    slot = queue_submit(d, &q, &cb);
+    g_assert_true(msix_wait(d, q.id));
+    g_assert_cmphex(cq_entry(d, &q, slot), ==,
+                    CQ_ERR(1, GAUDISIM_CP_ERR_PKT_FIELD));
+    g_assert_cmpuint(msix_pending_count(d), ==, 1);
+    msix_ack(d, q.id);
+    gsim_shutdown(d);
+}
+
+/* A monitor whose payload writes USER_INTR: the interrupt fires with the SOB. */
+static void test_user_intr_monitor(void)
+{
+    GsimDev *d = gsim_boot();
+    const unsigned int vec = USER_VEC_END - 1, m = 7, sob = 100;
+    uint32_t blk = GAUDISIM_BLOCK_SYNC_MNGR;
+
+    reg_write(d, blk + GAUDISIM_SYNC_MON_PAY_ADDRL(m), (uint32_t)USER_INTR_ADDR);
+    reg_write(d, blk + GAUDISIM_SYNC_MON_PAY_ADDRH(m), USER_INTR_ADDR >> 32);
+    reg_write(d, blk + GAUDISIM_SYNC_MON_PAY_DATA(m), vec);
+    reg_write(d, blk + GAUDISIM_SYNC_MON_ARM(m), GAUDISIM_SYNC_MON_ARM_SOB(sob, 0, 2));
+    reg_write(d, blk + GAUDISIM_SYNC_SOB_OBJ(sob), GAUDISIM_SYNC_SOB_SET(1));
+    settle();
+    g_assert_cmpuint(msix_pending_count(d), ==, 0);
+    reg_write(d, blk + GAUDISIM_SYNC_SOB_OBJ(sob), GAUDISIM_SYNC_SOB_ADD(1));
+    g_assert_true(msix_wait(d, vec));
+    g_assert_cmpuint(msix_pending_count(d), ==, 1);
+    msix_ack(d, vec);
+
+    /* A payload naming no user vector is dropped and counted. */
+    reg_write(d, blk + GAUDISIM_SYNC_MON_PAY_DATA(m), GAUDISIM_MSIX_VEC_EQ);
+    reg_write(d, blk + GAUDISIM_SYNC_MON_ARM(m), GAUDISIM_SYNC_MON_ARM_SOB(sob, 0, 3));
+    reg_write(d, blk + GAUDISIM_SYNC_SOB_OBJ(sob), GAUDISIM_SYNC_SOB_ADD(1));
+    settle();
+    g_assert_cmpuint(msix_pending_count(d), ==, 0);
+    g_assert_cmpuint(reg_read(d, GAUDISIM_REG_ERR_PKT_CNT), ==, 1);
+    g_assert_cmphex(reg_read(d, blk + GAUDISIM_SYNC_MON_STATUS(m)) &
+                    GAUDISIM_SYNC_MON_STATUS_FIRED, ==,
+                    GAUDISIM_SYNC_MON_STATUS_FIRED);
+    gsim_shutdown(d);
+}
+
+/* ---- tests: PCIe counters */
+
+typedef struct PcieSnap {
+    uint64_t rx, tx;
+} PcieSnap;
+
+/* Four register reads: RX_LO, RX_HI, TX_LO, TX_HI. */
+static PcieSnap pcie_snap(GsimDev *d)
+{
+    PcieSnap p;
+
+    p.rx = reg_read(d, GAUDISIM_REG_PCIE_RX_BYTES_LO);
+    p.rx |= (uint64_t)reg_read(d, GAUDISIM_REG_PCIE_RX_BYTES_HI) << 32;
+    p.tx = reg_read(d, GAUDISIM_REG_PCIE_TX_BYTES_LO);
+    p.tx |= (uint64_t)reg_read(d, GAUDISIM_REG_PCIE_TX_BYTES_HI) << 32;
+    return p;
+}
+
+/* TX between two snapshots from their own reads (4 bytes each). */
+#define SNAP_TX     16
+
+/*
+ * A LIN_DMA host -> HBM and one HBM -> host: RX grows by the doorbell, the
+ * PQ entry, the CB and the source bytes; TX by the destination bytes, the
+ * CQ entry and the MSI-X message. The HBM BAR is not counted.
+ */
+static void test_pcie_counters(void)
+{
+    GsimDev *d = gsim_boot();
+    const uint32_t n = 10000;
+    const uint32_t tail = 2 * 16;       /* the two MSG_PROT of the tail */
+    g_autofree uint8_t *src = g_malloc(n);
+    g_autofree uint8_t *dst = g_malloc(n);
+    uint64_t src_bus = guest_alloc(&d->qs->alloc, n);
+    uint64_t dst_bus = guest_alloc(&d->qs->alloc, n);
+    uint64_t hbm = GAUDISIM_HBM_BASE + GAUDISIM_HBM_USER_BASE;
+    PcieSnap a, b;
+    GsimQueue q;
+    unsigned int slot;
+    Cb cb = { .len = 0 };
+
+    fill_pattern(src, n, 21);
+    qtest_memwrite(d->qts, src_bus, src, n);
+    queue_init(d, &q, GAUDISIM_QUEUE_ID_DMA_0_0, 2);
+    cb_lin_dma(&cb, host_addr(src_bus), hbm, n);
+    cb_lin_dma(&cb, hbm, host_addr(dst_bus), n);
+
+    a = pcie_snap(d);
+    slot = queue_submit(d, &q, &cb);
+    g_assert_true(msix_wait(d, q.id));
+    b = pcie_snap(d);
+    g_assert_cmphex(cq_entry(d, &q, slot), ==, CQ_OK(0));
+    qtest_memread(d->qts, dst_bus, dst, n);
+    g_assert_cmpmem(dst, n, src, n);
+    g_assert_cmpuint(b.rx - a.rx, ==, 4 + GAUDISIM_BD_SIZE + cb.len + tail + n);
+    g_assert_cmpuint(b.tx - a.tx, ==, SNAP_TX + n + GAUDISIM_CQ_ENTRY_SIZE + 4);
+
+    /* A 64-bit read is LO then HI; the HBM BAR goes straight to memory. */
+    qpci_io_writel(d->pdev, d->hbm, 0x100, 0x1234);
+    g_assert_cmphex(qpci_io_readl(d->pdev, d->hbm, 0x100), ==, 0x1234);
+    g_assert_cmphex(qpci_io_readq(d->pdev, d->cfg, GAUDISIM_REG_PCIE_RX_BYTES_LO),
+                    ==, b.rx);
+
+    /* The replay knob adds; a hard reset clears everything. */
+    g_assert_cmpuint(reg_read(d, GAUDISIM_REG_PCIE_REPLAY_CNT), ==, 0);
+    qom_set_int(d, "fault-pcie-replay", 5);
+    qom_set_int(d, "fault-pcie-replay", 2);
+    g_assert_cmpuint(reg_read(d, GAUDISIM_REG_PCIE_REPLAY_CNT), ==, 7);
+    g_assert_cmpint(qom_get_int(d, "fault-pcie-replay"), ==, 7);
+    /* Read-only. */
+    reg_write(d, GAUDISIM_REG_PCIE_REPLAY_CNT, 0);
+    reg_write(d, GAUDISIM_REG_PCIE_TX_BYTES_LO, 0);
+    g_assert_cmpuint(reg_read(d, GAUDISIM_REG_PCIE_REPLAY_CNT), ==, 7);
+    g_assert_cmpuint(reg_read(d, GAUDISIM_REG_PCIE_TX_BYTES_LO), >, b.tx);
+    msix_ack(d, q.id);
+    reg_write(d, GAUDISIM_REG_RESET, GAUDISIM_RESET_HARD);
+    g_assert_cmpuint(reg_read(d, GAUDISIM_REG_PCIE_RX_BYTES_LO), ==, 0);
+    g_assert_cmpuint(reg_read(d, GAUDISIM_REG_PCIE_TX_BYTES_LO), ==, 4);
+    g_assert_cmpuint(reg_read(d, GAUDISIM_REG_PCIE_TX_BYTES_HI), ==, 0);
+    g_assert_cmpuint(reg_read(d, GAUDISIM_REG_PCIE_REPLAY_CNT), ==, 0);
+    gsim_shutdown(d);
+}
+
+/* ---- tests: board identity */
+
+#define TEST_SERIAL "HL-TEST_0042"
+#define TEST_UUID   "5a1e0000-1234-4abc-8def-00000000002a"
+
+static void read_bytes(GsimDev *d, uint32_t base, unsigned int words,
+                       uint8_t *out)
+{
+    for (unsigned int i = 0; i < words; i++) {
+        stl_le_p(out + 4 * i, reg_read(d, base + 4 * i));
+    }
+}
+
+static char *qom_get_str(GsimDev *d, const char *prop)
+{
+    QDict *rsp = qtest_qmp(d->qts, "{'execute': 'qom-get', 'arguments': "
+                           "{'path': 'gsim0', 'property': %s}}", prop);
+    char *v;
+
+    g_assert(qdict_haskey(rsp, "return"));
+    v = g_strdup(qdict_get_str(rsp, "return"));
+    qobject_unref(rsp);
+    return v;
+}
+
+static void check_identity(GsimDev *d, const char *serial, const char *uuid)
+{
+    uint8_t got[4 * GAUDISIM_SERIAL_WORDS], want[sizeof(got)] = { 0 };
+    uint8_t uuid_got[4 * GAUDISIM_UUID_WORDS];
+    QemuUUID uuid_want;
+
+    g_assert_cmpuint(strlen(serial), <=, GAUDISIM_SERIAL_MAX_LEN);
+    memcpy(want, serial, strlen(serial));
+    read_bytes(d, GAUDISIM_REG_SERIAL(0), GAUDISIM_SERIAL_WORDS, got);
+    g_assert_cmpmem(got, sizeof(got), want, sizeof(want));
+    g_assert_cmpint(qemu_uuid_parse(uuid, &uuid_want), ==, 0);
+    read_bytes(d, GAUDISIM_REG_UUID(0), GAUDISIM_UUID_WORDS, uuid_got);
+    g_assert_cmpmem(uuid_got, sizeof(uuid_got), uuid_want.data,
+                    sizeof(uuid_want.data));
+}
+
+static void test_board_identity(void)
+{
+    GsimDev *d = gsim_boot_args("-global gaudisim.serial=" TEST_SERIAL
+                                " -global gaudisim.uuid=" TEST_UUID);
+    g_autofree char *uuid = NULL;
+    g_autofree char *serial = NULL;
+    uint32_t fw, cpld;
+
+    gsim_enable(d);
+    check_identity(d, TEST_SERIAL, TEST_UUID);
+    g_assert_cmphex(reg_read(d, GAUDISIM_REG_UUID(0)), ==, 0x00001e5a);
+    fw = reg_read(d, GAUDISIM_REG_FW_VERSION);
+    cpld = reg_read(d, GAUDISIM_REG_CPLD_VERSION);
+    g_assert_cmpuint(GAUDISIM_FW_VERSION_MAJOR(fw), >=, 1);
+    g_assert_cmphex(cpld, !=, 0);
+    /* Read-only; a hard reset keeps them. */
+    reg_write(d, GAUDISIM_REG_SERIAL(0), 0);
+    reg_write(d, GAUDISIM_REG_UUID(1), 0);
+    reg_write(d, GAUDISIM_REG_FW_VERSION, 0);
+    reg_write(d, GAUDISIM_REG_CPLD_VERSION, 0);
+    reg_write(d, GAUDISIM_REG_RESET, GAUDISIM_RESET_HARD);
+    check_identity(d, TEST_SERIAL, TEST_UUID);
+    g_assert_cmphex(reg_read(d, GAUDISIM_REG_FW_VERSION), ==, fw);
+    g_assert_cmphex(reg_read(d, GAUDISIM_REG_CPLD_VERSION), ==, cpld);
+    gsim_shutdown(d);
+
+    /* Defaults: a generated UUID, and a serial derived from it. */
+    d = gsim_boot();
+    uuid = qom_get_str(d, "uuid");
+    g_assert_cmpstr(uuid, !=, "00000000-0000-0000-0000-000000000000");
+    serial = g_strdup_printf("GS%.8s%.2s", uuid, uuid + 9);
+    for (char *c = serial; *c; c++) {
+        *c = g_ascii_toupper(*c);
+    }
+    check_identity(d, serial, uuid);
+    gsim_shutdown(d);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -2411,6 +2671,11 @@ int main(int argc, char **argv)
     qtest_add_func("/gaudisim/pci/hot-unplug", test_hot_unplug);
     qtest_add_func("/gaudisim/hbm/window", test_hbm_window);
     qtest_add_func("/gaudisim/msix/request", test_msix_request);
+    qtest_add_func("/gaudisim/msix/user-intr", test_user_intr_mmio);
+    qtest_add_func("/gaudisim/msix/user-intr-cb", test_user_intr_cb);
+    qtest_add_func("/gaudisim/msix/user-intr-monitor", test_user_intr_monitor);
+    qtest_add_func("/gaudisim/pcie/counters", test_pcie_counters);
+    qtest_add_func("/gaudisim/regs/board-identity", test_board_identity);
     qtest_add_func("/gaudisim/queue/dma-job", test_dma_job);
     qtest_add_func("/gaudisim/queue/all-queues", test_all_queues);
     qtest_add_func("/gaudisim/queue/large-job", test_large_job);

@@ -212,5 +212,6 @@ Suite *wiring_suite(void);
 Suite *threads_suite(void);
 Suite *mme_bf16_suite(void);
 Suite *security_suite(void);
+Suite *board_suite(void);
 
 #endif /* GSIM_TEST_H */

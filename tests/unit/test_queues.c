@@ -2,7 +2,7 @@
 /*
  * PQ and BD processing: PI/CI counting modulo 2N over many wraps, full
  * rings, all eight external queues, stream enables, bounded work per run
- * call and round-robin between streams.
+ * call (also with a caller's budget) and round-robin between streams.
  */
 #include <string.h>
 
@@ -190,6 +190,58 @@ START_TEST(test_run_is_bounded)
 }
 END_TEST
 
+/* gsim_core_run_budget(): what a host runs inline where it was kicked. */
+START_TEST(test_run_budget)
+{
+	const unsigned int q = 3;
+	struct cb fill = cb_new(64);
+	unsigned int calls = 0;
+	uint32_t slot;
+
+	q_setup(q, 2);
+	/* A one-NOP job fits the QEMU glue's inline budget: done in one call. */
+	slot = nop_job(q, 1);
+	ck_assert(!gsim_core_run_budget(T->core, 256u << 10, 64));
+	ck_assert_uint_eq(cq_entry(q, slot), cq_ok(slot));
+	ck_assert_uint_eq(T->msix[q], 1);
+
+	/* Two units per call: fetch, NOP, tail entry, 2 MSG_PROTs, end of CB. */
+	slot = nop_job(q, 1);
+	while (gsim_core_run_budget(T->core, 256u << 10, 2)) {
+		calls++;
+		ck_assert_uint_lt(calls, 10);
+		if (calls == 1)
+			ck_assert_uint_eq(cq_entry(q, slot), 0);
+	}
+	ck_assert_uint_eq(calls, 2);
+	ck_assert_uint_eq(cq_entry(q, slot), cq_ok(slot));
+	ck_assert_uint_eq(T->msix[q], 2);
+
+	/* An empty budget still makes progress: one unit per call. */
+	slot = nop_job(q, 1);
+	calls = 0;
+	while (gsim_core_run_budget(T->core, 0, 0)) {
+		calls++;
+		ck_assert_uint_lt(calls, 10);
+	}
+	ck_assert_uint_eq(calls, 5);
+	ck_assert_uint_eq(cq_entry(q, slot), cq_ok(slot));
+
+	/* The byte budget splits a 1 MiB memset into 64 KiB pieces. */
+	cb_memset(&fill, GAUDISIM_HBM_USER_BASE, 0x5a, 1u << 20);
+	slot = job_submit(q, &fill);
+	calls = 0;
+	while (gsim_core_run_budget(T->core, 64u << 10, 64)) {
+		calls++;
+		ck_assert_uint_lt(calls, 100);
+	}
+	ck_assert_uint_ge(calls, 15);
+	ck_assert_uint_eq(cq_entry(q, slot), cq_ok(slot));
+	ck_assert_uint_eq(hbm_ptr(GAUDISIM_HBM_USER_BASE + (1u << 20) - 1)[0], 0x5a);
+	ck_assert_uint_eq(T->errors, 0);
+}
+END_TEST
+
 START_TEST(test_round_robin)
 {
 	uint32_t big, small;
@@ -270,6 +322,7 @@ Suite *queue_suite(void)
 	tcase_add_test(tc, test_bd_without_tail);
 	tcase_add_test(tc, test_cb_in_hbm);
 	tcase_add_test(tc, test_run_is_bounded);
+	tcase_add_test(tc, test_run_budget);
 	tcase_add_test(tc, test_round_robin);
 	tcase_add_test(tc, test_pq_reprogram);
 	tcase_add_test(tc, test_round_robin_across_calls);
