@@ -47,6 +47,21 @@ static uint32_t hard_resets(void)
 	return rc.hard_reset_count;
 }
 
+/*
+ * The timed-out wait returns as soon as the CS is marked TIMEDOUT; the
+ * reset it triggers runs after that, so wait for the count before the
+ * device status means anything.
+ */
+static void wait_hard_resets(uint32_t target)
+{
+	int i;
+
+	for (i = 0; i < 300 && hard_resets() < target; i++)
+		sleep_ms(100);
+	ck_assert_uint_eq(hard_resets(), target);
+	wait_operational();
+}
+
 /* A CB whose only packet waits for fence 0 of its stream to reach 1. */
 static void write_hang(struct test_cb *cb)
 {
@@ -110,7 +125,7 @@ START_TEST(hang_times_out_resets_and_recovers)
 	rc = hlthunk_wait_for_cs(dev_fd, seq_other, WAIT_US_SHORT, &status);
 	ck_assert_msg(rc == -EIO && status == GAUDISIM_WAIT_CS_STATUS_ABORTED,
 		      "CS on the other queue: rc %d status %u", rc, status);
-	wait_operational();
+	wait_hard_resets(resets + 1);
 
 	/* Counters: one reset, one timeout, two aborted. */
 	ck_assert_uint_eq(hard_resets(), resets + 1);
@@ -261,7 +276,7 @@ START_TEST(unread_dump_is_kept_over_a_second_hang)
 
 	seq1 = submit_timeout(&c, 1);
 	ck_assert_int_eq(hlthunk_wait_for_cs(dev_fd, seq1, WAIT_US_SHORT, &status), -ETIMEDOUT);
-	wait_operational();
+	wait_hard_resets(resets + 1);
 	for (i = 0; i < 100 && coredump_find(dir, sizeof(dir)); i++)
 		sleep_ms(50);
 	ck_assert_int_eq(coredump_find(dir, sizeof(dir)), 0);
@@ -269,8 +284,7 @@ START_TEST(unread_dump_is_kept_over_a_second_hang)
 	/* The second hang recovers the same way; the first dump stays. */
 	seq2 = submit_timeout(&c, 1);
 	ck_assert_int_eq(hlthunk_wait_for_cs(dev_fd, seq2, WAIT_US_SHORT, &status), -ETIMEDOUT);
-	wait_operational();
-	ck_assert_uint_eq(hard_resets(), resets + 2);
+	wait_hard_resets(resets + 2);
 	ck_assert_int_eq(coredump_find(dir2, sizeof(dir2)), 0);
 	ck_assert_str_eq(dir, dir2);
 	coredump_read_ok(dir, dump, sizeof(dump));
