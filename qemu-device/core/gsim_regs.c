@@ -156,16 +156,26 @@ static uint32_t bytes_word(const uint8_t *bytes, unsigned int i)
 	return gsim_ld_le32(bytes + 4 * i);
 }
 
+static bool is_serial_reg(uint32_t offset)
+{
+	return offset >= GAUDISIM_REG_SERIAL(0) &&
+	       offset < GAUDISIM_REG_SERIAL(GAUDISIM_SERIAL_WORDS);
+}
+
+static bool is_uuid_reg(uint32_t offset)
+{
+	return offset >= GAUDISIM_REG_UUID(0) && offset < GAUDISIM_REG_UUID(GAUDISIM_UUID_WORDS);
+}
+
 /* The identity registers (serial, UUID); false for other offsets. */
 static bool identity_read(const struct gsim_core *core, uint32_t offset, uint32_t *value)
 {
-	if (offset >= GAUDISIM_REG_SERIAL(0) &&
-	    offset < GAUDISIM_REG_SERIAL(GAUDISIM_SERIAL_WORDS)) {
+	if (is_serial_reg(offset)) {
 		*value = bytes_word((const uint8_t *)core->serial,
 				    (offset - GAUDISIM_REG_SERIAL(0)) / 4);
 		return true;
 	}
-	if (offset >= GAUDISIM_REG_UUID(0) && offset < GAUDISIM_REG_UUID(GAUDISIM_UUID_WORDS)) {
+	if (is_uuid_reg(offset)) {
 		*value = bytes_word(core->uuid, (offset - GAUDISIM_REG_UUID(0)) / 4);
 		return true;
 	}
@@ -465,8 +475,7 @@ static bool global_is_read_only(uint32_t offset)
 	case GAUDISIM_REG_CPLD_VERSION:
 		return true;
 	default:
-		return offset >= GAUDISIM_REG_SERIAL(0) &&
-		       offset < GAUDISIM_REG_UUID(GAUDISIM_UUID_WORDS);
+		return is_serial_reg(offset) || is_uuid_reg(offset);
 	}
 }
 
