@@ -622,6 +622,13 @@ static void gaudisim_realize(PCIDevice *pdev, Error **errp)
     }
     trace_gaudisim_threads(gsim_core_threads(s->core));
     gsim_core_set_module_id(s->core, s->module_id);
+    /* Report the derived serial through qom-get, as the board would. */
+    if (!s->serial) {
+        char derived[GSIM_SERIAL_DEFAULT_LEN + 1];
+
+        gsim_core_default_serial(s->uuid.data, derived, sizeof(derived));
+        s->serial = g_strdup(derived);
+    }
     /* The serial was checked with the other properties: this cannot fail. */
     gsim_core_set_identity(s->core, s->serial, s->uuid.data, NULL);
     if (s->fabric) {

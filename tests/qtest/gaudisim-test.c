@@ -2627,6 +2627,7 @@ static void test_board_identity(void)
                                 " -global gaudisim.uuid=" TEST_UUID);
     g_autofree char *uuid = NULL;
     g_autofree char *serial = NULL;
+    g_autofree char *derived = NULL;
     uint32_t fw, cpld;
 
     gsim_enable(d);
@@ -2656,6 +2657,9 @@ static void test_board_identity(void)
         *c = g_ascii_toupper(*c);
     }
     check_identity(d, serial, uuid);
+    /* qom-get reports the derived serial, not an empty string. */
+    derived = qom_get_str(d, "serial");
+    g_assert_cmpstr(derived, ==, serial);
     gsim_shutdown(d);
 }
 
