@@ -24,6 +24,7 @@
 
 #include "gaudisim_cb.h"
 #include "gaudisim_ctx.h"
+#include "gaudisim_debug.h"
 #include "gaudisim_drv.h"
 #include "gaudisim_mem.h"
 #include "gaudisim_release.h"
@@ -200,6 +201,7 @@ void gaudisim_postclose(struct drm_device *drm, struct drm_file *file)
 	struct gaudisim_ctx *ctx = file->driver_priv;
 
 	WRITE_ONCE(ctx->in_release, true);
+	gaudisim_debug_ctx_fini(ctx);
 	gaudisim_notifier_ctx_fini(gdev, ctx);
 	gaudisim_ctx_release_engines(ctx);
 	/* No device access to the context's pages once they are unpinned. */

@@ -23,6 +23,7 @@
 #include "gaudisim_cb.h"
 #include "gaudisim_cs.h"
 #include "gaudisim_ctx.h"
+#include "gaudisim_debug.h"
 #include "gaudisim_debugfs.h"
 #include "gaudisim_drv.h"
 #include "gaudisim_hw.h"
@@ -69,6 +70,7 @@ static const struct drm_ioctl_desc gaudisim_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(GAUDISIM_CS, gaudisim_cs_ioctl, 0),
 	DRM_IOCTL_DEF_DRV(GAUDISIM_WAIT_CS, gaudisim_wait_cs_ioctl, 0),
 	DRM_IOCTL_DEF_DRV(GAUDISIM_MEMORY, gaudisim_mem_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(GAUDISIM_DEBUG, gaudisim_debug_ioctl, 0),
 };
 
 static const struct drm_driver gaudisim_drm_driver = {

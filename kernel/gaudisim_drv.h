@@ -141,10 +141,12 @@ struct gaudisim_device {
 	 */
 	struct mutex submit_lock;
 
-	/* Protects @ctxs, @num_ctxs and the open statistics below. */
+	/* Protects @ctxs, @num_ctxs, @debug_ctx and the open statistics below. */
 	struct mutex open_lock;
 	struct gaudisim_ctx *ctxs[GAUDISIM_MAX_CONTEXTS];
 	u32 num_ctxs;
+	/* The context that holds debug mode (DEBUG SET_MODE), or NULL. */
+	struct gaudisim_ctx *debug_ctx;
 	u64 open_counter;
 	ktime_t open_time;
 	u64 last_open_period_ms;

@@ -542,9 +542,10 @@ static int gaudisim_info_sw_op(struct gaudisim_device *gdev, struct gaudisim_ctx
 		*size = sizeof(buf->cs_stats);
 		return 0;
 	case GAUDISIM_INFO_SYNC_MANAGER:
-		if (args->dcore_id) {
-			gaudisim_dbg(gdev, "no dcore %u: the device has one sync manager\n",
-				     args->dcore_id);
+		/* The one sync manager stands for each of Gaudi's dcores. */
+		if (args->dcore_id >= GAUDISIM_DCORE_MAX) {
+			gaudisim_dbg(gdev, "no dcore %u: Gaudi has %u\n", args->dcore_id,
+				     GAUDISIM_DCORE_MAX);
 			return -EINVAL;
 		}
 		/* A context sharing the device gets its slice (docs/contexts.md). */

@@ -203,16 +203,26 @@ static int gaudisim_userptr_map(struct gaudisim_ctx *ctx, u64 addr, u64 size, u6
 {
 	struct gaudisim_device *gdev = ctx->gdev;
 	struct gaudisim_userptr *up;
-	u64 end;
+	u64 end, first, span;
 	int rc;
 
-	if (!size || size > GAUDISIM_USERPTR_MAX_SIZE ||
-	    !PAGE_ALIGNED(addr) || !PAGE_ALIGNED(size) ||
-	    check_add_overflow(addr, size, &end)) {
+	/*
+	 * Like habanalabs, any byte range may be mapped (malloc() memory is
+	 * rarely page-aligned): the pages that cover it are pinned and mapped,
+	 * and the VA returned keeps the buffer's offset in its first page.
+	 */
+	if (!size || check_add_overflow(addr, size, &end) || end > U64_MAX - PAGE_SIZE) {
 		gaudisim_dbg(gdev, "bad userptr range 0x%llx + 0x%llx\n", addr, size);
 		return -EINVAL;
 	}
-	if (!access_ok(u64_to_user_ptr(addr), size))
+	first = round_down(addr, PAGE_SIZE);
+	span = round_up(end, PAGE_SIZE) - first;
+	if (span > GAUDISIM_USERPTR_MAX_SIZE) {
+		gaudisim_dbg(gdev, "userptr range 0x%llx + 0x%llx spans more than %llu bytes\n",
+			     addr, size, GAUDISIM_USERPTR_MAX_SIZE);
+		return -EINVAL;
+	}
+	if (!access_ok(u64_to_user_ptr(first), span))
 		return -EFAULT;
 
 	up = kzalloc(sizeof(*up), GFP_KERNEL);
@@ -220,10 +230,11 @@ static int gaudisim_userptr_map(struct gaudisim_ctx *ctx, u64 addr, u64 size, u6
 		return -ENOMEM;
 	kref_init(&up->ref);
 	up->gdev = gdev;
-	up->size = size;
-	up->npages = size >> PAGE_SHIFT;
+	up->size = span;
+	up->npages = span >> PAGE_SHIFT;
+	up->offset = addr - first;
 
-	rc = gaudisim_userptr_pin(up, addr);
+	rc = gaudisim_userptr_pin(up, first);
 	if (rc) {
 		gaudisim_dbg(gdev, "cannot pin 0x%llx + 0x%llx: %d\n", addr, size, rc);
 		kfree(up);
@@ -255,8 +266,8 @@ static int gaudisim_userptr_map(struct gaudisim_ctx *ctx, u64 addr, u64 size, u6
 	mutex_unlock(&ctx->mem_lock);
 
 	gaudisim_dbg(gdev, "mapped %llu bytes at VA 0x%llx in %u bus-contiguous pieces\n",
-		     size, up->va, up->nsegs);
-	*va = up->va;
+		     size, up->va + up->offset, up->nsegs);
+	*va = up->va + up->offset;
 	return 0;
 }
 
@@ -328,7 +339,7 @@ static int gaudisim_userptr_unmap(struct gaudisim_ctx *ctx, u64 va)
 
 	mutex_lock(&ctx->mem_lock);
 	up = gaudisim_userptr_find(ctx, va, 1);
-	if (!up || up->va != va) {
+	if (!up || up->va + up->offset != va) {
 		mutex_unlock(&ctx->mem_lock);
 		gaudisim_dbg(ctx->gdev, "no userptr mapping at 0x%llx\n", va);
 		return -EINVAL;

@@ -32,8 +32,10 @@ struct gaudisim_dma_seg {
  * @gdev: the device it is mapped for
  * @mm: the address space charged for the pinned pages (mmgrab reference)
  * @va_node: its device VA range in ctx->va_mm, plus a guard page
- * @va: first device VA
- * @size: bytes mapped
+ * @va: first device VA, page-aligned
+ * @size: bytes mapped: the whole pages that cover the user's range
+ * @offset: where the user's range starts in the first page; MAP returns
+ *          @va + @offset and UNMAP takes that address
  * @pages: pinned pages
  * @npages: entries in @pages
  * @sgt: DMA-mapped scatter table
@@ -47,6 +49,7 @@ struct gaudisim_userptr {
 	struct drm_mm_node va_node;
 	u64 va;
 	u64 size;
+	u32 offset;
 	struct page **pages;
 	u32 npages;
 	struct sg_table sgt;

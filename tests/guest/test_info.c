@@ -122,12 +122,14 @@ END_TEST
 START_TEST(every_op_refuses_reserved_and_pad)
 {
 	const struct info_op *o = &info_ops[_i % NUM_INFO_OPS];
+	/* SYNC_MANAGER takes dcores 0..3: its first bad argument is 4. */
+	uint32_t arg = o->op == GAUDISIM_INFO_SYNC_MANAGER ? GAUDISIM_DCORE_MAX : 1;
 	uint64_t ptr;
 	uint8_t buf[512];
 	int fd = node_for(_i);
 
 	ptr = (uint64_t)(uintptr_t)buf;
-	ck_assert_int_eq(info_raw(fd, ptr, o->size, o->op, 1, 0), -EINVAL);
+	ck_assert_int_eq(info_raw(fd, ptr, o->size, o->op, arg, 0), -EINVAL);
 	ck_assert_int_eq(info_raw(fd, ptr, o->size, o->op, 0, 1), -EINVAL);
 	ck_assert_int_eq(info_raw(fd, ptr, o->size, o->op, 0x80000000u, 0x80000000u), -EINVAL);
 }
@@ -446,14 +448,19 @@ START_TEST(hw_events_arrays)
 }
 END_TEST
 
-START_TEST(sync_manager_has_one_dcore)
+START_TEST(sync_manager_answers_for_each_gaudi_dcore)
 {
 	struct hlthunk_sync_manager_info sm;
+	int dcore;
 
-	ck_assert_int_eq(hlthunk_get_sync_manager_info(dev_fd, 0, &sm), 0);
-	ck_assert_uint_eq(sm.first_available_sync_object, GAUDISIM_SYNC_FIRST_USER_SOB);
-	ck_assert_uint_eq(sm.first_available_monitor, GAUDISIM_SYNC_FIRST_USER_MON);
-	ck_assert_int_eq(hlthunk_get_sync_manager_info(dev_fd, 1, &sm), -EINVAL);
+	/* Gaudi's user space asks about the E_N dcore (hl-thunk's tests). */
+	for (dcore = GAUDISIM_DCORE_WS; dcore < GAUDISIM_DCORE_MAX; dcore++) {
+		memset(&sm, 0xff, sizeof(sm));
+		ck_assert_int_eq(hlthunk_get_sync_manager_info(dev_fd, dcore, &sm), 0);
+		ck_assert_uint_eq(sm.first_available_sync_object, GAUDISIM_SYNC_FIRST_USER_SOB);
+		ck_assert_uint_eq(sm.first_available_monitor, GAUDISIM_SYNC_FIRST_USER_MON);
+	}
+	ck_assert_int_eq(hlthunk_get_sync_manager_info(dev_fd, GAUDISIM_DCORE_MAX, &sm), -EINVAL);
 	ck_assert_int_eq(hlthunk_get_sync_manager_info(dev_fd, -1, &sm), -EINVAL);
 }
 END_TEST
@@ -577,7 +584,7 @@ static Suite *info_suite(void)
 	tcase_add_test(telemetry, throttle_and_reset_facts);
 	tcase_add_test(telemetry, busy_engines_mask_matches_hw_idle);
 	tcase_add_test(telemetry, hw_events_arrays);
-	tcase_add_test(telemetry, sync_manager_has_one_dcore);
+	tcase_add_test(telemetry, sync_manager_answers_for_each_gaudi_dcore);
 	tcase_add_test(telemetry, captured_errors_are_in_the_past);
 	tcase_add_loop_test(telemetry, engine_status_is_a_table, 0, 2);
 	tcase_add_test(telemetry, notifier_on_the_compute_node_only);

@@ -573,8 +573,8 @@ END_TEST
 
 /* ---- CB caps ----------------------------------------------------------------- */
 
-#define CB_COUNT_MAX	4096
-#define CB_BYTES_MAX	(64 * MiB)
+#define CB_COUNT_MAX	65535
+#define CB_BYTES_MAX	(256 * MiB)
 
 START_TEST(cb_count_and_bytes_capped)
 {

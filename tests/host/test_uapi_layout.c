@@ -32,6 +32,12 @@ LAYOUT(struct gaudisim_info_args, eventfd, 16);
 LAYOUT(struct gaudisim_info_args, user_buffer_actual_size, 16);
 LAYOUT(struct gaudisim_info_args, pad, 20);
 
+/* enum gaudi_dcores, SYNC_MANAGER's dcore_id */
+VALUE(GAUDISIM_DCORE_WS, 0);
+VALUE(GAUDISIM_DCORE_WN, 1);
+VALUE(GAUDISIM_DCORE_EN, 2);
+VALUE(GAUDISIM_DCORE_ES, 3);
+
 SIZE(struct gaudisim_info_hw_ip_info, 304);
 LAYOUT(struct gaudisim_info_hw_ip_info, sram_base_address, 0);
 LAYOUT(struct gaudisim_info_hw_ip_info, dram_base_address, 8);
@@ -281,12 +287,32 @@ VALUE(GAUDISIM_MEM_OP_UNMAP, 3);
 VALUE(GAUDISIM_MEM_CONTIGUOUS, 0x1);
 VALUE(GAUDISIM_MEM_USERPTR, 0x4);
 
+/* ---- DEBUG ---- */
+SIZE(struct gaudisim_debug_args, 40);
+LAYOUT(struct gaudisim_debug_args, input_ptr, 0);
+LAYOUT(struct gaudisim_debug_args, output_ptr, 8);
+LAYOUT(struct gaudisim_debug_args, input_size, 16);
+LAYOUT(struct gaudisim_debug_args, output_size, 20);
+LAYOUT(struct gaudisim_debug_args, op, 24);
+LAYOUT(struct gaudisim_debug_args, reg_idx, 28);
+LAYOUT(struct gaudisim_debug_args, enable, 32);
+LAYOUT(struct gaudisim_debug_args, ctx_id, 36);
+VALUE(GAUDISIM_DEBUG_OP_ETR, 0);
+VALUE(GAUDISIM_DEBUG_OP_ETF, 1);
+VALUE(GAUDISIM_DEBUG_OP_STM, 2);
+VALUE(GAUDISIM_DEBUG_OP_FUNNEL, 3);
+VALUE(GAUDISIM_DEBUG_OP_BMON, 4);
+VALUE(GAUDISIM_DEBUG_OP_SPMU, 5);
+VALUE(GAUDISIM_DEBUG_OP_TIMESTAMP, 6);
+VALUE(GAUDISIM_DEBUG_OP_SET_MODE, 7);
+
 /* ---- Ioctl request codes (what a habanalabs binary passes to ioctl) ---- */
 VALUE(DRM_IOCTL_GAUDISIM_INFO, 0xc0186440u);
 VALUE(DRM_IOCTL_GAUDISIM_CB, 0xc0186441u);
 VALUE(DRM_IOCTL_GAUDISIM_CS, 0xc0306442u);
 VALUE(DRM_IOCTL_GAUDISIM_WAIT_CS, 0xc0386443u);
 VALUE(DRM_IOCTL_GAUDISIM_MEMORY, 0xc0286444u);
+VALUE(DRM_IOCTL_GAUDISIM_DEBUG, 0xc0286445u);
 
 /*
  * The asserts above fail the build; this test makes the suite report the
@@ -302,6 +328,7 @@ static const struct {
 	{ DRM_IOCTL_GAUDISIM_CS, 0xc0306442ul },
 	{ DRM_IOCTL_GAUDISIM_WAIT_CS, 0xc0386443ul },
 	{ DRM_IOCTL_GAUDISIM_MEMORY, 0xc0286444ul },
+	{ DRM_IOCTL_GAUDISIM_DEBUG, 0xc0286445ul },
 };
 
 START_TEST(ioctl_codes_are_habanalabs)

@@ -3,8 +3,8 @@
  * gaudisim accel driver ioctl ABI.
  *
  * Binary compatible with Linux's habanalabs_accel.h for everything gaudisim
- * implements: the five ioctls on /dev/accel/accelN (INFO, CB, CS, WAIT_CS,
- * MEMORY; INFO alone on the control node /dev/accel/accel_controlDN) have
+ * implements: the six ioctls on /dev/accel/accelN (INFO, CB, CS, WAIT_CS,
+ * MEMORY, DEBUG; INFO alone on the control node /dev/accel/accel_controlDN) have
  * habanalabs' numbers, and every struct, op, flag and enum value here has
  * habanalabs' size, offsets and value (tests/host/test_uapi_layout.c checks
  * them against the numbers of habanalabs' header). Project-only extras sit
@@ -79,7 +79,7 @@ extern "C" {
  * @return_size: its size; the driver copies min(return_size, struct size),
  *               so a smaller, older struct keeps working. 0 is EINVAL.
  * @op: GAUDISIM_INFO_*
- * @dcore_id: SYNC_MANAGER: 0 (the device has one sync manager)
+ * @dcore_id: SYNC_MANAGER: a Gaudi dcore, enum gaudisim_dcore
  * @ctx_id: unused, 0
  * @period_ms: DEVICE_UTILIZATION: 100..1000 in steps of 100
  * @pll_index: PLL_FREQUENCY: enum gaudisim_pll_index
@@ -90,6 +90,20 @@ extern "C" {
  *
  * The union must be 0 for ops that take no argument.
  */
+/*
+ * Gaudi's dcores (habanalabs' enum gaudi_dcores), as INFO SYNC_MANAGER's
+ * dcore_id. Gaudi has a sync manager per dcore; gaudisim has one, reached
+ * through MSG_SHORT bases 0 and 1 like Gaudi's E_N one, which is the one
+ * Gaudi's user space asks about. It answers for each of the four IDs.
+ */
+enum gaudisim_dcore {
+	GAUDISIM_DCORE_WS = 0,
+	GAUDISIM_DCORE_WN = 1,
+	GAUDISIM_DCORE_EN = 2,
+	GAUDISIM_DCORE_ES = 3,
+	GAUDISIM_DCORE_MAX = 4,
+};
+
 struct gaudisim_info_args {
 	__u64 return_pointer;
 	__u32 return_size;
@@ -879,11 +893,14 @@ union gaudisim_wait_cs_args {
  * @free.handle: FREE: handle from ALLOC
  * @map_device.hint_addr: MAP: must be 0 (HBM is mapped where it lies)
  * @map_device.handle: MAP: HBM handle; returns its device address
- * @map_host.host_virt_addr: MAP + USERPTR: page-aligned user address
+ * @map_host.host_virt_addr: MAP + USERPTR: user address, any alignment
  * @map_host.hint_addr: MAP + USERPTR: 0, or a free page-aligned address in
  *                      the host VA range to map at
- * @map_host.mem_size: MAP + USERPTR: bytes, page multiple
- * @unmap.device_virt_addr: UNMAP: address from MAP + USERPTR
+ * @map_host.mem_size: MAP + USERPTR: bytes, at least 1; the whole pages
+ *                     covering the range are pinned and mapped, and the
+ *                     device VA returned keeps host_virt_addr's offset in
+ *                     its page (as habanalabs)
+ * @unmap.device_virt_addr: UNMAP: the address MAP + USERPTR returned
  * @op: GAUDISIM_MEM_OP_*
  * @flags: GAUDISIM_MEM_* valid for the op
  * @ctx_id: must be 0
@@ -933,6 +950,48 @@ union gaudisim_mem_args {
 	struct gaudisim_mem_out out;
 };
 
+/* ---- DEBUG ---------------------------------------------------------------- */
+
+/*
+ * habanalabs' HL_DEBUG_OP_*. Gaudi's profiler programs the CoreSight trace
+ * blocks with ops 0..6 once its context put the device in debug mode
+ * (SET_MODE). gaudisim keeps debug mode with habanalabs' rules; it has no
+ * trace hardware, so ops 0..6 answer EOPNOTSUPP (EFAULT outside debug mode,
+ * as habanalabs).
+ */
+#define GAUDISIM_DEBUG_OP_ETR		0
+#define GAUDISIM_DEBUG_OP_ETF		1
+#define GAUDISIM_DEBUG_OP_STM		2
+#define GAUDISIM_DEBUG_OP_FUNNEL	3
+#define GAUDISIM_DEBUG_OP_BMON		4
+#define GAUDISIM_DEBUG_OP_SPMU		5
+#define GAUDISIM_DEBUG_OP_TIMESTAMP	6
+#define GAUDISIM_DEBUG_OP_SET_MODE	7
+
+/**
+ * struct gaudisim_debug_args - DEBUG ioctl argument (hl_debug_args)
+ * @input_ptr: CoreSight ops: the block's configuration
+ * @output_ptr: CoreSight ops: where results go
+ * @input_size: size at @input_ptr
+ * @output_size: size at @output_ptr
+ * @op: GAUDISIM_DEBUG_OP_*
+ * @reg_idx: CoreSight ops: which block
+ * @enable: SET_MODE: nonzero enters debug mode, 0 leaves it. Entering
+ *          while the device is in debug mode, or leaving outside it, is
+ *          EFAULT; closing the file leaves it.
+ * @ctx_id: unused, must be 0
+ */
+struct gaudisim_debug_args {
+	__u64 input_ptr;
+	__u64 output_ptr;
+	__u32 input_size;
+	__u32 output_size;
+	__u32 op;
+	__u32 reg_idx;
+	__u32 enable;
+	__u32 ctx_id;
+};
+
 /* ---- Ioctl numbers -------------------------------------------------------- */
 
 #define DRM_GAUDISIM_INFO	0x00
@@ -940,6 +999,7 @@ union gaudisim_mem_args {
 #define DRM_GAUDISIM_CS		0x02
 #define DRM_GAUDISIM_WAIT_CS	0x03
 #define DRM_GAUDISIM_MEMORY	0x04
+#define DRM_GAUDISIM_DEBUG	0x05
 
 #define DRM_IOCTL_GAUDISIM_INFO \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_GAUDISIM_INFO, struct gaudisim_info_args)
@@ -951,6 +1011,8 @@ union gaudisim_mem_args {
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_GAUDISIM_WAIT_CS, union gaudisim_wait_cs_args)
 #define DRM_IOCTL_GAUDISIM_MEMORY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_GAUDISIM_MEMORY, union gaudisim_mem_args)
+#define DRM_IOCTL_GAUDISIM_DEBUG \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_GAUDISIM_DEBUG, struct gaudisim_debug_args)
 
 #if defined(__cplusplus)
 }
