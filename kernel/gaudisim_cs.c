@@ -32,6 +32,7 @@
 #include "gaudisim_mem.h"
 #include "gaudisim_parser.h"
 #include "gaudisim_queue.h"
+#include "gaudisim_uirq.h"
 
 #define GAUDISIM_CS_TIMEOUT_MAX_S	3600
 /*
@@ -953,9 +954,11 @@ int gaudisim_wait_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *
 	int rc;
 
 	if (in.flags & GAUDISIM_WAIT_CS_FLAGS_INTERRUPT) {
-		/* As habanalabs on Gaudi-1: the device has no user interrupts. */
-		gaudisim_dbg(gdev, "no user interrupts to wait on\n");
-		return -EPERM;
+		rc = gaudisim_uirq_wait(gdev, &in,
+					in.interrupt_timeout_us ?
+					gaudisim_us_to_jiffies(in.interrupt_timeout_us) : 0,
+					&out);
+		goto out;
 	}
 	if (in.ctx_id || (in.flags & ~GAUDISIM_WAIT_CS_FLAGS_MULTI_CS) ||
 	    memchr_inv(in.pad, 0, sizeof(in.pad)) || in.cq_counters_offset ||

@@ -33,6 +33,7 @@
 #include "gaudisim_eq.h"
 #include "gaudisim_mmu.h"
 #include "gaudisim_queue.h"
+#include "gaudisim_uirq.h"
 
 #define GAUDISIM_DRIVER_VERSION		"0.1.0"
 #define GAUDISIM_DRIVER_DESC		"gaudisim simulated Gaudi accelerator"
@@ -109,6 +110,7 @@ struct gaudisim_captured_errors {
  * @reset_reason: why @reset_work was queued, for the log
  * @coredump: the CS that last timed out, for the crash dump
  * @eq: event queue and heartbeat
+ * @uirq: user interrupts and their waiters (gaudisim_uirq.c)
  * @mmu: device MMU state
  * @ctrl: control node
  * @debugfs: debugfs state and event history (gaudisim_debugfs.c), or NULL
@@ -176,6 +178,7 @@ struct gaudisim_device {
 	struct gaudisim_coredump coredump;
 
 	struct gaudisim_eq eq;
+	struct gaudisim_uirq uirq;
 	struct gaudisim_mmu mmu;
 
 	struct gaudisim_ctrl *ctrl;

@@ -87,6 +87,8 @@ static void gaudisim_info_hw_ip(struct gaudisim_device *gdev,
 	hw->revision_id = gdev->pdev->revision;
 	hw->reserved_dram_size = GAUDISIM_HBM_USER_BASE;
 	hw->module_id = gdev->module_id;
+	hw->first_available_interrupt_id = GAUDISIM_MSIX_VEC_USER_FIRST;
+	hw->number_of_user_interrupts = GAUDISIM_MSIX_NUM_USER;
 }
 
 static void gaudisim_info_hw_ext(struct gaudisim_device *gdev,

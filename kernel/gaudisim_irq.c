@@ -2,7 +2,7 @@
 /*
  * Interrupts: one MSI-X vector per completion queue (vector i = CQ i =
  * queue ID i, the number the completion tail writes to MSIX_REQ), then
- * the event-queue vector, which later work will use.
+ * the event-queue vector, then the user interrupts (gaudisim_uirq.c).
  *
  * The handlers are threaded, so completing a job may sleep. The hard-IRQ
  * half wakes the thread only when a READY entry waits and no submitter is
@@ -16,6 +16,7 @@
 
 #include "gaudisim_drv.h"
 #include "gaudisim_queue.h"
+#include "gaudisim_uirq.h"
 
 static irqreturn_t gaudisim_cq_irq(int irq, void *arg)
 {
@@ -77,6 +78,9 @@ int gaudisim_irq_init(struct gaudisim_device *gdev)
 		}
 		q->irq = irq;
 	}
+	rc = gaudisim_uirq_init(gdev);
+	if (rc)
+		goto err_free;
 	return 0;
 
 err_free:
@@ -88,6 +92,7 @@ void gaudisim_irq_fini(struct gaudisim_device *gdev)
 {
 	u32 i;
 
+	gaudisim_uirq_fini(gdev);
 	for (i = 0; i < GAUDISIM_NUM_CQ; i++) {
 		struct gaudisim_queue *q = &gdev->queues[i];
 

@@ -27,7 +27,8 @@
  *  - WREG_32: only to the stream's own CP_FENCE_RDATA registers, which
  *    the device accepts from external CBs (a CB may signal its own fence).
  *  - MSG_LONG: a 32-bit value or a 64-bit timestamp to user HBM, SRAM or a
- *    userptr VA (translated); never to the register space.
+ *    userptr VA (translated); of the register space only a user interrupt
+ *    ID to USER_INTR, so a CB can wake its own waiters.
  *  - LIN_DMA: between user HBM, SRAM and userptr VAs. Userptr VAs are
  *    translated to host device addresses; a transfer that crosses a bus
  *    discontinuity of the mapping is split into one packet per piece.
@@ -259,6 +260,24 @@ static int gaudisim_check_range(struct gaudisim_parser *p, u64 addr, u64 len,
 	return -EINVAL;
 }
 
+/* MSG_LONG to USER_INTR: a 32-bit user interrupt ID, nothing else. */
+static int gaudisim_parse_user_intr(struct gaudisim_parser *p,
+				    const struct gaudisim_pkt_msg *pkt, u32 op)
+{
+	u32 id = le32_to_cpu(pkt->value);
+
+	if (op != GAUDISIM_MSG_OP_WRITE_VALUE) {
+		gaudisim_parse_dbg(p, "MSG_LONG to USER_INTR must write a value\n");
+		return -EINVAL;
+	}
+	if (id < GAUDISIM_MSIX_VEC_USER_FIRST ||
+	    id >= GAUDISIM_MSIX_VEC_USER_FIRST + GAUDISIM_MSIX_NUM_USER) {
+		gaudisim_parse_dbg(p, "MSG_LONG raises %u, not a user interrupt\n", id);
+		return -EINVAL;
+	}
+	return gaudisim_emit(p, pkt, sizeof(*pkt));
+}
+
 static int gaudisim_parse_msg_long(struct gaudisim_parser *p,
 				   const struct gaudisim_pkt_msg *pkt)
 {
@@ -282,6 +301,8 @@ static int gaudisim_parse_msg_long(struct gaudisim_parser *p,
 		return -EINVAL;
 	}
 
+	if (addr == GAUDISIM_CFG_BASE + GAUDISIM_REG_USER_INTR)
+		return gaudisim_parse_user_intr(p, pkt, op);
 	if (!IS_ALIGNED(addr, sizeof(u32))) {
 		gaudisim_parse_dbg(p, "MSG_LONG address 0x%llx is not 4-byte aligned\n",
 				   addr);

@@ -6,7 +6,8 @@
  * it runs. After the hardware reset nothing DMAs or interrupts for old
  * work; entries that completed before it are still honoured, the rest of
  * the jobs are aborted with -EIO (their CSs end ABORTED, unless they had
- * already timed out), and the queues are set up again.
+ * already timed out), waits on user interrupts end ABORTED, and the
+ * queues are set up again.
  */
 
 #include <drm/drm_drv.h>
@@ -15,6 +16,7 @@
 #include "gaudisim_hw.h"
 #include "gaudisim_nic.h"
 #include "gaudisim_queue.h"
+#include "gaudisim_uirq.h"
 
 static void gaudisim_abort_all(struct gaudisim_device *gdev)
 {
@@ -52,6 +54,7 @@ int gaudisim_device_hard_reset(struct gaudisim_device *gdev, const char *reason)
 	rc = gaudisim_hw_reset(gdev);
 	gaudisim_abort_all(gdev);
 	gaudisim_sigwait_hw_reset(gdev);
+	gaudisim_uirq_reset(gdev);
 	atomic_inc(&gdev->hard_reset_cnt);
 	gaudisim_eq_mark_reset(gdev);
 
@@ -80,6 +83,7 @@ void gaudisim_device_stop(struct gaudisim_device *gdev)
 	gaudisim_set_status(gdev, GAUDISIM_DEVICE_STATUS_MALFUNCTION);
 	gaudisim_hw_reset(gdev);
 	gaudisim_abort_all(gdev);
+	gaudisim_uirq_reset(gdev);
 	mutex_unlock(&gdev->submit_lock);
 }
 

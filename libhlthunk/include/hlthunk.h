@@ -279,6 +279,21 @@ int hlthunk_wait_for_multi_cs_with_timestamp(int fd, struct hlthunk_wait_multi_c
 					     struct hlthunk_wait_multi_cs_out *out,
 					     uint64_t *timestamp);
 
+/*
+ * hl-thunk's wait on a user interrupt: returns once *(uint64_t *)addr >=
+ * target_value, checked at once and after every interrupt_id (UINT32_MAX:
+ * any user interrupt), or after timeout_us (0: check once). status:
+ * COMPLETED, BUSY on timeout (rc 0), ABORTED with rc -EIO after a device
+ * reset. Returns the ioctl's rc (-EINVAL bad ID/flags, -EFAULT bad addr).
+ */
+int hlthunk_wait_for_interrupt(int fd, void *addr, uint64_t target_value,
+			       uint32_t interrupt_id, uint64_t timeout_us,
+			       uint32_t *status);
+/* Same, storing the CLOCK_MONOTONIC time of the completion (0 if none). */
+int hlthunk_wait_for_interrupt_with_timestamp(int fd, void *addr, uint64_t target_value,
+					      uint32_t interrupt_id, uint64_t timeout_us,
+					      uint32_t *status, uint64_t *timestamp);
+
 /* ---- SIGNAL / WAIT command submissions (hl-thunk's structs) -------------- */
 
 struct hlthunk_signal_in {

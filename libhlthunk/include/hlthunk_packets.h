@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "hw/gaudisim_packets.h"
+#include "hw/gaudisim_regs.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -119,6 +120,16 @@ static inline int hlthunk_cbw_msg_long_timestamp(struct hlthunk_cb_writer *w,
 {
 	return hlthunk_cbw_msg(w, GAUDISIM_PKT_MSG_LONG, addr, 0,
 			       GAUDISIM_MSG_OP_WRITE_TIMESTAMP, barriers);
+}
+
+/*
+ * Raise user interrupt id (from HW_IP_INFO's first_available_interrupt_id),
+ * behind a message barrier: the CB's earlier writes land first.
+ */
+static inline int hlthunk_cbw_user_interrupt(struct hlthunk_cb_writer *w, uint32_t id)
+{
+	return hlthunk_cbw_msg_long(w, GAUDISIM_CFG_BASE + GAUDISIM_REG_USER_INTR, id,
+				    GAUDISIM_PKT_CTL_MB);
 }
 
 /* Block the stream until fence[id] >= target, then subtract dec_val. */

@@ -2,8 +2,8 @@
 /*
  * WAIT_CS beyond one sequence number, as habanalabs has it: the multi-CS
  * wait (up to 32 CSs, the completion bitmap, the first completion time,
- * blocking until any of them finishes) and its negative matrix, and the
- * user-interrupt wait, which Gaudi-1 refuses.
+ * blocking until any of them finishes) and its negative matrix, and how
+ * the user-interrupt wait (gsim-test-uirq) sets itself apart from it.
  *
  * A "gated" CS blocks on fence 0 of QUEUE_H2D until the test opens the
  * gate: a monitor adds 1 to that fence when a SOB reaches 1, and a CS on
@@ -382,22 +382,28 @@ START_TEST(bad_fields)
 }
 END_TEST
 
-START_TEST(user_interrupt_wait_is_not_offered)
+START_TEST(user_interrupt_wait_reads_addr_not_seq)
 {
 	struct gaudisim_wait_cs_in in;
+	union gaudisim_wait_cs_args a;
 	uint64_t counter = 5;
 
-	/* Gaudi-1 has no user interrupts: habanalabs answers EPERM. */
+	/* addr/target overlay seq/timeout_us: no CS 5 is looked up. */
 	memset(&in, 0, sizeof(in));
 	in.addr = (uint64_t)(uintptr_t)&counter;
-	in.target = 1;
+	in.target = 5;
 	in.interrupt_timeout_us = WAIT_US_SHORT;
+	in.flags = GAUDISIM_WAIT_CS_FLAGS_INTERRUPT | GAUDISIM_WAIT_CS_FLAGS_ANY_CQ_INTERRUPT;
+	memset(&a, 0, sizeof(a));
+	a.in = in;
+	ck_assert_int_eq(hlthunk_ioctl(dev_fd, DRM_IOCTL_GAUDISIM_WAIT_CS, &a), 0);
+	ck_assert_uint_eq(a.out.status, GAUDISIM_WAIT_CS_STATUS_COMPLETED);
+	/* Interrupt ID 0 is no user interrupt; INTERRUPT and MULTI_CS do not mix. */
 	in.flags = GAUDISIM_WAIT_CS_FLAGS_INTERRUPT;
-	ck_assert_int_eq(wait_raw(&in), -EPERM);
-	in.flags = GAUDISIM_WAIT_CS_FLAGS_INTERRUPT | 0xfff00000u;
-	ck_assert_int_eq(wait_raw(&in), -EPERM);
-	in.flags = GAUDISIM_WAIT_CS_FLAGS_INTERRUPT | GAUDISIM_WAIT_CS_FLAGS_MULTI_CS;
-	ck_assert_int_eq(wait_raw(&in), -EPERM);
+	ck_assert_int_eq(wait_raw(&in), -EINVAL);
+	in.flags = GAUDISIM_WAIT_CS_FLAGS_INTERRUPT | GAUDISIM_WAIT_CS_FLAGS_ANY_CQ_INTERRUPT |
+		   GAUDISIM_WAIT_CS_FLAGS_MULTI_CS;
+	ck_assert_int_eq(wait_raw(&in), -EINVAL);
 }
 END_TEST
 
@@ -423,7 +429,7 @@ static Suite *wait_suite(void)
 	tcase_add_test(neg, bad_pointers);
 	tcase_add_test(neg, unknown_seqs);
 	tcase_add_test(neg, bad_fields);
-	tcase_add_test(neg, user_interrupt_wait_is_not_offered);
+	tcase_add_test(neg, user_interrupt_wait_reads_addr_not_seq);
 	suite_add_tcase(s, neg);
 	return s;
 }

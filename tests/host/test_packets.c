@@ -116,6 +116,20 @@ START_TEST(msg_long_timestamp_bytes)
 }
 END_TEST
 
+START_TEST(user_interrupt_bytes)
+{
+	static const uint8_t want[] = {
+		0x09, 0x00, 0x00, 0x00,				/* interrupt ID */
+		0x00, 0x00, 0x00, 0x83,				/* MSG_LONG, MB */
+		0x84, 0x00, 0x00, 0xfc, 0x7f, 0x00, 0x00, 0x00,	/* CFG + USER_INTR */
+	};
+
+	ck_assert_int_eq(hlthunk_cbw_user_interrupt(&w, 9), 0);
+	ck_assert_uint_eq(w.used, GAUDISIM_PKT_SIZE_MSG_LONG);
+	ck_assert_bytes(cb, want);
+}
+END_TEST
+
 START_TEST(fence_bytes)
 {
 	/* id 2 [31:30], target 5 [23:16], dec_val 1 [3:0]: cfg 0x80050001. */
@@ -191,6 +205,7 @@ Suite *packets_suite(void)
 	tcase_add_test(tc, memset_bytes);
 	tcase_add_test(tc, msg_long_bytes);
 	tcase_add_test(tc, msg_long_timestamp_bytes);
+	tcase_add_test(tc, user_interrupt_bytes);
 	tcase_add_test(tc, fence_bytes);
 	tcase_add_test(tc, fence_fields_are_masked);
 	tcase_add_test(tc, wreg32_bytes);

@@ -105,6 +105,25 @@ START_TEST(calls_on_a_bad_fd_fail_cleanly)
 }
 END_TEST
 
+START_TEST(wait_for_interrupt_checks_arguments)
+{
+	uint64_t counter = 0, ts = 1;
+	uint32_t status = 7;
+
+	ck_assert_int_eq(hlthunk_wait_for_interrupt(-1, NULL, 1, 9, 0, &status), -EINVAL);
+	ck_assert_int_eq(hlthunk_wait_for_interrupt(-1, &counter, 1, 9, 0, NULL), -EINVAL);
+	/* Wider than the 12-bit ID field, but not UINT32_MAX (any). */
+	ck_assert_int_eq(hlthunk_wait_for_interrupt(-1, &counter, 1, 0x1009, 0, &status),
+			 -EINVAL);
+	ck_assert_uint_eq(status, 7);
+	/* Valid requests reach the ioctl. */
+	ck_assert_int_eq(hlthunk_wait_for_interrupt(-1, &counter, 1, 9, 0, &status), -EBADF);
+	ck_assert_int_eq(hlthunk_wait_for_interrupt_with_timestamp(-1, &counter, 1, UINT32_MAX,
+								   0, &status, &ts), -EBADF);
+	ck_assert_uint_eq(ts, 0);
+}
+END_TEST
+
 START_TEST(cb_mmap_refuses_size_0)
 {
 	errno = 0;
@@ -134,6 +153,7 @@ Suite *thunk_suite(void)
 	tcase_add_test(tc, open_checks_index);
 	tcase_add_test(tc, open_by_busid_checks_syntax);
 	tcase_add_test(tc, calls_on_a_bad_fd_fail_cleanly);
+	tcase_add_test(tc, wait_for_interrupt_checks_arguments);
 	tcase_add_test(tc, cb_mmap_refuses_size_0);
 	tcase_add_test(tc, version_is_set);
 	suite_add_tcase(s, tc);
