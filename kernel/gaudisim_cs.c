@@ -274,13 +274,19 @@ static int gaudisim_chunk_check(struct gaudisim_device *gdev,
 {
 	u32 q = chunk->queue_index;
 
-	if (chunk->cs_chunk_flags || chunk->collective_engine_id ||
-	    memchr_inv(chunk->pad, 0, sizeof(chunk->pad))) {
-		gaudisim_dbg(gdev, "chunk flags, collective engine and padding must be 0\n");
+	if ((chunk->cs_chunk_flags & ~GAUDISIM_CS_CHUNK_FLAGS_USER_ALLOC_CB) ||
+	    chunk->collective_engine_id || memchr_inv(chunk->pad, 0, sizeof(chunk->pad))) {
+		gaudisim_dbg(gdev, "unknown chunk flags, collective engine and padding must be 0\n");
 		return -EINVAL;
 	}
 	if (q >= GAUDISIM_QUEUE_ID_SIZE || gaudisim_queue_engine(q) < 0) {
 		gaudisim_dbg(gdev, "queue %u does not exist\n", q);
+		return -EINVAL;
+	}
+	/* As habanalabs: external queues take kernel CBs only. */
+	if ((chunk->cs_chunk_flags & GAUDISIM_CS_CHUNK_FLAGS_USER_ALLOC_CB) &&
+	    GAUDISIM_QUEUE_IS_EXTERNAL(q)) {
+		gaudisim_dbg(gdev, "queue %u does not take a user-allocated CB\n", q);
 		return -EINVAL;
 	}
 	if (!gaudisim_queue_present(gdev, q)) {

@@ -135,6 +135,44 @@ START_TEST(internal_chunk_refusals)
 }
 END_TEST
 
+/* habanalabs' USER_ALLOC_CB chunk flag: internal queues only, as Gaudi's. */
+START_TEST(user_alloc_cb_flag_on_internal_queues_only)
+{
+	struct gaudisim_cs_chunk chunks[2];
+	struct hlthunk_cb_writer iw;
+	uint8_t icb[64];
+	struct hbm_buf hbm;
+	struct test_cb cb;
+	uint32_t status;
+	uint64_t seq;
+
+	hbm_alloc_ok(dev_fd, &hbm, 2 * MiB);
+	hlthunk_cbw_init(&iw, icb, sizeof(icb));
+	ck_assert_int_eq(hlthunk_cbw_nop(&iw, 0), 0);
+	put_in_hbm_ok(iw.base, iw.used, hbm.addr);
+	cb_create_ok(dev_fd, &cb, CB_BYTES);
+	ck_assert_int_eq(hlthunk_cbw_nop(&cb.w, 0), 0);
+
+	chunks[0] = make_chunk(hbm.addr, QUEUE_INT, iw.used);
+	chunks[0].cs_chunk_flags = GAUDISIM_CS_CHUNK_FLAGS_USER_ALLOC_CB;
+	chunks[1] = make_chunk(cb.handle, QUEUE_EXT_A, cb.w.used);
+	ck_assert_int_eq(submit_chunks(chunks, 2, 0, &seq), 0);
+	status = ~0u;
+	ck_assert_int_eq(hlthunk_wait_for_cs(dev_fd, seq, WAIT_US_SHORT, &status), 0);
+	ck_assert_uint_eq(status, GAUDISIM_WAIT_CS_STATUS_COMPLETED);
+
+	/* Unknown flags, and the flag on an external queue's kernel CB. */
+	chunks[0].cs_chunk_flags = 0x2;
+	ck_assert_int_eq(submit_chunks(chunks, 2, 0, &seq), -EINVAL);
+	chunks[0].cs_chunk_flags = 0;
+	chunks[1].cs_chunk_flags = GAUDISIM_CS_CHUNK_FLAGS_USER_ALLOC_CB;
+	ck_assert_int_eq(submit_chunks(chunks, 2, 0, &seq), -EINVAL);
+
+	cb_destroy_ok(dev_fd, &cb);
+	hbm_free_ok(dev_fd, &hbm);
+}
+END_TEST
+
 START_TEST(external_sync_packets_checked)
 {
 	struct test_cb cb;
@@ -682,6 +720,7 @@ int main(void)
 	tcase_add_test(tc, every_queue_is_present);
 	tcase_add_test(tc, sync_manager_info);
 	tcase_add_test(tc, internal_chunk_refusals);
+	tcase_add_test(tc, user_alloc_cb_flag_on_internal_queues_only);
 	tcase_add_test(tc, external_sync_packets_checked);
 	suite_add_tcase(s, tc);
 

@@ -207,6 +207,7 @@ VALUE(GAUDISIM_CB_MAX_SIZE, 0x200000 - 32);
 
 /* ---- CS ---- */
 SIZE(struct gaudisim_cs_chunk, 64);
+VALUE(GAUDISIM_CS_CHUNK_FLAGS_USER_ALLOC_CB, 0x1);
 LAYOUT(struct gaudisim_cs_chunk, queue_index, 8);
 LAYOUT(struct gaudisim_cs_chunk, cb_size, 12);
 LAYOUT(struct gaudisim_cs_chunk, signal_seq_arr, 0);

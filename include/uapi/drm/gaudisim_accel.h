@@ -677,10 +677,15 @@ union gaudisim_cb_args {
  * @queue_index: GAUDISIM_QUEUE_ID_* (see include/hw/gaudisim_queues.h)
  * @cb_size: bytes of the CB to execute, multiple of 8, at least 8; SIGNAL: 0
  * @num_signal_seq_arr: WAIT CS: entries of @signal_seq_arr
- * @cs_chunk_flags: must be 0
+ * @cs_chunk_flags: 0, or GAUDISIM_CS_CHUNK_FLAGS_USER_ALLOC_CB on an
+ *                  internal queue (whose CB is always the user's own, in
+ *                  device memory: the flag changes nothing there)
  * @collective_engine_id: must be 0
  * @pad: must be 0
  */
+/* habanalabs' HL_CS_CHUNK_FLAGS_USER_ALLOC_CB: @cb_handle is not a kernel CB. */
+#define GAUDISIM_CS_CHUNK_FLAGS_USER_ALLOC_CB	0x1
+
 struct gaudisim_cs_chunk {
 	union {
 		__u64 cb_handle;
