@@ -32,6 +32,12 @@ int hlthunk_wait_for_interrupt_with_timestamp(int fd, void *addr, uint64_t targe
 		args.in.flags |= interrupt_id << shift;
 
 	rc = hlthunk_ioctl(fd, DRM_IOCTL_GAUDISIM_WAIT_CS, &args);
+	/* out shares its bytes with in: after a failed ioctl it holds no answer. */
+	if (rc) {
+		if (timestamp)
+			*timestamp = 0;
+		return rc;
+	}
 	*status = args.out.status;
 	if (timestamp)
 		*timestamp = (args.out.flags & GAUDISIM_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD) ?
