@@ -199,8 +199,10 @@ static void gaudisim_job_finish(struct gaudisim_job *job, int err)
 
 	if (err)
 		gaudisim_cs_signal(cs, err);
-	if (atomic_dec_and_test(&cs->jobs_left))
+	if (atomic_dec_and_test(&cs->jobs_left)) {
+		gaudisim_fdinfo_cs_done(cs);
 		gaudisim_cs_signal(cs, 0);
+	}
 	if (atomic_dec_and_test(&ctx->jobs_inflight))
 		wake_up_all(&ctx->idle_wq);
 
@@ -472,6 +474,7 @@ int gaudisim_cs_push(struct gaudisim_cs *cs, bool user)
 		needed[cs->jobs[i].queue_id]++;
 
 	mutex_lock(&gdev->submit_lock);
+	cs->start_ns = ktime_get_ns();
 
 	if (gaudisim_status(gdev) != GAUDISIM_DEVICE_STATUS_OPERATIONAL) {
 		gaudisim_cs_count_drop(ctx, GAUDISIM_DROP_DEVICE_IN_RESET);

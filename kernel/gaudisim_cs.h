@@ -91,6 +91,7 @@ enum gaudisim_cs_type {
  * @seq: sequence number; 0 for the internal restore-phase CS
  * @flags: GAUDISIM_CS_FLAGS_*
  * @timeout_s: seconds before the CS times out, 0 for never
+ * @start_ns: CLOCK_MONOTONIC time it was pushed (fdinfo engine time)
  * @jobs_left: jobs not yet completed
  * @signalled: the outcome is final (under ctx->cs_lock)
  * @status: 0, -EIO or -ETIMEDOUT (under ctx->cs_lock)
@@ -112,6 +113,7 @@ struct gaudisim_cs {
 	u64 seq;
 	u32 flags;
 	u32 timeout_s;
+	u64 start_ns;
 	atomic_t jobs_left;
 	bool signalled;
 	int status;

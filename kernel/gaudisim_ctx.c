@@ -138,6 +138,7 @@ static struct gaudisim_ctx *gaudisim_ctx_create(struct gaudisim_device *gdev)
 	ctx->next_seq = 1;
 	atomic_set(&ctx->jobs_inflight, 0);
 	init_waitqueue_head(&ctx->idle_wq);
+	gaudisim_fdinfo_ctx_init(ctx);
 	init_waitqueue_head(&ctx->cs_done_wq);
 	INIT_LIST_HEAD(&ctx->notifier_node);
 	return ctx;

@@ -24,6 +24,7 @@
 #include <hw/gaudisim_sync.h>
 
 #include "gaudisim_cs.h"
+#include "gaudisim_fdinfo.h"
 
 /*
  * Shared mode (max_contexts > 1): the user ranges of the sync manager are
@@ -81,6 +82,7 @@ struct gaudisim_device;
  * @notifier_node: in gdev->notifiers while the context is open
  * @notifier_efd: eventfd from INFO REGISTER_EVENTFD, or NULL
  * @notifier_events: GAUDISIM_NOTIFIER_EVENT_* not yet read by GET_EVENTS
+ * @usage: engine time for fdinfo (gaudisim_fdinfo.c)
  *
  * The notifier fields are under gdev->notifier_lock.
  */
@@ -135,6 +137,8 @@ struct gaudisim_ctx {
 	struct list_head notifier_node;
 	struct eventfd_ctx *notifier_efd;
 	u64 notifier_events;
+
+	struct gaudisim_ctx_usage usage;
 };
 
 void gaudisim_ctx_get(struct gaudisim_ctx *ctx);

@@ -61,6 +61,7 @@ static const struct file_operations gaudisim_fops = {
 	.read = drm_read,
 	.llseek = noop_llseek,
 	.mmap = gaudisim_mmap,
+	.show_fdinfo = drm_show_fdinfo,
 	.fop_flags = FOP_UNSIGNED_OFFSET,
 };
 
@@ -80,6 +81,7 @@ static const struct drm_driver gaudisim_drm_driver = {
 	.ioctls = gaudisim_ioctls,
 	.num_ioctls = ARRAY_SIZE(gaudisim_ioctls),
 	.fops = &gaudisim_fops,
+	.show_fdinfo = gaudisim_show_fdinfo,
 	.name = GAUDISIM_DRIVER_NAME,
 	.desc = GAUDISIM_DRIVER_DESC,
 	.major = 0,

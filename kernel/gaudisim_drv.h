@@ -83,6 +83,10 @@ struct gaudisim_captured_errors {
  * @queue_mask: queue IDs the device implements (QUEUE_MASK registers)
  * @num_ext_queues: external queues that are present
  * @module_id: MODULE_ID register, the device's place in its box (0..7)
+ * @serial: board serial (SERIAL registers), NUL-terminated
+ * @uuid: board UUID (UUID registers), RFC 4122 byte order
+ * @fw_version: FW_VERSION register
+ * @cpld_version: CPLD_VERSION register
  * @status: enum gaudisim_device_status; written under @submit_lock
  * @queues: the external queues (IDs 0..7), present or not
  * @iqueues: the internal queues, indexed by queue ID (9..112)
@@ -130,6 +134,10 @@ struct gaudisim_device {
 	u64 queue_mask[2];
 	u32 num_ext_queues;
 	u32 module_id;
+	char serial[GAUDISIM_SERIAL_MAX_LEN + 1];
+	u8 uuid[4 * GAUDISIM_UUID_WORDS];
+	u32 fw_version;
+	u32 cpld_version;
 
 	int status;
 	struct gaudisim_queue queues[GAUDISIM_NUM_EXT_QUEUES];

@@ -5,18 +5,12 @@
 
 #include <linux/bits.h>
 #include <linux/iopoll.h>
+#include <linux/unaligned.h>
 
 #include "gaudisim_hw.h"
 
 #define GAUDISIM_RESET_POLL_US	100
 #define GAUDISIM_RESET_TIMEOUT_US	(2 * USEC_PER_SEC)
-
-static u64 gaudisim_rreg64(struct gaudisim_device *gdev, u32 lo, u32 hi)
-{
-	u64 value = gaudisim_rreg(gdev, lo);
-
-	return value | ((u64)gaudisim_rreg(gdev, hi) << 32);
-}
 
 /**
  * gaudisim_hw_reset() - hard-reset every engine and queue of the device
@@ -83,6 +77,43 @@ static int gaudisim_hw_check_sizes(struct gaudisim_device *gdev)
 	return 0;
 }
 
+/*
+ * The board identity (EEPROM contents) survives a hard reset: read it once.
+ * Registers hold bytes little-endian, byte 0 in bits [7:0].
+ */
+static void gaudisim_hw_read_board(struct gaudisim_device *gdev)
+{
+	u32 i, w;
+
+	for (i = 0; i < GAUDISIM_SERIAL_WORDS; i++) {
+		w = gaudisim_rreg(gdev, GAUDISIM_REG_SERIAL(i));
+		put_unaligned_le32(w, gdev->serial + 4 * i);
+	}
+	gdev->serial[GAUDISIM_SERIAL_MAX_LEN] = '\0';
+	for (i = 0; i < GAUDISIM_UUID_WORDS; i++) {
+		w = gaudisim_rreg(gdev, GAUDISIM_REG_UUID(i));
+		put_unaligned_le32(w, gdev->uuid + 4 * i);
+	}
+	gdev->fw_version = gaudisim_rreg(gdev, GAUDISIM_REG_FW_VERSION);
+	gdev->cpld_version = gaudisim_rreg(gdev, GAUDISIM_REG_CPLD_VERSION);
+}
+
+/**
+ * gaudisim_hw_fw_string() - the firmware version as habanalabs' cpucp_version
+ * @gdev: the device
+ * @buf: where to write it
+ * @size: bytes of @buf
+ *
+ * Return: characters written (snprintf's result).
+ */
+int gaudisim_hw_fw_string(struct gaudisim_device *gdev, char *buf, size_t size)
+{
+	u32 v = gdev->fw_version;
+
+	return snprintf(buf, size, "gaudisim-fw-%u.%u.%u", GAUDISIM_FW_VERSION_MAJOR(v),
+			GAUDISIM_FW_VERSION_MINOR(v), GAUDISIM_FW_VERSION_BUILD(v));
+}
+
 /**
  * gaudisim_hw_identify() - check that this is a gaudisim device and read its sizes
  * @gdev: the device, with its CFG BAR mapped
@@ -145,6 +176,7 @@ int gaudisim_hw_identify(struct gaudisim_device *gdev)
 					      GAUDISIM_REG_QUEUE_MASK_HI3) &
 			      GENMASK_ULL(GAUDISIM_QUEUE_ID_SIZE - 64 - 1, 0);
 	gdev->module_id = gaudisim_rreg(gdev, GAUDISIM_REG_MODULE_ID);
+	gaudisim_hw_read_board(gdev);
 
 	gdev->num_ext_queues = 0;
 	for (q = 0; q < GAUDISIM_NUM_EXT_QUEUES; q++)

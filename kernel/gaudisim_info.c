@@ -28,8 +28,8 @@
 #include "gaudisim_hw.h"
 #include "gaudisim_nic.h"
 
-/* Version of the simulated firmware interface, for hw_ip_info.cpucp_version. */
-#define GAUDISIM_CPUCP_VERSION	"gaudisim-fw " GAUDISIM_DRIVER_VERSION
+/* The window the firmware measures PCIe throughput over. */
+#define GAUDISIM_PCI_COUNTERS_WINDOW_MS	10
 
 union gaudisim_info_buf {
 	struct gaudisim_info_hw_ip_info hw_ip;
@@ -57,6 +57,7 @@ union gaudisim_info_buf {
 	struct gaudisim_page_fault_info page_fault;
 	struct gaudisim_info_dev_memalloc_page_sizes page_sizes;
 	struct gaudisim_info_nic_links nic;
+	struct gaudisim_info_pci_counters pci;
 	u64 events;
 	u32 hw_events[GAUDISIM_INFO_HW_EVENTS_NUM];
 };
@@ -80,7 +81,7 @@ static void gaudisim_info_hw_ip(struct gaudisim_device *gdev,
 	hw->tpc_enabled_mask = num_tpc >= 8 ? 0xff : BIT(num_tpc) - 1;
 	hw->tpc_enabled_mask_ext = hw->tpc_enabled_mask;
 	hw->dram_enabled = 1;
-	strscpy(hw->cpucp_version, GAUDISIM_CPUCP_VERSION, sizeof(hw->cpucp_version));
+	gaudisim_hw_fw_string(gdev, (char *)hw->cpucp_version, sizeof(hw->cpucp_version));
 	strscpy(hw->card_name, GAUDISIM_CARD_NAME, sizeof(hw->card_name));
 	hw->dram_page_size = GAUDISIM_DRAM_PAGE_SIZE;
 	hw->device_mem_alloc_default_page_size = GAUDISIM_DRAM_PAGE_SIZE;
@@ -111,6 +112,11 @@ static void gaudisim_info_hw_ext(struct gaudisim_device *gdev,
 		if (gaudisim_queue_present(gdev, q) && gaudisim_queue_engine(q) >= 0)
 			hw->queue_mask[q / 64] |= BIT_ULL(q % 64);
 	strscpy(hw->card_name, GAUDISIM_CARD_NAME, sizeof(hw->card_name));
+	static_assert(sizeof(hw->serial) == sizeof(gdev->serial));
+	static_assert(sizeof(hw->uuid) == sizeof(gdev->uuid));
+	memcpy(hw->serial, gdev->serial, sizeof(hw->serial));
+	memcpy(hw->uuid, gdev->uuid, sizeof(hw->uuid));
+	hw->fw_version = gdev->fw_version;
 }
 
 static void gaudisim_info_dram(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
@@ -310,6 +316,48 @@ static int gaudisim_info_utilization(struct gaudisim_device *gdev, u32 period_ms
 	return 0;
 }
 
+/* KB/s (KB = 1000 bytes, as the real firmware) from @before to @after in @ns. */
+static u64 gaudisim_kb_per_s(u64 before, u64 after, u64 ns)
+{
+	/* A hard reset clears the counters: no rate across it. */
+	if (after < before || !ns)
+		return 0;
+	return div64_u64((after - before) * (NSEC_PER_SEC / 1000), ns);
+}
+
+/*
+ * PCIe throughput over a 10 ms window, as the real card's firmware
+ * measures it; the window is timed with the host clock the sleep uses.
+ * Sleeps; the caller is inside drm_dev_enter().
+ */
+static int gaudisim_info_pci_counters(struct gaudisim_device *gdev,
+				      struct gaudisim_info_pci_counters *pci)
+{
+	u64 rx0, tx0, rx1, tx1, t0, t1;
+
+	/* habanalabs answers this op only while the device is operational. */
+	if (gaudisim_status(gdev) != GAUDISIM_DEVICE_STATUS_OPERATIONAL)
+		return -EBUSY;
+
+	t0 = ktime_get_ns();
+	rx0 = gaudisim_rreg64(gdev, GAUDISIM_REG_PCIE_RX_BYTES_LO,
+			      GAUDISIM_REG_PCIE_RX_BYTES_HI);
+	tx0 = gaudisim_rreg64(gdev, GAUDISIM_REG_PCIE_TX_BYTES_LO,
+			      GAUDISIM_REG_PCIE_TX_BYTES_HI);
+	if (msleep_interruptible(GAUDISIM_PCI_COUNTERS_WINDOW_MS))
+		return -EINTR;
+	rx1 = gaudisim_rreg64(gdev, GAUDISIM_REG_PCIE_RX_BYTES_LO,
+			      GAUDISIM_REG_PCIE_RX_BYTES_HI);
+	tx1 = gaudisim_rreg64(gdev, GAUDISIM_REG_PCIE_TX_BYTES_LO,
+			      GAUDISIM_REG_PCIE_TX_BYTES_HI);
+	t1 = ktime_get_ns();
+
+	pci->rx_throughput = gaudisim_kb_per_s(rx0, rx1, t1 - t0);
+	pci->tx_throughput = gaudisim_kb_per_s(tx0, tx1, t1 - t0);
+	pci->replay_cnt = gaudisim_rreg(gdev, GAUDISIM_REG_PCIE_REPLAY_CNT);
+	return 0;
+}
+
 static void gaudisim_info_throttle(struct gaudisim_device *gdev,
 				   struct gaudisim_info_clk_throttle *th)
 {
@@ -465,6 +513,9 @@ static int gaudisim_info_hw_op(struct gaudisim_device *gdev, struct gaudisim_inf
 		gaudisim_nic_info(gdev, &buf->nic);
 		*size = sizeof(buf->nic);
 		return 0;
+	case GAUDISIM_INFO_PCI_COUNTERS:
+		*size = sizeof(buf->pci);
+		return gaudisim_info_pci_counters(gdev, &buf->pci);
 	default:
 		return -ENOENT;
 	}

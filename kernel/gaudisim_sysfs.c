@@ -241,16 +241,14 @@ static ssize_t soft_reset_store(struct device *dev, struct device_attribute *att
 static DEVICE_ATTR_WO(soft_reset);
 
 /*
- * Firmware versions. The simulated device runs no firmware of its own:
- * its VERSION register is what stands in for the device CPU's software,
- * so the cpucp/armcp strings name that.
+ * Firmware versions, from the device's FW_VERSION register in the form
+ * habanalabs' cpucp_version takes (armcp_ver is its older name).
  */
 static ssize_t gaudisim_show_fw(struct device *dev, char *buf)
 {
-	struct gaudisim_device *gdev = gaudisim_from_dev(dev);
+	int len = gaudisim_hw_fw_string(gaudisim_from_dev(dev), buf, PAGE_SIZE - 1);
 
-	return sysfs_emit(buf, "gaudisim-cpucp %u.%u\n", gdev->hw_version >> 16,
-			  gdev->hw_version & 0xffff);
+	return len + sysfs_emit_at(buf, len, "\n");
 }
 
 static ssize_t cpucp_ver_show(struct device *dev, struct device_attribute *attr,
@@ -267,6 +265,28 @@ static ssize_t armcp_ver_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(armcp_ver);
 
+/* habanalabs prints the CPLD timestamp then its version; ours has no timestamp. */
+static ssize_t cpld_ver_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "0x%08x%08x\n", 0, gaudisim_from_dev(dev)->cpld_version);
+}
+static DEVICE_ATTR_RO(cpld_ver);
+
+/* Project-only: habanalabs keeps serial and UUID in its binary eeprom file. */
+static ssize_t serial_number_show(struct device *dev, struct device_attribute *attr,
+				  char *buf)
+{
+	return sysfs_emit(buf, "%s\n", gaudisim_from_dev(dev)->serial);
+}
+static DEVICE_ATTR_RO(serial_number);
+
+static ssize_t uuid_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%pUb\n", gaudisim_from_dev(dev)->uuid);
+}
+static DEVICE_ATTR_RO(uuid);
+
 static struct attribute *gaudisim_dev_attrs[] = {
 	&dev_attr_device_type.attr,
 	&dev_attr_status.attr,
@@ -281,6 +301,9 @@ static struct attribute *gaudisim_dev_attrs[] = {
 	&dev_attr_soft_reset.attr,
 	&dev_attr_cpucp_ver.attr,
 	&dev_attr_armcp_ver.attr,
+	&dev_attr_cpld_ver.attr,
+	&dev_attr_serial_number.attr,
+	&dev_attr_uuid.attr,
 	NULL,
 };
 

@@ -31,6 +31,7 @@ int smi_collect_device(int index, struct smi_device *d)
 	struct gaudisim_info_dram_usage dram;
 	struct gaudisim_info_cs_stats stats;
 	struct gaudisim_info_cs_counters drops;
+	struct hlthunk_pci_counters_info pci;
 	int fd;
 
 	memset(d, 0, sizeof(*d));
@@ -75,6 +76,13 @@ int smi_collect_device(int index, struct smi_device *d)
 				  sizeof(d->process_name));
 	if (!hlthunk_get_nic_links(fd, &d->nic))
 		d->have |= SMI_HAVE_NIC;
+	if (!hlthunk_get_pci_counters_info(fd, &pci)) {
+		d->pci.rx_throughput = pci.rx_throughput;
+		d->pci.tx_throughput = pci.tx_throughput;
+		d->pci.replay_cnt = pci.replay_cnt;
+		d->have |= SMI_HAVE_PCI;
+	}
+	smi_collect_processes("/proc", d);
 	smi_collect_telemetry(index, fd, &d->tel);
 	hlthunk_close(fd);
 	return 0;

@@ -12,4 +12,11 @@
  */
 int smi_collect_device(int index, struct smi_device *d);
 
+/*
+ * procs.c: fill d->procs with the processes that hold a compute file of
+ * the device at d->bus_id, from /proc/<pid>/fdinfo (drm-driver, drm-pdev).
+ * Sets SMI_HAVE_PROCS when /proc could be read.
+ */
+void smi_collect_processes(const char *proc_root, struct smi_device *d);
+
 #endif /* SMI_COLLECT_H */

@@ -44,6 +44,34 @@ static void json_value(FILE *out, const char *text, bool known)
 		json_string(out, text);
 }
 
+/* Each process: pid, name, memory.used (MiB), engine_ns per class or null. */
+static void json_processes(FILE *out, const struct smi_device *d)
+{
+	struct smi_process procs[SMI_MAX_PROCS];
+	int i, c, n = smi_device_processes(d, procs, SMI_MAX_PROCS);
+
+	for (i = 0; i < n; i++) {
+		const struct smi_process *p = &procs[i];
+
+		fprintf(out, "%s{\"pid\": %u, \"name\": ", i ? ", " : "", p->pid);
+		json_string(out, p->name);
+		if (p->engine_known || (d->have & SMI_HAVE_DRAM))
+			fprintf(out, ", \"memory.used\": %llu",
+				(unsigned long long)(p->hbm_bytes >> 20));
+		else
+			fputs(", \"memory.used\": null", out);
+		if (!p->engine_known) {
+			fputs(", \"engine_ns\": null}", out);
+			continue;
+		}
+		fputs(", \"engine_ns\": {", out);
+		for (c = 0; c < SMI_ENGINE_CLASSES; c++)
+			fprintf(out, "%s\"%s\": %llu", c ? ", " : "", smi_engine_class_name(c),
+				(unsigned long long)p->engine_ns[c]);
+		fputs("}}", out);
+	}
+}
+
 static void json_device(FILE *out, const struct smi_report *r, const struct smi_device *d,
 			const struct smi_query *q)
 {
@@ -62,15 +90,7 @@ static void json_device(FILE *out, const struct smi_report *r, const struct smi_
 		json_value(out, value, known);
 	}
 	fputs(",\n      \"processes\": [", out);
-	if ((d->have & SMI_HAVE_OPEN_STATS) && d->open_stats.is_compute_ctx_active) {
-		fprintf(out, "{\"pid\": %u, \"name\": ", d->open_stats.compute_pid);
-		json_string(out, d->process_name);
-		if (d->have & SMI_HAVE_DRAM)
-			fprintf(out, ", \"memory.used\": %llu}",
-				(unsigned long long)(d->dram.dram_used_mem >> 20));
-		else
-			fputs(", \"memory.used\": null}", out);
-	}
+	json_processes(out, d);
 	fputs("]\n    }", out);
 }
 
@@ -112,7 +132,8 @@ static void sample(FILE *out, const char *name, const struct smi_device *d, cons
 enum prom_metric {
 	PROM_UP, PROM_TEMP, PROM_TEMP_MAX, PROM_POWER, PROM_POWER_LIMIT, PROM_ENERGY,
 	PROM_UTIL, PROM_MEM_TOTAL, PROM_MEM_USED, PROM_CLOCK, PROM_CLOCK_LIMIT,
-	PROM_THROTTLE, PROM_ECC, PROM_RESETS, PROM_COUNT,
+	PROM_THROTTLE, PROM_ECC, PROM_RESETS, PROM_PCIE_RX, PROM_PCIE_TX, PROM_PCIE_REPLAYS,
+	PROM_PROC_MEMORY, PROM_PROC_ENGINE, PROM_COUNT,
 };
 
 static const struct metric metrics[PROM_COUNT] = {
@@ -134,6 +155,16 @@ static const struct metric metrics[PROM_COUNT] = {
 	[PROM_ECC] = { "hlsmi_ecc_errors_total", "counter",
 		       "HBM ECC error reports since the driver loaded." },
 	[PROM_RESETS] = { "hlsmi_hard_resets_total", "counter", "Hard resets since load." },
+	[PROM_PCIE_RX] = { "hlsmi_pcie_rx_bytes_per_second", "gauge",
+			   "PCIe traffic from the host over the firmware's 10 ms window." },
+	[PROM_PCIE_TX] = { "hlsmi_pcie_tx_bytes_per_second", "gauge",
+			   "PCIe traffic to the host over the firmware's 10 ms window." },
+	[PROM_PCIE_REPLAYS] = { "hlsmi_pcie_replays_total", "counter",
+				"PCIe replays since the last hard reset." },
+	[PROM_PROC_MEMORY] = { "hlsmi_process_memory_used_bytes", "gauge",
+			       "HBM a process allocated on the AIP." },
+	[PROM_PROC_ENGINE] = { "hlsmi_process_engine_seconds_total", "counter",
+			       "Engine time of a process's command submissions, by engine class." },
 };
 
 static bool metric_known(enum prom_metric m, const struct smi_device *d)
@@ -165,8 +196,37 @@ static bool metric_known(enum prom_metric m, const struct smi_device *d)
 		return t->have & SMI_TEL_ECC;
 	case PROM_RESETS:
 		return t->have & SMI_TEL_RESETS;
+	case PROM_PCIE_RX:
+	case PROM_PCIE_TX:
+	case PROM_PCIE_REPLAYS:
+		return d->have & SMI_HAVE_PCI;
+	case PROM_PROC_MEMORY:
+	case PROM_PROC_ENGINE:
+		return (d->have & SMI_HAVE_PROCS) && d->num_procs > 0;
 	default:
 		return false;
+	}
+}
+
+/* Only processes the /proc scan found: their PIDs are labels. */
+static void process_samples(FILE *out, enum prom_metric m, const struct smi_device *d)
+{
+	char label[64];
+	int i, c;
+
+	for (i = 0; i < d->num_procs; i++) {
+		const struct smi_process *p = &d->procs[i];
+
+		if (m == PROM_PROC_MEMORY) {
+			snprintf(label, sizeof(label), "pid=\"%u\"", p->pid);
+			sample(out, metrics[m].name, d, label, (double)p->hbm_bytes);
+			continue;
+		}
+		for (c = 0; c < SMI_ENGINE_CLASSES; c++) {
+			snprintf(label, sizeof(label), "pid=\"%u\",engine=\"%s\"", p->pid,
+				 smi_engine_class_name(c));
+			sample(out, metrics[m].name, d, label, p->engine_ns[c] / 1e9);
+		}
 	}
 }
 
@@ -219,6 +279,19 @@ static void metric_samples(FILE *out, enum prom_metric m, const struct smi_devic
 		break;
 	case PROM_RESETS:
 		sample(out, name, d, NULL, (double)t->hard_reset_cnt);
+		break;
+	case PROM_PCIE_RX:
+		sample(out, name, d, NULL, (double)d->pci.rx_throughput * 1000);
+		break;
+	case PROM_PCIE_TX:
+		sample(out, name, d, NULL, (double)d->pci.tx_throughput * 1000);
+		break;
+	case PROM_PCIE_REPLAYS:
+		sample(out, name, d, NULL, (double)d->pci.replay_cnt);
+		break;
+	case PROM_PROC_MEMORY:
+	case PROM_PROC_ENGINE:
+		process_samples(out, m, d);
 		break;
 	default:
 		break;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * hl-smi output formats. Only facts the driver reports are shown; what it
- * cannot report (fan, serial number, UUID) prints as N/A.
+ * cannot report (fan, PCIe link width) prints as N/A.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -50,7 +50,22 @@ static const char *const field_names[SMI_FIELD_COUNT] = {
 	[SMI_FIELD_VIOLATION_POWER] = "stats.violation.power",
 	[SMI_FIELD_VIOLATION_THERMAL] = "stats.violation.thermal",
 	[SMI_FIELD_RESET_COUNT_HARD] = "reset_count.hard",
+	[SMI_FIELD_PCIE_RX] = "pcie.rx",
+	[SMI_FIELD_PCIE_TX] = "pcie.tx",
+	[SMI_FIELD_PCIE_REPLAY_COUNT] = "pcie.replay_count",
 };
+
+static const char *const engine_class_names[SMI_ENGINE_CLASSES] = {
+	[SMI_ENGINE_DMA] = "dma",
+	[SMI_ENGINE_MME] = "mme",
+	[SMI_ENGINE_TPC] = "tpc",
+	[SMI_ENGINE_NIC] = "nic",
+};
+
+const char *smi_engine_class_name(enum smi_engine_class c)
+{
+	return (unsigned int)c < SMI_ENGINE_CLASSES ? engine_class_names[c] : "?";
+}
 
 const char *smi_field_name(enum smi_field field)
 {
@@ -78,6 +93,9 @@ const char *smi_field_unit(enum smi_field field)
 	case SMI_FIELD_VIOLATION_POWER:
 	case SMI_FIELD_VIOLATION_THERMAL:
 		return "us";
+	case SMI_FIELD_PCIE_RX:
+	case SMI_FIELD_PCIE_TX:
+		return "KB/s";
 	default:
 		return NULL;
 	}
@@ -277,6 +295,62 @@ static bool device_has_holder(const struct smi_device *d)
 	return (d->have & SMI_HAVE_OPEN_STATS) && d->open_stats.is_compute_ctx_active;
 }
 
+int smi_device_processes(const struct smi_device *d, struct smi_process *out, int max)
+{
+	int n = 0;
+
+	if (d->have & SMI_HAVE_PROCS) {
+		for (n = 0; n < d->num_procs && n < max; n++)
+			out[n] = d->procs[n];
+		return n;
+	}
+	if (!device_has_holder(d) || max < 1)
+		return 0;
+	memset(out, 0, sizeof(*out));
+	out->pid = d->open_stats.compute_pid;
+	snprintf(out->name, sizeof(out->name), "%s", d->process_name);
+	out->hbm_bytes = d->have & SMI_HAVE_DRAM ? d->dram.dram_used_mem : 0;
+	return 1;
+}
+
+static uint64_t engine_total_ns(const struct smi_process *p)
+{
+	uint64_t sum = 0;
+	int c;
+
+	for (c = 0; c < SMI_ENGINE_CLASSES; c++)
+		sum += p->engine_ns[c];
+	return sum;
+}
+
+/* The board serial, "" when the driver did not report it. */
+static const char *serial_text(const struct smi_device *d)
+{
+	if (!(d->have & SMI_HAVE_HW_IP) || !d->hw_ext.serial[0] ||
+	    !memchr(d->hw_ext.serial, '\0', sizeof(d->hw_ext.serial)))
+		return "";
+	return d->hw_ext.serial;
+}
+
+/* RFC 4122 text of the board UUID; false when unknown (all zero). */
+static bool uuid_text(const struct smi_device *d, char *buf, size_t len)
+{
+	const uint8_t *u = d->hw_ext.uuid;
+	size_t i;
+	bool any = false;
+
+	for (i = 0; i < sizeof(d->hw_ext.uuid); i++)
+		any |= u[i] != 0;
+	if (!(d->have & SMI_HAVE_HW_IP) || !any) {
+		snprintf(buf, len, NA);
+		return false;
+	}
+	snprintf(buf, len, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
+		 u[12], u[13], u[14], u[15]);
+	return true;
+}
+
 /* Milliwatts as watts with two decimals. */
 static void put_watts(char *buf, size_t len, long long mw, bool units)
 {
@@ -389,30 +463,39 @@ static void put_device_rows(FILE *out, const struct smi_device *d)
 
 static void put_process_table(FILE *out, const struct smi_report *r)
 {
-	const char *row_fmt = "| %4s  %8s   %-45.45s %12s |\n";
+	const char *row_fmt = "| %4s  %8s   %-32.32s %12s %12s |\n";
+	struct smi_process procs[SMI_MAX_PROCS];
 	bool any = false;
-	int i;
+	int i, j, n;
 
 	fputc('\n', out);
 	put_full_rule(out, '+', '-');
 	put_wide_row(out, "Compute Processes:", "");
-	fprintf(out, row_fmt, "AIP", "PID", "Process name", "AIP Memory");
+	fprintf(out, row_fmt, "AIP", "PID", "Process name", "Engine Time", "AIP Memory");
 	put_full_rule(out, '|', '=');
 	for (i = 0; i < r->num_devices; i++) {
 		const struct smi_device *d = &r->devices[i];
-		char index[16], pid[16], memory[32];
 
-		if (!device_has_holder(d))
-			continue;
-		any = true;
-		snprintf(index, sizeof(index), "%d", d->index);
-		snprintf(pid, sizeof(pid), "%u", d->open_stats.compute_pid);
-		if (d->have & SMI_HAVE_DRAM)
-			snprintf(memory, sizeof(memory), "%lluMiB", mib(d->dram.dram_used_mem));
-		else
-			snprintf(memory, sizeof(memory), NA);
-		fprintf(out, row_fmt, index, pid,
-			d->process_name[0] ? d->process_name : NA, memory);
+		n = smi_device_processes(d, procs, SMI_MAX_PROCS);
+		for (j = 0; j < n; j++) {
+			const struct smi_process *p = &procs[j];
+			char index[16], pid[16], memory[32], engine[32];
+
+			any = true;
+			snprintf(index, sizeof(index), "%d", d->index);
+			snprintf(pid, sizeof(pid), "%u", p->pid);
+			if (p->engine_known || (d->have & SMI_HAVE_DRAM))
+				snprintf(memory, sizeof(memory), "%lluMiB", mib(p->hbm_bytes));
+			else
+				snprintf(memory, sizeof(memory), NA);
+			if (p->engine_known)
+				snprintf(engine, sizeof(engine), "%llums",
+					 (unsigned long long)(engine_total_ns(p) / 1000000));
+			else
+				snprintf(engine, sizeof(engine), NA);
+			fprintf(out, row_fmt, index, pid, p->name[0] ? p->name : NA, engine,
+				memory);
+		}
 	}
 	if (!any)
 		put_wide_row(out, "No running processes found", "");
@@ -683,9 +766,22 @@ static void detail_nic(FILE *out, const struct smi_device *d)
 	}
 }
 
+static void detail_pcie(FILE *out, const struct smi_device *d)
+{
+	kv(out, 1, "PCIe", NULL);
+	if (!(d->have & SMI_HAVE_PCI)) {
+		kv(out, 2, "Throughput", NA);
+		return;
+	}
+	kv(out, 2, "Replay Count", "%llu", (unsigned long long)d->pci.replay_cnt);
+	kv(out, 2, "TX Throughput", "%llu KB/s", (unsigned long long)d->pci.tx_throughput);
+	kv(out, 2, "RX Throughput", "%llu KB/s", (unsigned long long)d->pci.rx_throughput);
+}
+
 static void detail_device(FILE *out, const struct smi_device *d, unsigned int sections)
 {
 	char name[GAUDISIM_CARD_NAME_MAX_LEN + 1], version[GAUDISIM_VERSION_STR_LEN + 1];
+	char uuid[40];
 
 	device_name(d, name, sizeof(name));
 	driver_version_text(d, version, sizeof(version));
@@ -702,10 +798,14 @@ static void detail_device(FILE *out, const struct smi_device *d, unsigned int se
 		kv(out, 2, "Device Id", "0x%04x%04x", GAUDISIM_PCI_VENDOR_ID, GAUDISIM_PCI_DEVICE_ID);
 	if (d->tel.have & SMI_TEL_MODULE_ID)
 		kv(out, 1, "Module ID", "%lld", d->tel.module_id);
-	kv(out, 1, "Serial Number", NA);
-	kv(out, 1, "AIP UUID", NA);
+	kv(out, 1, "Serial Number", "%s", serial_text(d)[0] ? serial_text(d) : NA);
+	uuid_text(d, uuid, sizeof(uuid));
+	kv(out, 1, "AIP UUID", "%s", uuid);
 	kv(out, 1, "Firmware [CPUCP] Version", "%s",
 	   d->tel.have & SMI_TEL_FW ? d->tel.fw_version : NA);
+	kv(out, 1, "CPLD Version", "%s", d->tel.have & SMI_TEL_CPLD ? d->tel.cpld_version : NA);
+	if (sections & SMI_SECTION_PCIE)
+		detail_pcie(out, d);
 	if (sections & SMI_SECTION_MEMORY) {
 		detail_memory(out, d);
 		detail_engines(out, d);
@@ -741,6 +841,7 @@ static const struct {
 	{ "PROCESSES", SMI_SECTION_PROCESSES },
 	{ "NIC", SMI_SECTION_NIC },
 	{ "NET", SMI_SECTION_NIC },	/* the real tool's name */
+	{ "PCIE", SMI_SECTION_PCIE },
 };
 
 int smi_parse_sections(const char *list, unsigned int *sections, char *err, size_t errlen)
@@ -751,7 +852,7 @@ int smi_parse_sections(const char *list, unsigned int *sections, char *err, size
 
 	if (!list || !*list) {
 		set_error(err, errlen, "-d needs a list of sections: MEMORY, TEMPERATURE, POWER, "
-			  "CLOCK, UTILIZATION, ECC, PROCESSES, NIC");
+			  "CLOCK, UTILIZATION, ECC, PROCESSES, NIC, PCIE");
 		return -EINVAL;
 	}
 	for (;;) {
@@ -764,7 +865,7 @@ int smi_parse_sections(const char *list, unsigned int *sections, char *err, size
 				break;
 		if (i == sizeof(section_names) / sizeof(section_names[0])) {
 			set_error(err, errlen, "unknown section '%.*s'; valid sections: MEMORY, "
-				  "TEMPERATURE, POWER, CLOCK, UTILIZATION, ECC, PROCESSES, NIC",
+				  "TEMPERATURE, POWER, CLOCK, UTILIZATION, ECC, PROCESSES, NIC, PCIE",
 				  (int)len, p);
 			return -EINVAL;
 		}
@@ -865,8 +966,22 @@ static bool telemetry_value(const struct smi_device *d, enum smi_field f, bool u
 		if (!(t->have & SMI_TEL_RESETS))
 			return na(buf, len);
 		return put_number(buf, len, (unsigned long long)t->hard_reset_cnt, NULL, units);
+	case SMI_FIELD_SERIAL:
+		if (!serial_text(d)[0])
+			return na(buf, len);
+		snprintf(buf, len, "%s", serial_text(d));
+		return true;
+	case SMI_FIELD_UUID:
+		return uuid_text(d, buf, len);
+	case SMI_FIELD_PCIE_RX:
+	case SMI_FIELD_PCIE_TX:
+	case SMI_FIELD_PCIE_REPLAY_COUNT:
+		if (!(d->have & SMI_HAVE_PCI))
+			return na(buf, len);
+		return put_number(buf, len, (unsigned long long)(f == SMI_FIELD_PCIE_RX ?
+				  d->pci.rx_throughput : f == SMI_FIELD_PCIE_TX ?
+				  d->pci.tx_throughput : d->pci.replay_cnt), unit, units);
 	default:
-		/* serial, uuid: the device has no identity registers. */
 		return na(buf, len);
 	}
 }

@@ -25,6 +25,8 @@ enum smi_have {
 	SMI_HAVE_CS_COUNTERS = 1u << 5,
 	SMI_HAVE_DRIVER_VERSION = 1u << 6,
 	SMI_HAVE_NIC = 1u << 7,
+	SMI_HAVE_PCI = 1u << 8,		/* pci */
+	SMI_HAVE_PROCS = 1u << 9,	/* procs, num_procs: /proc was scanned */
 };
 
 /* HBM use: INFO DRAM_USAGE with the totals HW_IP_INFO gives. */
@@ -49,6 +51,25 @@ struct smi_cs_counters {
 
 #define SMI_BUS_ID_LEN		32
 #define SMI_PROCESS_NAME_LEN	32
+#define SMI_MAX_PROCS		16
+
+/* Engine classes of the driver's fdinfo (drm-engine-<class>). */
+enum smi_engine_class {
+	SMI_ENGINE_DMA,
+	SMI_ENGINE_MME,
+	SMI_ENGINE_TPC,
+	SMI_ENGINE_NIC,
+	SMI_ENGINE_CLASSES,
+};
+
+/* One process using a device, summed over its open compute files. */
+struct smi_process {
+	uint32_t pid;
+	char name[SMI_PROCESS_NAME_LEN];
+	uint64_t hbm_bytes;			/* drm-total-hbm */
+	uint64_t engine_ns[SMI_ENGINE_CLASSES];	/* drm-engine-<class> */
+	bool engine_known;			/* false: only INFO's holder PID is known */
+};
 
 struct smi_device {
 	int index;				/* accel minor */
@@ -65,6 +86,9 @@ struct smi_device {
 	char process_name[SMI_PROCESS_NAME_LEN];	/* of open_stats.compute_pid */
 	struct smi_telemetry tel;		/* sysfs, hwmon, telemetry INFO ops */
 	struct gaudisim_info_nic_links nic;	/* with SMI_HAVE_NIC */
+	struct gaudisim_info_pci_counters pci;	/* with SMI_HAVE_PCI */
+	struct smi_process procs[SMI_MAX_PROCS];	/* with SMI_HAVE_PROCS */
+	int num_procs;
 };
 
 /* Sections of the detailed log (-d); 0 means all. */
@@ -77,7 +101,8 @@ enum smi_section {
 	SMI_SECTION_ECC = 1u << 5,
 	SMI_SECTION_PROCESSES = 1u << 6,
 	SMI_SECTION_NIC = 1u << 7,
-	SMI_SECTION_ALL = (1u << 8) - 1,
+	SMI_SECTION_PCIE = 1u << 8,
+	SMI_SECTION_ALL = (1u << 9) - 1,
 };
 
 struct smi_report {
@@ -117,6 +142,9 @@ enum smi_field {
 	SMI_FIELD_VIOLATION_POWER,
 	SMI_FIELD_VIOLATION_THERMAL,
 	SMI_FIELD_RESET_COUNT_HARD,
+	SMI_FIELD_PCIE_RX,
+	SMI_FIELD_PCIE_TX,
+	SMI_FIELD_PCIE_REPLAY_COUNT,
 	SMI_FIELD_COUNT,
 };
 
@@ -131,6 +159,15 @@ struct smi_query {
 
 /* Width of the default table. */
 #define SMI_TABLE_WIDTH		79
+
+/* Name of an engine class as fdinfo and the JSON output spell it ("dma"). */
+const char *smi_engine_class_name(enum smi_engine_class c);
+
+/*
+ * The processes to list for d: the /proc scan when it ran, else the one
+ * holder INFO OPEN_STATS names (engine time unknown). Returns the count.
+ */
+int smi_device_processes(const struct smi_device *d, struct smi_process *out, int max);
 
 /* Text for an enum gaudisim_device_status value ("Operational", ...). */
 const char *smi_status_name(uint32_t status);

@@ -70,7 +70,7 @@ static void usage(FILE *out)
 		"  -L, --list-aips             detailed log of every device\n"
 		"  -q, --query                 same as -L\n"
 		"  -d, --display=SECTIONS      with -q: only MEMORY, TEMPERATURE, POWER, CLOCK,\n"
-		"                              UTILIZATION, ECC, PROCESSES, NIC (comma separated)\n"
+		"                              UTILIZATION, ECC, PROCESSES, NIC, PCIE (comma separated)\n"
 		"  -Q, --query-aip=FIELDS      print FIELDS (comma separated) per device:\n"
 		"%s"
 		"  -f, --format=FORMAT         csv[,noheader][,nounits] (with -Q, the default),\n"
@@ -301,6 +301,8 @@ static void print_fw_versions(const struct smi_report *r)
 		       d->bus_id[0] ? d->bus_id : "N/A");
 		printf("    Firmware [CPUCP] Version          : %s\n",
 		       d->tel.have & SMI_TEL_FW ? d->tel.fw_version : "N/A");
+		printf("    CPLD Version                      : %s\n",
+		       d->tel.have & SMI_TEL_CPLD ? d->tel.cpld_version : "N/A");
 	}
 }
 

@@ -126,6 +126,9 @@ static void collect_attrs(int index, struct smi_telemetry *t)
 	if (!smi_sysfs_path(index, "cpucp_ver", path, sizeof(path)) &&
 	    !read_line(path, t->fw_version, sizeof(t->fw_version)))
 		t->have |= SMI_TEL_FW;
+	if (!smi_sysfs_path(index, "cpld_ver", path, sizeof(path)) &&
+	    !read_line(path, t->cpld_version, sizeof(t->cpld_version)))
+		t->have |= SMI_TEL_CPLD;
 }
 
 static void collect_info(int fd, struct smi_telemetry *t)

@@ -21,6 +21,7 @@ enum smi_tel_have {
 	SMI_TEL_UTIL = 1u << 7,		/* utilization */
 	SMI_TEL_THROTTLE = 1u << 8,	/* throttle_mask, violation_*_ns */
 	SMI_TEL_ECC = 1u << 9,		/* ecc_* */
+	SMI_TEL_CPLD = 1u << 10,	/* cpld_version */
 };
 
 #define SMI_FW_VERSION_LEN	64
@@ -40,6 +41,7 @@ struct smi_telemetry {
 	long long soft_reset_cnt;
 	long long module_id;
 	char fw_version[SMI_FW_VERSION_LEN];
+	char cpld_version[SMI_FW_VERSION_LEN];	/* sysfs cpld_ver, "0x..." */
 	uint32_t utilization;		/* percent of the sample period */
 	uint32_t throttle_mask;		/* GAUDISIM_CLK_THROTTLE_* active now */
 	uint64_t violation_power_ns;	/* time throttled, since reset */

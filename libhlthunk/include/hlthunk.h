@@ -151,6 +151,13 @@ struct hlthunk_power_info {
 	uint64_t power;		/* mW */
 };
 
+/* PCIe throughput over the firmware's 10 ms window (KB = 1000 bytes). */
+struct hlthunk_pci_counters_info {
+	uint64_t rx_throughput;	/* KB/s received from the host */
+	uint64_t tx_throughput;	/* KB/s sent to the host */
+	uint64_t replay_cnt;
+};
+
 struct hlthunk_pll_frequency_info {
 	uint16_t output[GAUDISIM_PLL_NUM_OUTPUTS];	/* MHz */
 };
@@ -175,6 +182,8 @@ int hlthunk_get_sync_manager_info(int fd, int dcore_id, struct hlthunk_sync_mana
 int hlthunk_get_clk_throttle_info(int fd, struct hlthunk_clk_throttle_info *info);
 int hlthunk_get_total_energy_consumption_info(int fd, struct hlthunk_energy_info *info);
 int hlthunk_get_power_info(int fd, struct hlthunk_power_info *info);
+/* Sleeps for the 10 ms window; -EBUSY while the device is not operational. */
+int hlthunk_get_pci_counters_info(int fd, struct hlthunk_pci_counters_info *info);
 /* index: enum gaudisim_pll_index; -EOPNOTSUPP for PLLs the device does not model. */
 int hlthunk_get_pll_frequency(int fd, uint32_t index,
 			      struct hlthunk_pll_frequency_info *frequency);

@@ -147,6 +147,23 @@ int hlthunk_get_power_info(int fd, struct hlthunk_power_info *info)
 	return hlthunk_get_info(fd, GAUDISIM_INFO_POWER, &info->power, sizeof(info->power));
 }
 
+int hlthunk_get_pci_counters_info(int fd, struct hlthunk_pci_counters_info *info)
+{
+	struct gaudisim_info_pci_counters pci;
+	int rc;
+
+	if (!info)
+		return -EINVAL;
+	memset(&pci, 0, sizeof(pci));
+	rc = hlthunk_get_info(fd, GAUDISIM_INFO_PCI_COUNTERS, &pci, sizeof(pci));
+	if (!rc) {
+		info->rx_throughput = pci.rx_throughput;
+		info->tx_throughput = pci.tx_throughput;
+		info->replay_cnt = pci.replay_cnt;
+	}
+	return rc;
+}
+
 int hlthunk_get_pll_frequency(int fd, uint32_t index,
 			      struct hlthunk_pll_frequency_info *frequency)
 {

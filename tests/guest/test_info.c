@@ -4,6 +4,9 @@
  * checks (sizes, unknown ops, reserved and pad fields, bad pointers).
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -48,6 +51,7 @@ static const struct info_op info_ops[] = {
 	{ GAUDISIM_INFO_HW_IP_EXT, sizeof(struct gaudisim_info_hw_ip_ext) },
 	{ GAUDISIM_INFO_QUEUE_IDLE, sizeof(struct gaudisim_info_queue_idle) },
 	{ GAUDISIM_INFO_CS_STATS, sizeof(struct gaudisim_info_cs_stats) },
+	{ GAUDISIM_INFO_PCI_COUNTERS, sizeof(struct gaudisim_info_pci_counters) },
 };
 
 #define NUM_INFO_OPS ((int)(sizeof(info_ops) / sizeof(info_ops[0])))
@@ -155,7 +159,7 @@ START_TEST(every_op_refuses_bad_pointers)
 END_TEST
 
 /* Holes among habanalabs' ops, ops gaudisim does not offer, and beyond. */
-static const uint32_t unknown_ops[] = { 5, 12, 19, 20, 21, 22, 23, 27, 34, 35, 36, 37, 38,
+static const uint32_t unknown_ops[] = { 5, 19, 20, 21, 22, 23, 27, 34, 35, 36, 37, 38,
 					39, 63, 69, 0x7fffffff, 0xffffffff };
 
 START_TEST(unknown_ops_are_einval)
@@ -548,6 +552,153 @@ START_TEST(notifier_on_the_compute_node_only)
 }
 END_TEST
 
+/* ---- PCI_COUNTERS: traffic from a DMA loop in a thread ------------------- */
+
+/* Bytes each direction per CS: big enough to dominate the window. */
+#define TRAFFIC_BYTES	(1u << 20)
+/*
+ * Idle, the link carries the driver's own register accesses and the odd
+ * heartbeat entry: the guest measured 0..1 KB/s. Under the DMA loop it
+ * measured about 1.2 million KB/s each way. 1000 KB/s (10 kB per 10 ms
+ * window) sits far from both.
+ */
+#define IDLE_MAX_KBPS	1000
+
+struct traffic {
+	int fd;
+	struct gaudisim_cs_chunk chunk;
+	volatile int stop;
+	int err;
+	unsigned long runs;
+};
+
+/* No Check asserts off the main thread: errors are handed back. */
+static void *traffic_loop(void *arg)
+{
+	struct traffic *t = arg;
+	uint32_t status;
+	uint64_t seq;
+
+	while (!t->stop) {
+		t->err = submit_chunk(t->fd, &t->chunk, &seq);
+		if (!t->err)
+			t->err = hlthunk_wait_for_cs(t->fd, seq, WAIT_US_DMA, &status);
+		if (!t->err && status != GAUDISIM_WAIT_CS_STATUS_COMPLETED)
+			t->err = -EIO;
+		if (t->err)
+			break;
+		t->runs++;
+	}
+	return NULL;
+}
+
+START_TEST(pci_counters_follow_traffic)
+{
+	struct hlthunk_pci_counters_info busy = { 0 }, idle = { 0 };
+	struct traffic t = { .fd = dev_fd };
+	struct host_buf host;
+	struct hbm_buf hbm;
+	struct test_cb cb;
+	pthread_t thread;
+	int ctl = open_control_ok(), i;
+
+	host_buf_map_ok(dev_fd, &host, TRAFFIC_BYTES);
+	hbm_alloc_ok(dev_fd, &hbm, 2 * MiB);
+	cb_create_ok(dev_fd, &cb, 4096);
+	/* Host -> device (RX), then device -> host (TX). */
+	ck_assert_int_eq(hlthunk_cbw_lin_dma(&cb.w, host.va, hbm.addr, TRAFFIC_BYTES, 0,
+					     GAUDISIM_PKT_CTL_EB | GAUDISIM_PKT_CTL_MB), 0);
+	ck_assert_int_eq(hlthunk_cbw_lin_dma(&cb.w, hbm.addr, host.va, TRAFFIC_BYTES, 0,
+					     GAUDISIM_PKT_CTL_EB | GAUDISIM_PKT_CTL_MB), 0);
+	t.chunk = make_chunk(cb.handle, QUEUE_H2D, cb.w.used);
+
+	ck_assert_int_eq(pthread_create(&thread, NULL, traffic_loop, &t), 0);
+	/* The best of a few windows: the loop has gaps between its CSs. */
+	for (i = 0; i < 20 && (!busy.rx_throughput || !busy.tx_throughput); i++) {
+		struct hlthunk_pci_counters_info s;
+
+		ck_assert_int_eq(hlthunk_get_pci_counters_info(ctl, &s), 0);
+		if (s.rx_throughput > busy.rx_throughput)
+			busy.rx_throughput = s.rx_throughput;
+		if (s.tx_throughput > busy.tx_throughput)
+			busy.tx_throughput = s.tx_throughput;
+	}
+	t.stop = 1;
+	ck_assert_int_eq(pthread_join(thread, NULL), 0);
+	ck_assert_msg(!t.err, "DMA loop: %s after %lu CSs", strerror(-t.err), t.runs);
+	ck_assert_uint_gt(t.runs, 0);
+	fprintf(stderr, "pci counters: busy rx %llu tx %llu KB/s over %lu CSs\n",
+		(unsigned long long)busy.rx_throughput, (unsigned long long)busy.tx_throughput,
+		t.runs);
+	ck_assert_uint_gt(busy.rx_throughput, IDLE_MAX_KBPS);
+	ck_assert_uint_gt(busy.tx_throughput, IDLE_MAX_KBPS);
+
+	/* Idle (nothing in flight): back to about nothing. */
+	ck_assert_int_eq(hlthunk_get_pci_counters_info(ctl, &idle), 0);
+	fprintf(stderr, "pci counters: idle rx %llu tx %llu KB/s, %llu replays\n",
+		(unsigned long long)idle.rx_throughput, (unsigned long long)idle.tx_throughput,
+		(unsigned long long)idle.replay_cnt);
+	ck_assert_uint_lt(idle.rx_throughput, IDLE_MAX_KBPS);
+	ck_assert_uint_lt(idle.tx_throughput, IDLE_MAX_KBPS);
+	/* The simulated link replays only when fault injection says so. */
+	ck_assert_uint_eq(idle.replay_cnt, 0);
+
+	cb_destroy_ok(dev_fd, &cb);
+	hbm_free_ok(dev_fd, &hbm);
+	host_buf_release(dev_fd, &host);
+}
+END_TEST
+
+START_TEST(pci_counters_refuse_bad_buffers)
+{
+	struct gaudisim_info_pci_counters pci;
+	uint8_t buf[64];
+
+	ck_assert_int_eq(hlthunk_get_pci_counters_info(dev_fd, NULL), -EINVAL);
+	/* Size 0 and a NULL pointer are refused; a short buffer gets its prefix. */
+	ck_assert_int_eq(info_raw(dev_fd, (uint64_t)(uintptr_t)&pci, 0,
+				  GAUDISIM_INFO_PCI_COUNTERS, 0, 0), -EINVAL);
+	ck_assert_int_eq(info_raw(dev_fd, 0, sizeof(pci), GAUDISIM_INFO_PCI_COUNTERS, 0, 0),
+			 -EINVAL);
+	memset(buf, SENTINEL, sizeof(buf));
+	ck_assert_int_eq(info_raw(dev_fd, (uint64_t)(uintptr_t)buf, 4,
+				  GAUDISIM_INFO_PCI_COUNTERS, 0, 0), 0);
+	ck_assert_uint_eq(buf[4], SENTINEL);
+	/* The op takes no argument. */
+	ck_assert_int_eq(info_raw(dev_fd, (uint64_t)(uintptr_t)&pci, sizeof(pci),
+				  GAUDISIM_INFO_PCI_COUNTERS, 7, 0), -EINVAL);
+}
+END_TEST
+
+/* ---- HW_IP_EXT identity: the VM's device properties ---------------------- */
+
+START_TEST(hw_ip_ext_identity_matches_the_vm)
+{
+	struct gaudisim_info_hw_ip_ext ext;
+	struct gaudisim_info_hw_ip_info hw;
+	uint32_t module;
+	uint8_t want[16] = { 0x67, 0x73, 0x6d, 0x00, 0, 0x00, 0x40, 0x00,
+			     0x80, 0x00, 0, 0, 0, 0, 0, 0 };
+	char serial[32];
+
+	ck_assert_int_eq(hlthunk_get_info(open_control_ok(), GAUDISIM_INFO_HW_IP_EXT, &ext,
+					  sizeof(ext)), 0);
+	ck_assert(memchr(ext.serial, '\0', sizeof(ext.serial)) != NULL);
+	ck_assert_uint_gt(strlen(ext.serial), 0);
+	ck_assert_uint_ne(GAUDISIM_FW_VERSION_MAJOR(ext.fw_version) |
+			  GAUDISIM_FW_VERSION_MINOR(ext.fw_version), 0);
+	/* scripts/vm.sh: uuid 67736d00-MM00-4000-8000-0000000000MM. */
+	hw_ip_ok(dev_fd, &hw);
+	module = hw.module_id;
+	want[4] = (uint8_t)module;
+	want[15] = (uint8_t)module;
+	ck_assert_mem_eq(ext.uuid, want, sizeof(want));
+	/* qemu-device: "GS" and the first 10 hex digits of the UUID, upper case. */
+	snprintf(serial, sizeof(serial), "GS67736D00%02X", module);
+	ck_assert_str_eq(ext.serial, serial);
+}
+END_TEST
+
 static Suite *info_suite(void)
 {
 	Suite *s = suite_create("info");
@@ -555,6 +706,7 @@ static Suite *info_suite(void)
 	TCase *args = compute_tcase("arguments", TCASE_TIMEOUT_SHORT);
 	TCase *facts = compute_tcase("facts", TCASE_TIMEOUT_SHORT);
 	TCase *telemetry = compute_tcase("telemetry", TCASE_TIMEOUT_SHORT);
+	TCase *pcie = compute_tcase("pcie", TCASE_TIMEOUT_DMA);
 
 	tcase_add_loop_test(ops, every_op_fills_its_struct, 0, 2 * NUM_INFO_OPS);
 	tcase_add_loop_test(ops, every_op_copies_min_size, 0, 2 * NUM_INFO_OPS);
@@ -588,7 +740,12 @@ static Suite *info_suite(void)
 	tcase_add_test(telemetry, captured_errors_are_in_the_past);
 	tcase_add_loop_test(telemetry, engine_status_is_a_table, 0, 2);
 	tcase_add_test(telemetry, notifier_on_the_compute_node_only);
+	tcase_add_test(telemetry, pci_counters_refuse_bad_buffers);
+	tcase_add_test(facts, hw_ip_ext_identity_matches_the_vm);
 	suite_add_tcase(s, telemetry);
+
+	tcase_add_test(pcie, pci_counters_follow_traffic);
+	suite_add_tcase(s, pcie);
 	return s;
 }
 

@@ -148,6 +148,8 @@ static const struct {
 	{ "--loop=x", 2 },
 	{ "-l 1 2", 2 },
 	{ "-Q temperature", 2 },
+	{ "-Q pcie.rx,pcie.bogus", 2 },
+	{ "-q -d PCIE,FAN", 2 },
 	{ "-Q index -f csv,units", 2 },
 	{ "-Q index -f xml", 2 },
 	{ "-d MEMORY", 2 },
@@ -269,9 +271,9 @@ START_TEST(csv_header_units)
 			       strlen("power.draw [W], temperature.aip [C], memory.used [MiB], "
 				      "utilization.aip [%], clocks.current.soc [MHz], index, "
 				      "serial\n")), "%s", out);
-	/* Values carry their units; the device has no serial number. */
+	/* Values carry their units; the serial is the board's (vm.sh, module 0). */
 	ck_assert_msg(strstr(out, " W, ") && strstr(out, " C, ") && strstr(out, " MiB, ") &&
-		      strstr(out, " %, ") && strstr(out, " MHz, 0, N/A\n"), "%s", out);
+		      strstr(out, " %, ") && strstr(out, " MHz, 0, GS67736D0000\n"), "%s", out);
 }
 END_TEST
 
@@ -313,7 +315,7 @@ START_TEST(json_output)
 	snprintf(want, sizeof(want), "\"power.limit\": %lld.%02lld,\n", attr_ok("max_power") / 1000,
 		 attr_ok("max_power") % 1000 / 10);
 	ck_assert_msg(strstr(out, want) != NULL, "no %s in:\n%s", want, out);
-	ck_assert_ptr_nonnull(strstr(out, "\"serial\": null,\n"));
+	ck_assert_ptr_nonnull(strstr(out, "\"serial\": \"GS67736D0000\",\n"));
 	ck_assert_ptr_nonnull(strstr(out, "\"processes\": []"));
 	ck_assert_int_eq(run_smi("--format json", false), 0);
 	ck_assert_ptr_nonnull(strstr(out, "\"temperature.aip\": "));
@@ -347,6 +349,96 @@ START_TEST(fw_versions)
 	ck_assert_int_eq(run_smi("--fw-versions -i 0", false), 0);
 	snprintf(want, sizeof(want), "Firmware [CPUCP] Version          : %s\n", version);
 	ck_assert_msg(strstr(out, want) != NULL, "no '%s' in:\n%s", want, out);
+	dev_attr_path(path, sizeof(path), "cpld_ver");
+	ck_assert_int_eq(read_text(path, version, sizeof(version)), 0);
+	snprintf(want, sizeof(want), "CPLD Version                      : %s\n", version);
+	ck_assert_msg(strstr(out, want) != NULL, "no '%s' in:\n%s", want, out);
+}
+END_TEST
+
+START_TEST(identity_fields)
+{
+	char path[PATH_LEN], uuid[64], want[160];
+
+	dev_attr_path(path, sizeof(path), "uuid");
+	ck_assert_int_eq(read_text(path, uuid, sizeof(uuid)), 0);
+	ck_assert_int_eq(run_smi("-i 0 -Q serial,uuid -f csv,noheader", false), 0);
+	snprintf(want, sizeof(want), "GS67736D0000, %s\n", uuid);
+	ck_assert_str_eq(out, want);
+	ck_assert_int_eq(run_smi("-q -i 0", false), 0);
+	ck_assert_ptr_nonnull(strstr(out, "Serial Number                   : GS67736D0000\n"));
+	snprintf(want, sizeof(want), "AIP UUID                        : %s\n", uuid);
+	ck_assert_msg(strstr(out, want) != NULL, "no '%s' in:\n%s", want, out);
+}
+END_TEST
+
+START_TEST(pcie_fields)
+{
+	unsigned long long rx, tx, replays;
+	char busid[HLTHUNK_BUS_ID_MAX_LEN], want[160];
+
+	ck_assert_int_eq(run_smi("-i 0 -Q pcie.rx,pcie.tx,pcie.replay_count -f csv", false), 0);
+	ck_assert_msg(sscanf(out, "pcie.rx [KB/s], pcie.tx [KB/s], pcie.replay_count\n"
+			     "%llu KB/s, %llu KB/s, %llu\n", &rx, &tx, &replays) == 3, "%s", out);
+	ck_assert_uint_eq(replays, 0);
+	ck_assert_int_eq(run_smi("-q -i 0 -d PCIE", false), 0);
+	ck_assert_ptr_nonnull(strstr(out, "    PCIe\n"));
+	ck_assert_ptr_nonnull(strstr(out, "Replay Count                : 0\n"));
+	ck_assert_ptr_nonnull(strstr(out, "RX Throughput"));
+	ck_assert_ptr_null(strstr(out, "Power Readings"));
+	ck_assert_int_eq(run_smi("-i 0 --format json", false), 0);
+	ck_assert_ptr_nonnull(strstr(out, "\"pcie.replay_count\": 0"));
+	ck_assert_ptr_nonnull(strstr(out, "\"pcie.rx\": "));
+	bus_id(busid, sizeof(busid));
+	ck_assert_int_eq(run_smi("--format prometheus", false), 0);
+	snprintf(want, sizeof(want), "hlsmi_pcie_replays_total{aip=\"%d\",bus_id=\"%s\"} 0\n",
+		 test_device_index(), busid);
+	ck_assert_msg(strstr(out, want) != NULL, "no %s in:\n%s", want, out);
+	ck_assert_ptr_nonnull(strstr(out, "# TYPE hlsmi_pcie_rx_bytes_per_second gauge\n"));
+}
+END_TEST
+
+/* The process list comes from fdinfo: this process, its HBM and DMA time. */
+START_TEST(process_engine_time)
+{
+	char busid[HLTHUNK_BUS_ID_MAX_LEN], want[192];
+	unsigned long long dma_ns = 0;
+	struct host_buf host;
+	struct hbm_buf hbm;
+	const char *p;
+	int fd = open_compute_ok();
+
+	host_buf_map_ok(fd, &host, 4 * MiB);
+	hbm_alloc_ok(fd, &hbm, 4 * MiB);
+	dma_ok(fd, host.va, hbm.addr, 4 * MiB, QUEUE_H2D);
+
+	ck_assert_int_eq(run_smi("-i 0 --format json -Q index", false), 0);
+	snprintf(want, sizeof(want), "{\"pid\": %d, \"name\": \"gsim-test-smi\", "
+		 "\"memory.used\": 4, \"engine_ns\": {\"dma\": ", (int)getpid());
+	p = strstr(out, want);
+	ck_assert_msg(p != NULL, "no '%s' in:\n%s", want, out);
+	ck_assert_int_eq(sscanf(p + strlen(want), "%llu", &dma_ns), 1);
+	ck_assert_uint_gt(dma_ns, 0);
+
+	/* The table gains an engine-time column (ms). */
+	ck_assert_int_eq(run_smi("", false), 0);
+	snprintf(want, sizeof(want), " %d   gsim-test-smi ", (int)getpid());
+	p = strstr(out, want);
+	ck_assert_msg(p != NULL, "no '%s' in:\n%s", want, out);
+	ck_assert_msg(strstr(p, "ms ") != NULL && strstr(p, "ms ") < strchr(p, '\n'), "%s", out);
+
+	bus_id(busid, sizeof(busid));
+	ck_assert_int_eq(run_smi("--format prometheus", false), 0);
+	snprintf(want, sizeof(want), "hlsmi_process_memory_used_bytes{aip=\"%d\",bus_id=\"%s\","
+		 "pid=\"%d\"} 4194304\n", test_device_index(), busid, (int)getpid());
+	ck_assert_msg(strstr(out, want) != NULL, "no %s in:\n%s", want, out);
+	snprintf(want, sizeof(want), "hlsmi_process_engine_seconds_total{aip=\"%d\",bus_id=\"%s\","
+		 "pid=\"%d\",engine=\"dma\"} ", test_device_index(), busid, (int)getpid());
+	ck_assert_msg(strstr(out, want) != NULL, "no %s in:\n%s", want, out);
+
+	hbm_free_ok(fd, &hbm);
+	host_buf_release(fd, &host);
+	hlthunk_close(fd);
 }
 END_TEST
 
@@ -446,6 +538,9 @@ static Suite *smi_suite(void)
 	tcase_add_test(tc, json_output);
 	tcase_add_test(tc, prometheus_output);
 	tcase_add_test(tc, fw_versions);
+	tcase_add_test(tc, identity_fields);
+	tcase_add_test(tc, pcie_fields);
+	tcase_add_test(tc, process_engine_time);
 	tcase_add_test(tc, power_max_set_and_refused);
 	tcase_add_test(tc, reset_resets);
 	tcase_add_test(tc, actions_need_root);

@@ -33,7 +33,7 @@ static const char *read_attr_ok(const char *name)
 START_TEST(identity)
 {
 	char busid[HLTHUNK_BUS_ID_MAX_LEN];
-	unsigned int major, minor;
+	unsigned int major, minor, build;
 	char tail;
 	int fd = open_control_ok();
 
@@ -44,11 +44,37 @@ START_TEST(identity)
 	ck_assert_str_eq(read_attr_ok("status"), "operational");
 	ck_assert_str_eq(read_attr_ok("module_id"), "0");
 	ck_assert_str_eq(read_attr_ok("soft_reset_cnt"), "0");
-	ck_assert_msg(sscanf(read_attr_ok("cpucp_ver"), "gaudisim-cpucp %u.%u%c", &major, &minor,
-			     &tail) == 2, "cpucp_ver '%s'", text);
-	ck_assert_uint_eq(major, GAUDISIM_HW_VERSION_MAJOR);
-	ck_assert_msg(strncmp(read_attr_ok("armcp_ver"), "gaudisim-cpucp ", 15) == 0,
-		      "armcp_ver '%s'", text);
+	/* The model's firmware is 1.2.3 (docs/device.md, FW_VERSION). */
+	ck_assert_msg(sscanf(read_attr_ok("cpucp_ver"), "gaudisim-fw-%u.%u.%u%c", &major, &minor,
+			     &build, &tail) == 3, "cpucp_ver '%s'", text);
+	ck_assert_uint_eq(major, 1);
+	ck_assert_uint_eq(minor, 2);
+	ck_assert_uint_eq(build, 3);
+	ck_assert_str_eq(read_attr_ok("armcp_ver"), "gaudisim-fw-1.2.3");
+	/* habanalabs' "0x<timestamp><version>"; the model's CPLD is 0x10. */
+	ck_assert_str_eq(read_attr_ok("cpld_ver"), "0x0000000000000010");
+}
+END_TEST
+
+/* Project-only serial_number and uuid: the same identity as HW_IP_EXT. */
+START_TEST(board_identity)
+{
+	struct gaudisim_info_hw_ip_ext ext;
+	const uint8_t *u = ext.uuid;
+	char want[40];
+	int fd = open_control_ok();
+
+	ck_assert_int_eq(hlthunk_get_info(fd, GAUDISIM_INFO_HW_IP_EXT, &ext, sizeof(ext)), 0);
+	hlthunk_close(fd);
+	ck_assert_str_eq(read_attr_ok("serial_number"), ext.serial);
+	/* vm.sh gives module 0 this serial; qemu-device derives it from the UUID. */
+	ck_assert_str_eq(text, "GS67736D0000");
+	snprintf(want, sizeof(want),
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
+		 u[12], u[13], u[14], u[15]);
+	ck_assert_str_eq(read_attr_ok("uuid"), want);
+	ck_assert_str_eq(text, "67736d00-0000-4000-8000-000000000000");
 }
 END_TEST
 
@@ -169,6 +195,9 @@ static const struct {
 	{ "status", O_RDONLY, 0 },
 	{ "max_power", O_RDONLY, 0 },
 	{ "clk_cur_freq_mhz", O_RDONLY, 0 },
+	{ "serial_number", O_RDONLY, 0 },
+	{ "uuid", O_RDONLY, 0 },
+	{ "cpld_ver", O_RDONLY, 0 },
 	{ "max_power", O_WRONLY, EACCES },
 	{ "clk_max_freq_mhz", O_WRONLY, EACCES },
 	{ "hard_reset", O_WRONLY, EACCES },
@@ -192,6 +221,7 @@ static Suite *sysfs_suite(void)
 
 	tcase_set_timeout(tc, TCASE_TIMEOUT_DMA);
 	tcase_add_test(tc, identity);
+	tcase_add_test(tc, board_identity);
 	tcase_add_test(tc, max_power_rw);
 	tcase_add_test(tc, clock_limit_rw);
 	tcase_add_loop_test(tc, bad_write_refused, 0,

@@ -5,9 +5,14 @@
  * -f and -d.
  */
 #include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "collect.h"
 #include "format.h"
 #include "hw/gaudisim_nic.h"
 #include "suites.h"
@@ -25,7 +30,22 @@ static void fill_device(struct smi_device *d, int index)
 	memset(d, 0, sizeof(*d));
 	d->index = index;
 	d->have = SMI_HAVE_HW_IP | SMI_HAVE_DRAM | SMI_HAVE_STATUS | SMI_HAVE_IDLE |
-		  SMI_HAVE_OPEN_STATS | SMI_HAVE_CS_COUNTERS | SMI_HAVE_DRIVER_VERSION;
+		  SMI_HAVE_OPEN_STATS | SMI_HAVE_CS_COUNTERS | SMI_HAVE_DRIVER_VERSION |
+		  SMI_HAVE_PCI | SMI_HAVE_PROCS;
+	snprintf(d->hw_ext.serial, sizeof(d->hw_ext.serial), "GS67736D00%02X", index);
+	for (int i = 0; i < 16; i++)
+		d->hw_ext.uuid[i] = (uint8_t)(0x10 * index + i);
+	d->pci.rx_throughput = 12345;
+	d->pci.tx_throughput = 678;
+	d->pci.replay_cnt = 2;
+	/* What the /proc scan found: dma-demo's compute file. */
+	d->num_procs = 1;
+	d->procs[0].pid = 4242;
+	snprintf(d->procs[0].name, sizeof(d->procs[0].name), "dma-demo");
+	d->procs[0].hbm_bytes = 64 * MiB;
+	d->procs[0].engine_ns[SMI_ENGINE_DMA] = 1500000000ull;
+	d->procs[0].engine_ns[SMI_ENGINE_TPC] = 250000000ull;
+	d->procs[0].engine_known = true;
 	snprintf(d->bus_id, sizeof(d->bus_id), "0000:00:%02x.0", 3 + index);
 	snprintf(d->driver_version, sizeof(d->driver_version), "0.1.0");
 	snprintf((char *)d->hw.card_name, sizeof(d->hw.card_name), "HL-GAUDISIM");
@@ -70,7 +90,7 @@ static void fill_device(struct smi_device *d, int index)
 	d->tel.clk_max_mhz = 2200;
 	d->tel.hard_reset_cnt = 2;
 	d->tel.module_id = 0;
-	snprintf(d->tel.fw_version, sizeof(d->tel.fw_version), "gaudisim-cpucp 1.0");
+	snprintf(d->tel.fw_version, sizeof(d->tel.fw_version), "gaudisim-fw-1.2.3");
 	d->tel.utilization = 37;
 	d->tel.throttle_mask = GAUDISIM_CLK_THROTTLE_POWER;
 	d->tel.violation_power_ns = 1500000;
@@ -163,9 +183,9 @@ static const char golden_table[] =
 "\n"
 "+-----------------------------------------------------------------------------+\n"
 "| Compute Processes:                                                          |\n"
-"|  AIP       PID   Process name                                    AIP Memory |\n"
+"|  AIP       PID   Process name                      Engine Time   AIP Memory |\n"
 "|=============================================================================|\n"
-"|    0      4242   dma-demo                                             64MiB |\n"
+"|    0      4242   dma-demo                               1750ms        64MiB |\n"
 "+-----------------------------------------------------------------------------+\n";
 
 START_TEST(table_matches_golden)
@@ -187,6 +207,7 @@ START_TEST(table_two_devices)
 	report.num_devices = 2;
 	dev[1].open_stats.is_compute_ctx_active = 0;
 	dev[1].open_stats.compute_pid = 0;
+	dev[1].num_procs = 0;
 	dev[1].idle.is_idle = 0;
 	dev[1].status = GAUDISIM_DEVICE_STATUS_NEEDS_RESET;
 	t = render(TABLE);
@@ -206,6 +227,7 @@ START_TEST(table_without_processes)
 	const char *t;
 
 	dev[0].open_stats.is_compute_ctx_active = 0;
+	dev[0].num_procs = 0;
 	t = render(TABLE);
 	assert_table_width(t);
 	ck_assert_ptr_nonnull(strstr(t, "| No running processes found "));
@@ -544,8 +566,13 @@ START_TEST(detail_telemetry_sections)
 	ck_assert_str_eq(detail_value(strstr(t, "Volatile"), "Single Bit", v, sizeof(v)), "1");
 	ck_assert_str_eq(detail_value(strstr(t, "Aggregate"), "Single Bit", v, sizeof(v)), "3");
 	ck_assert_str_eq(detail_value(t, "Firmware [CPUCP] Version", v, sizeof(v)),
-			 "gaudisim-cpucp 1.0");
-	ck_assert_str_eq(detail_value(t, "Serial Number", v, sizeof(v)), "N/A");
+			 "gaudisim-fw-1.2.3");
+	ck_assert_str_eq(detail_value(t, "Serial Number", v, sizeof(v)), "GS67736D0000");
+	ck_assert_str_eq(detail_value(t, "AIP UUID", v, sizeof(v)),
+			 "00010203-0405-0607-0809-0a0b0c0d0e0f");
+	ck_assert_str_eq(detail_value(strstr(t, "    PCIe\n"), "Replay Count", v, sizeof(v)), "2");
+	ck_assert_str_eq(detail_value(t, "TX Throughput", v, sizeof(v)), "678 KB/s");
+	ck_assert_str_eq(detail_value(t, "RX Throughput", v, sizeof(v)), "12345 KB/s");
 }
 END_TEST
 
@@ -599,7 +626,8 @@ START_TEST(csv_telemetry_fields)
 				    "ecc.errors.corrected.aggregate.total,"
 				    "ecc.errors.uncorrected.aggregate.total,stats.violation.power,"
 				    "serial,uuid,timestamp,reset_count.hard", "csv,noheader,nounits"),
-			 "1, 3, 1, 1500, N/A, N/A, 2026/01/05 10:00:00.250, 2\n");
+			 "1, 3, 1, 1500, GS67736D0000, 00010203-0405-0607-0809-0a0b0c0d0e0f, "
+			 "2026/01/05 10:00:00.250, 2\n");
 }
 END_TEST
 
@@ -641,9 +669,10 @@ START_TEST(json_selected_fields)
 			 "      \"index\": 0,\n"
 			 "      \"name\": \"HL-GAUDISIM\",\n"
 			 "      \"power.draw\": 60.25,\n"
-			 "      \"serial\": null,\n"
+			 "      \"serial\": \"GS67736D0000\",\n"
 			 "      \"processes\": [{\"pid\": 4242, \"name\": \"dma-demo\", "
-			 "\"memory.used\": 64}]\n"
+			 "\"memory.used\": 64, \"engine_ns\": {\"dma\": 1500000000, \"mme\": 0, "
+			 "\"tpc\": 250000000, \"nic\": 0}}]\n"
 			 "    }\n"
 			 "  ]\n"
 			 "}\n");
@@ -656,7 +685,7 @@ START_TEST(json_every_field_two_devices)
 	int i;
 
 	report.num_devices = 2;
-	snprintf(dev[1].process_name, sizeof(dev[1].process_name), "a\"b\\c");
+	snprintf(dev[1].procs[0].name, sizeof(dev[1].procs[0].name), "a\"b\\c");
 	/* Not a JSON number, although strtod() reads it as one. */
 	snprintf((char *)dev[1].hw.card_name, sizeof(dev[1].hw.card_name), "inf");
 	t = render_export(false, NULL);
@@ -689,8 +718,164 @@ START_TEST(prometheus_exposition)
 	ck_assert_ptr_nonnull(strstr(t, "hlsmi_utilization_ratio{aip=\"0\",bus_id="
 				       "\"0000:00:03.0\"} 0.37\n"));
 	ck_assert_ptr_nonnull(strstr(t, "# TYPE hlsmi_energy_joules_total counter\n"));
+	ck_assert_ptr_nonnull(strstr(t, "hlsmi_pcie_rx_bytes_per_second{aip=\"0\",bus_id="
+				       "\"0000:00:03.0\"} 12345000\n"));
+	ck_assert_ptr_nonnull(strstr(t, "hlsmi_pcie_replays_total{aip=\"0\",bus_id="
+				       "\"0000:00:03.0\"} 2\n"));
+	ck_assert_ptr_nonnull(strstr(t, "hlsmi_process_engine_seconds_total{aip=\"0\",bus_id="
+				       "\"0000:00:03.0\",pid=\"4242\",engine=\"dma\"} 1.5\n"));
+	ck_assert_ptr_nonnull(strstr(t, "hlsmi_process_memory_used_bytes{aip=\"0\",bus_id="
+				       "\"0000:00:03.0\",pid=\"4242\"} 67108864\n"));
 	/* Nothing for what device 1 did not report. */
 	ck_assert_ptr_null(strstr(t, "hlsmi_temperature_celsius{aip=\"1\""));
+}
+END_TEST
+
+START_TEST(pcie_fields_and_section)
+{
+	unsigned int sections = 0;
+	char err[256];
+	const char *t;
+
+	ck_assert_str_eq(render_csv("pcie.rx,pcie.tx,pcie.replay_count", "csv"),
+			 "pcie.rx [KB/s], pcie.tx [KB/s], pcie.replay_count\n"
+			 "12345 KB/s, 678 KB/s, 2\n");
+	free(out_text);
+	out_text = NULL;
+	ck_assert_int_eq(smi_parse_sections("pcie", &sections, err, sizeof(err)), 0);
+	ck_assert_uint_eq(sections, SMI_SECTION_PCIE);
+	report.sections = SMI_SECTION_PCIE;
+	t = render(DETAIL);
+	ck_assert_ptr_nonnull(strstr(t, "    PCIe\n"));
+	ck_assert_ptr_null(strstr(t, "Power Readings"));
+	free(out_text);
+	out_text = NULL;
+	/* A driver without the op: N/A, not 0. */
+	dev[0].have &= ~SMI_HAVE_PCI;
+	ck_assert_str_eq(render_csv("pcie.rx,pcie.replay_count", "csv,noheader"), "N/A, N/A\n");
+}
+END_TEST
+
+START_TEST(process_list_without_proc_scan)
+{
+	const char *t;
+
+	/* /proc unreadable: the holder INFO names, engine time unknown. */
+	dev[0].have &= ~SMI_HAVE_PROCS;
+	t = render(TABLE);
+	assert_table_width(t);
+	ck_assert_ptr_nonnull(strstr(t, "|    0      4242   dma-demo                                  N/A"
+				       "        64MiB |\n"));
+	free(out_text);
+	out_text = NULL;
+	t = render_export(false, "index");
+	ck_assert_ptr_nonnull(strstr(t, "\"memory.used\": 64, \"engine_ns\": null}"));
+}
+END_TEST
+
+START_TEST(process_list_several_processes)
+{
+	const char *t;
+
+	dev[0].num_procs = 2;
+	dev[0].procs[1] = dev[0].procs[0];
+	dev[0].procs[1].pid = 5000;
+	dev[0].procs[1].engine_ns[SMI_ENGINE_DMA] = 3000000;
+	dev[0].procs[1].engine_ns[SMI_ENGINE_TPC] = 0;
+	dev[0].procs[1].hbm_bytes = 2 * MiB;
+	t = render(TABLE);
+	assert_table_width(t);
+	ck_assert_ptr_nonnull(strstr(t, "   4242   dma-demo "));
+	ck_assert_ptr_nonnull(strstr(t, "   5000   dma-demo                                  3ms"
+				       "         2MiB |\n"));
+}
+END_TEST
+
+/* ---- procs.c: the /proc/<pid>/fdinfo scan, on a tree made for the test --- */
+
+static char proc_root[64];
+
+static void put_file(const char *rel, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", proc_root, rel);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void put_dir(const char *rel)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", proc_root, rel);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static const char fdinfo_ours[] =
+	"pos:\t0\nflags:\t02100002\n"
+	"drm-driver:\tgaudisim\ndrm-client-id:\t7\ndrm-pdev:\t0000:00:03.0\n"
+	"drm-engine-dma:\t2000000 ns\ndrm-engine-mme:\t0 ns\ndrm-engine-tpc:\t500 ns\n"
+	"drm-engine-nic:\t0 ns\ndrm-total-hbm:\t4194304\ndrm-resident-hbm:\t4194304\n";
+
+START_TEST(proc_scan_sums_files_per_process)
+{
+	struct smi_device d;
+
+	snprintf(proc_root, sizeof(proc_root), "%s/smi-proc-XXXXXX", P_tmpdir);
+	ck_assert_ptr_nonnull(mkdtemp(proc_root));
+	/* 300: two compute files of this device, and a file of another device. */
+	put_dir("300");
+	put_dir("300/fdinfo");
+	put_file("300/comm", "trainer\n");
+	put_file("300/fdinfo/3", fdinfo_ours);
+	put_file("300/fdinfo/4", fdinfo_ours);
+	put_file("300/fdinfo/5", "drm-driver:\tgaudisim\ndrm-pdev:\t0000:00:04.0\n"
+				 "drm-engine-dma:\t99 ns\ndrm-total-hbm:\t99\n");
+	/* 20: another driver's DRM file on the same address (not ours). */
+	put_dir("20");
+	put_dir("20/fdinfo");
+	put_file("20/comm", "glxgears\n");
+	put_file("20/fdinfo/9", "drm-driver:\ti915\ndrm-pdev:\t0000:00:03.0\n");
+	/* 7: one file; "self" and other names are skipped. */
+	put_dir("7");
+	put_dir("7/fdinfo");
+	put_file("7/comm", "hl-smi\n");
+	put_file("7/fdinfo/0", fdinfo_ours);
+	put_dir("self");
+
+	memset(&d, 0, sizeof(d));
+	snprintf(d.bus_id, sizeof(d.bus_id), "0000:00:03.0");
+	smi_collect_processes(proc_root, &d);
+	ck_assert(d.have & SMI_HAVE_PROCS);
+	ck_assert_int_eq(d.num_procs, 2);
+	ck_assert_uint_eq(d.procs[0].pid, 7);
+	ck_assert_str_eq(d.procs[0].name, "hl-smi");
+	ck_assert_uint_eq(d.procs[1].pid, 300);
+	ck_assert_str_eq(d.procs[1].name, "trainer");
+	ck_assert_uint_eq(d.procs[1].engine_ns[SMI_ENGINE_DMA], 4000000);
+	ck_assert_uint_eq(d.procs[1].engine_ns[SMI_ENGINE_TPC], 1000);
+	ck_assert_uint_eq(d.procs[1].hbm_bytes, 8 * MiB);
+	ck_assert(d.procs[1].engine_known);
+
+	/* No proc tree: the scan did not run, nothing is invented. */
+	memset(&d, 0, sizeof(d));
+	snprintf(d.bus_id, sizeof(d.bus_id), "0000:00:03.0");
+	ck_assert_int_eq(nftw(proc_root, remove_entry, 8, FTW_DEPTH | FTW_PHYS), 0);
+	smi_collect_processes(proc_root, &d);
+	ck_assert(!(d.have & SMI_HAVE_PROCS));
+	ck_assert_int_eq(d.num_procs, 0);
 }
 END_TEST
 
@@ -864,6 +1049,10 @@ Suite *smi_format_suite(void)
 	tcase_add_test(csv, json_selected_fields);
 	tcase_add_test(csv, json_every_field_two_devices);
 	tcase_add_test(csv, prometheus_exposition);
+	tcase_add_test(csv, pcie_fields_and_section);
+	tcase_add_test(csv, process_list_without_proc_scan);
+	tcase_add_test(csv, process_list_several_processes);
+	tcase_add_test(csv, proc_scan_sums_files_per_process);
 	suite_add_tcase(s, csv);
 
 	tcase_add_loop_test(parse, fields_refused, 0,
