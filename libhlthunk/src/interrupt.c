@@ -32,8 +32,11 @@ int hlthunk_wait_for_interrupt_with_timestamp(int fd, void *addr, uint64_t targe
 		args.in.flags |= interrupt_id << shift;
 
 	rc = hlthunk_ioctl(fd, DRM_IOCTL_GAUDISIM_WAIT_CS, &args);
-	/* out shares its bytes with in: after a failed ioctl it holds no answer. */
-	if (rc) {
+	/*
+	 * out shares its bytes with in: only an abort (EIO on reset, EINTR on
+	 * a signal) comes with an answer; other failures leave in's bytes.
+	 */
+	if (rc && rc != -EIO && rc != -EINTR) {
 		if (timestamp)
 			*timestamp = 0;
 		return rc;
