@@ -20,7 +20,7 @@ failed=0
 if [ $# -eq 0 ]; then
 	set --
 	# The expected programs; module reloads the driver, so it runs last.
-	for t in open info memory cb cs wait latency sigwait dma negative smi engines security responsive sysfs hwmon debugfs hlrt train contexts recovery fuzz unload module; do
+	for t in open info memory cb cs wait latency sigwait dma negative smi engines security responsive sysfs hwmon debugfs thunk hlrt train contexts recovery fuzz unload module; do
 		if [ -x "$dir/gsim-test-$t" ]; then
 			set -- "$@" "$dir/gsim-test-$t"
 		elif [ -x "$dir/gsim-test-$t.sh" ]; then
