@@ -15,12 +15,14 @@ static void report_holder(int index)
 {
 	struct gaudisim_info_open_stats stats;
 	char path[64], name[64] = "?";
-	int fd = hlthunk_open_control(index);
+	int fd = hlthunk_open_control(index, NULL);
 	FILE *f;
 
 	if (fd < 0)
 		return;
-	if (!hlthunk_get_open_stats(fd, &stats) && stats.is_compute_ctx_active) {
+	/* The driver's struct: hl-thunk's has no holder PID. */
+	if (!hlthunk_get_info_op(fd, GAUDISIM_INFO_OPEN_STATS, &stats, sizeof(stats)) &&
+	    stats.is_compute_ctx_active) {
 		snprintf(path, sizeof(path), "/proc/%u/comm", stats.compute_pid);
 		f = fopen(path, "re");
 		if (f) {
@@ -40,7 +42,7 @@ int app_open(struct app_device *dev, int index)
 
 	memset(dev, 0, sizeof(*dev));
 	dev->index = index;
-	dev->fd = hlthunk_open(index);
+	dev->fd = hlthunk_open_by_index(index);
 	if (dev->fd < 0) {
 		rc = dev->fd;
 		fprintf(stderr, "cannot open accel%d: %s\n", index, strerror(-rc));
@@ -48,7 +50,7 @@ int app_open(struct app_device *dev, int index)
 			report_holder(index);
 		else if (rc == -ENOENT)
 			fprintf(stderr, "  is the gaudisim driver loaded? (%d device(s) found)\n",
-				hlthunk_get_device_count());
+				hlthunk_get_device_count(HLTHUNK_DEVICE_DONT_CARE));
 		return rc;
 	}
 	rc = hlthunk_get_hw_ip_info(dev->fd, &dev->hw);
@@ -87,7 +89,8 @@ int app_host_buf_map(struct app_device *dev, struct app_host_buf *b, uint64_t si
 	}
 	b->ptr = p;
 	b->size = size;
-	rc = hlthunk_host_memory_map(dev->fd, b->ptr, size, &b->va);
+	b->va = hlthunk_host_memory_map(dev->fd, b->ptr, 0, size);
+	rc = b->va ? 0 : -errno;
 	if (rc) {
 		fprintf(stderr, "cannot map %llu MiB of host memory for DMA: %s\n",
 			(unsigned long long)(size / APP_MiB), strerror(-rc));

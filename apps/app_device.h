@@ -23,7 +23,7 @@ struct app_device {
 	int fd;
 	char bus_id[HLTHUNK_BUS_ID_MAX_LEN];
 	char driver_version[GAUDISIM_VERSION_STR_LEN];
-	struct gaudisim_info_hw_ip_info hw;
+	struct hlthunk_hw_ip_info hw;
 };
 
 /* Open the compute node; on EBUSY names the process that holds it. */

@@ -53,7 +53,7 @@ int main(int argc, char **argv)
 	long count = 1000, i, v;
 	int index = 0, c, rc = EXIT_FAILURE;
 	uint32_t queue = GAUDISIM_QUEUE_ID_DMA_0_0;
-	struct gaudisim_info_hw_ip_info hw;
+	struct hlthunk_hw_ip_info hw;
 	int64_t *samples, *info, t0;
 	double cs_med, info_med;
 

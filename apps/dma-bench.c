@@ -81,12 +81,14 @@ int main(int argc, char **argv)
 		return EXIT_FAILURE;
 	if (app_host_buf_map(&dev, &src, size) || app_host_buf_map(&dev, &dst, size))
 		goto out;
-	if (hlthunk_device_memory_alloc(dev.fd, size, &hbm_handle)) {
+	hbm_handle = hlthunk_device_memory_alloc(dev.fd, size, 0, true, false);
+	if (!hbm_handle) {
 		fprintf(stderr, "cannot allocate %ld MiB of HBM\n", size_mib);
 		goto out;
 	}
 	have_hbm = 1;
-	if (hlthunk_device_memory_map(dev.fd, hbm_handle, &hbm_addr))
+	hbm_addr = hlthunk_device_memory_map(dev.fd, hbm_handle, 0);
+	if (!hbm_addr)
 		goto out;
 	app_fill_pattern(src.ptr, size, 0xbe7c);
 	/* The memcpy reference copies between its own buffers, touched here so

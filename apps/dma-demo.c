@@ -126,10 +126,10 @@ int main(int argc, char **argv)
 
 	if (app_host_buf_map(&dev, &src, o.size) || app_host_buf_map(&dev, &dst, o.size))
 		goto out;
-	rc = hlthunk_device_memory_alloc(dev.fd, o.size, &hbm_handle);
-	have_hbm = !rc;
-	if (!rc)
-		rc = hlthunk_device_memory_map(dev.fd, hbm_handle, &hbm_addr);
+	hbm_handle = hlthunk_device_memory_alloc(dev.fd, o.size, 0, true, false);
+	have_hbm = hbm_handle != 0;
+	hbm_addr = have_hbm ? hlthunk_device_memory_map(dev.fd, hbm_handle, 0) : 0;
+	rc = hbm_addr ? 0 : -errno;
 	if (rc) {
 		fprintf(stderr, "cannot allocate %llu MiB of HBM: %s\n",
 			(unsigned long long)(o.size / APP_MiB), strerror(-rc));

@@ -28,7 +28,7 @@ static void read_process_name(uint32_t pid, char *buf, size_t len)
 
 int smi_collect_device(int index, struct smi_device *d)
 {
-	struct gaudisim_info_dram_usage dram;
+	struct hlthunk_dram_usage_info dram;
 	struct gaudisim_info_cs_stats stats;
 	struct gaudisim_info_cs_counters drops;
 	struct hlthunk_pci_counters_info pci;
@@ -36,7 +36,7 @@ int smi_collect_device(int index, struct smi_device *d)
 
 	memset(d, 0, sizeof(*d));
 	d->index = index;
-	fd = hlthunk_open_control(index);
+	fd = hlthunk_open_control(index, NULL);
 	if (fd < 0)
 		return fd;
 
@@ -57,7 +57,9 @@ int smi_collect_device(int index, struct smi_device *d)
 		d->have |= SMI_HAVE_STATUS;
 	if (!hlthunk_get_queue_idle(fd, &d->idle))
 		d->have |= SMI_HAVE_IDLE;
-	if (!hlthunk_get_open_stats(fd, &d->open_stats))
+	/* The driver's struct, which names the holder too. */
+	if (!hlthunk_get_info_op(fd, GAUDISIM_INFO_OPEN_STATS, &d->open_stats,
+				 sizeof(d->open_stats)))
 		d->have |= SMI_HAVE_OPEN_STATS;
 	if (!hlthunk_get_cs_stats(fd, &stats) && !hlthunk_get_cs_counters_info(fd, &drops)) {
 		d->cs.submitted = stats.submitted;

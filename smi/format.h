@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "gaudisim_accel.h"
+#include "hlthunk.h"
 #include "telemetry.h"
 
 /* Which INFO answers a struct smi_device holds (the rest print as N/A). */
@@ -76,7 +77,7 @@ struct smi_device {
 	unsigned int have;			/* enum smi_have bits */
 	char bus_id[SMI_BUS_ID_LEN];		/* "" when unknown */
 	char driver_version[GAUDISIM_VERSION_STR_LEN];
-	struct gaudisim_info_hw_ip_info hw;
+	struct hlthunk_hw_ip_info hw;
 	struct gaudisim_info_hw_ip_ext hw_ext;	/* with SMI_HAVE_HW_IP */
 	struct smi_dram_usage dram;
 	uint32_t status;			/* enum gaudisim_device_status */

@@ -158,9 +158,13 @@ static int parse_options(int argc, char **argv, struct smi_options *o)
 		case 'h':
 			usage(stdout);
 			return EXIT_SUCCESS;
-		case 'v':
-			printf("hl-smi %s (libhlthunk %s)\n", SMI_VERSION, hlthunk_get_version());
+		case 'v': {
+			char *lib = hlthunk_get_version();
+
+			printf("hl-smi %s (libhlthunk %s)\n", SMI_VERSION, lib ? lib : "?");
+			hlthunk_free(lib);
 			return EXIT_SUCCESS;
+		}
 		case 'L':
 		case 'q':
 			detail = true;
@@ -266,7 +270,7 @@ static int select_device(const char *selector, int *indices, int *count)
 		fprintf(stderr, "hl-smi: no gaudisim device with index %s\n", selector);
 		return EXIT_FAILURE;
 	}
-	want = hlthunk_get_device_index_by_busid(selector);
+	want = hlthunk_get_device_index_from_pci_bus_id(selector);
 	if (want < 0) {
 		fprintf(stderr, "hl-smi: no gaudisim device at bus id %s\n", selector);
 		return EXIT_FAILURE;
@@ -400,7 +404,7 @@ static int run_action(const struct smi_options *o, const int *indices, int count
 		return EXIT_FAILURE;
 	}
 	for (i = 0; i < count; i++) {
-		fd = hlthunk_open_control(indices[i]);
+		fd = hlthunk_open_control(indices[i], NULL);
 		if (fd < 0 || hlthunk_get_pci_bus_id_from_fd(fd, bus_id, sizeof(bus_id)))
 			snprintf(bus_id, sizeof(bus_id), "accel%d", indices[i]);
 		if (fd >= 0)

@@ -102,7 +102,7 @@ static void record(struct bench *b, enum bench_series s, int64_t ns)
 /* One INFO ioctl on the control node, timed: the driver's floor. */
 static int info_sample(struct bench *b)
 {
-	struct gaudisim_info_hw_ip_info hw;
+	struct hlthunk_hw_ip_info hw;
 	int64_t t0 = app_monotonic_ns();
 	int rc = hlthunk_get_hw_ip_info(b->ctl_fd, &hw);
 
@@ -493,7 +493,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hl-step-bench: out of memory\n");
 		goto out;
 	}
-	b.ctl_fd = hlthunk_open_control(0);
+	b.ctl_fd = hlthunk_open_control(0, NULL);
 	if (b.ctl_fd < 0) {
 		fprintf(stderr, "hl-step-bench: cannot open the control node of accel0: %s\n",
 			strerror(-b.ctl_fd));

@@ -282,7 +282,7 @@ int main(int argc, char **argv)
 		if (parse_modules(modules, &o))
 			return EXIT_USAGE;
 	} else {
-		int count = hlthunk_get_device_count();
+		int count = hlthunk_get_device_count(HLTHUNK_DEVICE_DONT_CARE);
 
 		if (count <= 0) {
 			fprintf(stderr, "hl-trials: no gaudisim device found\n");

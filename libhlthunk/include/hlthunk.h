@@ -2,11 +2,13 @@
 /*
  * libhlthunk: a thin user-space wrapper of the gaudisim accel driver.
  *
- * One function per ioctl operation plus device enumeration, in the spirit
- * of Habana's hl-thunk. No policy: every function returns 0 (or a
- * non-negative value such as a file descriptor) on success and a negative
- * errno value on failure; output parameters are written only on success.
- * The kernel ABI structs (gaudisim_accel.h) are exposed directly.
+ * Habana's hl-thunk names, arguments and return conventions for what
+ * gaudisim implements, plus a few project-only calls. Functions returning
+ * int give 0 (or a non-negative value such as a file descriptor) on
+ * success and a negative errno value on failure, output parameters written
+ * only on success; those returning a handle or address give 0 on failure
+ * with errno set. The kernel ABI structs (gaudisim_accel.h) are exposed
+ * directly where hl-thunk exposes habanalabs' own.
  */
 #ifndef HLTHUNK_H
 #define HLTHUNK_H
@@ -29,10 +31,36 @@ extern "C" {
 /* "DDDD:BB:DD.F" plus NUL, with room for a long domain. */
 #define HLTHUNK_BUS_ID_MAX_LEN		32
 
+/*
+ * The habanalabs uAPI names hl-thunk's prototypes use, for the structs
+ * gaudisim's uAPI has byte for byte under its own names.
+ */
+#define hl_info_args		gaudisim_info_args
+#define hl_info_cs_counters	gaudisim_info_cs_counters
+#define hl_device_status	gaudisim_device_status
+
 /* ---- Library --------------------------------------------------------------- */
 
-/* Version string of this library, e.g. "1.0.0". */
-const char *hlthunk_get_version(void);
+/* hl-thunk's ASIC names; gaudisim devices are HLTHUNK_DEVICE_GAUDI. */
+enum hlthunk_device_name {
+	HLTHUNK_DEVICE_GOYA,
+	HLTHUNK_DEVICE_PLACEHOLDER1,
+	HLTHUNK_DEVICE_GAUDI,
+	HLTHUNK_DEVICE_INVALID,
+	HLTHUNK_DEVICE_DONT_CARE,
+	HLTHUNK_DEVICE_GAUDI2,
+	HLTHUNK_DEVICE_PLACEHOLDER2,
+	HLTHUNK_DEVICE_PLACEHOLDER3,
+	HLTHUNK_DEVICE_PLACEHOLDER4,
+	HLTHUNK_DEVICE_MAX
+};
+
+/* Allocation for what the library hands out (hlthunk_get_version). */
+void *hlthunk_malloc(size_t size);
+void hlthunk_free(void *pt);
+
+/* Version string of this library, e.g. "2.0.0"; release with hlthunk_free. NULL on ENOMEM. */
+char *hlthunk_get_version(void);
 
 /*
  * Raw ioctl: drmIoctl (retries EINTR and EAGAIN), 0 or -errno. For callers
@@ -43,17 +71,28 @@ int hlthunk_ioctl(int fd, unsigned long request, void *arg);
 /* ---- Open, close, enumeration --------------------------------------------- */
 
 /*
- * Open the compute node of device <index> (/dev/accel/accel<index>) and
- * check that its driver is gaudisim. One process at a time: -EBUSY while
- * another file holds it. Returns the fd.
+ * Open a compute node (/dev/accel/accelN) and check that its driver is
+ * gaudisim. With busid ("BB:DD.F" or "DDDD:BB:DD.F") that device or
+ * nothing; with busid NULL the first device of device_name (GAUDI or
+ * DONT_CARE) that is free. One process at a time per device: -EBUSY when
+ * every match is held. Returns the fd, or a negative errno.
  */
-int hlthunk_open(int index);
+int hlthunk_open(enum hlthunk_device_name device_name, const char *busid);
 
-/* Open the compute node of the device at PCI address "BB:DD.F" or "DDDD:BB:DD.F". */
+/* Project-only: the compute node of accel minor <index>. */
+int hlthunk_open_by_index(int index);
+
+/* Project-only: hlthunk_open(HLTHUNK_DEVICE_DONT_CARE, busid). */
 int hlthunk_open_by_busid(const char *busid);
 
-/* Open the control node (INFO only, any number of openers). Returns the fd. */
-int hlthunk_open_control(int index);
+/*
+ * Open a control node (INFO only, any number of openers): the device at
+ * busid, or with busid NULL /dev/accel/accel_controlD<dev_id>. Returns the fd.
+ */
+int hlthunk_open_control(int dev_id, const char *busid);
+int hlthunk_open_control_by_bus_id(const char *busid);
+/* The control node of the first device of device_name. */
+int hlthunk_open_control_by_name(enum hlthunk_device_name device_name);
 
 /*
  * Close a node. A compute node is released (its CBs, mappings and HBM
@@ -62,53 +101,120 @@ int hlthunk_open_control(int index);
  */
 int hlthunk_close(int fd);
 
-/* Number of gaudisim devices present. */
-int hlthunk_get_device_count(void);
+/* Number of devices of device_name (DONT_CARE: all gaudisim devices), or -errno. */
+int hlthunk_get_device_count(enum hlthunk_device_name device_name);
 
 /*
- * Fill indices[0..max) with the accel minor numbers of the gaudisim devices,
- * ascending. Returns how many devices exist (may exceed max).
+ * Project-only: fill indices[0..max) with the accel minor numbers of the
+ * gaudisim devices, ascending. Returns how many devices exist (may exceed max).
  */
 int hlthunk_list_devices(int *indices, int max);
 
 /*
- * Check a bus ID's syntax ("BB:DD.F" or "DDDD:BB:DD.F") and write its full
- * form "DDDD:BB:DD.F" to normalized (may be NULL). 0 or -EINVAL.
+ * Project-only: check a bus ID's syntax ("BB:DD.F" or "DDDD:BB:DD.F") and
+ * write its full form "DDDD:BB:DD.F" to normalized (may be NULL). 0 or -EINVAL.
  */
 int hlthunk_parse_pci_bus_id(const char *busid, char *normalized, size_t len);
 
-/* Device index of a bus ID ("BB:DD.F" or "DDDD:BB:DD.F"), or -ENODEV. */
-int hlthunk_get_device_index_by_busid(const char *busid);
+/* Device index (accel minor) of a bus ID, -EINVAL for a malformed one, -ENODEV. */
+int hlthunk_get_device_index_from_pci_bus_id(const char *busid);
 
 /* PCI address ("DDDD:BB:DD.F") of the device behind an open compute or control fd. */
-int hlthunk_get_pci_bus_id_from_fd(int fd, char *busid, size_t len);
+int hlthunk_get_pci_bus_id_from_fd(int fd, char *pci_bus_id, int len);
+
+/* PCI device ID as INFO reports it (GAUDISIM_HL_DEVICE_ID_GAUDI); 0 on failure. */
+uint32_t hlthunk_get_device_id_from_fd(int fd);
+
+/* HLTHUNK_DEVICE_GAUDI for a gaudisim fd, HLTHUNK_DEVICE_INVALID on failure. */
+enum hlthunk_device_name hlthunk_get_device_name_from_fd(int fd);
 
 /* ---- INFO (compute and control nodes) ------------------------------------- */
 
-/* Generic INFO: the driver copies min(size, its struct size) bytes into buf. */
-int hlthunk_get_info(int fd, uint32_t op, void *buf, uint32_t size);
+/* The INFO ioctl with the caller's args struct (hl-thunk passes hl_info_args). */
+int hlthunk_get_info(int fd, struct gaudisim_info_args *info);
 
-/* Same, with an op's argument (period_ms, pll_index, dcore_id, eventfd). */
+/* Project-only generic INFO: the driver copies min(size, its struct size) bytes into buf. */
+int hlthunk_get_info_op(int fd, uint32_t op, void *buf, uint32_t size);
+
+/* Project-only: the same with an op's argument (period_ms, pll_index, dcore_id, eventfd). */
 int hlthunk_get_info_arg(int fd, uint32_t op, uint32_t arg, void *buf, uint32_t size);
 
-int hlthunk_get_hw_ip_info(int fd, struct gaudisim_info_hw_ip_info *info);
+/* hl-thunk's view of HW_IP_INFO: the driver's fields, by name. */
+struct hlthunk_hw_ip_info {
+	uint64_t sram_base_address;
+	uint64_t dram_base_address;
+	uint64_t dram_size;
+	uint32_t sram_size;
+	uint32_t num_of_events;
+	uint32_t device_id;
+	uint32_t cpld_version;
+	uint32_t psoc_pci_pll_nr;
+	uint32_t psoc_pci_pll_nf;
+	uint32_t psoc_pci_pll_od;
+	uint32_t psoc_pci_pll_div_factor;
+	uint16_t tpc_enabled_mask;
+	uint8_t dram_enabled;
+	uint8_t cpucp_version[GAUDISIM_INFO_VERSION_MAX_LEN];
+	uint32_t module_id;
+	uint8_t card_name[GAUDISIM_CARD_NAME_MAX_LEN];
+	uint32_t decoder_enabled_mask;
+	uint8_t mme_master_slave_mode;
+	uint64_t tpc_enabled_mask_ext;
+	uint64_t dram_page_size;
+	uint16_t first_available_interrupt_id;
+	uint32_t edma_enabled_mask;
+	uint16_t server_type;
+	uint64_t reserved1;
+	uint16_t number_of_user_interrupts;
+	uint64_t device_mem_alloc_default_page_size;
+	uint64_t reserved2;
+	uint8_t reserved3;
+	uint8_t reserved4;
+	uint64_t reserved5;
+	uint32_t reserved6;
+	uint8_t reserved7;
+	uint8_t security_enabled;
+	uint8_t revision_id;
+	uint16_t tpc_interrupt_id;
+	uint64_t engine_core_interrupt_reg_addr;
+	uint32_t rotator_enabled_mask;
+	uint32_t reserved8;
+	uint64_t reserved_dram_size;
+};
+
+struct hlthunk_dram_usage_info {
+	uint64_t dram_free_mem;
+	uint64_t ctx_dram_mem;
+};
+
+struct hlthunk_open_stats_info {
+	uint64_t open_counter;
+	uint64_t last_open_period_ms;
+	uint8_t is_compute_ctx_active;
+	uint8_t compute_ctx_in_release;
+};
+
+int hlthunk_get_hw_ip_info(int fd, struct hlthunk_hw_ip_info *hw_ip);
 /* Project-only facts (engine counts, queue mask, HBM total, version). */
 int hlthunk_get_hw_ip_ext(int fd, struct gaudisim_info_hw_ip_ext *info);
-int hlthunk_get_dram_usage(int fd, struct gaudisim_info_dram_usage *usage);
+int hlthunk_get_dram_usage(int fd, struct hlthunk_dram_usage_info *dram_usage);
+/* Project-only: the raw HW_IDLE struct (hl-thunk: hlthunk_get_busy_engines_mask). */
 int hlthunk_get_hw_idle(int fd, struct gaudisim_info_hw_idle *idle);
 /* Project-only: busy queues rather than busy engines. */
 int hlthunk_get_queue_idle(int fd, struct gaudisim_info_queue_idle *idle);
 /* Project-only: link state, peer and byte/error counters of every NIC port. */
 int hlthunk_get_nic_links(int fd, struct gaudisim_info_nic_links *links);
-/* 1 when idle, 0 when some engine has work in flight, or -errno. */
-int hlthunk_is_device_idle(int fd);
-/* Stores an enum gaudisim_device_status value. */
+/* true when no engine has work in flight; false also when INFO fails. */
+bool hlthunk_is_device_idle(int fd);
+/* The device's enum gaudisim_device_status; MALFUNCTION when INFO fails. */
+enum gaudisim_device_status hlthunk_get_device_status_info(int fd);
+/* Project-only: the same as 0 / -errno, the status stored. */
 int hlthunk_get_device_status(int fd, uint32_t *status);
-/* Refused submissions, device-wide and for the caller's context. */
+/* Refused submissions, device-wide and for the caller's context (hl_info_cs_counters). */
 int hlthunk_get_cs_counters_info(int fd, struct gaudisim_info_cs_counters *info);
 /* Project-only: submitted, completed, errors, timed out. */
 int hlthunk_get_cs_stats(int fd, struct gaudisim_info_cs_stats *stats);
-int hlthunk_get_open_stats(int fd, struct gaudisim_info_open_stats *stats);
+int hlthunk_get_open_stats(int fd, struct hlthunk_open_stats_info *open_stats);
 
 /* ---- INFO: telemetry and events, with hl-thunk's names and signatures ---- */
 
@@ -210,23 +316,37 @@ int hlthunk_get_driver_version(int fd, char *buf, size_t len);
 
 /* ---- Memory ---------------------------------------------------------------- */
 
-/* Allocate HBM (rounded up to GAUDISIM_DRAM_PAGE_SIZE); stores the handle. */
-int hlthunk_device_memory_alloc(int fd, uint64_t size, uint64_t *handle);
-int hlthunk_device_memory_free(int fd, uint64_t handle);
-/* Device address of an HBM allocation, for use in packets. */
-int hlthunk_device_memory_map(int fd, uint64_t handle, uint64_t *device_addr);
 /*
- * Map user memory for DMA (userptr): ptr page-aligned, size a page multiple.
- * Stores the device virtual address that packets use for it.
+ * Allocate HBM (rounded up to GAUDISIM_DRAM_PAGE_SIZE). page_size 0 or
+ * GAUDISIM_DRAM_PAGE_SIZE; every allocation is contiguous; shared
+ * allocations are not offered (EOPNOTSUPP). Returns the handle, or 0 with
+ * errno set.
  */
-int hlthunk_host_memory_map(int fd, void *ptr, uint64_t size, uint64_t *device_va);
-int hlthunk_memory_unmap(int fd, uint64_t device_va);
+uint64_t hlthunk_device_memory_alloc(int fd, uint64_t size, uint64_t page_size,
+				     bool contiguous, bool shared);
+int hlthunk_device_memory_free(int fd, uint64_t handle);
+/*
+ * Device address of an HBM allocation, for use in packets; 0 with errno
+ * set on failure. HBM is mapped where it lies, so hint_addr must be 0.
+ */
+uint64_t hlthunk_device_memory_map(int fd, uint64_t handle, uint64_t hint_addr);
+/*
+ * Map user memory for DMA (userptr): host_virt_addr page-aligned,
+ * host_size a page multiple. hint_addr 0, or a free page-aligned device VA
+ * the driver uses when it can. Returns the device VA that packets use for
+ * it, or 0 with errno set.
+ */
+uint64_t hlthunk_host_memory_map(int fd, void *host_virt_addr, uint64_t hint_addr,
+				 uint64_t host_size);
+int hlthunk_memory_unmap(int fd, uint64_t device_virt_addr);
 
 /* ---- Command buffers ------------------------------------------------------- */
 
 int hlthunk_request_command_buffer(int fd, uint32_t size, uint64_t *handle);
 int hlthunk_destroy_command_buffer(int fd, uint64_t handle);
-/* Either output pointer may be NULL. */
+/* How many submitted jobs still use the CB. */
+int hlthunk_get_cb_usage_count(int fd, uint64_t cb_handle, uint32_t *usage_cnt);
+/* Project-only: usage count and size; either output pointer may be NULL. */
 int hlthunk_get_cb_info(int fd, uint64_t handle, uint32_t *usage_cnt, uint32_t *size);
 /* mmap the CB for writing packets; NULL with errno set on failure. */
 void *hlthunk_cb_mmap(int fd, uint64_t handle, uint32_t size);
@@ -240,16 +360,21 @@ struct hlthunk_cs_in {
 	uint32_t num_chunks_restore;
 	uint32_t num_chunks_execute;
 	uint32_t flags;		/* GAUDISIM_CS_FLAGS_* */
-	uint32_t timeout_s;	/* with GAUDISIM_CS_FLAGS_CUSTOM_TIMEOUT */
+	/* Project extension: with GAUDISIM_CS_FLAGS_CUSTOM_TIMEOUT (hl-thunk: _timeout). */
+	uint32_t timeout_s;
 };
 
 struct hlthunk_cs_out {
 	uint64_t seq;
 	uint32_t status;	/* GAUDISIM_CS_STATUS_* */
+	uint16_t sob_count_before_submission;	/* SIGNAL CSs only */
 };
 
-int hlthunk_command_submission(int fd, const struct hlthunk_cs_in *in,
+int hlthunk_command_submission(int fd, struct hlthunk_cs_in *in,
 			       struct hlthunk_cs_out *out);
+/* Same with a CS timeout of timeout seconds (0: the driver's default). */
+int hlthunk_command_submission_timeout(int fd, struct hlthunk_cs_in *in,
+				       struct hlthunk_cs_out *out, uint32_t timeout);
 
 /*
  * Wait for a CS: returns the ioctl's rc (0, -ETIMEDOUT, -EIO, ...) and
@@ -257,10 +382,12 @@ int hlthunk_command_submission(int fd, const struct hlthunk_cs_in *in,
  * timeout_us 0 polls.
  */
 int hlthunk_wait_for_cs(int fd, uint64_t seq, uint64_t timeout_us, uint32_t *status);
-/* Same, also storing the status flags and the completion timestamp. */
+/* Same, storing the completion time in ns (0 when the driver gave none). */
 int hlthunk_wait_for_cs_with_timestamp(int fd, uint64_t seq, uint64_t timeout_us,
-				       uint32_t *status, uint32_t *flags,
-				       int64_t *timestamp_nsec);
+				       uint32_t *status, uint64_t *timestamp);
+/* Project-only: storing the status flags and the raw timestamp too (any may be NULL). */
+int hlthunk_wait_for_cs_with_flags(int fd, uint64_t seq, uint64_t timeout_us,
+				   uint32_t *status, uint32_t *flags, int64_t *timestamp_nsec);
 
 /* hl-thunk's multi-CS wait: up to GAUDISIM_WAIT_MULTI_CS_LIST_MAX_LEN CSs. */
 struct hlthunk_wait_multi_cs_in {
@@ -360,6 +487,25 @@ int hlthunk_signal_submission_timeout(int fd, struct hlthunk_signal_in *in,
 int hlthunk_wait_for_signal(int fd, struct hlthunk_wait_in *in, struct hlthunk_wait_out *out);
 int hlthunk_wait_for_signal_timeout(int fd, struct hlthunk_wait_in *in,
 				    struct hlthunk_wait_out *out, uint32_t timeout);
+
+/* ---- debugfs (root): device registers and HBM through addr / data32 ------ */
+
+struct hlthunk_debugfs {
+	int addr_fd;
+	int data_fd;
+	int clk_gate_fd;	/* gaudisim has no clock gating: always -1 */
+	char clk_gate_val[32];
+};
+
+/*
+ * Open the debugfs files of the device behind fd (mounting debugfs if it
+ * is not). 0 or -errno (-EACCES / -EPERM without root).
+ */
+int hlthunk_debugfs_open(int fd, struct hlthunk_debugfs *debugfs);
+/* Read / write the 32-bit word at a device address (register or HBM). */
+int hlthunk_debugfs_read(struct hlthunk_debugfs *debugfs, uint64_t full_address, uint32_t *val);
+int hlthunk_debugfs_write(struct hlthunk_debugfs *debugfs, uint64_t full_address, uint32_t val);
+int hlthunk_debugfs_close(struct hlthunk_debugfs *debugfs);
 
 #ifdef __cplusplus
 }

@@ -52,6 +52,13 @@ int hlthunk_get_cb_info(int fd, uint64_t handle, uint32_t *usage_cnt, uint32_t *
 	return 0;
 }
 
+int hlthunk_get_cb_usage_count(int fd, uint64_t cb_handle, uint32_t *usage_cnt)
+{
+	if (!usage_cnt)
+		return -EINVAL;
+	return hlthunk_get_cb_info(fd, cb_handle, usage_cnt, NULL);
+}
+
 void *hlthunk_cb_mmap(int fd, uint64_t handle, uint32_t size)
 {
 	void *cb;

@@ -5,8 +5,8 @@
 
 #include "hlthunk_internal.h"
 
-int hlthunk_command_submission(int fd, const struct hlthunk_cs_in *in,
-			       struct hlthunk_cs_out *out)
+static int cs_submit(int fd, const struct hlthunk_cs_in *in, struct hlthunk_cs_out *out,
+		     uint32_t flags, uint32_t timeout)
 {
 	union gaudisim_cs_args args = { 0 };
 	int rc;
@@ -17,19 +17,40 @@ int hlthunk_command_submission(int fd, const struct hlthunk_cs_in *in,
 	args.in.chunks_execute = hlthunk_ptr_to_u64(in->chunks_execute);
 	args.in.num_chunks_restore = in->num_chunks_restore;
 	args.in.num_chunks_execute = in->num_chunks_execute;
-	args.in.cs_flags = in->flags;
-	args.in.timeout = in->timeout_s;
+	args.in.cs_flags = flags;
+	args.in.timeout = timeout;
 	rc = hlthunk_ioctl(fd, DRM_IOCTL_GAUDISIM_CS, &args);
 	if (rc)
 		return rc;
 	out->seq = args.out.seq;
 	out->status = args.out.status;
+	out->sob_count_before_submission = args.out.sob_count_before_submission;
 	return 0;
 }
 
-int hlthunk_wait_for_cs_with_timestamp(int fd, uint64_t seq, uint64_t timeout_us,
-				       uint32_t *status, uint32_t *flags,
-				       int64_t *timestamp_nsec)
+int hlthunk_command_submission(int fd, struct hlthunk_cs_in *in,
+			       struct hlthunk_cs_out *out)
+{
+	if (!in)
+		return -EINVAL;
+	return cs_submit(fd, in, out, in->flags, in->timeout_s);
+}
+
+int hlthunk_command_submission_timeout(int fd, struct hlthunk_cs_in *in,
+				       struct hlthunk_cs_out *out, uint32_t timeout)
+{
+	uint32_t flags;
+
+	if (!in)
+		return -EINVAL;
+	flags = in->flags & ~GAUDISIM_CS_FLAGS_CUSTOM_TIMEOUT;
+	if (timeout)
+		flags |= GAUDISIM_CS_FLAGS_CUSTOM_TIMEOUT;
+	return cs_submit(fd, in, out, flags, timeout);
+}
+
+int hlthunk_wait_for_cs_with_flags(int fd, uint64_t seq, uint64_t timeout_us,
+				   uint32_t *status, uint32_t *flags, int64_t *timestamp_nsec)
 {
 	union gaudisim_wait_cs_args args = { 0 };
 	int rc;
@@ -51,7 +72,21 @@ int hlthunk_wait_for_cs_with_timestamp(int fd, uint64_t seq, uint64_t timeout_us
 
 int hlthunk_wait_for_cs(int fd, uint64_t seq, uint64_t timeout_us, uint32_t *status)
 {
-	return hlthunk_wait_for_cs_with_timestamp(fd, seq, timeout_us, status, NULL, NULL);
+	return hlthunk_wait_for_cs_with_flags(fd, seq, timeout_us, status, NULL, NULL);
+}
+
+int hlthunk_wait_for_cs_with_timestamp(int fd, uint64_t seq, uint64_t timeout_us,
+				       uint32_t *status, uint64_t *timestamp)
+{
+	uint32_t flags = 0;
+	int64_t ns = 0;
+	int rc;
+
+	if (!timestamp)
+		return -EINVAL;
+	rc = hlthunk_wait_for_cs_with_flags(fd, seq, timeout_us, status, &flags, &ns);
+	*timestamp = (flags & GAUDISIM_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD) ? (uint64_t)ns : 0;
+	return rc;
 }
 
 static int hlthunk_wait_multi_cs_common(int fd, const struct hlthunk_wait_multi_cs_in *in,

@@ -9,19 +9,31 @@ static int memory_ioctl(int fd, union gaudisim_mem_args *args)
 	return hlthunk_ioctl(fd, DRM_IOCTL_GAUDISIM_MEMORY, args);
 }
 
-int hlthunk_device_memory_alloc(int fd, uint64_t size, uint64_t *handle)
+/* The handle / address calls answer 0 on failure, with errno set. */
+static uint64_t fail(int rc)
+{
+	errno = -rc;
+	return 0;
+}
+
+uint64_t hlthunk_device_memory_alloc(int fd, uint64_t size, uint64_t page_size,
+				     bool contiguous, bool shared)
 {
 	union gaudisim_mem_args args = { 0 };
 	int rc;
 
-	if (!handle)
-		return -EINVAL;
+	/* The driver has no shared allocations to offer. */
+	if (shared)
+		return fail(-EOPNOTSUPP);
 	args.in.op = GAUDISIM_MEM_OP_ALLOC;
+	args.in.flags = contiguous ? GAUDISIM_MEM_CONTIGUOUS : 0;
 	args.in.alloc.mem_size = size;
+	args.in.alloc.page_size = page_size;
 	rc = memory_ioctl(fd, &args);
-	if (!rc)
-		*handle = args.out.handle;
-	return rc;
+	if (rc)
+		return fail(rc);
+	/* Handles start at 1, so 0 can mean failure. */
+	return args.out.handle;
 }
 
 int hlthunk_device_memory_free(int fd, uint64_t handle)
@@ -33,43 +45,38 @@ int hlthunk_device_memory_free(int fd, uint64_t handle)
 	return memory_ioctl(fd, &args);
 }
 
-int hlthunk_device_memory_map(int fd, uint64_t handle, uint64_t *device_addr)
+uint64_t hlthunk_device_memory_map(int fd, uint64_t handle, uint64_t hint_addr)
 {
 	union gaudisim_mem_args args = { 0 };
 	int rc;
 
-	if (!device_addr)
-		return -EINVAL;
 	args.in.op = GAUDISIM_MEM_OP_MAP;
 	args.in.map_device.handle = handle;
+	args.in.map_device.hint_addr = hint_addr;
 	rc = memory_ioctl(fd, &args);
-	if (!rc)
-		*device_addr = args.out.device_virt_addr;
-	return rc;
+	return rc ? fail(rc) : args.out.device_virt_addr;
 }
 
-int hlthunk_host_memory_map(int fd, void *ptr, uint64_t size, uint64_t *device_va)
+uint64_t hlthunk_host_memory_map(int fd, void *host_virt_addr, uint64_t hint_addr,
+				 uint64_t host_size)
 {
 	union gaudisim_mem_args args = { 0 };
 	int rc;
 
-	if (!device_va)
-		return -EINVAL;
 	args.in.op = GAUDISIM_MEM_OP_MAP;
 	args.in.flags = GAUDISIM_MEM_USERPTR;
-	args.in.map_host.host_virt_addr = hlthunk_ptr_to_u64(ptr);
-	args.in.map_host.mem_size = size;
+	args.in.map_host.host_virt_addr = hlthunk_ptr_to_u64(host_virt_addr);
+	args.in.map_host.hint_addr = hint_addr;
+	args.in.map_host.mem_size = host_size;
 	rc = memory_ioctl(fd, &args);
-	if (!rc)
-		*device_va = args.out.device_virt_addr;
-	return rc;
+	return rc ? fail(rc) : args.out.device_virt_addr;
 }
 
-int hlthunk_memory_unmap(int fd, uint64_t device_va)
+int hlthunk_memory_unmap(int fd, uint64_t device_virt_addr)
 {
 	union gaudisim_mem_args args = { 0 };
 
 	args.in.op = GAUDISIM_MEM_OP_UNMAP;
-	args.in.unmap.device_virt_addr = device_va;
+	args.in.unmap.device_virt_addr = device_virt_addr;
 	return memory_ioctl(fd, &args);
 }

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,7 +41,7 @@ static int check_driver_name(int fd)
 	return rc;
 }
 
-int hlthunk_open(int index)
+int hlthunk_open_by_index(int index)
 {
 	int fd = open_node(HLTHUNK_DEV_NAME_PRIMARY, index);
 	int rc;
@@ -55,7 +56,7 @@ int hlthunk_open(int index)
 	return fd;
 }
 
-int hlthunk_open_control(int index)
+static int open_control_index(int index)
 {
 	char node[64];
 	int fd = open_node(HLTHUNK_DEV_NAME_CONTROL, index);
@@ -130,9 +131,17 @@ int hlthunk_list_devices(int *indices, int max)
 	return count;
 }
 
-int hlthunk_get_device_count(void)
+/* Every gaudisim device is a Gaudi; other names match none. */
+static bool name_matches(enum hlthunk_device_name device_name)
 {
-	return hlthunk_list_devices(NULL, 0);
+	return device_name == HLTHUNK_DEVICE_DONT_CARE || device_name == HLTHUNK_DEVICE_GAUDI;
+}
+
+int hlthunk_get_device_count(enum hlthunk_device_name device_name)
+{
+	if ((unsigned int)device_name >= HLTHUNK_DEVICE_MAX)
+		return -EINVAL;
+	return name_matches(device_name) ? hlthunk_list_devices(NULL, 0) : 0;
 }
 
 int hlthunk_parse_pci_bus_id(const char *busid, char *normalized, size_t len)
@@ -144,7 +153,7 @@ int hlthunk_parse_pci_bus_id(const char *busid, char *normalized, size_t len)
 	return normalized ? hlthunk_pci_addr_format(&addr, normalized, len) : 0;
 }
 
-int hlthunk_get_device_index_by_busid(const char *busid)
+int hlthunk_get_device_index_from_pci_bus_id(const char *busid)
 {
 	int indices[HLTHUNK_MAX_MINOR];
 	struct hlthunk_pci_addr want, have;
@@ -167,25 +176,82 @@ int hlthunk_get_device_index_by_busid(const char *busid)
 	return -ENODEV;
 }
 
-int hlthunk_open_by_busid(const char *busid)
+int hlthunk_open(enum hlthunk_device_name device_name, const char *busid)
 {
-	int index = hlthunk_get_device_index_by_busid(busid);
+	int indices[HLTHUNK_MAX_MINOR];
+	int i, n, fd, rc = -ENODEV;
 
-	return index < 0 ? index : hlthunk_open(index);
+	if ((unsigned int)device_name >= HLTHUNK_DEVICE_MAX)
+		return -EINVAL;
+	if (!name_matches(device_name))
+		return -ENODEV;
+	if (busid) {
+		int index = hlthunk_get_device_index_from_pci_bus_id(busid);
+
+		return index < 0 ? index : hlthunk_open_by_index(index);
+	}
+	n = hlthunk_list_devices(indices, HLTHUNK_MAX_MINOR);
+	if (n < 0)
+		return n;
+	/* The first one free: a held device answers -EBUSY, try the next. */
+	for (i = 0; i < n && i < HLTHUNK_MAX_MINOR; i++) {
+		fd = hlthunk_open_by_index(indices[i]);
+		if (fd >= 0)
+			return fd;
+		if (rc == -ENODEV || fd == -EBUSY)
+			rc = fd;
+	}
+	return rc;
 }
 
-int hlthunk_get_pci_bus_id_from_fd(int fd, char *busid, size_t len)
+int hlthunk_open_by_busid(const char *busid)
+{
+	if (!busid)
+		return -EINVAL;
+	return hlthunk_open(HLTHUNK_DEVICE_DONT_CARE, busid);
+}
+
+int hlthunk_open_control(int dev_id, const char *busid)
+{
+	if (busid) {
+		int index = hlthunk_get_device_index_from_pci_bus_id(busid);
+
+		/* The accel core gives a device the same index on both nodes. */
+		return index < 0 ? index : open_control_index(index);
+	}
+	return open_control_index(dev_id);
+}
+
+int hlthunk_open_control_by_bus_id(const char *busid)
+{
+	if (!busid)
+		return -EINVAL;
+	return hlthunk_open_control(0, busid);
+}
+
+int hlthunk_open_control_by_name(enum hlthunk_device_name device_name)
+{
+	int index;
+
+	if ((unsigned int)device_name >= HLTHUNK_DEVICE_MAX)
+		return -EINVAL;
+	if (!name_matches(device_name) || hlthunk_list_devices(&index, 1) < 1)
+		return -ENODEV;
+	return open_control_index(index);
+}
+
+int hlthunk_get_pci_bus_id_from_fd(int fd, char *busid, int len)
 {
 	struct hlthunk_pci_addr addr;
 	char node[64];
 	int rc;
 
-	if (!busid || !len)
+	if (!busid || len <= 0)
 		return -EINVAL;
 	rc = hlthunk_sysfs_node_of_fd(fd, node, sizeof(node));
 	if (!rc)
 		rc = hlthunk_sysfs_node_pci_addr(node, &addr);
 	if (!rc)
-		rc = hlthunk_pci_addr_format(&addr, busid, len);
+		rc = hlthunk_pci_addr_format(&addr, busid, (size_t)len);
 	return rc;
 }

@@ -47,7 +47,7 @@ int hlthunk_get_hw_events_arr(int fd, bool aggregate, uint32_t hw_events_arr_siz
 {
 	if (!hw_events_arr || !hw_events_arr_size)
 		return -EINVAL;
-	return hlthunk_get_info(fd, aggregate ? GAUDISIM_INFO_HW_EVENTS_AGGREGATE :
+	return hlthunk_get_info_op(fd, aggregate ? GAUDISIM_INFO_HW_EVENTS_AGGREGATE :
 				GAUDISIM_INFO_HW_EVENTS, hw_events_arr, hw_events_arr_size);
 }
 
@@ -58,7 +58,7 @@ int hlthunk_get_clk_rate(int fd, uint32_t *cur_clk_mhz, uint32_t *max_clk_mhz)
 
 	if (!cur_clk_mhz || !max_clk_mhz)
 		return -EINVAL;
-	rc = hlthunk_get_info(fd, GAUDISIM_INFO_CLK_RATE, &clk, sizeof(clk));
+	rc = hlthunk_get_info_op(fd, GAUDISIM_INFO_CLK_RATE, &clk, sizeof(clk));
 	if (!rc) {
 		*cur_clk_mhz = clk.cur_clk_rate_mhz;
 		*max_clk_mhz = clk.max_clk_rate_mhz;
@@ -73,7 +73,7 @@ int hlthunk_get_reset_count_info(int fd, struct hlthunk_reset_count_info *info)
 
 	if (!info)
 		return -EINVAL;
-	rc = hlthunk_get_info(fd, GAUDISIM_INFO_RESET_COUNT, &cnt, sizeof(cnt));
+	rc = hlthunk_get_info_op(fd, GAUDISIM_INFO_RESET_COUNT, &cnt, sizeof(cnt));
 	if (!rc) {
 		info->hard_reset_count = cnt.hard_reset_cnt;
 		info->soft_reset_count = cnt.soft_reset_cnt;
@@ -88,7 +88,7 @@ int hlthunk_get_time_sync_info(int fd, struct hlthunk_time_sync_info *info)
 
 	if (!info)
 		return -EINVAL;
-	rc = hlthunk_get_info(fd, GAUDISIM_INFO_TIME_SYNC, &ts, sizeof(ts));
+	rc = hlthunk_get_info_op(fd, GAUDISIM_INFO_TIME_SYNC, &ts, sizeof(ts));
 	if (!rc) {
 		info->device_time = ts.device_time;
 		info->host_time = ts.host_time;
@@ -121,7 +121,7 @@ int hlthunk_get_clk_throttle_info(int fd, struct hlthunk_clk_throttle_info *info
 
 	if (!info)
 		return -EINVAL;
-	rc = hlthunk_get_info(fd, GAUDISIM_INFO_CLK_THROTTLE_REASON, &th, sizeof(th));
+	rc = hlthunk_get_info_op(fd, GAUDISIM_INFO_CLK_THROTTLE_REASON, &th, sizeof(th));
 	if (rc)
 		return rc;
 	info->clk_throttle_reason_bitmask = th.clk_throttling_reason;
@@ -136,7 +136,7 @@ int hlthunk_get_total_energy_consumption_info(int fd, struct hlthunk_energy_info
 {
 	if (!info)
 		return -EINVAL;
-	return hlthunk_get_info(fd, GAUDISIM_INFO_TOTAL_ENERGY, &info->total_energy_consumption,
+	return hlthunk_get_info_op(fd, GAUDISIM_INFO_TOTAL_ENERGY, &info->total_energy_consumption,
 				sizeof(info->total_energy_consumption));
 }
 
@@ -144,7 +144,7 @@ int hlthunk_get_power_info(int fd, struct hlthunk_power_info *info)
 {
 	if (!info)
 		return -EINVAL;
-	return hlthunk_get_info(fd, GAUDISIM_INFO_POWER, &info->power, sizeof(info->power));
+	return hlthunk_get_info_op(fd, GAUDISIM_INFO_POWER, &info->power, sizeof(info->power));
 }
 
 int hlthunk_get_pci_counters_info(int fd, struct hlthunk_pci_counters_info *info)
@@ -155,7 +155,7 @@ int hlthunk_get_pci_counters_info(int fd, struct hlthunk_pci_counters_info *info
 	if (!info)
 		return -EINVAL;
 	memset(&pci, 0, sizeof(pci));
-	rc = hlthunk_get_info(fd, GAUDISIM_INFO_PCI_COUNTERS, &pci, sizeof(pci));
+	rc = hlthunk_get_info_op(fd, GAUDISIM_INFO_PCI_COUNTERS, &pci, sizeof(pci));
 	if (!rc) {
 		info->rx_throughput = pci.rx_throughput;
 		info->tx_throughput = pci.tx_throughput;
@@ -182,7 +182,7 @@ int hlthunk_get_dev_memalloc_page_orders(int fd, uint64_t *page_order_bitmask)
 {
 	if (!page_order_bitmask)
 		return -EINVAL;
-	return hlthunk_get_info(fd, GAUDISIM_INFO_DEV_MEM_ALLOC_PAGE_SIZES, page_order_bitmask,
+	return hlthunk_get_info_op(fd, GAUDISIM_INFO_DEV_MEM_ALLOC_PAGE_SIZES, page_order_bitmask,
 				sizeof(*page_order_bitmask));
 }
 
@@ -210,13 +210,13 @@ int hlthunk_get_event_record(int fd, enum hlthunk_event_record_id event_id, void
 		return -EINVAL;
 	switch (event_id) {
 	case HLTHUNK_CS_TIMEOUT:
-		return hlthunk_get_info(fd, GAUDISIM_INFO_CS_TIMEOUT_EVENT, buf,
+		return hlthunk_get_info_op(fd, GAUDISIM_INFO_CS_TIMEOUT_EVENT, buf,
 					sizeof(struct gaudisim_info_cs_timeout_event));
 	case HLTHUNK_RAZWI_EVENT:
-		return hlthunk_get_info(fd, GAUDISIM_INFO_RAZWI_EVENT, buf,
+		return hlthunk_get_info_op(fd, GAUDISIM_INFO_RAZWI_EVENT, buf,
 					sizeof(struct gaudisim_info_razwi_event));
 	case HLTHUNK_UNDEFINED_OPCODE:
-		return hlthunk_get_info(fd, GAUDISIM_INFO_UNDEFINED_OPCODE_EVENT, buf,
+		return hlthunk_get_info_op(fd, GAUDISIM_INFO_UNDEFINED_OPCODE_EVENT, buf,
 					sizeof(struct gaudisim_info_undefined_opcode_event));
 	default:
 		return -EINVAL;
@@ -227,7 +227,7 @@ int hlthunk_get_page_fault_info(int fd, struct gaudisim_page_fault_info *info)
 {
 	if (!info)
 		return -EINVAL;
-	return hlthunk_get_info(fd, GAUDISIM_INFO_PAGE_FAULT_EVENT, info, sizeof(*info));
+	return hlthunk_get_info_op(fd, GAUDISIM_INFO_PAGE_FAULT_EVENT, info, sizeof(*info));
 }
 
 int hlthunk_notifier_create(int fd)
@@ -263,7 +263,7 @@ int hlthunk_notifier_recv(int fd, int handle, uint64_t *notifier_events,
 		return 0;
 	if (read(handle, &cnt, sizeof(cnt)) != (ssize_t)sizeof(cnt))
 		return -EIO;
-	rc = hlthunk_get_info(fd, GAUDISIM_INFO_GET_EVENTS, notifier_events,
+	rc = hlthunk_get_info_op(fd, GAUDISIM_INFO_GET_EVENTS, notifier_events,
 			      sizeof(*notifier_events));
 	if (!rc)
 		*notifier_cnt = cnt;

@@ -44,7 +44,7 @@ static void drv_close(struct hlrt_backend *be)
 static int drv_info(struct hlrt_backend *be, struct hlrt_be_info *info)
 {
 	struct drv *d = be->priv;
-	struct gaudisim_info_hw_ip_info hw;
+	struct hlthunk_hw_ip_info hw;
 	struct gaudisim_info_hw_ip_ext ext;
 	struct gaudisim_info_sync_manager sm;
 	int rc;
@@ -57,7 +57,7 @@ static int drv_info(struct hlrt_backend *be, struct hlrt_be_info *info)
 		rc = hlthunk_get_hw_ip_ext(d->fd, &ext);
 	if (rc)
 		return rc;
-	rc = hlthunk_get_info(d->fd, GAUDISIM_INFO_SYNC_MANAGER, &sm, sizeof(sm));
+	rc = hlthunk_get_info_op(d->fd, GAUDISIM_INFO_SYNC_MANAGER, &sm, sizeof(sm));
 	if (rc)
 		return rc;
 	memset(info, 0, sizeof(*info));
@@ -81,7 +81,7 @@ static int drv_info(struct hlrt_backend *be, struct hlrt_be_info *info)
 static int drv_hbm_free_bytes(struct hlrt_backend *be, uint64_t *free_bytes)
 {
 	struct drv *d = be->priv;
-	struct gaudisim_info_dram_usage u;
+	struct hlthunk_dram_usage_info u;
 	int rc = hlthunk_get_dram_usage(d->fd, &u);
 
 	if (!rc)
@@ -93,14 +93,22 @@ static int drv_hbm_alloc(struct hlrt_backend *be, uint64_t size, uint64_t *handl
 			 uint64_t *addr)
 {
 	struct drv *d = be->priv;
-	int rc = hlthunk_device_memory_alloc(d->fd, size, handle);
+	uint64_t h, a;
+	int rc;
 
-	if (rc)
+	/* libhlthunk answers 0 with errno set; the backend speaks -errno. */
+	h = hlthunk_device_memory_alloc(d->fd, size, 0, true, false);
+	if (!h)
+		return -errno;
+	a = hlthunk_device_memory_map(d->fd, h, 0);
+	if (!a) {
+		rc = -errno;
+		hlthunk_device_memory_free(d->fd, h);
 		return rc;
-	rc = hlthunk_device_memory_map(d->fd, *handle, addr);
-	if (rc)
-		hlthunk_device_memory_free(d->fd, *handle);
-	return rc;
+	}
+	*handle = h;
+	*addr = a;
+	return 0;
 }
 
 static int drv_hbm_free(struct hlrt_backend *be, uint64_t handle)
@@ -114,7 +122,12 @@ static int drv_host_map(struct hlrt_backend *be, void *ptr, uint64_t size, uint6
 {
 	struct drv *d = be->priv;
 
-	return hlthunk_host_memory_map(d->fd, ptr, size, va);
+	uint64_t v = hlthunk_host_memory_map(d->fd, ptr, 0, size);
+
+	if (!v)
+		return -errno;
+	*va = v;
+	return 0;
 }
 
 static int drv_host_unmap(struct hlrt_backend *be, uint64_t va)
@@ -271,7 +284,7 @@ static int drv_open(uint32_t index, struct hlrt_backend **out)
 		return n;
 	if ((int)index >= n)
 		return -ENODEV;
-	fd = hlthunk_open(idx[index]);
+	fd = hlthunk_open_by_index(idx[index]);
 	if (fd < 0)
 		return fd;
 	be = calloc(1, sizeof(*be));

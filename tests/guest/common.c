@@ -22,17 +22,17 @@ int test_device_index(void)
 
 int open_compute_ok(void)
 {
-	int fd = hlthunk_open(test_device_index());
+	int fd = hlthunk_open_by_index(test_device_index());
 
-	ck_assert_msg(fd >= 0, "hlthunk_open(%d): %s", test_device_index(), strerror(-fd));
+	ck_assert_msg(fd >= 0, "hlthunk_open_by_index(%d): %s", test_device_index(), strerror(-fd));
 	return fd;
 }
 
 int open_control_ok(void)
 {
-	int fd = hlthunk_open_control(test_device_index());
+	int fd = hlthunk_open_control(test_device_index(), NULL);
 
-	ck_assert_msg(fd >= 0, "hlthunk_open_control(%d): %s", test_device_index(),
+	ck_assert_msg(fd >= 0, "hlthunk_open_control(%d, NULL): %s", test_device_index(),
 		      strerror(-fd));
 	return fd;
 }
@@ -56,6 +56,42 @@ static uint64_t page_round_up(uint64_t size)
 	return (size + page - 1) & ~(page - 1);
 }
 
+int mem_alloc_rc(int fd, uint64_t size, uint64_t *handle)
+{
+	uint64_t h;
+
+	errno = 0;
+	h = hlthunk_device_memory_alloc(fd, size, 0, false, false);
+	if (!h)
+		return errno ? -errno : -EIO;
+	*handle = h;
+	return 0;
+}
+
+int mem_map_rc(int fd, uint64_t handle, uint64_t *addr)
+{
+	uint64_t a;
+
+	errno = 0;
+	a = hlthunk_device_memory_map(fd, handle, 0);
+	if (!a)
+		return errno ? -errno : -EIO;
+	*addr = a;
+	return 0;
+}
+
+int host_map_rc(int fd, void *ptr, uint64_t size, uint64_t *va)
+{
+	uint64_t v;
+
+	errno = 0;
+	v = hlthunk_host_memory_map(fd, ptr, 0, size);
+	if (!v)
+		return errno ? -errno : -EIO;
+	*va = v;
+	return 0;
+}
+
 void host_buf_alloc_ok(struct host_buf *b, uint64_t size)
 {
 	void *p;
@@ -74,7 +110,7 @@ void host_buf_map_ok(int fd, struct host_buf *b, uint64_t size)
 	int rc;
 
 	host_buf_alloc_ok(b, size);
-	rc = hlthunk_host_memory_map(fd, b->ptr, b->size, &b->va);
+	rc = host_map_rc(fd, b->ptr, b->size, &b->va);
 	ck_assert_msg(rc == 0, "host_memory_map %llu bytes: %s",
 		      (unsigned long long)b->size, strerror(-rc));
 	ck_assert_msg(b->va >= GAUDISIM_HOST_VA_BASE &&
@@ -96,10 +132,10 @@ void hbm_alloc_ok(int fd, struct hbm_buf *b, uint64_t size)
 	int rc;
 
 	memset(b, 0, sizeof(*b));
-	rc = hlthunk_device_memory_alloc(fd, size, &b->handle);
+	rc = mem_alloc_rc(fd, size, &b->handle);
 	ck_assert_msg(rc == 0, "HBM alloc %llu bytes: %s", (unsigned long long)size,
 		      strerror(-rc));
-	rc = hlthunk_device_memory_map(fd, b->handle, &b->addr);
+	rc = mem_map_rc(fd, b->handle, &b->addr);
 	ck_assert_msg(rc == 0, "HBM map: %s", strerror(-rc));
 	b->size = size;
 }
@@ -258,7 +294,7 @@ long first_byte_not(const void *p, size_t size, uint8_t value)
 	return -1;
 }
 
-void hw_ip_ok(int fd, struct gaudisim_info_hw_ip_info *hw)
+void hw_ip_ok(int fd, struct hlthunk_hw_ip_info *hw)
 {
 	int rc = hlthunk_get_hw_ip_info(fd, hw);
 
@@ -267,8 +303,8 @@ void hw_ip_ok(int fd, struct gaudisim_info_hw_ip_info *hw)
 
 void dram_usage_ok(int fd, struct test_dram_usage *usage)
 {
-	struct gaudisim_info_hw_ip_info hw;
-	struct gaudisim_info_dram_usage u;
+	struct hlthunk_hw_ip_info hw;
+	struct hlthunk_dram_usage_info u;
 	int rc = hlthunk_get_dram_usage(fd, &u);
 
 	ck_assert_msg(rc == 0, "INFO DRAM_USAGE: %s", strerror(-rc));
@@ -392,7 +428,7 @@ int submit_chunks(const struct gaudisim_cs_chunk *chunks, uint32_t n,
 void events_ok(uint32_t *counts)
 {
 	memset(counts, 0, GAUDISIM_INFO_HW_EVENTS_NUM * sizeof(*counts));
-	ck_assert_int_eq(hlthunk_get_info(dev_fd, GAUDISIM_INFO_HW_EVENTS_AGGREGATE, counts,
+	ck_assert_int_eq(hlthunk_get_info_op(dev_fd, GAUDISIM_INFO_HW_EVENTS_AGGREGATE, counts,
 					  GAUDISIM_INFO_HW_EVENTS_NUM * sizeof(*counts)), 0);
 }
 

@@ -124,7 +124,15 @@ long first_byte_not(const void *p, size_t size, uint8_t value);
 
 /* ---- Info shortcuts -------------------------------------------------------- */
 
-void hw_ip_ok(int fd, struct gaudisim_info_hw_ip_info *hw);
+void hw_ip_ok(int fd, struct hlthunk_hw_ip_info *hw);
+
+/*
+ * The MEMORY calls as 0 / -errno (hl-thunk's return 0 with errno set), for
+ * tests that check the driver's error codes; no page size, hint or sharing.
+ */
+int mem_alloc_rc(int fd, uint64_t size, uint64_t *handle);
+int mem_map_rc(int fd, uint64_t handle, uint64_t *addr);
+int host_map_rc(int fd, void *ptr, uint64_t size, uint64_t *va);
 /* INFO DRAM_USAGE with the used and total bytes HW_IP_INFO implies. */
 struct test_dram_usage {
 	uint64_t dram_free_mem;

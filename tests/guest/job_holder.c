@@ -55,7 +55,7 @@ static int submit(int fd, uint64_t handle, uint32_t size, uint64_t *seq)
 int main(int argc, char **argv)
 {
 	struct hlthunk_cb_writer w;
-	struct gaudisim_info_hw_ip_info hw;
+	struct hlthunk_hw_ip_info hw;
 	uint64_t cb, hbm, hbm_addr, va, seq_hang, seq_behind;
 	uint32_t status = ~0u, wait_s = 60;
 	int index = 0;
@@ -79,7 +79,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	fd = hlthunk_open(index);
+	fd = hlthunk_open_by_index(index);
 	if (fd < 0)
 		return fail("open", fd);
 	rc = hlthunk_request_command_buffer(fd, 4096, &cb);
@@ -92,14 +92,13 @@ int main(int argc, char **argv)
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (host == MAP_FAILED)
 		return fail("host buffer", -errno);
-	rc = hlthunk_host_memory_map(fd, host, HOST_BYTES, &va);
-	if (rc)
-		return fail("userptr map", rc);
-	rc = hlthunk_device_memory_alloc(fd, GAUDISIM_DRAM_PAGE_SIZE, &hbm);
-	if (!rc)
-		rc = hlthunk_device_memory_map(fd, hbm, &hbm_addr);
-	if (rc)
-		return fail("HBM", rc);
+	va = hlthunk_host_memory_map(fd, host, 0, HOST_BYTES);
+	if (!va)
+		return fail("userptr map", -errno);
+	hbm = hlthunk_device_memory_alloc(fd, GAUDISIM_DRAM_PAGE_SIZE, 0, true, false);
+	hbm_addr = hbm ? hlthunk_device_memory_map(fd, hbm, 0) : 0;
+	if (!hbm_addr)
+		return fail("HBM", -errno);
 
 	/* Packet 0: a FENCE nobody satisfies; packet 1 (offset 8): a NOP. */
 	hlthunk_cbw_init(&w, map, 4096);

@@ -141,7 +141,7 @@ START_TEST(cb_mapping_keeps_the_file_open)
 	cb_create_ok(dev_fd, &cb, 4096);
 	hlthunk_close(dev_fd);
 	dev_fd = -1;
-	ck_assert_int_eq(hlthunk_open(test_device_index()), -EBUSY);
+	ck_assert_int_eq(hlthunk_open_by_index(test_device_index()), -EBUSY);
 	cb.ptr[0] = 1;
 	ck_assert_int_eq(hlthunk_cb_munmap(cb.ptr, cb.size), 0);
 	fd = open_compute_ok();

@@ -70,7 +70,7 @@ static uint32_t first_sob(int fd, uint32_t *mon)
 	struct gaudisim_info_sync_manager sm;
 
 	memset(&sm, 0, sizeof(sm));
-	ck_assert_int_eq(hlthunk_get_info(fd, GAUDISIM_INFO_SYNC_MANAGER, &sm, sizeof(sm)), 0);
+	ck_assert_int_eq(hlthunk_get_info_op(fd, GAUDISIM_INFO_SYNC_MANAGER, &sm, sizeof(sm)), 0);
 	*mon = sm.first_available_monitor;
 	return sm.first_available_sync_object;
 }
@@ -133,14 +133,14 @@ START_TEST(four_share_fifth_is_ebusy)
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0)
-		_exit(hlthunk_open(test_device_index()) == -EBUSY ? 0 : 1);
+		_exit(hlthunk_open_by_index(test_device_index()) == -EBUSY ? 0 : 1);
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 
 	/* A freed place is taken again. */
 	ck_assert_int_eq(hlthunk_close(fds[2]), 0);
 	fds[2] = open_compute_ok();
-	ck_assert_int_eq(hlthunk_open(test_device_index()), -EBUSY);
+	ck_assert_int_eq(hlthunk_open_by_index(test_device_index()), -EBUSY);
 	for (i = 1; i < MAX_CONTEXTS; i++)
 		ck_assert_int_eq(hlthunk_close(fds[i]), 0);
 }
@@ -175,16 +175,16 @@ START_TEST(hbm_quota_per_context)
 	struct test_dram_usage mine, theirs;
 	uint64_t h, h2, h3;
 
-	ck_assert_int_eq(hlthunk_device_memory_alloc(dev_fd, QUOTA_MB * MiB, &h), 0);
-	ck_assert_int_eq(hlthunk_device_memory_alloc(dev_fd, 2 * MiB, &h2), -ENOMEM);
+	ck_assert_int_eq(mem_alloc_rc(dev_fd, QUOTA_MB * MiB, &h), 0);
+	ck_assert_int_eq(mem_alloc_rc(dev_fd, 2 * MiB, &h2), -ENOMEM);
 	/* The other context's quota is its own. */
-	ck_assert_int_eq(hlthunk_device_memory_alloc(other, QUOTA_MB * MiB - 2 * MiB, &h3), 0);
+	ck_assert_int_eq(mem_alloc_rc(other, QUOTA_MB * MiB - 2 * MiB, &h3), 0);
 	dram_usage_ok(dev_fd, &mine);
 	dram_usage_ok(other, &theirs);
 	ck_assert_uint_eq(mine.ctx_dram_mem, QUOTA_MB * MiB);
 	ck_assert_uint_eq(theirs.ctx_dram_mem, QUOTA_MB * MiB - 2 * MiB);
 	ck_assert_int_eq(hlthunk_device_memory_free(dev_fd, h), 0);
-	ck_assert_int_eq(hlthunk_device_memory_alloc(dev_fd, 2 * MiB, &h2), 0);
+	ck_assert_int_eq(mem_alloc_rc(dev_fd, 2 * MiB, &h2), 0);
 	ck_assert_int_eq(hlthunk_device_memory_free(dev_fd, h2), 0);
 	ck_assert_int_eq(hlthunk_device_memory_free(other, h3), 0);
 	ck_assert_int_eq(hlthunk_close(other), 0);
@@ -278,12 +278,12 @@ static int attack(uint64_t victim_va, uint64_t victim_hbm, uint32_t victim_sob,
 	uint64_t payload_lo = victim_hbm;
 	int fd;
 
-	fd = hlthunk_open(test_device_index());
+	fd = hlthunk_open_by_index(test_device_index());
 	if (fd < 0)
 		return 1;
 	/* Before it maps anything, the victim's VA is nothing in its space. */
-	if (hlthunk_device_memory_alloc(fd, SECRET_SIZE, &hbm.handle) ||
-	    hlthunk_device_memory_map(fd, hbm.handle, &hbm.addr))
+	if (mem_alloc_rc(fd, SECRET_SIZE, &hbm.handle) ||
+	    mem_map_rc(fd, hbm.handle, &hbm.addr))
 		return 2;
 	if (try_dma(fd, victim_va, hbm.addr, SECRET_SIZE, 0) != -EINVAL)
 		return 3;
@@ -328,7 +328,7 @@ static int attack(uint64_t victim_va, uint64_t victim_hbm, uint32_t victim_sob,
 	}
 	/* Its own memory works. */
 	host_buf_alloc_ok(&host, SECRET_SIZE);
-	if (hlthunk_host_memory_map(fd, host.ptr, host.size, &host.va))
+	if (host_map_rc(fd, host.ptr, host.size, &host.va))
 		return 16;
 	memset(host.ptr, 0x3c, SECRET_SIZE);
 	if (try_dma(fd, host.va, hbm.addr, SECRET_SIZE, 0))

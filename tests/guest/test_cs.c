@@ -215,7 +215,7 @@ START_TEST(wait_poll_then_block)
 		      status == GAUDISIM_WAIT_CS_STATUS_COMPLETED, "poll status %u", status);
 	wait_completed_ok(dev_fd, seq, WAIT_US_SHORT);
 	/* A finished CS stays finished, however often it is asked about. */
-	ck_assert_int_eq(hlthunk_wait_for_cs_with_timestamp(dev_fd, seq, 0, &status, &flags,
+	ck_assert_int_eq(hlthunk_wait_for_cs_with_flags(dev_fd, seq, 0, &status, &flags,
 							    NULL), 0);
 	ck_assert_uint_eq(status, GAUDISIM_WAIT_CS_STATUS_COMPLETED);
 	wait_completed_ok(dev_fd, seq, WAIT_US_SHORT);
@@ -236,7 +236,7 @@ START_TEST(wait_old_seq_after_many)
 		wait_completed_ok(dev_fd, seq, WAIT_US_SHORT);
 	}
 	/* Long retired: still COMPLETED (possibly flagged GONE). */
-	ck_assert_int_eq(hlthunk_wait_for_cs_with_timestamp(dev_fd, first, WAIT_US_SHORT,
+	ck_assert_int_eq(hlthunk_wait_for_cs_with_flags(dev_fd, first, WAIT_US_SHORT,
 							    &status, &flags, NULL), 0);
 	ck_assert_uint_eq(status, GAUDISIM_WAIT_CS_STATUS_COMPLETED);
 	ck_assert_uint_eq(flags & ~(uint32_t)(GAUDISIM_WAIT_CS_STATUS_FLAG_GONE |
@@ -255,7 +255,7 @@ START_TEST(timestamp_flag)
 
 	before = monotonic_ns();
 	ck_assert_int_eq(hlthunk_command_submission(dev_fd, &in, &out), 0);
-	ck_assert_int_eq(hlthunk_wait_for_cs_with_timestamp(dev_fd, out.seq, WAIT_US_SHORT,
+	ck_assert_int_eq(hlthunk_wait_for_cs_with_flags(dev_fd, out.seq, WAIT_US_SHORT,
 							    &status, &flags, &ts), 0);
 	after = monotonic_ns();
 	ck_assert_uint_eq(status, GAUDISIM_WAIT_CS_STATUS_COMPLETED);

@@ -262,7 +262,7 @@ END_TEST
 
 START_TEST(round_trip_through_sram)
 {
-	struct gaudisim_info_hw_ip_info hw;
+	struct hlthunk_hw_ip_info hw;
 	const uint32_t size = 1 * MiB + 3;
 	struct host_buf src, dst;
 	long diff;

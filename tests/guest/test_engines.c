@@ -36,7 +36,7 @@ static struct gaudisim_info_sync_manager sm;
 static void sync_info_ok(void)
 {
 	memset(&sm, 0, sizeof(sm));
-	ck_assert_int_eq(hlthunk_get_info(dev_fd, GAUDISIM_INFO_SYNC_MANAGER, &sm,
+	ck_assert_int_eq(hlthunk_get_info_op(dev_fd, GAUDISIM_INFO_SYNC_MANAGER, &sm,
 					  sizeof(sm)), 0);
 }
 
@@ -651,7 +651,7 @@ START_TEST(telemetry_follows_the_work)
 	if (child == 0) {
 		struct load_sample m;
 
-		control = hlthunk_open_control(test_device_index());
+		control = hlthunk_open_control(test_device_index(), NULL);
 		m = control < 0 ? (struct load_sample){ .rc = control } : measure_load(control);
 		_exit(write(pipefd[1], &m, sizeof(m)) == (ssize_t)sizeof(m) ? 0 : 1);
 	}
@@ -705,7 +705,7 @@ START_TEST(heartbeat_events_counted)
 
 	/* A shorter buffer gets the first entries. */
 	small[0] = small[1] = ~0u;
-	ck_assert_int_eq(hlthunk_get_info(dev_fd, GAUDISIM_INFO_HW_EVENTS, small,
+	ck_assert_int_eq(hlthunk_get_info_op(dev_fd, GAUDISIM_INFO_HW_EVENTS, small,
 					  sizeof(small[0])), 0);
 	ck_assert_uint_eq(small[1], ~0u);
 }

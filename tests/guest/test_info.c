@@ -80,7 +80,7 @@ START_TEST(every_op_fills_its_struct)
 	int fd = node_for(_i);
 
 	memset(buf, SENTINEL, sizeof(buf));
-	ck_assert_int_eq(hlthunk_get_info(fd, o->op, buf, o->size), 0);
+	ck_assert_int_eq(hlthunk_get_info_op(fd, o->op, buf, o->size), 0);
 	/* Nothing written past the struct. */
 	ck_assert_uint_eq(buf[o->size], SENTINEL);
 }
@@ -95,19 +95,19 @@ START_TEST(every_op_copies_min_size)
 
 	memset(part, SENTINEL, sizeof(part));
 	/* A bigger buffer gets the struct and no more. */
-	ck_assert_int_eq(hlthunk_get_info(fd, o->op, part, o->size + 64), 0);
+	ck_assert_int_eq(hlthunk_get_info_op(fd, o->op, part, o->size + 64), 0);
 	ck_assert_uint_eq(part[o->size], SENTINEL);
 	ck_assert_uint_eq(part[o->size + 63], SENTINEL);
 
 	/* A smaller (older) buffer gets its prefix. */
 	memset(part, SENTINEL, sizeof(part));
-	ck_assert_int_eq(hlthunk_get_info(fd, o->op, part, small), 0);
+	ck_assert_int_eq(hlthunk_get_info_op(fd, o->op, part, small), 0);
 	ck_assert_uint_eq(part[small], SENTINEL);
 	if (o->op == GAUDISIM_INFO_HW_IP_INFO || o->op == GAUDISIM_INFO_DRIVER_VERSION ||
 	    o->op == GAUDISIM_INFO_DEVICE_STATUS || o->op == GAUDISIM_INFO_HW_IP_EXT ||
 	    o->op == GAUDISIM_INFO_DEV_MEM_ALLOC_PAGE_SIZES) {
 		/* Facts that cannot change between the two calls. */
-		ck_assert_int_eq(hlthunk_get_info(fd, o->op, full, o->size), 0);
+		ck_assert_int_eq(hlthunk_get_info_op(fd, o->op, full, o->size), 0);
 		ck_assert_mem_eq(part, full, small);
 	}
 }
@@ -166,15 +166,15 @@ START_TEST(unknown_ops_are_einval)
 {
 	uint8_t buf[512];
 
-	ck_assert_int_eq(hlthunk_get_info(dev_fd, unknown_ops[_i], buf, sizeof(buf)), -EINVAL);
-	ck_assert_int_eq(hlthunk_get_info(open_control_ok(), unknown_ops[_i], buf, sizeof(buf)),
+	ck_assert_int_eq(hlthunk_get_info_op(dev_fd, unknown_ops[_i], buf, sizeof(buf)), -EINVAL);
+	ck_assert_int_eq(hlthunk_get_info_op(open_control_ok(), unknown_ops[_i], buf, sizeof(buf)),
 			 -EINVAL);
 }
 END_TEST
 
 START_TEST(hw_ip_info_describes_the_device)
 {
-	struct gaudisim_info_hw_ip_info hw;
+	struct hlthunk_hw_ip_info hw;
 	struct gaudisim_info_hw_ip_ext ext;
 	size_t name_len;
 
@@ -217,7 +217,7 @@ END_TEST
 
 START_TEST(hw_ip_info_same_on_both_nodes)
 {
-	struct gaudisim_info_hw_ip_info a, b;
+	struct hlthunk_hw_ip_info a, b;
 
 	hw_ip_ok(dev_fd, &a);
 	hw_ip_ok(open_control_ok(), &b);
@@ -227,7 +227,7 @@ END_TEST
 
 START_TEST(dram_usage_adds_up)
 {
-	struct gaudisim_info_hw_ip_info hw;
+	struct hlthunk_hw_ip_info hw;
 	struct test_dram_usage u;
 
 	hw_ip_ok(dev_fd, &hw);
@@ -267,7 +267,7 @@ START_TEST(status_is_operational)
 	struct gaudisim_info_device_status st;
 
 	memset(&st, SENTINEL, sizeof(st));
-	ck_assert_int_eq(hlthunk_get_info(dev_fd, GAUDISIM_INFO_DEVICE_STATUS, &st, sizeof(st)),
+	ck_assert_int_eq(hlthunk_get_info_op(dev_fd, GAUDISIM_INFO_DEVICE_STATUS, &st, sizeof(st)),
 			 0);
 	ck_assert_uint_eq(st.status, GAUDISIM_DEVICE_STATUS_OPERATIONAL);
 	ck_assert_uint_eq(st.pad, 0);
@@ -301,7 +301,7 @@ START_TEST(driver_version_is_a_string)
 	size_t len;
 
 	memset(&v, SENTINEL, sizeof(v));
-	ck_assert_int_eq(hlthunk_get_info(dev_fd, GAUDISIM_INFO_DRIVER_VERSION, &v, sizeof(v)),
+	ck_assert_int_eq(hlthunk_get_info_op(dev_fd, GAUDISIM_INFO_DRIVER_VERSION, &v, sizeof(v)),
 			 0);
 	len = strnlen(v.version, sizeof(v.version));
 	ck_assert_uint_gt(len, 0);
@@ -319,8 +319,9 @@ START_TEST(info_keeps_working_after_errors)
 	int i;
 
 	for (i = 0; i < 100; i++)
-		ck_assert_int_eq(hlthunk_get_info(dev_fd, 0xdead, buf, sizeof(buf)), -EINVAL);
-	ck_assert_int_eq(hlthunk_get_info(dev_fd, GAUDISIM_INFO_HW_IP_INFO, buf, sizeof(buf)), 0);
+		ck_assert_int_eq(hlthunk_get_info_op(dev_fd, 0xdead, buf, sizeof(buf)), -EINVAL);
+	ck_assert_int_eq(hlthunk_get_info_op(dev_fd, GAUDISIM_INFO_HW_IP_INFO, buf, sizeof(buf)),
+			 0);
 }
 END_TEST
 
@@ -539,7 +540,7 @@ START_TEST(notifier_on_the_compute_node_only)
 
 	/* The control node has no context to notify. */
 	ck_assert_int_eq(hlthunk_notifier_create(control), -EOPNOTSUPP);
-	ck_assert_int_eq(hlthunk_get_info(control, GAUDISIM_INFO_GET_EVENTS, &events,
+	ck_assert_int_eq(hlthunk_get_info_op(control, GAUDISIM_INFO_GET_EVENTS, &events,
 					  sizeof(events)), -EOPNOTSUPP);
 	/* Only an eventfd registers. */
 	ck_assert_int_eq(hlthunk_get_info_arg(dev_fd, GAUDISIM_INFO_REGISTER_EVENTFD,
@@ -547,7 +548,7 @@ START_TEST(notifier_on_the_compute_node_only)
 	efd = 1000;
 	ck_assert_int_eq(hlthunk_get_info_arg(dev_fd, GAUDISIM_INFO_REGISTER_EVENTFD,
 					      (uint32_t)efd, NULL, 0), -EBADF);
-	ck_assert_int_eq(hlthunk_get_info(dev_fd, GAUDISIM_INFO_GET_EVENTS, &events,
+	ck_assert_int_eq(hlthunk_get_info_op(dev_fd, GAUDISIM_INFO_GET_EVENTS, &events,
 					  sizeof(events)), 0);
 }
 END_TEST
@@ -675,13 +676,13 @@ END_TEST
 START_TEST(hw_ip_ext_identity_matches_the_vm)
 {
 	struct gaudisim_info_hw_ip_ext ext;
-	struct gaudisim_info_hw_ip_info hw;
+	struct hlthunk_hw_ip_info hw;
 	uint32_t module;
 	uint8_t want[16] = { 0x67, 0x73, 0x6d, 0x00, 0, 0x00, 0x40, 0x00,
 			     0x80, 0x00, 0, 0, 0, 0, 0, 0 };
 	char serial[32];
 
-	ck_assert_int_eq(hlthunk_get_info(open_control_ok(), GAUDISIM_INFO_HW_IP_EXT, &ext,
+	ck_assert_int_eq(hlthunk_get_info_op(open_control_ok(), GAUDISIM_INFO_HW_IP_EXT, &ext,
 					  sizeof(ext)), 0);
 	ck_assert(memchr(ext.serial, '\0', sizeof(ext.serial)) != NULL);
 	ck_assert_uint_gt(strlen(ext.serial), 0);

@@ -536,7 +536,7 @@ static void note_mem(const union gaudisim_mem_args *in, const union gaudisim_mem
 		st.hbm_handles[st.num_hbm] = out->out.handle;
 		st.hbm_sizes[st.num_hbm] = in->in.alloc.mem_size;
 		st.hbm_addrs[st.num_hbm] = 0;
-		if (hlthunk_device_memory_map(st.fd, out->out.handle, &st.hbm_addrs[st.num_hbm]))
+		if (mem_map_rc(st.fd, out->out.handle, &st.hbm_addrs[st.num_hbm]))
 			st.hbm_addrs[st.num_hbm] = 0;
 		st.num_hbm++;
 		break;

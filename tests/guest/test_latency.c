@@ -114,7 +114,7 @@ START_TEST(test_completion_order_kept)
 	for (i = N; i-- > 0;) {
 		uint32_t status = ~0u, flags = 0;
 
-		ck_assert_int_eq(hlthunk_wait_for_cs_with_timestamp(dev_fd, seq[i], WAIT_US_SHORT,
+		ck_assert_int_eq(hlthunk_wait_for_cs_with_flags(dev_fd, seq[i], WAIT_US_SHORT,
 								    &status, &flags, &ts[i]),
 				 0);
 		ck_assert_uint_eq(status, GAUDISIM_WAIT_CS_STATUS_COMPLETED);

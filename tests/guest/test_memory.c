@@ -28,7 +28,7 @@ START_TEST(alloc_free_accounting)
 	uint64_t handle;
 
 	dram_usage_ok(dev_fd, &before);
-	ck_assert_int_eq(hlthunk_device_memory_alloc(dev_fd, 3 * PAGE, &handle), 0);
+	ck_assert_int_eq(mem_alloc_rc(dev_fd, 3 * PAGE, &handle), 0);
 	dram_usage_ok(dev_fd, &during);
 	ck_assert_uint_eq(during.dram_used_mem, before.dram_used_mem + 3 * PAGE);
 	ck_assert_uint_eq(during.dram_free_mem, before.dram_free_mem - 3 * PAGE);
@@ -64,7 +64,7 @@ START_TEST(alloc_rounds_up_to_pages)
 	uint64_t handle;
 
 	dram_usage_ok(dev_fd, &before);
-	ck_assert_int_eq(hlthunk_device_memory_alloc(dev_fd, rounding[_i].size, &handle), 0);
+	ck_assert_int_eq(mem_alloc_rc(dev_fd, rounding[_i].size, &handle), 0);
 	dram_usage_ok(dev_fd, &during);
 	ck_assert_uint_eq(during.dram_used_mem - before.dram_used_mem, rounding[_i].charged);
 	ck_assert_int_eq(hlthunk_device_memory_free(dev_fd, handle), 0);
@@ -73,7 +73,7 @@ END_TEST
 
 START_TEST(map_gives_user_hbm_addresses)
 {
-	struct gaudisim_info_hw_ip_info hw;
+	struct hlthunk_hw_ip_info hw;
 	struct hbm_buf a, b;
 
 	hw_ip_ok(dev_fd, &hw);
@@ -90,7 +90,7 @@ START_TEST(map_gives_user_hbm_addresses)
 		      (unsigned long long)b.addr);
 	ck_assert_uint_ne(a.handle, b.handle);
 	/* Mapping again gives the same address. */
-	ck_assert_int_eq(hlthunk_device_memory_map(dev_fd, a.handle, &(uint64_t){ 0 }), 0);
+	ck_assert_int_eq(mem_map_rc(dev_fd, a.handle, &(uint64_t){ 0 }), 0);
 	hbm_free_ok(dev_fd, &b);
 	hbm_free_ok(dev_fd, &a);
 }
@@ -112,7 +112,7 @@ START_TEST(alloc_until_exhausted)
 	ck_assert_ptr_nonnull(handles);
 	for (chunk = GiB; chunk >= PAGE; chunk = chunk == GiB ? PAGE : 0) {
 		while (n < max) {
-			rc = hlthunk_device_memory_alloc(dev_fd, chunk, &handles[n]);
+			rc = mem_alloc_rc(dev_fd, chunk, &handles[n]);
 			if (rc)
 				break;
 			n++;
@@ -124,7 +124,7 @@ START_TEST(alloc_until_exhausted)
 	ck_assert_uint_eq(full.dram_free_mem, 0);
 	ck_assert_uint_eq(full.dram_used_mem, full.dram_total_mem);
 	ck_assert_uint_eq(full.ctx_dram_mem, full.dram_total_mem);
-	ck_assert_int_eq(hlthunk_device_memory_alloc(dev_fd, 1, &(uint64_t){ 0 }), -ENOMEM);
+	ck_assert_int_eq(mem_alloc_rc(dev_fd, 1, &(uint64_t){ 0 }), -ENOMEM);
 
 	for (i = 0; i < n; i++)
 		ck_assert_int_eq(hlthunk_device_memory_free(dev_fd, handles[i]), 0);
@@ -133,7 +133,7 @@ START_TEST(alloc_until_exhausted)
 	ck_assert_uint_eq(end.ctx_dram_mem, 0);
 	ck_assert_uint_eq(end.dram_free_mem, end.dram_total_mem);
 	/* And the memory is usable again. */
-	ck_assert_int_eq(hlthunk_device_memory_alloc(dev_fd, GiB, &handles[0]), 0);
+	ck_assert_int_eq(mem_alloc_rc(dev_fd, GiB, &handles[0]), 0);
 	ck_assert_int_eq(hlthunk_device_memory_free(dev_fd, handles[0]), 0);
 	free(handles);
 }
@@ -146,12 +146,12 @@ START_TEST(alloc_too_big_is_enomem)
 	int rc;
 
 	dram_usage_ok(dev_fd, &u);
-	ck_assert_int_eq(hlthunk_device_memory_alloc(dev_fd, u.dram_total_mem + PAGE, &handle),
+	ck_assert_int_eq(mem_alloc_rc(dev_fd, u.dram_total_mem + PAGE, &handle),
 			 -ENOMEM);
 	/* Sizes whose page rounding would overflow. */
-	rc = hlthunk_device_memory_alloc(dev_fd, UINT64_MAX, &handle);
+	rc = mem_alloc_rc(dev_fd, UINT64_MAX, &handle);
 	ck_assert_msg(rc == -ENOMEM || rc == -EINVAL, "UINT64_MAX: %s", strerror(-rc));
-	rc = hlthunk_device_memory_alloc(dev_fd, UINT64_MAX - PAGE + 2, &handle);
+	rc = mem_alloc_rc(dev_fd, UINT64_MAX - PAGE + 2, &handle);
 	ck_assert_msg(rc == -ENOMEM || rc == -EINVAL, "near UINT64_MAX: %s", strerror(-rc));
 	dram_usage_ok(dev_fd, &u);
 	ck_assert_uint_eq(u.dram_used_mem, 0);
@@ -160,7 +160,7 @@ END_TEST
 
 START_TEST(alloc_size_0_is_einval)
 {
-	ck_assert_int_eq(hlthunk_device_memory_alloc(dev_fd, 0, &(uint64_t){ 0 }), -EINVAL);
+	ck_assert_int_eq(mem_alloc_rc(dev_fd, 0, &(uint64_t){ 0 }), -EINVAL);
 }
 END_TEST
 
@@ -169,11 +169,11 @@ START_TEST(free_bad_handles)
 	uint64_t handle;
 
 	ck_assert_int_eq(hlthunk_device_memory_free(dev_fd, 0xdeadbeef00ULL), -EINVAL);
-	ck_assert_int_eq(hlthunk_device_memory_alloc(dev_fd, PAGE, &handle), 0);
+	ck_assert_int_eq(mem_alloc_rc(dev_fd, PAGE, &handle), 0);
 	ck_assert_int_eq(hlthunk_device_memory_free(dev_fd, handle + 0x1000000), -EINVAL);
 	ck_assert_int_eq(hlthunk_device_memory_free(dev_fd, handle), 0);
 	ck_assert_int_eq(hlthunk_device_memory_free(dev_fd, handle), -EINVAL);
-	ck_assert_int_eq(hlthunk_device_memory_map(dev_fd, handle, &(uint64_t){ 0 }), -EINVAL);
+	ck_assert_int_eq(mem_map_rc(dev_fd, handle, &(uint64_t){ 0 }), -EINVAL);
 }
 END_TEST
 
@@ -183,7 +183,7 @@ START_TEST(close_frees_allocations)
 	uint64_t handle;
 	int control = open_control_ok();
 
-	ck_assert_int_eq(hlthunk_device_memory_alloc(dev_fd, 8 * PAGE, &handle), 0);
+	ck_assert_int_eq(mem_alloc_rc(dev_fd, 8 * PAGE, &handle), 0);
 	dram_usage_ok(control, &u);
 	ck_assert_uint_eq(u.dram_used_mem, 8 * PAGE);
 	hlthunk_close(dev_fd);
@@ -221,7 +221,7 @@ START_TEST(userptr_same_memory_twice)
 	uint64_t va2;
 
 	host_buf_map_ok(dev_fd, &a, 16 * KiB);
-	ck_assert_int_eq(hlthunk_host_memory_map(dev_fd, a.ptr, a.size, &va2), 0);
+	ck_assert_int_eq(host_map_rc(dev_fd, a.ptr, a.size, &va2), 0);
 	ck_assert_uint_ne(va2, a.va);
 	ck_assert_int_eq(hlthunk_memory_unmap(dev_fd, va2), 0);
 	host_buf_release(dev_fd, &a);
@@ -236,7 +236,7 @@ START_TEST(userptr_of_any_alignment)
 	uint64_t va;
 
 	host_buf_alloc_ok(&a, 4 * (uint64_t)page);
-	ck_assert_int_eq(hlthunk_host_memory_map(dev_fd, a.ptr + 100, (uint64_t)page + 1, &va), 0);
+	ck_assert_int_eq(host_map_rc(dev_fd, a.ptr + 100, (uint64_t)page + 1, &va), 0);
 	ck_assert_uint_eq(va % (uint64_t)page, 100);
 	/* The device writes exactly where the buffer's bytes are. */
 	memset(a.ptr, 0, a.size);
@@ -261,21 +261,21 @@ START_TEST(userptr_bad_arguments)
 	int rc;
 
 	host_buf_alloc_ok(&a, 4 * (uint64_t)page);
-	ck_assert_int_eq(hlthunk_host_memory_map(dev_fd, a.ptr, 0, &va), -EINVAL);
-	ck_assert_int_eq(hlthunk_host_memory_map(dev_fd, a.ptr, GAUDISIM_USERPTR_MAX_SIZE +
+	ck_assert_int_eq(host_map_rc(dev_fd, a.ptr, 0, &va), -EINVAL);
+	ck_assert_int_eq(host_map_rc(dev_fd, a.ptr, GAUDISIM_USERPTR_MAX_SIZE +
 						 (uint64_t)page, &va), -EINVAL);
-	ck_assert_int_eq(hlthunk_host_memory_map(dev_fd, a.ptr, UINT64_MAX - (uint64_t)page + 1,
+	ck_assert_int_eq(host_map_rc(dev_fd, a.ptr, UINT64_MAX - (uint64_t)page + 1,
 						 &va), -EINVAL);
 	/* Address space that is not mapped. */
 	gone = mmap(NULL, (size_t)page * 4, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ck_assert(gone != MAP_FAILED);
 	munmap(gone, (size_t)page * 4);
-	ck_assert_int_eq(hlthunk_host_memory_map(dev_fd, gone, (uint64_t)page * 4, &va), -EFAULT);
-	rc = hlthunk_host_memory_map(dev_fd, NULL, (uint64_t)page, &va);
+	ck_assert_int_eq(host_map_rc(dev_fd, gone, (uint64_t)page * 4, &va), -EFAULT);
+	rc = host_map_rc(dev_fd, NULL, (uint64_t)page, &va);
 	ck_assert_msg(rc == -EFAULT || rc == -EINVAL, "NULL: %s", strerror(-rc));
 	/* Kernel addresses. */
-	rc = hlthunk_host_memory_map(dev_fd, (void *)0xffff880000000000ULL, (uint64_t)page, &va);
+	rc = host_map_rc(dev_fd, (void *)0xffff880000000000ULL, (uint64_t)page, &va);
 	ck_assert_msg(rc == -EFAULT || rc == -EINVAL, "kernel address: %s", strerror(-rc));
 	host_buf_release(dev_fd, &a);
 }
@@ -329,7 +329,7 @@ START_TEST(mem_args_refused)
 	union gaudisim_mem_args a;
 	uint64_t handle;
 
-	ck_assert_int_eq(hlthunk_device_memory_alloc(dev_fd, PAGE, &handle), 0);
+	ck_assert_int_eq(mem_alloc_rc(dev_fd, PAGE, &handle), 0);
 	memset(&a, 0, sizeof(a));
 	a.in.op = GAUDISIM_MEM_OP_ALLOC;
 	a.in.alloc.mem_size = PAGE;

@@ -54,10 +54,10 @@ START_TEST(enumerate_in_module_order)
 	char bus[MAX_DEV][32];
 	uint32_t module[MAX_DEV];
 
-	ck_assert_int_eq(hlthunk_get_device_count(), n);
+	ck_assert_int_eq(hlthunk_get_device_count(HLTHUNK_DEVICE_DONT_CARE), n);
 	for (i = 0; i < n; i++) {
-		struct gaudisim_info_hw_ip_info hw;
-		int fd = hlthunk_open_control(minor[i]);
+		struct hlthunk_hw_ip_info hw;
+		int fd = hlthunk_open_control(minor[i], NULL);
 
 		ck_assert_msg(fd >= 0, "control node of accel%d: %s", minor[i], strerror(-fd));
 		hw_ip_ok(fd, &hw);
@@ -77,7 +77,7 @@ START_TEST(enumerate_in_module_order)
 			ck_assert_msg(strcmp(bus[j], bus[i]) < 0,
 				      "bus IDs out of order: %s before %s", bus[j], bus[i]);
 		}
-		ck_assert_int_eq(hlthunk_get_device_index_by_busid(bus[i]), minor[i]);
+		ck_assert_int_eq(hlthunk_get_device_index_from_pci_bus_id(bus[i]), minor[i]);
 	}
 }
 END_TEST
@@ -87,7 +87,7 @@ static int round_trip(int minor, uint32_t seed, int trips)
 {
 	struct host_buf src, dst;
 	struct hbm_buf hbm;
-	int fd = hlthunk_open(minor), t;
+	int fd = hlthunk_open_by_index(minor), t;
 
 	if (fd < 0)
 		return 10;
@@ -151,15 +151,15 @@ START_TEST(one_compute_user_per_device)
 
 	/* One process may hold every device; each one refuses a second open. */
 	for (i = 0; i < n; i++) {
-		fd[i] = hlthunk_open(minor[i]);
+		fd[i] = hlthunk_open_by_index(minor[i]);
 		ck_assert_msg(fd[i] >= 0, "accel%d: %s", minor[i], strerror(-fd[i]));
 	}
 	for (i = 0; i < n; i++)
-		ck_assert_int_eq(hlthunk_open(minor[i]), -EBUSY);
+		ck_assert_int_eq(hlthunk_open_by_index(minor[i]), -EBUSY);
 	/* Freeing one device frees that one only. */
 	ck_assert_int_eq(hlthunk_close(fd[1]), 0);
-	ck_assert_int_eq(hlthunk_open(minor[0]), -EBUSY);
-	fd[1] = hlthunk_open(minor[1]);
+	ck_assert_int_eq(hlthunk_open_by_index(minor[0]), -EBUSY);
+	fd[1] = hlthunk_open_by_index(minor[1]);
 	ck_assert_int_ge(fd[1], 0);
 	for (i = 0; i < n; i++)
 		ck_assert_int_eq(hlthunk_close(fd[i]), 0);
@@ -204,7 +204,7 @@ START_TEST(visible_modules)
 	ck_assert_int_eq(hlrt_device_count(&count), HLRT_SUCCESS);
 	ck_assert_uint_eq(count, 1);
 	ck_assert_uint_eq(visible_module_ok(0, bus, sizeof(bus)), (uint32_t)(n - 1));
-	fd = hlthunk_open_control(minor[n - 1]);
+	fd = hlthunk_open_control(minor[n - 1], NULL);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(hlthunk_get_pci_bus_id_from_fd(fd, want, sizeof(want)), 0);
 	hlthunk_close(fd);
@@ -283,7 +283,7 @@ START_TEST(busy_device_through_the_runtime)
 	devices_ok(minor);
 	clear_masks();
 	/* Another process holds module 0: the runtime says so, module 1 still works. */
-	fd = hlthunk_open(minor[0]);
+	fd = hlthunk_open_by_index(minor[0]);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(hlrt_device_acquire_by_module(0, &a), HLRT_DEVICE_BUSY);
 	ck_assert_msg(hlrt_device_acquire_by_module(1, &b) == HLRT_SUCCESS, "%s",

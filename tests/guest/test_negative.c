@@ -15,7 +15,7 @@
 static struct test_cb cb;		/* a 4 KiB CB with one NOP, ready to submit */
 static struct host_buf host;		/* 64 KiB userptr-mapped host buffer */
 static struct hbm_buf hbm;		/* 2 MiB of user HBM */
-static struct gaudisim_info_hw_ip_info hw;
+static struct hlthunk_hw_ip_info hw;
 
 static void matrix_setup(void)
 {

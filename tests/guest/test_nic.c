@@ -35,12 +35,12 @@ static struct gaudisim_info_sync_manager sm;
 
 static void pair_setup(void)
 {
-	struct gaudisim_info_hw_ip_info hw_a, hw_b;
+	struct hlthunk_hw_ip_info hw_a, hw_b;
 	int p;
 
-	fd_a = hlthunk_open(0);
+	fd_a = hlthunk_open_by_index(0);
 	ck_assert_msg(fd_a >= 0, "open device 0: %s", strerror(-fd_a));
-	fd_b = hlthunk_open(1);
+	fd_b = hlthunk_open_by_index(1);
 	ck_assert_msg(fd_b >= 0, "open device 1: %s", strerror(-fd_b));
 	/* common.c's helpers that take no fd work on device A. */
 	dev_fd = fd_a;
@@ -54,7 +54,7 @@ static void pair_setup(void)
 	port_ab = (uint32_t)p;
 	port_ba = (uint32_t)gaudisim_nic_port_to(hw_b.module_id, hw_a.module_id);
 	memset(&sm, 0, sizeof(sm));
-	ck_assert_int_eq(hlthunk_get_info(fd_a, GAUDISIM_INFO_SYNC_MANAGER, &sm, sizeof(sm)), 0);
+	ck_assert_int_eq(hlthunk_get_info_op(fd_a, GAUDISIM_INFO_SYNC_MANAGER, &sm, sizeof(sm)), 0);
 }
 
 static void pair_teardown(void)
@@ -77,7 +77,7 @@ static uint32_t event_count(int fd, unsigned int type)
 {
 	uint32_t counts[GAUDISIM_INFO_HW_EVENTS_NUM] = { 0 };
 
-	ck_assert_int_eq(hlthunk_get_info(fd, GAUDISIM_INFO_HW_EVENTS_AGGREGATE, counts,
+	ck_assert_int_eq(hlthunk_get_info_op(fd, GAUDISIM_INFO_HW_EVENTS_AGGREGATE, counts,
 					  sizeof(counts)), 0);
 	return counts[type];
 }
@@ -247,7 +247,7 @@ int main(void)
 {
 	Suite *s = suite_create("nic");
 	TCase *tc;
-	int fd = hlthunk_open(1);
+	int fd = hlthunk_open_by_index(1);
 
 	if (fd < 0) {
 		/* Not a pass: nothing was tested. */

@@ -31,8 +31,8 @@ START_TEST(second_open_is_ebusy)
 {
 	int fd = open_compute_ok();
 
-	ck_assert_int_eq(hlthunk_open(test_device_index()), -EBUSY);
-	ck_assert_int_eq(hlthunk_open(test_device_index()), -EBUSY);
+	ck_assert_int_eq(hlthunk_open_by_index(test_device_index()), -EBUSY);
+	ck_assert_int_eq(hlthunk_open_by_index(test_device_index()), -EBUSY);
 	ck_assert_int_eq(hlthunk_close(fd), 0);
 }
 END_TEST
@@ -47,7 +47,7 @@ START_TEST(open_from_another_process_is_ebusy)
 	if (pid == 0) {
 		/* A fork shares the open file, but a fresh open must still fail. */
 		close(fd);
-		_exit(hlthunk_open(test_device_index()) == -EBUSY ? 0 : 1);
+		_exit(hlthunk_open_by_index(test_device_index()) == -EBUSY ? 0 : 1);
 	}
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert(WIFEXITED(status));
@@ -77,7 +77,7 @@ START_TEST(control_opens_many_while_held)
 	for (i = 0; i < CONTROL_OPENERS; i++)
 		fds[i] = open_control_ok();
 	for (i = 0; i < CONTROL_OPENERS; i++) {
-		struct gaudisim_info_hw_ip_info hw;
+		struct hlthunk_hw_ip_info hw;
 		uint32_t status;
 
 		hw_ip_ok(fds[i], &hw);
@@ -160,8 +160,8 @@ END_TEST
 
 START_TEST(open_missing_minor_is_enoent)
 {
-	ck_assert_int_eq(hlthunk_open(HLTHUNK_MAX_MINOR - 1), -ENOENT);
-	ck_assert_int_eq(hlthunk_open_control(HLTHUNK_MAX_MINOR - 1), -ENOENT);
+	ck_assert_int_eq(hlthunk_open_by_index(HLTHUNK_MAX_MINOR - 1), -ENOENT);
+	ck_assert_int_eq(hlthunk_open_control(HLTHUNK_MAX_MINOR - 1, NULL), -ENOENT);
 }
 END_TEST
 
@@ -172,7 +172,7 @@ START_TEST(enumeration_lists_the_device)
 	bool found = false;
 
 	ck_assert_int_ge(n, 1);
-	ck_assert_int_eq(hlthunk_get_device_count(), n);
+	ck_assert_int_eq(hlthunk_get_device_count(HLTHUNK_DEVICE_DONT_CARE), n);
 	for (i = 0; i < n; i++)
 		found |= indices[i] == test_device_index();
 	ck_assert(found);
@@ -191,7 +191,8 @@ START_TEST(bus_id_is_the_same_on_both_nodes)
 							sizeof(from_control)), 0);
 	ck_assert_str_eq(from_compute, from_control);
 	ck_assert_int_eq(strlen(from_compute), 12);	/* DDDD:BB:DD.F */
-	ck_assert_int_eq(hlthunk_get_device_index_by_busid(from_compute), test_device_index());
+	ck_assert_int_eq(hlthunk_get_device_index_from_pci_bus_id(from_compute),
+			 test_device_index());
 	hlthunk_close(control);
 	hlthunk_close(compute);
 }
@@ -250,25 +251,31 @@ START_TEST(open_by_bus_id)
 }
 END_TEST
 
+/* The driver's struct: it also names the holder (compute_pid). */
+static void raw_open_stats_ok(int fd, struct gaudisim_info_open_stats *st)
+{
+	ck_assert_int_eq(hlthunk_get_info_op(fd, GAUDISIM_INFO_OPEN_STATS, st, sizeof(*st)), 0);
+}
+
 START_TEST(open_stats_track_the_holder)
 {
 	struct gaudisim_info_open_stats before, during, after;
 	int control = open_control_ok();
 	int compute;
 
-	ck_assert_int_eq(hlthunk_get_open_stats(control, &before), 0);
+	raw_open_stats_ok(control, &before);
 	ck_assert_uint_eq(before.is_compute_ctx_active, 0);
 	ck_assert_uint_eq(before.compute_pid, 0);
 
 	compute = open_compute_ok();
-	ck_assert_int_eq(hlthunk_get_open_stats(control, &during), 0);
+	raw_open_stats_ok(control, &during);
 	ck_assert_uint_eq(during.is_compute_ctx_active, 1);
 	ck_assert_uint_eq(during.compute_pid, (uint32_t)getpid());
 	ck_assert_uint_eq(during.open_counter, before.open_counter + 1);
 
 	usleep(20 * 1000);
 	hlthunk_close(compute);
-	ck_assert_int_eq(hlthunk_get_open_stats(control, &after), 0);
+	raw_open_stats_ok(control, &after);
 	ck_assert_uint_eq(after.is_compute_ctx_active, 0);
 	ck_assert_uint_eq(after.compute_pid, 0);
 	ck_assert_uint_eq(after.open_counter, during.open_counter);
@@ -283,9 +290,9 @@ START_TEST(failed_open_does_not_count)
 	int compute = open_compute_ok();
 	int control = open_control_ok();
 
-	ck_assert_int_eq(hlthunk_get_open_stats(control, &before), 0);
-	ck_assert_int_eq(hlthunk_open(test_device_index()), -EBUSY);
-	ck_assert_int_eq(hlthunk_get_open_stats(control, &after), 0);
+	raw_open_stats_ok(control, &before);
+	ck_assert_int_eq(hlthunk_open_by_index(test_device_index()), -EBUSY);
+	raw_open_stats_ok(control, &after);
 	ck_assert_uint_eq(after.open_counter, before.open_counter);
 	ck_assert_uint_eq(after.compute_pid, (uint32_t)getpid());
 	hlthunk_close(control);

@@ -53,7 +53,7 @@ static uint64_t timed_idle_read(int fd, bool *mme_busy)
 
 	memset(&idle, 0, sizeof(idle));
 	t0 = now_ns();
-	ck_assert_int_eq(hlthunk_get_info(fd, GAUDISIM_INFO_HW_IDLE, &idle, sizeof(idle)), 0);
+	ck_assert_int_eq(hlthunk_get_info_op(fd, GAUDISIM_INFO_HW_IDLE, &idle, sizeof(idle)), 0);
 	t1 = now_ns();
 	*mme_busy = idle.busy_engines_mask & (1u << GAUDISIM_HL_ENGINE_ID_MME_0);
 	return t1 - t0;
@@ -200,7 +200,7 @@ START_TEST(info_stays_fast_during_long_gemm)
 	ctl_fd = open_control_ok();
 
 	memset(&sm, 0, sizeof(sm));
-	ck_assert_int_eq(hlthunk_get_info(dev_fd, GAUDISIM_INFO_SYNC_MANAGER, &sm, sizeof(sm)),
+	ck_assert_int_eq(hlthunk_get_info_op(dev_fd, GAUDISIM_INFO_SYNC_MANAGER, &sm, sizeof(sm)),
 			 0);
 	sob = sm.first_available_sync_object;
 	mon = sm.first_available_monitor;

@@ -470,7 +470,7 @@ START_TEST(memset_split_keeps_fill_value)
 	memset(hb.ptr, 0, hb.size);
 
 	user_setup();
-	ck_assert_int_eq(hlthunk_host_memory_map(dev_fd, hb.ptr, hb.size, &hb.va), 0);
+	ck_assert_int_eq(host_map_rc(dev_fd, hb.ptr, hb.size, &hb.va), 0);
 	memset_ok(dev_fd, hb.va + head, 0xa5, (uint32_t)(hb.size - 2 * head), QUEUE_EXT);
 	ck_assert_int_eq(first_byte_not(hb.ptr, head, 0), -1);
 	ck_assert_int_eq(first_byte_not(hb.ptr + head, hb.size - 2 * head, 0xa5), -1);
@@ -557,13 +557,13 @@ START_TEST(pinning_obeys_rlimit_memlock)
 	ck_assert_int_eq(setrlimit(RLIMIT_MEMLOCK, &lim), 0);
 	host_buf_map_ok(dev_fd, &a, 768 * KiB);
 	host_buf_alloc_ok(&b, 512 * KiB);
-	rc = hlthunk_host_memory_map(dev_fd, b.ptr, b.size, &b.va);
+	rc = host_map_rc(dev_fd, b.ptr, b.size, &b.va);
 	ck_assert_msg(rc == -ENOMEM, "map beyond RLIMIT_MEMLOCK: %d", rc);
 	host_buf_alloc_ok(&c, 2 * MiB);
-	ck_assert_int_eq(hlthunk_host_memory_map(dev_fd, c.ptr, c.size, &c.va), -ENOMEM);
+	ck_assert_int_eq(host_map_rc(dev_fd, c.ptr, c.size, &c.va), -ENOMEM);
 	/* Unmapping gives the pages back to the limit. */
 	host_buf_release(dev_fd, &a);
-	ck_assert_int_eq(hlthunk_host_memory_map(dev_fd, b.ptr, b.size, &b.va), 0);
+	ck_assert_int_eq(host_map_rc(dev_fd, b.ptr, b.size, &b.va), 0);
 	memset_ok(dev_fd, b.va, 0x42, 4096, QUEUE_EXT);
 	ck_assert_int_eq(first_byte_not(b.ptr, 4096, 0x42), -1);
 	host_buf_release(dev_fd, &b);

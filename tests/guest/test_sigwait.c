@@ -36,7 +36,7 @@ static void sigwait_setup(void)
 
 	compute_setup();
 	memset(&sm, 0, sizeof(sm));
-	ck_assert_int_eq(hlthunk_get_info(dev_fd, GAUDISIM_INFO_SYNC_MANAGER, &sm, sizeof(sm)),
+	ck_assert_int_eq(hlthunk_get_info_op(dev_fd, GAUDISIM_INFO_SYNC_MANAGER, &sm, sizeof(sm)),
 			 0);
 	gate_sob = sm.first_available_sync_object;
 	gate_mon = sm.first_available_monitor;

@@ -99,7 +99,7 @@ START_TEST(works_while_device_is_held)
 	int fd = open_compute_ok();
 	uint64_t handle;
 
-	ck_assert_int_eq(hlthunk_device_memory_alloc(fd, 64 * MiB, &handle), 0);
+	ck_assert_int_eq(mem_alloc_rc(fd, 64 * MiB, &handle), 0);
 	snprintf(args, sizeof(args), "-i %d -Q memory.used -f csv,noheader,nounits",
 		 test_device_index());
 	ck_assert_int_eq(run_smi(args, false), 0);

@@ -64,7 +64,7 @@ START_TEST(board_identity)
 	char want[40];
 	int fd = open_control_ok();
 
-	ck_assert_int_eq(hlthunk_get_info(fd, GAUDISIM_INFO_HW_IP_EXT, &ext, sizeof(ext)), 0);
+	ck_assert_int_eq(hlthunk_get_info_op(fd, GAUDISIM_INFO_HW_IP_EXT, &ext, sizeof(ext)), 0);
 	hlthunk_close(fd);
 	ck_assert_str_eq(read_attr_ok("serial_number"), ext.serial);
 	/* vm.sh gives module 0 this serial; qemu-device derives it from the UUID. */

@@ -196,7 +196,7 @@ START_TEST(monitor_payload_raises_the_interrupt)
 	struct waiter w;
 
 	memset(&sm, 0, sizeof(sm));
-	ck_assert_int_eq(hlthunk_get_info(dev_fd, GAUDISIM_INFO_SYNC_MANAGER, &sm, sizeof(sm)),
+	ck_assert_int_eq(hlthunk_get_info_op(dev_fd, GAUDISIM_INFO_SYNC_MANAGER, &sm, sizeof(sm)),
 			 0);
 	sob = sm.first_available_sync_object;
 	mon = sm.first_available_monitor;
@@ -326,7 +326,7 @@ END_TEST
 
 START_TEST(info_reports_the_interrupts)
 {
-	struct gaudisim_info_hw_ip_info hw;
+	struct hlthunk_hw_ip_info hw;
 
 	hw_ip_ok(dev_fd, &hw);
 	ck_assert_uint_eq(hw.first_available_interrupt_id, UIRQ_FIRST);

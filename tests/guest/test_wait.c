@@ -31,7 +31,7 @@ static void wait_setup(void)
 
 	compute_setup();
 	memset(&sm, 0, sizeof(sm));
-	ck_assert_int_eq(hlthunk_get_info(dev_fd, GAUDISIM_INFO_SYNC_MANAGER, &sm, sizeof(sm)),
+	ck_assert_int_eq(hlthunk_get_info_op(dev_fd, GAUDISIM_INFO_SYNC_MANAGER, &sm, sizeof(sm)),
 			 0);
 	gate_sob = sm.first_available_sync_object;
 	gate_mon = sm.first_available_monitor;
@@ -152,7 +152,7 @@ START_TEST(timestamp_is_the_first_completion)
 
 	for (i = 0; i < 2; i++) {
 		seqs[i] = submit_nop(GAUDISIM_CS_FLAGS_TIMESTAMP);
-		ck_assert_int_eq(hlthunk_wait_for_cs_with_timestamp(dev_fd, seqs[i], WAIT_US_SHORT,
+		ck_assert_int_eq(hlthunk_wait_for_cs_with_flags(dev_fd, seqs[i], WAIT_US_SHORT,
 								    &status, &flags, &t[i]), 0);
 		ck_assert(flags & GAUDISIM_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD);
 	}
