@@ -38,6 +38,7 @@ extern "C" {
 #define hl_info_args		gaudisim_info_args
 #define hl_info_cs_counters	gaudisim_info_cs_counters
 #define hl_device_status	gaudisim_device_status
+#define hl_debug_args		gaudisim_debug_args
 
 /* ---- Library --------------------------------------------------------------- */
 
@@ -132,6 +133,9 @@ enum hlthunk_device_name hlthunk_get_device_name_from_fd(int fd);
 
 /* The INFO ioctl with the caller's args struct (hl-thunk passes hl_info_args). */
 int hlthunk_get_info(int fd, struct gaudisim_info_args *info);
+
+/* The DEBUG ioctl (debug mode; the device has no CoreSight blocks). */
+int hlthunk_debug(int fd, struct gaudisim_debug_args *debug);
 
 /* Project-only generic INFO: the driver copies min(size, its struct size) bytes into buf. */
 int hlthunk_get_info_op(int fd, uint32_t op, void *buf, uint32_t size);

@@ -29,6 +29,13 @@ int hlthunk_get_info(int fd, struct gaudisim_info_args *info)
 	return hlthunk_ioctl(fd, DRM_IOCTL_GAUDISIM_INFO, info);
 }
 
+int hlthunk_debug(int fd, struct gaudisim_debug_args *debug)
+{
+	if (!debug)
+		return -EINVAL;
+	return hlthunk_ioctl(fd, DRM_IOCTL_GAUDISIM_DEBUG, debug);
+}
+
 int hlthunk_get_hw_ip_info(int fd, struct hlthunk_hw_ip_info *hw_ip)
 {
 	struct gaudisim_info_hw_ip_info hw;

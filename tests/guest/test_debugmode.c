@@ -18,7 +18,7 @@ static int debug_op(int fd, uint32_t op, uint32_t enable)
 	memset(&args, 0, sizeof(args));
 	args.op = op;
 	args.enable = enable;
-	return hlthunk_ioctl(fd, DRM_IOCTL_GAUDISIM_DEBUG, &args);
+	return hlthunk_debug(fd, &args);
 }
 
 START_TEST(set_mode_on_and_off)
@@ -64,7 +64,8 @@ START_TEST(bad_arguments_are_einval)
 	args.op = GAUDISIM_DEBUG_OP_SET_MODE;
 	args.enable = 1;
 	args.ctx_id = 1;
-	ck_assert_int_eq(hlthunk_ioctl(dev_fd, DRM_IOCTL_GAUDISIM_DEBUG, &args), -EINVAL);
+	ck_assert_int_eq(hlthunk_debug(dev_fd, &args), -EINVAL);
+	ck_assert_int_eq(hlthunk_debug(dev_fd, NULL), -EINVAL);
 	/* Nothing was enabled by the refused calls. */
 	ck_assert_int_eq(debug_op(dev_fd, GAUDISIM_DEBUG_OP_SET_MODE, 0), -EFAULT);
 }

@@ -170,6 +170,7 @@ static const struct {
 	char *(*version)(void);
 	void *(*lib_malloc)(size_t);
 	void (*lib_free)(void *);
+	int (*debug)(int, struct hl_debug_args *);
 } hl_thunk_api = {
 	hlthunk_open, hlthunk_open_control, hlthunk_get_info, hlthunk_get_cs_counters_info,
 	hlthunk_get_device_status_info, hlthunk_device_memory_alloc,
@@ -182,7 +183,7 @@ static const struct {
 	hlthunk_command_submission, hlthunk_command_submission_timeout,
 	hlthunk_wait_for_cs, hlthunk_wait_for_cs_with_timestamp, hlthunk_debugfs_open,
 	hlthunk_debugfs_read, hlthunk_debugfs_write, hlthunk_debugfs_close, hlthunk_get_version,
-	hlthunk_malloc, hlthunk_free,
+	hlthunk_malloc, hlthunk_free, hlthunk_debug,
 };
 
 /* hl-thunk's enum values, which programs may have stored. */
@@ -265,6 +266,7 @@ START_TEST(fd_queries_on_a_bad_fd)
 	ck_assert_int_eq(hlthunk_get_device_status_info(-1), GAUDISIM_DEVICE_STATUS_MALFUNCTION);
 	ck_assert_int_eq(hlthunk_get_info(-1, &args), -EBADF);
 	ck_assert_int_eq(hlthunk_get_info(0, NULL), -EINVAL);
+	ck_assert_int_eq(hlthunk_debug(0, NULL), -EINVAL);
 	ck_assert_int_eq(hlthunk_wait_for_cs_with_timestamp(-1, 1, 0, &status, &ts), -EBADF);
 	ck_assert_uint_eq(ts, 0);
 	ck_assert_int_eq(hlthunk_wait_for_cs_with_timestamp(-1, 1, 0, &status, NULL), -EINVAL);
