@@ -6,24 +6,16 @@
 #include "collect.h"
 #include "hlthunk.h"
 
-/* Name of a process from /proc, "" when it cannot be read (e.g. another namespace). */
-static void read_process_name(uint32_t pid, char *buf, size_t len)
+/* The name of the process INFO names as the holder, "" for none. */
+static void read_holder_name(uint32_t pid, char *buf, size_t len)
 {
-	char path[64];
-	FILE *f;
+	char pid_text[16];
 
 	buf[0] = '\0';
 	if (!pid)
 		return;
-	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	if (fgets(buf, (int)len, f))
-		buf[strcspn(buf, "\n")] = '\0';
-	else
-		buf[0] = '\0';
-	fclose(f);
+	snprintf(pid_text, sizeof(pid_text), "%u", pid);
+	smi_read_process_name("/proc", pid_text, buf, len);
 }
 
 int smi_collect_device(int index, struct smi_device *d)
@@ -74,7 +66,7 @@ int smi_collect_device(int index, struct smi_device *d)
 		d->have |= SMI_HAVE_CS_COUNTERS;
 	}
 	if ((d->have & SMI_HAVE_OPEN_STATS) && d->open_stats.is_compute_ctx_active)
-		read_process_name(d->open_stats.compute_pid, d->process_name,
+		read_holder_name(d->open_stats.compute_pid, d->process_name,
 				  sizeof(d->process_name));
 	if (!hlthunk_get_nic_links(fd, &d->nic))
 		d->have |= SMI_HAVE_NIC;

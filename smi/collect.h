@@ -18,5 +18,7 @@ int smi_collect_device(int index, struct smi_device *d);
  * Sets SMI_HAVE_PROCS when /proc could be read.
  */
 void smi_collect_processes(const char *proc_root, struct smi_device *d);
+/* PROC_ROOT/PID/comm into buf, "" when it cannot be read (e.g. another namespace). */
+void smi_read_process_name(const char *proc_root, const char *pid, char *buf, size_t len);
 
 #endif /* SMI_COLLECT_H */

@@ -75,7 +75,7 @@ static void parse_fdinfo(const char *path, const char *bus_id, struct fdinfo *fi
 	fi->ours = driver && pdev;
 }
 
-static void read_comm(const char *proc_root, const char *pid, char *buf, size_t len)
+void smi_read_process_name(const char *proc_root, const char *pid, char *buf, size_t len)
 {
 	char path[512];
 	FILE *f;
@@ -120,7 +120,7 @@ static void scan_pid(const char *proc_root, const char *pid, struct smi_device *
 			memset(p, 0, sizeof(*p));
 			p->pid = (uint32_t)strtoul(pid, NULL, 10);
 			p->engine_known = true;
-			read_comm(proc_root, pid, p->name, sizeof(p->name));
+			smi_read_process_name(proc_root, pid, p->name, sizeof(p->name));
 		}
 		p->hbm_bytes += fi.hbm_bytes;
 		for (c = 0; c < SMI_ENGINE_CLASSES; c++)

@@ -477,3 +477,17 @@ int run_internal_cb(struct hlthunk_cb_writer *icb, uint64_t icb_addr, uint32_t q
 	cb_destroy_ok(dev_fd, &cb);
 	return rc;
 }
+
+void wait_operational_ok(int fd)
+{
+	uint32_t status = ~0u;
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		ck_assert_int_eq(hlthunk_get_device_status(fd, &status), 0);
+		if (status == GAUDISIM_DEVICE_STATUS_OPERATIONAL)
+			return;
+		sleep_ms(100);
+	}
+	ck_abort_msg("device status %u 30 s after a reset", status);
+}

@@ -180,6 +180,8 @@ void cbw_monitor_to_fence(struct hlthunk_cb_writer *w, uint32_t mon, uint32_t so
  */
 int run_internal_cb(struct hlthunk_cb_writer *icb, uint64_t icb_addr, uint32_t queue,
 		    uint32_t ext_queue, uint32_t sob, uint32_t mon, uint32_t *status);
+/* Wait (up to 30 s) until the device reports OPERATIONAL again after a reset. */
+void wait_operational_ok(int fd);
 /* Device events received per type since the driver loaded (HW_EVENTS_AGGREGATE). */
 void events_ok(uint32_t *counts);
 void sleep_ms(long ms);

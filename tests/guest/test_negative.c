@@ -550,20 +550,6 @@ END_TEST
 /* ---- Device errors and hangs ------------------------------------------------------ */
 
 /* After a reset the device needs a moment; poll its status, bounded. */
-static void wait_operational(void)
-{
-	uint32_t status = ~0u;
-	int i;
-
-	for (i = 0; i < 300; i++) {
-		ck_assert_int_eq(hlthunk_get_device_status(dev_fd, &status), 0);
-		if (status == GAUDISIM_DEVICE_STATUS_OPERATIONAL)
-			return;
-		usleep(100 * 1000);
-	}
-	ck_abort_msg("device status %u 30 s after a reset", status);
-}
-
 /* Packets the parser passes through but the device refuses to execute. */
 static const uint32_t device_refused[][2] = {
 	{ 1u << 8, GAUDISIM_PKT_CTL(GAUDISIM_PKT_FENCE) },	/* reserved FENCE cfg bit */
@@ -641,7 +627,7 @@ START_TEST(hung_cs_times_out_and_device_recovers)
 	ck_assert_msg(rc == -EIO && status == GAUDISIM_WAIT_CS_STATUS_ABORTED,
 		      "CS behind the hung one: rc %d (%s) status %u, expected EIO/ABORTED", rc,
 		      strerror(-rc), status);
-	wait_operational();
+	wait_operational_ok(dev_fd);
 	get_counters(&after);
 	ck_assert_uint_eq(after.timed_out, before.timed_out + 1);
 	ck_assert_uint_eq(after.errors, before.errors + 1);

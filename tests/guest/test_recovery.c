@@ -25,20 +25,6 @@
 
 static char dump[DUMP_LEN], dump2[DUMP_LEN];
 
-static void wait_operational(void)
-{
-	uint32_t status = ~0u;
-	int i;
-
-	for (i = 0; i < 300; i++) {
-		ck_assert_int_eq(hlthunk_get_device_status(dev_fd, &status), 0);
-		if (status == GAUDISIM_DEVICE_STATUS_OPERATIONAL)
-			return;
-		sleep_ms(100);
-	}
-	ck_abort_msg("device status %u 30 s after a reset", status);
-}
-
 static uint32_t hard_resets(void)
 {
 	struct hlthunk_reset_count_info rc;
@@ -59,7 +45,7 @@ static void wait_hard_resets(uint32_t target)
 	for (i = 0; i < 300 && hard_resets() < target; i++)
 		sleep_ms(100);
 	ck_assert_uint_eq(hard_resets(), target);
-	wait_operational();
+	wait_operational_ok(dev_fd);
 }
 
 /* A CB whose only packet waits for fence 0 of its stream to reach 1. */
@@ -248,7 +234,7 @@ START_TEST(sysfs_reset_has_uevent_but_no_dump)
 	ck_assert_msg(strstr(env, "RESET_CAUSE=hard reset requested through sysfs\n"),
 		      "uevent:\n%s", env);
 	ck_assert_msg(strstr(env, "RESET_RESULT=ok\n"), "uevent:\n%s", env);
-	wait_operational();
+	wait_operational_ok(dev_fd);
 	ck_assert_uint_eq(hard_resets(), resets + 1);
 	/* Asked for, not a fault: nothing to debug. */
 	ck_assert_int_eq(coredump_find(dir, sizeof(dir)), -ENOENT);

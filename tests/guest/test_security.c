@@ -329,20 +329,6 @@ static void assert_sync_error_after(uint32_t before)
 }
 
 /* A failed internal job resets the device; wait until it takes work again. */
-static void wait_operational(void)
-{
-	uint32_t status = ~0u;
-	int i;
-
-	for (i = 0; i < 100; i++) {
-		ck_assert_int_eq(hlthunk_get_device_status(dev_fd, &status), 0);
-		if (status == GAUDISIM_DEVICE_STATUS_OPERATIONAL)
-			return;
-		sleep_ms(50);
-	}
-	ck_abort_msg("device status %u after the reset", status);
-}
-
 /*
  * An internal CB (unparsed, run in place) programs and arms a monitor
  * whose payload targets addr: the device refuses the payload, the CS fails.
@@ -359,7 +345,7 @@ static void internal_monitor_attack(uint64_t addr, uint32_t data)
 	cbw_monitor(&w, MON_EVIL, SOB_TRIGGER, 0, addr, data);
 	ck_assert_int_eq(run_internal(&w, rig.hbm.addr), -EIO);
 	assert_sync_error_after(errs);
-	wait_operational();
+	wait_operational_ok(dev_fd);
 }
 
 START_TEST(internal_monitor_cannot_write_page_tables)
@@ -419,7 +405,7 @@ START_TEST(split_programming_gains_nothing)
 		ck_assert_uint_eq(status, GAUDISIM_WAIT_CS_STATUS_ABORTED);
 		cb_destroy_ok(dev_fd, &cb);
 		assert_sync_error_after(errs);
-		wait_operational();
+		wait_operational_ok(dev_fd);
 	}
 	assert_tables_and_host_intact();
 }

@@ -387,20 +387,6 @@ START_TEST(sob_wraparound_blocked_while_in_use)
 END_TEST
 
 /* After a reset the device needs a moment; poll its status, bounded. */
-static void wait_operational(void)
-{
-	uint32_t status = ~0u;
-	int i;
-
-	for (i = 0; i < 300; i++) {
-		ck_assert_int_eq(hlthunk_get_device_status(dev_fd, &status), 0);
-		if (status == GAUDISIM_DEVICE_STATUS_OPERATIONAL)
-			return;
-		sleep_ms(100);
-	}
-	ck_abort_msg("device status %u 30 s after a reset", status);
-}
-
 /*
  * A hung queue times out and the device resets, zeroing every SOB: the
  * signals queued behind it are aborted, the WAIT on them too, and the
@@ -429,7 +415,7 @@ START_TEST(reset_aborts_and_restarts_counts)
 	ck_assert_int_eq(hlthunk_wait_for_cs(dev_fd, sig, WAIT_US_SHORT, &status), -EIO);
 	ck_assert_uint_eq(status, GAUDISIM_WAIT_CS_STATUS_ABORTED);
 	ck_assert_int_eq(hlthunk_wait_for_cs(dev_fd, wseq, WAIT_US_SHORT, &status), -EIO);
-	wait_operational();
+	wait_operational_ok(dev_fd);
 	/* A WAIT on the aborted signal is refused: it never happened. */
 	ck_assert_int_eq(wait_on(dev_fd, QUEUE_A, &sig, 1, &wseq), -EIO);
 

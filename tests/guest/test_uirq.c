@@ -336,20 +336,6 @@ END_TEST
 
 /* ---- Reset ------------------------------------------------------------------ */
 
-static void wait_operational(void)
-{
-	uint32_t status = ~0u;
-	int i;
-
-	for (i = 0; i < 300; i++) {
-		ck_assert_int_eq(hlthunk_get_device_status(dev_fd, &status), 0);
-		if (status == GAUDISIM_DEVICE_STATUS_OPERATIONAL)
-			return;
-		sleep_ms(100);
-	}
-	ck_abort_msg("device status %u 30 s after a reset", status);
-}
-
 START_TEST(reset_aborts_every_waiter)
 {
 	char path[PATH_MAX];
@@ -365,7 +351,7 @@ START_TEST(reset_aborts_every_waiter)
 	ck_assert_uint_eq(a.status, GAUDISIM_WAIT_CS_STATUS_ABORTED);
 	ck_assert_int_eq(b.rc, -EIO);
 	ck_assert_uint_eq(b.status, GAUDISIM_WAIT_CS_STATUS_ABORTED);
-	wait_operational();
+	wait_operational_ok(dev_fd);
 	/* Waits after the reset work again. */
 	waiter_start_ok(&a, slot(10), 1, UIRQ_FIRST, WAIT_US_SHORT);
 	write_and_raise_ok(10, 1, UIRQ_FIRST);
