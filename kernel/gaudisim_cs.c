@@ -782,16 +782,21 @@ int gaudisim_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	return 0;
 }
 
+/*
+ * A timeout never ends early: round up to whole jiffies and add one, since
+ * the current jiffy is already partly gone when the waiter sleeps (as
+ * msleep() does).
+ */
 static unsigned long gaudisim_us_to_jiffies(u64 us)
 {
 	u64 j;
 
-	if (us > U64_MAX / NSEC_PER_USEC)
+	if (us > U64_MAX / NSEC_PER_USEC - TICK_NSEC)
 		return MAX_SCHEDULE_TIMEOUT;
-	j = nsecs_to_jiffies64(us * NSEC_PER_USEC);
+	j = nsecs_to_jiffies64(us * NSEC_PER_USEC + TICK_NSEC - 1) + 1;
 	if (j >= MAX_SCHEDULE_TIMEOUT)
 		return MAX_SCHEDULE_TIMEOUT;
-	return max_t(u64, j, 1);
+	return j;
 }
 
 /*

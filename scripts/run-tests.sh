@@ -34,6 +34,7 @@ declare -A cmd=(
 total_pass=0
 total_fail=0
 summary=()
+failed_suites=()
 for s in "${suites[@]}"; do
 	echo "==== suite $s"
 	start=$(date +%s)
@@ -51,8 +52,20 @@ for s in "${suites[@]}"; do
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
+	[ "$f" -ne 0 ] && failed_suites+=("$s")
 	summary+=("$(printf '%-6s %s passed, %s failed (%ss)' "$s" "$p" "$f" "$secs")")
 done
+
+# Name what failed just above the summary, so the end of the output alone
+# says which test to look at (the full logs are in build/test-logs).
+if [ "$total_fail" -ne 0 ]; then
+	echo "==== failures"
+	for s in "${failed_suites[@]}"; do
+		grep -E ':[0-9]+:[EF]:|^FAIL|FAILED|no report|: exit status [0-9]' \
+			"$logs/$s.log" | head -n 20 | sed "s/^/$s: /"
+		echo "$s: full log in build/test-logs/$s.log"
+	done
+fi
 
 echo "==== summary"
 printf '%s\n' "${summary[@]}"
