@@ -183,18 +183,6 @@ static void gaudisim_dump_hung_cs(struct gaudisim_dump_buf *b, struct gaudisim_d
 				     (int)min_t(u32, 16, note.cb_len - i), note.cb + i);
 }
 
-static void gaudisim_dump_engine_name(u32 e, char *buf, size_t len)
-{
-	if (e <= GAUDISIM_ENGINE_DMA_7)
-		snprintf(buf, len, "DMA%u", e);
-	else if (e == GAUDISIM_ENGINE_MME)
-		snprintf(buf, len, "MME0");
-	else if (e <= GAUDISIM_ENGINE_TPC_7)
-		snprintf(buf, len, "TPC%u", e - GAUDISIM_ENGINE_TPC_0);
-	else
-		snprintf(buf, len, "NIC%u", e - GAUDISIM_ENGINE_NIC_0);
-}
-
 static u32 gaudisim_dump_qm(struct gaudisim_device *gdev, u32 engine, u32 reg)
 {
 	return gaudisim_rreg(gdev, gaudisim_qm_reg(engine, reg));
@@ -221,15 +209,13 @@ static void gaudisim_dump_stream(struct gaudisim_dump_buf *b, struct gaudisim_de
 
 static void gaudisim_dump_engines(struct gaudisim_dump_buf *b, struct gaudisim_device *gdev)
 {
-	char name[8];
 	u32 e, s;
 
 	gaudisim_dump_printf(b, "\n[engines]\n");
 	for (e = 0; e < GAUDISIM_ENGINE_COUNT; e++) {
 		u32 blk = GAUDISIM_ENGINE_BLOCK(e);
 
-		gaudisim_dump_engine_name(e, name, sizeof(name));
-		gaudisim_dump_printf(b, "%s GLBL_CFG0 0x%x GLBL_STS0 0x%x", name,
+		gaudisim_dump_printf(b, "%s GLBL_CFG0 0x%x GLBL_STS0 0x%x", gaudisim_engine_name(e),
 				     gaudisim_dump_qm(gdev, e, GAUDISIM_QM_GLBL_CFG0),
 				     gaudisim_dump_qm(gdev, e, GAUDISIM_QM_GLBL_STS0));
 		gaudisim_dump_printf(b, " ENG_STATUS 0x%08x launches %u errors %u\n",
@@ -251,10 +237,7 @@ static void gaudisim_dump_queues(struct gaudisim_dump_buf *b, struct gaudisim_de
 
 		if (!q->present)
 			continue;
-		spin_lock(&q->lock);
-		pi = q->pi;
-		ci = q->ci;
-		spin_unlock(&q->lock);
+		gaudisim_queue_snapshot(q, &pi, &ci);
 		gaudisim_dump_printf(b, "queue %u driver-pi %u driver-ci %u in-flight %u\n", i, pi,
 				     ci, pi - ci);
 	}

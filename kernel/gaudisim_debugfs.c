@@ -157,19 +157,6 @@ DEFINE_DEBUGFS_ATTRIBUTE(gaudisim_dbg_data64_fops, gaudisim_dbg_data64_get, gaud
 
 /* ---- Engines --------------------------------------------------------------- */
 
-static const char *gaudisim_engine_name(u32 e, char *buf, size_t len)
-{
-	if (e <= GAUDISIM_ENGINE_DMA_7)
-		snprintf(buf, len, "DMA%u", e);
-	else if (e == GAUDISIM_ENGINE_MME)
-		snprintf(buf, len, "MME0");
-	else if (e >= GAUDISIM_ENGINE_NIC_0)
-		snprintf(buf, len, "NIC%u", e - GAUDISIM_ENGINE_NIC_0);
-	else
-		snprintf(buf, len, "TPC%u", e - GAUDISIM_ENGINE_TPC_0);
-	return buf;
-}
-
 static u64 gaudisim_dbg_tel64(struct gaudisim_device *gdev, u32 lo)
 {
 	u64 value = gaudisim_rreg(gdev, GAUDISIM_BLOCK_TELEMETRY + lo);
@@ -181,7 +168,6 @@ static int gaudisim_dbg_engines_show(struct seq_file *m, void *unused)
 {
 	struct gaudisim_debugfs *dbg = m->private;
 	struct gaudisim_device *gdev = dbg->gdev;
-	char name[8];
 	u32 e, s;
 	int idx;
 
@@ -189,7 +175,7 @@ static int gaudisim_dbg_engines_show(struct seq_file *m, void *unused)
 		return -ENODEV;
 	seq_puts(m, "engine  busy-streams  cp-sts(s0..s3)                           busy-ns\n");
 	for (e = 0; e < GAUDISIM_ENGINE_COUNT; e++) {
-		seq_printf(m, "%-6s  0x%x           ", gaudisim_engine_name(e, name, sizeof(name)),
+		seq_printf(m, "%-6s  0x%x           ", gaudisim_engine_name(e),
 			   gaudisim_hw_busy_streams(gdev, e));
 		for (s = 0; s < GAUDISIM_STREAMS_PER_QMAN; s++)
 			seq_printf(m, "0x%08x ",
@@ -431,10 +417,7 @@ static void gaudisim_dbg_dump_queues(struct seq_file *m, struct gaudisim_device 
 
 		if (!q->present)
 			continue;
-		spin_lock(&q->lock);
-		pi = q->pi;
-		ci = q->ci;
-		spin_unlock(&q->lock);
+		gaudisim_queue_snapshot(q, &pi, &ci);
 		seq_printf(m, "%-5u  %-9u  %-9u  %-5u  %-5u  0x%08x\n", i, pi, ci,
 			   gaudisim_rreg(gdev, gaudisim_qm_reg(q->engine,
 							       GAUDISIM_QM_PQ_PI(q->stream))),

@@ -30,17 +30,6 @@ static const char *const gaudisim_engine_class_name[GAUDISIM_ENGINE_CLASS_COUNT]
 	[GAUDISIM_ENGINE_CLASS_NIC] = "nic",
 };
 
-static enum gaudisim_engine_class gaudisim_engine_class(u32 engine)
-{
-	if (engine <= GAUDISIM_ENGINE_DMA_7)
-		return GAUDISIM_ENGINE_CLASS_DMA;
-	if (engine == GAUDISIM_ENGINE_MME)
-		return GAUDISIM_ENGINE_CLASS_MME;
-	if (engine < GAUDISIM_ENGINE_NIC_0)
-		return GAUDISIM_ENGINE_CLASS_TPC;
-	return GAUDISIM_ENGINE_CLASS_NIC;
-}
-
 void gaudisim_fdinfo_ctx_init(struct gaudisim_ctx *ctx)
 {
 	spin_lock_init(&ctx->usage.lock);

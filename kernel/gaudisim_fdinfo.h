@@ -8,19 +8,12 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
+#include <hw/gaudisim_queues.h>
+
 struct drm_file;
 struct drm_printer;
 struct gaudisim_cs;
 struct gaudisim_ctx;
-
-/* The engine classes fdinfo reports, as drm-engine-<class>. */
-enum gaudisim_engine_class {
-	GAUDISIM_ENGINE_CLASS_DMA,
-	GAUDISIM_ENGINE_CLASS_MME,
-	GAUDISIM_ENGINE_CLASS_TPC,
-	GAUDISIM_ENGINE_CLASS_NIC,
-	GAUDISIM_ENGINE_CLASS_COUNT,
-};
 
 /**
  * struct gaudisim_ctx_usage - engine time of one context's CSs

@@ -404,12 +404,6 @@ static int gaudisim_info_pll(struct gaudisim_device *gdev, u32 index,
 	return 0;
 }
 
-static const char *const gaudisim_engine_names[GAUDISIM_ENGINE_COUNT] = {
-	"DMA0", "DMA1", "DMA2", "DMA3", "DMA4", "DMA5", "DMA6", "DMA7", "MME0",
-	"TPC0", "TPC1", "TPC2", "TPC3", "TPC4", "TPC5", "TPC6", "TPC7",
-	"NIC0", "NIC1", "NIC2", "NIC3", "NIC4", "NIC5", "NIC6", "NIC7", "NIC8", "NIC9",
-};
-
 /*
  * ENGINE_STATUS: a table like habanalabs' idle dump, one line per engine,
  * into a kernel buffer of @size bytes; returns the bytes used, NUL included.
@@ -424,7 +418,7 @@ static u32 gaudisim_engine_status(struct gaudisim_device *gdev, char *buf, u32 s
 		u32 streams = gaudisim_hw_busy_streams(gdev, e);
 
 		len += scnprintf(buf + len, size - len, "%-6s  %-7s  0x%-13x  %llu\n",
-				 gaudisim_engine_names[e], streams ? "N" : "Y", streams,
+				 gaudisim_engine_name(e), streams ? "N" : "Y", streams,
 				 gaudisim_tel64(gdev, GAUDISIM_TEL_ENGINE_BUSY_NS_LO(e)));
 	}
 	return len + 1;

@@ -177,6 +177,15 @@ u32 gaudisim_queue_free_slots(struct gaudisim_queue *q)
 	return GAUDISIM_QUEUE_LEN - used;
 }
 
+/* The driver's PI and CI of @q, read together (for dumps). */
+void gaudisim_queue_snapshot(struct gaudisim_queue *q, u32 *pi, u32 *ci)
+{
+	spin_lock(&q->lock);
+	*pi = q->pi;
+	*ci = q->ci;
+	spin_unlock(&q->lock);
+}
+
 /* Whether jobs are in flight on @q; a snapshot for INFO. */
 bool gaudisim_queue_busy(struct gaudisim_queue *q)
 {

@@ -131,6 +131,7 @@ int gaudisim_queues_init(struct gaudisim_device *gdev);
 void gaudisim_queues_hw_init(struct gaudisim_device *gdev);
 u32 gaudisim_queue_free_slots(struct gaudisim_queue *q);
 bool gaudisim_queue_busy(struct gaudisim_queue *q);
+void gaudisim_queue_snapshot(struct gaudisim_queue *q, u32 *pi, u32 *ci);
 void gaudisim_queue_push(struct gaudisim_queue *q, struct gaudisim_job *job);
 void gaudisim_queue_ring_doorbell(struct gaudisim_queue *q);
 void gaudisim_queue_doorbell_drain(struct gaudisim_queue *q);

@@ -103,4 +103,36 @@ static inline unsigned int gaudisim_engine_queue_id(unsigned int e, unsigned int
 	       (e - GAUDISIM_ENGINE_NIC_0) * GAUDISIM_STREAMS_PER_QMAN + s;
 }
 
+/* Engine names as habanalabs prints them (DMA0, MME0, TPC3, NIC9); "?" past the end. */
+static inline const char *gaudisim_engine_name(unsigned int e)
+{
+	static const char *const names[GAUDISIM_ENGINE_COUNT] = {
+		"DMA0", "DMA1", "DMA2", "DMA3", "DMA4", "DMA5", "DMA6", "DMA7", "MME0",
+		"TPC0", "TPC1", "TPC2", "TPC3", "TPC4", "TPC5", "TPC6", "TPC7",
+		"NIC0", "NIC1", "NIC2", "NIC3", "NIC4", "NIC5", "NIC6", "NIC7", "NIC8", "NIC9",
+	};
+
+	return e < GAUDISIM_ENGINE_COUNT ? names[e] : "?";
+}
+
+/* The kinds of engine, for per-kind accounting (DRM fdinfo's drm-engine-<class>). */
+enum gaudisim_engine_class {
+	GAUDISIM_ENGINE_CLASS_DMA,
+	GAUDISIM_ENGINE_CLASS_MME,
+	GAUDISIM_ENGINE_CLASS_TPC,
+	GAUDISIM_ENGINE_CLASS_NIC,
+	GAUDISIM_ENGINE_CLASS_COUNT,
+};
+
+static inline enum gaudisim_engine_class gaudisim_engine_class(unsigned int e)
+{
+	if (e <= GAUDISIM_ENGINE_DMA_7)
+		return GAUDISIM_ENGINE_CLASS_DMA;
+	if (e == GAUDISIM_ENGINE_MME)
+		return GAUDISIM_ENGINE_CLASS_MME;
+	if (e < GAUDISIM_ENGINE_NIC_0)
+		return GAUDISIM_ENGINE_CLASS_TPC;
+	return GAUDISIM_ENGINE_CLASS_NIC;
+}
+
 #endif /* GAUDISIM_HW_QUEUES_H */

@@ -145,7 +145,9 @@
 /*
  * WO: raise MSI-X vector <value>. The completion tail that the driver
  * appends to external CBs ends with a MSG_PROT writing here, like Gaudi's
- * mmPCIE_CORE_MSI_REQ.
+ * mmPCIE_CORE_MSI_REQ. Only secured requesters may write it (the host, the
+ * external CPs, driver-armed monitors); an internal-queue CB or a monitor it
+ * armed gets GAUDISIM_CP_ERR_PRIV.
  */
 #define GAUDISIM_REG_MSIX_REQ		0x080
 /*

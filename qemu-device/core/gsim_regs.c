@@ -12,8 +12,8 @@
  * Command buffers reach this file too (MSG_LONG/MSG_SHORT/MSG_PROT to a
  * CFG address, WREG_32/WREG_BULK, monitor payloads, completion messages).
  * They may write what a job legitimately needs: fence counters, the sync
- * manager, MSIX_REQ (the completion tail), USER_INTR (a job wakes the
- * process waiting on it), engine registers, and the
+ * manager, MSIX_REQ (the completion tail; secured requesters only),
+ * USER_INTR (a job wakes the process waiting on it), engine registers, and the
  * CP_MSG_BASE registers of internal QMANs (users own those CPs). PQ
  * programming, stream enables, resets, the HBM window, the EQ and the
  * external QMANs' message bases are refused, so a job cannot redirect a
@@ -479,9 +479,17 @@ static bool global_is_read_only(uint32_t offset)
 	}
 }
 
+/*
+ * MSIX_REQ raises any vector, the driver's completion and event ones
+ * included, so only secured requesters may: the host, the external CPs
+ * (whose CBs the driver vetted or wrote) and monitors the driver armed.
+ * A user's internal-queue CB or CB-armed monitor raises USER_INTR instead.
+ */
 static enum gsim_reg_status msix_request(struct gsim_core *core, uint32_t vector,
 					 enum gsim_reg_origin origin)
 {
+	if (origin == GSIM_ORIGIN_CB && !gsim_requester_secured(core->requester))
+		return GSIM_REG_PROTECTED;
 	if (vector >= GAUDISIM_MSIX_NUM_VECTORS) {
 		if (origin == GSIM_ORIGIN_MMIO)
 			gsim_log(core, "MSIX_REQ: vector %u out of range (device has %u)",

@@ -614,8 +614,12 @@ START_TEST(pci_counters_follow_traffic)
 	t.chunk = make_chunk(cb.handle, QUEUE_H2D, cb.w.used);
 
 	ck_assert_int_eq(pthread_create(&thread, NULL, traffic_loop, &t), 0);
-	/* The best of a few windows: the loop has gaps between its CSs. */
-	for (i = 0; i < 20 && (!busy.rx_throughput || !busy.tx_throughput); i++) {
+	/*
+	 * The best of a few windows: the loop has gaps between its CSs, and
+	 * the first windows may pass before the thread submits at all.
+	 */
+	for (i = 0; i < 100 && (busy.rx_throughput <= IDLE_MAX_KBPS ||
+				busy.tx_throughput <= IDLE_MAX_KBPS); i++) {
 		struct hlthunk_pci_counters_info s;
 
 		ck_assert_int_eq(hlthunk_get_pci_counters_info(ctl, &s), 0);

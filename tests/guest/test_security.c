@@ -366,6 +366,33 @@ START_TEST(internal_monitor_cannot_write_host_window)
 }
 END_TEST
 
+/*
+ * MSIX_REQ raises the driver's own vectors (completions, events): an
+ * internal CB may not write it, directly or through a monitor it arms.
+ */
+START_TEST(internal_cb_cannot_raise_driver_interrupts)
+{
+	static const uint32_t vectors[] = { GAUDISIM_MSIX_VEC_EQ, QUEUE_EXT };
+	const uint64_t msix_req = GAUDISIM_CFG_BASE + GAUDISIM_REG_MSIX_REQ;
+	struct hlthunk_cb_writer w;
+	uint32_t body[32];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(vectors) / sizeof(vectors[0]); i++) {
+		hlthunk_cbw_init(&w, body, sizeof(body));
+		ck_assert_int_eq(hlthunk_cbw_msg_long(&w, msix_req, vectors[i], 0), 0);
+		ck_assert_msg(run_internal(&w, rig.hbm.addr) == -EIO,
+			      "internal CB raised vector %u", vectors[i]);
+		wait_operational_ok(dev_fd);
+		internal_monitor_attack(msix_req, vectors[i]);
+	}
+	/* The user interrupts stay open to internal CBs. */
+	hlthunk_cbw_init(&w, body, sizeof(body));
+	ck_assert_int_eq(hlthunk_cbw_user_interrupt(&w, GAUDISIM_MSIX_VEC_USER_FIRST), 0);
+	ck_assert_int_eq(run_internal(&w, rig.hbm.addr), 0);
+}
+END_TEST
+
 /* Arm MON_EVIL (whose payload someone else programmed) from an external CB. */
 static void build_arm_evil(struct hlthunk_cb_writer *w, uint64_t unused)
 {
@@ -833,6 +860,7 @@ static Suite *security_suite(void)
 	tcase_add_test(tc, external_payload_address_refused);
 	tcase_add_test(tc, internal_monitor_cannot_write_page_tables);
 	tcase_add_test(tc, internal_monitor_cannot_write_host_window);
+	tcase_add_test(tc, internal_cb_cannot_raise_driver_interrupts);
 	tcase_add_test(tc, split_programming_gains_nothing);
 	tcase_add_test(tc, internal_monitor_to_user_hbm_works);
 	suite_add_tcase(s, tc);

@@ -136,7 +136,7 @@ static void expect_iq_error(unsigned int q, struct cb *cb, unsigned int code)
 START_TEST(test_internal_refusals)
 {
 	struct cb cb = cb_new(64);
-	uint32_t pq = rd(GAUDISIM_REG_ERR_PQ_CNT);
+	uint32_t pq = rd(GAUDISIM_REG_ERR_PQ_CNT), msix;
 
 	iq_setup(Q_DMA2, 2);
 	iq_setup(Q_MME, 2);
@@ -185,6 +185,28 @@ START_TEST(test_internal_refusals)
 	cb_msg(&cb, GAUDISIM_PKT_MSG_LONG,
 	       GAUDISIM_CFG_BASE + GAUDISIM_QM_BLOCK(0) + GAUDISIM_QM_CP_MSG_BASE_LO(0, 0), 0, 0);
 	expect_iq_error(Q_DMA2, &cb, GAUDISIM_CP_ERR_PRIV);
+	/* MSIX_REQ is the driver's: a user CB may not fake a completion or an event. */
+	msix = T->msix_total;
+	cb = cb_new(64);
+	cb_msg(&cb, GAUDISIM_PKT_MSG_LONG, GAUDISIM_CFG_BASE + GAUDISIM_REG_MSIX_REQ,
+	       GAUDISIM_MSIX_VEC_EQ, 0);
+	expect_iq_error(Q_TPC3_2, &cb, GAUDISIM_CP_ERR_PRIV);
+	ck_assert_uint_eq(T->msix_total, msix);
+	/* Nor through a monitor it arms: the payload is refused, the SOB write fails. */
+	cb = cb_new(128);
+	cb_mon_payload(&cb, 7, GAUDISIM_CFG_BASE + GAUDISIM_REG_MSIX_REQ, 0);
+	cb_mon_arm(&cb, 7, GAUDISIM_SYNC_MON_ARM_SOB(7, 0, 1));
+	cb_sob_set(&cb, 7, 1);
+	expect_iq_error(Q_DMA2, &cb, GAUDISIM_CP_ERR_PRIV);
+	ck_assert_uint_eq(T->msix_total, msix);
+	/* The user interrupts stay open to it. */
+	cb = cb_new(64);
+	cb_msg(&cb, GAUDISIM_PKT_MSG_LONG, GAUDISIM_CFG_BASE + GAUDISIM_REG_USER_INTR,
+	       GAUDISIM_MSIX_VEC_USER_FIRST, 0);
+	iq_submit(Q_TPC3_2, &cb);
+	run_all();
+	ck_assert_uint_eq(T->msix[GAUDISIM_MSIX_VEC_USER_FIRST], 1);
+	ck_assert_uint_eq(T->msix_total, msix + 1);
 }
 END_TEST
 
