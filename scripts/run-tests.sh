@@ -62,7 +62,7 @@ if [ "$total_fail" -ne 0 ]; then
 	echo "==== failures"
 	for s in "${failed_suites[@]}"; do
 		grep -E ':[0-9]+:[EF]:|^FAIL|FAILED|no report|: exit status [0-9]' \
-			"$logs/$s.log" | head -n 20 | sed "s/^/$s: /"
+			"$logs/$s.log" | grep -v '^ok: ' | head -n 20 | sed "s/^/$s: /"
 		echo "$s: full log in build/test-logs/$s.log"
 	done
 fi

@@ -432,6 +432,14 @@ void events_ok(uint32_t *counts)
 					  GAUDISIM_INFO_HW_EVENTS_NUM * sizeof(*counts)), 0);
 }
 
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 void sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };

@@ -184,6 +184,8 @@ int run_internal_cb(struct hlthunk_cb_writer *icb, uint64_t icb_addr, uint32_t q
 void wait_operational_ok(int fd);
 /* Device events received per type since the driver loaded (HW_EVENTS_AGGREGATE). */
 void events_ok(uint32_t *counts);
+/* CLOCK_MONOTONIC in ns. */
+uint64_t now_ns(void);
 void sleep_ms(long ms);
 
 /* ---- Runner ---------------------------------------------------------------- */

@@ -22,6 +22,7 @@
 #include "hw/gaudisim_eq.h"
 #include "hw/gaudisim_mme.h"
 #include "hw/gaudisim_sync.h"
+#include "hw/gaudisim_telemetry.h"
 
 #define COPY_SIZE	(256 * KiB)
 #define CB_BYTES	4096
@@ -563,6 +564,8 @@ END_TEST
 
 #define LOAD_DIM	256
 #define LOAD_PERIOD_MS	500
+/* The engine time one load GEMM books: a WAIT of the full cycle count. */
+#define LOAD_BOOKED_NS	((uint64_t)GAUDISIM_WAIT_CYCLES_MASK * 1000 / GAUDISIM_TEL_CLOCK_LIMIT_MHZ)
 
 /* One FP32 GEMM of LOAD_DIM^3 on zeroed HBM, from an internal CB in HBM. */
 static int run_load_gemm(uint64_t base, uint32_t sob, uint32_t mon)
@@ -638,6 +641,7 @@ START_TEST(telemetry_follows_the_work)
 	struct hbm_buf hbm;
 	struct pollfd pfd;
 	int pipefd[2], control, loops, rc;
+	uint64_t start;
 	pid_t child;
 
 	sync_info_ok();
@@ -658,12 +662,23 @@ START_TEST(telemetry_follows_the_work)
 	close(pipefd[1]);
 	pfd.fd = pipefd[0];
 	pfd.events = POLLIN;
-	/* Keep the MME busy until the child has its sample (bounded). */
+	/*
+	 * Keep the MME busy until the child has its sample (bounded), no
+	 * faster than the model's clock: each GEMM books LOAD_BOOKED_NS, and
+	 * a host that submits faster would pile up a backlog that the model
+	 * still works off (at full power) when the idle sample is taken.
+	 */
+	start = now_ns();
 	for (loops = 0; loops < 10000; loops++) {
+		uint64_t booked = (uint64_t)(loops + 1) * LOAD_BOOKED_NS, spent;
+
 		rc = run_load_gemm(hbm.addr, user_sob(5), user_mon(5));
 		ck_assert_int_eq(rc, 0);
 		if (poll(&pfd, 1, 0) > 0)
 			break;
+		spent = now_ns() - start;
+		if (booked > spent)
+			sleep_ms((long)((booked - spent) / 1000000));
 	}
 	ck_assert_int_eq(read(pipefd[0], &busy, sizeof(busy)), (ssize_t)sizeof(busy));
 	close(pipefd[0]);

@@ -87,14 +87,6 @@ static uint64_t hbm_ok(int fd)
 	return total;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static const char *const engines[] = { "dma", "mme", "tpc", "nic" };
 
 START_TEST(keys_exist)

@@ -37,14 +37,6 @@
 #define CB_BYTES	4096
 #define CS_TIMEOUT_S	100
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* One INFO HW_IDLE: its latency, and whether the MME queue was busy. */
 static uint64_t timed_idle_read(int fd, bool *mme_busy)
 {

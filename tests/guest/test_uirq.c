@@ -60,14 +60,6 @@ static uint64_t slot_va(uint32_t i)
 	return counters.va + 8 * i;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* Run a CB that sets slot i to value and then, if id, raises interrupt id. */
 static void write_and_raise_ok(uint32_t i, uint32_t value, uint32_t id)
 {
