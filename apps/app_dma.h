@@ -8,7 +8,7 @@
 #define APP_DMA_H
 
 #include "app_device.h"
-#include "hw/gaudisim_queues.h"
+#include "hw/gaudisim_hw_queues.h"
 
 #define APP_COPY_MAX_QUEUES GAUDISIM_STREAMS_PER_QMAN
 

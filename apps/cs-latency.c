@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "app_device.h"
-#include "hw/gaudisim_queues.h"
+#include "hw/gaudisim_hw_queues.h"
 
 #define WARMUP 10
 

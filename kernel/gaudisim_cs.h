@@ -12,7 +12,7 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
-#include <hw/gaudisim_queues.h>
+#include <hw/gaudisim_hw_queues.h>
 #include <uapi/drm/gaudisim_accel.h>
 
 /* Why a command submission was refused (INFO CS_COUNTERS, in its order). */

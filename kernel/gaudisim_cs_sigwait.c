@@ -28,8 +28,8 @@
 
 #include <drm/drm_drv.h>
 
-#include <hw/gaudisim_packets.h>
-#include <hw/gaudisim_sync.h>
+#include <hw/gaudisim_hw_packets.h>
+#include <hw/gaudisim_hw_sync.h>
 
 #include "gaudisim_cs.h"
 #include "gaudisim_ctx.h"

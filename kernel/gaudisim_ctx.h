@@ -19,9 +19,9 @@
 
 #include <drm/drm_mm.h>
 
-#include <hw/gaudisim_mmu.h>
-#include <hw/gaudisim_queues.h>
-#include <hw/gaudisim_sync.h>
+#include <hw/gaudisim_hw_mmu.h>
+#include <hw/gaudisim_hw_queues.h>
+#include <hw/gaudisim_hw_sync.h>
 
 #include "gaudisim_cs.h"
 #include "gaudisim_fdinfo.h"

@@ -33,8 +33,8 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_managed.h>
 
-#include <hw/gaudisim_mmu.h>
-#include <hw/gaudisim_telemetry.h>
+#include <hw/gaudisim_hw_mmu.h>
+#include <hw/gaudisim_hw_telemetry.h>
 
 #include "gaudisim_cb.h"
 #include "gaudisim_ctx.h"

@@ -24,8 +24,8 @@
 #include <drm/drm_mm.h>
 #include <drm/drm_print.h>
 
-#include <hw/gaudisim_queues.h>
-#include <hw/gaudisim_regs.h>
+#include <hw/gaudisim_hw_queues.h>
+#include <hw/gaudisim_hw_regs.h>
 #include <uapi/drm/gaudisim_accel.h>
 
 #include "gaudisim_coredump.h"

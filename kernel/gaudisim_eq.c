@@ -26,7 +26,7 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_managed.h>
 
-#include <hw/gaudisim_queues.h>
+#include <hw/gaudisim_hw_queues.h>
 
 #include "gaudisim_debugfs.h"
 #include "gaudisim_drv.h"

@@ -12,7 +12,7 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
-#include <hw/gaudisim_eq.h>
+#include <hw/gaudisim_hw_eq.h>
 #include <uapi/drm/gaudisim_accel.h>
 
 struct gaudisim_device;

@@ -17,7 +17,7 @@
 #include <drm/drm_file.h>
 #include <drm/drm_print.h>
 
-#include <hw/gaudisim_queues.h>
+#include <hw/gaudisim_hw_queues.h>
 
 #include "gaudisim_ctx.h"
 #include "gaudisim_drv.h"

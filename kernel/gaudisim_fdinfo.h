@@ -8,7 +8,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
-#include <hw/gaudisim_queues.h>
+#include <hw/gaudisim_hw_queues.h>
 
 struct drm_file;
 struct drm_printer;

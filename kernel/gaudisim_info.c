@@ -20,8 +20,8 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 
-#include <hw/gaudisim_sync.h>
-#include <hw/gaudisim_telemetry.h>
+#include <hw/gaudisim_hw_sync.h>
+#include <hw/gaudisim_hw_telemetry.h>
 
 #include "gaudisim_ctx.h"
 #include "gaudisim_drv.h"

@@ -27,7 +27,7 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_managed.h>
 
-#include <hw/gaudisim_mmu.h>
+#include <hw/gaudisim_hw_mmu.h>
 
 #include "gaudisim_ctx.h"
 #include "gaudisim_drv.h"

@@ -11,7 +11,7 @@
 #include <linux/types.h>
 #include <linux/xarray.h>
 
-#include <hw/gaudisim_mmu.h>
+#include <hw/gaudisim_hw_mmu.h>
 
 /* Contexts one device admits at most: one per user ASID (1..7). */
 #define GAUDISIM_MAX_CONTEXTS	(GAUDISIM_MMU_NUM_ASIDS - 1)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * NIC ports (include/hw/gaudisim_nic.h, docs/nic.md).
+ * NIC ports (include/hw/gaudisim_hw_nic.h, docs/nic.md).
  *
  * The driver's part is small: user command buffers on the NIC queues
  * program and launch the transfers themselves (the TX registers are
@@ -22,8 +22,8 @@
 #include "gaudisim_drv.h"
 #include "gaudisim_hw.h"
 #include "gaudisim_nic.h"
-#include "hw/gaudisim_nic.h"
-#include "hw/gaudisim_sync.h"
+#include "hw/gaudisim_hw_nic.h"
+#include "hw/gaudisim_hw_sync.h"
 
 static u32 gaudisim_nic_reg(u32 port, u32 off)
 {

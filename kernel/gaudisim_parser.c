@@ -11,13 +11,13 @@
  * passes, so userptr mappings cannot change in between.
  *
  * Which opcodes a user CB may carry and which of their bits are reserved
- * come from the legality table in hw/gaudisim_pkt_legal.h, the one the
+ * come from the legality table in hw/gaudisim_hw_pkt_legal.h, the one the
  * device checks with: a reserved bit is EINVAL here, never a job the
  * device aborts. On top of it, what a packet may do:
  *  - NOP, FENCE, ARB_POINT: copied unchanged.
  *  - MSG_SHORT: a value (op 0) to a user sync object (base 1; a legal
  *    so_upd word) or to a register of a user monitor (base 0); the
- *    driver's and the reserved ranges of gaudisim_sync.h are refused
+ *    driver's and the reserved ranges of gaudisim_hw_sync.h are refused
  *    (EPERM). A monitor's payload address may name user HBM, SRAM or the
  *    register block, never reserved HBM or host memory (EPERM): the
  *    halves are written separately, so each is checked so that no
@@ -51,8 +51,8 @@
 #include "gaudisim_mem.h"
 #include "gaudisim_parser.h"
 
-#include <hw/gaudisim_pkt_legal.h>
-#include <hw/gaudisim_sync.h>
+#include <hw/gaudisim_hw_pkt_legal.h>
+#include <hw/gaudisim_hw_sync.h>
 
 /*
  * Largest patched body the driver builds for one job: with its tail it

@@ -12,7 +12,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/list.h>
 
-#include <hw/gaudisim_sync.h>
+#include <hw/gaudisim_hw_sync.h>
 
 #include "gaudisim_cs.h"
 #include "gaudisim_drv.h"

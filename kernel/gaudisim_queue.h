@@ -13,7 +13,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
-#include <hw/gaudisim_packets.h>
+#include <hw/gaudisim_hw_packets.h>
 
 struct gaudisim_device;
 struct gaudisim_job;

@@ -16,7 +16,7 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 
-#include <hw/gaudisim_telemetry.h>
+#include <hw/gaudisim_hw_telemetry.h>
 
 #include "gaudisim_drv.h"
 #include "gaudisim_hw.h"

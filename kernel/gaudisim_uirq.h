@@ -11,7 +11,7 @@
 #include <linux/types.h>
 #include <linux/wait.h>
 
-#include <hw/gaudisim_regs.h>
+#include <hw/gaudisim_hw_regs.h>
 #include <uapi/drm/gaudisim_accel.h>
 
 struct gaudisim_device;

@@ -49,7 +49,7 @@
 #include "chardev/char-fe.h"
 #include "trace.h"
 
-#include "hw/gaudisim_nic.h"
+#include "hw/gaudisim_hw_nic.h"
 #include "gaudisim-fabric.h"
 #include "core/gsim_fabric.h"
 

@@ -50,9 +50,9 @@
 #include "qom/object.h"
 #include "trace.h"
 
-#include "hw/gaudisim_nic.h"
-#include "hw/gaudisim_queues.h"
-#include "hw/gaudisim_regs.h"
+#include "hw/gaudisim_hw_nic.h"
+#include "hw/gaudisim_hw_queues.h"
+#include "hw/gaudisim_hw_regs.h"
 #include "core/gsim_core.h"
 #include "core/gsim_fabric.h"
 #include "core/gsim_faults.h"

@@ -9,7 +9,7 @@
 #include <strings.h>
 
 #include "format.h"
-#include "hw/gaudisim_regs.h"
+#include "hw/gaudisim_hw_regs.h"
 
 #define MIB_SHIFT	20
 #define NA		"N/A"

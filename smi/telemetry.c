@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "hlthunk.h"
-#include "hw/gaudisim_eq.h"
+#include "hw/gaudisim_hw_eq.h"
 #include "telemetry.h"
 
 int smi_sysfs_path(int index, const char *attr, char *buf, size_t len)

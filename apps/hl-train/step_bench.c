@@ -39,7 +39,7 @@
 #include "app_device.h"
 #include "backend.h"
 #include "hlrt.h"
-#include "hw/gaudisim_queues.h"
+#include "hw/gaudisim_hw_queues.h"
 #include "model.h"
 #include "params.h"
 

@@ -4,7 +4,7 @@
  *
  * A struct hlthunk_cb_writer appends packets to a CB (usually the memory
  * returned by hlthunk_cb_mmap). Layouts and constants come from
- * hw/gaudisim_packets.h; packets are little-endian dwords. Every append
+ * hw/gaudisim_hw_packets.h; packets are little-endian dwords. Every append
  * returns 0, or -ENOSPC and leaves the writer unchanged when the packet
  * does not fit. `barriers` is any mix of GAUDISIM_PKT_CTL_EB/RB/MB.
  */
@@ -16,8 +16,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "hw/gaudisim_packets.h"
-#include "hw/gaudisim_regs.h"
+#include "hw/gaudisim_hw_packets.h"
+#include "hw/gaudisim_hw_regs.h"
 
 #ifdef __cplusplus
 extern "C" {

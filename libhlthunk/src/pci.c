@@ -8,7 +8,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "hw/gaudisim_regs.h"
+#include "hw/gaudisim_hw_regs.h"
 #include "pci.h"
 
 #define PCI_MAX_BUS	0xffu

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hw/gaudisim_regs.h"
+#include "hw/gaudisim_hw_regs.h"
 
 struct gsim_core;
 

@@ -31,11 +31,11 @@
 #include "gsim_core.h"
 #include "gsim_nic.h"
 #include "gsim_pool.h"
-#include "hw/gaudisim_eq.h"
-#include "hw/gaudisim_packets.h"
-#include "hw/gaudisim_queues.h"
-#include "hw/gaudisim_regs.h"
-#include "hw/gaudisim_sync.h"
+#include "hw/gaudisim_hw_eq.h"
+#include "hw/gaudisim_hw_packets.h"
+#include "hw/gaudisim_hw_queues.h"
+#include "hw/gaudisim_hw_regs.h"
+#include "hw/gaudisim_hw_sync.h"
 
 /* Every engine has a QMAN; streams are numbered engine * 4 + stream. */
 #define GSIM_NUM_QMANS		GAUDISIM_ENGINE_COUNT

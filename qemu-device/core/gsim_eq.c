@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gaudisim device core: the event queue to the driver (hw/gaudisim_eq.h).
+ * gaudisim device core: the event queue to the driver (hw/gaudisim_hw_eq.h).
  *
  * Events are written to the host ring as they happen; the interrupt is
  * batched: gsim_eq_post_event() only notes that one is due, and

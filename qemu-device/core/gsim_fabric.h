@@ -4,7 +4,7 @@
  *
  * A fabric is one box (an HLS-1): up to GAUDISIM_NIC_MAX_MODULES device
  * cores attach to it with their module IDs, and their NIC ports 0..6 link
- * all-to-all (hw/gaudisim_nic.h: gaudisim_nic_intra_peer()). A NIC port's
+ * all-to-all (hw/gaudisim_hw_nic.h: gaudisim_nic_intra_peer()). A NIC port's
  * transfer writes the peer's HBM and updates one sync object of the
  * peer's sync manager; docs/nic.md has the whole model.
  *

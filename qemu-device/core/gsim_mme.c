@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gaudisim device core: the MME, a GEMM / batched GEMM engine configured
- * through registers (hw/gaudisim_mme.h has the contract).
+ * through registers (hw/gaudisim_hw_mme.h has the contract).
  *
  * Two ways through a batch:
  *   direct  FP32 in and out on a little-endian host with OpenBLAS, D not

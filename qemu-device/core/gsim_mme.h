@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gaudisim device core: the MME (GEMM engine), see hw/gaudisim_mme.h for
+ * gaudisim device core: the MME (GEMM engine), see hw/gaudisim_hw_mme.h for
  * the register contract and the numerics.
  *
  * The engine is split so that the heavy part can leave the MMIO path:
@@ -29,7 +29,7 @@
 #include <stdint.h>
 
 #include "gsim_core_internal.h"
-#include "hw/gaudisim_mme.h"
+#include "hw/gaudisim_hw_mme.h"
 
 #define GSIM_MME_NUM_CFG_REGS	(GAUDISIM_MME_CONV_END / 4)
 
@@ -58,7 +58,7 @@ struct gsim_mme_operand {
 	unsigned int esize;	/* bytes per element */
 };
 
-/* Convolution geometry after validation (hw/gaudisim_mme.h, convolution modes). */
+/* Convolution geometry after validation (hw/gaudisim_hw_mme.h, convolution modes). */
 struct gsim_mme_conv {
 	uint32_t n, h, w, c, k, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow;
 	bool bias;		/* FWD: C is a bias [K] */

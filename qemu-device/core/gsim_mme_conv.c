@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gaudisim device core: the MME's convolution modes (hw/gaudisim_mme.h has
+ * gaudisim device core: the MME's convolution modes (hw/gaudisim_hw_mme.h has
  * the contract): forward, data gradient (dedx) and filter gradient (dedw)
  * of an NHWC 2-D convolution, computed on blocked im2col tiles that live
  * only in host scratch memory, never in device memory.

@@ -2,7 +2,7 @@
 /*
  * gaudisim device core: the device MMU for host memory.
  *
- * A five-hop walk over page tables in reserved HBM (hw/gaudisim_mmu.h)
+ * A five-hop walk over page tables in reserved HBM (hw/gaudisim_hw_mmu.h)
  * with a small direct-mapped TLB in front of it. Every table address and
  * every PTE is checked before use, so a malformed table faults the access
  * instead of reading outside the page-table area.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gaudisim device core: the device MMU (hw/gaudisim_mmu.h is the register
+ * gaudisim device core: the device MMU (hw/gaudisim_hw_mmu.h is the register
  * and page-table contract, docs/mmu.md the description).
  *
  * Who calls what:
@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "gsim_core_internal.h"
-#include "hw/gaudisim_mmu.h"
+#include "hw/gaudisim_hw_mmu.h"
 
 #define GSIM_MMU_TLB_ENTRIES	64	/* direct-mapped */
 

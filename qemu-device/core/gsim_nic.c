@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gaudisim device core: the NIC ports (hw/gaudisim_nic.h).
+ * gaudisim device core: the NIC ports (hw/gaudisim_hw_nic.h).
  *
  * Each port is an engine with its own QMAN. A launch (TX_COMMIT) is one
  * RDMA-style write: SIZE bytes of local HBM or SRAM go to the HBM of the
@@ -23,7 +23,7 @@
 #include "gsim_core_internal.h"
 #include "gsim_nic.h"
 #include "gsim_telemetry.h"
-#include "hw/gaudisim_pkt_legal.h"
+#include "hw/gaudisim_hw_pkt_legal.h"
 
 static struct gsim_nic_port *nic_port(struct gsim_core *core, unsigned int e)
 {

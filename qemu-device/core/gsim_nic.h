@@ -10,11 +10,11 @@
 #include <stdint.h>
 
 #include "gsim_fabric.h"
-#include "hw/gaudisim_nic.h"
+#include "hw/gaudisim_hw_nic.h"
 
 struct gsim_core;
 
-/* One NIC port: its registers and counters (hw/gaudisim_nic.h). */
+/* One NIC port: its registers and counters (hw/gaudisim_hw_nic.h). */
 struct gsim_nic_port {
 	/* Transfer descriptor. */
 	uint32_t tx_src_lo, tx_src_hi;
@@ -65,7 +65,7 @@ void gsim_nic_link_changed(struct gsim_core *core, unsigned int port, bool up,
 /* The device and port at the other end of core's port, when the link is up. */
 struct gsim_core *gsim_fabric_peer(struct gsim_core *core, unsigned int port,
 				   unsigned int *peer_port);
-/* LINK_STATUS of core's port (hw/gaudisim_nic.h). */
+/* LINK_STATUS of core's port (hw/gaudisim_hw_nic.h). */
 uint32_t gsim_fabric_link_status(struct gsim_core *core, unsigned int port);
 /*
  * Hand a write of a scale-out port to the transport: 0 when it is on its

@@ -16,7 +16,7 @@
  * the packet that started them.
  *
  * Reserved bits and privilege come from the legality table in
- * hw/gaudisim_pkt_legal.h, which the driver's parser uses too: a bit the
+ * hw/gaudisim_hw_pkt_legal.h, which the driver's parser uses too: a bit the
  * opcode does not define fails the packet (PKT_FIELD) before anything
  * else; MSG_PROT belongs to the driver and runs only from a CB of a
  * secured (external) CP - the driver built or copied those - never from
@@ -33,7 +33,7 @@
 #include "gsim_core_internal.h"
 #include "gsim_faults.h"
 #include "gsim_telemetry.h"
-#include "hw/gaudisim_pkt_legal.h"
+#include "hw/gaudisim_hw_pkt_legal.h"
 
 /* What one packet execution sees. */
 struct pkt {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gaudisim device core: the sync manager (hw/gaudisim_sync.h).
+ * gaudisim device core: the sync manager (hw/gaudisim_hw_sync.h).
  *
  * Sync objects are 15-bit counters; monitors watch up to 8 of them and,
  * when their condition holds, write a 32-bit payload to a device address
@@ -28,7 +28,7 @@
 
 #include "gsim_core_internal.h"
 #include "gsim_mmu.h"
-#include "hw/gaudisim_pkt_legal.h"
+#include "hw/gaudisim_hw_pkt_legal.h"
 
 #define SOB_FIRST	GAUDISIM_SYNC_SOB_OBJ(0)
 #define SOB_END		GAUDISIM_SYNC_SOB_OBJ(GAUDISIM_SYNC_NUM_SOBS)

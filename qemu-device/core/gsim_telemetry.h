@@ -2,7 +2,7 @@
 /*
  * gaudisim device core: telemetry - activity counters, the power and
  * thermal model, clock throttling and HBM ECC counters
- * (hw/gaudisim_telemetry.h is the register contract, docs/telemetry.md the
+ * (hw/gaudisim_hw_telemetry.h is the register contract, docs/telemetry.md the
  * model).
  *
  * The model runs on device time (the host's clock_ns) and is evaluated
@@ -28,7 +28,7 @@
 #include <stdint.h>
 
 #include "gsim_core_internal.h"
-#include "hw/gaudisim_telemetry.h"
+#include "hw/gaudisim_hw_telemetry.h"
 
 /* ---- Model constants (docs/telemetry.md) ------------------------------------ */
 
@@ -84,7 +84,7 @@ enum gsim_tel_event {
  * May be called from any core entry point that evaluates the model: a
  * register read or write, an activity report, a fault injection.
  */
-/* GAUDISIM_EQ_EVENT_THERMAL codes (hw/gaudisim_eq.h). */
+/* GAUDISIM_EQ_EVENT_THERMAL codes (hw/gaudisim_hw_eq.h). */
 #define GSIM_TEL_THERMAL_CODE_OFF	0
 #define GSIM_TEL_THERMAL_CODE_ON	1
 #define GSIM_TEL_THERMAL_CODE_CRITICAL	2

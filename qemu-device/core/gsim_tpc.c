@@ -2,7 +2,7 @@
 /*
  * gaudisim device core: the TPC engines - register block, launch checks,
  * the decode cache, error details and counters (see gsim_tpc.h for the
- * split into start / run / finish, and hw/gaudisim_tpc.h for the
+ * split into start / run / finish, and hw/gaudisim_hw_tpc.h for the
  * contract). The core's engine framework (gsim_engine.c) owns the common
  * registers: STATUS, the launch and error counts, the completion message
  * and the ENGINE_ERR event; the TPC posts ENGINE_TIMEOUT itself.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gaudisim device core: the eight TPCs (hw/gaudisim_tpc.h is the register
+ * gaudisim device core: the eight TPCs (hw/gaudisim_hw_tpc.h is the register
  * and encoding contract, docs/tpc-isa.md the instruction set).
  *
  * Files:
@@ -34,7 +34,7 @@
 #include <stdint.h>
 
 #include "gsim_core_internal.h"
-#include "hw/gaudisim_tpc.h"
+#include "hw/gaudisim_hw_tpc.h"
 
 #define GSIM_TPC_L		GAUDISIM_TPC_LANES
 #define GSIM_TPC_NUM_CFG_REGS	(GAUDISIM_TPC_CFG_END / 4)

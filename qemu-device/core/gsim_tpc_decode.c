@@ -3,7 +3,7 @@
  * gaudisim device core: TPC kernel decoding.
  *
  * A kernel is decoded once per distinct content: every bundle is checked
- * with the contract's legality check (hw/gaudisim_tpc.h), its non-NOP
+ * with the contract's legality check (hw/gaudisim_hw_tpc.h), its non-NOP
  * slots become handler calls in execution order, VPU immediates are
  * broadcast into vectors once, and the tensors the code loads from or
  * stores to are recorded with their dtype so a launch can check exactly

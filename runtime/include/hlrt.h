@@ -67,7 +67,7 @@ const char *hlrt_version(void);
 
 /* ==== Data types ========================================================== */
 
-/* Gaudi's codes (include/hw/gaudisim_dtypes.h) plus INT64, a host-only type. */
+/* Gaudi's codes (include/hw/gaudisim_hw_dtypes.h) plus INT64, a host-only type. */
 typedef enum hlrt_dtype {
 	HLRT_FP32 = 0,
 	HLRT_BF16 = 1,

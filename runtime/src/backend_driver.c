@@ -13,7 +13,7 @@
 #include "hlrt_internal.h"
 #include "hlthunk.h"
 #include "hlthunk_packets.h"
-#include "hw/gaudisim_sync.h"
+#include "hw/gaudisim_hw_sync.h"
 
 #define EXT_CB_BYTES	(256u * 1024u)
 /* Generous: the guest runs under TCG and a step may move a data set. */

@@ -14,8 +14,8 @@
 
 #include "coll_internal.h"
 #include "hlrt_packets.h"
-#include "hw/gaudisim_nic.h"
-#include "hw/gaudisim_regs.h"
+#include "hw/gaudisim_hw_nic.h"
+#include "hw/gaudisim_hw_regs.h"
 
 /* ---- monitors beyond the runtime's queue pools ----------------------------- */
 

@@ -29,9 +29,9 @@
 
 #include "coll_internal.h"
 #include "hlrt_packets.h"
-#include "hw/gaudisim_dtypes.h"
-#include "hw/gaudisim_nic.h"
-#include "hw/gaudisim_tpc.h"
+#include "hw/gaudisim_hw_dtypes.h"
+#include "hw/gaudisim_hw_nic.h"
+#include "hw/gaudisim_hw_tpc.h"
 #include "gaudisim_accel.h"
 
 #define CB_ALIGN	128u

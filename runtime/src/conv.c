@@ -13,7 +13,7 @@
 
 #include "conv.h"
 #include "hlrt_internal.h"
-#include "hw/gaudisim_mme.h"
+#include "hw/gaudisim_hw_mme.h"
 
 struct geom {
 	uint64_t n, h, w, c, kh, kw, oh, ow, ph, pw, sh, sw;
@@ -390,7 +390,7 @@ static hlrt_status filters_of(const char *guid, const hlrt_tensor *w, const stru
 	return dims_are(guid, w, "the kernel", g->kh, g->kw, g->c, *f);
 }
 
-/* The device's limits on the geometry (hw/gaudisim_mme.h). */
+/* The device's limits on the geometry (hw/gaudisim_hw_mme.h). */
 static hlrt_status mme_limits(const char *guid, const struct geom *g)
 {
 	if (!g->n || !g->h || !g->w || !g->c || g->n > GAUDISIM_MME_CONV_NCK_MAX ||

@@ -12,7 +12,7 @@
 
 #include "hlrt_internal.h"
 #include "hlrt_packets.h"
-#include "hw/gaudisim_sync.h"
+#include "hw/gaudisim_hw_sync.h"
 
 #define MAX_DEVICES	64
 

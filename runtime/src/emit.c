@@ -22,9 +22,9 @@
 
 #include "hlrt_internal.h"
 #include "hlrt_packets.h"
-#include "hw/gaudisim_mme.h"
+#include "hw/gaudisim_hw_mme.h"
 #include "gaudisim_accel.h"
-#include "hw/gaudisim_tpc.h"
+#include "hw/gaudisim_hw_tpc.h"
 
 #define SOB_DONE	8	/* a work's sync object when it has finished */
 #define MAX_QUEUES	(GAUDISIM_NUM_TPC + 2)

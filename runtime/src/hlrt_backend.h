@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "hw/gaudisim_queues.h"
+#include "hw/gaudisim_hw_queues.h"
 
 /* A job on an internal queue: a CB the runtime placed in HBM. */
 struct hlrt_be_job {

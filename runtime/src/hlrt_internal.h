@@ -13,7 +13,7 @@
 
 #include "hlrt.h"
 #include "hlrt_backend.h"
-#include "hw/gaudisim_sync.h"
+#include "hw/gaudisim_hw_sync.h"
 
 #define HLRT_ALIGN		128u	/* memory plan and malloc alignment */
 #define HLRT_MAX_IN		8

@@ -2,7 +2,7 @@
 /*
  * A growable packet buffer for the command buffers the runtime builds
  * (recipes' per-engine CBs, external jobs). Layouts are the packet
- * contract (hw/gaudisim_packets.h); an allocation failure sets oom and
+ * contract (hw/gaudisim_hw_packets.h); an allocation failure sets oom and
  * later appends do nothing, so callers check once at the end.
  */
 #ifndef HLRT_PACKETS_H
@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "hw/gaudisim_packets.h"
-#include "hw/gaudisim_sync.h"
+#include "hw/gaudisim_hw_packets.h"
+#include "hw/gaudisim_hw_sync.h"
 
 struct hlrt_pkt_buf {
 	uint32_t *dw;

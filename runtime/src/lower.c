@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "hlrt_internal.h"
-#include "hw/gaudisim_mme.h"
+#include "hw/gaudisim_hw_mme.h"
 #include "ops.h"
 
 #define PAD_NEG_INF	0xff800000u

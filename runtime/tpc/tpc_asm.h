@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * TPC assembler and disassembler library (C11). The text syntax is
- * docs/tpc-isa.md; the encoding is hw/gaudisim_tpc.h.
+ * docs/tpc-isa.md; the encoding is hw/gaudisim_hw_tpc.h.
  *
  *   tpc_asm.c   text -> bundles
  *   tpc_dis.c   bundles -> text that tpc_assemble() turns back into the
@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hw/gaudisim_tpc.h"
+#include "hw/gaudisim_hw_tpc.h"
 
 /*
  * Assemble len bytes of source text. name prefixes error messages

@@ -10,10 +10,10 @@
 
 #include "bench_dev.h"
 #include "bench_stats.h"
-#include "hw/gaudisim_packets.h"
-#include "hw/gaudisim_queues.h"
-#include "hw/gaudisim_regs.h"
-#include "hw/gaudisim_sync.h"
+#include "hw/gaudisim_hw_packets.h"
+#include "hw/gaudisim_hw_queues.h"
+#include "hw/gaudisim_hw_regs.h"
+#include "hw/gaudisim_hw_sync.h"
 
 /* Host memory: PQ rings only, 16 entries for each of the 73 queues. */
 #define HOST_BUS		0x100000000ull

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "gsim_core.h"
-#include "hw/gaudisim_regs.h"
+#include "hw/gaudisim_hw_regs.h"
 
 /* HBM layout of the benchmarks: CBs first, then data. */
 #define BENCH_CB_BASE		GAUDISIM_HBM_USER_BASE

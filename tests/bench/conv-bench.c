@@ -32,7 +32,7 @@
 #include "bench_stats.h"
 #include "gsim_bf16.h"
 #include "gsim_mme.h"
-#include "hw/gaudisim_mme.h"
+#include "hw/gaudisim_hw_mme.h"
 
 #define USAGE	"usage: conv-bench [-r ROUNDS<=100] [-j THREADS<=64] [-l LAYER 1..3]\n"
 #define SOB	101u

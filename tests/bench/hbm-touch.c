@@ -25,7 +25,7 @@
 
 #include "bench_dev.h"
 #include "bench_stats.h"
-#include "hw/gaudisim_queues.h"
+#include "hw/gaudisim_hw_queues.h"
 
 #define USAGE	"usage: hbm-touch [-r ROUNDS<=40] [-j THREADS<=6] [-s MIB<=256]\n"
 #define SOB	102u

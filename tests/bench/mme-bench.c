@@ -17,7 +17,7 @@
  *   mme_bf16 ... speedup_vs_sgemm=T_sgemm/T_device_bf16
  * The device's results are checked against the project's reference GEMM
  * (tests/ref/gsim_ref.c) on sampled rows, within the bound
- * hw/gaudisim_mme.h documents; sgemm's are checked the same way.
+ * hw/gaudisim_hw_mme.h documents; sgemm's are checked the same way.
  *
  * Built twice by the Makefile: mme-bench (the core on OpenBLAS) and
  * mme-bench-portable (the core's portable kernels; the reference is
@@ -39,7 +39,7 @@
 #include "gsim_bf16.h"
 #include "gsim_mme.h"
 #include "gsim_ref.h"
-#include "hw/gaudisim_mme.h"
+#include "hw/gaudisim_hw_mme.h"
 
 #define USAGE	"usage: mme-bench [-s SIZE<=4096] [-r ROUNDS<=100] [-j THREADS<=64]\n"
 #define SOB	100u

@@ -25,7 +25,7 @@
 #include "bench_stats.h"
 #include "gsim_ref_tpc.h"
 #include "gsim_tpc.h"
-#include "hw/gaudisim_tpc.h"
+#include "hw/gaudisim_hw_tpc.h"
 #include "tpc_asm.h"
 
 #define USAGE	"usage: tpc-bench [-k KERNEL.tpcs] [-r ROUNDS<=100] [-j THREADS<=64] [-s MIB<=1024]\n"

@@ -28,9 +28,9 @@
 #include "fuzz_host.h"
 #include "fuzz_input.h"
 #include "gsim_faults.h"
-#include "hw/gaudisim_mme.h"
-#include "hw/gaudisim_telemetry.h"
-#include "hw/gaudisim_tpc.h"
+#include "hw/gaudisim_hw_mme.h"
+#include "hw/gaudisim_hw_telemetry.h"
+#include "hw/gaudisim_hw_tpc.h"
 
 #define MAX_OPS			192
 #define MAX_PKTS		24

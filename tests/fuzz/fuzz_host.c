@@ -11,7 +11,7 @@
 #include "fuzz_alloc.h"
 #include "fuzz_guard.h"
 #include "fuzz_host.h"
-#include "hw/gaudisim_tpc.h"
+#include "hw/gaudisim_hw_tpc.h"
 
 void fz_fail(const char *fmt, ...)
 {

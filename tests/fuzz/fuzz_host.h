@@ -17,12 +17,12 @@
 #include <stdint.h>
 
 #include "gsim_core.h"
-#include "hw/gaudisim_eq.h"
-#include "hw/gaudisim_mmu.h"
-#include "hw/gaudisim_packets.h"
-#include "hw/gaudisim_queues.h"
-#include "hw/gaudisim_regs.h"
-#include "hw/gaudisim_sync.h"
+#include "hw/gaudisim_hw_eq.h"
+#include "hw/gaudisim_hw_mmu.h"
+#include "hw/gaudisim_hw_packets.h"
+#include "hw/gaudisim_hw_queues.h"
+#include "hw/gaudisim_hw_regs.h"
+#include "hw/gaudisim_hw_sync.h"
 
 /*
  * Device configuration: the smallest HBM the core accepts (the reserved

@@ -37,7 +37,7 @@
 
 #include "fuzz_host.h"
 #include "fuzz_input.h"
-#include "hw/gaudisim_tpc.h"
+#include "hw/gaudisim_hw_tpc.h"
 
 #define MAX_BUNDLES		128u
 #define D			GAUDISIM_TPC_NUM_DIMS

@@ -31,7 +31,7 @@
 #include "fuzz_host.h"
 #include "fuzz_input.h"
 #include "gsim_ref_tpc.h"
-#include "hw/gaudisim_tpc.h"
+#include "hw/gaudisim_hw_tpc.h"
 
 #define L		GAUDISIM_TPC_LANES
 #define NB		5u

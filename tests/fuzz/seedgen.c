@@ -18,9 +18,9 @@
 #include <sys/stat.h>
 
 #include "fuzz_host.h"
-#include "hw/gaudisim_mme.h"
-#include "hw/gaudisim_telemetry.h"
-#include "hw/gaudisim_tpc.h"
+#include "hw/gaudisim_hw_mme.h"
+#include "hw/gaudisim_hw_telemetry.h"
+#include "hw/gaudisim_hw_tpc.h"
 #include "tpc_asm.h"
 
 static const char *outdir, *kerneldir;

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "hw/gaudisim_sync.h"
+#include "hw/gaudisim_hw_sync.h"
 
 int dev_fd = -1;
 

@@ -17,8 +17,8 @@
 
 #include "hlthunk.h"
 #include "hlthunk_packets.h"
-#include "hw/gaudisim_queues.h"
-#include "hw/gaudisim_regs.h"
+#include "hw/gaudisim_hw_queues.h"
+#include "hw/gaudisim_hw_regs.h"
 
 #define KiB (1ULL << 10)
 #define MiB (1ULL << 20)

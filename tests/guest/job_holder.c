@@ -25,7 +25,7 @@
 
 #include "hlthunk.h"
 #include "hlthunk_packets.h"
-#include "hw/gaudisim_queues.h"
+#include "hw/gaudisim_hw_queues.h"
 
 #define HOLD_TIMEOUT_S	600	/* the hung CS's own timeout: longer than any test */
 #define HOST_BYTES	(64 * 1024)

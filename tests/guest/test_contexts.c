@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "hw/gaudisim_sync.h"
+#include "hw/gaudisim_hw_sync.h"
 
 #define MAX_CONTEXTS	4
 #define QUOTA_MB	64

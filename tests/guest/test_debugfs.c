@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "hw/gaudisim_sync.h"
-#include "hw/gaudisim_telemetry.h"
+#include "hw/gaudisim_hw_sync.h"
+#include "hw/gaudisim_hw_telemetry.h"
 #include "sysfs_util.h"
 
 static char dir[PATH_LEN], path[PATH_LEN + 64];

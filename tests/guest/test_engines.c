@@ -19,10 +19,10 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "hw/gaudisim_eq.h"
-#include "hw/gaudisim_mme.h"
-#include "hw/gaudisim_sync.h"
-#include "hw/gaudisim_telemetry.h"
+#include "hw/gaudisim_hw_eq.h"
+#include "hw/gaudisim_hw_mme.h"
+#include "hw/gaudisim_hw_sync.h"
+#include "hw/gaudisim_hw_telemetry.h"
 
 #define COPY_SIZE	(256 * KiB)
 #define CB_BYTES	4096

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "hw/gaudisim_telemetry.h"
+#include "hw/gaudisim_hw_telemetry.h"
 #include "sysfs_util.h"
 
 static char hwmon[PATH_LEN], path[PATH_LEN + 64], text[TEXT_LEN];

@@ -11,8 +11,8 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include <hw/gaudisim_sync.h>
-#include <hw/gaudisim_telemetry.h>
+#include <hw/gaudisim_hw_sync.h>
+#include <hw/gaudisim_hw_telemetry.h>
 
 #include "common.h"
 

@@ -20,9 +20,9 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "hw/gaudisim_eq.h"
-#include "hw/gaudisim_nic.h"
-#include "hw/gaudisim_sync.h"
+#include "hw/gaudisim_hw_eq.h"
+#include "hw/gaudisim_hw_nic.h"
+#include "hw/gaudisim_hw_sync.h"
 
 #define XFER_SIZE	(64 * KiB)
 #define QUEUE_EXT	GAUDISIM_QUEUE_ID_DMA_0_0

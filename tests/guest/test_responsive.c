@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "hw/gaudisim_mme.h"
-#include "hw/gaudisim_sync.h"
+#include "hw/gaudisim_hw_mme.h"
+#include "hw/gaudisim_hw_sync.h"
 
 /* 16 batches of 2048^3 FP32 (A, B and D shared by the batches): seconds. */
 #define GEMM_DIM	2048u

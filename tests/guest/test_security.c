@@ -31,9 +31,9 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "hw/gaudisim_eq.h"
-#include "hw/gaudisim_mmu.h"
-#include "hw/gaudisim_sync.h"
+#include "hw/gaudisim_hw_eq.h"
+#include "hw/gaudisim_hw_mmu.h"
+#include "hw/gaudisim_hw_sync.h"
 
 #define NOBODY		65534
 #define CB_BYTES	4096

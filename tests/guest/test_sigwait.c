@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "hw/gaudisim_sync.h"
+#include "hw/gaudisim_hw_sync.h"
 
 #define QUEUE_B		(GAUDISIM_QUEUE_ID_DMA_0_0 + 1)/* signals (gated) */
 #define QUEUE_B2	(GAUDISIM_QUEUE_ID_DMA_0_0 + 2)/* signals (not gated) */

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "hw/gaudisim_telemetry.h"
+#include "hw/gaudisim_hw_telemetry.h"
 #include "sysfs_util.h"
 
 static char path[PATH_LEN], text[TEXT_LEN];

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "hw/gaudisim_telemetry.h"
+#include "hw/gaudisim_hw_telemetry.h"
 #include "sysfs_util.h"
 
 #define WAIT_US		(5 * 1000 * 1000ULL)

@@ -23,7 +23,7 @@
 
 #include "common.h"
 #include "sysfs_util.h"
-#include "hw/gaudisim_sync.h"
+#include "hw/gaudisim_hw_sync.h"
 
 #define UIRQ_FIRST	GAUDISIM_MSIX_VEC_USER_FIRST
 #define UIRQ_NUM	GAUDISIM_MSIX_NUM_USER

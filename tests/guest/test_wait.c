@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "hw/gaudisim_sync.h"
+#include "hw/gaudisim_hw_sync.h"
 
 #define GATE_QUEUE	QUEUE_H2D
 #define WORK_QUEUE	QUEUE_D2H

@@ -14,7 +14,7 @@
 
 #include "collect.h"
 #include "format.h"
-#include "hw/gaudisim_nic.h"
+#include "hw/gaudisim_hw_nic.h"
 #include "suites.h"
 
 #define MiB (1ULL << 20)

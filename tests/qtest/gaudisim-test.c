@@ -20,16 +20,16 @@
 #include "qobject/qdict.h"
 #include "qemu/uuid.h"
 
-#include "hw/gaudisim_regs.h"
-#include "hw/gaudisim_packets.h"
-#include "hw/gaudisim_queues.h"
-#include "hw/gaudisim_eq.h"
-#include "hw/gaudisim_mmu.h"
-#include "hw/gaudisim_telemetry.h"
-#include "hw/gaudisim_mme.h"
-#include "hw/gaudisim_nic.h"
-#include "hw/gaudisim_sync.h"
-#include "hw/gaudisim_tpc.h"
+#include "hw/gaudisim_hw_regs.h"
+#include "hw/gaudisim_hw_packets.h"
+#include "hw/gaudisim_hw_queues.h"
+#include "hw/gaudisim_hw_eq.h"
+#include "hw/gaudisim_hw_mmu.h"
+#include "hw/gaudisim_hw_telemetry.h"
+#include "hw/gaudisim_hw_mme.h"
+#include "hw/gaudisim_hw_nic.h"
+#include "hw/gaudisim_hw_sync.h"
+#include "hw/gaudisim_hw_tpc.h"
 
 /* Small enough for libqos, which places every BAR below 4 GiB. */
 #define TEST_HBM_SIZE       (1ULL << 30)
@@ -2088,7 +2088,7 @@ static void test_chain_relu(void)
 #define NIC_DST         (GAUDISIM_HBM_USER_BASE + 0x80000)
 #define NIC_LEN         4096u
 #define NIC_SOB         GAUDISIM_SYNC_FIRST_USER_SOB
-#define NIC_PORT        0u      /* module 0 -> 1 and back (gaudisim_nic.h) */
+#define NIC_PORT        0u      /* module 0 -> 1 and back (gaudisim_hw_nic.h) */
 
 typedef struct NicPair {
     GsimDev *dev[2];        /* by module ID; both share one QOS state */

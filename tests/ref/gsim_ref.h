@@ -14,10 +14,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "hw/gaudisim_dtypes.h"
+#include "hw/gaudisim_hw_dtypes.h"
 
 /*
- * GEMM / batched GEMM with the MME's semantics (see hw/gaudisim_mme.h):
+ * GEMM / batched GEMM with the MME's semantics (see hw/gaudisim_hw_mme.h):
  *	D[b] = alpha * op(A[b]) @ op(B[b]) + beta * C[b]
  * Row-major; leading dimensions and batch strides in elements; A and B
  * have dtype_in, C and D dtype_out (GAUDISIM_DTYPE_FP32 or _BF16).
@@ -50,7 +50,7 @@ int gsim_ref_gemm(const struct gsim_ref_gemm *g);
 
 /*
  * The documented error bound of an FP32 GEMM element computed in any
- * summation order (the MME's bound, hw/gaudisim_mme.h), in double:
+ * summation order (the MME's bound, hw/gaudisim_hw_mme.h), in double:
  *	g(K + 3) * (|alpha| * abs_sum + |beta * c|) + (K + 3) * 2^-149 * (1 + |alpha|)
  * with abs_sum = sum_k |op(A)[i][k] * op(B)[k][j]| and g(n) = n u / (1 - n u),
  * u = 2^-24. Both the reference and the MME stay within it of the exact

@@ -27,10 +27,10 @@
 #include "gsim_core.h"
 #include "gsim_fabric.h"
 #include "hlrt_internal.h"
-#include "hw/gaudisim_nic.h"
-#include "hw/gaudisim_packets.h"
-#include "hw/gaudisim_regs.h"
-#include "hw/gaudisim_sync.h"
+#include "hw/gaudisim_hw_nic.h"
+#include "hw/gaudisim_hw_packets.h"
+#include "hw/gaudisim_hw_regs.h"
+#include "hw/gaudisim_hw_sync.h"
 #include "sim_backend.h"
 
 #define SIM_HBM_SIZE	(2ull << 30)

@@ -16,7 +16,7 @@
 
 #include "coll_internal.h"
 #include "coll_ref.h"
-#include "hw/gaudisim_nic.h"
+#include "hw/gaudisim_hw_nic.h"
 #include "rt_test.h"
 #include "sim_backend.h"
 

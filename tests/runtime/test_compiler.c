@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "hlrt_internal.h"
-#include "hw/gaudisim_queues.h"
-#include "hw/gaudisim_tpc.h"
+#include "hw/gaudisim_hw_queues.h"
+#include "hw/gaudisim_hw_tpc.h"
 #include "rt_test.h"
 
 static hlrt_tensor *mk(hlrt_graph *g, const char *name, hlrt_dtype dt, uint64_t d0, uint64_t d1,

@@ -13,11 +13,11 @@
 #include <stdint.h>
 
 #include "gsim_core.h"
-#include "hw/gaudisim_eq.h"
-#include "hw/gaudisim_packets.h"
-#include "hw/gaudisim_queues.h"
-#include "hw/gaudisim_regs.h"
-#include "hw/gaudisim_sync.h"
+#include "hw/gaudisim_hw_eq.h"
+#include "hw/gaudisim_hw_packets.h"
+#include "hw/gaudisim_hw_queues.h"
+#include "hw/gaudisim_hw_regs.h"
+#include "hw/gaudisim_hw_sync.h"
 
 /* Device configuration used by the tests (1 GiB keeps page tables small). */
 #define T_HBM_SIZE		(1ull << 30)

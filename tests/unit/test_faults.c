@@ -10,7 +10,7 @@
 #include "gsim_faults.h"
 #include "gsim_mmu.h"
 #include "gsim_telemetry.h"
-#include "hw/gaudisim_eq.h"
+#include "hw/gaudisim_hw_eq.h"
 
 static unsigned int n_events;
 static enum gsim_tel_event last_ev;

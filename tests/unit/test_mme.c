@@ -297,7 +297,7 @@ static void describe(const struct cfg *c, char *buf, size_t len)
 }
 
 /*
- * The sign of a zero result is unspecified (hw/gaudisim_mme.h): where the
+ * The sign of a zero result is unspecified (hw/gaudisim_hw_mme.h): where the
  * device and the reference both hold a zero in D, take the reference's
  * bytes so the byte comparison below sees only real differences.
  */
@@ -822,7 +822,7 @@ START_TEST(test_aliasing_exact)
 }
 END_TEST
 
-/* Bounds of hw/gaudisim_mme.h on fractional data; every other byte kept. */
+/* Bounds of hw/gaudisim_hw_mme.h on fractional data; every other byte kept. */
 static void check_bound(const struct cfg *c)
 {
 	uint32_t b, i, j, kk;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * MMU hop indices against values worked out by hand from the contract's
- * description (hw/gaudisim_mmu.h: five hops of 512 PTEs; hop h indexes VA
+ * description (hw/gaudisim_hw_mmu.h: five hops of 512 PTEs; hop h indexes VA
  * bits [SHIFT(h) + 8 : SHIFT(h)] with shifts 48, 39, 30, 21, 12).
  *
  * The device's walk and the tests of test_mmu.c both use

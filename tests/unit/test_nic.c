@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * NIC ports and the fabric (gsim_fabric.h, hw/gaudisim_nic.h): two or
+ * NIC ports and the fabric (gsim_fabric.h, hw/gaudisim_hw_nic.h): two or
  * three device cores in one box; a transfer lands in the peer's HBM and
  * signals its SOB, a FENCE on the peer wakes on arrival, the receive
  * window and SOB range refuse writes outside them (both ends see it,
@@ -12,7 +12,7 @@
 
 #include "gsim_fabric.h"
 #include "gsim_test.h"
-#include "hw/gaudisim_nic.h"
+#include "hw/gaudisim_hw_nic.h"
 
 #define SOB		GAUDISIM_SYNC_FIRST_USER_SOB
 #define MON		GAUDISIM_SYNC_FIRST_USER_MON
@@ -25,7 +25,7 @@
 static struct th *A, *B;		/* modules 0 and 1 */
 static struct gsim_fabric *F;
 
-/* Port of module 0 to module 1 and back (hw/gaudisim_nic.h topology). */
+/* Port of module 0 to module 1 and back (hw/gaudisim_hw_nic.h topology). */
 #define PORT_AB		0u
 #define PORT_BA		0u
 #define Q_NIC_AB	(GAUDISIM_QUEUE_ID_NIC_0_0 + 4 * PORT_AB)

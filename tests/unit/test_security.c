@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "gsim_test.h"
-#include "hw/gaudisim_mmu.h"
-#include "hw/gaudisim_pkt_legal.h"
+#include "hw/gaudisim_hw_mmu.h"
+#include "hw/gaudisim_hw_pkt_legal.h"
 
 #define SOB		(GAUDISIM_SYNC_FIRST_USER_SOB + 40)
 #define MON		(GAUDISIM_SYNC_FIRST_USER_MON + 10)

@@ -16,7 +16,7 @@
 #include "gsim_bf16.h"
 #include "gsim_core_internal.h"
 #include "gsim_pool.h"
-#include "hw/gaudisim_mme.h"
+#include "hw/gaudisim_hw_mme.h"
 #include "test_tpc.h"
 
 #define THREADS		2u

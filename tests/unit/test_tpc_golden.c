@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "gsim_test.h"
-#include "hw/gaudisim_tpc.h"
+#include "hw/gaudisim_hw_tpc.h"
 #include "../../runtime/tpc/tpc_asm.h"
 
 struct golden {

@@ -471,7 +471,7 @@ struct gaudisim_power_info {
  * @reserved: 0
  *
  * Users may not touch the ranges below the first available ones, nor
- * monitors the device reserves (see include/hw/gaudisim_sync.h).
+ * monitors the device reserves (see include/hw/gaudisim_hw_sync.h).
  */
 struct gaudisim_info_sync_manager {
 	__u32 first_available_sync_object;
@@ -619,7 +619,7 @@ struct gaudisim_page_fault_info {
 
 /*
  * HW_EVENTS and HW_EVENTS_AGGREGATE: how many device events of each type
- * (index = event type of the device's event queue, include/hw/gaudisim_eq.h)
+ * (index = event type of the device's event queue, include/hw/gaudisim_hw_eq.h)
  * the driver received; hw_ip_info.num_of_events entries.
  */
 #define GAUDISIM_INFO_HW_EVENTS_NUM	64
@@ -674,7 +674,7 @@ union gaudisim_cb_args {
  * @cb_handle: external queue: a CB handle; internal queue: device address;
  *             SIGNAL CS: 0
  * @signal_seq_arr: WAIT CS: user pointer to the u64 seqs of the signals
- * @queue_index: GAUDISIM_QUEUE_ID_* (see include/hw/gaudisim_queues.h)
+ * @queue_index: GAUDISIM_QUEUE_ID_* (see include/hw/gaudisim_hw_queues.h)
  * @cb_size: bytes of the CB to execute, multiple of 8, at least 8; SIGNAL: 0
  * @num_signal_seq_arr: WAIT CS: entries of @signal_seq_arr
  * @cs_chunk_flags: 0, or GAUDISIM_CS_CHUNK_FLAGS_USER_ALLOC_CB on an

@@ -27,9 +27,9 @@
 #ifndef GAUDISIM_HW_TPC_H
 #define GAUDISIM_HW_TPC_H
 
-#include "gaudisim_dtypes.h"
-#include "gaudisim_queues.h"
-#include "gaudisim_regs.h"
+#include "gaudisim_hw_dtypes.h"
+#include "gaudisim_hw_queues.h"
+#include "gaudisim_hw_regs.h"
 
 /* CFG BAR offset of TPC n's engine block. */
 #define GAUDISIM_TPC_BLOCK(n)		GAUDISIM_ENGINE_BLOCK(GAUDISIM_ENGINE_TPC_0 + (n))
@@ -106,7 +106,7 @@
 /*
  * Busy, the outcome of the last launch and the launch and error counts
  * are the common engine registers (GAUDISIM_ENG_STATUS, _LAUNCH_CNT,
- * _ERR_CNT in gaudisim_regs.h). The TPC adds, RO: where the last failed
+ * _ERR_CNT in gaudisim_hw_regs.h). The TPC adds, RO: where the last failed
  * launch stopped - bundle index, a detail code (GAUDISIM_TPC_BAD_* | slot
  * << 8 for ERR_ILLEGAL, the tensor for ERR_TENSOR) and the coordinates of
  * the member that was running - and the bundles and members executed

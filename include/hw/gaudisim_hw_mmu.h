@@ -22,8 +22,8 @@
 #ifndef GAUDISIM_HW_MMU_H
 #define GAUDISIM_HW_MMU_H
 
-#include "gaudisim_queues.h"
-#include "gaudisim_regs.h"
+#include "gaudisim_hw_queues.h"
+#include "gaudisim_hw_regs.h"
 
 /* ---- Address spaces ------------------------------------------------------ */
 

@@ -16,8 +16,8 @@
 #ifndef GAUDISIM_HW_PKT_LEGAL_H
 #define GAUDISIM_HW_PKT_LEGAL_H
 
-#include "gaudisim_packets.h"
-#include "gaudisim_sync.h"
+#include "gaudisim_hw_packets.h"
+#include "gaudisim_hw_sync.h"
 
 /* Header bits every packet defines: opcode and the three barriers. */
 #define GAUDISIM_PKT_CTL_HEADER \

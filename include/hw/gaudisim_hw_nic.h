@@ -27,7 +27,7 @@
 #ifndef GAUDISIM_HW_NIC_H
 #define GAUDISIM_HW_NIC_H
 
-#include "gaudisim_queues.h"
+#include "gaudisim_hw_queues.h"
 
 #define GAUDISIM_NIC_NUM_PORTS		10
 #define GAUDISIM_NIC_INTRA_PORTS	7	/* ports 0..6: all-to-all in a box */
@@ -57,7 +57,7 @@
 /*
  * Sync-object update applied on the peer after the payload landed:
  * REMOTE_SOB [10:0] the SOB index, [31] enable; REMOTE_SOB_DATA in the
- * so_upd format of gaudisim_sync.h (usually GAUDISIM_SYNC_SOB_ADD(1)).
+ * so_upd format of gaudisim_hw_sync.h (usually GAUDISIM_SYNC_SOB_ADD(1)).
  */
 #define GAUDISIM_NIC_TX_REMOTE_SOB	0x024
 #define GAUDISIM_NIC_TX_REMOTE_SOB_EN	(1u << 31)

@@ -88,9 +88,9 @@
 #define GAUDISIM_CAP_EXT_QUEUES		(1u << 0)	/* PCI-DMA external queues */
 #define GAUDISIM_CAP_HBM_WINDOW		(1u << 1)	/* movable HBM BAR window */
 #define GAUDISIM_CAP_INT_QUEUES		(1u << 2)	/* internal queues (QUEUE_MASK) */
-#define GAUDISIM_CAP_SYNC_MNGR		(1u << 3)	/* sync manager, gaudisim_sync.h */
-#define GAUDISIM_CAP_EVENT_QUEUE	(1u << 4)	/* event queue, gaudisim_eq.h */
-#define GAUDISIM_CAP_NIC		(1u << 5)	/* NIC ports, gaudisim_nic.h */
+#define GAUDISIM_CAP_SYNC_MNGR		(1u << 3)	/* sync manager, gaudisim_hw_sync.h */
+#define GAUDISIM_CAP_EVENT_QUEUE	(1u << 4)	/* event queue, gaudisim_hw_eq.h */
+#define GAUDISIM_CAP_NIC		(1u << 5)	/* NIC ports, gaudisim_hw_nic.h */
 
 #define GAUDISIM_REG_HBM_SIZE_LO	0x010	/* RO: bytes */
 #define GAUDISIM_REG_HBM_SIZE_HI	0x014
@@ -234,7 +234,7 @@
 
 /*
  * Registers every engine has, at the end of its core registers (offsets
- * inside the engine block; an engine's own registers, e.g. gaudisim_mme.h,
+ * inside the engine block; an engine's own registers, e.g. gaudisim_hw_mme.h,
  * stay below GAUDISIM_ENG_COMMON_BASE).
  *
  * Completion message (Gaudi's WR_COMP_ADDR/WDATA): when a unit of engine
@@ -242,7 +242,7 @@
  * of an engine started by COMMIT while WR_COMP_EN is 1 - the engine writes
  * WR_COMP_WDATA (32 bits) to the device address WR_COMP_ADDR_HI:LO,
  * usually a sync object (so WDATA uses the sync-object data format of
- * gaudisim_sync.h). Writable from MMIO and from command buffers.
+ * gaudisim_hw_sync.h). Writable from MMIO and from command buffers.
  */
 #define GAUDISIM_ENG_COMMON_BASE	0x1F00
 #define GAUDISIM_ENG_WR_COMP_ADDR_LO	0x1F00
@@ -282,7 +282,7 @@
 #define GAUDISIM_QM_PQ_CI(s)		(0x0B0 + 4 * (s))	/* RO */
 /*
  * MSG_SHORT bases: a MSG_SHORT writes to CP_MSG_BASE<base> + its offset.
- * The driver points them at the sync manager (gaudisim_sync.h); 0 means
+ * The driver points them at the sync manager (gaudisim_hw_sync.h); 0 means
  * not programmed and fails the MSG_SHORT. Internal QMANs' bases are also
  * writable from command buffers (users own those CPs); external ones are
  * MMIO only.

@@ -13,7 +13,7 @@
  * the other engines: a CB on one of the MME's queues writes the
  * configuration registers below (WREG_32), then writes COMMIT, which
  * launches the GEMM. Status, counters and the completion message are the
- * registers every engine has (gaudisim_regs.h, GAUDISIM_ENG_*):
+ * registers every engine has (gaudisim_hw_regs.h, GAUDISIM_ENG_*):
  * GAUDISIM_ENG_STATUS shows BUSY while the GEMM runs and, after a refused
  * GEMM, ERR with the GAUDISIM_MME_ERR_* code in [15:8];
  * GAUDISIM_ENG_LAUNCH_CNT / _ERR_CNT count launches and refusals; with
@@ -40,7 +40,7 @@
  * A batch stride may be 0 (every batch uses the same matrix, e.g. shared
  * weights or a broadcast C).
  *
- * Data types (DTYPE register, Gaudi's codes from gaudisim_dtypes.h): A and
+ * Data types (DTYPE register, Gaudi's codes from gaudisim_hw_dtypes.h): A and
  * B have the input type, C and D the output type; each is FP32 or BF16.
  *
  * Numerics:
@@ -80,9 +80,9 @@
 #ifndef GAUDISIM_HW_MME_H
 #define GAUDISIM_HW_MME_H
 
-#include "gaudisim_dtypes.h"
-#include "gaudisim_queues.h"
-#include "gaudisim_regs.h"
+#include "gaudisim_hw_dtypes.h"
+#include "gaudisim_hw_queues.h"
+#include "gaudisim_hw_regs.h"
 
 /* CFG BAR offset of the MME engine block. */
 #define GAUDISIM_MME_BLOCK		GAUDISIM_ENGINE_BLOCK(GAUDISIM_ENGINE_MME)

@@ -6,7 +6,7 @@
  * 0..7 are the external (PCI-DMA) queues whose PQ, CB and completion queue
  * live in host memory; 8 is Gaudi's device-CPU queue, kept as a hole so the
  * numbering matches; 9..72 are internal queues (HBM-DMA, MME, TPC) and
- * 73..112 the NIC ports' queues (gaudisim_nic.h).
+ * 73..112 the NIC ports' queues (gaudisim_hw_nic.h).
  */
 #ifndef GAUDISIM_HW_QUEUES_H
 #define GAUDISIM_HW_QUEUES_H

@@ -23,7 +23,7 @@
 #ifndef GAUDISIM_HW_EQ_H
 #define GAUDISIM_HW_EQ_H
 
-#include "gaudisim_regs.h"
+#include "gaudisim_hw_regs.h"
 
 /* ---- Registers ------------------------------------------------------------ */
 

@@ -16,7 +16,7 @@
 #ifndef GAUDISIM_HW_TELEMETRY_H
 #define GAUDISIM_HW_TELEMETRY_H
 
-#include "gaudisim_queues.h"
+#include "gaudisim_hw_queues.h"
 
 /* ---- Power ---------------------------------------------------------------- */
 

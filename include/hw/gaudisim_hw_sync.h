@@ -50,7 +50,7 @@
 #ifndef GAUDISIM_HW_SYNC_H
 #define GAUDISIM_HW_SYNC_H
 
-#include "gaudisim_regs.h"
+#include "gaudisim_hw_regs.h"
 
 #define GAUDISIM_SYNC_NUM_SOBS		2048
 #define GAUDISIM_SYNC_NUM_MONITORS	512

@@ -76,7 +76,7 @@ enum gaudisim_packet_id {
  * ---- MSG_SHORT: dw0 value; ctl offset [15:0], op [21:20], base [23:22] --
  * Writes dw0 (op 0) or the 64-bit device clock (op 1) to
  * CP_MSG_BASE<base> of the issuing stream + offset. dw0 is usually a
- * sync-object update or a monitor arm word (gaudisim_sync.h formats).
+ * sync-object update or a monitor arm word (gaudisim_hw_sync.h formats).
  */
 #define GAUDISIM_MSG_SHORT_CTL_OFFSET_MASK	0xffffu
 #define GAUDISIM_MSG_SHORT_CTL_BASE_SHIFT	22
