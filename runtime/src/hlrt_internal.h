@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "hlrt.h"
-#include "hlrt_backend.h"
+#include "device/hlrt_backend.h"
 #include "hw/gaudisim_hw_sync.h"
 
 #define HLRT_ALIGN		128u	/* memory plan and malloc alignment */

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll_internal.h"
+#include "coll/coll_internal.h"
 #include "coll_ref.h"
 #include "hw/gaudisim_hw_nic.h"
 #include "rt_test.h"

@@ -12,7 +12,7 @@
 
 #include "hlrt_internal.h"
 #include "hw/gaudisim_hw_mme.h"
-#include "ops.h"
+#include "graph/ops.h"
 
 #define PAD_NEG_INF	0xff800000u
 #define PAD_MINUS_ONE	0xffffffffu

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "coll_internal.h"
+#include "coll/coll_internal.h"
 
 #define ID_PREFIX	"hlrt1:"
 #define POLL_NS		(5 * 1000 * 1000)

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "hlrt_internal.h"
-#include "lamb.h"
-#include "ops.h"
+#include "compile/lamb.h"
+#include "graph/ops.h"
 
 #define LAMB_CHUNK 4096u	/* elements per member, as the kernels walk them */
 

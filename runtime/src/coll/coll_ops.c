@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "coll_internal.h"
+#include "coll/coll_internal.h"
 
 static hlrt_status check(const hlrt_comm *c, hlrt_stream *s, hlrt_dtype dtype, uint64_t count,
 			 const char *what)

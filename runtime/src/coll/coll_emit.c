@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll_internal.h"
+#include "coll/coll_internal.h"
 #include "hlrt_packets.h"
 #include "hw/gaudisim_hw_dtypes.h"
 #include "hw/gaudisim_hw_nic.h"

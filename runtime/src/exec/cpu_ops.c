@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "hlrt_internal.h"
-#include "ops.h"
+#include "graph/ops.h"
 
 static int log_placement = -1;
 

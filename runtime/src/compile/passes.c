@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "hlrt_internal.h"
-#include "ops.h"
+#include "graph/ops.h"
 
 static bool is_persistent(const hlrt_tensor *t)
 {

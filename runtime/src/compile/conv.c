@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "conv.h"
+#include "compile/conv.h"
 #include "hlrt_internal.h"
 #include "hw/gaudisim_hw_mme.h"
 

@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "hlrt_internal.h"
-#include "conv.h"
-#include "lamb.h"
-#include "ops.h"
+#include "compile/conv.h"
+#include "compile/lamb.h"
+#include "graph/ops.h"
 
 /* ---- shape rules ----------------------------------------------------------- */
 

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll_internal.h"
+#include "coll/coll_internal.h"
 
 #define DEP_RECV	0xfffffffeu	/* during planning: value = a receive's index */
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "hlrt_internal.h"
-#include "ops.h"
+#include "graph/ops.h"
 
 /* Per-run state: which tensors lie on a path from a parameter. */
 struct ad_run {
