@@ -301,19 +301,19 @@ struct compile_state {
 	bool bf16;
 };
 
-hlrt_status pass_shape_check(struct compile_state *cs);
-hlrt_status pass_dead_nodes(struct compile_state *cs);
-hlrt_status pass_fold_logical(struct compile_state *cs);
-hlrt_status pass_fuse_elementwise(struct compile_state *cs);
+hlrt_status hlrt_pass_shape_check(struct compile_state *cs);
+hlrt_status hlrt_pass_dead_nodes(struct compile_state *cs);
+hlrt_status hlrt_pass_fold_logical(struct compile_state *cs);
+hlrt_status hlrt_pass_fuse_elementwise(struct compile_state *cs);
 /* Rewrite the graph's FP32 GEMMs to BF16 inputs (autocast.c). */
 hlrt_status hlrt_bf16_autocast(hlrt_graph *g);
-hlrt_status pass_placement(struct compile_state *cs);
-hlrt_status pass_memory_plan(struct compile_state *cs);
-hlrt_status pass_lower(struct compile_state *cs);
-hlrt_status pass_dependencies(struct compile_state *cs);
+hlrt_status hlrt_pass_placement(struct compile_state *cs);
+hlrt_status hlrt_pass_memory_plan(struct compile_state *cs);
+hlrt_status hlrt_pass_lower(struct compile_state *cs);
+hlrt_status hlrt_pass_dependencies(struct compile_state *cs);
 
 /* Storage owner of a tensor and the byte offset of the view in it. */
-uint32_t ct_root(const struct compile_state *cs, uint32_t t, uint64_t *offset);
+uint32_t hlrt_ct_root(const struct compile_state *cs, uint32_t t, uint64_t *offset);
 
 /* Lowering context: appends works to the recipe. */
 struct lower_ctx {
@@ -322,15 +322,15 @@ struct lower_ctx {
 };
 
 /* Append a work for the node being lowered; *w is zeroed, engine set. */
-hlrt_status lower_new_work(struct lower_ctx *lc, enum hlrt_engine engine, struct rwork **w);
+hlrt_status hlrt_lower_new_work(struct lower_ctx *lc, enum hlrt_engine engine, struct rwork **w);
 /* Descriptor slot of a TPC work: t seen with nd sizes and strides (elements). */
-void lower_tdesc(struct lower_ctx *lc, struct rwork *w, uint32_t slot, const hlrt_tensor *t,
+void hlrt_lower_tdesc(struct lower_ctx *lc, struct rwork *w, uint32_t slot, const hlrt_tensor *t,
 		 const uint64_t *size, const uint64_t *stride, uint32_t nd, uint32_t pad,
 		 bool write);
 /* Record that work w reads or writes size bytes at a. */
-void lower_access(struct rwork *w, struct raddr a, uint64_t size, bool write);
+void hlrt_lower_access(struct rwork *w, struct raddr a, uint64_t size, bool write);
 /* The recipe address of a graph tensor (plus bytes). */
-struct raddr lower_addr(struct lower_ctx *lc, const struct hlrt_tensor *t, uint64_t offset);
+struct raddr hlrt_lower_addr(struct lower_ctx *lc, const struct hlrt_tensor *t, uint64_t offset);
 
 /* ---- autodiff (autodiff.c) ----------------------------------------------- */
 
@@ -341,9 +341,9 @@ struct ad_ctx {
 };
 
 /* Gradient of t, creating it on first use; accumulates (add) when two nodes contribute. */
-hlrt_status ad_accumulate(struct ad_ctx *ac, hlrt_tensor *t, hlrt_tensor *g);
+hlrt_status hlrt_ad_accumulate(struct ad_ctx *ac, hlrt_tensor *t, hlrt_tensor *g);
 /* Create a backward node (helper for the grad rules). */
-hlrt_status ad_node(struct ad_ctx *ac, const char *guid, hlrt_tensor *const *in, uint32_t n_in,
+hlrt_status hlrt_ad_node(struct ad_ctx *ac, const char *guid, hlrt_tensor *const *in, uint32_t n_in,
 		    const void *params, size_t psize, const char *name_suffix,
 		    const struct hlrt_node *fwd, hlrt_tensor **out);
 

@@ -460,7 +460,7 @@ START_TEST(ring_order_across_two_boxes)
 
 		recs[i] = (struct coll_record){ .rank = i, .box = slot / 8, .module = slot % 8 };
 	}
-	HLRT_OK(coll_ring_order(recs, 16, ring));
+	HLRT_OK(hlrt_coll_ring_order(recs, 16, ring));
 	for (i = 0; i < 16; i++) {
 		const struct coll_record *r = &recs[ring[i]];
 
@@ -470,14 +470,14 @@ START_TEST(ring_order_across_two_boxes)
 	/* box 1 without module 7: the crossing would join modules 7 and 6 */
 	for (i = 0; i < 15; i++)
 		recs[i] = (struct coll_record){ .rank = i, .box = i / 8, .module = i % 8 };
-	ck_assert_int_eq(coll_ring_order(recs, 15, ring), HLRT_UNSUPPORTED);
+	ck_assert_int_eq(hlrt_coll_ring_order(recs, 15, ring), HLRT_UNSUPPORTED);
 	/* two ranks on one module of one box */
 	recs[1].module = 0;
-	ck_assert_int_eq(coll_ring_order(recs, 2, ring), HLRT_INVALID_ARGUMENT);
+	ck_assert_int_eq(hlrt_coll_ring_order(recs, 2, ring), HLRT_INVALID_ARGUMENT);
 	/* one box: module order whatever the rank order */
 	for (i = 0; i < 4; i++)
 		recs[i] = (struct coll_record){ .rank = i, .box = 0, .module = 6 - 2 * i };
-	HLRT_OK(coll_ring_order(recs, 4, ring));
+	HLRT_OK(hlrt_coll_ring_order(recs, 4, ring));
 	ck_assert_uint_eq(ring[0], 3);
 	ck_assert_uint_eq(ring[3], 0);
 }

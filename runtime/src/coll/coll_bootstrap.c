@@ -187,7 +187,7 @@ static void cleanup(const char *dir, uint32_t nranks, uint64_t deadline)
 	rmdir(dir);
 }
 
-hlrt_status coll_rendezvous(const hlrt_comm_id *id, uint32_t nranks,
+hlrt_status hlrt_coll_rendezvous(const hlrt_comm_id *id, uint32_t nranks,
 			    const struct coll_record *rec, struct coll_record *all)
 {
 	uint64_t deadline = hlrt_now_ns() + timeout_ms() * 1000000ull, nonce;

@@ -42,7 +42,7 @@ static uint32_t first_free_monitor(const hlrt_device *dev)
 	return top;
 }
 
-hlrt_status coll_take_monitors(hlrt_device *dev, uint32_t n, uint32_t *mons)
+hlrt_status hlrt_coll_take_monitors(hlrt_device *dev, uint32_t n, uint32_t *mons)
 {
 	uint32_t i, m, got = 0, slot = MAX_DEVS;
 
@@ -80,7 +80,7 @@ hlrt_status coll_take_monitors(hlrt_device *dev, uint32_t n, uint32_t *mons)
 	return HLRT_SUCCESS;
 }
 
-void coll_put_monitors(hlrt_device *dev, uint32_t n, const uint32_t *mons)
+void hlrt_coll_put_monitors(hlrt_device *dev, uint32_t n, const uint32_t *mons)
 {
 	uint32_t i, k;
 
@@ -132,7 +132,7 @@ static hlrt_status link_to(hlrt_comm *c, uint32_t peer, struct coll_link *l, uin
 	return HLRT_SUCCESS;
 }
 
-hlrt_status coll_ring_order(const struct coll_record *recs, uint32_t n, uint32_t *ring)
+hlrt_status hlrt_coll_ring_order(const struct coll_record *recs, uint32_t n, uint32_t *ring)
 {
 	uint32_t i, j;
 
@@ -168,7 +168,7 @@ hlrt_status coll_ring_order(const struct coll_record *recs, uint32_t n, uint32_t
 static hlrt_status make_ring(hlrt_comm *c)
 {
 	uint32_t i, n = c->nranks;
-	hlrt_status st = coll_ring_order(c->peers, n, c->ring);
+	hlrt_status st = hlrt_coll_ring_order(c->peers, n, c->ring);
 
 	if (st)
 		return st;
@@ -278,7 +278,7 @@ static void release(hlrt_comm *c)
 	if (c->sob_first)
 		hlrt_device_put_sobs(c->dev, c->sob_first, 2 * COLL_SOBS_PER_SET);
 	if (c->nic_mon[0][0])
-		coll_put_monitors(c->dev, 2 * COLL_NIC_MONS, &c->nic_mon[0][0]);
+		hlrt_coll_put_monitors(c->dev, 2 * COLL_NIC_MONS, &c->nic_mon[0][0]);
 	free(c);
 }
 
@@ -330,11 +330,11 @@ hlrt_status hlrt_comm_init_rank(hlrt_comm **comm, uint32_t nranks, const hlrt_co
 	me.module = device->module_id;
 	me.recv_base = c->recv_base;
 	me.sob_first = c->sob_first;
-	st = coll_rendezvous(id, nranks, &me, c->peers);
+	st = hlrt_coll_rendezvous(id, nranks, &me, c->peers);
 	if (!st)
 		st = make_ring(c);
 	if (!st && nranks > 1)
-		st = coll_take_monitors(device, 2 * COLL_NIC_MONS, &c->nic_mon[0][0]);
+		st = hlrt_coll_take_monitors(device, 2 * COLL_NIC_MONS, &c->nic_mon[0][0]);
 	if (!st && nranks > 1)
 		st = setup_sync(c, false);
 	if (st)

@@ -290,7 +290,7 @@ static hlrt_status take_area(hlrt_comm *c, uint64_t *addr)
 	return HLRT_SUCCESS;
 }
 
-hlrt_status coll_launch(hlrt_comm *c, const struct coll_plan *p, hlrt_stream *stream)
+hlrt_status hlrt_coll_launch(hlrt_comm *c, const struct coll_plan *p, hlrt_stream *stream)
 {
 	struct emitter e = { .c = c, .p = p };
 	struct hlrt_be_job jobs[Q_COUNT];

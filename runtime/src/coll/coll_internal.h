@@ -77,7 +77,7 @@ struct hlrt_comm {
 /* ---- rendezvous (coll_bootstrap.c) --------------------------------------- */
 
 /* Publish rec under id and read every rank's record into all[nranks]. */
-hlrt_status coll_rendezvous(const hlrt_comm_id *id, uint32_t nranks,
+hlrt_status hlrt_coll_rendezvous(const hlrt_comm_id *id, uint32_t nranks,
 			    const struct coll_record *rec, struct coll_record *all);
 
 /* ---- resources (coll_comm.c) --------------------------------------------- */
@@ -87,10 +87,10 @@ hlrt_status coll_rendezvous(const hlrt_comm_id *id, uint32_t nranks,
  * fails when two neighbours cannot be linked (same module of one box, or
  * different modules of two boxes).
  */
-hlrt_status coll_ring_order(const struct coll_record *recs, uint32_t n, uint32_t *ring);
+hlrt_status hlrt_coll_ring_order(const struct coll_record *recs, uint32_t n, uint32_t *ring);
 /* Monitors outside the runtime's queue pools, per device. */
-hlrt_status coll_take_monitors(hlrt_device *dev, uint32_t n, uint32_t *mons);
-void coll_put_monitors(hlrt_device *dev, uint32_t n, const uint32_t *mons);
+hlrt_status hlrt_coll_take_monitors(hlrt_device *dev, uint32_t n, uint32_t *mons);
+void hlrt_coll_put_monitors(hlrt_device *dev, uint32_t n, const uint32_t *mons);
 
 /* ---- plans (coll_plan.c) ------------------------------------------------- */
 
@@ -135,7 +135,7 @@ struct coll_plan {
 	uint32_t n_send;
 	struct coll_copy pre[COLL_MAX_RANKS], post[2];
 	uint32_t n_pre, n_post;
-	/* filled in by coll_plan_finish: jobs per engine */
+	/* filled in by hlrt_coll_plan_finish: jobs per engine */
 	uint32_t n_dma, n_tpc[COLL_NUM_TPC];
 };
 
@@ -146,21 +146,21 @@ struct coll_segs {
 };
 
 /* Ring reduce-scatter (rs) and/or all-gather (ag) over segs, in place. */
-hlrt_status coll_plan_ring(const hlrt_comm *c, struct coll_plan *p, const struct coll_segs *segs,
+hlrt_status hlrt_coll_plan_ring(const hlrt_comm *c, struct coll_plan *p, const struct coll_segs *segs,
 			   bool rs, bool ag);
 /* A pipelined chain from the root's buffer through the ring. */
-hlrt_status coll_plan_chain(const hlrt_comm *c, struct coll_plan *p, uint32_t root,
+hlrt_status hlrt_coll_plan_chain(const hlrt_comm *c, struct coll_plan *p, uint32_t root,
 			    uint64_t addr, uint64_t bytes);
 /* Count the engine jobs and set the completion of every receive. */
-void coll_plan_finish(struct coll_plan *p);
-void coll_plan_free(struct coll_plan *p);
+void hlrt_coll_plan_finish(struct coll_plan *p);
+void hlrt_coll_plan_free(struct coll_plan *p);
 /* Receives a ring over segs of this many elements costs (for splitting). */
-uint64_t coll_ring_chunks(const hlrt_comm *c, uint64_t max_seg_bytes, bool rs, bool ag);
+uint64_t hlrt_coll_ring_chunks(const hlrt_comm *c, uint64_t max_seg_bytes, bool rs, bool ag);
 
 /* ---- command buffers (coll_emit.c) --------------------------------------- */
 
 /* Build the plan's CBs and submit them on stream as one launch. */
-hlrt_status coll_launch(hlrt_comm *c, const struct coll_plan *p, hlrt_stream *stream);
+hlrt_status hlrt_coll_launch(hlrt_comm *c, const struct coll_plan *p, hlrt_stream *stream);
 
 static inline uint32_t coll_dtype_size(hlrt_dtype t)
 {

@@ -53,9 +53,9 @@ static hlrt_status run(hlrt_comm *c, struct coll_plan *p, hlrt_stream *s)
 {
 	hlrt_status st;
 
-	coll_plan_finish(p);
-	st = coll_launch(c, p, s);
-	coll_plan_free(p);
+	hlrt_coll_plan_finish(p);
+	st = hlrt_coll_launch(c, p, s);
+	hlrt_coll_plan_free(p);
 	return st;
 }
 
@@ -105,7 +105,7 @@ hlrt_status hlrt_all_reduce(hlrt_comm *comm, uint64_t sendbuf, uint64_t recvbuf,
 			p.pre[0] = (struct coll_copy){ recvbuf + a * es, sendbuf + a * es, m * es };
 			p.n_pre = 1;
 		}
-		st = coll_plan_ring(comm, &p, &segs, true, true);
+		st = hlrt_coll_plan_ring(comm, &p, &segs, true, true);
 		if (!st)
 			st = run(comm, &p, stream);
 	}
@@ -170,7 +170,7 @@ hlrt_status hlrt_reduce_scatter(hlrt_comm *comm, uint64_t sendbuf, uint64_t recv
 		p.n_pre = n;
 		p.post[0] = (struct coll_copy){ recvbuf + a * es, segs.addr[comm->rank], m * es };
 		p.n_post = 1;
-		st = coll_plan_ring(comm, &p, &segs, true, false);
+		st = hlrt_coll_plan_ring(comm, &p, &segs, true, false);
 		if (!st)
 			st = run(comm, &p, stream);
 	}
@@ -206,7 +206,7 @@ hlrt_status hlrt_all_gather(hlrt_comm *comm, uint64_t sendbuf, uint64_t recvbuf,
 						       m * es };
 			p.n_pre = 1;
 		}
-		st = coll_plan_ring(comm, &p, &segs, false, true);
+		st = hlrt_coll_plan_ring(comm, &p, &segs, false, true);
 		if (!st)
 			st = run(comm, &p, stream);
 	}
@@ -237,7 +237,7 @@ hlrt_status hlrt_broadcast(hlrt_comm *comm, uint64_t sendbuf, uint64_t recvbuf,
 			p.pre[0] = (struct coll_copy){ recvbuf + a, sendbuf + a, m };
 			p.n_pre = 1;
 		}
-		st = coll_plan_chain(comm, &p, root, recvbuf + a, m);
+		st = hlrt_coll_plan_chain(comm, &p, root, recvbuf + a, m);
 		if (!st)
 			st = run(comm, &p, stream);
 	}
@@ -260,6 +260,6 @@ hlrt_status hlrt_barrier(hlrt_comm *comm, hlrt_stream *stream)
 		segs.addr[r] = comm->recv_base;
 		segs.elems[r] = 0;
 	}
-	st = coll_plan_ring(comm, &p, &segs, false, true);
+	st = hlrt_coll_plan_ring(comm, &p, &segs, false, true);
 	return st ? st : run(comm, &p, stream);
 }

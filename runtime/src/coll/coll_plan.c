@@ -28,7 +28,7 @@ static uint32_t chunks_for(uint64_t bytes)
 	return k ? (uint32_t)k : 1;
 }
 
-uint64_t coll_ring_chunks(const hlrt_comm *c, uint64_t max_seg_bytes, bool rs, bool ag)
+uint64_t hlrt_coll_ring_chunks(const hlrt_comm *c, uint64_t max_seg_bytes, bool rs, bool ag)
 {
 	uint64_t steps = (uint64_t)(c->nranks - 1) * ((rs ? 1 : 0) + (ag ? 1 : 0));
 
@@ -43,7 +43,7 @@ static hlrt_status alloc_plan(struct coll_plan *p, uint64_t n_recv, uint64_t n_s
 	p->recv = calloc(n_recv + 1, sizeof(*p->recv));
 	p->send = calloc(n_send + 1, sizeof(*p->send));
 	if (!p->recv || !p->send) {
-		coll_plan_free(p);
+		hlrt_coll_plan_free(p);
 		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "collective plan");
 	}
 	return HLRT_SUCCESS;
@@ -58,7 +58,7 @@ static void chunk_of(uint64_t elems, uint32_t c, uint32_t k, uint64_t *first, ui
 	*n = b - a;
 }
 
-hlrt_status coll_plan_ring(const hlrt_comm *c, struct coll_plan *p, const struct coll_segs *segs,
+hlrt_status hlrt_coll_plan_ring(const hlrt_comm *c, struct coll_plan *p, const struct coll_segs *segs,
 			   bool rs, bool ag)
 {
 	uint32_t n = c->nranks, pos = c->ring_pos, es = coll_dtype_size(p->dtype);
@@ -74,8 +74,8 @@ hlrt_status coll_plan_ring(const hlrt_comm *c, struct coll_plan *p, const struct
 			max_bytes = elems[q] * es;
 	}
 	k = chunks_for(max_bytes);
-	st = alloc_plan(p, coll_ring_chunks(c, max_bytes, rs, ag),
-			coll_ring_chunks(c, max_bytes, rs, ag));
+	st = alloc_plan(p, hlrt_coll_ring_chunks(c, max_bytes, rs, ag),
+			hlrt_coll_ring_chunks(c, max_bytes, rs, ag));
 	if (st)
 		return st;
 	ag_base = rs ? (n - 1) * k : 0;
@@ -127,7 +127,7 @@ hlrt_status coll_plan_ring(const hlrt_comm *c, struct coll_plan *p, const struct
 	return HLRT_SUCCESS;
 }
 
-hlrt_status coll_plan_chain(const hlrt_comm *c, struct coll_plan *p, uint32_t root,
+hlrt_status hlrt_coll_plan_chain(const hlrt_comm *c, struct coll_plan *p, uint32_t root,
 			    uint64_t addr, uint64_t bytes)
 {
 	uint32_t n = c->nranks, rpos = 0, d, k = chunks_for(bytes), ch, q;
@@ -162,7 +162,7 @@ hlrt_status coll_plan_chain(const hlrt_comm *c, struct coll_plan *p, uint32_t ro
 	return HLRT_SUCCESS;
 }
 
-void coll_plan_finish(struct coll_plan *p)
+void hlrt_coll_plan_finish(struct coll_plan *p)
 {
 	uint32_t j, reduces = 0, copies = 0;
 
@@ -185,7 +185,7 @@ void coll_plan_finish(struct coll_plan *p)
 	p->n_dma = p->n_pre + copies + p->n_post;
 }
 
-void coll_plan_free(struct coll_plan *p)
+void hlrt_coll_plan_free(struct coll_plan *p)
 {
 	free(p->recv);
 	free(p->send);

@@ -55,7 +55,7 @@ static uint64_t graph_hash(const hlrt_graph *g, const struct compile_state *cs)
 	return h;
 }
 
-uint32_t ct_root(const struct compile_state *cs, uint32_t t, uint64_t *offset)
+uint32_t hlrt_ct_root(const struct compile_state *cs, uint32_t t, uint64_t *offset)
 {
 	uint64_t off = 0;
 
@@ -68,7 +68,7 @@ uint32_t ct_root(const struct compile_state *cs, uint32_t t, uint64_t *offset)
 	return t;
 }
 
-hlrt_status lower_new_work(struct lower_ctx *lc, enum hlrt_engine engine, struct rwork **w)
+hlrt_status hlrt_lower_new_work(struct lower_ctx *lc, enum hlrt_engine engine, struct rwork **w)
 {
 	struct compile_state *cs = lc->cs;
 	struct hlrt_recipe *r = cs->r;
@@ -89,10 +89,10 @@ hlrt_status lower_new_work(struct lower_ctx *lc, enum hlrt_engine engine, struct
 	return HLRT_SUCCESS;
 }
 
-struct raddr lower_addr(struct lower_ctx *lc, const struct hlrt_tensor *t, uint64_t offset)
+struct raddr hlrt_lower_addr(struct lower_ctx *lc, const struct hlrt_tensor *t, uint64_t offset)
 {
 	uint64_t voff;
-	uint32_t root = ct_root(lc->cs, t->id, &voff);
+	uint32_t root = hlrt_ct_root(lc->cs, t->id, &voff);
 	struct raddr a = { .tensor = (uint32_t)lc->cs->ct[root].rt, .offset = voff + offset };
 
 	return a;
@@ -174,21 +174,21 @@ hlrt_status hlrt_graph_compile(hlrt_graph *graph, const struct hlrt_compile_opti
 		return HLRT_SUCCESS;
 	}
 
-	st = pass_shape_check(&cs);
+	st = hlrt_pass_shape_check(&cs);
 	if (!st)
-		st = pass_dead_nodes(&cs);
+		st = hlrt_pass_dead_nodes(&cs);
 	if (!st)
-		st = pass_fold_logical(&cs);
+		st = hlrt_pass_fold_logical(&cs);
 	if (!st)
-		st = pass_fuse_elementwise(&cs);
+		st = hlrt_pass_fuse_elementwise(&cs);
 	if (!st)
-		st = pass_placement(&cs);
+		st = hlrt_pass_placement(&cs);
 	if (!st)
-		st = pass_memory_plan(&cs);
+		st = hlrt_pass_memory_plan(&cs);
 	if (!st)
-		st = pass_lower(&cs);
+		st = hlrt_pass_lower(&cs);
 	if (!st)
-		st = pass_dependencies(&cs);
+		st = hlrt_pass_dependencies(&cs);
 
 	if (st) {
 		hlrt_recipe_free(cs.r);

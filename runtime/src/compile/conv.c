@@ -73,7 +73,7 @@ static void set_desc(struct hlrt_tensor_desc *d, hlrt_dtype dt, uint32_t nd, uin
 	d->dims[3] = e;
 }
 
-hlrt_status infer_im2col(struct hlrt_node *n, struct hlrt_tensor_desc *o)
+hlrt_status hlrt_infer_im2col(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 {
 	struct geom g;
 	hlrt_status st = conv_geom(n->guid, n->in[0], (const void *)n->params, &g);
@@ -84,7 +84,7 @@ hlrt_status infer_im2col(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 	return HLRT_SUCCESS;
 }
 
-hlrt_status infer_col2im(struct hlrt_node *n, struct hlrt_tensor_desc *o)
+hlrt_status hlrt_infer_col2im(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 {
 	const struct hlrt_col2im_params *p = (const void *)n->params;
 	struct hlrt_tensor x = { .dtype = HLRT_FP32, .ndims = 4,
@@ -133,7 +133,7 @@ static hlrt_status pool_geom(const struct hlrt_node *n, const hlrt_tensor *x, st
 	return HLRT_SUCCESS;
 }
 
-hlrt_status infer_maxpool_fwd(struct hlrt_node *n, struct hlrt_tensor_desc *o)
+hlrt_status hlrt_infer_maxpool_fwd(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 {
 	struct geom g;
 	uint64_t s;
@@ -148,7 +148,7 @@ hlrt_status infer_maxpool_fwd(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 static hlrt_status dims_are(const char *guid, const hlrt_tensor *t, const char *what,
 			    uint64_t a, uint64_t b, uint64_t c, uint64_t d);
 
-hlrt_status infer_maxpool_bwd(struct hlrt_node *n, struct hlrt_tensor_desc *o)
+hlrt_status hlrt_infer_maxpool_bwd(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 {
 	const hlrt_tensor *dy = n->in[0], *x = n->in[1];
 	struct geom g;
@@ -177,7 +177,7 @@ hlrt_status infer_maxpool_bwd(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 static hlrt_status tpc(struct lower_ctx *lc, const char *kernel, struct rwork **out)
 {
 	struct rwork *w;
-	hlrt_status st = lower_new_work(lc, ENG_TPC, &w);
+	hlrt_status st = hlrt_lower_new_work(lc, ENG_TPC, &w);
 
 	if (!st)
 		st = hlrt_recipe_kernel(lc->cs->r, kernel, &w->kernel);
@@ -207,7 +207,7 @@ static void cols_view(const struct geom *g, uint64_t *size, uint64_t *stride)
 	memcpy(stride, st, sizeof(st));
 }
 
-hlrt_status lower_im2col(struct lower_ctx *lc, const struct cnode *cn)
+hlrt_status hlrt_lower_im2col(struct lower_ctx *lc, const struct cnode *cn)
 {
 	const struct hlrt_node *n = cn->node;
 	uint64_t xs[4], xt[4], cs[5], ct[5];
@@ -221,8 +221,8 @@ hlrt_status lower_im2col(struct lower_ctx *lc, const struct cnode *cn)
 		return st;
 	x_view(&g, xs, xt);
 	cols_view(&g, cs, ct);
-	lower_tdesc(lc, w, 0, n->in[0], xs, xt, 4, 0, false);
-	lower_tdesc(lc, w, 1, n->out[0], cs, ct, 5, 0, true);
+	hlrt_lower_tdesc(lc, w, 0, n->in[0], xs, xt, 4, 0, false);
+	hlrt_lower_tdesc(lc, w, 1, n->out[0], cs, ct, 5, 0, true);
 	w->ispace[0] = (uint32_t)g.c;
 	w->ispace[1] = (uint32_t)g.kw;
 	w->ispace[2] = (uint32_t)g.kh;
@@ -235,7 +235,7 @@ hlrt_status lower_im2col(struct lower_ctx *lc, const struct cnode *cn)
 	return HLRT_SUCCESS;
 }
 
-hlrt_status lower_col2im(struct lower_ctx *lc, const struct cnode *cn)
+hlrt_status hlrt_lower_col2im(struct lower_ctx *lc, const struct cnode *cn)
 {
 	const struct hlrt_node *n = cn->node;
 	const struct hlrt_col2im_params *p = (const void *)n->params;
@@ -252,8 +252,8 @@ hlrt_status lower_col2im(struct lower_ctx *lc, const struct cnode *cn)
 		return st;
 	x_view(&g, xs, xt);
 	cols_view(&g, cs, ct);
-	lower_tdesc(lc, w, 0, n->in[0], cs, ct, 5, 0, false);
-	lower_tdesc(lc, w, 1, n->out[0], xs, xt, 4, 0, true);
+	hlrt_lower_tdesc(lc, w, 0, n->in[0], cs, ct, 5, 0, false);
+	hlrt_lower_tdesc(lc, w, 1, n->out[0], xs, xt, 4, 0, true);
 	w->ispace[0] = (uint32_t)g.c;
 	w->ispace[1] = (uint32_t)g.h;
 	w->ispace[2] = (uint32_t)g.n;
@@ -296,27 +296,27 @@ static hlrt_status lower_pool(struct lower_ctx *lc, const struct cnode *cn, bool
 	pool_views(&g, s, xs, xt, ys, yt);
 	if (bwd) {
 		/* positions outside every window get no gradient */
-		st = lower_new_work(lc, ENG_DMA, &w);
+		st = hlrt_lower_new_work(lc, ENG_DMA, &w);
 		if (st)
 			return st;
-		w->dst = lower_addr(lc, n->out[0], 0);
+		w->dst = hlrt_lower_addr(lc, n->out[0], 0);
 		w->size = hlrt_tensor_bytes(n->out[0]);
 		w->memset = 1;
-		lower_access(w, w->dst, w->size, true);
+		hlrt_lower_access(w, w->dst, w->size, true);
 	}
 	/* given the forward's y, the gradient loads the maxima instead of recomputing them */
 	st = tpc(lc, !bwd ? "maxpool_fwd_f32" : n->n_in == 3 ? "maxpool_bwd_y_f32" :
 		 "maxpool_bwd_f32", &w);
 	if (st)
 		return st;
-	lower_tdesc(lc, w, 0, x, xs, xt, 5, 0, false);
+	hlrt_lower_tdesc(lc, w, 0, x, xs, xt, 5, 0, false);
 	if (bwd) {
-		lower_tdesc(lc, w, 1, n->in[0], ys, yt, 4, 0, false);
-		lower_tdesc(lc, w, 2, n->out[0], xs, xt, 5, 0, true);
+		hlrt_lower_tdesc(lc, w, 1, n->in[0], ys, yt, 4, 0, false);
+		hlrt_lower_tdesc(lc, w, 2, n->out[0], xs, xt, 5, 0, true);
 		if (n->n_in == 3)
-			lower_tdesc(lc, w, 3, n->in[2], ys, yt, 4, 0, false);
+			hlrt_lower_tdesc(lc, w, 3, n->in[2], ys, yt, 4, 0, false);
 	} else {
-		lower_tdesc(lc, w, 1, n->out[0], ys, yt, 4, 0, true);
+		hlrt_lower_tdesc(lc, w, 1, n->out[0], ys, yt, 4, 0, true);
 	}
 	w->ispace[0] = (uint32_t)g.c;
 	w->ispace[1] = (uint32_t)g.oh;
@@ -329,19 +329,19 @@ static hlrt_status lower_pool(struct lower_ctx *lc, const struct cnode *cn, bool
 	return HLRT_SUCCESS;
 }
 
-hlrt_status lower_maxpool_fwd(struct lower_ctx *lc, const struct cnode *cn)
+hlrt_status hlrt_lower_maxpool_fwd(struct lower_ctx *lc, const struct cnode *cn)
 {
 	return lower_pool(lc, cn, false);
 }
 
-hlrt_status lower_maxpool_bwd(struct lower_ctx *lc, const struct cnode *cn)
+hlrt_status hlrt_lower_maxpool_bwd(struct lower_ctx *lc, const struct cnode *cn)
 {
 	return lower_pool(lc, cn, true);
 }
 
 /* ---- gradients --------------------------------------------------------------- */
 
-hlrt_status grad_im2col(struct ad_ctx *ac, const struct hlrt_node *n)
+hlrt_status hlrt_grad_im2col(struct ad_ctx *ac, const struct hlrt_node *n)
 {
 	const hlrt_tensor *x = n->in[0];
 	struct hlrt_col2im_params p = { .n = x->dims[0], .h = x->dims[1], .w = x->dims[2],
@@ -350,17 +350,17 @@ hlrt_status grad_im2col(struct ad_ctx *ac, const struct hlrt_node *n)
 	hlrt_status st;
 
 	memcpy(&p.conv, n->params, sizeof(p.conv));
-	st = ad_node(ac, "col2im_f32", in, 1, &p, sizeof(p), "dx", n, &g);
-	return st ? st : ad_accumulate(ac, n->in[0], g);
+	st = hlrt_ad_node(ac, "col2im_f32", in, 1, &p, sizeof(p), "dx", n, &g);
+	return st ? st : hlrt_ad_accumulate(ac, n->in[0], g);
 }
 
-hlrt_status grad_maxpool(struct ad_ctx *ac, const struct hlrt_node *n)
+hlrt_status hlrt_grad_maxpool(struct ad_ctx *ac, const struct hlrt_node *n)
 {
 	hlrt_tensor *in[3] = { n->out[0]->grad, n->in[0], n->out[0] }, *g;
-	hlrt_status st = ad_node(ac, "maxpool2d_bwd_f32", in, 3, n->params, n->params_size, "dx",
+	hlrt_status st = hlrt_ad_node(ac, "maxpool2d_bwd_f32", in, 3, n->params, n->params_size, "dx",
 				 n, &g);
 
-	return st ? st : ad_accumulate(ac, n->in[0], g);
+	return st ? st : hlrt_ad_accumulate(ac, n->in[0], g);
 }
 
 /* ---- the MME's convolution nodes ---------------------------------------------- */
@@ -455,7 +455,7 @@ static unsigned int mme_conv_op(const struct hlrt_node *n)
 	return GAUDISIM_MME_OP_CONV_FWD;
 }
 
-hlrt_status infer_conv_mme(struct hlrt_node *n, struct hlrt_tensor_desc *o)
+hlrt_status hlrt_infer_conv_mme(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 {
 	unsigned int op = mme_conv_op(n);
 	struct geom g;
@@ -474,7 +474,7 @@ hlrt_status infer_conv_mme(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 }
 
 /* One MME launch in a convolution mode; the geometry rides in the work's args. */
-hlrt_status lower_conv_mme(struct lower_ctx *lc, const struct cnode *cn)
+hlrt_status hlrt_lower_conv_mme(struct lower_ctx *lc, const struct cnode *cn)
 {
 	const struct hlrt_node *n = cn->node;
 	unsigned int op = mme_conv_op(n);
@@ -485,22 +485,22 @@ hlrt_status lower_conv_mme(struct lower_ctx *lc, const struct cnode *cn)
 	hlrt_status st = mme_conv_geom(n, op, &g, &f);
 
 	if (!st)
-		st = lower_new_work(lc, ENG_MME, &w);
+		st = hlrt_lower_new_work(lc, ENG_MME, &w);
 	if (st)
 		return st;
-	w->a = lower_addr(lc, n->in[0], 0);
-	w->b = lower_addr(lc, n->in[1], 0);
-	w->d = lower_addr(lc, n->out[0], 0);
+	w->a = hlrt_lower_addr(lc, n->in[0], 0);
+	w->b = hlrt_lower_addr(lc, n->in[1], 0);
+	w->d = hlrt_lower_addr(lc, n->out[0], 0);
 	if (op == GAUDISIM_MME_OP_CONV_DEDW) {	/* A = x, B = dy */
-		w->a = lower_addr(lc, n->in[1], 0);
-		w->b = lower_addr(lc, n->in[0], 0);
+		w->a = hlrt_lower_addr(lc, n->in[1], 0);
+		w->b = hlrt_lower_addr(lc, n->in[0], 0);
 	}
 	w->c = w->d;
 	if (n->n_in == 3) {	/* the MME adds the bias in its epilogue */
-		w->c = lower_addr(lc, n->in[2], 0);
+		w->c = hlrt_lower_addr(lc, n->in[2], 0);
 		w->ctrl = GAUDISIM_MME_CTRL_CONV_BIAS;
 		memcpy(&w->beta, &one, sizeof(w->beta));
-		lower_access(w, w->c, hlrt_tensor_bytes(n->in[2]), false);
+		hlrt_lower_access(w, w->c, hlrt_tensor_bytes(n->in[2]), false);
 	}
 	w->m = w->n = w->k = w->batch = 1;
 	w->lda = w->ldb = w->ldc = w->ldd = 1;
@@ -520,14 +520,14 @@ hlrt_status lower_conv_mme(struct lower_ctx *lc, const struct cnode *cn)
 	w->args[9] = (uint32_t)g.ph;
 	w->args[10] = (uint32_t)g.pw;
 	w->args[11] = w->args[12] = 1;		/* no dilation */
-	lower_access(w, lower_addr(lc, n->in[0], 0), hlrt_tensor_bytes(n->in[0]), false);
-	lower_access(w, lower_addr(lc, n->in[1], 0), hlrt_tensor_bytes(n->in[1]), false);
-	lower_access(w, w->d, hlrt_tensor_bytes(n->out[0]), true);
+	hlrt_lower_access(w, hlrt_lower_addr(lc, n->in[0], 0), hlrt_tensor_bytes(n->in[0]), false);
+	hlrt_lower_access(w, hlrt_lower_addr(lc, n->in[1], 0), hlrt_tensor_bytes(n->in[1]), false);
+	hlrt_lower_access(w, w->d, hlrt_tensor_bytes(n->out[0]), true);
 	return HLRT_SUCCESS;
 }
 
 /* y = conv(x, w) (+ b): dx = dedx(dy, w), dw = dedw(dy, x), db = dy summed over pixels. */
-hlrt_status grad_conv_mme(struct ad_ctx *ac, const struct hlrt_node *n)
+hlrt_status hlrt_grad_conv_mme(struct ad_ctx *ac, const struct hlrt_node *n)
 {
 	const hlrt_tensor *x = n->in[0], *y = n->out[0];
 	struct hlrt_col2im_params p = { .n = x->dims[0], .h = x->dims[1], .w = x->dims[2],
@@ -542,24 +542,24 @@ hlrt_status grad_conv_mme(struct ad_ctx *ac, const struct hlrt_node *n)
 		struct hlrt_reduce_params axis0 = { .axis = 0 };
 		hlrt_tensor *dy2;
 
-		st = ad_node(ac, "reshape", in, 1, &rp, sizeof(rp), "dy2d", n, &dy2);
+		st = hlrt_ad_node(ac, "reshape", in, 1, &rp, sizeof(rp), "dy2d", n, &dy2);
 		if (!st)
-			st = ad_node(ac, "reduce_sum_f32", &dy2, 1, &axis0, sizeof(axis0), "db", n,
+			st = hlrt_ad_node(ac, "reduce_sum_f32", &dy2, 1, &axis0, sizeof(axis0), "db", n,
 				     &g);
 		if (!st)
-			st = ad_accumulate(ac, n->in[2], g);
+			st = hlrt_ad_accumulate(ac, n->in[2], g);
 		if (st)
 			return st;
 	}
 
 	memcpy(&p.conv, n->params, sizeof(p.conv));
-	st = ad_node(ac, "dedx_f32", in, 2, &p, sizeof(p), "dx", n, &g);
+	st = hlrt_ad_node(ac, "dedx_f32", in, 2, &p, sizeof(p), "dx", n, &g);
 	if (!st)
-		st = ad_accumulate(ac, n->in[0], g);
+		st = hlrt_ad_accumulate(ac, n->in[0], g);
 	in[1] = n->in[0];
 	if (!st)
-		st = ad_node(ac, "dedw_f32", in, 2, n->params, n->params_size, "dw", n, &g);
-	return st ? st : ad_accumulate(ac, n->in[1], g);
+		st = hlrt_ad_node(ac, "dedw_f32", in, 2, n->params, n->params_size, "dw", n, &g);
+	return st ? st : hlrt_ad_accumulate(ac, n->in[1], g);
 }
 
 /* ---- conv2d as primitive nodes ---------------------------------------------------- */
@@ -583,7 +583,7 @@ static hlrt_status sub(hlrt_graph *g, const char *guid, hlrt_tensor *const *in, 
 }
 
 /* conv2d_fwd: y = spatial_convolution(x, w (, b)), the bias added by the MME */
-hlrt_status expand_conv2d_fwd(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n_in,
+hlrt_status hlrt_expand_conv2d_fwd(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n_in,
 			      const void *params, const char *name, hlrt_tensor *out,
 			      struct hlrt_node **last)
 {
@@ -597,7 +597,7 @@ hlrt_status expand_conv2d_fwd(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n_
  * conv2d_dedx: dx = dedx(dy, w). The input's size is the smallest that
  * gives dy's (with stride 1 the only one).
  */
-hlrt_status expand_conv2d_dedx(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n_in,
+hlrt_status hlrt_expand_conv2d_dedx(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n_in,
 			       const void *params, const char *name, hlrt_tensor *out,
 			       struct hlrt_node **last)
 {
@@ -622,7 +622,7 @@ hlrt_status expand_conv2d_dedx(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n
 }
 
 /* conv2d_dedw: dw = dedw(dy, x) */
-hlrt_status expand_conv2d_dedw(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n_in,
+hlrt_status hlrt_expand_conv2d_dedw(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n_in,
 			       const void *params, const char *name, hlrt_tensor *out,
 			       struct hlrt_node **last)
 {

@@ -55,7 +55,7 @@ static uint64_t chunks_of(const hlrt_tensor *w)
 }
 
 /* {g, w, m, v, step} -> {m, v, u} */
-hlrt_status infer_lamb_moments(struct hlrt_node *n, struct hlrt_tensor_desc *o)
+hlrt_status hlrt_infer_lamb_moments(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 {
 	const hlrt_tensor *w = n->in[1];
 	hlrt_status st = want(n, 1, HLRT_FP32, w);
@@ -79,7 +79,7 @@ hlrt_status infer_lamb_moments(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 }
 
 /* {w, u} -> {partials[2, chunks, 1]} */
-hlrt_status infer_lamb_sumsq(struct hlrt_node *n, struct hlrt_tensor_desc *o)
+hlrt_status hlrt_infer_lamb_sumsq(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 {
 	hlrt_status st = want(n, 0, HLRT_FP32, n->in[0]);
 
@@ -96,7 +96,7 @@ hlrt_status infer_lamb_sumsq(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 }
 
 /* {u, w, lr, partials} -> {w} */
-hlrt_status infer_lamb_apply(struct hlrt_node *n, struct hlrt_tensor_desc *o)
+hlrt_status hlrt_infer_lamb_apply(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 {
 	const hlrt_tensor *w = n->in[1], *p = n->in[3];
 	hlrt_status st = want(n, 0, HLRT_FP32, w);
@@ -126,7 +126,7 @@ static uint32_t f32_bits(float f)
 
 static hlrt_status tpc(struct lower_ctx *lc, const char *kernel, struct rwork **out)
 {
-	hlrt_status st = lower_new_work(lc, ENG_TPC, out);
+	hlrt_status st = hlrt_lower_new_work(lc, ENG_TPC, out);
 	uint32_t d;
 
 	if (!st)
@@ -142,14 +142,14 @@ static void flat(struct lower_ctx *lc, struct rwork *w, uint32_t slot, const hlr
 {
 	const uint64_t size[1] = { elems(t) }, stride[1] = { 1 };
 
-	lower_tdesc(lc, w, slot, t, size, stride, 1, 0, write);
+	hlrt_lower_tdesc(lc, w, slot, t, size, stride, 1, 0, write);
 }
 
 static void scalar(struct lower_ctx *lc, struct rwork *w, uint32_t slot, const hlrt_tensor *t)
 {
 	const uint64_t size[1] = { 1 }, stride[1] = { 1 };
 
-	lower_tdesc(lc, w, slot, t, size, stride, 1, 0, false);
+	hlrt_lower_tdesc(lc, w, slot, t, size, stride, 1, 0, false);
 }
 
 /* The partial sums, TPC order: {1, chunks, 2}. */
@@ -158,7 +158,7 @@ static void partials(struct lower_ctx *lc, struct rwork *w, uint32_t slot, const
 {
 	const uint64_t size[3] = { 1, t->dims[1], 2 }, stride[3] = { 1, 1, t->dims[1] };
 
-	lower_tdesc(lc, w, slot, t, size, stride, 3, 0, write);
+	hlrt_lower_tdesc(lc, w, slot, t, size, stride, 3, 0, write);
 }
 
 static hlrt_status check_in_place(const struct hlrt_node *n, const uint32_t *pairs, uint32_t np)
@@ -173,7 +173,7 @@ static hlrt_status check_in_place(const struct hlrt_node *n, const uint32_t *pai
 	return HLRT_SUCCESS;
 }
 
-hlrt_status lower_lamb(struct lower_ctx *lc, const struct cnode *cn)
+hlrt_status hlrt_lower_lamb(struct lower_ctx *lc, const struct cnode *cn)
 {
 	const struct hlrt_node *n = cn->node;
 	const hlrt_tensor *w = !strcmp(n->guid, "lamb_sumsq_f32") ? n->in[0] : n->in[1];
@@ -239,7 +239,7 @@ static hlrt_status step_node(hlrt_graph *g, const char *guid, hlrt_tensor *const
  * optimizer_lamb_f32 {g, w, lr, m, v, step} -> {w, m, v}: the three
  * stages; w, m and v are updated in place (out, when given, must be w).
  */
-hlrt_status expand_lamb(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n_in,
+hlrt_status hlrt_expand_lamb(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n_in,
 			const void *params, const char *name, hlrt_tensor *out,
 			struct hlrt_node **last)
 {

@@ -25,7 +25,7 @@ static uint32_t f32_bits(float f)
 	return u;
 }
 
-void lower_access(struct rwork *w, struct raddr a, uint64_t size, bool write)
+void hlrt_lower_access(struct rwork *w, struct raddr a, uint64_t size, bool write)
 {
 	if (a.tensor & RADDR_CODE || w->n_acc == sizeof(w->acc) / sizeof(w->acc[0]))
 		return;
@@ -39,7 +39,7 @@ void lower_access(struct rwork *w, struct raddr a, uint64_t size, bool write)
 static hlrt_status tpc_work(struct lower_ctx *lc, const char *kernel, struct rwork **out)
 {
 	struct rwork *w;
-	hlrt_status st = lower_new_work(lc, ENG_TPC, &w);
+	hlrt_status st = hlrt_lower_new_work(lc, ENG_TPC, &w);
 
 	if (st)
 		return st;
@@ -51,14 +51,14 @@ static hlrt_status tpc_work(struct lower_ctx *lc, const char *kernel, struct rwo
 	return HLRT_SUCCESS;
 }
 
-void lower_tdesc(struct lower_ctx *lc, struct rwork *w, uint32_t slot, const hlrt_tensor *t,
+void hlrt_lower_tdesc(struct lower_ctx *lc, struct rwork *w, uint32_t slot, const hlrt_tensor *t,
 		 const uint64_t *size, const uint64_t *stride, uint32_t nd, uint32_t pad,
 		 bool write)
 {
 	struct rtpc_tensor *d = &w->t[slot];
 	uint32_t i;
 
-	d->base = lower_addr(lc, t, 0);
+	d->base = hlrt_lower_addr(lc, t, 0);
 	d->dtype = t->dtype;
 	d->pad_value = pad;
 	for (i = 0; i < 5; i++) {
@@ -67,7 +67,7 @@ void lower_tdesc(struct lower_ctx *lc, struct rwork *w, uint32_t slot, const hlr
 	}
 	if (slot + 1 > w->n_tensors)
 		w->n_tensors = slot + 1;
-	lower_access(w, d->base, hlrt_tensor_bytes(t), write);
+	hlrt_lower_access(w, d->base, hlrt_tensor_bytes(t), write);
 }
 
 /*
@@ -79,7 +79,7 @@ static void tdesc(struct lower_ctx *lc, struct rwork *w, uint32_t slot, const hl
 {
 	const uint64_t size[2] = { cols, rows }, stride[2] = { 1, row_stride };
 
-	lower_tdesc(lc, w, slot, t, size, stride, 2, pad, write);
+	hlrt_lower_tdesc(lc, w, slot, t, size, stride, 2, pad, write);
 }
 
 static uint32_t ceil_div(uint64_t a, uint64_t b)
@@ -108,7 +108,7 @@ static const char *kernel_of(const char *guid)
 }
 
 /* {a, b} -> {c} element by element; bias_add broadcasts b over rows. */
-hlrt_status lower_binary(struct lower_ctx *lc, const struct cnode *cn)
+hlrt_status hlrt_lower_binary(struct lower_ctx *lc, const struct cnode *cn)
 {
 	const struct hlrt_node *n = cn->node;
 	const hlrt_tensor *a = n->in[0], *b = n->in[1], *c = n->out[0];
@@ -151,14 +151,14 @@ static hlrt_status unary(struct lower_ctx *lc, const struct cnode *cn, const cha
 	return HLRT_SUCCESS;
 }
 
-hlrt_status lower_unary(struct lower_ctx *lc, const struct cnode *cn)
+hlrt_status hlrt_lower_unary(struct lower_ctx *lc, const struct cnode *cn)
 {
 	struct rwork *w;
 
 	return unary(lc, cn, kernel_of(cn->node->guid), &w);
 }
 
-hlrt_status lower_scale(struct lower_ctx *lc, const struct cnode *cn)
+hlrt_status hlrt_lower_scale(struct lower_ctx *lc, const struct cnode *cn)
 {
 	const struct hlrt_scale_params *p = (const void *)cn->node->params;
 	struct rwork *w;
@@ -206,7 +206,7 @@ static hlrt_status reduce_rows(struct lower_ctx *lc, const hlrt_tensor *x, const
 	return HLRT_SUCCESS;
 }
 
-hlrt_status lower_reduce(struct lower_ctx *lc, const struct cnode *cn)
+hlrt_status hlrt_lower_reduce(struct lower_ctx *lc, const struct cnode *cn)
 {
 	const struct hlrt_node *n = cn->node;
 	const struct hlrt_reduce_params *p = (const void *)n->params;
@@ -238,7 +238,7 @@ hlrt_status lower_reduce(struct lower_ctx *lc, const struct cnode *cn)
 }
 
 /* The scale kernel over y seen as {cols, rows}, reading x with a zero stride. */
-hlrt_status lower_broadcast(struct lower_ctx *lc, const struct cnode *cn)
+hlrt_status hlrt_lower_broadcast(struct lower_ctx *lc, const struct cnode *cn)
 {
 	const struct hlrt_node *n = cn->node;
 	const struct hlrt_broadcast_params *p = (const void *)n->params;
@@ -264,8 +264,8 @@ hlrt_status lower_broadcast(struct lower_ctx *lc, const struct cnode *cn)
 	xs[1] = ys[1] = rows;
 	yt[0] = 1;
 	yt[1] = cols;
-	lower_tdesc(lc, w, 0, n->in[0], xs, xt, 2, 0, false);
-	lower_tdesc(lc, w, 1, n->out[0], ys, yt, 2, 0, true);
+	hlrt_lower_tdesc(lc, w, 0, n->in[0], xs, xt, 2, 0, false);
+	hlrt_lower_tdesc(lc, w, 1, n->out[0], ys, yt, 2, 0, true);
 	w->ispace[0] = ceil_div(cols, 4096);
 	w->ispace[1] = (uint32_t)rows;
 	w->n_args = 1;
@@ -274,7 +274,7 @@ hlrt_status lower_broadcast(struct lower_ctx *lc, const struct cnode *cn)
 }
 
 /* runtime/kernels/softmax.tpcs: a member per row. */
-hlrt_status lower_softmax(struct lower_ctx *lc, const struct cnode *cn)
+hlrt_status hlrt_lower_softmax(struct lower_ctx *lc, const struct cnode *cn)
 {
 	const struct hlrt_node *n = cn->node;
 	uint64_t c = last_dim(n->in[0]), rows = lead_rows(n->in[0]);
@@ -297,7 +297,7 @@ static float sce_alpha(const struct hlrt_node *n)
 	return sum ? 1.0f : 1.0f / (float)n->in[0]->dims[0];
 }
 
-hlrt_status lower_sce_fwd(struct lower_ctx *lc, const struct cnode *cn)
+hlrt_status hlrt_lower_sce_fwd(struct lower_ctx *lc, const struct cnode *cn)
 {
 	const struct hlrt_node *n = cn->node;
 	uint64_t b = n->in[0]->dims[0], c = n->in[0]->dims[1];
@@ -314,7 +314,7 @@ hlrt_status lower_sce_fwd(struct lower_ctx *lc, const struct cnode *cn)
 	return reduce_rows(lc, n->out[1], n->out[0], 1, b, false, sce_alpha(n));
 }
 
-hlrt_status lower_sce_bwd(struct lower_ctx *lc, const struct cnode *cn)
+hlrt_status hlrt_lower_sce_bwd(struct lower_ctx *lc, const struct cnode *cn)
 {
 	const struct hlrt_node *n = cn->node;
 	uint64_t b = n->in[0]->dims[0], c = n->in[0]->dims[1];
@@ -332,7 +332,7 @@ hlrt_status lower_sce_bwd(struct lower_ctx *lc, const struct cnode *cn)
 	return HLRT_SUCCESS;
 }
 
-hlrt_status lower_argmax(struct lower_ctx *lc, const struct cnode *cn)
+hlrt_status hlrt_lower_argmax(struct lower_ctx *lc, const struct cnode *cn)
 {
 	const struct hlrt_node *n = cn->node;
 	uint64_t b = n->in[0]->dims[0], c = n->in[0]->dims[1];
@@ -347,7 +347,7 @@ hlrt_status lower_argmax(struct lower_ctx *lc, const struct cnode *cn)
 	return HLRT_SUCCESS;
 }
 
-hlrt_status lower_gather(struct lower_ctx *lc, const struct cnode *cn)
+hlrt_status hlrt_lower_gather(struct lower_ctx *lc, const struct cnode *cn)
 {
 	const struct hlrt_node *n = cn->node;
 	const hlrt_tensor *src = n->in[0], *dst = n->out[0];
@@ -365,7 +365,7 @@ hlrt_status lower_gather(struct lower_ctx *lc, const struct cnode *cn)
 	return HLRT_SUCCESS;
 }
 
-hlrt_status lower_sgd(struct lower_ctx *lc, const struct cnode *cn)
+hlrt_status hlrt_lower_sgd(struct lower_ctx *lc, const struct cnode *cn)
 {
 	const struct hlrt_node *n = cn->node;
 	const struct hlrt_sgd_params *p = (const void *)n->params;
@@ -397,7 +397,7 @@ hlrt_status lower_sgd(struct lower_ctx *lc, const struct cnode *cn)
 }
 
 /* AdamW and Adagrad: T0 = g, T1 = w, T2 = lr, T3.. = state (, T5 = step). */
-hlrt_status lower_opt_state(struct lower_ctx *lc, const struct cnode *cn)
+hlrt_status hlrt_lower_opt_state(struct lower_ctx *lc, const struct cnode *cn)
 {
 	const struct hlrt_node *n = cn->node;
 	bool adam = !strcmp(n->guid, "optimizer_adamw_f32");
@@ -439,22 +439,22 @@ hlrt_status lower_opt_state(struct lower_ctx *lc, const struct cnode *cn)
 	return HLRT_SUCCESS;
 }
 
-hlrt_status lower_memcpy(struct lower_ctx *lc, const struct cnode *cn)
+hlrt_status hlrt_lower_memcpy(struct lower_ctx *lc, const struct cnode *cn)
 {
 	struct rwork *w;
-	hlrt_status st = lower_new_work(lc, ENG_DMA, &w);
+	hlrt_status st = hlrt_lower_new_work(lc, ENG_DMA, &w);
 
 	if (st)
 		return st;
-	w->src = lower_addr(lc, cn->node->in[0], 0);
-	w->dst = lower_addr(lc, cn->node->out[0], 0);
+	w->src = hlrt_lower_addr(lc, cn->node->in[0], 0);
+	w->dst = hlrt_lower_addr(lc, cn->node->out[0], 0);
 	w->size = hlrt_tensor_bytes(cn->node->in[0]);
-	lower_access(w, w->src, w->size, false);
-	lower_access(w, w->dst, w->size, true);
+	hlrt_lower_access(w, w->src, w->size, false);
+	hlrt_lower_access(w, w->dst, w->size, true);
 	return HLRT_SUCCESS;
 }
 
-hlrt_status lower_memset(struct lower_ctx *lc, const struct cnode *cn)
+hlrt_status hlrt_lower_memset(struct lower_ctx *lc, const struct cnode *cn)
 {
 	const struct hlrt_memset_params *p = (const void *)cn->node->params;
 	uint32_t v = cn->node->params_size ? p->value : 0;
@@ -467,14 +467,14 @@ hlrt_status lower_memset(struct lower_ctx *lc, const struct cnode *cn)
 		return hlrt_fail(HLRT_UNSUPPORTED,
 				 "memset of \"%s\": the value must repeat one byte",
 				 cn->node->out[0]->name);
-	st = lower_new_work(lc, ENG_DMA, &w);
+	st = hlrt_lower_new_work(lc, ENG_DMA, &w);
 	if (st)
 		return st;
-	w->dst = lower_addr(lc, cn->node->out[0], 0);
+	w->dst = hlrt_lower_addr(lc, cn->node->out[0], 0);
 	w->size = hlrt_tensor_bytes(cn->node->out[0]);
 	w->memset = 1;
 	w->memset_value = v & 0xff;
-	lower_access(w, w->dst, w->size, true);
+	hlrt_lower_access(w, w->dst, w->size, true);
 	return HLRT_SUCCESS;
 }
 
@@ -490,15 +490,15 @@ struct mme_op {
 static hlrt_status mme(struct lower_ctx *lc, const struct mme_op *o)
 {
 	struct rwork *w;
-	hlrt_status st = lower_new_work(lc, ENG_MME, &w);
+	hlrt_status st = hlrt_lower_new_work(lc, ENG_MME, &w);
 	uint32_t dt;
 
 	if (st)
 		return st;
 	dt = o->a->dtype == HLRT_BF16 ? GAUDISIM_DTYPE_BF16 : GAUDISIM_DTYPE_FP32;
-	w->a = lower_addr(lc, o->a, 0);
-	w->b = lower_addr(lc, o->b, 0);
-	w->d = lower_addr(lc, o->d, 0);
+	w->a = hlrt_lower_addr(lc, o->a, 0);
+	w->b = hlrt_lower_addr(lc, o->b, 0);
+	w->d = hlrt_lower_addr(lc, o->d, 0);
 	w->c = w->d;
 	w->m = (uint32_t)o->m;
 	w->n = (uint32_t)o->n;
@@ -512,9 +512,9 @@ static hlrt_status mme(struct lower_ctx *lc, const struct mme_op *o)
 		  (o->tb ? GAUDISIM_MME_CTRL_TRANSPOSE_B : 0);
 	w->alpha = f32_bits(o->alpha);
 	w->beta = 0;
-	lower_access(w, w->a, hlrt_tensor_bytes(o->a), false);
-	lower_access(w, w->b, hlrt_tensor_bytes(o->b), false);
-	lower_access(w, w->d, hlrt_tensor_bytes(o->d), true);
+	hlrt_lower_access(w, w->a, hlrt_tensor_bytes(o->a), false);
+	hlrt_lower_access(w, w->b, hlrt_tensor_bytes(o->b), false);
+	hlrt_lower_access(w, w->d, hlrt_tensor_bytes(o->d), true);
 	return HLRT_SUCCESS;
 }
 
@@ -534,7 +534,7 @@ static void gemm_flags(const struct hlrt_node *n, bool *ta, bool *tb)
 }
 
 /* C = op(A) op(B) */
-hlrt_status lower_gemm(struct lower_ctx *lc, const struct cnode *cn)
+hlrt_status hlrt_lower_gemm(struct lower_ctx *lc, const struct cnode *cn)
 {
 	const struct hlrt_node *n = cn->node;
 	const hlrt_tensor *a = n->in[0], *b = n->in[1];
@@ -550,7 +550,7 @@ hlrt_status lower_gemm(struct lower_ctx *lc, const struct cnode *cn)
 }
 
 /* b GEMMs: one MME launch with batch strides. */
-hlrt_status lower_batch_gemm(struct lower_ctx *lc, const struct cnode *cn)
+hlrt_status hlrt_lower_batch_gemm(struct lower_ctx *lc, const struct cnode *cn)
 {
 	const struct hlrt_node *n = cn->node;
 	const hlrt_tensor *a = n->in[0], *b = n->in[1];
@@ -575,7 +575,7 @@ hlrt_status lower_batch_gemm(struct lower_ctx *lc, const struct cnode *cn)
 }
 
 /* dA for C = op(A) op(B): dop(A) = dC op(B)^T, transposed back when A was. */
-hlrt_status lower_gemm_dedx(struct lower_ctx *lc, const struct cnode *cn)
+hlrt_status hlrt_lower_gemm_dedx(struct lower_ctx *lc, const struct cnode *cn)
 {
 	const struct hlrt_node *n = cn->node;
 	const hlrt_tensor *dc = n->in[0], *b = n->in[1];
@@ -609,7 +609,7 @@ hlrt_status lower_gemm_dedx(struct lower_ctx *lc, const struct cnode *cn)
 }
 
 /* dB for C = op(A) op(B): dop(B) = op(A)^T dC, transposed back when B was. */
-hlrt_status lower_gemm_dedw(struct lower_ctx *lc, const struct cnode *cn)
+hlrt_status hlrt_lower_gemm_dedw(struct lower_ctx *lc, const struct cnode *cn)
 {
 	const struct hlrt_node *n = cn->node;
 	const hlrt_tensor *dc = n->in[0], *a = n->in[1];
@@ -647,7 +647,7 @@ hlrt_status lower_gemm_dedw(struct lower_ctx *lc, const struct cnode *cn)
  * sizes with x's strides of the permuted dimensions (TPC dim 0 is the
  * innermost, row-major's last).
  */
-hlrt_status lower_transpose(struct lower_ctx *lc, const struct cnode *cn)
+hlrt_status hlrt_lower_transpose(struct lower_ctx *lc, const struct cnode *cn)
 {
 	const struct hlrt_node *n = cn->node;
 	const struct hlrt_transpose_params *p = (const void *)n->params;
@@ -655,7 +655,7 @@ hlrt_status lower_transpose(struct lower_ctx *lc, const struct cnode *cn)
 	uint64_t xstride[HLRT_MAX_DIMS], size[5], sx[5], sy[5], acc = 1;
 	uint32_t nd = x->ndims, d;
 	struct rwork *w;
-	hlrt_status st = tpc_work(lc, op_dtype(n) == HLRT_BF16 ? "transpose_bf16" :
+	hlrt_status st = tpc_work(lc, hlrt_op_dtype(n) == HLRT_BF16 ? "transpose_bf16" :
 								  "transpose_f32", &w);
 
 	if (st)
@@ -673,8 +673,8 @@ hlrt_status lower_transpose(struct lower_ctx *lc, const struct cnode *cn)
 		sx[d] = xstride[p->perm[axis]];
 		acc *= y->dims[axis];
 	}
-	lower_tdesc(lc, w, 0, x, size, sx, nd, 0, false);
-	lower_tdesc(lc, w, 1, y, size, sy, nd, 0, true);
+	hlrt_lower_tdesc(lc, w, 0, x, size, sx, nd, 0, false);
+	hlrt_lower_tdesc(lc, w, 1, y, size, sy, nd, 0, true);
 	w->ispace[0] = ceil_div(size[0], 64);
 	for (d = 1; d < 5; d++)
 		w->ispace[d] = d < nd ? (uint32_t)size[d] : 1;

@@ -19,7 +19,7 @@ static bool uses(const struct cnode *c)
 
 static void touch(struct compile_state *cs, const hlrt_tensor *t, int32_t pos)
 {
-	uint32_t root = ct_root(cs, t->id, NULL);
+	uint32_t root = hlrt_ct_root(cs, t->id, NULL);
 	struct ctensor *c = &cs->ct[root];
 
 	if (!c->used || pos < c->first_use)
@@ -129,7 +129,7 @@ static hlrt_status place_workspace(struct hlrt_recipe *r, uint32_t first)
 	return HLRT_SUCCESS;
 }
 
-hlrt_status pass_memory_plan(struct compile_state *cs)
+hlrt_status hlrt_pass_memory_plan(struct compile_state *cs)
 {
 	struct hlrt_recipe *r = cs->r;
 	uint32_t i, ws_first;

@@ -25,7 +25,7 @@ static bool live(const struct cnode *c)
 }
 
 /* Shapes were inferred at node creation; check nothing changed since. */
-hlrt_status pass_shape_check(struct compile_state *cs)
+hlrt_status hlrt_pass_shape_check(struct compile_state *cs)
 {
 	uint32_t i, j;
 
@@ -53,7 +53,7 @@ hlrt_status pass_shape_check(struct compile_state *cs)
 }
 
 /* A node is live when it writes a persistent tensor or feeds a live node. */
-hlrt_status pass_dead_nodes(struct compile_state *cs)
+hlrt_status hlrt_pass_dead_nodes(struct compile_state *cs)
 {
 	bool *needed = calloc(cs->g->n_tensors, sizeof(bool));
 	uint32_t i, j, dead = 0;
@@ -84,7 +84,7 @@ hlrt_status pass_dead_nodes(struct compile_state *cs)
 }
 
 /* reshape and flatten: the output is a view of the input's storage. */
-hlrt_status pass_fold_logical(struct compile_state *cs)
+hlrt_status hlrt_pass_fold_logical(struct compile_state *cs)
 {
 	uint32_t i, n = 0;
 
@@ -129,7 +129,7 @@ static uint32_t readers(const struct compile_state *cs, const hlrt_tensor *t, in
  * Elementwise fusion: a bias_add whose temporary result only feeds a
  * relu_fwd runs as one kernel (bias_add_relu_f32), the sum never stored.
  */
-hlrt_status pass_fuse_elementwise(struct compile_state *cs)
+hlrt_status hlrt_pass_fuse_elementwise(struct compile_state *cs)
 {
 	uint32_t i, n = 0;
 
@@ -168,7 +168,7 @@ static bool has_int64(const struct hlrt_node *n)
 	return false;
 }
 
-hlrt_status pass_placement(struct compile_state *cs)
+hlrt_status hlrt_pass_placement(struct compile_state *cs)
 {
 	struct hlrt_recipe_stats *s = &cs->r->stats;
 	uint32_t i;
@@ -226,7 +226,7 @@ static hlrt_status lower_cpu(struct lower_ctx *lc, const struct cnode *c)
 {
 	const struct hlrt_node *n = c->node;
 	struct rwork *w;
-	hlrt_status st = lower_new_work(lc, ENG_CPU, &w);
+	hlrt_status st = hlrt_lower_new_work(lc, ENG_CPU, &w);
 	uint32_t i;
 
 	if (st)
@@ -239,11 +239,11 @@ static hlrt_status lower_cpu(struct lower_ctx *lc, const struct cnode *c)
 	w->n_cin = n->n_in;
 	w->n_cout = n->n_out;
 	for (i = 0; i < n->n_in; i++) {
-		w->cin[i] = lower_addr(lc, n->in[i], 0);
+		w->cin[i] = hlrt_lower_addr(lc, n->in[i], 0);
 		w->cin_bytes[i] = hlrt_tensor_bytes(n->in[i]);
 	}
 	for (i = 0; i < n->n_out; i++) {
-		w->cout[i] = lower_addr(lc, n->out[i], 0);
+		w->cout[i] = hlrt_lower_addr(lc, n->out[i], 0);
 		w->cout_bytes[i] = hlrt_tensor_bytes(n->out[i]);
 	}
 	w->cols = n->in[0]->dims[n->in[0]->ndims - 1];
@@ -271,7 +271,7 @@ static hlrt_status lower_fused(struct lower_ctx *lc, const struct cnode *relu,
 	return st;
 }
 
-hlrt_status pass_lower(struct compile_state *cs)
+hlrt_status hlrt_pass_lower(struct compile_state *cs)
 {
 	struct lower_ctx lc = { .cs = cs };
 	uint32_t i;
@@ -292,7 +292,7 @@ hlrt_status pass_lower(struct compile_state *cs)
 		else if (c->fused_from >= 0)
 			st = lower_fused(&lc, c, &cs->cn[c->fused_from]);
 		else if (c->node->op->engine == ENG_NONE)
-			st = lower_memcpy(&lc, c);
+			st = hlrt_lower_memcpy(&lc, c);
 		else
 			st = c->node->op->lower(&lc, c);
 		if (st)
@@ -345,7 +345,7 @@ static bool works_conflict(const struct hlrt_recipe *r, const struct rwork *x,
  * write, write after read, write after write), minus those another of its
  * waits already implies. CPU works order everything around them.
  */
-hlrt_status pass_dependencies(struct compile_state *cs)
+hlrt_status hlrt_pass_dependencies(struct compile_state *cs)
 {
 	struct hlrt_recipe *r = cs->r;
 	uint32_t n = r->n_works, words = (n + 63) / 64, i, j, k;

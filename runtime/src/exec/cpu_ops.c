@@ -35,7 +35,7 @@ hlrt_status hlrt_cpu_run(const struct hlrt_recipe *r, const struct rwork *w,
 }
 
 /* out[r] = first index of the row maximum (NaN never wins, like the TPC kernel). */
-hlrt_status cpu_argmax(const struct rwork *w, const struct hlrt_recipe *r,
+hlrt_status hlrt_cpu_argmax(const struct rwork *w, const struct hlrt_recipe *r,
 		       void *const *in, void *const *out)
 {
 	const float *x = in[0];
@@ -58,7 +58,7 @@ hlrt_status cpu_argmax(const struct rwork *w, const struct hlrt_recipe *r,
 	return HLRT_SUCCESS;
 }
 
-hlrt_status cpu_equal(const struct rwork *w, const struct hlrt_recipe *r,
+hlrt_status hlrt_cpu_equal(const struct rwork *w, const struct hlrt_recipe *r,
 		      void *const *in, void *const *out)
 {
 	int32_t *c = out[0];
@@ -79,7 +79,7 @@ hlrt_status cpu_equal(const struct rwork *w, const struct hlrt_recipe *r,
 	return HLRT_SUCCESS;
 }
 
-hlrt_status cpu_cast(const struct rwork *w, const struct hlrt_recipe *r,
+hlrt_status hlrt_cpu_cast(const struct rwork *w, const struct hlrt_recipe *r,
 		     void *const *in, void *const *out)
 {
 	uint64_t i, n = w->rows * w->cols;

@@ -24,7 +24,7 @@ static bool requires(const struct ad_ctx *ac, const hlrt_tensor *t)
 	return t->id < ac->n_req && run->req[t->id];
 }
 
-hlrt_status ad_node(struct ad_ctx *ac, const char *guid, hlrt_tensor *const *in, uint32_t n_in,
+hlrt_status hlrt_ad_node(struct ad_ctx *ac, const char *guid, hlrt_tensor *const *in, uint32_t n_in,
 		    const void *params, size_t psize, const char *suffix,
 		    const struct hlrt_node *fwd, hlrt_tensor **out)
 {
@@ -41,7 +41,7 @@ hlrt_status ad_node(struct ad_ctx *ac, const char *guid, hlrt_tensor *const *in,
 	return HLRT_SUCCESS;
 }
 
-hlrt_status ad_accumulate(struct ad_ctx *ac, hlrt_tensor *t, hlrt_tensor *g)
+hlrt_status hlrt_ad_accumulate(struct ad_ctx *ac, hlrt_tensor *t, hlrt_tensor *g)
 {
 	hlrt_tensor *in[2], *sum;
 	struct hlrt_node *n;
@@ -71,7 +71,7 @@ static hlrt_tensor *dout(const struct hlrt_node *n)
 	return n->out[0]->grad;
 }
 
-hlrt_status grad_gemm(struct ad_ctx *ac, const struct hlrt_node *n)
+hlrt_status hlrt_grad_gemm(struct ad_ctx *ac, const struct hlrt_node *n)
 {
 	hlrt_tensor *in[2], *g;
 	hlrt_status st;
@@ -79,44 +79,44 @@ hlrt_status grad_gemm(struct ad_ctx *ac, const struct hlrt_node *n)
 	if (requires(ac, n->in[0])) {
 		in[0] = dout(n);
 		in[1] = n->in[1];
-		st = ad_node(ac, "gemm_dedx_f32", in, 2, n->params, n->params_size, "dA", n, &g);
+		st = hlrt_ad_node(ac, "gemm_dedx_f32", in, 2, n->params, n->params_size, "dA", n, &g);
 		if (!st)
-			st = ad_accumulate(ac, n->in[0], g);
+			st = hlrt_ad_accumulate(ac, n->in[0], g);
 		if (st)
 			return st;
 	}
 	if (requires(ac, n->in[1])) {
 		in[0] = dout(n);
 		in[1] = n->in[0];
-		st = ad_node(ac, "gemm_dedw_f32", in, 2, n->params, n->params_size, "dB", n, &g);
+		st = hlrt_ad_node(ac, "gemm_dedw_f32", in, 2, n->params, n->params_size, "dB", n, &g);
 		if (!st)
-			st = ad_accumulate(ac, n->in[1], g);
+			st = hlrt_ad_accumulate(ac, n->in[1], g);
 		if (st)
 			return st;
 	}
 	return HLRT_SUCCESS;
 }
 
-hlrt_status grad_add(struct ad_ctx *ac, const struct hlrt_node *n)
+hlrt_status hlrt_grad_add(struct ad_ctx *ac, const struct hlrt_node *n)
 {
-	hlrt_status st = ad_accumulate(ac, n->in[0], dout(n));
+	hlrt_status st = hlrt_ad_accumulate(ac, n->in[0], dout(n));
 
-	return st ? st : ad_accumulate(ac, n->in[1], dout(n));
+	return st ? st : hlrt_ad_accumulate(ac, n->in[1], dout(n));
 }
 
-hlrt_status grad_sub(struct ad_ctx *ac, const struct hlrt_node *n)
+hlrt_status hlrt_grad_sub(struct ad_ctx *ac, const struct hlrt_node *n)
 {
 	struct hlrt_scale_params neg = { .alpha = -1.0f };
 	hlrt_tensor *in[1] = { dout(n) }, *g;
-	hlrt_status st = ad_accumulate(ac, n->in[0], dout(n));
+	hlrt_status st = hlrt_ad_accumulate(ac, n->in[0], dout(n));
 
 	if (st || !requires(ac, n->in[1]))
 		return st;
-	st = ad_node(ac, "scale_f32", in, 1, &neg, sizeof(neg), "dB", n, &g);
-	return st ? st : ad_accumulate(ac, n->in[1], g);
+	st = hlrt_ad_node(ac, "scale_f32", in, 1, &neg, sizeof(neg), "dB", n, &g);
+	return st ? st : hlrt_ad_accumulate(ac, n->in[1], g);
 }
 
-hlrt_status grad_mul(struct ad_ctx *ac, const struct hlrt_node *n)
+hlrt_status hlrt_grad_mul(struct ad_ctx *ac, const struct hlrt_node *n)
 {
 	hlrt_tensor *in[2], *g;
 	hlrt_status st;
@@ -127,32 +127,32 @@ hlrt_status grad_mul(struct ad_ctx *ac, const struct hlrt_node *n)
 			continue;
 		in[0] = dout(n);
 		in[1] = n->in[1 - i];
-		st = ad_node(ac, "mul_f32", in, 2, NULL, 0, i ? "dB" : "dA", n, &g);
+		st = hlrt_ad_node(ac, "mul_f32", in, 2, NULL, 0, i ? "dB" : "dA", n, &g);
 		if (!st)
-			st = ad_accumulate(ac, n->in[i], g);
+			st = hlrt_ad_accumulate(ac, n->in[i], g);
 		if (st)
 			return st;
 	}
 	return HLRT_SUCCESS;
 }
 
-hlrt_status grad_scale(struct ad_ctx *ac, const struct hlrt_node *n)
+hlrt_status hlrt_grad_scale(struct ad_ctx *ac, const struct hlrt_node *n)
 {
 	hlrt_tensor *in[1] = { dout(n) }, *g;
 	hlrt_status st;
 
 	if (!requires(ac, n->in[0]))
 		return HLRT_SUCCESS;
-	st = ad_node(ac, "scale_f32", in, 1, n->params, n->params_size, "dx", n, &g);
-	return st ? st : ad_accumulate(ac, n->in[0], g);
+	st = hlrt_ad_node(ac, "scale_f32", in, 1, n->params, n->params_size, "dx", n, &g);
+	return st ? st : hlrt_ad_accumulate(ac, n->in[0], g);
 }
 
-hlrt_status grad_bias_add(struct ad_ctx *ac, const struct hlrt_node *n)
+hlrt_status hlrt_grad_bias_add(struct ad_ctx *ac, const struct hlrt_node *n)
 {
 	const hlrt_tensor *x = n->in[0];
 	struct hlrt_reduce_params axis0 = { .axis = 0 };
 	hlrt_tensor *in[1] = { dout(n) }, *g;
-	hlrt_status st = ad_accumulate(ac, n->in[0], dout(n));
+	hlrt_status st = hlrt_ad_accumulate(ac, n->in[0], dout(n));
 
 	if (st || !requires(ac, n->in[1]))
 		return st;
@@ -161,24 +161,24 @@ hlrt_status grad_bias_add(struct ad_ctx *ac, const struct hlrt_node *n)
 
 		rp.dims[0] = hlrt_elems(x->ndims - 1, x->dims);
 		rp.dims[1] = x->dims[x->ndims - 1];
-		st = ad_node(ac, "reshape", in, 1, &rp, sizeof(rp), "dy2d", n, &in[0]);
+		st = hlrt_ad_node(ac, "reshape", in, 1, &rp, sizeof(rp), "dy2d", n, &in[0]);
 		if (st)
 			return st;
 	}
-	st = ad_node(ac, "reduce_sum_f32", in, 1, &axis0, sizeof(axis0), "db", n, &g);
-	return st ? st : ad_accumulate(ac, n->in[1], g);
+	st = hlrt_ad_node(ac, "reduce_sum_f32", in, 1, &axis0, sizeof(axis0), "db", n, &g);
+	return st ? st : hlrt_ad_accumulate(ac, n->in[1], g);
 }
 
 /* relu_bwd from the output (y > 0 exactly where x > 0), so x may be fused away. */
-hlrt_status grad_relu(struct ad_ctx *ac, const struct hlrt_node *n)
+hlrt_status hlrt_grad_relu(struct ad_ctx *ac, const struct hlrt_node *n)
 {
 	hlrt_tensor *in[2] = { dout(n), n->out[0] }, *g;
 	hlrt_status st;
 
 	if (!requires(ac, n->in[0]))
 		return HLRT_SUCCESS;
-	st = ad_node(ac, "relu_bwd_f32", in, 2, NULL, 0, "dx", n, &g);
-	return st ? st : ad_accumulate(ac, n->in[0], g);
+	st = hlrt_ad_node(ac, "relu_bwd_f32", in, 2, NULL, 0, "dx", n, &g);
+	return st ? st : hlrt_ad_accumulate(ac, n->in[0], g);
 }
 
 /* dx = dy repeated along the reduced axis (times 1/n for the mean), reshaped to x. */
@@ -204,25 +204,25 @@ static hlrt_status grad_reduce(struct ad_ctx *ac, const struct hlrt_node *n, boo
 	for (i = 0; i < x->ndims; i++)
 		back.dims[i] = x->dims[i];
 	/* dy as one axis, so the broadcast makes a 2-D gradient of x's size */
-	st = ad_node(ac, "reshape", in, 1, &flat, sizeof(flat), "dy1d", n, &in[0]);
+	st = hlrt_ad_node(ac, "reshape", in, 1, &flat, sizeof(flat), "dy1d", n, &in[0]);
 	if (!st)
-		st = ad_node(ac, "broadcast_f32", in, 1, &bp, sizeof(bp), "dx2d", n, &in[0]);
+		st = hlrt_ad_node(ac, "broadcast_f32", in, 1, &bp, sizeof(bp), "dx2d", n, &in[0]);
 	if (!st)
-		st = ad_node(ac, "reshape", in, 1, &back, sizeof(back), "dx", n, &g);
-	return st ? st : ad_accumulate(ac, n->in[0], g);
+		st = hlrt_ad_node(ac, "reshape", in, 1, &back, sizeof(back), "dx", n, &g);
+	return st ? st : hlrt_ad_accumulate(ac, n->in[0], g);
 }
 
-hlrt_status grad_reduce_sum(struct ad_ctx *ac, const struct hlrt_node *n)
+hlrt_status hlrt_grad_reduce_sum(struct ad_ctx *ac, const struct hlrt_node *n)
 {
 	return grad_reduce(ac, n, false);
 }
 
-hlrt_status grad_reduce_mean(struct ad_ctx *ac, const struct hlrt_node *n)
+hlrt_status hlrt_grad_reduce_mean(struct ad_ctx *ac, const struct hlrt_node *n)
 {
 	return grad_reduce(ac, n, true);
 }
 
-hlrt_status grad_sce(struct ad_ctx *ac, const struct hlrt_node *n)
+hlrt_status hlrt_grad_sce(struct ad_ctx *ac, const struct hlrt_node *n)
 {
 	hlrt_tensor *in[2] = { n->in[0], n->in[1] }, *g;
 	hlrt_status st;
@@ -233,12 +233,12 @@ hlrt_status grad_sce(struct ad_ctx *ac, const struct hlrt_node *n)
 				 n->guid);
 	if (!requires(ac, n->in[0]))
 		return HLRT_SUCCESS;
-	st = ad_node(ac, "softmax_cross_entropy_bwd_f32", in, 2, n->params, n->params_size,
+	st = hlrt_ad_node(ac, "softmax_cross_entropy_bwd_f32", in, 2, n->params, n->params_size,
 		     "dlogits", n, &g);
-	return st ? st : ad_accumulate(ac, n->in[0], g);
+	return st ? st : hlrt_ad_accumulate(ac, n->in[0], g);
 }
 
-hlrt_status grad_reshape(struct ad_ctx *ac, const struct hlrt_node *n)
+hlrt_status hlrt_grad_reshape(struct ad_ctx *ac, const struct hlrt_node *n)
 {
 	const hlrt_tensor *x = n->in[0];
 	struct hlrt_reshape_params rp = { .ndims = x->ndims };
@@ -250,12 +250,12 @@ hlrt_status grad_reshape(struct ad_ctx *ac, const struct hlrt_node *n)
 		return HLRT_SUCCESS;
 	for (i = 0; i < x->ndims; i++)
 		rp.dims[i] = x->dims[i];
-	st = ad_node(ac, "reshape", in, 1, &rp, sizeof(rp), "dx", n, &g);
-	return st ? st : ad_accumulate(ac, n->in[0], g);
+	st = hlrt_ad_node(ac, "reshape", in, 1, &rp, sizeof(rp), "dx", n, &g);
+	return st ? st : hlrt_ad_accumulate(ac, n->in[0], g);
 }
 
 /* The gradient of a transpose is the transpose by the inverse permutation. */
-hlrt_status grad_transpose(struct ad_ctx *ac, const struct hlrt_node *n)
+hlrt_status hlrt_grad_transpose(struct ad_ctx *ac, const struct hlrt_node *n)
 {
 	const struct hlrt_transpose_params *p = (const void *)n->params;
 	struct hlrt_transpose_params inv = { { 0 } };
@@ -267,8 +267,8 @@ hlrt_status grad_transpose(struct ad_ctx *ac, const struct hlrt_node *n)
 		return HLRT_SUCCESS;
 	for (i = 0; i < n->in[0]->ndims; i++)
 		inv.perm[p->perm[i]] = i;
-	st = ad_node(ac, n->guid, in, 1, &inv, sizeof(inv), "dx", n, &g);
-	return st ? st : ad_accumulate(ac, n->in[0], g);
+	st = hlrt_ad_node(ac, n->guid, in, 1, &inv, sizeof(inv), "dx", n, &g);
+	return st ? st : hlrt_ad_accumulate(ac, n->in[0], g);
 }
 
 /* ---- drivers --------------------------------------------------------------- */

@@ -125,7 +125,7 @@ static hlrt_status lower_custom(struct lower_ctx *lc, const struct cnode *cn)
 	if (!k->rows)
 		cols = total;
 	rows = total / cols;
-	st = lower_new_work(lc, ENG_TPC, &w);
+	st = hlrt_lower_new_work(lc, ENG_TPC, &w);
 	if (!st)
 		st = hlrt_recipe_kernel(lc->cs->r, k->kernel_name, &w->kernel);
 	if (st)
@@ -133,7 +133,7 @@ static hlrt_status lower_custom(struct lower_ctx *lc, const struct cnode *cn)
 	for (t = 0; t < k->n_in + k->n_out; t++) {
 		const uint64_t size[2] = { cols, rows }, stride[2] = { 1, cols };
 
-		lower_tdesc(lc, w, t, t < k->n_in ? n->in[t] : n->out[t - k->n_in], size, stride,
+		hlrt_lower_tdesc(lc, w, t, t < k->n_in ? n->in[t] : n->out[t - k->n_in], size, stride,
 			    2, 0, t >= k->n_in);
 	}
 	for (i = 0; i < 5; i++)

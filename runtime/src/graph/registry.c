@@ -52,7 +52,7 @@ static hlrt_status shape_mismatch(const struct hlrt_node *n, uint32_t a, uint32_
 }
 
 /* The dtype a GUID names in its suffix. */
-hlrt_dtype op_dtype(const struct hlrt_node *n)
+hlrt_dtype hlrt_op_dtype(const struct hlrt_node *n)
 {
 	return (hlrt_dtype)n->op->dtype;
 }
@@ -60,15 +60,15 @@ hlrt_dtype op_dtype(const struct hlrt_node *n)
 /* {a, b} -> {c}: same shapes and dtype. */
 static hlrt_status infer_binary(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 {
-	hlrt_status st = want_dtype(n, 0, op_dtype(n));
+	hlrt_status st = want_dtype(n, 0, hlrt_op_dtype(n));
 
 	if (!st)
-		st = want_dtype(n, 1, op_dtype(n));
+		st = want_dtype(n, 1, hlrt_op_dtype(n));
 	if (st)
 		return st;
 	if (!shapes_equal(n->in[0], n->in[1]))
 		return shape_mismatch(n, 0, 1);
-	desc_like(&o[0], n->in[0], op_dtype(n));
+	desc_like(&o[0], n->in[0], hlrt_op_dtype(n));
 	return HLRT_SUCCESS;
 }
 
@@ -84,11 +84,11 @@ static hlrt_status infer_equal(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 /* {x} -> {y}: same shape and dtype. */
 static hlrt_status infer_unary(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 {
-	hlrt_status st = want_dtype(n, 0, op_dtype(n));
+	hlrt_status st = want_dtype(n, 0, hlrt_op_dtype(n));
 
 	if (st)
 		return st;
-	desc_like(&o[0], n->in[0], op_dtype(n));
+	desc_like(&o[0], n->in[0], hlrt_op_dtype(n));
 	return HLRT_SUCCESS;
 }
 
@@ -98,17 +98,17 @@ static hlrt_status infer_cast(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 
 	if (st)
 		return st;
-	desc_like(&o[0], n->in[0], op_dtype(n));
+	desc_like(&o[0], n->in[0], hlrt_op_dtype(n));
 	return HLRT_SUCCESS;
 }
 
 static hlrt_status infer_bias_add(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 {
 	const hlrt_tensor *x = n->in[0], *b = n->in[1];
-	hlrt_status st = want_dtype(n, 0, op_dtype(n));
+	hlrt_status st = want_dtype(n, 0, hlrt_op_dtype(n));
 
 	if (!st)
-		st = want_dtype(n, 1, op_dtype(n));
+		st = want_dtype(n, 1, hlrt_op_dtype(n));
 	if (st)
 		return st;
 	if (b->ndims != 1 || b->dims[0] != x->dims[x->ndims - 1])
@@ -116,7 +116,7 @@ static hlrt_status infer_bias_add(struct hlrt_node *n, struct hlrt_tensor_desc *
 				 "%s: bias \"%s\" must be 1-D of the last dimension of \"%s\" (%llu)",
 				 n->guid, b->name, x->name,
 				 (unsigned long long)x->dims[x->ndims - 1]);
-	desc_like(&o[0], x, op_dtype(n));
+	desc_like(&o[0], x, hlrt_op_dtype(n));
 	return HLRT_SUCCESS;
 }
 
@@ -138,10 +138,10 @@ static hlrt_status infer_gemm(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 {
 	const struct hlrt_gemm_params *p = gemm_params(n);
 	uint64_t ar, ac, br, bc, m, ka, kb, nn;
-	hlrt_status st = want_dtype(n, 0, op_dtype(n));
+	hlrt_status st = want_dtype(n, 0, hlrt_op_dtype(n));
 
 	if (!st)
-		st = want_dtype(n, 1, op_dtype(n));
+		st = want_dtype(n, 1, hlrt_op_dtype(n));
 	if (st)
 		return st;
 	if (n->in[1]->ndims != 2 || (p->transpose_a && n->in[0]->ndims != 2))
@@ -166,7 +166,7 @@ static hlrt_status infer_gemm(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 		desc_like(&o[0], n->in[0], HLRT_FP32);
 	}
 	o[0].dims[o[0].ndims - 1] = nn;
-	if (op_dtype(n) == HLRT_BF16)
+	if (hlrt_op_dtype(n) == HLRT_BF16)
 		o[0].dtype = HLRT_FP32;	/* FP32 accumulation and output */
 	return HLRT_SUCCESS;
 }
@@ -177,7 +177,7 @@ static hlrt_status infer_gemm_dedx(struct hlrt_node *n, struct hlrt_tensor_desc 
 	const struct hlrt_gemm_params *p = gemm_params(n);
 	uint64_t cr, cc, br, bc, k, nn;
 
-	if (want_dtype(n, 0, op_dtype(n)) || want_dtype(n, 1, op_dtype(n)))
+	if (want_dtype(n, 0, hlrt_op_dtype(n)) || want_dtype(n, 1, hlrt_op_dtype(n)))
 		return HLRT_INVALID_ARGUMENT;
 	if (n->in[1]->ndims != 2)
 		return hlrt_fail(HLRT_INVALID_ARGUMENT, "%s: B must be 2-D", n->guid);
@@ -206,7 +206,7 @@ static hlrt_status infer_gemm_dedw(struct hlrt_node *n, struct hlrt_tensor_desc 
 	const struct hlrt_gemm_params *p = gemm_params(n);
 	uint64_t cr, cc, ar, ac, m, k;
 
-	if (want_dtype(n, 0, op_dtype(n)) || want_dtype(n, 1, op_dtype(n)))
+	if (want_dtype(n, 0, hlrt_op_dtype(n)) || want_dtype(n, 1, hlrt_op_dtype(n)))
 		return HLRT_INVALID_ARGUMENT;
 	as_matrix(n->in[0], &cr, &cc);
 	as_matrix(n->in[1], &ar, &ac);
@@ -233,7 +233,7 @@ static hlrt_status infer_reduce(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 	const hlrt_tensor *x = n->in[0];
 	int32_t axis = n->params_size ? norm_axis(x, p->axis) : 0;
 	uint32_t i, k = 0;
-	hlrt_status st = want_dtype(n, 0, op_dtype(n));
+	hlrt_status st = want_dtype(n, 0, hlrt_op_dtype(n));
 
 	if (st)
 		return st;
@@ -243,7 +243,7 @@ static hlrt_status infer_reduce(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 	if (axis != 0 && axis != (int32_t)x->ndims - 1)
 		return hlrt_fail(HLRT_UNSUPPORTED,
 				 "%s: only the first or the last axis can be reduced", n->guid);
-	o[0].dtype = op_dtype(n);
+	o[0].dtype = hlrt_op_dtype(n);
 	for (i = 0; i < x->ndims; i++) {
 		if ((int32_t)i == axis) {
 			if (n->params_size && p->keepdims)
@@ -294,7 +294,7 @@ static hlrt_status infer_batch_gemm(struct hlrt_node *n, struct hlrt_tensor_desc
 {
 	const hlrt_tensor *a = n->in[0], *b = n->in[1];
 
-	if (want_dtype(n, 0, op_dtype(n)) || want_dtype(n, 1, op_dtype(n)))
+	if (want_dtype(n, 0, hlrt_op_dtype(n)) || want_dtype(n, 1, hlrt_op_dtype(n)))
 		return HLRT_INVALID_ARGUMENT;
 	if (a->ndims != 3 || b->ndims != 3 || a->dims[0] != b->dims[0] || a->dims[2] != b->dims[1])
 		return hlrt_fail(HLRT_INVALID_ARGUMENT,
@@ -370,7 +370,7 @@ static hlrt_status infer_argmax(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 		return hlrt_fail(HLRT_INVALID_ARGUMENT, "%s: input must be [B, C]", n->guid);
 	if (n->params_size && norm_axis(x, p->axis) != 1)
 		return hlrt_fail(HLRT_UNSUPPORTED, "%s: only the last axis", n->guid);
-	o[0].dtype = op_dtype(n);
+	o[0].dtype = hlrt_op_dtype(n);
 	o[0].ndims = 1;
 	o[0].dims[0] = x->dims[0];
 	return HLRT_SUCCESS;
@@ -382,7 +382,7 @@ static hlrt_status infer_gather(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 	const struct hlrt_reshape_params *p = (const void *)n->params;
 	uint64_t rows;
 
-	if (want_dtype(n, 0, op_dtype(n)) || want_dtype(n, 1, HLRT_INT32) ||
+	if (want_dtype(n, 0, hlrt_op_dtype(n)) || want_dtype(n, 1, HLRT_INT32) ||
 	    want_dtype(n, 2, HLRT_INT32))
 		return HLRT_INVALID_ARGUMENT;
 	if (idx->ndims != 1 || hlrt_elems(off->ndims, off->dims) != 1)
@@ -390,7 +390,7 @@ static hlrt_status infer_gather(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 				 "%s: index must be 1-D and offset a 1-element tensor", n->guid);
 	/* the batch: params dims[0] if given, else the whole index */
 	rows = n->params_size && p->ndims ? p->dims[0] : idx->dims[0];
-	desc_like(&o[0], src, op_dtype(n));
+	desc_like(&o[0], src, hlrt_op_dtype(n));
 	o[0].dims[0] = rows;
 	return HLRT_SUCCESS;
 }
@@ -496,7 +496,7 @@ static hlrt_status infer_transpose(struct hlrt_node *n, struct hlrt_tensor_desc 
 {
 	const struct hlrt_transpose_params *p = (const void *)n->params;
 	const hlrt_tensor *x = n->in[0];
-	hlrt_status st = want_dtype(n, 0, op_dtype(n));
+	hlrt_status st = want_dtype(n, 0, hlrt_op_dtype(n));
 	uint32_t i, seen = 0;
 
 	if (st)
@@ -533,196 +533,196 @@ static hlrt_status infer_transpose(struct hlrt_node *n, struct hlrt_tensor_desc 
 static const struct op_def ops[] = {
 	{ "gemm_f32", "MatMul", ENG_MME, "{A[M,K], B[K,N]} -> {C[M,N]}",
 	  "C = alpha * op(A) op(B); leading dims of A fold into M", 2, 2, 1, 0, 0,
-	  P(hlrt_gemm_params), infer_gemm, lower_gemm, grad_gemm, NULL, F32, NONE, NULL },
+	  P(hlrt_gemm_params), infer_gemm, hlrt_lower_gemm, hlrt_grad_gemm, NULL, F32, NONE, NULL },
 	{ "gemm_bf16", "MatMul", ENG_MME, "{A[M,K], B[K,N]} -> {C[M,N] f32}",
 	  "BF16 inputs, FP32 accumulation and output", 2, 2, 1, 0, 0,
-	  P(hlrt_gemm_params), infer_gemm, lower_gemm, NULL, NULL, BF16, NONE, NULL },
+	  P(hlrt_gemm_params), infer_gemm, hlrt_lower_gemm, NULL, NULL, BF16, NONE, NULL },
 	{ "gemm_dedx_f32", "MatMulGradA", ENG_MME, "{dC[M,N], B[K,N]} -> {dA[M,K]}",
 	  "dA = dC B^T (the gradient of gemm for A)", 2, 2, 1, 0, 0,
-	  P(hlrt_gemm_params), infer_gemm_dedx, lower_gemm_dedx, NULL, NULL, F32, NONE, NULL },
+	  P(hlrt_gemm_params), infer_gemm_dedx, hlrt_lower_gemm_dedx, NULL, NULL, F32, NONE, NULL },
 	{ "gemm_dedw_f32", "MatMulGradB", ENG_MME, "{dC[M,N], A[M,K]} -> {dB[K,N]}",
 	  "dB = A^T dC (the gradient of gemm for B)", 2, 2, 1, 0, 0,
-	  P(hlrt_gemm_params), infer_gemm_dedw, lower_gemm_dedw, NULL, NULL, F32, NONE, NULL },
+	  P(hlrt_gemm_params), infer_gemm_dedw, hlrt_lower_gemm_dedw, NULL, NULL, F32, NONE, NULL },
 	{ "batch_gemm_f32", "BatchMatMul", ENG_MME, "{A[b,M,K], B[b,K,N]} -> {C[b,M,N]}",
-	  "b GEMMs in one MME launch", 2, 2, 1, 0, 0, 0, infer_batch_gemm, lower_batch_gemm,
+	  "b GEMMs in one MME launch", 2, 2, 1, 0, 0, 0, infer_batch_gemm, hlrt_lower_batch_gemm,
 	  NULL, NULL, F32, NONE, NULL },
 	{ "gemm_dedx_bf16", "MatMulGradA", ENG_MME, "{dC[M,N], B[K,N]} -> {dA[M,K] f32}",
 	  "BF16 inputs, FP32 accumulation and output", 2, 2, 1, 0, 0,
-	  P(hlrt_gemm_params), infer_gemm_dedx, lower_gemm_dedx, NULL, NULL, BF16, NONE, NULL },
+	  P(hlrt_gemm_params), infer_gemm_dedx, hlrt_lower_gemm_dedx, NULL, NULL, BF16, NONE, NULL },
 	{ "gemm_dedw_bf16", "MatMulGradB", ENG_MME, "{dC[M,N], A[M,K]} -> {dB[K,N] f32}",
 	  "BF16 inputs, FP32 accumulation and output", 2, 2, 1, 0, 0,
-	  P(hlrt_gemm_params), infer_gemm_dedw, lower_gemm_dedw, NULL, NULL, BF16, NONE, NULL },
+	  P(hlrt_gemm_params), infer_gemm_dedw, hlrt_lower_gemm_dedw, NULL, NULL, BF16, NONE, NULL },
 	{ "add_f32", "Add", ENG_TPC, "{a, b} -> {c}", "c = a + b", 2, 2, 1, 1, 0, 0,
-	  infer_binary, lower_binary, grad_add, NULL, F32, NONE, NULL },
+	  infer_binary, hlrt_lower_binary, hlrt_grad_add, NULL, F32, NONE, NULL },
 	{ "add_i32", "Add", ENG_TPC, "{a, b} -> {c}", "c = a + b (wrapping); c may be a",
-	  2, 2, 1, 1, 1, 0, infer_binary, lower_binary, NULL, NULL, I32, NONE, NULL },
+	  2, 2, 1, 1, 1, 0, infer_binary, hlrt_lower_binary, NULL, NULL, I32, NONE, NULL },
 	{ "sub_f32", "Sub", ENG_TPC, "{a, b} -> {c}", "c = a - b", 2, 2, 1, 1, 0, 0,
-	  infer_binary, lower_binary, grad_sub, NULL, F32, NONE, NULL },
+	  infer_binary, hlrt_lower_binary, hlrt_grad_sub, NULL, F32, NONE, NULL },
 	{ "mul_f32", "Mul", ENG_TPC, "{a, b} -> {c}", "c = a * b", 2, 2, 1, 1, 0, 0,
-	  infer_binary, lower_binary, grad_mul, NULL, F32, NONE, NULL },
+	  infer_binary, hlrt_lower_binary, hlrt_grad_mul, NULL, F32, NONE, NULL },
 	{ "scale_f32", "Scale", ENG_TPC, "{x} -> {y}", "y = alpha * x", 1, 1, 1, 1, 0,
-	  P(hlrt_scale_params), infer_unary, lower_scale, grad_scale, NULL, F32, NONE, NULL },
+	  P(hlrt_scale_params), infer_unary, hlrt_lower_scale, hlrt_grad_scale, NULL, F32, NONE, NULL },
 	{ "bias_add_f32", "BiasAdd", ENG_TPC, "{x[..., N], b[N]} -> {y}",
 	  "y = x + b, b broadcast over the leading dims", 2, 2, 1, 0, 0, 0,
-	  infer_bias_add, lower_binary, grad_bias_add, NULL, F32, NONE, NULL },
+	  infer_bias_add, hlrt_lower_binary, hlrt_grad_bias_add, NULL, F32, NONE, NULL },
 	{ "relu_fwd_f32", "Relu", ENG_TPC, "{x} -> {y}", "y = max(x, 0)", 1, 1, 1, 1, 0, 0,
-	  infer_unary, lower_unary, grad_relu, NULL, F32, NONE, NULL },
+	  infer_unary, hlrt_lower_unary, hlrt_grad_relu, NULL, F32, NONE, NULL },
 	{ "relu_bwd_f32", "ReluGrad", ENG_TPC, "{dy, x} -> {dx}", "dx = x > 0 ? dy : 0",
-	  2, 2, 1, 1, 0, 0, infer_binary, lower_binary, NULL, NULL, F32, NONE, NULL },
+	  2, 2, 1, 1, 0, 0, infer_binary, hlrt_lower_binary, NULL, NULL, F32, NONE, NULL },
 	{ "reduce_sum_f32", "Sum", ENG_TPC, "{x} -> {y}", "sum over the first or last axis",
-	  1, 1, 1, 0, 0, P(hlrt_reduce_params), infer_reduce, lower_reduce, grad_reduce_sum,
+	  1, 1, 1, 0, 0, P(hlrt_reduce_params), infer_reduce, hlrt_lower_reduce, hlrt_grad_reduce_sum,
 	  NULL, F32, NONE, NULL },
 	{ "reduce_sum_i32", "Sum", ENG_TPC, "{x} -> {y}", "sum over the first or last axis",
-	  1, 1, 1, 0, 0, P(hlrt_reduce_params), infer_reduce, lower_reduce, NULL, NULL, I32,
+	  1, 1, 1, 0, 0, P(hlrt_reduce_params), infer_reduce, hlrt_lower_reduce, NULL, NULL, I32,
 	  NONE, NULL },
 	{ "broadcast_f32", "Broadcast", ENG_TPC, "{x} -> {y}",
 	  "alpha * x repeated n times along a new first or last axis (the gradient of the "
 	  "reductions)", 1, 1, 1, 0, 0, P(hlrt_broadcast_params), infer_broadcast,
-	  lower_broadcast, NULL, NULL, F32, NONE, NULL },
+	  hlrt_lower_broadcast, NULL, NULL, F32, NONE, NULL },
 	{ "reduce_mean_f32", "Mean", ENG_TPC, "{x} -> {y}", "mean over the first or last axis",
-	  1, 1, 1, 0, 0, P(hlrt_reduce_params), infer_reduce, lower_reduce, grad_reduce_mean,
+	  1, 1, 1, 0, 0, P(hlrt_reduce_params), infer_reduce, hlrt_lower_reduce, hlrt_grad_reduce_mean,
 	  NULL, F32, NONE, NULL },
 	{ "softmax_fwd_f32", "Softmax", ENG_TPC, "{x[..., C]} -> {y}",
 	  "softmax along the last axis (max-subtracted)", 1, 1, 1, 0, 0, 0, infer_softmax,
-	  lower_softmax, NULL, NULL, F32, NONE, NULL },
+	  hlrt_lower_softmax, NULL, NULL, F32, NONE, NULL },
 	{ "softmax_cross_entropy_fwd_f32", "SparseSoftmaxCrossEntropyWithLogits", ENG_TPC,
 	  "{logits[B,C], labels i32[B]} -> {loss[1], row_loss[B]}",
 	  "mean (or sum) over the batch of -log softmax(logits)[label]", 2, 2, 2, 0, 0,
-	  P(hlrt_sce_params), infer_sce_fwd, lower_sce_fwd, grad_sce, NULL, F32, NONE, NULL },
+	  P(hlrt_sce_params), infer_sce_fwd, hlrt_lower_sce_fwd, hlrt_grad_sce, NULL, F32, NONE, NULL },
 	{ "softmax_cross_entropy_bwd_f32", "SparseSoftmaxCrossEntropyGrad", ENG_TPC,
 	  "{logits[B,C], labels i32[B]} -> {dlogits[B,C]}",
 	  "(softmax(logits) - onehot(labels)) / B (mean) or without / B (sum)", 2, 2, 1, 0, 0,
-	  P(hlrt_sce_params), infer_sce_bwd, lower_sce_bwd, NULL, NULL, F32, NONE, NULL },
+	  P(hlrt_sce_params), infer_sce_bwd, hlrt_lower_sce_bwd, NULL, NULL, F32, NONE, NULL },
 	{ "argmax_i32", "ArgMax", ENG_TPC, "{x[B,C]} -> {idx i32[B]}",
 	  "index of the first maximum along the last axis", 1, 1, 1, 0, 0,
-	  P(hlrt_argmax_params), infer_argmax, lower_argmax, NULL, cpu_argmax, I32, NONE, NULL },
+	  P(hlrt_argmax_params), infer_argmax, hlrt_lower_argmax, NULL, hlrt_cpu_argmax, I32, NONE, NULL },
 	{ "argmax_i64", "ArgMax", ENG_CPU, "{x[B,C]} -> {idx i64[B]}",
 	  "INT64 output: runs on the CPU", 1, 1, 1, 0, 0, P(hlrt_argmax_params),
-	  infer_argmax, NULL, NULL, cpu_argmax, I64, NONE, NULL },
+	  infer_argmax, NULL, NULL, hlrt_cpu_argmax, I64, NONE, NULL },
 	{ "equal_i32", "Equal", ENG_TPC, "{a, b} -> {c i32}", "c = a == b ? 1 : 0",
-	  2, 2, 1, 1, 0, 0, infer_equal, lower_binary, NULL, cpu_equal, I32, NONE, NULL },
+	  2, 2, 1, 1, 0, 0, infer_equal, hlrt_lower_binary, NULL, hlrt_cpu_equal, I32, NONE, NULL },
 	{ "equal_i64", "Equal", ENG_CPU, "{a, b} -> {c i32}", "INT64 inputs: runs on the CPU",
-	  2, 2, 1, 0, 0, 0, infer_equal, NULL, NULL, cpu_equal, I64, NONE, NULL },
+	  2, 2, 1, 0, 0, 0, infer_equal, NULL, NULL, hlrt_cpu_equal, I64, NONE, NULL },
 	{ "gather_rows_f32", "GatherRows", ENG_TPC,
 	  "{src[R,...], index i32[N], offset i32[1]} -> {dst[B,...]}",
 	  "dst[i] = src[index[offset + i]]; B from reshape params dims[0], else N",
-	  3, 3, 1, 0, 0, P(hlrt_reshape_params), infer_gather, lower_gather, NULL, NULL, F32,
+	  3, 3, 1, 0, 0, P(hlrt_reshape_params), infer_gather, hlrt_lower_gather, NULL, NULL, F32,
 	  NONE, NULL },
 	{ "gather_rows_i32", "GatherRows", ENG_TPC,
 	  "{src[R,...], index i32[N], offset i32[1]} -> {dst[B,...]}",
 	  "dst[i] = src[index[offset + i]]", 3, 3, 1, 0, 0, P(hlrt_reshape_params),
-	  infer_gather, lower_gather, NULL, NULL, I32, NONE, NULL },
+	  infer_gather, hlrt_lower_gather, NULL, NULL, I32, NONE, NULL },
 	{ "optimizer_sgd_f32", "SGD", ENG_TPC,
 	  "{grad, weights, lr[1] (, momentum)} -> {weights (, momentum)}",
 	  "SGD with weight decay, momentum, dampening, nesterov (PyTorch's rule), in place",
-	  3, 4, 2, 0, 1, P(hlrt_sgd_params), infer_sgd, lower_sgd, NULL, NULL, F32, NONE, NULL },
+	  3, 4, 2, 0, 1, P(hlrt_sgd_params), infer_sgd, hlrt_lower_sgd, NULL, NULL, F32, NONE, NULL },
 	{ "optimizer_adamw_f32", "AdamW", ENG_TPC,
 	  "{grad, weights, lr[1], m, v, step i32[1]} -> {weights, m, v}",
 	  "AdamW (decoupled weight decay, bias-corrected), in place; step counts the completed "
-	  "steps", 6, 6, 3, 0, 1, P(hlrt_adamw_params), infer_opt_state, lower_opt_state, NULL,
+	  "steps", 6, 6, 3, 0, 1, P(hlrt_adamw_params), infer_opt_state, hlrt_lower_opt_state, NULL,
 	  NULL, F32, NONE, NULL },
 	{ "optimizer_adagrad_f32", "Adagrad", ENG_TPC,
 	  "{grad, weights, lr[1], accum} -> {weights, accum}",
 	  "Adagrad with weight decay, in place", 4, 4, 2, 0, 1, P(hlrt_adagrad_params),
-	  infer_opt_state, lower_opt_state, NULL, NULL, F32, NONE, NULL },
+	  infer_opt_state, hlrt_lower_opt_state, NULL, NULL, F32, NONE, NULL },
 	{ "optimizer_lamb_f32", "Lamb", ENG_TPC,
 	  "{grad, weights, lr[1], m, v, step i32[1]} -> {weights, m, v}",
 	  "LAMB (Adam moments, bias-corrected, decoupled weight decay, per-tensor trust ratio), "
 	  "in place: lamb_moments + lamb_sumsq + lamb_apply", 6, 6, 3, 0, 1, P(hlrt_lamb_params),
-	  NULL, NULL, NULL, NULL, F32, NONE, expand_lamb },
+	  NULL, NULL, NULL, NULL, F32, NONE, hlrt_expand_lamb },
 	{ "lamb_moments_f32", "LambMoments", ENG_TPC, "{grad, weights, m, v, step} -> {m, v, u}",
 	  "LAMB stage 1: the moments in place and the raw update u", 5, 5, 3, 0, 1,
-	  P(hlrt_lamb_params), infer_lamb_moments, lower_lamb, NULL, NULL, F32, NONE, NULL },
+	  P(hlrt_lamb_params), hlrt_infer_lamb_moments, hlrt_lower_lamb, NULL, NULL, F32, NONE, NULL },
 	{ "lamb_sumsq_f32", "LambSumSquares", ENG_TPC, "{weights, u} -> {partials[2, chunks, 1]}",
 	  "LAMB stage 2: sums of squares per 4096-element chunk, fixed order", 2, 2, 1, 0, 0, 0,
-	  infer_lamb_sumsq, lower_lamb, NULL, NULL, F32, NONE, NULL },
+	  hlrt_infer_lamb_sumsq, hlrt_lower_lamb, NULL, NULL, F32, NONE, NULL },
 	{ "lamb_apply_f32", "LambApply", ENG_TPC, "{u, weights, lr[1], partials} -> {weights}",
 	  "LAMB stage 3: the norms in chunk order, the trust ratio, the update in place",
-	  4, 4, 1, 0, 1, 0, infer_lamb_apply, lower_lamb, NULL, NULL, F32, NONE, NULL },
+	  4, 4, 1, 0, 1, 0, hlrt_infer_lamb_apply, hlrt_lower_lamb, NULL, NULL, F32, NONE, NULL },
 	{ "cast_f32_to_bf16", "Cast", ENG_TPC, "{x f32} -> {y bf16}", "round to nearest even",
-	  1, 1, 1, 1, 0, 0, infer_cast, lower_unary, NULL, NULL, BF16, F32, NULL },
+	  1, 1, 1, 1, 0, 0, infer_cast, hlrt_lower_unary, NULL, NULL, BF16, F32, NULL },
 	{ "cast_bf16_to_f32", "Cast", ENG_TPC, "{x bf16} -> {y f32}", "exact", 1, 1, 1, 1, 0, 0,
-	  infer_cast, lower_unary, NULL, NULL, F32, BF16, NULL },
+	  infer_cast, hlrt_lower_unary, NULL, NULL, F32, BF16, NULL },
 	{ "cast_f32_to_i32", "Cast", ENG_TPC, "{x f32} -> {y i32}",
-	  "toward zero, saturated; NaN gives 0", 1, 1, 1, 1, 0, 0, infer_cast, lower_unary,
+	  "toward zero, saturated; NaN gives 0", 1, 1, 1, 1, 0, 0, infer_cast, hlrt_lower_unary,
 	  NULL, NULL, I32, F32, NULL },
 	{ "cast_i32_to_f32", "Cast", ENG_TPC, "{x i32} -> {y f32}", "round to nearest even",
-	  1, 1, 1, 1, 0, 0, infer_cast, lower_unary, NULL, NULL, F32, I32, NULL },
+	  1, 1, 1, 1, 0, 0, infer_cast, hlrt_lower_unary, NULL, NULL, F32, I32, NULL },
 	{ "cast_u8_to_f32", "Cast", ENG_TPC, "{x u8} -> {y f32}", "exact", 1, 1, 1, 1, 0, 0,
-	  infer_cast, lower_unary, NULL, NULL, F32, U8, NULL },
+	  infer_cast, hlrt_lower_unary, NULL, NULL, F32, U8, NULL },
 	{ "cast_i32_to_i8", "Cast", ENG_TPC, "{x i32} -> {y i8}", "saturated", 1, 1, 1, 1, 0, 0,
-	  infer_cast, lower_unary, NULL, NULL, HLRT_INT8, I32, NULL },
+	  infer_cast, hlrt_lower_unary, NULL, NULL, HLRT_INT8, I32, NULL },
 	{ "cast_i32_to_u8", "Cast", ENG_TPC, "{x i32} -> {y u8}", "saturated", 1, 1, 1, 1, 0, 0,
-	  infer_cast, lower_unary, NULL, NULL, U8, I32, NULL },
+	  infer_cast, hlrt_lower_unary, NULL, NULL, U8, I32, NULL },
 	{ "cast_i32_to_i16", "Cast", ENG_TPC, "{x i32} -> {y i16}", "saturated", 1, 1, 1, 1, 0, 0,
-	  infer_cast, lower_unary, NULL, NULL, HLRT_INT16, I32, NULL },
+	  infer_cast, hlrt_lower_unary, NULL, NULL, HLRT_INT16, I32, NULL },
 	{ "cast_i32_to_u16", "Cast", ENG_TPC, "{x i32} -> {y u16}", "saturated", 1, 1, 1, 1, 0, 0,
-	  infer_cast, lower_unary, NULL, NULL, HLRT_UINT16, I32, NULL },
+	  infer_cast, hlrt_lower_unary, NULL, NULL, HLRT_UINT16, I32, NULL },
 	{ "cast_i8_to_i32", "Cast", ENG_TPC, "{x i8} -> {y i32}", "exact", 1, 1, 1, 1, 0, 0,
-	  infer_cast, lower_unary, NULL, NULL, I32, HLRT_INT8, NULL },
+	  infer_cast, hlrt_lower_unary, NULL, NULL, I32, HLRT_INT8, NULL },
 	{ "cast_u8_to_i32", "Cast", ENG_TPC, "{x u8} -> {y i32}", "exact", 1, 1, 1, 1, 0, 0,
-	  infer_cast, lower_unary, NULL, NULL, I32, U8, NULL },
+	  infer_cast, hlrt_lower_unary, NULL, NULL, I32, U8, NULL },
 	{ "cast_i16_to_i32", "Cast", ENG_TPC, "{x i16} -> {y i32}", "exact", 1, 1, 1, 1, 0, 0,
-	  infer_cast, lower_unary, NULL, NULL, I32, HLRT_INT16, NULL },
+	  infer_cast, hlrt_lower_unary, NULL, NULL, I32, HLRT_INT16, NULL },
 	{ "cast_u16_to_i32", "Cast", ENG_TPC, "{x u16} -> {y i32}", "exact", 1, 1, 1, 1, 0, 0,
-	  infer_cast, lower_unary, NULL, NULL, I32, HLRT_UINT16, NULL },
+	  infer_cast, hlrt_lower_unary, NULL, NULL, I32, HLRT_UINT16, NULL },
 	{ "cast_i32_to_i64", "Cast", ENG_CPU, "{x i32} -> {y i64}", "runs on the CPU",
-	  1, 1, 1, 0, 0, 0, infer_cast, NULL, NULL, cpu_cast, I64, I32, NULL },
+	  1, 1, 1, 0, 0, 0, infer_cast, NULL, NULL, hlrt_cpu_cast, I64, I32, NULL },
 	{ "cast_i64_to_i32", "Cast", ENG_CPU, "{x i64} -> {y i32}", "saturated; on the CPU",
-	  1, 1, 1, 0, 0, 0, infer_cast, NULL, NULL, cpu_cast, I32, I64, NULL },
+	  1, 1, 1, 0, 0, 0, infer_cast, NULL, NULL, hlrt_cpu_cast, I32, I64, NULL },
 	{ "conv2d_fwd_f32", "Conv2D", ENG_MME, "{x[N,H,W,C], w[KH,KW,C,F] (, b[F])} -> {y[N,OH,OW,F]}",
 	  "NHWC convolution, any stride, zero padding: spatial_convolution (MME, bias fused)",
 	  2, 3, 1, 0, 0, P(hlrt_conv_params), NULL, NULL, NULL, NULL, F32, NONE,
-	  expand_conv2d_fwd },
+	  hlrt_expand_conv2d_fwd },
 	{ "conv2d_dedx_f32", "Conv2DBackpropInput", ENG_MME, "{dy[N,OH,OW,F], w} -> {dx[N,H,W,C]}",
 	  "dedx (MME); H, W the smallest that give OH, OW", 2, 2, 1, 0, 0, P(hlrt_conv_params),
-	  NULL, NULL, NULL, NULL, F32, NONE, expand_conv2d_dedx },
+	  NULL, NULL, NULL, NULL, F32, NONE, hlrt_expand_conv2d_dedx },
 	{ "conv2d_dedw_f32", "Conv2DBackpropFilter", ENG_MME, "{dy[N,OH,OW,F], x} -> {dw[KH,KW,C,F]}",
 	  "dedw (MME)", 2, 2, 1, 0, 0, P(hlrt_conv_params), NULL, NULL, NULL,
-	  NULL, F32, NONE, expand_conv2d_dedw },
+	  NULL, F32, NONE, hlrt_expand_conv2d_dedw },
 	{ "spatial_convolution_f32", "Conv2D", ENG_MME,
 	  "{x[N,H,W,C], w[KH,KW,C,F] (, b[F])} -> {y[N,OH,OW,F]}",
 	  "the MME's convolution mode, on tensor geometry (no im2col in memory)", 2, 3, 1, 0, 0,
-	  P(hlrt_conv_params), infer_conv_mme, lower_conv_mme, grad_conv_mme, NULL, F32, NONE,
+	  P(hlrt_conv_params), hlrt_infer_conv_mme, hlrt_lower_conv_mme, hlrt_grad_conv_mme, NULL, F32, NONE,
 	  NULL },
 	{ "dedx_f32", "Conv2DBackpropInput", ENG_MME, "{dy[N,OH,OW,F], w[KH,KW,C,F]} -> {dx[N,H,W,C]}",
 	  "the MME's data-gradient mode; params give dx's shape", 2, 2, 1, 0, 0,
-	  P(hlrt_col2im_params), infer_conv_mme, lower_conv_mme, NULL, NULL, F32, NONE, NULL },
+	  P(hlrt_col2im_params), hlrt_infer_conv_mme, hlrt_lower_conv_mme, NULL, NULL, F32, NONE, NULL },
 	{ "dedw_f32", "Conv2DBackpropFilter", ENG_MME, "{dy[N,OH,OW,F], x[N,H,W,C]} -> {dw[KH,KW,C,F]}",
-	  "the MME's filter-gradient mode", 2, 2, 1, 0, 0, P(hlrt_conv_params), infer_conv_mme,
-	  lower_conv_mme, NULL, NULL, F32, NONE, NULL },
+	  "the MME's filter-gradient mode", 2, 2, 1, 0, 0, P(hlrt_conv_params), hlrt_infer_conv_mme,
+	  hlrt_lower_conv_mme, NULL, NULL, F32, NONE, NULL },
 	{ "im2col_f32", "Im2Col", ENG_TPC, "{x[N,H,W,C]} -> {cols[N*OH*OW, KH*KW*C]}",
 	  "the column matrix of a stride-1 convolution (zero padding)", 1, 1, 1, 0, 0,
-	  P(hlrt_conv_params), infer_im2col, lower_im2col, grad_im2col, NULL, F32, NONE, NULL },
+	  P(hlrt_conv_params), hlrt_infer_im2col, hlrt_lower_im2col, hlrt_grad_im2col, NULL, F32, NONE, NULL },
 	{ "col2im_f32", "Col2Im", ENG_TPC, "{dcols} -> {dx[N,H,W,C]}",
 	  "the gradient of im2col: sums the columns back, fixed order", 1, 1, 1, 0, 0,
-	  P(hlrt_col2im_params), infer_col2im, lower_col2im, NULL, NULL, F32, NONE, NULL },
+	  P(hlrt_col2im_params), hlrt_infer_col2im, hlrt_lower_col2im, NULL, NULL, F32, NONE, NULL },
 	{ "maxpool2d_fwd_f32", "MaxPool", ENG_TPC, "{x[N,H,W,C]} -> {y[N,OH,OW,C]}",
 	  "maximum over each window, no padding", 1, 1, 1, 0, 0, P(hlrt_pool_params),
-	  infer_maxpool_fwd, lower_maxpool_fwd, grad_maxpool, NULL, F32, NONE, NULL },
+	  hlrt_infer_maxpool_fwd, hlrt_lower_maxpool_fwd, hlrt_grad_maxpool, NULL, F32, NONE, NULL },
 	{ "maxpool2d_bwd_f32", "MaxPoolGrad", ENG_TPC, "{dy, x (, y)} -> {dx}",
 	  "dy to the first maximum of each window (windows must not overlap); y: the "
 	  "forward's output, so the maxima are not recomputed", 2, 3, 1, 0, 0,
-	  P(hlrt_pool_params), infer_maxpool_bwd, lower_maxpool_bwd, NULL, NULL, F32, NONE,
+	  P(hlrt_pool_params), hlrt_infer_maxpool_bwd, hlrt_lower_maxpool_bwd, NULL, NULL, F32, NONE,
 	  NULL },
 	{ "transpose_f32", "Transpose", ENG_TPC, "{x} -> {y}",
 	  "y.dims[i] = x.dims[perm[i]], up to 5-D: a strided copy on the TPC", 1, 1, 1, 0, 0,
-	  P(hlrt_transpose_params), infer_transpose, lower_transpose, grad_transpose, NULL, F32,
+	  P(hlrt_transpose_params), infer_transpose, hlrt_lower_transpose, hlrt_grad_transpose, NULL, F32,
 	  NONE, NULL },
 	{ "transpose_bf16", "Transpose", ENG_TPC, "{x} -> {y}",
 	  "y.dims[i] = x.dims[perm[i]], up to 5-D: a strided copy on the TPC", 1, 1, 1, 0, 0,
-	  P(hlrt_transpose_params), infer_transpose, lower_transpose, grad_transpose, NULL,
+	  P(hlrt_transpose_params), infer_transpose, hlrt_lower_transpose, hlrt_grad_transpose, NULL,
 	  BF16, NONE, NULL },
 	{ "memcpy", "Identity", ENG_DMA, "{x} -> {y}", "copy on a DMA engine", 1, 1, 1, 0, 0,
-	  0, infer_memcpy, lower_memcpy, NULL, NULL, NONE, NONE, NULL },
+	  0, infer_memcpy, hlrt_lower_memcpy, NULL, NULL, NONE, NONE, NULL },
 	{ "memset", "Fill", ENG_DMA, "{} -> {y}", "fill with a repeated byte on a DMA engine",
-	  0, 0, 1, 0, 0, P(hlrt_memset_params), infer_memset, lower_memset, NULL, NULL, NONE,
+	  0, 0, 1, 0, 0, P(hlrt_memset_params), infer_memset, hlrt_lower_memset, NULL, NULL, NONE,
 	  NONE, NULL },
 	{ "reshape", "Reshape", ENG_NONE, "{x} -> {y}", "a view with new dims: no work",
-	  1, 1, 1, 0, 0, P(hlrt_reshape_params), infer_reshape, NULL, grad_reshape, NULL,
+	  1, 1, 1, 0, 0, P(hlrt_reshape_params), infer_reshape, NULL, hlrt_grad_reshape, NULL,
 	  NONE, NONE, NULL },
 	{ "flatten", "Flatten", ENG_NONE, "{x[B,...]} -> {y[B,rest]}", "a view: no work",
-	  1, 1, 1, 0, 0, 0, infer_reshape, NULL, grad_reshape, NULL, NONE, NONE, NULL },
+	  1, 1, 1, 0, 0, 0, infer_reshape, NULL, hlrt_grad_reshape, NULL, NONE, NONE, NULL },
 };
 
 /* GUIDs of the list that are not implemented yet (none left). */
