@@ -100,161 +100,205 @@ struct GaudisimState {
  * ---- fault injection: QOM properties, settable at run time with qom-set
  *
  * docs/fault-injection.md describes every knob. The core holds the state;
- * these accessors only translate QOM values and kick the engines when a
- * knob lets stalled work go on. Setting a knob before the device is
- * realized is refused: there is no core to inject into yet.
+ * one table names the knobs, and one getter and one setter translate QOM
+ * values for all of them. Setting a knob before the device is realized is
+ * refused: there is no core to inject into yet.
  */
 
-static bool gaudisim_fault_ready(GaudisimState *s, const char *name,
-                                 Error **errp)
+typedef struct GaudisimFaultKnob {
+    const char *name;
+    const char *type;           /* "int", "int32", "uint32" or "uint64" */
+    int64_t unrealized;         /* what a get reads before realize */
+    int64_t (*get)(struct gsim_core *core);
+    /* NULL: read only. Sets errp and returns false when the core refuses. */
+    bool (*set)(GaudisimState *s, const char *name, int64_t value,
+                Error **errp);
+    const char *description;
+} GaudisimFaultKnob;
+
+static int64_t gaudisim_knob_get_hang(struct gsim_core *core)
 {
-    if (!s->core) {
-        error_setg(errp, "gaudisim: %s: the device is not realized", name);
+    return gsim_fault_hung_engine(core);
+}
+
+static bool gaudisim_knob_set_hang(GaudisimState *s, const char *name,
+                                   int64_t engine, Error **errp)
+{
+    if (engine < INT_MIN || engine > INT_MAX ||
+        gsim_fault_hang_engine(s->core, (int)engine)) {
+        error_setg(errp, "gaudisim: %s: %" PRId64 " is not an engine index "
+                   "(0..%d) or -1", name, engine, GAUDISIM_ENGINE_COUNT - 1);
+        return false;
+    }
+    /* Work the hang held back may run again. */
+    qemu_bh_schedule(s->run_bh);
+    return true;
+}
+
+static int64_t gaudisim_knob_get_ecc_ce(struct gsim_core *core)
+{
+    return gsim_fault_ecc_count(core, false);
+}
+
+static bool gaudisim_knob_set_ecc_ce(GaudisimState *s, const char *name,
+                                     int64_t count, Error **errp)
+{
+    gsim_fault_ecc(s->core, false, (uint32_t)count);
+    return true;
+}
+
+static int64_t gaudisim_knob_get_ecc_ue(struct gsim_core *core)
+{
+    return gsim_fault_ecc_count(core, true);
+}
+
+static bool gaudisim_knob_set_ecc_ue(GaudisimState *s, const char *name,
+                                     int64_t count, Error **errp)
+{
+    gsim_fault_ecc(s->core, true, (uint32_t)count);
+    return true;
+}
+
+static int64_t gaudisim_knob_get_drop_irq(struct gsim_core *core)
+{
+    return gsim_fault_drop_irq_left(core);
+}
+
+static bool gaudisim_knob_set_drop_irq(GaudisimState *s, const char *name,
+                                       int64_t count, Error **errp)
+{
+    gsim_fault_drop_irq(s->core, (uint32_t)count);
+    return true;
+}
+
+static int64_t gaudisim_knob_get_irq_dropped(struct gsim_core *core)
+{
+    return (int64_t)gsim_fault_irq_dropped(core);
+}
+
+static int64_t gaudisim_knob_get_spike(struct gsim_core *core)
+{
+    return gsim_fault_last_spike(core);
+}
+
+static bool gaudisim_knob_set_spike(GaudisimState *s, const char *name,
+                                    int64_t degrees, Error **errp)
+{
+    if (gsim_fault_thermal_spike(s->core, (int32_t)degrees)) {
+        error_setg(errp, "gaudisim: %s: %d degrees C is outside 0..%d", name,
+                   (int32_t)degrees, GSIM_FAULT_SPIKE_MAX_C);
         return false;
     }
     return true;
 }
 
-static void gaudisim_fault_get_hang(Object *obj, Visitor *v, const char *name,
-                                    void *opaque, Error **errp)
+static int64_t gaudisim_knob_get_replay(struct gsim_core *core)
 {
-    GaudisimState *s = GAUDISIM(obj);
-    int64_t engine = s->core ? gsim_fault_hung_engine(s->core) : -1;
-
-    visit_type_int(v, name, &engine, errp);
+    return gsim_fault_pcie_replay_count(core);
 }
 
-static void gaudisim_fault_set_hang(Object *obj, Visitor *v, const char *name,
-                                    void *opaque, Error **errp)
+static bool gaudisim_knob_set_replay(GaudisimState *s, const char *name,
+                                     int64_t count, Error **errp)
+{
+    gsim_fault_pcie_replay(s->core, (uint32_t)count);
+    return true;
+}
+
+static const GaudisimFaultKnob gaudisim_fault_knobs[] = {
+    {
+        .name = "fault-hang-engine", .type = "int", .unrealized = -1,
+        .get = gaudisim_knob_get_hang, .set = gaudisim_knob_set_hang,
+        .description = "engine index whose work stops making progress "
+                       "until a reset (-1: none)",
+    }, {
+        .name = "fault-ecc-correctable", .type = "uint32",
+        .get = gaudisim_knob_get_ecc_ce, .set = gaudisim_knob_set_ecc_ce,
+        .description = "set: inject that many correctable HBM ECC errors; "
+                       "get: the correctable error counter",
+    }, {
+        .name = "fault-ecc-uncorrectable", .type = "uint32",
+        .get = gaudisim_knob_get_ecc_ue, .set = gaudisim_knob_set_ecc_ue,
+        .description = "set: inject that many uncorrectable HBM ECC errors "
+                       "(each fails the next engine job that touches HBM); "
+                       "get: the counter",
+    }, {
+        .name = "fault-drop-irq", .type = "uint32",
+        .get = gaudisim_knob_get_drop_irq, .set = gaudisim_knob_set_drop_irq,
+        .description = "swallow the next N MSI-X messages; get: how many "
+                       "are still to swallow",
+    }, {
+        .name = "fault-irq-dropped", .type = "uint64",
+        .get = gaudisim_knob_get_irq_dropped,
+        .description = "MSI-X messages swallowed by fault-drop-irq so far",
+    }, {
+        .name = "fault-thermal-spike", .type = "int32",
+        .get = gaudisim_knob_get_spike, .set = gaudisim_knob_set_spike,
+        .description = "raise the die temperature at once by this many "
+                       "degrees C",
+    }, {
+        .name = "fault-pcie-replay", .type = "uint32",
+        .get = gaudisim_knob_get_replay, .set = gaudisim_knob_set_replay,
+        .description = "set: count N more PCIe replays in PCIE_REPLAY_CNT; "
+                       "get: the counter",
+    },
+};
+
+/* Visits *value as the knob's QAPI type, widened to int64_t. */
+static bool gaudisim_fault_visit(const GaudisimFaultKnob *knob, Visitor *v,
+                                 const char *name, int64_t *value,
+                                 Error **errp)
+{
+    bool ok;
+
+    if (!strcmp(knob->type, "int32")) {
+        int32_t x = *value;
+
+        ok = visit_type_int32(v, name, &x, errp);
+        *value = x;
+    } else if (!strcmp(knob->type, "uint32")) {
+        uint32_t x = *value;
+
+        ok = visit_type_uint32(v, name, &x, errp);
+        *value = x;
+    } else if (!strcmp(knob->type, "uint64")) {
+        uint64_t x = *value;
+
+        ok = visit_type_uint64(v, name, &x, errp);
+        *value = (int64_t)x;
+    } else {
+        ok = visit_type_int(v, name, value, errp);
+    }
+    return ok;
+}
+
+static void gaudisim_fault_get(Object *obj, Visitor *v, const char *name,
+                               void *opaque, Error **errp)
 {
     GaudisimState *s = GAUDISIM(obj);
-    int64_t engine;
+    const GaudisimFaultKnob *knob = opaque;
+    int64_t value = s->core ? knob->get(s->core) : knob->unrealized;
 
-    if (!visit_type_int(v, name, &engine, errp) ||
-        !gaudisim_fault_ready(s, name, errp)) {
+    gaudisim_fault_visit(knob, v, name, &value, errp);
+}
+
+static void gaudisim_fault_set(Object *obj, Visitor *v, const char *name,
+                               void *opaque, Error **errp)
+{
+    GaudisimState *s = GAUDISIM(obj);
+    const GaudisimFaultKnob *knob = opaque;
+    int64_t value = 0;
+
+    if (!gaudisim_fault_visit(knob, v, name, &value, errp)) {
         return;
     }
-    if (engine < INT_MIN || engine > INT_MAX ||
-        gsim_fault_hang_engine(s->core, (int)engine)) {
-        error_setg(errp, "gaudisim: %s: %" PRId64 " is not an engine index "
-                   "(0..%d) or -1", name, engine, GAUDISIM_ENGINE_COUNT - 1);
+    if (!s->core) {
+        error_setg(errp, "gaudisim: %s: the device is not realized", name);
         return;
     }
-    trace_gaudisim_fault(name, engine);
-    /* Work the hang held back may run again. */
-    qemu_bh_schedule(s->run_bh);
-}
-
-static void gaudisim_fault_get_ecc(Object *obj, Visitor *v, const char *name,
-                                   void *opaque, Error **errp)
-{
-    GaudisimState *s = GAUDISIM(obj);
-    bool uncorrectable = opaque != NULL;
-    uint32_t count = s->core ? gsim_fault_ecc_count(s->core, uncorrectable) : 0;
-
-    visit_type_uint32(v, name, &count, errp);
-}
-
-static void gaudisim_fault_set_ecc(Object *obj, Visitor *v, const char *name,
-                                   void *opaque, Error **errp)
-{
-    GaudisimState *s = GAUDISIM(obj);
-    bool uncorrectable = opaque != NULL;
-    uint32_t count;
-
-    if (!visit_type_uint32(v, name, &count, errp) ||
-        !gaudisim_fault_ready(s, name, errp)) {
+    if (!knob->set(s, name, value, errp)) {
         return;
     }
-    trace_gaudisim_fault(name, count);
-    gsim_fault_ecc(s->core, uncorrectable, count);
-}
-
-static void gaudisim_fault_get_drop_irq(Object *obj, Visitor *v,
-                                        const char *name, void *opaque,
-                                        Error **errp)
-{
-    GaudisimState *s = GAUDISIM(obj);
-    uint32_t left = s->core ? gsim_fault_drop_irq_left(s->core) : 0;
-
-    visit_type_uint32(v, name, &left, errp);
-}
-
-static void gaudisim_fault_set_drop_irq(Object *obj, Visitor *v,
-                                        const char *name, void *opaque,
-                                        Error **errp)
-{
-    GaudisimState *s = GAUDISIM(obj);
-    uint32_t count;
-
-    if (!visit_type_uint32(v, name, &count, errp) ||
-        !gaudisim_fault_ready(s, name, errp)) {
-        return;
-    }
-    trace_gaudisim_fault(name, count);
-    gsim_fault_drop_irq(s->core, count);
-}
-
-static void gaudisim_fault_get_irq_dropped(Object *obj, Visitor *v,
-                                           const char *name, void *opaque,
-                                           Error **errp)
-{
-    GaudisimState *s = GAUDISIM(obj);
-    uint64_t dropped = s->core ? gsim_fault_irq_dropped(s->core) : 0;
-
-    visit_type_uint64(v, name, &dropped, errp);
-}
-
-static void gaudisim_fault_get_spike(Object *obj, Visitor *v, const char *name,
-                                     void *opaque, Error **errp)
-{
-    GaudisimState *s = GAUDISIM(obj);
-    int32_t degrees = s->core ? gsim_fault_last_spike(s->core) : 0;
-
-    visit_type_int32(v, name, &degrees, errp);
-}
-
-static void gaudisim_fault_set_spike(Object *obj, Visitor *v, const char *name,
-                                     void *opaque, Error **errp)
-{
-    GaudisimState *s = GAUDISIM(obj);
-    int32_t degrees;
-
-    if (!visit_type_int32(v, name, &degrees, errp) ||
-        !gaudisim_fault_ready(s, name, errp)) {
-        return;
-    }
-    if (gsim_fault_thermal_spike(s->core, degrees)) {
-        error_setg(errp, "gaudisim: %s: %d degrees C is outside 0..%d", name,
-                   degrees, GSIM_FAULT_SPIKE_MAX_C);
-        return;
-    }
-    trace_gaudisim_fault(name, degrees);
-}
-
-static void gaudisim_fault_get_replay(Object *obj, Visitor *v,
-                                      const char *name, void *opaque,
-                                      Error **errp)
-{
-    GaudisimState *s = GAUDISIM(obj);
-    uint32_t count = s->core ? gsim_fault_pcie_replay_count(s->core) : 0;
-
-    visit_type_uint32(v, name, &count, errp);
-}
-
-static void gaudisim_fault_set_replay(Object *obj, Visitor *v,
-                                      const char *name, void *opaque,
-                                      Error **errp)
-{
-    GaudisimState *s = GAUDISIM(obj);
-    uint32_t count;
-
-    if (!visit_type_uint32(v, name, &count, errp) ||
-        !gaudisim_fault_ready(s, name, errp)) {
-        return;
-    }
-    trace_gaudisim_fault(name, count);
-    gsim_fault_pcie_replay(s->core, count);
+    trace_gaudisim_fault(name, value);
 }
 
 /* Called for every MSI-X message the device is about to send. */
@@ -269,47 +313,18 @@ static bool gaudisim_fault_swallow_msix(GaudisimState *s, unsigned int vector)
 
 static void gaudisim_fault_class_init(ObjectClass *oc)
 {
-    object_class_property_add(oc, "fault-hang-engine", "int",
-                              gaudisim_fault_get_hang,
-                              gaudisim_fault_set_hang, NULL, NULL);
-    object_class_property_set_description(oc, "fault-hang-engine",
-        "engine index whose work stops making progress until a reset "
-        "(-1: none)");
-    object_class_property_add(oc, "fault-ecc-correctable", "uint32",
-                              gaudisim_fault_get_ecc,
-                              gaudisim_fault_set_ecc, NULL, NULL);
-    object_class_property_set_description(oc, "fault-ecc-correctable",
-        "set: inject that many correctable HBM ECC errors; "
-        "get: the correctable error counter");
-    /* A non-NULL opaque selects the uncorrectable flavour. */
-    object_class_property_add(oc, "fault-ecc-uncorrectable", "uint32",
-                              gaudisim_fault_get_ecc,
-                              gaudisim_fault_set_ecc, NULL, (void *)1);
-    object_class_property_set_description(oc, "fault-ecc-uncorrectable",
-        "set: inject that many uncorrectable HBM ECC errors (each fails the "
-        "next engine job that touches HBM); get: the counter");
-    object_class_property_add(oc, "fault-drop-irq", "uint32",
-                              gaudisim_fault_get_drop_irq,
-                              gaudisim_fault_set_drop_irq, NULL, NULL);
-    object_class_property_set_description(oc, "fault-drop-irq",
-        "swallow the next N MSI-X messages; get: how many are still to "
-        "swallow");
-    object_class_property_add(oc, "fault-irq-dropped", "uint64",
-                              gaudisim_fault_get_irq_dropped, NULL, NULL,
-                              NULL);
-    object_class_property_set_description(oc, "fault-irq-dropped",
-        "MSI-X messages swallowed by fault-drop-irq so far");
-    object_class_property_add(oc, "fault-thermal-spike", "int32",
-                              gaudisim_fault_get_spike,
-                              gaudisim_fault_set_spike, NULL, NULL);
-    object_class_property_set_description(oc, "fault-thermal-spike",
-        "raise the die temperature at once by this many degrees C");
-    object_class_property_add(oc, "fault-pcie-replay", "uint32",
-                              gaudisim_fault_get_replay,
-                              gaudisim_fault_set_replay, NULL, NULL);
-    object_class_property_set_description(oc, "fault-pcie-replay",
-        "set: count N more PCIe replays in PCIE_REPLAY_CNT; "
-        "get: the counter");
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE(gaudisim_fault_knobs); i++) {
+        const GaudisimFaultKnob *knob = &gaudisim_fault_knobs[i];
+
+        object_class_property_add(oc, knob->name, knob->type,
+                                  gaudisim_fault_get,
+                                  knob->set ? gaudisim_fault_set : NULL,
+                                  NULL, (void *)knob);
+        object_class_property_set_description(oc, knob->name,
+                                              knob->description);
+    }
 }
 
 /* ---- host operations offered to the core */
