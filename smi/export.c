@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
+#include "render.h"
+#include "values.h"
 
 /* ---- JSON ------------------------------------------------------------------ */
 

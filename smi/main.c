@@ -17,6 +17,8 @@
 #include "actions.h"
 #include "collect.h"
 #include "format.h"
+#include "query.h"
+#include "render.h"
 #include "hlthunk.h"
 
 #define EXIT_USAGE	2

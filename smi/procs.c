@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "collect.h"
+#include "values.h"
 
 struct fdinfo {
 	bool ours;

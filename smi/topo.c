@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "format.h"
+#include "render.h"
 
 #define TOPO_CELL	8
 

@@ -14,6 +14,9 @@
 
 #include "collect.h"
 #include "format.h"
+#include "query.h"
+#include "render.h"
+#include "values.h"
 #include "hw/gaudisim_hw_nic.h"
 #include "suites.h"
 
