@@ -77,6 +77,7 @@ struct GaudisimState {
     uint64_t hbm_size;
     uint64_t hbm_bar_size;
     uint32_t threads;           /* engine workers; 0: one per host CPU */
+    bool tpc_portable;          /* TPC kernels on the portable interpreter */
     uint32_t module_id;         /* place in the box, GAUDISIM_REG_MODULE_ID */
     char *serial;               /* board serial, NULL: derived from uuid */
     QemuUUID uuid;              /* board UUID, RFC 4122 byte order */
@@ -617,6 +618,7 @@ static void gaudisim_realize(PCIDevice *pdev, Error **errp)
     struct gsim_core_config cfg = {
         .hbm_size = s->hbm_size,
         .hbm_bar_size = s->hbm_bar_size,
+        .tpc_portable = s->tpc_portable,
     };
     const char *err = NULL;
     int ret;
@@ -775,6 +777,7 @@ static const Property gaudisim_properties[] = {
     DEFINE_PROP_SIZE("hbm-bar-size", GaudisimState, hbm_bar_size,
                      GAUDISIM_HBM_BAR_SIZE_DEFAULT),
     DEFINE_PROP_UINT32("threads", GaudisimState, threads, 0),
+    DEFINE_PROP_BOOL("tpc-portable", GaudisimState, tpc_portable, false),
     DEFINE_PROP_UINT32("module-id", GaudisimState, module_id, 0),
     DEFINE_PROP_STRING("serial", GaudisimState, serial),
     DEFINE_PROP_UUID("uuid", GaudisimState, uuid),

@@ -142,6 +142,7 @@ struct gsim_core *gsim_core_new(const struct gsim_core_config *cfg,
 	core->opaque = opaque;
 	core->hbm_size = cfg->hbm_size;
 	core->hbm_bar_size = cfg->hbm_bar_size;
+	core->tpc_portable = cfg->tpc_portable;
 	core->hbm = map_sparse(cfg->hbm_size);
 	core->sram = map_sparse(GAUDISIM_SRAM_SIZE);
 	core->bounce = malloc(GSIM_BOUNCE_SIZE);

@@ -95,6 +95,11 @@ struct gsim_core_config {
 	 * for unit tests and fuzzing).
 	 */
 	unsigned int threads;
+	/*
+	 * Run TPC kernels on the portable interpreter (gsim_tpc.h), the
+	 * reference the fast handlers are tested against.
+	 */
+	bool tpc_portable;
 };
 
 #define GSIM_CORE_MAX_THREADS	256u

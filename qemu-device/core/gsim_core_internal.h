@@ -281,6 +281,8 @@ struct gsim_core {
 
 	uint64_t hbm_size;
 	uint64_t hbm_bar_size;
+	/* gsim_core_config.tpc_portable; tests switch it on a live core. */
+	bool tpc_portable;
 	uint8_t *hbm;
 	uint8_t *sram;
 	uint8_t *bounce;

@@ -170,16 +170,17 @@ enum gsim_reg_status gsim_tpc_reg_write(struct gsim_core *core, unsigned int e, 
 
 /* ---- decode cache ------------------------------------------------------------ */
 
-static struct gsim_tpc_kernel *cache_get(struct gsim_tpc_set *set, const uint8_t *code,
+static struct gsim_tpc_kernel *cache_get(struct gsim_core *core, const uint8_t *code,
 					 uint32_t size)
 {
+	struct gsim_tpc_set *set = core->tpc;
 	uint64_t h = gsim_tpc_code_hash(code, size);
 	struct gsim_tpc_kernel *k;
 	unsigned int i, victim = 0;
 
 	for (i = 0; i < GSIM_TPC_CACHE_ENTRIES; i++) {
 		k = set->cache[i];
-		if (k && k->size == size && k->hash == h && k->portable == gsim_tpc_portable() &&
+		if (k && k->size == size && k->hash == h && k->portable == core->tpc_portable &&
 		    !memcmp(k->bytes, code, size)) {
 			k->lru = ++set->lru_clock;
 			k->refs++;
@@ -187,7 +188,7 @@ static struct gsim_tpc_kernel *cache_get(struct gsim_tpc_set *set, const uint8_t
 			return k;
 		}
 	}
-	k = gsim_tpc_kernel_decode(code, size);
+	k = gsim_tpc_kernel_decode(code, size, core->tpc_portable);
 	if (!k)
 		return NULL;
 	set->cache_misses++;
@@ -247,7 +248,7 @@ static int check_kernel(struct gsim_core *core, struct gsim_tpc_unit *u, unsigne
 			 n, addr, size);
 		return GAUDISIM_TPC_ERR_KERNEL;
 	}
-	u->job.k = cache_get(core->tpc, code, size);
+	u->job.k = cache_get(core, code, size);
 	if (!u->job.k) {
 		gsim_log(core, "tpc%u: out of memory decoding the kernel", n);
 		return GAUDISIM_TPC_ERR_NOMEM;

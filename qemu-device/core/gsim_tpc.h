@@ -210,7 +210,8 @@ const char *gsim_tpc_err_name(int err);
 /* ---- gsim_tpc_decode.c ----------------------------------------------------- */
 
 /* Decode size bytes of code (a multiple of the bundle size). NULL: no memory. */
-struct gsim_tpc_kernel *gsim_tpc_kernel_decode(const uint8_t *code, uint32_t size);
+struct gsim_tpc_kernel *gsim_tpc_kernel_decode(const uint8_t *code, uint32_t size,
+					       bool portable);
 void gsim_tpc_kernel_put(struct gsim_tpc_kernel *k);
 uint64_t gsim_tpc_code_hash(const uint8_t *code, uint32_t size);
 
@@ -219,12 +220,11 @@ uint64_t gsim_tpc_code_hash(const uint8_t *code, uint32_t size);
 /*
  * The portable interpreter: every operation lane by lane through the
  * generic handlers, no specialised loops, no fused bundles. It is the
- * reference the fast handlers are tested against (bit for bit); the
- * environment variable GSIM_TPC_PORTABLE=1 selects it for a process, and
- * tests switch it. Kernels decoded before a switch are decoded again.
+ * reference the fast handlers are tested against (bit for bit). The
+ * core's configuration selects it (gsim_core_config.tpc_portable, kept in
+ * core->tpc_portable, which tests switch); a kernel is decoded for one
+ * interpreter, and a switch decodes it again.
  */
-void gsim_tpc_set_portable(bool on);
-bool gsim_tpc_portable(void);
 
 /* Choose the handler of a decoded slot (fills fn, vk and rk). */
 void gsim_tpc_bind(struct gsim_tpc_uop *u, bool portable);

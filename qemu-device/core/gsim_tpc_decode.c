@@ -108,7 +108,8 @@ static void decode_bundle(struct gsim_tpc_kernel *k, uint32_t pc, uint32_t *nimm
 	gsim_tpc_fuse(b, k->portable);
 }
 
-struct gsim_tpc_kernel *gsim_tpc_kernel_decode(const uint8_t *code, uint32_t size)
+struct gsim_tpc_kernel *gsim_tpc_kernel_decode(const uint8_t *code, uint32_t size,
+					       bool portable)
 {
 	struct gsim_tpc_kernel *k = calloc(1, sizeof(*k));
 	uint32_t pc, nimm = 0;
@@ -116,7 +117,7 @@ struct gsim_tpc_kernel *gsim_tpc_kernel_decode(const uint8_t *code, uint32_t siz
 	if (!k)
 		return NULL;
 	k->refs = 1;
-	k->portable = gsim_tpc_portable();
+	k->portable = portable;
 	k->size = size;
 	k->nbundles = size / GAUDISIM_TPC_BUNDLE_SIZE;
 	k->hash = gsim_tpc_code_hash(code, size);

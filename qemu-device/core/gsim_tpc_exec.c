@@ -56,26 +56,6 @@
 
 typedef union gsim_tpc_vreg vreg;
 
-/* ---- portable mode -------------------------------------------------------- */
-
-/* -1 until the environment was read. Decoding runs on the owner thread. */
-static int portable_mode = -1;
-
-void gsim_tpc_set_portable(bool on)
-{
-	portable_mode = on;
-}
-
-bool gsim_tpc_portable(void)
-{
-	if (portable_mode < 0) {
-		const char *e = getenv("GSIM_TPC_PORTABLE");
-
-		portable_mode = e && *e && strcmp(e, "0") != 0;
-	}
-	return portable_mode;
-}
-
 /* ---- lane arithmetic ---------------------------------------------------- */
 
 static inline float fl(uint32_t u)

@@ -91,8 +91,14 @@ static void wr(struct bench_dev *d, uint32_t off, uint32_t value)
 
 struct bench_dev *bench_dev_new(uint64_t hbm_size, unsigned int threads)
 {
+	return bench_dev_new_tpc(hbm_size, threads, false);
+}
+
+struct bench_dev *bench_dev_new_tpc(uint64_t hbm_size, unsigned int threads, bool tpc_portable)
+{
 	struct gsim_core_config cfg = {
 		.hbm_size = hbm_size, .hbm_bar_size = 256ull << 20, .threads = threads,
+		.tpc_portable = tpc_portable,
 	};
 	struct bench_dev *d = calloc(1, sizeof(*d));
 	const char *err = NULL;

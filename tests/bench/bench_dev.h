@@ -38,6 +38,8 @@ struct bench_dev;
  * on failure: a benchmark without its device has nothing to measure.
  */
 struct bench_dev *bench_dev_new(uint64_t hbm_size, unsigned int threads);
+/* The same with the TPCs on the portable interpreter when tpc_portable is set. */
+struct bench_dev *bench_dev_new_tpc(uint64_t hbm_size, unsigned int threads, bool tpc_portable);
 void bench_dev_free(struct bench_dev *d);
 struct gsim_core *bench_core(struct bench_dev *d);
 /* Host pointer to HBM [addr, addr + len); exits when outside. */

@@ -14,7 +14,8 @@
  *
  * Usage: tpc-bench [-k KERNEL.tpcs] [-r ROUNDS] [-j THREADS] [-s MIB]
  *   THREADS: the device's worker threads (default: online CPUs)
- * GSIM_TPC_PORTABLE=1 runs the portable interpreter (the line says which).
+ * GSIM_TPC_PORTABLE=1 (tpc-bench's own switch) creates the device with
+ * tpc_portable set: the portable interpreter (the line says which).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,6 @@
 #include "bench_dev.h"
 #include "bench_stats.h"
 #include "gsim_ref_tpc.h"
-#include "gsim_tpc.h"
 #include "hw/gaudisim_hw_tpc.h"
 #include "tpc_asm.h"
 
@@ -118,7 +118,9 @@ int main(int argc, char **argv)
 	uint64_t bytes, elems, y_addr, i;
 	uint32_t ksize, signals = 0;
 	unsigned int np, n;
+	const char *portable_env;
 	struct bench_dev *d;
+	bool portable;
 	uint8_t *src, *dst;
 	float *x, *y, *want;
 	unsigned long r;
@@ -142,7 +144,9 @@ int main(int argc, char **argv)
 	elems = bytes / 4;
 	y_addr = X_ADDR + bytes;
 
-	d = bench_dev_new(4ull << 30, (unsigned int)threads);
+	portable_env = getenv("GSIM_TPC_PORTABLE");
+	portable = portable_env && *portable_env && strcmp(portable_env, "0") != 0;
+	d = bench_dev_new_tpc(4ull << 30, (unsigned int)threads, portable);
 	ksize = load_kernel(d, kpath);
 	x = (float *)bench_hbm(d, X_ADDR, bytes);
 	y = (float *)bench_hbm(d, y_addr, bytes);
@@ -188,7 +192,7 @@ int main(int argc, char **argv)
 	}
 	printf("tpc: kernel=%s tpcs=%u device_threads=%u core_isa=%s interpreter=%s mib=%lu "
 	       "rounds=%lu\n", kpath, np, gsim_core_threads(bench_core(d)), bench_build_isa(),
-	       gsim_tpc_portable() ? "portable" : "fast", mib, rounds);
+	       portable ? "portable" : "fast", mib, rounds);
 	printf("tpc_relu: device_GBps=%.2f memcpy_GBps=%.2f ratio=%.3f goal>=0.8 checked=all\n",
 	       bytes / m_tpc / 1e9, bytes / m_cpy / 1e9, m_cpy / m_tpc);
 	free(src);

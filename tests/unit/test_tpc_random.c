@@ -77,7 +77,7 @@ static void guards_check(void)
 /* Write code, launch it over a random index space, check the outcome. */
 static int run_program(const uint8_t *code, uint32_t nb, bool all_legal)
 {
-	struct gsim_tpc_kernel *k = gsim_tpc_kernel_decode(code, nb * GAUDISIM_TPC_BUNDLE_SIZE);
+	struct gsim_tpc_kernel *k = gsim_tpc_kernel_decode(code, nb * GAUDISIM_TPC_BUNDLE_SIZE, false);
 	struct tt_launch l;
 	unsigned int d, mixed = 0, t;
 	int err;
@@ -205,7 +205,7 @@ static void run_in_mode(const struct tt_launch *l, bool portable, const uint8_t 
 {
 	const struct gsim_tpc_exec *x = T->core->tpc->unit[0].x;
 
-	gsim_tpc_set_portable(portable);
+	T->core->tpc_portable = portable;
 	memcpy(tt_mem(region(0)), init, sizeof(o->mem));
 	o->err = tt_run(l, 1);
 	memcpy(o->v, x->v, sizeof(o->v));
@@ -288,7 +288,7 @@ START_TEST(test_random_fast_matches_portable)
 			if (tt_rand() % 4 == 0)
 				halt_slot(b);
 		}
-		k = gsim_tpc_kernel_decode(code, nb * GAUDISIM_TPC_BUNDLE_SIZE);
+		k = gsim_tpc_kernel_decode(code, nb * GAUDISIM_TPC_BUNDLE_SIZE, false);
 		ck_assert_ptr_nonnull(k);
 		memcpy(tt_mem(TT_KERNEL), code, (size_t)nb * GAUDISIM_TPC_BUNDLE_SIZE);
 		tt_init(&l, TT_KERNEL, nb * GAUDISIM_TPC_BUNDLE_SIZE);
@@ -310,7 +310,7 @@ START_TEST(test_random_fast_matches_portable)
 
 		run_in_mode(&l, true, init, &port);
 		run_in_mode(&l, false, init, &fast);
-		gsim_tpc_set_portable(false);
+		T->core->tpc_portable = false;
 		/* A switch of interpreter decodes the kernel again. */
 		ck_assert(cached(code, nb * GAUDISIM_TPC_BUNDLE_SIZE, true));
 		ck_assert(cached(code, nb * GAUDISIM_TPC_BUNDLE_SIZE, false));
