@@ -68,11 +68,18 @@ insert_after "$src/hw/Kconfig" "source nvme/Kconfig" "source gaudisim/Kconfig" \
 	"source gaudisim/Kconfig"
 insert_after "$src/meson.build" "    'hw/nvme'," "'hw/gaudisim'" \
 	"    'hw/gaudisim',"
+# A tree hooked while the qtest was one file names gaudisim_dep: the
+# fixture and test files come with gaudisim_qtest_dep (qemu-device/meson.build).
+if grep -qF "{'gaudisim-test': [gaudisim_dep]}" "$src/tests/qtest/meson.build"; then
+	sed -i "s/{'gaudisim-test': \[gaudisim_dep\]}/{'gaudisim-test': [gaudisim_qtest_dep]}/" \
+		"$src/tests/qtest/meson.build"
+	log "hooked tests/qtest/meson.build (gaudisim_qtest_dep)"
+fi
 insert_after "$src/tests/qtest/meson.build" "qtests_x86_64 = qtests_i386" \
 	"'gaudisim-test'" \
 	"if config_all_devices.has_key('CONFIG_GAUDISIM')
   qtests_x86_64 += ['gaudisim-test']
-  qtests_gaudisim = {'gaudisim-test': [gaudisim_dep]}
+  qtests_gaudisim = {'gaudisim-test': [gaudisim_qtest_dep]}
 else
   qtests_gaudisim = {}
 endif"
