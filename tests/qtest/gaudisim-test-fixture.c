@@ -37,17 +37,33 @@ void gsim_enable(GsimDev *d)
     g_assert_cmphex(reg_read(d, GAUDISIM_REG_ID), ==, GAUDISIM_ID_MAGIC);
 }
 
-GsimDev *gsim_boot_args(const char *extra)
+GsimDev *gsim_dev_new(QOSState *qs, QPCIDevice *pdev)
 {
     GsimDev *d = g_new0(GsimDev, 1);
 
-    d->qs = qtest_pc_boot(TEST_DEVICE_ARGS " %s", extra);
-    d->qts = d->qs->qts;
-    qpci_device_foreach(d->qs->pcibus, GAUDISIM_PCI_VENDOR_ID,
-                        GAUDISIM_PCI_DEVICE_ID, save_pdev, &d->pdev);
-    g_assert(d->pdev);
-    d->msix_scratch = guest_alloc(&d->qs->alloc, 64);
+    d->qs = qs;
+    d->qts = qs->qts;
+    d->pdev = pdev;
+    d->msix_scratch = guest_alloc(&qs->alloc, 64);
     return d;
+}
+
+GsimDev *gsim_boot_cmdline(const char *cmdline)
+{
+    QOSState *qs = qtest_pc_boot("%s", cmdline);
+    QPCIDevice *pdev = NULL;
+
+    qpci_device_foreach(qs->pcibus, GAUDISIM_PCI_VENDOR_ID,
+                        GAUDISIM_PCI_DEVICE_ID, save_pdev, &pdev);
+    g_assert(pdev);
+    return gsim_dev_new(qs, pdev);
+}
+
+GsimDev *gsim_boot_args(const char *extra)
+{
+    g_autofree char *cmdline = g_strdup_printf(TEST_DEVICE_ARGS " %s", extra);
+
+    return gsim_boot_cmdline(cmdline);
 }
 
 GsimDev *gsim_boot(void)
@@ -437,6 +453,18 @@ void qom_set_int(GsimDev *d, const char *prop, int64_t value)
 
     g_assert(!qdict_haskey(rsp, "error"));
     qobject_unref(rsp);
+}
+
+char *qom_get_str(GsimDev *d, const char *prop)
+{
+    QDict *rsp = qtest_qmp(d->qts, "{'execute': 'qom-get', 'arguments': "
+                           "{'path': 'gsim0', 'property': %s}}", prop);
+    char *v;
+
+    g_assert(qdict_haskey(rsp, "return"));
+    v = g_strdup(qdict_get_str(rsp, "return"));
+    qobject_unref(rsp);
+    return v;
 }
 
 int64_t qom_get_int(GsimDev *d, const char *prop)

@@ -44,12 +44,8 @@ static NicPair nic_boot(void)
                         GAUDISIM_PCI_DEVICE_ID, save_pdevs, pdevs);
     g_assert(pdevs[0] && pdevs[1]);
     for (unsigned int i = 0; i < 2; i++) {
-        GsimDev *d = g_new0(GsimDev, 1);
+        GsimDev *d = gsim_dev_new(qs, pdevs[i]);
 
-        d->qs = qs;
-        d->qts = qs->qts;
-        d->pdev = pdevs[i];
-        d->msix_scratch = guest_alloc(&qs->alloc, 64);
         gsim_enable(d);
         p.dev[i] = d;
     }
@@ -216,18 +212,14 @@ void test_nic_fabric(void)
 /* One box of one device (module 0) whose fabric has the scale-out cable. */
 static GsimDev *nic_box_boot(const char *chardev)
 {
-    GsimDev *d = g_new0(GsimDev, 1);
+    g_autofree char *cmdline =
+        g_strdup_printf("-M q35 -nodefaults -chardev %s "
+                        "-object gaudisim-fabric,id=fab0,chardev=so0,"
+                        "timeout-ms=2000 "
+                        "-device gaudisim,id=gsim0,hbm-size=1G,"
+                        "hbm-bar-size=64M,module-id=0,fabric=fab0", chardev);
+    GsimDev *d = gsim_boot_cmdline(cmdline);
 
-    d->qs = qtest_pc_boot("-M q35 -nodefaults -chardev %s "
-                          "-object gaudisim-fabric,id=fab0,chardev=so0,"
-                          "timeout-ms=2000 "
-                          "-device gaudisim,id=gsim0,hbm-size=1G,"
-                          "hbm-bar-size=64M,module-id=0,fabric=fab0", chardev);
-    d->qts = d->qs->qts;
-    qpci_device_foreach(d->qs->pcibus, GAUDISIM_PCI_VENDOR_ID,
-                        GAUDISIM_PCI_DEVICE_ID, save_pdev, &d->pdev);
-    g_assert(d->pdev);
-    d->msix_scratch = guest_alloc(&d->qs->alloc, 64);
     gsim_enable(d);
     return d;
 }

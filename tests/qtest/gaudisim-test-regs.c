@@ -531,18 +531,6 @@ static void read_bytes(GsimDev *d, uint32_t base, unsigned int words,
     }
 }
 
-static char *qom_get_str(GsimDev *d, const char *prop)
-{
-    QDict *rsp = qtest_qmp(d->qts, "{'execute': 'qom-get', 'arguments': "
-                           "{'path': 'gsim0', 'property': %s}}", prop);
-    char *v;
-
-    g_assert(qdict_haskey(rsp, "return"));
-    v = g_strdup(qdict_get_str(rsp, "return"));
-    qobject_unref(rsp);
-    return v;
-}
-
 static void check_identity(GsimDev *d, const char *serial, const char *uuid)
 {
     uint8_t got[4 * GAUDISIM_SERIAL_WORDS], want[sizeof(got)] = { 0 };

@@ -97,6 +97,11 @@ void save_pdev(QPCIDevice *dev, int devfn, void *data);
 uint32_t reg_read(GsimDev *d, uint32_t off);
 void reg_write(GsimDev *d, uint32_t off, uint32_t val);
 void gsim_enable(GsimDev *d);
+/* A GsimDev for @pdev of the running machine @qs, with its MSI-X scratch. */
+GsimDev *gsim_dev_new(QOSState *qs, QPCIDevice *pdev);
+/* Boot a machine from @cmdline and find its one gaudisim (not enabled). */
+GsimDev *gsim_boot_cmdline(const char *cmdline);
+/* The test machine with @extra options (not enabled). */
 GsimDev *gsim_boot_args(const char *extra);
 GsimDev *gsim_boot(void);
 void gsim_shutdown(GsimDev *d);
@@ -134,6 +139,7 @@ bool eq_find(GsimDev *d, GsimEq *eq, unsigned int type, uint64_t *addr,
              uint32_t *code, uint32_t *queue, uint32_t *data0);
 void qom_set_int(GsimDev *d, const char *prop, int64_t value);
 int64_t qom_get_int(GsimDev *d, const char *prop);
+char *qom_get_str(GsimDev *d, const char *prop);
 
 /* ---- the tests */
 
