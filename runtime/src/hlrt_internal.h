@@ -34,8 +34,18 @@ static inline uint64_t hlrt_align_up(uint64_t v, uint64_t a)
 	return (v + a - 1) / a * a;
 }
 
-/* An environment variable parsed as a boolean ("1", "true", "yes"). */
-int hlrt_env_flag(const char *name, int dflt);
+/* ---- the environment (config.c: every variable is read there) ----------- */
+
+bool hlrt_config_bf16(void);			/* HLRT_BF16, default off */
+bool hlrt_config_lazy(void);			/* HLRT_LAZY_MODE, default on */
+bool hlrt_config_log_placement(void);		/* HLRT_LOG_DEVICE_PLACEMENT */
+const char *hlrt_config_kernel_path(void);	/* HLRT_KERNEL_PATH, or NULL */
+const char *hlrt_config_profile(void);		/* HLRT_PROFILE, or NULL */
+const char *hlrt_config_visible_devices(void);	/* HABANA_VISIBLE_DEVICES, or NULL */
+const char *hlrt_config_visible_modules(void);	/* HABANA_VISIBLE_MODULES, or NULL */
+const char *hlrt_config_comm_dir(void);		/* HLRT_COMM_DIR, or NULL */
+uint64_t hlrt_config_comm_timeout_ms(void);	/* HLRT_COMM_TIMEOUT_MS, default 60000 */
+uint32_t hlrt_config_box_id(void);		/* HLRT_BOX_ID, default 0 */
 
 /* ---- graphs (graph.c) ---------------------------------------------------- */
 
@@ -76,6 +86,8 @@ struct hlrt_graph {
 };
 
 uint64_t hlrt_elems(uint32_t ndims, const uint64_t *dims);
+/* A deep copy of g: tensors (constant data included) and nodes, same ids. */
+hlrt_status hlrt_graph_clone(const hlrt_graph *g, hlrt_graph **out);
 /* Create a tensor with a generated or given name (graph.c). */
 hlrt_status hlrt_graph_new_tensor(hlrt_graph *g, const char *name, hlrt_dtype dtype,
 				  uint32_t ndims, const uint64_t *dims,
@@ -305,7 +317,7 @@ hlrt_status hlrt_pass_shape_check(struct compile_state *cs);
 hlrt_status hlrt_pass_dead_nodes(struct compile_state *cs);
 hlrt_status hlrt_pass_fold_logical(struct compile_state *cs);
 hlrt_status hlrt_pass_fuse_elementwise(struct compile_state *cs);
-/* Rewrite the graph's FP32 GEMMs to BF16 inputs (autocast.c). */
+/* Rewrite the graph's FP32 GEMMs to BF16 inputs (autocast.c); the compile's own copy. */
 hlrt_status hlrt_bf16_autocast(hlrt_graph *g);
 hlrt_status hlrt_pass_placement(struct compile_state *cs);
 hlrt_status hlrt_pass_memory_plan(struct compile_state *cs);

@@ -56,7 +56,7 @@ hlrt_status hlrt_session_create(hlrt_device *device, uint32_t mode, hlrt_session
 	}
 	s->dev = device;
 	s->lazy = mode == HLRT_MODE_LAZY ||
-		  (mode == HLRT_MODE_DEFAULT && hlrt_env_flag("HLRT_LAZY_MODE", 1));
+		  (mode == HLRT_MODE_DEFAULT && hlrt_config_lazy());
 	*session = s;
 	return HLRT_SUCCESS;
 }

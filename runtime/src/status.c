@@ -138,21 +138,6 @@ const char *hlrt_dtype_suffix(hlrt_dtype dtype)
 	return NULL;
 }
 
-int hlrt_env_flag(const char *name, int dflt)
-{
-	const char *v = getenv(name);
-
-	if (!v || !*v)
-		return dflt;
-	if (!strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") ||
-	    !strcasecmp(v, "on"))
-		return 1;
-	if (!strcmp(v, "0") || !strcasecmp(v, "false") || !strcasecmp(v, "no") ||
-	    !strcasecmp(v, "off"))
-		return 0;
-	return dflt;
-}
-
 uint64_t hlrt_now_ns(void)
 {
 	struct timespec ts;

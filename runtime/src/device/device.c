@@ -72,10 +72,8 @@ static int list_has(const char *list, uint32_t value)
 }
 
 /* Is the mask in environment variable name, if set, well formed? */
-static hlrt_status check_mask(const char *name)
+static hlrt_status check_mask(const char *name, const char *v)
 {
-	const char *v = getenv(name);
-
 	if (v && *v && list_has(v, 0) < 0)
 		return hlrt_fail(HLRT_INVALID_ARGUMENT,
 				 "%s='%s' is malformed: use 'all' or indices and ranges such as '0,2,4-7'",
@@ -89,8 +87,8 @@ static hlrt_status check_mask(const char *name)
  */
 static int visible_devices(uint32_t *index, uint32_t *module, uint32_t max)
 {
-	const char *devs = getenv("HABANA_VISIBLE_DEVICES");
-	const char *mods = getenv("HABANA_VISIBLE_MODULES");
+	const char *devs = hlrt_config_visible_devices();
+	const char *mods = hlrt_config_visible_modules();
 	uint32_t ids[MAX_DEVICES];
 	int n = current()->count(ids, MAX_DEVICES), i, k = 0;
 
@@ -115,11 +113,11 @@ static int visible_devices(uint32_t *index, uint32_t *module, uint32_t max)
 /* Both masks well formed, then the visible devices (status on failure). */
 static hlrt_status list_visible(uint32_t *index, uint32_t *module, int *count)
 {
-	hlrt_status st = check_mask("HABANA_VISIBLE_DEVICES");
+	hlrt_status st = check_mask("HABANA_VISIBLE_DEVICES", hlrt_config_visible_devices());
 	int n;
 
 	if (!st)
-		st = check_mask("HABANA_VISIBLE_MODULES");
+		st = check_mask("HABANA_VISIBLE_MODULES", hlrt_config_visible_modules());
 	if (st)
 		return st;
 	n = visible_devices(index, module, MAX_DEVICES);

@@ -20,7 +20,7 @@ void hlrt_set_log_placement(int enable)
 bool hlrt_log_placement_enabled(void)
 {
 	if (log_placement < 0)
-		return hlrt_env_flag("HLRT_LOG_DEVICE_PLACEMENT", 0);
+		return hlrt_config_log_placement();
 	return log_placement != 0;
 }
 

@@ -351,7 +351,7 @@ hlrt_status hlrt_registry_load_path(const char *dir)
 /* HLRT_KERNEL_PATH, once: a folder that fails is reported, the others still load. */
 static void load_env(void)
 {
-	const char *path = getenv("HLRT_KERNEL_PATH");
+	const char *path = hlrt_config_kernel_path();
 	char *copy, *dir, *save = NULL;
 
 	env_loaded = true;

@@ -45,6 +45,62 @@ hlrt_status hlrt_graph_destroy(hlrt_graph *graph)
 	return HLRT_SUCCESS;
 }
 
+hlrt_status hlrt_graph_clone(const hlrt_graph *g, hlrt_graph **out)
+{
+	hlrt_graph *c = calloc(1, sizeof(*c));
+	uint32_t i, j;
+
+	if (!c)
+		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "graph copy");
+	c->auto_names = g->auto_names;
+	c->tensors = calloc(g->n_tensors ? g->n_tensors : 1, sizeof(*c->tensors));
+	c->nodes = calloc(g->n_nodes ? g->n_nodes : 1, sizeof(*c->nodes));
+	c->cap_tensors = g->n_tensors ? g->n_tensors : 1;
+	c->cap_nodes = g->n_nodes ? g->n_nodes : 1;
+	if (!c->tensors || !c->nodes)
+		goto oom;
+	for (i = 0; i < g->n_tensors; i++) {
+		const hlrt_tensor *t = g->tensors[i];
+		hlrt_tensor *u = malloc(sizeof(*u));
+
+		if (!u)
+			goto oom;
+		*u = *t;
+		u->graph = c;
+		u->grad = NULL;
+		u->producer = NULL;
+		u->data = NULL;
+		c->tensors[c->n_tensors++] = u;
+		if (t->data) {
+			u->data = malloc(hlrt_tensor_bytes(t));
+			if (!u->data)
+				goto oom;
+			memcpy(u->data, t->data, hlrt_tensor_bytes(t));
+		}
+	}
+	for (i = 0; i < g->n_nodes; i++) {
+		const struct hlrt_node *n = g->nodes[i];
+		struct hlrt_node *m = malloc(sizeof(*m));
+
+		if (!m)
+			goto oom;
+		*m = *n;
+		for (j = 0; j < n->n_in; j++)
+			m->in[j] = c->tensors[n->in[j]->id];
+		for (j = 0; j < n->n_out; j++)
+			m->out[j] = c->tensors[n->out[j]->id];
+		c->nodes[c->n_nodes++] = m;
+	}
+	for (i = 0; i < g->n_tensors; i++)
+		if (g->tensors[i]->producer)
+			c->tensors[i]->producer = c->nodes[g->tensors[i]->producer->id];
+	*out = c;
+	return HLRT_SUCCESS;
+oom:
+	hlrt_graph_destroy(c);
+	return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "graph copy");
+}
+
 static bool dtype_valid(hlrt_dtype d)
 {
 	return hlrt_dtype_size(d) != 0;

@@ -113,7 +113,7 @@ hlrt_status hlrt_profiler_start(hlrt_device *device, const char *path)
 
 void hlrt_profiler_from_env(hlrt_device *dev)
 {
-	const char *path = getenv("HLRT_PROFILE");
+	const char *path = hlrt_config_profile();
 
 	if (path && *path && hlrt_profiler_start(dev, path))
 		fprintf(stderr, "hlrt: HLRT_PROFILE: %s\n", hlrt_last_error());
