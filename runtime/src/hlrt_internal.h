@@ -262,7 +262,7 @@ struct hlrt_recipe {
 	uint64_t const_size;
 	uint64_t workspace_size;
 	uint32_t num_tpc;
-	uint32_t eager;			/* one segment per node, synchronized */
+	uint32_t serial_launch;		/* one segment per node, each waited for (HLRT_EAGER_ON) */
 	struct hlrt_recipe_stats stats;
 	uint32_t refs;			/* the cache holds one */
 	/* per-device state (emit.c / launch.c) */

@@ -107,7 +107,7 @@ static hlrt_status resolve_options(struct compile_state *cs,
 	if (!cs->opts.num_tpc || cs->opts.num_tpc > 8)
 		cs->opts.num_tpc = 8;
 	cs->bf16 = cs->opts.bf16 || hlrt_config_bf16();
-	/* resolved before hashing: an eager and a lazy recipe never share a cache slot */
+	/* resolved before hashing: serial and one-submission recipes never share a slot */
 	if (cs->opts.eager > HLRT_EAGER_OFF)
 		return hlrt_fail(HLRT_INVALID_ARGUMENT, "compile options: bad eager value %u",
 				 cs->opts.eager);
@@ -211,7 +211,7 @@ hlrt_status hlrt_graph_compile(hlrt_graph *graph, const struct hlrt_compile_opti
 		hlrt_recipe_free(cs.r);
 	} else {
 		cs.r->num_tpc = cs.opts.num_tpc;
-		cs.r->eager = cs.opts.eager == HLRT_EAGER_ON;
+		cs.r->serial_launch = cs.opts.eager == HLRT_EAGER_ON;
 		if (!cs.opts.no_cache)
 			hlrt_cache_put(cs.r);
 		*recipe = cs.r;

@@ -444,7 +444,7 @@ static hlrt_status make_segments(struct loaded_recipe *lr, const struct hlrt_rec
 		do {
 			i++;
 		} while (i < r->n_works && r->works[i].engine != ENG_CPU &&
-			 (!r->eager || r->works[i].node == r->works[i - 1].node));
+			 (!r->serial_launch || r->works[i].node == r->works[i - 1].node));
 		sg->end_work = i;
 	}
 	return HLRT_SUCCESS;
@@ -493,7 +493,7 @@ hlrt_status hlrt_emit(hlrt_device *dev, struct hlrt_recipe *r, struct loaded_rec
 	uint32_t s, p, slot, n_cbs = 0;
 	hlrt_status st = make_segments(lr, r);
 
-	if (!st && r->eager)
+	if (!st && r->serial_launch)
 		st = take_shared_sobs(dev, lr);
 	if (st)
 		return st;
@@ -505,10 +505,10 @@ hlrt_status hlrt_emit(hlrt_device *dev, struct hlrt_recipe *r, struct loaded_rec
 
 		if (sg->cpu)
 			continue;
-		if (!r->eager)
+		if (!r->serial_launch)
 			sg->n_sobs = sg->end_work - sg->first_work + 1;
 		for (p = 0; p < 2 && !st; p++) {
-			if (!r->eager) {
+			if (!r->serial_launch) {
 				st = hlrt_device_take_sobs(dev, sg->n_sobs, &sg->sob_first[p]);
 				if (st)
 					break;

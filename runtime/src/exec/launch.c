@@ -4,7 +4,7 @@
  * lay out code, constants and CBs in one HBM image), then for each launch
  * resolve the bindings, patch and re-upload the image only when an
  * address changed, and submit each segment as one command submission
- * (eager recipes: one per node, each waited for before the next).
+ * (serial-launch recipes: one per node, each waited for before the next).
  * The per-launch host work is proportional to the number of bindings.
  */
 #include <stdio.h>
@@ -438,8 +438,8 @@ hlrt_status hlrt_launch_ex(hlrt_stream *stream, const hlrt_recipe *recipe,
 			n_post = 0;
 		}
 		st = hlrt_stream_submit(stream, jobs, nj, &ext);
-		/* eager: each node finishes before the next one is submitted */
-		if (!st && r->eager)
+		/* serial launch: each node finishes before the next one is submitted */
+		if (!st && r->serial_launch)
 			st = hlrt_stream_synchronize(stream);
 	}
 	if (!st && n_post) {

@@ -168,7 +168,7 @@ struct file_header {
 	char magic[8];
 	uint32_t version;
 	uint32_t sizes[4];	/* struct sizes: a file from another build is refused */
-	uint32_t n_tensors, n_persistent, n_works, n_nodes, n_kernels, num_tpc, eager;
+	uint32_t n_tensors, n_persistent, n_works, n_nodes, n_kernels, num_tpc, serial_launch;
 	uint64_t hash, workspace_size, const_size;
 	struct hlrt_recipe_stats stats;
 };
@@ -224,7 +224,7 @@ hlrt_status hlrt_recipe_serialize(const hlrt_recipe *r, void **buf, size_t *size
 	h.n_nodes = r->n_nodes;
 	h.n_kernels = r->n_kernels;
 	h.num_tpc = r->num_tpc;
-	h.eager = r->eager;
+	h.serial_launch = r->serial_launch;
 	h.hash = r->hash;
 	h.workspace_size = r->workspace_size;
 	h.const_size = r->const_size;
@@ -346,7 +346,7 @@ hlrt_status hlrt_recipe_deserialize(const void *buf, size_t size, hlrt_recipe **
 		return hlrt_fail(HLRT_BAD_FORMAT, "recipe from another runtime version");
 	if (h.n_tensors > (1u << 20) || h.n_works > (1u << 20) || h.n_nodes > (1u << 20) ||
 	    h.n_kernels > 1024 || h.n_persistent > h.n_tensors || h.const_size > size ||
-	    !h.num_tpc || h.num_tpc > 8 || h.eager > 1)
+	    !h.num_tpc || h.num_tpc > 8 || h.serial_launch > 1)
 		return hlrt_fail(HLRT_BAD_FORMAT, "recipe header out of range");
 	st = hlrt_recipe_alloc(&r);
 	if (st)
@@ -357,7 +357,7 @@ hlrt_status hlrt_recipe_deserialize(const void *buf, size_t size, hlrt_recipe **
 	r->n_works = h.n_works;
 	r->n_nodes = h.n_nodes;
 	r->num_tpc = h.num_tpc;
-	r->eager = h.eager;
+	r->serial_launch = h.serial_launch;
 	r->workspace_size = h.workspace_size;
 	r->const_size = h.const_size;
 	r->stats = h.stats;
