@@ -139,9 +139,6 @@ struct op_def {
 const struct op_def *hlrt_op_find(const char *guid);
 /* "MME", "TPC", "DMA", "CPU" or "view". */
 const char *hlrt_engine_name(enum hlrt_engine e);
-/* A GUID of the op list that has no implementation yet. */
-bool hlrt_op_planned(const char *guid);
-const char *hlrt_op_planned_at(uint32_t i);
 /* Custom kernels (custom.c): found by GUID, listed, and their code by kernel name. */
 const struct op_def *hlrt_custom_find(const char *guid);
 uint32_t hlrt_custom_count(void);

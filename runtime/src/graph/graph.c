@@ -285,8 +285,6 @@ hlrt_status hlrt_node_create(hlrt_graph *graph, const char *guid,
 	if (!graph || !guid)
 		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_node_create: NULL argument");
 	op = hlrt_op_find(guid);
-	if (!op && hlrt_op_planned(guid))
-		return hlrt_fail(HLRT_UNSUPPORTED, "%s is not implemented yet", guid);
 	if (!op)
 		return hlrt_fail(HLRT_NOT_FOUND, "unknown GUID \"%s\" (see docs/ops.md)", guid);
 	if (n_inputs < op->n_in_min || n_inputs > op->n_in_max)
