@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "hlrt_internal.h"
+#include "hlrt_common.h"
 
 /* A boolean ("1", "true", "yes", "on" or their opposites); dflt otherwise. */
 static bool env_flag(const char *name, bool dflt)
@@ -87,4 +87,19 @@ uint64_t hlrt_config_comm_timeout_ms(void)
 uint32_t hlrt_config_box_id(void)
 {
 	return (uint32_t)env_u64("HLRT_BOX_ID", 0, true);
+}
+
+/* hlrt_set_log_placement() overrides HLRT_LOG_DEVICE_PLACEMENT. */
+static int log_placement = -1;
+
+void hlrt_set_log_placement(int enable)
+{
+	log_placement = enable ? 1 : 0;
+}
+
+bool hlrt_log_placement_enabled(void)
+{
+	if (log_placement < 0)
+		return hlrt_config_log_placement();
+	return log_placement != 0;
 }

@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hlrt_internal.h"
+#include "graph/graph_internal.h"
+#include "device/device.h"
 
 struct hlrt_value {
 	hlrt_dtype dtype;

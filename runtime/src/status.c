@@ -11,7 +11,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "hlrt_internal.h"
+#include "hlrt_common.h"
 
 static _Thread_local char last_error[512];
 
@@ -136,6 +136,22 @@ const char *hlrt_dtype_suffix(hlrt_dtype dtype)
 		return "i64";
 	}
 	return NULL;
+}
+
+const char *hlrt_engine_name(enum hlrt_engine e)
+{
+	switch (e) {
+	case ENG_MME:
+		return "MME";
+	case ENG_TPC:
+		return "TPC";
+	case ENG_DMA:
+		return "DMA";
+	case ENG_CPU:
+		return "CPU";
+	default:
+		return "view";
+	}
 }
 
 uint64_t hlrt_now_ns(void)

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hlrt_internal.h"
+#include "compile/compile.h"
 
 static const char *bf16_variant(const char *guid)
 {

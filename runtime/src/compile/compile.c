@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hlrt_internal.h"
+#include "compile/compile.h"
 
 /* FNV-1a, 64 bits. */
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -66,36 +66,6 @@ uint32_t hlrt_ct_root(const struct compile_state *cs, uint32_t t, uint64_t *offs
 	if (offset)
 		*offset = off;
 	return t;
-}
-
-hlrt_status hlrt_lower_new_work(struct lower_ctx *lc, enum hlrt_engine engine, struct rwork **w)
-{
-	struct compile_state *cs = lc->cs;
-	struct hlrt_recipe *r = cs->r;
-
-	if (r->n_works == cs->works_cap) {
-		uint32_t cap = cs->works_cap ? 2 * cs->works_cap : 64;
-		struct rwork *p = realloc(r->works, sizeof(*p) * cap);
-
-		if (!p)
-			return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "compile");
-		r->works = p;
-		cs->works_cap = cap;
-	}
-	*w = &r->works[r->n_works++];
-	memset(*w, 0, sizeof(**w));
-	(*w)->engine = engine;
-	(*w)->node = r->n_nodes - 1;
-	return HLRT_SUCCESS;
-}
-
-struct raddr hlrt_lower_addr(struct lower_ctx *lc, const struct hlrt_tensor *t, uint64_t offset)
-{
-	uint64_t voff;
-	uint32_t root = hlrt_ct_root(lc->cs, t->id, &voff);
-	struct raddr a = { .tensor = (uint32_t)lc->cs->ct[root].rt, .offset = voff + offset };
-
-	return a;
 }
 
 /* The options as the compile uses them, environment included (hashed). */

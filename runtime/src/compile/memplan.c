@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hlrt_internal.h"
+#include "compile/compile.h"
 
 static bool uses(const struct cnode *c)
 {

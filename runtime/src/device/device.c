@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "hlrt_internal.h"
+#include "device/device.h"
 #include "hlrt_packets.h"
 #include "hw/gaudisim_hw_sync.h"
 
@@ -249,6 +249,15 @@ void hlrt_device_put_sobs(hlrt_device *dev, uint32_t first, uint32_t n)
 		dev->sob_group_used[g + k] = false;
 }
 
+/* Start the profile HLRT_PROFILE names, if any; a failure is reported, not fatal. */
+static void profile_from_env(hlrt_device *dev)
+{
+	const char *path = hlrt_config_profile();
+
+	if (path && *path && hlrt_profiler_start(dev, path))
+		fprintf(stderr, "hlrt: HLRT_PROFILE: %s\n", hlrt_last_error());
+}
+
 static hlrt_status acquire_provider_index(uint32_t pindex, uint32_t vindex, uint32_t module,
 					  hlrt_device **device)
 {
@@ -300,7 +309,7 @@ static hlrt_status acquire_provider_index(uint32_t pindex, uint32_t vindex, uint
 		hlrt_device_release(dev);
 		return st;
 	}
-	hlrt_profiler_from_env(dev);
+	profile_from_env(dev);
 	*device = dev;
 	return HLRT_SUCCESS;
 }
@@ -363,7 +372,8 @@ hlrt_status hlrt_device_release(hlrt_device *device)
 		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_device_release: NULL device");
 	hlrt_profiler_stop(device);
 	hlrt_device_synchronize(device);
-	hlrt_recipes_unload(device);
+	if (device->unload_recipes)
+		device->unload_recipes(device);
 	for (i = 0; i < HLRT_MAX_STREAMS; i++)
 		if (device->streams[i])
 			hlrt_stream_destroy(device->streams[i]);

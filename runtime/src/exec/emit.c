@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hlrt_internal.h"
+#include "exec/exec.h"
 #include "hlrt_packets.h"
 #include "hw/gaudisim_hw_mme.h"
 #include "gaudisim_accel.h"

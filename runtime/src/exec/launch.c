@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hlrt_internal.h"
+#include "exec/exec.h"
+#include "prof/profiler.h"
 #include "hlrt_packets.h"
 
 
@@ -136,6 +137,7 @@ hlrt_status hlrt_recipe_load_on(hlrt_device *dev, struct hlrt_recipe *r,
 		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "loading a recipe");
 	lr->dev = dev;
 	lr->recipe = r;
+	dev->unload_recipes = hlrt_recipes_unload;
 	lr->next = dev->loaded;
 	dev->loaded = lr;
 	lr->bound = calloc(r->n_persistent + 1, sizeof(uint64_t));
@@ -317,6 +319,7 @@ static hlrt_status ensure_loaded(hlrt_device *dev, struct hlrt_recipe *r,
 		if (st)
 			return st;
 		r->loaded = lr;
+		r->unload = hlrt_loaded_free;
 	}
 	*out = lr;
 	return HLRT_SUCCESS;
@@ -521,6 +524,20 @@ hlrt_status hlrt_launch_ex(hlrt_stream *stream, const hlrt_recipe *recipe,
 	free(bound);
 	hlrt_profiler_host_event(dev, "hlrt_launch", t0, hlrt_now_ns());
 	return st;
+}
+
+/* The recipe's compile-time stats, plus its loaded form's when it has one. */
+hlrt_status hlrt_recipe_get_stats(const hlrt_recipe *recipe, struct hlrt_recipe_stats *stats)
+{
+	if (!recipe || !stats)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_recipe_get_stats: NULL");
+	*stats = recipe->stats;
+	stats->hash = recipe->hash;
+	if (recipe->loaded) {
+		stats->patch_points = recipe->loaded->n_patches;
+		stats->cb_bytes = recipe->loaded->cb_bytes;
+	}
+	return HLRT_SUCCESS;
 }
 
 hlrt_status hlrt_launch(hlrt_stream *stream, const hlrt_recipe *recipe,

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hlrt_internal.h"
+#include "graph/graph_internal.h"
 
 uint64_t hlrt_elems(uint32_t ndims, const uint64_t *dims)
 {

@@ -7,9 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hlrt_internal.h"
-#include "compile/conv.h"
-#include "compile/lamb.h"
+#include "graph/graph_internal.h"
 #include "graph/ops.h"
 
 /* ---- shape rules ----------------------------------------------------------- */
@@ -908,22 +906,6 @@ hlrt_status hlrt_registry_count(uint32_t *count)
 		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_registry_count: NULL count");
 	*count = hlrt_op_count() + hlrt_custom_count();
 	return HLRT_SUCCESS;
-}
-
-const char *hlrt_engine_name(enum hlrt_engine e)
-{
-	switch (e) {
-	case ENG_MME:
-		return "MME";
-	case ENG_TPC:
-		return "TPC";
-	case ENG_DMA:
-		return "DMA";
-	case ENG_CPU:
-		return "CPU";
-	default:
-		return "view";
-	}
 }
 
 hlrt_status hlrt_registry_get(uint32_t i, struct hlrt_op_info *info)

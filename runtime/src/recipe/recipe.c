@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hlrt_internal.h"
+#include "recipe/recipe.h"
+#include "graph/graph_internal.h"
 
 #define RECIPE_MAGIC	"HLRTRCP"
 #define RECIPE_VERSION	2
@@ -31,7 +32,7 @@ void hlrt_recipe_free(struct hlrt_recipe *r)
 	if (!r)
 		return;
 	if (r->loaded)
-		hlrt_loaded_free(r->loaded);
+		r->unload(r->loaded);
 	for (i = 0; i < r->n_kernels; i++)
 		free(r->kernels[i].code);
 	free(r->kernels);
@@ -40,42 +41,6 @@ void hlrt_recipe_free(struct hlrt_recipe *r)
 	free(r->nodes);
 	free(r->consts);
 	free(r);
-}
-
-hlrt_status hlrt_recipe_kernel(struct hlrt_recipe *r, const char *name, uint32_t *idx)
-{
-	const struct hlrt_kernel *k;
-	const uint8_t *code;
-	struct rkernel *p;
-	uint32_t i, size;
-
-	for (i = 0; i < r->n_kernels; i++) {
-		if (!strcmp(r->kernels[i].name, name)) {
-			*idx = i;
-			return HLRT_SUCCESS;
-		}
-	}
-	k = hlrt_kernel_find(name);
-	if (k) {
-		code = k->code;
-		size = k->size;
-	} else if (!hlrt_custom_kernel(name, &code, &size)) {
-		return hlrt_fail(HLRT_INTERNAL, "no TPC kernel \"%s\" in the library", name);
-	}
-	p = realloc(r->kernels, sizeof(*p) * (r->n_kernels + 1));
-	if (!p)
-		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "recipe kernels");
-	r->kernels = p;
-	p = &r->kernels[r->n_kernels];
-	memset(p, 0, sizeof(*p));
-	snprintf(p->name, sizeof(p->name), "%s", name);
-	p->size = size;
-	p->code = malloc(size);
-	if (!p->code)
-		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "recipe kernels");
-	memcpy(p->code, code, size);
-	*idx = r->n_kernels++;
-	return HLRT_SUCCESS;
 }
 
 /* ---- cache ------------------------------------------------------------------ */
@@ -146,19 +111,6 @@ hlrt_status hlrt_recipe_persistent_info(const hlrt_recipe *recipe, uint32_t i,
 	info->ndims = t->ndims;
 	memcpy(info->dims, t->dims, sizeof(info->dims));
 	info->bytes = t->bytes;
-	return HLRT_SUCCESS;
-}
-
-hlrt_status hlrt_recipe_get_stats(const hlrt_recipe *recipe, struct hlrt_recipe_stats *stats)
-{
-	if (!recipe || !stats)
-		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_recipe_get_stats: NULL");
-	*stats = recipe->stats;
-	stats->hash = recipe->hash;
-	if (recipe->loaded) {
-		stats->patch_points = recipe->loaded->n_patches;
-		stats->cb_bytes = recipe->loaded->cb_bytes;
-	}
 	return HLRT_SUCCESS;
 }
 
