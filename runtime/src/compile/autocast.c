@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "compile/compile.h"
+#include "compile/compile_state.h"
 
 static const char *bf16_variant(const char *guid)
 {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compile/compile.h"
+#include "compile/compile_state.h"
 
 /* FNV-1a, 64 bits. */
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -53,19 +53,6 @@ static uint64_t graph_hash(const hlrt_graph *g, const struct compile_state *cs)
 			h = fnv(h, &n->out[j]->id, sizeof(n->out[j]->id));
 	}
 	return h;
-}
-
-uint32_t hlrt_ct_root(const struct compile_state *cs, uint32_t t, uint64_t *offset)
-{
-	uint64_t off = 0;
-
-	while (cs->ct[t].alias_of >= 0) {
-		off += cs->ct[t].alias_offset;
-		t = (uint32_t)cs->ct[t].alias_of;
-	}
-	if (offset)
-		*offset = off;
-	return t;
 }
 
 /* The options as the compile uses them, environment included (hashed). */

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compile/compile.h"
+#include "compile/compile_state.h"
 #include "graph/ops.h"
 
 static bool is_persistent(const hlrt_tensor *t)

@@ -6,7 +6,7 @@
 #ifndef HLRT_LOWER_H
 #define HLRT_LOWER_H
 
-#include "compile/compile.h"
+#include "compile/compile_state.h"
 
 /* Lowering context: appends works to the recipe. */
 struct lower_ctx {

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The compiler's state and passes: a graph in, a recipe out.
+ * The compiler's state, shared by its passes (compile.c runs them): a
+ * graph in, a recipe out.
  */
-#ifndef HLRT_COMPILE_H
-#define HLRT_COMPILE_H
+#ifndef HLRT_COMPILE_STATE_H
+#define HLRT_COMPILE_STATE_H
 
 #include "graph/graph_internal.h"
 #include "recipe/recipe.h"
 
-/* ---- compiler (compile.c, passes.c, memplan.c, lower.c) ------------------ */
+/* ---- compiler (compile.c, passes.c, memplan.c, lower/) ------------------- */
 
 /* A node of the graph being compiled, with its placement. */
 struct cnode {
@@ -56,7 +57,7 @@ hlrt_status hlrt_pass_memory_plan(struct compile_state *cs);
 hlrt_status hlrt_pass_lower(struct compile_state *cs);
 hlrt_status hlrt_pass_dependencies(struct compile_state *cs);
 
-/* Storage owner of a tensor and the byte offset of the view in it. */
+/* Storage owner of a tensor and the byte offset of the view in it (memplan.c). */
 uint32_t hlrt_ct_root(const struct compile_state *cs, uint32_t t, uint64_t *offset);
 
-#endif /* HLRT_COMPILE_H */
+#endif /* HLRT_COMPILE_STATE_H */
