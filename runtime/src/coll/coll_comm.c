@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "coll/coll_internal.h"
-#include "hlrt_packets.h"
+#include "device/hlrt_cb.h"
 #include "hw/gaudisim_hw_nic.h"
 #include "hw/gaudisim_hw_regs.h"
 

@@ -11,7 +11,7 @@
 #include <strings.h>
 
 #include "device/device.h"
-#include "hlrt_packets.h"
+#include "device/hlrt_cb.h"
 #include "hw/gaudisim_hw_sync.h"
 
 #define MAX_DEVICES	64

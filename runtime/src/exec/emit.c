@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "exec/exec.h"
-#include "hlrt_packets.h"
+#include "device/hlrt_cb.h"
 #include "hw/gaudisim_hw_mme.h"
 #include "gaudisim_accel.h"
 #include "hw/gaudisim_hw_tpc.h"
@@ -263,24 +263,24 @@ static hlrt_status emit_timestamp(struct emit *e, uint32_t slot, uint64_t offset
 static void emit_wait(struct hlrt_pkt_buf *b, const uint32_t *pool, const uint32_t *sobs,
 		      uint32_t n)
 {
-	uint32_t i = 0;
+	uint32_t *arms = n ? malloc(sizeof(*arms) * n) : NULL;
+	uint32_t i = 0, k = 0;
 
-	while (i < n) {
-		uint32_t armed = 0;
-
-		while (i < n && armed < HLRT_MONS_PER_QUEUE) {
-			uint32_t group = sobs[i] / GAUDISIM_SYNC_SOBS_PER_GROUP, mask = 0xff;
-
-			while (i < n && sobs[i] / GAUDISIM_SYNC_SOBS_PER_GROUP == group) {
-				mask &= ~(1u << (sobs[i] % GAUDISIM_SYNC_SOBS_PER_GROUP));
-				i++;
-			}
-			hlrt_pkt_mon_reg(b, GAUDISIM_SYNC_MON_ARM(pool[armed]),
-					 GAUDISIM_SYNC_MON_ARM_VALUE(group, mask, 0, SOB_DONE));
-			armed++;
-		}
-		hlrt_pkt_fence(b, 0, armed, armed);
+	if (n && !arms) {
+		b->oom = true;
+		return;
 	}
+	while (i < n) {
+		uint32_t group = sobs[i] / GAUDISIM_SYNC_SOBS_PER_GROUP, mask = 0xff;
+
+		while (i < n && sobs[i] / GAUDISIM_SYNC_SOBS_PER_GROUP == group) {
+			mask &= ~(1u << (sobs[i] % GAUDISIM_SYNC_SOBS_PER_GROUP));
+			i++;
+		}
+		arms[k++] = GAUDISIM_SYNC_MON_ARM_VALUE(group, mask, 0, SOB_DONE);
+	}
+	hlrt_pkt_wait(b, pool, HLRT_MONS_PER_QUEUE, arms, k);
+	free(arms);
 }
 
 static int cmp_u32(const void *a, const void *b)

@@ -13,7 +13,7 @@
 
 #include "exec/exec.h"
 #include "prof/profiler.h"
-#include "hlrt_packets.h"
+#include "device/hlrt_cb.h"
 
 
 void hlrt_loaded_free(struct loaded_recipe *lr)

@@ -16,7 +16,7 @@
 
 #include "exec/exec.h"
 #include "prof/profiler.h"
-#include "hlrt_packets.h"
+#include "device/hlrt_cb.h"
 
 #define WAIT_TIMEOUT_US	(600ull * 1000 * 1000)
 
@@ -142,9 +142,9 @@ static hlrt_status submit_waits(hlrt_stream *s)
 {
 	const uint32_t *pool = hlrt_device_queue_monitors(s->dev, s->ext_queue);
 	struct hlrt_be_ext ext = { 0 };
+	uint32_t arms[HLRT_STREAM_WAITS], i;
 	struct hlrt_pkt_buf b;
 	uint64_t seq = 0;
-	uint32_t i;
 	int rc;
 
 	if (!s->n_waits)
@@ -152,9 +152,8 @@ static hlrt_status submit_waits(hlrt_stream *s)
 	if (hlrt_pkt_init(&b, 16 + 4 * s->n_waits))
 		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "stream wait");
 	for (i = 0; i < s->n_waits; i++)
-		hlrt_pkt_mon_reg(&b, GAUDISIM_SYNC_MON_ARM(pool[i]),
-				 GAUDISIM_SYNC_MON_ARM_SOB(s->waits[i].sob, 0, s->waits[i].value));
-	hlrt_pkt_fence(&b, 0, s->n_waits, s->n_waits);
+		arms[i] = GAUDISIM_SYNC_MON_ARM_SOB(s->waits[i].sob, 0, s->waits[i].value);
+	hlrt_pkt_wait(&b, pool, HLRT_MONS_PER_QUEUE, arms, s->n_waits);
 	if (b.oom) {
 		hlrt_pkt_free(&b);
 		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "stream wait");
