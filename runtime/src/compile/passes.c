@@ -2,9 +2,9 @@
 /*
  * Compiler passes over the graph being compiled: shape check, dead-node
  * elimination, folding of logical ops, elementwise fusion, placement
- * (with the placement log), lowering to engine work, and the
- * dependencies between works that the schedule turns into sync-manager
- * waits.
+ * (with the placement log), and the dependencies between works that the
+ * schedule turns into sync-manager waits. Lowering to engine work is
+ * lower/pass_lower.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
