@@ -160,6 +160,26 @@ static inline int hlthunk_cbw_wreg32(struct hlthunk_cb_writer *w, uint32_t reg_o
 	return hlthunk_cbw_dwords(w, pkt, GAUDISIM_PKT_SIZE_WREG_32 / 4);
 }
 
+/*
+ * MSG_SHORT: write value at offset (bytes) in the block that the queue's
+ * CP_MSG_BASE<base> register points to (the runtime's convention: 0 the
+ * monitor arrays, 1 the sync objects).
+ */
+static inline int hlthunk_cbw_msg_short(struct hlthunk_cb_writer *w, uint32_t base,
+					uint32_t offset, uint32_t value,
+					uint32_t barriers)
+{
+	const uint32_t pkt[GAUDISIM_PKT_SIZE_MSG_SHORT / 4] = {
+		value,
+		GAUDISIM_PKT_CTL(GAUDISIM_PKT_MSG_SHORT) | barriers |
+			((base << GAUDISIM_MSG_SHORT_CTL_BASE_SHIFT) &
+			 GAUDISIM_MSG_SHORT_CTL_BASE_MASK) |
+			(offset & GAUDISIM_MSG_SHORT_CTL_OFFSET_MASK),
+	};
+
+	return hlthunk_cbw_dwords(w, pkt, GAUDISIM_PKT_SIZE_MSG_SHORT / 4);
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -472,25 +472,34 @@ struct hlrt_compile_options {
 					 * also on when HLRT_BF16=1 */
 	uint32_t no_fusion;		/* keep elementwise chains unfused */
 	uint32_t no_cache;		/* skip the recipe cache */
-	uint32_t eager;			/* HLRT_EAGER_*: one submission per node */
-};
-
-/* hlrt_compile_options.eager: 0 follows HLRT_LAZY_MODE (unset or 1: lazy). */
-enum hlrt_eager_option {
-	HLRT_EAGER_FROM_ENV = 0,
-	HLRT_EAGER_ON,		/* each node its own submission, synchronized */
-	HLRT_EAGER_OFF,		/* lazy whatever the environment says */
+	uint32_t eager;			/* HLRT_EAGER_*: serial launch */
 };
 
 /*
- * Compile: shape inference, dead-node elimination, logical ops folded,
- * elementwise fusion, BF16 autocast, placement (MME / TPC / DMA / CPU),
- * memory plan (liveness, 128-byte alignment), schedule across engines
- * chained through sync objects, monitors and fences, per-engine command
- * buffers, patch table for the persistent tensors. Recipes of graphs
- * with the same hash come from an in-process cache (opts->no_cache).
- * opts may be NULL. Every tensor that is not TEMPORARY and not consumed
- * or produced by a live node is an error, as is a cycle.
+ * hlrt_compile_options.eager: 0 follows HLRT_LAZY_MODE (unset or 1: lazy).
+ * What eager mode needs from a recipe is a serial launch: each node its
+ * own submission, waited for before the next (the runtime's internal name
+ * for it). An eager session (below) compiles with HLRT_EAGER_ON.
+ */
+enum hlrt_eager_option {
+	HLRT_EAGER_FROM_ENV = 0,
+	HLRT_EAGER_ON,		/* serial launch: each node its own submission, synchronized */
+	HLRT_EAGER_OFF,		/* one submission per step, whatever the environment says */
+};
+
+/*
+ * Compile the graph into a recipe, a device-independent program: shape
+ * check, dead-node elimination, logical ops folded, elementwise fusion,
+ * BF16 autocast (on the compile's own copy of the graph: the caller's
+ * graph is not changed), placement (MME / TPC / DMA / CPU), memory plan
+ * (liveness, 128-byte alignment), lowering of each node to engine works
+ * (MME, TPC, DMA descriptors, CPU ops) that name tensors by recipe index,
+ * and the dependencies between works. No device is touched and no
+ * command buffer is built: that is hlrt_launch's first launch on a
+ * device. Recipes of graphs with the same hash come from an in-process
+ * cache (opts->no_cache). opts may be NULL. Every tensor that is not
+ * TEMPORARY and not consumed or produced by a live node is an error, as
+ * is a cycle.
  */
 hlrt_status hlrt_graph_compile(hlrt_graph *graph, const struct hlrt_compile_options *opts,
 			       hlrt_recipe **recipe);
@@ -555,10 +564,19 @@ struct hlrt_host_copy {
 };
 
 /*
- * Launch the recipe on the stream: patch the persistent-tensor and
- * workspace addresses into the command buffers (only when they differ
- * from the previous launch of this recipe) and queue the whole step as
- * one command submission. Every persistent tensor must be bound;
+ * Launch the recipe on the stream. The first launch on a device loads the
+ * recipe: it emits the per-engine command buffers (the works chained
+ * through sync objects, monitors and fences) and their patch table, and
+ * lays kernels, constants and command buffers out in one device image
+ * (again on another device, or when profiling is turned on or off, as it
+ * adds packets). Every
+ * launch then patches the persistent-tensor and workspace addresses into
+ * the image and uploads it (only when they differ from the previous
+ * launch of this recipe), runs CPU-placed nodes on the host between the
+ * device segments, and queues each device segment as one command
+ * submission: a step without CPU nodes is one submission (a recipe
+ * compiled with HLRT_EAGER_ON launches serially: one submission per node,
+ * each waited for). Every persistent tensor must be bound;
  * workspace needs hlrt_recipe_workspace_size() bytes (0 if none needed).
  * The call returns once the work is queued; hlrt_stream_synchronize()
  * (or an event) waits for it.

@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hlrt_internal.h"
+#include "graph/graph_internal.h"
+#include "device/device.h"
 
 struct hlrt_value {
 	hlrt_dtype dtype;
@@ -56,7 +57,7 @@ hlrt_status hlrt_session_create(hlrt_device *device, uint32_t mode, hlrt_session
 	}
 	s->dev = device;
 	s->lazy = mode == HLRT_MODE_LAZY ||
-		  (mode == HLRT_MODE_DEFAULT && hlrt_env_flag("HLRT_LAZY_MODE", 1));
+		  (mode == HLRT_MODE_DEFAULT && hlrt_config_lazy());
 	*session = s;
 	return HLRT_SUCCESS;
 }

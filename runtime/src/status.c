@@ -11,7 +11,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "hlrt_internal.h"
+#include "hlrt_common.h"
 
 static _Thread_local char last_error[512];
 
@@ -138,19 +138,20 @@ const char *hlrt_dtype_suffix(hlrt_dtype dtype)
 	return NULL;
 }
 
-int hlrt_env_flag(const char *name, int dflt)
+const char *hlrt_engine_name(enum hlrt_engine e)
 {
-	const char *v = getenv(name);
-
-	if (!v || !*v)
-		return dflt;
-	if (!strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") ||
-	    !strcasecmp(v, "on"))
-		return 1;
-	if (!strcmp(v, "0") || !strcasecmp(v, "false") || !strcasecmp(v, "no") ||
-	    !strcasecmp(v, "off"))
-		return 0;
-	return dflt;
+	switch (e) {
+	case ENG_MME:
+		return "MME";
+	case ENG_TPC:
+		return "TPC";
+	case ENG_DMA:
+		return "DMA";
+	case ENG_CPU:
+		return "CPU";
+	default:
+		return "view";
+	}
 }
 
 uint64_t hlrt_now_ns(void)

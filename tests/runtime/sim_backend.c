@@ -26,7 +26,7 @@
 
 #include "gsim_core.h"
 #include "gsim_fabric.h"
-#include "hlrt_internal.h"
+#include "device/device.h"
 #include "hw/gaudisim_hw_nic.h"
 #include "hw/gaudisim_hw_packets.h"
 #include "hw/gaudisim_hw_regs.h"

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hlrt_internal.h"
+#include "exec/exec.h"
 #include "hw/gaudisim_hw_queues.h"
 #include "hw/gaudisim_hw_tpc.h"
 #include "rt_test.h"

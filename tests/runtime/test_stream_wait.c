@@ -11,7 +11,7 @@
  */
 #include <string.h>
 
-#include "hlrt_internal.h"
+#include "exec/exec.h"
 #include "rt_test.h"
 #ifndef RT_ON_DRIVER
 #include "sim_backend.h"

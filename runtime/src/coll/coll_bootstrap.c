@@ -42,7 +42,7 @@ static uint64_t random_nonce(void)
 
 hlrt_status hlrt_comm_get_unique_id(hlrt_comm_id *id)
 {
-	const char *base = getenv("HLRT_COMM_DIR");
+	const char *base = hlrt_config_comm_dir();
 	char dir[HLRT_COMM_ID_MAX - 32];
 	int n;
 
@@ -94,18 +94,6 @@ hlrt_status hlrt_comm_id_parse(const char *text, hlrt_comm_id *id)
 		return st;
 	snprintf(id->text, sizeof(id->text), "%s", text);
 	return HLRT_SUCCESS;
-}
-
-static uint64_t timeout_ms(void)
-{
-	const char *v = getenv("HLRT_COMM_TIMEOUT_MS");
-	char *end;
-	unsigned long long ms;
-
-	if (!v || !*v)
-		return 60000;
-	ms = strtoull(v, &end, 10);
-	return *end || !ms ? 60000 : ms;
 }
 
 static void nap(void)
@@ -190,7 +178,7 @@ static void cleanup(const char *dir, uint32_t nranks, uint64_t deadline)
 hlrt_status hlrt_coll_rendezvous(const hlrt_comm_id *id, uint32_t nranks,
 			    const struct coll_record *rec, struct coll_record *all)
 {
-	uint64_t deadline = hlrt_now_ns() + timeout_ms() * 1000000ull, nonce;
+	uint64_t deadline = hlrt_now_ns() + hlrt_config_comm_timeout_ms() * 1000000ull, nonce;
 	char name[32], text[256];
 	bool *have = calloc(nranks, sizeof(bool));
 	uint32_t left = nranks, r;
@@ -242,7 +230,7 @@ hlrt_status hlrt_coll_rendezvous(const hlrt_comm_id *id, uint32_t nranks,
 				;
 			st = hlrt_fail(HLRT_TIMEOUT,
 				       "rendezvous: %u of %u ranks missing after %llu ms (rank %u first)",
-				       left, nranks, (unsigned long long)timeout_ms(), r);
+				       left, nranks, (unsigned long long)hlrt_config_comm_timeout_ms(), r);
 			goto out;
 		}
 		nap();

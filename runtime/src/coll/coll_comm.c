@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "coll/coll_internal.h"
-#include "hlrt_packets.h"
+#include "device/hlrt_cb.h"
 #include "hw/gaudisim_hw_nic.h"
 #include "hw/gaudisim_hw_regs.h"
 
@@ -282,18 +282,6 @@ static void release(hlrt_comm *c)
 	free(c);
 }
 
-static uint32_t env_u32(const char *name, uint32_t dflt)
-{
-	const char *v = getenv(name);
-	char *end;
-	unsigned long x;
-
-	if (!v || !*v)
-		return dflt;
-	x = strtoul(v, &end, 10);
-	return *end ? dflt : (uint32_t)x;
-}
-
 hlrt_status hlrt_comm_init_rank(hlrt_comm **comm, uint32_t nranks, const hlrt_comm_id *id,
 				uint32_t rank, hlrt_device *device)
 {
@@ -326,7 +314,7 @@ hlrt_status hlrt_comm_init_rank(hlrt_comm **comm, uint32_t nranks, const hlrt_co
 	if (st)
 		goto fail;
 	me.rank = rank;
-	me.box = env_u32("HLRT_BOX_ID", 0);
+	me.box = hlrt_config_box_id();
 	me.module = device->module_id;
 	me.recv_base = c->recv_base;
 	me.sob_first = c->sob_first;

@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "coll/coll_internal.h"
-#include "hlrt_packets.h"
+#include "device/hlrt_cb.h"
 #include "hw/gaudisim_hw_dtypes.h"
 #include "hw/gaudisim_hw_nic.h"
 #include "hw/gaudisim_hw_tpc.h"
@@ -59,24 +59,21 @@ static uint32_t peer_sob(const hlrt_comm *c, uint32_t rank, uint32_t parity, uin
 }
 
 /* Arm a monitor per condition (value 0 needs none) and fence on them. */
+#define MAX_CONDS	(6 + COLL_NUM_TPC)
+static void wait_conds(struct hlrt_pkt_buf *b, const uint32_t *pool, uint32_t pool_n,
+		       const struct cond *cs, uint32_t n)
+{
+	uint32_t arms[MAX_CONDS], i, k = 0;
+
+	for (i = 0; i < n && k < MAX_CONDS; i++)
+		if (cs[i].value)
+			arms[k++] = GAUDISIM_SYNC_MON_ARM_SOB(cs[i].sob, 0, cs[i].value);
+	hlrt_pkt_wait(b, pool, pool_n, arms, k);
+}
+
 static void emit_wait(struct emitter *e, uint32_t qi, const struct cond *cs, uint32_t n)
 {
-	struct hlrt_pkt_buf *b = &e->q[qi];
-	uint32_t i, armed = 0;
-
-	for (i = 0; i < n; i++) {
-		if (!cs[i].value)
-			continue;
-		if (armed == e->pool_n[qi]) {
-			hlrt_pkt_fence(b, 0, armed, armed);
-			armed = 0;
-		}
-		hlrt_pkt_mon_reg(b, GAUDISIM_SYNC_MON_ARM(e->pool[qi][armed]),
-				 GAUDISIM_SYNC_MON_ARM_SOB(cs[i].sob, 0, cs[i].value));
-		armed++;
-	}
-	if (armed)
-		hlrt_pkt_fence(b, 0, armed, armed);
+	wait_conds(&e->q[qi], e->pool[qi], e->pool_n[qi], cs, n);
 }
 
 static void wait1(struct emitter *e, uint32_t qi, uint32_t which, uint32_t value)
@@ -242,8 +239,8 @@ static hlrt_status ext_body(struct emitter *e, hlrt_stream *s, struct hlrt_pkt_b
 {
 	const struct coll_plan *p = e->p;
 	const uint32_t *pool = hlrt_device_queue_monitors(e->c->dev, s->ext_queue);
-	struct cond cs[6 + COLL_NUM_TPC];
-	uint32_t n = 0, i, k, armed = 0;
+	struct cond cs[MAX_CONDS];
+	uint32_t n = 0, i, k;
 
 	if (hlrt_pkt_init(b, 128))
 		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "collective");
@@ -256,15 +253,7 @@ static hlrt_status ext_body(struct emitter *e, hlrt_stream *s, struct hlrt_pkt_b
 	cs[n++] = (struct cond){ e->set + COLL_SOB_CREDITED, p->n_recv };
 	cs[n++] = (struct cond){ e->set + COLL_SOB_CREDIT, p->n_send };
 	cs[n++] = (struct cond){ e->set + COLL_SOB_ARRIVE, p->n_recv };
-	for (i = 0; i < n; i++) {
-		if (!cs[i].value)
-			continue;
-		hlrt_pkt_mon_reg(b, GAUDISIM_SYNC_MON_ARM(pool[armed]),
-				 GAUDISIM_SYNC_MON_ARM_SOB(cs[i].sob, 0, cs[i].value));
-		armed++;
-	}
-	if (armed)
-		hlrt_pkt_fence(b, 0, armed, armed);
+	wait_conds(b, pool, HLRT_MONS_PER_QUEUE, cs, n);
 	for (i = 0; i < COLL_SOBS_PER_SET; i++)
 		hlrt_pkt_sob(b, e->set + i, GAUDISIM_SYNC_SOB_SET(0), GAUDISIM_PKT_CTL_MB);
 	return b->oom ? hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "collective") : HLRT_SUCCESS;

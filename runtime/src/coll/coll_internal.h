@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "hlrt_internal.h"
+#include "exec/exec.h"
 
 #define COLL_MAX_RANKS		16	/* two boxes of eight */
 #define COLL_SLOTS		4	/* receive slots per communicator */

@@ -4,13 +4,14 @@
  * gemm_dedw; convolutions stay FP32) gets its two inputs cast to BF16
  * right before it and becomes the BF16 variant: the MME multiplies BF16
  * and accumulates and outputs FP32, and the weights, gradients and
- * optimizer stay FP32 (master weights). The graph is rewritten in place,
- * so compiling it again finds nothing left to cast.
+ * optimizer stay FP32 (master weights). hlrt_graph_compile runs it on its
+ * own copy of the graph, after the cache lookup: the caller's graph stays
+ * as built.
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "hlrt_internal.h"
+#include "compile/compile_state.h"
 
 static const char *bf16_variant(const char *guid)
 {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hlrt_internal.h"
+#include "compile/compile_state.h"
 
 /* FNV-1a, 64 bits. */
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -55,69 +55,30 @@ static uint64_t graph_hash(const hlrt_graph *g, const struct compile_state *cs)
 	return h;
 }
 
-uint32_t hlrt_ct_root(const struct compile_state *cs, uint32_t t, uint64_t *offset)
+/* The options as the compile uses them, environment included (hashed). */
+static hlrt_status resolve_options(struct compile_state *cs,
+				   const struct hlrt_compile_options *opts)
 {
-	uint64_t off = 0;
-
-	while (cs->ct[t].alias_of >= 0) {
-		off += cs->ct[t].alias_offset;
-		t = (uint32_t)cs->ct[t].alias_of;
-	}
-	if (offset)
-		*offset = off;
-	return t;
-}
-
-hlrt_status hlrt_lower_new_work(struct lower_ctx *lc, enum hlrt_engine engine, struct rwork **w)
-{
-	struct compile_state *cs = lc->cs;
-	struct hlrt_recipe *r = cs->r;
-
-	if (r->n_works == cs->works_cap) {
-		uint32_t cap = cs->works_cap ? 2 * cs->works_cap : 64;
-		struct rwork *p = realloc(r->works, sizeof(*p) * cap);
-
-		if (!p)
-			return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "compile");
-		r->works = p;
-		cs->works_cap = cap;
-	}
-	*w = &r->works[r->n_works++];
-	memset(*w, 0, sizeof(**w));
-	(*w)->engine = engine;
-	(*w)->node = r->n_nodes - 1;
-	return HLRT_SUCCESS;
-}
-
-struct raddr hlrt_lower_addr(struct lower_ctx *lc, const struct hlrt_tensor *t, uint64_t offset)
-{
-	uint64_t voff;
-	uint32_t root = hlrt_ct_root(lc->cs, t->id, &voff);
-	struct raddr a = { .tensor = (uint32_t)lc->cs->ct[root].rt, .offset = voff + offset };
-
-	return a;
-}
-
-static hlrt_status state_init(struct compile_state *cs, hlrt_graph *g,
-			      const struct hlrt_compile_options *opts)
-{
-	uint32_t i;
-
-	memset(cs, 0, sizeof(*cs));
-	cs->g = g;
 	if (opts)
 		cs->opts = *opts;
 	if (!cs->opts.num_tpc || cs->opts.num_tpc > 8)
 		cs->opts.num_tpc = 8;
-	cs->bf16 = cs->opts.bf16 || hlrt_env_flag("HLRT_BF16", 0);
-	/* resolved before hashing: an eager and a lazy recipe never share a cache slot */
+	cs->bf16 = cs->opts.bf16 || hlrt_config_bf16();
+	/* resolved before hashing: serial and one-submission recipes never share a slot */
 	if (cs->opts.eager > HLRT_EAGER_OFF)
 		return hlrt_fail(HLRT_INVALID_ARGUMENT, "compile options: bad eager value %u",
 				 cs->opts.eager);
 	if (cs->opts.eager == HLRT_EAGER_FROM_ENV)
-		cs->opts.eager = hlrt_env_flag("HLRT_LAZY_MODE", 1) ? HLRT_EAGER_OFF :
-								      HLRT_EAGER_ON;
+		cs->opts.eager = hlrt_config_lazy() ? HLRT_EAGER_OFF : HLRT_EAGER_ON;
 	cs->log_placement = hlrt_log_placement_enabled();
+	return HLRT_SUCCESS;
+}
+
+static hlrt_status state_init(struct compile_state *cs, hlrt_graph *g)
+{
+	uint32_t i;
+
+	cs->g = g;
 	cs->n_cn = g->n_nodes;
 	cs->cn = calloc(g->n_nodes ? g->n_nodes : 1, sizeof(*cs->cn));
 	cs->ct = calloc(g->n_tensors ? g->n_tensors : 1, sizeof(*cs->ct));
@@ -144,61 +105,76 @@ static void state_free(struct compile_state *cs)
 	free(cs->ct);
 }
 
+static hlrt_status run_passes(struct compile_state *cs)
+{
+	hlrt_status st = hlrt_pass_shape_check(cs);
+
+	if (!st)
+		st = hlrt_pass_dead_nodes(cs);
+	if (!st)
+		st = hlrt_pass_fold_logical(cs);
+	if (!st)
+		st = hlrt_pass_fuse_elementwise(cs);
+	if (!st)
+		st = hlrt_pass_placement(cs);
+	if (!st)
+		st = hlrt_pass_memory_plan(cs);
+	if (!st)
+		st = hlrt_pass_lower(cs);
+	if (!st)
+		st = hlrt_pass_dependencies(cs);
+	return st;
+}
+
+/*
+ * The cache is keyed by the caller's graph and the resolved options; on a
+ * miss, BF16 autocast rewrites a copy of the graph, never the caller's.
+ */
 hlrt_status hlrt_graph_compile(hlrt_graph *graph, const struct hlrt_compile_options *opts,
 			       hlrt_recipe **recipe)
 {
 	struct compile_state cs = { 0 };
 	struct hlrt_recipe *cached;
+	hlrt_graph *copy = NULL;
+	uint64_t hash;
 	hlrt_status st;
 
 	if (!graph || !recipe)
 		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_graph_compile: NULL argument");
 	if (!graph->n_nodes)
 		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_graph_compile: the graph is empty");
-	st = HLRT_SUCCESS;
-	if ((opts && opts->bf16) || hlrt_env_flag("HLRT_BF16", 0))
-		st = hlrt_bf16_autocast(graph);
-	if (!st)
-		st = state_init(&cs, graph, opts);
-	if (st) {
-		state_free(&cs);
-		hlrt_recipe_free(cs.r);
+	st = resolve_options(&cs, opts);
+	if (st)
 		return st;
-	}
-	cs.r->hash = graph_hash(graph, &cs);
-	cached = cs.opts.no_cache || cs.log_placement ? NULL : hlrt_cache_get(cs.r->hash);
+	hash = graph_hash(graph, &cs);
+	cached = cs.opts.no_cache || cs.log_placement ? NULL : hlrt_cache_get(hash);
 	if (cached) {
-		hlrt_recipe_free(cs.r);
-		state_free(&cs);
 		*recipe = cached;
 		return HLRT_SUCCESS;
 	}
 
-	st = hlrt_pass_shape_check(&cs);
+	if (cs.bf16) {
+		st = hlrt_graph_clone(graph, &copy);
+		if (!st)
+			st = hlrt_bf16_autocast(copy);
+	}
 	if (!st)
-		st = hlrt_pass_dead_nodes(&cs);
-	if (!st)
-		st = hlrt_pass_fold_logical(&cs);
-	if (!st)
-		st = hlrt_pass_fuse_elementwise(&cs);
-	if (!st)
-		st = hlrt_pass_placement(&cs);
-	if (!st)
-		st = hlrt_pass_memory_plan(&cs);
-	if (!st)
-		st = hlrt_pass_lower(&cs);
-	if (!st)
-		st = hlrt_pass_dependencies(&cs);
-
+		st = state_init(&cs, copy ? copy : graph);
+	if (!st) {
+		cs.r->hash = hash;
+		st = run_passes(&cs);
+	}
 	if (st) {
 		hlrt_recipe_free(cs.r);
 	} else {
 		cs.r->num_tpc = cs.opts.num_tpc;
-		cs.r->eager = cs.opts.eager == HLRT_EAGER_ON;
+		cs.r->serial_launch = cs.opts.eager == HLRT_EAGER_ON;
 		if (!cs.opts.no_cache)
 			hlrt_cache_put(cs.r);
 		*recipe = cs.r;
 	}
 	state_free(&cs);
+	if (copy)
+		hlrt_graph_destroy(copy);
 	return st;
 }

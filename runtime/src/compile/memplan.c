@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hlrt_internal.h"
+#include "compile/compile_state.h"
 
 static bool uses(const struct cnode *c)
 {
@@ -127,6 +127,19 @@ static hlrt_status place_workspace(struct hlrt_recipe *r, uint32_t first)
 	r->workspace_size = peak;
 	r->stats.workspace_bytes = peak;
 	return HLRT_SUCCESS;
+}
+
+uint32_t hlrt_ct_root(const struct compile_state *cs, uint32_t t, uint64_t *offset)
+{
+	uint64_t off = 0;
+
+	while (cs->ct[t].alias_of >= 0) {
+		off += cs->ct[t].alias_offset;
+		t = (uint32_t)cs->ct[t].alias_of;
+	}
+	if (offset)
+		*offset = off;
+	return t;
 }
 
 hlrt_status hlrt_pass_memory_plan(struct compile_state *cs)

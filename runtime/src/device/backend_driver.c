@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "hlrt_internal.h"
+#include "device/device.h"
 #include "hlthunk.h"
 #include "hlthunk_packets.h"
 #include "hw/gaudisim_hw_sync.h"

@@ -6,7 +6,7 @@
  */
 #include <errno.h>
 
-#include "hlrt_internal.h"
+#include "device/device.h"
 
 static int none_count(uint32_t *module_ids, uint32_t max)
 {

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "hlrt_internal.h"
-#include "hlrt_packets.h"
+#include "device/device.h"
+#include "device/hlrt_cb.h"
 #include "hw/gaudisim_hw_sync.h"
 
 #define MAX_DEVICES	64
@@ -72,10 +72,8 @@ static int list_has(const char *list, uint32_t value)
 }
 
 /* Is the mask in environment variable name, if set, well formed? */
-static hlrt_status check_mask(const char *name)
+static hlrt_status check_mask(const char *name, const char *v)
 {
-	const char *v = getenv(name);
-
 	if (v && *v && list_has(v, 0) < 0)
 		return hlrt_fail(HLRT_INVALID_ARGUMENT,
 				 "%s='%s' is malformed: use 'all' or indices and ranges such as '0,2,4-7'",
@@ -89,8 +87,8 @@ static hlrt_status check_mask(const char *name)
  */
 static int visible_devices(uint32_t *index, uint32_t *module, uint32_t max)
 {
-	const char *devs = getenv("HABANA_VISIBLE_DEVICES");
-	const char *mods = getenv("HABANA_VISIBLE_MODULES");
+	const char *devs = hlrt_config_visible_devices();
+	const char *mods = hlrt_config_visible_modules();
 	uint32_t ids[MAX_DEVICES];
 	int n = current()->count(ids, MAX_DEVICES), i, k = 0;
 
@@ -115,11 +113,11 @@ static int visible_devices(uint32_t *index, uint32_t *module, uint32_t max)
 /* Both masks well formed, then the visible devices (status on failure). */
 static hlrt_status list_visible(uint32_t *index, uint32_t *module, int *count)
 {
-	hlrt_status st = check_mask("HABANA_VISIBLE_DEVICES");
+	hlrt_status st = check_mask("HABANA_VISIBLE_DEVICES", hlrt_config_visible_devices());
 	int n;
 
 	if (!st)
-		st = check_mask("HABANA_VISIBLE_MODULES");
+		st = check_mask("HABANA_VISIBLE_MODULES", hlrt_config_visible_modules());
 	if (st)
 		return st;
 	n = visible_devices(index, module, MAX_DEVICES);
@@ -251,6 +249,15 @@ void hlrt_device_put_sobs(hlrt_device *dev, uint32_t first, uint32_t n)
 		dev->sob_group_used[g + k] = false;
 }
 
+/* Start the profile HLRT_PROFILE names, if any; a failure is reported, not fatal. */
+static void profile_from_env(hlrt_device *dev)
+{
+	const char *path = hlrt_config_profile();
+
+	if (path && *path && hlrt_profiler_start(dev, path))
+		fprintf(stderr, "hlrt: HLRT_PROFILE: %s\n", hlrt_last_error());
+}
+
 static hlrt_status acquire_provider_index(uint32_t pindex, uint32_t vindex, uint32_t module,
 					  hlrt_device **device)
 {
@@ -302,7 +309,7 @@ static hlrt_status acquire_provider_index(uint32_t pindex, uint32_t vindex, uint
 		hlrt_device_release(dev);
 		return st;
 	}
-	hlrt_profiler_from_env(dev);
+	profile_from_env(dev);
 	*device = dev;
 	return HLRT_SUCCESS;
 }
@@ -365,7 +372,8 @@ hlrt_status hlrt_device_release(hlrt_device *device)
 		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_device_release: NULL device");
 	hlrt_profiler_stop(device);
 	hlrt_device_synchronize(device);
-	hlrt_recipes_unload(device);
+	if (device->unload_recipes)
+		device->unload_recipes(device);
 	for (i = 0; i < HLRT_MAX_STREAMS; i++)
 		if (device->streams[i])
 			hlrt_stream_destroy(device->streams[i]);

@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "hlrt_internal.h"
+#include "device/device.h"
 
 hlrt_status hlrt_device_malloc(hlrt_device *device, uint64_t size, uint64_t *device_addr)
 {

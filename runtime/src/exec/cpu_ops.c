@@ -7,22 +7,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "hlrt_internal.h"
+#include "exec/exec.h"
 #include "graph/ops.h"
-
-static int log_placement = -1;
-
-void hlrt_set_log_placement(int enable)
-{
-	log_placement = enable ? 1 : 0;
-}
-
-bool hlrt_log_placement_enabled(void)
-{
-	if (log_placement < 0)
-		return hlrt_env_flag("HLRT_LOG_DEVICE_PLACEMENT", 0);
-	return log_placement != 0;
-}
 
 hlrt_status hlrt_cpu_run(const struct hlrt_recipe *r, const struct rwork *w,
 			 void *const *in, void *const *out)

@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hlrt_internal.h"
-#include "hlrt_packets.h"
+#include "exec/exec.h"
+#include "device/hlrt_cb.h"
 #include "hw/gaudisim_hw_mme.h"
 #include "gaudisim_accel.h"
 #include "hw/gaudisim_hw_tpc.h"
@@ -263,24 +263,24 @@ static hlrt_status emit_timestamp(struct emit *e, uint32_t slot, uint64_t offset
 static void emit_wait(struct hlrt_pkt_buf *b, const uint32_t *pool, const uint32_t *sobs,
 		      uint32_t n)
 {
-	uint32_t i = 0;
+	uint32_t *arms = n ? malloc(sizeof(*arms) * n) : NULL;
+	uint32_t i = 0, k = 0;
 
-	while (i < n) {
-		uint32_t armed = 0;
-
-		while (i < n && armed < HLRT_MONS_PER_QUEUE) {
-			uint32_t group = sobs[i] / GAUDISIM_SYNC_SOBS_PER_GROUP, mask = 0xff;
-
-			while (i < n && sobs[i] / GAUDISIM_SYNC_SOBS_PER_GROUP == group) {
-				mask &= ~(1u << (sobs[i] % GAUDISIM_SYNC_SOBS_PER_GROUP));
-				i++;
-			}
-			hlrt_pkt_mon_reg(b, GAUDISIM_SYNC_MON_ARM(pool[armed]),
-					 GAUDISIM_SYNC_MON_ARM_VALUE(group, mask, 0, SOB_DONE));
-			armed++;
-		}
-		hlrt_pkt_fence(b, 0, armed, armed);
+	if (n && !arms) {
+		b->oom = true;
+		return;
 	}
+	while (i < n) {
+		uint32_t group = sobs[i] / GAUDISIM_SYNC_SOBS_PER_GROUP, mask = 0xff;
+
+		while (i < n && sobs[i] / GAUDISIM_SYNC_SOBS_PER_GROUP == group) {
+			mask &= ~(1u << (sobs[i] % GAUDISIM_SYNC_SOBS_PER_GROUP));
+			i++;
+		}
+		arms[k++] = GAUDISIM_SYNC_MON_ARM_VALUE(group, mask, 0, SOB_DONE);
+	}
+	hlrt_pkt_wait(b, pool, HLRT_MONS_PER_QUEUE, arms, k);
+	free(arms);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -444,7 +444,7 @@ static hlrt_status make_segments(struct loaded_recipe *lr, const struct hlrt_rec
 		do {
 			i++;
 		} while (i < r->n_works && r->works[i].engine != ENG_CPU &&
-			 (!r->eager || r->works[i].node == r->works[i - 1].node));
+			 (!r->serial_launch || r->works[i].node == r->works[i - 1].node));
 		sg->end_work = i;
 	}
 	return HLRT_SUCCESS;
@@ -493,7 +493,7 @@ hlrt_status hlrt_emit(hlrt_device *dev, struct hlrt_recipe *r, struct loaded_rec
 	uint32_t s, p, slot, n_cbs = 0;
 	hlrt_status st = make_segments(lr, r);
 
-	if (!st && r->eager)
+	if (!st && r->serial_launch)
 		st = take_shared_sobs(dev, lr);
 	if (st)
 		return st;
@@ -505,10 +505,10 @@ hlrt_status hlrt_emit(hlrt_device *dev, struct hlrt_recipe *r, struct loaded_rec
 
 		if (sg->cpu)
 			continue;
-		if (!r->eager)
+		if (!r->serial_launch)
 			sg->n_sobs = sg->end_work - sg->first_work + 1;
 		for (p = 0; p < 2 && !st; p++) {
-			if (!r->eager) {
+			if (!r->serial_launch) {
 				st = hlrt_device_take_sobs(dev, sg->n_sobs, &sg->sob_first[p]);
 				if (st)
 					break;

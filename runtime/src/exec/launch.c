@@ -4,15 +4,16 @@
  * lay out code, constants and CBs in one HBM image), then for each launch
  * resolve the bindings, patch and re-upload the image only when an
  * address changed, and submit each segment as one command submission
- * (eager recipes: one per node, each waited for before the next).
+ * (serial-launch recipes: one per node, each waited for before the next).
  * The per-launch host work is proportional to the number of bindings.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hlrt_internal.h"
-#include "hlrt_packets.h"
+#include "exec/exec.h"
+#include "prof/profiler.h"
+#include "device/hlrt_cb.h"
 
 
 void hlrt_loaded_free(struct loaded_recipe *lr)
@@ -136,6 +137,7 @@ hlrt_status hlrt_recipe_load_on(hlrt_device *dev, struct hlrt_recipe *r,
 		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "loading a recipe");
 	lr->dev = dev;
 	lr->recipe = r;
+	dev->unload_recipes = hlrt_recipes_unload;
 	lr->next = dev->loaded;
 	dev->loaded = lr;
 	lr->bound = calloc(r->n_persistent + 1, sizeof(uint64_t));
@@ -298,6 +300,170 @@ static hlrt_status run_cpu(hlrt_stream *s, const struct hlrt_recipe *r,
 		(n)++; \
 	} while (0)
 
+/* The recipe loaded on the stream's device, the way the profiler wants it. */
+static hlrt_status ensure_loaded(hlrt_device *dev, struct hlrt_recipe *r,
+				 struct loaded_recipe **out)
+{
+	struct loaded_recipe *lr = r->loaded;
+	hlrt_status st;
+
+	/* profiling adds packets: a recipe loaded the other way is reloaded */
+	if (lr && (lr->dev != dev || lr->profiled != (dev->prof != NULL))) {
+		if (lr->last_stream)
+			hlrt_stream_synchronize(lr->last_stream);
+		hlrt_loaded_free(lr);
+		lr = NULL;
+	}
+	if (!lr) {
+		st = hlrt_recipe_load_on(dev, r, &lr);
+		if (st)
+			return st;
+		r->loaded = lr;
+		r->unload = hlrt_loaded_free;
+	}
+	*out = lr;
+	return HLRT_SUCCESS;
+}
+
+/* Patch the bound addresses into the image and upload it, if any changed. */
+static hlrt_status patch_and_upload(const struct hlrt_recipe *r, struct loaded_recipe *lr,
+				    const uint64_t *bound, uint64_t workspace)
+{
+	hlrt_status st = HLRT_SUCCESS;
+
+	if (lr->uploaded && lr->bound_ws == workspace &&
+	    !memcmp(bound, lr->bound, sizeof(uint64_t) * r->n_persistent))
+		return HLRT_SUCCESS;
+	/* the image may still be running: wait before rewriting it */
+	if (lr->last_stream)
+		st = hlrt_stream_synchronize(lr->last_stream);
+	if (!st) {
+		apply_patches(r, lr, bound, workspace);
+		st = hlrt_memcpy_h2d(lr->dev, lr->image_addr, lr->image, lr->image_size);
+	}
+	if (st) {
+		lr->uploaded = false;
+		return st;
+	}
+	memcpy(lr->bound, bound, sizeof(uint64_t) * r->n_persistent);
+	lr->bound_ws = workspace;
+	lr->uploaded = true;
+	return HLRT_SUCCESS;
+}
+
+/* What the segment loop needs to place the host copies. */
+struct seg_span {
+	bool cpu;			/* the recipe has CPU segments */
+	uint32_t first_dev, last_dev;	/* first and last device segments, ~0u none */
+};
+
+static struct seg_span seg_span(const struct loaded_recipe *lr)
+{
+	struct seg_span sp = { .first_dev = ~0u, .last_dev = ~0u };
+	uint32_t s;
+
+	for (s = 0; s < lr->n_segs; s++) {
+		if (lr->segs[s].cpu) {
+			sp.cpu = true;
+			continue;
+		}
+		if (sp.first_dev == ~0u)
+			sp.first_dev = s;
+		sp.last_dev = s;
+	}
+	return sp;
+}
+
+/* Submit device segment s with SOB set p; the host copies given ride with it. */
+static hlrt_status submit_segment(hlrt_stream *stream, struct hlrt_recipe *r,
+				  struct loaded_recipe *lr, uint32_t s, uint32_t p,
+				  const struct hlrt_be_copy *pre, uint32_t n_pre,
+				  const struct hlrt_be_copy *post, uint32_t n_post)
+{
+	struct hlrt_be_job jobs[GAUDISIM_NUM_TPC + 2];
+	const struct seg_image *sg = &lr->segs[s];
+	struct hlrt_be_ext ext = { 0 };
+	uint32_t i, nj = 0;
+	hlrt_status st;
+
+	for (i = sg->cb_first[p]; i < sg->cb_first[p] + GAUDISIM_NUM_TPC + 2; i++) {
+		if (!lr->cbs[i].n)
+			continue;
+		jobs[nj].queue = lr->cbs[i].queue;
+		jobs[nj].size = lr->cbs[i].n * 4;
+		jobs[nj].cb_addr = lr->image_addr + lr->cbs[i].dev_offset;
+		nj++;
+	}
+	if (lr->profiled) {
+		uint64_t ts = lr->ts_addr + hlrt_ts_seg(r->n_works, s);
+
+		/* (the copy back of the timestamps is itself a post copy) */
+		ext.ts_first_dev = ts;
+	}
+	if (!sg->ext_body[p][stream->index]) {
+		st = hlrt_emit_ext(lr->dev, lr, &lr->segs[s], p, stream->index,
+				   stream->ext_queue);
+		if (st)
+			return st;
+	}
+	ext.body = sg->ext_body[p][stream->index];
+	ext.n_body = sg->ext_n[p][stream->index];
+	ext.pre = pre;
+	ext.n_pre = n_pre;
+	ext.post = post;
+	ext.n_post = n_post;
+	st = hlrt_stream_submit(stream, jobs, nj, &ext);
+	/* serial launch: each node finishes before the next one is submitted */
+	if (!st && r->serial_launch)
+		st = hlrt_stream_synchronize(stream);
+	return st;
+}
+
+/*
+ * Run the segments in order: device segments as submissions, CPU segments
+ * on the host. The pre copies go with the first device segment (before
+ * everything, on their own, when CPU nodes may read them); the post copies
+ * with the last segment, or on their own after a final CPU segment.
+ */
+static hlrt_status run_segments(hlrt_stream *stream, struct hlrt_recipe *r,
+				struct loaded_recipe *lr, uint32_t p, const uint64_t *bound,
+				uint64_t workspace, const struct hlrt_be_copy *bpre, uint32_t n_pre,
+				const struct hlrt_be_copy *bpost, uint32_t n_post)
+{
+	struct seg_span sp = seg_span(lr);
+	hlrt_status st = HLRT_SUCCESS;
+	uint32_t s;
+
+	if (sp.cpu && n_pre) {
+		struct hlrt_be_ext ext = { .pre = bpre, .n_pre = n_pre };
+
+		st = hlrt_stream_submit(stream, NULL, 0, &ext);
+	}
+	for (s = 0; s < lr->n_segs && !st; s++) {
+		bool with_pre = !sp.cpu && s == sp.first_dev;
+		bool with_post = s == sp.last_dev && (!sp.cpu || s == lr->n_segs - 1);
+
+		if (lr->segs[s].cpu) {
+			st = run_cpu(stream, r, lr, bound, workspace,
+				     &r->works[lr->segs[s].first_work]);
+			continue;
+		}
+		st = submit_segment(stream, r, lr, s, p, with_pre ? bpre : NULL,
+				    with_pre ? n_pre : 0, with_post ? bpost : NULL,
+				    with_post ? n_post : 0);
+		if (with_post)
+			n_post = 0;
+	}
+	if (!st && n_post) {
+		struct hlrt_be_ext ext = { .post = bpost, .n_post = n_post };
+
+		st = hlrt_stream_synchronize(stream);
+		if (!st)
+			st = hlrt_stream_submit(stream, NULL, 0, &ext);
+	}
+	return st;
+}
+
 hlrt_status hlrt_launch_ex(hlrt_stream *stream, const hlrt_recipe *recipe,
 			   const struct hlrt_tensor_binding *bindings, uint32_t n_bindings,
 			   uint64_t workspace,
@@ -306,13 +472,11 @@ hlrt_status hlrt_launch_ex(hlrt_stream *stream, const hlrt_recipe *recipe,
 {
 	struct hlrt_recipe *r = (struct hlrt_recipe *)recipe;
 	struct hlrt_be_copy bpre[16], bpost[17];
-	struct hlrt_be_job jobs[GAUDISIM_NUM_TPC + 2];
 	uint64_t t0 = hlrt_now_ns();
 	struct loaded_recipe *lr;
 	hlrt_device *dev;
 	uint64_t *bound;
-	bool changed = false, cpu = false;
-	uint32_t i, s, p, last_dev = ~0u, first_dev = ~0u;
+	uint32_t p;
 	hlrt_status st;
 
 	if (!stream || !r || (n_bindings && !bindings))
@@ -327,48 +491,19 @@ hlrt_status hlrt_launch_ex(hlrt_stream *stream, const hlrt_recipe *recipe,
 	st = to_be_copies(dev, pre, n_pre, bpre);
 	if (!st)
 		st = to_be_copies(dev, post, n_post, bpost);
+	if (!st)
+		st = ensure_loaded(dev, r, &lr);
 	if (st)
 		return st;
-	lr = r->loaded;
-	/* profiling adds packets: a recipe loaded the other way is reloaded */
-	if (lr && (lr->dev != dev || lr->profiled != (dev->prof != NULL))) {
-		if (lr->last_stream)
-			hlrt_stream_synchronize(lr->last_stream);
-		hlrt_loaded_free(lr);
-		lr = NULL;
-	}
-	if (!lr) {
-		st = hlrt_recipe_load_on(dev, r, &lr);
-		if (st)
-			return st;
-		r->loaded = lr;
-	}
 	bound = malloc(sizeof(uint64_t) * (r->n_persistent + 1));
 	if (!bound)
 		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "launch");
 	st = bind(r, bindings, n_bindings, bound);
+	if (!st)
+		st = patch_and_upload(r, lr, bound, workspace);
 	if (st) {
 		free(bound);
 		return st;
-	}
-	changed = !lr->uploaded || lr->bound_ws != workspace ||
-		  memcmp(bound, lr->bound, sizeof(uint64_t) * r->n_persistent);
-	if (changed) {
-		/* the image may still be running: wait before rewriting it */
-		if (lr->last_stream)
-			st = hlrt_stream_synchronize(lr->last_stream);
-		if (!st) {
-			apply_patches(r, lr, bound, workspace);
-			st = hlrt_memcpy_h2d(dev, lr->image_addr, lr->image, lr->image_size);
-		}
-		if (st) {
-			lr->uploaded = false;
-			free(bound);
-			return st;
-		}
-		memcpy(lr->bound, bound, sizeof(uint64_t) * r->n_persistent);
-		lr->bound_ws = workspace;
-		lr->uploaded = true;
 	}
 	p = lr->parity;
 	lr->parity ^= 1;
@@ -383,77 +518,26 @@ hlrt_status hlrt_launch_ex(hlrt_stream *stream, const hlrt_recipe *recipe,
 		memset(lr->ts_host, 0, lr->ts_size);
 		HLRT_PROFILE_COPY(bpost, n_post, lr);
 	}
-	for (s = 0; s < lr->n_segs; s++) {
-		if (lr->segs[s].cpu) {
-			cpu = true;
-			continue;
-		}
-		if (first_dev == ~0u)
-			first_dev = s;
-		last_dev = s;
-	}
-	if (cpu && n_pre) {
-		struct hlrt_be_ext ext = { .pre = bpre, .n_pre = n_pre };
-
-		st = hlrt_stream_submit(stream, NULL, 0, &ext);
-	}
-	for (s = 0; s < lr->n_segs && !st; s++) {
-		const struct seg_image *sg = &lr->segs[s];
-		struct hlrt_be_ext ext = { 0 };
-		uint32_t nj = 0;
-
-		if (sg->cpu) {
-			st = run_cpu(stream, r, lr, bound, workspace, &r->works[sg->first_work]);
-			continue;
-		}
-		for (i = sg->cb_first[p]; i < sg->cb_first[p] + GAUDISIM_NUM_TPC + 2; i++) {
-			if (!lr->cbs[i].n)
-				continue;
-			jobs[nj].queue = lr->cbs[i].queue;
-			jobs[nj].size = lr->cbs[i].n * 4;
-			jobs[nj].cb_addr = lr->image_addr + lr->cbs[i].dev_offset;
-			nj++;
-		}
-		if (lr->profiled) {
-			uint64_t ts = lr->ts_addr + hlrt_ts_seg(r->n_works, s);
-
-			/* (the copy back of the timestamps is itself a post copy) */
-			ext.ts_first_dev = ts;
-		}
-		if (!sg->ext_body[p][stream->index]) {
-			st = hlrt_emit_ext(dev, lr, &lr->segs[s], p, stream->index,
-					   stream->ext_queue);
-			if (st)
-				break;
-		}
-		ext.body = sg->ext_body[p][stream->index];
-		ext.n_body = sg->ext_n[p][stream->index];
-		if (!cpu && s == first_dev) {
-			ext.pre = bpre;
-			ext.n_pre = n_pre;
-		}
-		if (s == last_dev && (!cpu || s == lr->n_segs - 1)) {
-			ext.post = bpost;
-			ext.n_post = n_post;
-			n_post = 0;
-		}
-		st = hlrt_stream_submit(stream, jobs, nj, &ext);
-		/* eager: each node finishes before the next one is submitted */
-		if (!st && r->eager)
-			st = hlrt_stream_synchronize(stream);
-	}
-	if (!st && n_post) {
-		struct hlrt_be_ext ext = { .post = bpost, .n_post = n_post };
-
-		st = hlrt_stream_synchronize(stream);
-		if (!st)
-			st = hlrt_stream_submit(stream, NULL, 0, &ext);
-	}
+	st = run_segments(stream, r, lr, p, bound, workspace, bpre, n_pre, bpost, n_post);
 	if (!st && lr->profiled && stream->n_harvest < 8)
 		stream->harvest[stream->n_harvest++] = lr;
 	free(bound);
 	hlrt_profiler_host_event(dev, "hlrt_launch", t0, hlrt_now_ns());
 	return st;
+}
+
+/* The recipe's compile-time stats, plus its loaded form's when it has one. */
+hlrt_status hlrt_recipe_get_stats(const hlrt_recipe *recipe, struct hlrt_recipe_stats *stats)
+{
+	if (!recipe || !stats)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_recipe_get_stats: NULL");
+	*stats = recipe->stats;
+	stats->hash = recipe->hash;
+	if (recipe->loaded) {
+		stats->patch_points = recipe->loaded->n_patches;
+		stats->cb_bytes = recipe->loaded->cb_bytes;
+	}
+	return HLRT_SUCCESS;
 }
 
 hlrt_status hlrt_launch(hlrt_stream *stream, const hlrt_recipe *recipe,

@@ -14,8 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hlrt_internal.h"
-#include "hlrt_packets.h"
+#include "exec/exec.h"
+#include "prof/profiler.h"
+#include "device/hlrt_cb.h"
 
 #define WAIT_TIMEOUT_US	(600ull * 1000 * 1000)
 
@@ -80,6 +81,40 @@ static hlrt_status wait_seq(hlrt_device *dev, uint64_t seq)
 	return HLRT_SUCCESS;
 }
 
+/* Turn a completed profiled launch's timestamps into trace events. */
+static void harvest(hlrt_device *dev, const struct loaded_recipe *lr)
+{
+	const struct hlrt_recipe *r = lr->recipe;
+	const uint64_t *ts = lr->ts_host;
+	uint32_t i, s;
+
+	if (!dev->prof || !lr->profiled || !r)
+		return;
+	for (i = 0; i < r->n_works; i++) {
+		const struct rwork *w = &r->works[i];
+
+		if (w->engine == ENG_CPU)
+			continue;
+		for (s = 0; s < HLRT_TS_QUEUES; s++) {
+			const uint64_t *pair = ts + hlrt_ts_work(i, s) / 8;
+
+			hlrt_profiler_device_event(dev, r->nodes[w->node].name,
+						   hlrt_profiler_slot_lane(s), w->engine, pair[0],
+						   pair[1]);
+		}
+	}
+	for (s = 0; s < lr->n_segs; s++) {
+		const uint64_t *seg = ts + hlrt_ts_seg(r->n_works, s) / 8;
+
+		if (lr->segs[s].cpu)
+			continue;
+		hlrt_profiler_device_event(dev, "host->device copies", HLRT_LANE_DMA0, ENG_DMA,
+					   seg[0], seg[1]);
+		hlrt_profiler_device_event(dev, "launch (engines)", HLRT_LANE_DMA0, ENG_DMA,
+					   seg[1], seg[2]);
+	}
+}
+
 hlrt_status hlrt_stream_synchronize(hlrt_stream *stream)
 {
 	hlrt_status st;
@@ -92,7 +127,7 @@ hlrt_status hlrt_stream_synchronize(hlrt_stream *stream)
 
 		stream->last_seq = 0;
 		for (i = 0; i < stream->n_harvest; i++)
-			hlrt_profiler_harvest(stream->dev, stream->harvest[i]);
+			harvest(stream->dev, stream->harvest[i]);
 	}
 	stream->n_harvest = 0;
 	return st;
@@ -107,9 +142,9 @@ static hlrt_status submit_waits(hlrt_stream *s)
 {
 	const uint32_t *pool = hlrt_device_queue_monitors(s->dev, s->ext_queue);
 	struct hlrt_be_ext ext = { 0 };
+	uint32_t arms[HLRT_STREAM_WAITS], i;
 	struct hlrt_pkt_buf b;
 	uint64_t seq = 0;
-	uint32_t i;
 	int rc;
 
 	if (!s->n_waits)
@@ -117,9 +152,8 @@ static hlrt_status submit_waits(hlrt_stream *s)
 	if (hlrt_pkt_init(&b, 16 + 4 * s->n_waits))
 		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "stream wait");
 	for (i = 0; i < s->n_waits; i++)
-		hlrt_pkt_mon_reg(&b, GAUDISIM_SYNC_MON_ARM(pool[i]),
-				 GAUDISIM_SYNC_MON_ARM_SOB(s->waits[i].sob, 0, s->waits[i].value));
-	hlrt_pkt_fence(&b, 0, s->n_waits, s->n_waits);
+		arms[i] = GAUDISIM_SYNC_MON_ARM_SOB(s->waits[i].sob, 0, s->waits[i].value);
+	hlrt_pkt_wait(&b, pool, HLRT_MONS_PER_QUEUE, arms, s->n_waits);
 	if (b.oom) {
 		hlrt_pkt_free(&b);
 		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "stream wait");

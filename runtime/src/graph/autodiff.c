@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hlrt_internal.h"
+#include "graph/graph_internal.h"
 #include "graph/ops.h"
 
 /* Per-run state: which tensors lie on a path from a parameter. */

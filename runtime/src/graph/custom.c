@@ -30,7 +30,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "hlrt_internal.h"
+#include "graph/graph_internal.h"
+#include "graph/ops.h"
 #include "tpc_asm.h"
 
 #define MAX_CUSTOM	64
@@ -103,49 +104,19 @@ static hlrt_status infer_custom(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 	return HLRT_SUCCESS;
 }
 
-static uint32_t f32_bits(float f)
+bool hlrt_custom_launch_of(const struct hlrt_node *n, struct hlrt_custom_launch *out)
 {
-	uint32_t u;
-
-	memcpy(&u, &f, sizeof(u));
-	return u;
-}
-
-static hlrt_status lower_custom(struct lower_ctx *lc, const struct cnode *cn)
-{
-	const struct hlrt_node *n = cn->node;
 	const struct custom_kernel *k = custom_of(n);
-	uint64_t cols = n->in[0]->dims[n->in[0]->ndims - 1];
-	uint64_t total = hlrt_elems(n->in[0]->ndims, n->in[0]->dims), rows;
-	const float *scalars = n->params_size ? (const float *)n->params : k->defaults;
-	struct rwork *w;
-	hlrt_status st;
-	uint32_t i, t;
 
-	if (!k->rows)
-		cols = total;
-	rows = total / cols;
-	st = hlrt_lower_new_work(lc, ENG_TPC, &w);
-	if (!st)
-		st = hlrt_recipe_kernel(lc->cs->r, k->kernel_name, &w->kernel);
-	if (st)
-		return st;
-	for (t = 0; t < k->n_in + k->n_out; t++) {
-		const uint64_t size[2] = { cols, rows }, stride[2] = { 1, cols };
-
-		hlrt_lower_tdesc(lc, w, t, t < k->n_in ? n->in[t] : n->out[t - k->n_in], size, stride,
-			    2, 0, t >= k->n_in);
-	}
-	for (i = 0; i < 5; i++)
-		w->ispace[i] = 1;
-	if (k->rows)
-		w->ispace[1] = (uint32_t)rows;
-	else
-		w->ispace[0] = (uint32_t)((cols + 4095) / 4096);
-	w->n_args = k->n_scalars;
-	for (i = 0; i < k->n_scalars; i++)
-		w->args[i] = f32_bits(scalars[i]);
-	return HLRT_SUCCESS;
+	if (!k)
+		return false;
+	out->kernel = k->kernel_name;
+	out->n_in = k->n_in;
+	out->n_out = k->n_out;
+	out->n_scalars = k->n_scalars;
+	out->rows = k->rows;
+	out->defaults = k->defaults;
+	return true;
 }
 
 static hlrt_status bad(const char *file, const json_t *at, const char *what)
@@ -301,7 +272,7 @@ static hlrt_status load_one(const char *dir, const char *json_name)
 	k->op.n_out = (uint8_t)k->n_out;
 	k->op.params_size = 4 * k->n_scalars;
 	k->op.infer = infer_custom;
-	k->op.lower = lower_custom;
+	k->op.lower = hlrt_lower_custom;
 	k->op.dtype = k->out[0];
 	k->op.from = -1;
 	if (n_customs == MAX_CUSTOM) {
@@ -351,7 +322,7 @@ hlrt_status hlrt_registry_load_path(const char *dir)
 /* HLRT_KERNEL_PATH, once: a folder that fails is reported, the others still load. */
 static void load_env(void)
 {
-	const char *path = getenv("HLRT_KERNEL_PATH");
+	const char *path = hlrt_config_kernel_path();
 	char *copy, *dir, *save = NULL;
 
 	env_loaded = true;

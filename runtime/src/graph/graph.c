@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hlrt_internal.h"
+#include "graph/graph_internal.h"
 
 uint64_t hlrt_elems(uint32_t ndims, const uint64_t *dims)
 {
@@ -43,6 +43,62 @@ hlrt_status hlrt_graph_destroy(hlrt_graph *graph)
 	free(graph->nodes);
 	free(graph);
 	return HLRT_SUCCESS;
+}
+
+hlrt_status hlrt_graph_clone(const hlrt_graph *g, hlrt_graph **out)
+{
+	hlrt_graph *c = calloc(1, sizeof(*c));
+	uint32_t i, j;
+
+	if (!c)
+		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "graph copy");
+	c->auto_names = g->auto_names;
+	c->tensors = calloc(g->n_tensors ? g->n_tensors : 1, sizeof(*c->tensors));
+	c->nodes = calloc(g->n_nodes ? g->n_nodes : 1, sizeof(*c->nodes));
+	c->cap_tensors = g->n_tensors ? g->n_tensors : 1;
+	c->cap_nodes = g->n_nodes ? g->n_nodes : 1;
+	if (!c->tensors || !c->nodes)
+		goto oom;
+	for (i = 0; i < g->n_tensors; i++) {
+		const hlrt_tensor *t = g->tensors[i];
+		hlrt_tensor *u = malloc(sizeof(*u));
+
+		if (!u)
+			goto oom;
+		*u = *t;
+		u->graph = c;
+		u->grad = NULL;
+		u->producer = NULL;
+		u->data = NULL;
+		c->tensors[c->n_tensors++] = u;
+		if (t->data) {
+			u->data = malloc(hlrt_tensor_bytes(t));
+			if (!u->data)
+				goto oom;
+			memcpy(u->data, t->data, hlrt_tensor_bytes(t));
+		}
+	}
+	for (i = 0; i < g->n_nodes; i++) {
+		const struct hlrt_node *n = g->nodes[i];
+		struct hlrt_node *m = malloc(sizeof(*m));
+
+		if (!m)
+			goto oom;
+		*m = *n;
+		for (j = 0; j < n->n_in; j++)
+			m->in[j] = c->tensors[n->in[j]->id];
+		for (j = 0; j < n->n_out; j++)
+			m->out[j] = c->tensors[n->out[j]->id];
+		c->nodes[c->n_nodes++] = m;
+	}
+	for (i = 0; i < g->n_tensors; i++)
+		if (g->tensors[i]->producer)
+			c->tensors[i]->producer = c->nodes[g->tensors[i]->producer->id];
+	*out = c;
+	return HLRT_SUCCESS;
+oom:
+	hlrt_graph_destroy(c);
+	return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "graph copy");
 }
 
 static bool dtype_valid(hlrt_dtype d)
@@ -229,8 +285,6 @@ hlrt_status hlrt_node_create(hlrt_graph *graph, const char *guid,
 	if (!graph || !guid)
 		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_node_create: NULL argument");
 	op = hlrt_op_find(guid);
-	if (!op && hlrt_op_planned(guid))
-		return hlrt_fail(HLRT_UNSUPPORTED, "%s is not implemented yet", guid);
 	if (!op)
 		return hlrt_fail(HLRT_NOT_FOUND, "unknown GUID \"%s\" (see docs/ops.md)", guid);
 	if (n_inputs < op->n_in_min || n_inputs > op->n_in_max)

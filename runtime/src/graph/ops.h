@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The per-op functions the registry points to: lowerings (lower.c),
- * gradient rules (autodiff.c) and host implementations (cpu_ops.c).
+ * The per-op functions the registry points to: lowerings (compile/lower/),
+ * gradient rules (autodiff.c) and host implementations (exec/cpu_ops.c).
+ * This list is the registry's whole dependency on those folders: it takes
+ * their rules by pointer, and their types only as incomplete structs.
  */
 #ifndef HLRT_OPS_H
 #define HLRT_OPS_H
 
-#include "hlrt_internal.h"
+#include "graph/graph_internal.h"
 
 hlrt_dtype hlrt_op_dtype(const struct hlrt_node *n);
 
@@ -29,6 +31,7 @@ hlrt_status hlrt_lower_opt_state(struct lower_ctx *lc, const struct cnode *cn);
 hlrt_status hlrt_lower_memcpy(struct lower_ctx *lc, const struct cnode *cn);
 hlrt_status hlrt_lower_memset(struct lower_ctx *lc, const struct cnode *cn);
 hlrt_status hlrt_lower_transpose(struct lower_ctx *lc, const struct cnode *cn);
+hlrt_status hlrt_lower_custom(struct lower_ctx *lc, const struct cnode *cn);
 
 hlrt_status hlrt_grad_gemm(struct ad_ctx *ac, const struct hlrt_node *n);
 hlrt_status hlrt_grad_add(struct ad_ctx *ac, const struct hlrt_node *n);
@@ -49,5 +52,40 @@ hlrt_status hlrt_cpu_equal(const struct rwork *w, const struct hlrt_recipe *r,
 		      void *const *in, void *const *out);
 hlrt_status hlrt_cpu_cast(const struct rwork *w, const struct hlrt_recipe *r,
 		     void *const *in, void *const *out);
+
+/* Convolutions and pooling (compile/lower/conv.c). */
+hlrt_status hlrt_infer_im2col(struct hlrt_node *n, struct hlrt_tensor_desc *o);
+hlrt_status hlrt_infer_col2im(struct hlrt_node *n, struct hlrt_tensor_desc *o);
+hlrt_status hlrt_infer_maxpool_fwd(struct hlrt_node *n, struct hlrt_tensor_desc *o);
+hlrt_status hlrt_infer_maxpool_bwd(struct hlrt_node *n, struct hlrt_tensor_desc *o);
+hlrt_status hlrt_lower_im2col(struct lower_ctx *lc, const struct cnode *cn);
+hlrt_status hlrt_lower_col2im(struct lower_ctx *lc, const struct cnode *cn);
+hlrt_status hlrt_lower_maxpool_fwd(struct lower_ctx *lc, const struct cnode *cn);
+hlrt_status hlrt_lower_maxpool_bwd(struct lower_ctx *lc, const struct cnode *cn);
+hlrt_status hlrt_grad_im2col(struct ad_ctx *ac, const struct hlrt_node *n);
+hlrt_status hlrt_grad_maxpool(struct ad_ctx *ac, const struct hlrt_node *n);
+/* spatial_convolution_f32, dedx_f32, dedw_f32: the MME's convolution modes. */
+hlrt_status hlrt_infer_conv_mme(struct hlrt_node *n, struct hlrt_tensor_desc *o);
+hlrt_status hlrt_lower_conv_mme(struct lower_ctx *lc, const struct cnode *cn);
+hlrt_status hlrt_grad_conv_mme(struct ad_ctx *ac, const struct hlrt_node *n);
+hlrt_status hlrt_expand_conv2d_fwd(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n_in,
+			      const void *params, const char *name, hlrt_tensor *out,
+			      struct hlrt_node **last);
+hlrt_status hlrt_expand_conv2d_dedx(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n_in,
+			       const void *params, const char *name, hlrt_tensor *out,
+			       struct hlrt_node **last);
+hlrt_status hlrt_expand_conv2d_dedw(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n_in,
+			       const void *params, const char *name, hlrt_tensor *out,
+			       struct hlrt_node **last);
+
+/* LAMB (compile/lower/lamb.c). */
+hlrt_status hlrt_infer_lamb_moments(struct hlrt_node *n, struct hlrt_tensor_desc *o);
+hlrt_status hlrt_infer_lamb_sumsq(struct hlrt_node *n, struct hlrt_tensor_desc *o);
+hlrt_status hlrt_infer_lamb_apply(struct hlrt_node *n, struct hlrt_tensor_desc *o);
+/* The three stages, by GUID. */
+hlrt_status hlrt_lower_lamb(struct lower_ctx *lc, const struct cnode *cn);
+hlrt_status hlrt_expand_lamb(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n_in,
+			const void *params, const char *name, hlrt_tensor *out,
+			struct hlrt_node **last);
 
 #endif /* HLRT_OPS_H */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hlrt_internal.h"
+#include "graph/graph_internal.h"
 
 struct sbuf {
 	char *p;
@@ -60,12 +60,5 @@ char *hlrt_ops_markdown(void)
 		add(&b, "| `%s` | %s | `%s` | %s | %s |\n", op->guid, hlrt_engine_name(op->engine), op->signature,
 		    op->summary, op->grad ? "yes" : "");
 	}
-	if (!hlrt_op_planned_at(0))
-		return b.p;	/* the product's whole list is implemented */
-	add(&b, "\nOps in the product's list that are not implemented yet (creating such a\n"
-		"node returns `HLRT_UNSUPPORTED`):");
-	for (i = 0; hlrt_op_planned_at(i); i++)
-		add(&b, "%s `%s`", i ? "," : "", hlrt_op_planned_at(i));
-	add(&b, ".\n");
 	return b.p;
 }

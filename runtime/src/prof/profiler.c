@@ -15,15 +15,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hlrt_internal.h"
+#include "prof/profiler.h"
+#include "device/device.h"
 
 #define MAX_EVENTS	(1u << 20)	/* bounds the memory of a long run */
 
-enum lane { LANE_DMA0, LANE_DMA2, LANE_MME, LANE_TPC0, LANE_COUNT = LANE_TPC0 + 8 };
+#define LANE_COUNT	(HLRT_LANE_TPC0 + 8)	/* the host API's lane */
 
 struct prof_event {
 	uint32_t name;		/* index into the name table */
-	uint16_t lane;		/* enum lane, or LANE_COUNT for the host API */
+	uint16_t lane;		/* enum hlrt_prof_lane, or LANE_COUNT for the host API */
 	uint16_t cat;		/* enum hlrt_engine */
 	uint64_t ts, dur;	/* ns */
 };
@@ -111,14 +112,6 @@ hlrt_status hlrt_profiler_start(hlrt_device *device, const char *path)
 	return HLRT_SUCCESS;
 }
 
-void hlrt_profiler_from_env(hlrt_device *dev)
-{
-	const char *path = getenv("HLRT_PROFILE");
-
-	if (path && *path && hlrt_profiler_start(dev, path))
-		fprintf(stderr, "hlrt: HLRT_PROFILE: %s\n", hlrt_last_error());
-}
-
 void hlrt_profiler_host_event(hlrt_device *dev, const char *name, uint64_t t0_ns,
 			      uint64_t t1_ns)
 {
@@ -126,55 +119,31 @@ void hlrt_profiler_host_event(hlrt_device *dev, const char *name, uint64_t t0_ns
 		add_event(dev->prof, name, LANE_COUNT, ENG_CPU, t0_ns, t1_ns);
 }
 
-static uint32_t slot_lane(uint32_t slot)
+uint32_t hlrt_profiler_slot_lane(uint32_t slot)
 {
 	if (slot == 0)
-		return LANE_MME;
+		return HLRT_LANE_MME;
 	if (slot <= 8)
-		return LANE_TPC0 + slot - 1;
-	return LANE_DMA2;
+		return HLRT_LANE_TPC0 + slot - 1;
+	return HLRT_LANE_DMA2;
 }
 
-void hlrt_profiler_harvest(hlrt_device *dev, const struct loaded_recipe *lr)
+void hlrt_profiler_device_event(hlrt_device *dev, const char *name, uint32_t lane,
+				enum hlrt_engine engine, uint64_t t0, uint64_t t1)
 {
-	const struct hlrt_recipe *r = lr->recipe;
-	struct hlrt_profiler *p = dev->prof;
-	const uint64_t *ts = lr->ts_host;
-	uint32_t i, s;
-
-	if (!p || !lr->profiled || !r)
-		return;
-	for (i = 0; i < r->n_works; i++) {
-		const struct rwork *w = &r->works[i];
-
-		if (w->engine == ENG_CPU)
-			continue;
-		for (s = 0; s < HLRT_TS_QUEUES; s++) {
-			const uint64_t *pair = ts + hlrt_ts_work(i, s) / 8;
-
-			add_event(p, r->nodes[w->node].name, slot_lane(s), w->engine, pair[0],
-				  pair[1]);
-		}
-	}
-	for (s = 0; s < lr->n_segs; s++) {
-		const uint64_t *seg = ts + hlrt_ts_seg(r->n_works, s) / 8;
-
-		if (lr->segs[s].cpu)
-			continue;
-		add_event(p, "host->device copies", LANE_DMA0, ENG_DMA, seg[0], seg[1]);
-		add_event(p, "launch (engines)", LANE_DMA0, ENG_DMA, seg[1], seg[2]);
-	}
+	if (dev && dev->prof)
+		add_event(dev->prof, name, lane, engine, t0, t1);
 }
 
 static const char *lane_name(uint32_t lane, char *buf, size_t len)
 {
-	if (lane == LANE_DMA0)
+	if (lane == HLRT_LANE_DMA0)
 		return "DMA 0 (PCI)";
-	if (lane == LANE_DMA2)
+	if (lane == HLRT_LANE_DMA2)
 		return "DMA 2";
-	if (lane == LANE_MME)
+	if (lane == HLRT_LANE_MME)
 		return "MME";
-	snprintf(buf, len, "TPC %u", lane - LANE_TPC0);
+	snprintf(buf, len, "TPC %u", lane - HLRT_LANE_TPC0);
 	return buf;
 }
 

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hlrt_internal.h"
+#include "recipe/recipe.h"
+#include "graph/graph_internal.h"
 
 #define RECIPE_MAGIC	"HLRTRCP"
 #define RECIPE_VERSION	2
@@ -31,7 +32,7 @@ void hlrt_recipe_free(struct hlrt_recipe *r)
 	if (!r)
 		return;
 	if (r->loaded)
-		hlrt_loaded_free(r->loaded);
+		r->unload(r->loaded);
 	for (i = 0; i < r->n_kernels; i++)
 		free(r->kernels[i].code);
 	free(r->kernels);
@@ -40,42 +41,6 @@ void hlrt_recipe_free(struct hlrt_recipe *r)
 	free(r->nodes);
 	free(r->consts);
 	free(r);
-}
-
-hlrt_status hlrt_recipe_kernel(struct hlrt_recipe *r, const char *name, uint32_t *idx)
-{
-	const struct hlrt_kernel *k;
-	const uint8_t *code;
-	struct rkernel *p;
-	uint32_t i, size;
-
-	for (i = 0; i < r->n_kernels; i++) {
-		if (!strcmp(r->kernels[i].name, name)) {
-			*idx = i;
-			return HLRT_SUCCESS;
-		}
-	}
-	k = hlrt_kernel_find(name);
-	if (k) {
-		code = k->code;
-		size = k->size;
-	} else if (!hlrt_custom_kernel(name, &code, &size)) {
-		return hlrt_fail(HLRT_INTERNAL, "no TPC kernel \"%s\" in the library", name);
-	}
-	p = realloc(r->kernels, sizeof(*p) * (r->n_kernels + 1));
-	if (!p)
-		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "recipe kernels");
-	r->kernels = p;
-	p = &r->kernels[r->n_kernels];
-	memset(p, 0, sizeof(*p));
-	snprintf(p->name, sizeof(p->name), "%s", name);
-	p->size = size;
-	p->code = malloc(size);
-	if (!p->code)
-		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "recipe kernels");
-	memcpy(p->code, code, size);
-	*idx = r->n_kernels++;
-	return HLRT_SUCCESS;
 }
 
 /* ---- cache ------------------------------------------------------------------ */
@@ -149,26 +114,13 @@ hlrt_status hlrt_recipe_persistent_info(const hlrt_recipe *recipe, uint32_t i,
 	return HLRT_SUCCESS;
 }
 
-hlrt_status hlrt_recipe_get_stats(const hlrt_recipe *recipe, struct hlrt_recipe_stats *stats)
-{
-	if (!recipe || !stats)
-		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_recipe_get_stats: NULL");
-	*stats = recipe->stats;
-	stats->hash = recipe->hash;
-	if (recipe->loaded) {
-		stats->patch_points = recipe->loaded->n_patches;
-		stats->cb_bytes = recipe->loaded->cb_bytes;
-	}
-	return HLRT_SUCCESS;
-}
-
 /* ---- serialisation ---------------------------------------------------------- */
 
 struct file_header {
 	char magic[8];
 	uint32_t version;
 	uint32_t sizes[4];	/* struct sizes: a file from another build is refused */
-	uint32_t n_tensors, n_persistent, n_works, n_nodes, n_kernels, num_tpc, eager;
+	uint32_t n_tensors, n_persistent, n_works, n_nodes, n_kernels, num_tpc, serial_launch;
 	uint64_t hash, workspace_size, const_size;
 	struct hlrt_recipe_stats stats;
 };
@@ -224,7 +176,7 @@ hlrt_status hlrt_recipe_serialize(const hlrt_recipe *r, void **buf, size_t *size
 	h.n_nodes = r->n_nodes;
 	h.n_kernels = r->n_kernels;
 	h.num_tpc = r->num_tpc;
-	h.eager = r->eager;
+	h.serial_launch = r->serial_launch;
 	h.hash = r->hash;
 	h.workspace_size = r->workspace_size;
 	h.const_size = r->const_size;
@@ -346,7 +298,7 @@ hlrt_status hlrt_recipe_deserialize(const void *buf, size_t size, hlrt_recipe **
 		return hlrt_fail(HLRT_BAD_FORMAT, "recipe from another runtime version");
 	if (h.n_tensors > (1u << 20) || h.n_works > (1u << 20) || h.n_nodes > (1u << 20) ||
 	    h.n_kernels > 1024 || h.n_persistent > h.n_tensors || h.const_size > size ||
-	    !h.num_tpc || h.num_tpc > 8 || h.eager > 1)
+	    !h.num_tpc || h.num_tpc > 8 || h.serial_launch > 1)
 		return hlrt_fail(HLRT_BAD_FORMAT, "recipe header out of range");
 	st = hlrt_recipe_alloc(&r);
 	if (st)
@@ -357,7 +309,7 @@ hlrt_status hlrt_recipe_deserialize(const void *buf, size_t size, hlrt_recipe **
 	r->n_works = h.n_works;
 	r->n_nodes = h.n_nodes;
 	r->num_tpc = h.num_tpc;
-	r->eager = h.eager;
+	r->serial_launch = h.serial_launch;
 	r->workspace_size = h.workspace_size;
 	r->const_size = h.const_size;
 	r->stats = h.stats;

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "hlrt_internal.h"
+#include "compile/lower/lower.h"
 #include "hw/gaudisim_hw_mme.h"
 #include "graph/ops.h"
 
@@ -25,17 +25,6 @@ static uint32_t f32_bits(float f)
 	return u;
 }
 
-void hlrt_lower_access(struct rwork *w, struct raddr a, uint64_t size, bool write)
-{
-	if (a.tensor & RADDR_CODE || w->n_acc == sizeof(w->acc) / sizeof(w->acc[0]))
-		return;
-	w->acc[w->n_acc].rt = a.tensor;
-	w->acc[w->n_acc].write = write;
-	w->acc[w->n_acc].offset = a.offset;
-	w->acc[w->n_acc].size = size;
-	w->n_acc++;
-}
-
 static hlrt_status tpc_work(struct lower_ctx *lc, const char *kernel, struct rwork **out)
 {
 	struct rwork *w;
@@ -43,31 +32,12 @@ static hlrt_status tpc_work(struct lower_ctx *lc, const char *kernel, struct rwo
 
 	if (st)
 		return st;
-	st = hlrt_recipe_kernel(lc->cs->r, kernel, &w->kernel);
+	st = hlrt_lower_kernel(lc->cs->r, kernel, &w->kernel);
 	if (st)
 		return st;
 	w->ispace[0] = w->ispace[1] = w->ispace[2] = w->ispace[3] = w->ispace[4] = 1;
 	*out = w;
 	return HLRT_SUCCESS;
-}
-
-void hlrt_lower_tdesc(struct lower_ctx *lc, struct rwork *w, uint32_t slot, const hlrt_tensor *t,
-		 const uint64_t *size, const uint64_t *stride, uint32_t nd, uint32_t pad,
-		 bool write)
-{
-	struct rtpc_tensor *d = &w->t[slot];
-	uint32_t i;
-
-	d->base = hlrt_lower_addr(lc, t, 0);
-	d->dtype = t->dtype;
-	d->pad_value = pad;
-	for (i = 0; i < 5; i++) {
-		d->size[i] = i < nd ? (uint32_t)size[i] : 1;
-		d->stride[i] = i < nd ? (uint32_t)stride[i] : 0;
-	}
-	if (slot + 1 > w->n_tensors)
-		w->n_tensors = slot + 1;
-	hlrt_lower_access(w, d->base, hlrt_tensor_bytes(t), write);
 }
 
 /*

@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "compile/conv.h"
-#include "hlrt_internal.h"
+#include "compile/lower/lower.h"
+#include "graph/ops.h"
 #include "hw/gaudisim_hw_mme.h"
 
 struct geom {
@@ -180,7 +180,7 @@ static hlrt_status tpc(struct lower_ctx *lc, const char *kernel, struct rwork **
 	hlrt_status st = hlrt_lower_new_work(lc, ENG_TPC, &w);
 
 	if (!st)
-		st = hlrt_recipe_kernel(lc->cs->r, kernel, &w->kernel);
+		st = hlrt_lower_kernel(lc->cs->r, kernel, &w->kernel);
 	if (st)
 		return st;
 	*out = w;

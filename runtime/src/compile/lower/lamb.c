@@ -11,8 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hlrt_internal.h"
-#include "compile/lamb.h"
+#include "compile/lower/lower.h"
 #include "graph/ops.h"
 
 #define LAMB_CHUNK 4096u	/* elements per member, as the kernels walk them */
@@ -130,7 +129,7 @@ static hlrt_status tpc(struct lower_ctx *lc, const char *kernel, struct rwork **
 	uint32_t d;
 
 	if (!st)
-		st = hlrt_recipe_kernel(lc->cs->r, kernel, &(*out)->kernel);
+		st = hlrt_lower_kernel(lc->cs->r, kernel, &(*out)->kernel);
 	for (d = 0; !st && d < 5; d++)
 		(*out)->ispace[d] = 1;
 	return st;

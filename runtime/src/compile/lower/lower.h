@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The lowering context: the only interface per-op lowering rules (lower.c,
+ * conv.c, lamb.c, custom.c here) use to write the recipe being compiled.
+ */
+#ifndef HLRT_LOWER_H
+#define HLRT_LOWER_H
+
+#include "compile/compile_state.h"
+
+/* Lowering context: appends works to the recipe. */
+struct lower_ctx {
+	struct compile_state *cs;
+	const struct cnode *cn;
+};
+
+/* Append a work for the node being lowered; *w is zeroed, engine set. */
+hlrt_status hlrt_lower_new_work(struct lower_ctx *lc, enum hlrt_engine engine, struct rwork **w);
+/* Descriptor slot of a TPC work: t seen with nd sizes and strides (elements). */
+void hlrt_lower_tdesc(struct lower_ctx *lc, struct rwork *w, uint32_t slot, const hlrt_tensor *t,
+		 const uint64_t *size, const uint64_t *stride, uint32_t nd, uint32_t pad,
+		 bool write);
+/* Record that work w reads or writes size bytes at a. */
+void hlrt_lower_access(struct rwork *w, struct raddr a, uint64_t size, bool write);
+/* The recipe address of a graph tensor (plus bytes). */
+struct raddr hlrt_lower_addr(struct lower_ctx *lc, const struct hlrt_tensor *t, uint64_t offset);
+
+/* Kernel index inside the recipe (adds it on first use). */
+hlrt_status hlrt_lower_kernel(struct hlrt_recipe *r, const char *name, uint32_t *idx);
+
+#endif /* HLRT_LOWER_H */
