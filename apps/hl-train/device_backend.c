@@ -80,6 +80,14 @@ struct dev_ctx {
 	uint32_t batch, tail;	/* the whole batches train, train_tail serve */
 	struct dev_step opt;	/* the optimizer on the summed gradients */
 	struct dev_buf *sum;	/* every "<param>/grad" and the loss, summed at once */
+	/*
+	 * The tensors libhlrt made for the optimizer's state, in the order of
+	 * params_create_state, and its update count ("" when it keeps none),
+	 * as hlrt_graph_optimizer_state names them.
+	 */
+	char state[PARAMS_STATE_MAX][HLRT_NAME_MAX];
+	uint32_t n_state;
+	char step_name[HLRT_NAME_MAX];
 };
 
 static int dev_fail(hlrt_status st, const char *what, struct train_err *err)
@@ -293,16 +301,52 @@ static struct hlrt_optimizer_desc dev_optimizer(const struct model_training *t)
 	return opt;
 }
 
-static hlrt_tensor *dev_like(struct dev_graph *gb, const struct params_tensor *p,
-			     const char *suffix, hlrt_dtype dt, hlrt_tensor_role role)
+/* Data parallel: the gradient of parameter P, as the ranks sum it (HLRT_NAME_MAX). */
+static void dev_grad_name(char *name, size_t size, const struct params_tensor *p)
+{
+	snprintf(name, size, "%.*s/grad", HLRT_NAME_MAX - (int)sizeof("/grad"), p->name);
+}
+
+static hlrt_tensor *dev_grad(struct dev_graph *gb, const struct params_tensor *p,
+			     hlrt_tensor_role role)
 {
 	uint64_t dims[PARAMS_MAX_DIMS];
 	char name[HLRT_NAME_MAX];
 
 	for (uint32_t i = 0; i < p->ndims; i++)
 		dims[i] = p->dims[i];
-	snprintf(name, sizeof(name), "%.50s%s", p->name, suffix);
-	return dev_tensor(gb, name, dt, role, p->ndims, dims);
+	dev_grad_name(name, sizeof(name), p);
+	return dev_tensor(gb, name, HLRT_FP32, role, p->ndims, dims);
+}
+
+/*
+ * Note the names of the optimizer's state tensors that libhlrt made in
+ * G for P's parameters: load and store find the state through them.
+ */
+static void dev_note_state(struct dev_ctx *d, struct dev_graph *gb, struct params *p)
+{
+	struct hlrt_optimizer_desc opt = dev_optimizer(&d->m->train);
+	uint32_t slots = hlrt_optimizer_state_count(&opt);
+	hlrt_tensor *w, *t;
+
+	d->n_state = 0;
+	for (uint32_t k = 0; k < slots && !gb->st; k++)
+		for (uint32_t i = 0; i < p->count && !gb->st; i++) {
+			snprintf(gb->what, sizeof(gb->what), "optimizer state of %s", p->t[i].name);
+			gb->st = hlrt_graph_find_tensor(gb->g, p->t[i].name, &w);
+			if (!gb->st)
+				gb->st = hlrt_graph_optimizer_state(gb->g, w, k, &t);
+			if (!gb->st)
+				snprintf(d->state[d->n_state++], HLRT_NAME_MAX, "%s",
+					 hlrt_tensor_name(t));
+		}
+	d->step_name[0] = '\0';
+	if (!gb->st && d->m->train.optimizer == MODEL_OPT_LAMB) {
+		snprintf(gb->what, sizeof(gb->what), "LAMB's update count");
+		gb->st = hlrt_graph_optimizer_state(gb->g, NULL, 0, &t);
+		if (!gb->st)
+			snprintf(d->step_name, sizeof(d->step_name), "%s", hlrt_tensor_name(t));
+	}
 }
 
 /*
@@ -325,8 +369,7 @@ static void dev_gradients(struct dev_graph *gb, struct params *p, hlrt_tensor *l
 		snprintf(gb->what, sizeof(gb->what), "autodiff");
 	}
 	for (uint32_t i = 0; i < p->count && !gb->st; i++) {
-		hlrt_tensor *out = dev_like(gb, &p->t[i], "/grad", HLRT_FP32,
-					    HLRT_TENSOR_OUTPUT);
+		hlrt_tensor *out = dev_grad(gb, &p->t[i], HLRT_TENSOR_OUTPUT);
 
 		snprintf(name, sizeof(name), "%.48s/grad/Share", p->t[i].name);
 		dev_node(gb, "scale_f32", name, &g[i], 1, out, &sp, sizeof(sp));
@@ -334,73 +377,33 @@ static void dev_gradients(struct dev_graph *gb, struct params *p, hlrt_tensor *l
 }
 
 /*
- * Data parallel: the optimizer graph, the nodes hlrt_graph_train() adds
- * (the same state tensors and names), on the INPUT gradients.
+ * Data parallel: the optimizer graph, libhlrt's update (the one
+ * hlrt_graph_train() adds) on the INPUT gradients "<param>/grad".
  */
 static int dev_build_optimizer(struct dev_ctx *d, struct params *p, hlrt_recipe **recipe,
 			       struct train_err *err)
 {
 	struct hlrt_optimizer_desc opt = dev_optimizer(&d->m->train);
-	bool lamb = opt.kind == HLRT_OPT_LAMB, momentum = !lamb && opt.u.sgd.momentum != 0.0f;
 	struct hlrt_compile_options copts = {
 		.eager = d->eager ? HLRT_EAGER_ON : HLRT_EAGER_FROM_ENV,
 	};
 	struct dev_graph gb = { 0 };
+	hlrt_tensor *w[PARAMS_MAX], *g[PARAMS_MAX], *lr;
 	uint64_t one = 1;
-	hlrt_tensor *lr, *step = NULL;
-	char name[HLRT_NAME_MAX];
 
 	gb.st = hlrt_graph_create(&gb.g);
 	if (gb.st)
 		return dev_fail(gb.st, "creating a graph", err);
 	lr = dev_tensor(&gb, "lr", HLRT_FP32, HLRT_TENSOR_INPUT, 1, &one);
-	if (lamb)
-		step = dev_tensor(&gb, "optimizer/step", HLRT_INT32, HLRT_TENSOR_PARAMETER, 1,
-				  &one);
 	for (uint32_t i = 0; i < p->count && !gb.st; i++) {
-		const struct params_tensor *pt = &p->t[i];
-		hlrt_tensor *in[6] = { NULL }, *out[3] = { NULL };
-		uint32_t n_in = 3, n_out = 1;
-		hlrt_node *node;
-
-		in[0] = dev_like(&gb, pt, "/grad", HLRT_FP32, HLRT_TENSOR_INPUT);
-		in[1] = out[0] = dev_param(&gb, pt);
-		in[2] = lr;
-		if (lamb) {
-			in[3] = out[1] = dev_like(&gb, pt, "/m", HLRT_FP32, HLRT_TENSOR_PARAMETER);
-			in[4] = out[2] = dev_like(&gb, pt, "/v", HLRT_FP32, HLRT_TENSOR_PARAMETER);
-			in[5] = step;
-			n_in = 6;
-			n_out = 3;
-		} else if (momentum) {
-			in[3] = out[1] = dev_like(&gb, pt, "/momentum", HLRT_FP32,
-						  HLRT_TENSOR_PARAMETER);
-			n_in = 4;
-			n_out = 2;
-		}
-		if (gb.st)
-			break;
-		snprintf(name, sizeof(name), "%.48s/%s", pt->name, lamb ? "LAMB" : "SGD");
-		gb.st = hlrt_node_create(gb.g, lamb ? "optimizer_lamb_f32" : "optimizer_sgd_f32",
-					 in, n_in, out, n_out, lamb ? (const void *)&opt.u.lamb :
-					 (const void *)&opt.u.sgd, lamb ? sizeof(opt.u.lamb) :
-					 sizeof(opt.u.sgd), name, &node);
-		snprintf(gb.what, sizeof(gb.what), "node %s", name);
+		g[i] = dev_grad(&gb, &p->t[i], HLRT_TENSOR_INPUT);
+		w[i] = dev_param(&gb, &p->t[i]);
 	}
-	if (!gb.st && lamb) {
-		/* count the update once every optimizer has read the count */
-		static const int32_t inc = 1;
-		struct hlrt_tensor_desc cd = { .dtype = HLRT_INT32, .ndims = 1, .dims = { 1 },
-					       .role = HLRT_TENSOR_CONSTANT, .data = &inc };
-		hlrt_tensor *in[2] = { step, NULL };
-		hlrt_node *node;
-
-		gb.st = hlrt_tensor_create(gb.g, &cd, &in[1]);
-		if (!gb.st)
-			gb.st = hlrt_node_create(gb.g, "add_i32", in, 2, &step, 1, NULL, 0,
-						 "optimizer/step/Add", &node);
-		snprintf(gb.what, sizeof(gb.what), "the update count");
+	if (!gb.st) {
+		gb.st = hlrt_graph_apply_optimizer(gb.g, &opt, lr, w, g, p->count);
+		snprintf(gb.what, sizeof(gb.what), "the optimizer");
 	}
+	dev_note_state(d, &gb, p);
 	if (!gb.st) {
 		gb.st = hlrt_graph_compile(gb.g, &copts, recipe);
 		snprintf(gb.what, sizeof(gb.what), "compiling the optimizer");
@@ -494,6 +497,7 @@ static int dev_build(struct dev_ctx *d, struct params *p, uint32_t batch, bool t
 			snprintf(gb.what, sizeof(gb.what), "autodiff and %s",
 				 t->optimizer == MODEL_OPT_LAMB ? "LAMB" : "SGD");
 		}
+		dev_note_state(d, &gb, p);
 	}
 	if (!gb.st) {
 		gb.st = hlrt_graph_compile(gb.g, &copts, recipe);
@@ -577,7 +581,7 @@ static int dev_prepare_dp(struct dev_ctx *d, struct params *p, uint32_t batch,
 		char name[HLRT_NAME_MAX];
 		uint64_t bytes = p->t[i].count * sizeof(float);
 
-		snprintf(name, sizeof(name), "%.50s/grad", p->t[i].name);
+		dev_grad_name(name, sizeof(name), &p->t[i]);
 		if (dev_buf_view(d, name, d->sum, off, bytes, err))
 			return -1;
 		off += (bytes + align - 1) / align * align;
@@ -757,37 +761,53 @@ out:
 	return 0;
 }
 
-/* Copy every tensor of p (parameters or optimizer state) to or from the device. */
-static int dev_params_xfer(struct dev_ctx *d, const struct params *p, bool to_device,
-			   const char *suffix, struct train_err *err)
+/*
+ * The device buffer of tensor I of P: a parameter's by its name, the
+ * optimizer's state by the name libhlrt gave it (dev_note_state).
+ */
+static struct dev_buf *dev_params_buf(struct dev_ctx *d, const struct params *p, uint32_t i,
+				      bool state, struct train_err *err)
 {
-	char name[HLRT_NAME_MAX];
+	const char *name = state ? d->state[i] : p->t[i].name;
+	struct dev_buf *b;
 
+	if (state && (p->count != d->n_state || i >= d->n_state)) {
+		train_err_set(err, "%u optimizer state tensors, libhlrt keeps %u", p->count,
+			      d->n_state);
+		return NULL;
+	}
+	b = dev_buf_find(d, name);
+	if (!b || b->bytes != p->t[i].count * sizeof(float)) {
+		train_err_set(err, "tensor %s: no device buffer of its size", name);
+		return NULL;
+	}
+	return b;
+}
+
+/* Copy every tensor of p (parameters or optimizer state) to or from the device. */
+static int dev_params_xfer(struct dev_ctx *d, const struct params *p, bool state,
+			   bool to_device, struct train_err *err)
+{
 	for (uint32_t i = 0; i < p->count; i++) {
 		const struct params_tensor *t = &p->t[i];
-		struct dev_buf *b;
+		struct dev_buf *b = dev_params_buf(d, p, i, state, err);
 		hlrt_status st;
 
-		snprintf(name, sizeof(name), "%s%s", t->name, suffix);
-		b = dev_buf_find(d, name);
-		if (!b || b->bytes != t->count * sizeof(float))
-			return train_err_set(err, "tensor %s: no device buffer of its size", name);
+		if (!b)
+			return -1;
 		st = to_device ? hlrt_memcpy_h2d(d->dev, b->addr, t->data, b->bytes)
 			       : hlrt_memcpy_d2h(d->dev, t->data, b->addr, b->bytes);
-		if (dev_fail(st, name, err))
+		if (dev_fail(st, b->name, err))
 			return -1;
 	}
 	return 0;
 }
 
-/*
- * LAMB's update count, libhlrt's "optimizer/step" (INT32): the host's
- * *updates to the device or back.
- */
+/* LAMB's update count (INT32 on the device): the host's *updates to the device or back. */
 static int dev_step_xfer(struct dev_ctx *d, uint64_t *updates, bool to_device,
 			 struct train_err *err)
 {
-	static const char name[] = "optimizer/step";
+	const char *name = d->step_name;
 	struct dev_buf *b;
 	int32_t step;
 
@@ -795,7 +815,8 @@ static int dev_step_xfer(struct dev_ctx *d, uint64_t *updates, bool to_device,
 		return 0;
 	b = dev_buf_find(d, name);
 	if (!b || b->bytes != sizeof(step))
-		return train_err_set(err, "tensor %s: no device buffer of its size", name);
+		return train_err_set(err, "LAMB's update count %s: no device buffer of its size",
+				     name);
 	if (to_device) {
 		if (*updates > INT32_MAX)
 			return train_err_set(err, "LAMB: %" PRIu64 " updates done, at most %d",
@@ -810,15 +831,16 @@ static int dev_step_xfer(struct dev_ctx *d, uint64_t *updates, bool to_device,
 }
 
 /* Data parallel: every tensor of p from rank 0, so all ranks start alike. */
-static int dev_bcast(struct dev_ctx *d, const struct params *p, struct train_err *err)
+static int dev_bcast(struct dev_ctx *d, const struct params *p, bool state,
+		     struct train_err *err)
 {
 	for (uint32_t i = 0; i < p->count; i++) {
-		struct dev_buf *b = dev_buf_find(d, p->t[i].name);
+		struct dev_buf *b = dev_params_buf(d, p, i, state, err);
 
 		if (!b)
-			return train_err_set(err, "tensor %s: no device buffer", p->t[i].name);
+			return -1;
 		if (dev_fail(hlrt_broadcast(d->comm, b->addr, b->addr, p->t[i].count, HLRT_FP32,
-					    0, d->stream), p->t[i].name, err))
+					    0, d->stream), b->name, err))
 			return -1;
 	}
 	return 0;
@@ -830,14 +852,15 @@ static int dev_load_params(void *ctx, const struct params *p, const struct param
 	struct dev_ctx *d = ctx;
 	uint64_t updates = state ? state->updates : 0;
 
-	if (dev_params_xfer(d, p, true, "", err))
+	if (dev_params_xfer(d, p, false, true, err))
 		return -1;
-	if (state && dev_params_xfer(d, state, true, "", err))
+	if (state && dev_params_xfer(d, state, true, true, err))
 		return -1;
 	/* no state: the moments stay as allocated (zero), the count restarts */
 	if (dev_step_xfer(d, &updates, true, err))
 		return -1;
-	if (d->nranks > 1 && (dev_bcast(d, p, err) || (state && dev_bcast(d, state, err)) ||
+	if (d->nranks > 1 && (dev_bcast(d, p, false, err) ||
+			      (state && dev_bcast(d, state, true, err)) ||
 			      dev_fail(hlrt_stream_synchronize(d->stream),
 				       "broadcasting the parameters", err)))
 		return -1;
@@ -850,11 +873,12 @@ static int dev_store_params(void *ctx, struct params *p, struct params *state,
 	struct dev_ctx *d = ctx;
 
 	if (dev_fail(hlrt_stream_synchronize(d->stream), "synchronising", err) ||
-	    dev_params_xfer(d, p, false, "", err))
+	    dev_params_xfer(d, p, false, false, err))
 		return -1;
 	if (!state)
 		return 0;
-	return dev_params_xfer(d, state, false, "", err) || dev_step_xfer(d, &state->updates, false, err);
+	return dev_params_xfer(d, state, true, false, err) ||
+	       dev_step_xfer(d, &state->updates, false, err);
 }
 
 static int dev_begin_epoch(void *ctx, const uint32_t *order, struct train_err *err)
