@@ -473,7 +473,7 @@ uint32_t hlrt_optimizer_state_count(const struct hlrt_optimizer_desc *optimizer)
 
 /*
  * One fused optimizer node per params[i], updating it in place from
- * grads[i] (an FP32 tensor of its shape: autodiff's, or an INPUT holding
+ * grads[i] (FP32, as many elements: autodiff's, or an INPUT holding
  * gradients summed elsewhere, e.g. all-reduced over data-parallel ranks)
  * with lr (a 1-element FP32 tensor), plus the node counting the step.
  * Creates the state tensors above and owns them (the graph does); find
