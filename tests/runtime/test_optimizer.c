@@ -178,8 +178,8 @@ START_TEST(split_update_trains_like_graph_train)
 
 	/* one recipe: hlrt_graph_train */
 	HLRT_OK(hlrt_graph_create(&g));
-	HLRT_OK(hlrt_graph_train(g, opt_model(g, params), opt,
-				 opt_tensor(g, "lr", HLRT_FP32, 1, 1, 0, HLRT_TENSOR_INPUT)));
+	lr = opt_tensor(g, "lr", HLRT_FP32, 1, 1, 0, HLRT_TENSOR_INPUT);
+	HLRT_OK(hlrt_graph_train(g, opt_model(g, params), opt, lr));
 	HLRT_OK(hlrt_graph_compile(g, &co, &r_train));
 	HLRT_OK(hlrt_graph_destroy(g));
 
