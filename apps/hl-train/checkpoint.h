@@ -1,7 +1,7 @@
 /*
  * Training checkpoints as safetensors: every parameter under its Keras
- * name ("dense/kernel"), the optimizer state under libhlrt's names (SGD
- * "<name>/momentum", LAMB "<name>/m" and "<name>/v"), and in the
+ * name ("dense/kernel"), the optimizer state under the names hlrt.h
+ * documents (SGD "<name>/momentum", LAMB "<name>/m" and "<name>/v"), and in the
  * metadata the model's name, the seed, the epochs and steps done and
  * LAMB's update count, so a resumed run continues exactly where the
  * saved one stopped.

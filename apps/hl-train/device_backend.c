@@ -1,5 +1,6 @@
 /*
- * The device backend of hl-train, on libhlrt. The training and test sets
+ * The device backend of hl-train, on libhlrt: it executes the recipes
+ * model_graph.c compiles from the model. The training and test sets
  * are uploaded to HBM once; each epoch uploads its sample order; a step
  * is one launch of a compiled recipe that gathers its batch on the
  * device (gather_rows at an offset into the order), runs the forward
@@ -23,6 +24,7 @@
 
 #include "backend.h"
 #include "hlrt.h"
+#include "model_graph.h"
 
 #define DEV_MAX_BUFS (3 * PARAMS_MAX + 16)
 #define DEV_EVAL_BATCH 1000
@@ -80,18 +82,8 @@ struct dev_ctx {
 	uint32_t batch, tail;	/* the whole batches train, train_tail serve */
 	struct dev_step opt;	/* the optimizer on the summed gradients */
 	struct dev_buf *sum;	/* every "<param>/grad" and the loss, summed at once */
+	struct model_graph_state state;	/* where libhlrt keeps the optimizer's */
 };
-
-static int dev_fail(hlrt_status st, const char *what, struct train_err *err)
-{
-	if (st == HLRT_SUCCESS)
-		return 0;
-	if (st == HLRT_OUT_OF_DEVICE_MEMORY)
-		return train_err_set(err, "%s: out of device memory (HBM): %s", what,
-				     hlrt_last_error());
-	return train_err_set(err, "%s: %s (%s)", what, hlrt_last_error(),
-			     hlrt_status_name(st));
-}
 
 /* ---- device buffers, by tensor name --------------------------------------- */
 
@@ -164,346 +156,6 @@ static int dev_upload(struct dev_ctx *d, const char *name, const void *src,
 	return dev_fail(hlrt_memcpy_h2d(d->dev, b->addr, src, bytes), name, err);
 }
 
-/* ---- graph building ------------------------------------------------------- */
-
-struct dev_graph {
-	hlrt_graph *g;
-	hlrt_status st;
-	char what[96];		/* the failing call, for the message */
-};
-
-static hlrt_tensor *dev_tensor(struct dev_graph *gb, const char *name, hlrt_dtype dt,
-			       hlrt_tensor_role role, uint32_t ndims, const uint64_t *dims)
-{
-	struct hlrt_tensor_desc desc = { .name = name, .dtype = dt, .ndims = ndims,
-					 .role = role };
-	hlrt_tensor *t = NULL;
-
-	if (gb->st)
-		return NULL;
-	memcpy(desc.dims, dims, ndims * sizeof(dims[0]));
-	gb->st = hlrt_tensor_create(gb->g, &desc, &t);
-	if (gb->st)
-		snprintf(gb->what, sizeof(gb->what), "tensor %s", name ? name : "?");
-	return t;
-}
-
-/* A node with one output; OUT may be a tensor made by the caller or NULL. */
-static hlrt_tensor *dev_node(struct dev_graph *gb, const char *guid, const char *name,
-			     hlrt_tensor *const *in, uint32_t n_in, hlrt_tensor *out,
-			     const void *params, size_t params_size)
-{
-	hlrt_node *node = NULL;
-
-	if (gb->st)
-		return NULL;
-	gb->st = hlrt_node_create(gb->g, guid, in, n_in, &out, 1, params, params_size,
-				  name, &node);
-	if (gb->st) {
-		snprintf(gb->what, sizeof(gb->what), "node %s (%s)", name, guid);
-		return NULL;
-	}
-	return hlrt_node_output(node, 0);
-}
-
-static hlrt_tensor *dev_param(struct dev_graph *gb, const struct params_tensor *p)
-{
-	uint64_t dims[PARAMS_MAX_DIMS];
-
-	for (uint32_t i = 0; i < p->ndims; i++)
-		dims[i] = p->dims[i];
-	return dev_tensor(gb, p->name, HLRT_FP32, HLRT_TENSOR_PARAMETER, p->ndims, dims);
-}
-
-/* The model's layers on x[batch, h, w, c]; returns the logits. */
-static hlrt_tensor *dev_forward(struct dev_graph *gb, const struct model *m,
-				struct params *p, hlrt_tensor *x)
-{
-	char name[MODEL_NAME_LEN + 32];
-
-	for (uint32_t i = 0; i < m->nlayers && !gb->st; i++) {
-		const struct model_layer *l = &m->layers[i];
-		struct params_tensor *pw = params_find(p, i, 0), *pb = params_find(p, i, 1);
-		hlrt_tensor *w = pw ? dev_param(gb, pw) : NULL;
-		hlrt_tensor *b = pb ? dev_param(gb, pb) : NULL;
-
-		switch (l->kind) {
-		case MODEL_FLATTEN:
-			snprintf(name, sizeof(name), "model/%s/Reshape", l->name);
-			x = dev_node(gb, "flatten", name, &x, 1, NULL, NULL, 0);
-			break;
-		case MODEL_DENSE: {
-			hlrt_tensor *in[2] = { x, w };
-
-			snprintf(name, sizeof(name), "model/%s/MatMul", l->name);
-			x = dev_node(gb, "gemm_f32", name, in, 2, NULL, NULL, 0);
-			in[0] = x;
-			in[1] = b;
-			snprintf(name, sizeof(name), "model/%s/BiasAdd", l->name);
-			x = dev_node(gb, "bias_add_f32", name, in, 2, NULL, NULL, 0);
-			break;
-		}
-		case MODEL_RELU:
-			snprintf(name, sizeof(name), "model/%s/Relu", l->name);
-			x = dev_node(gb, "relu_fwd_f32", name, &x, 1, NULL, NULL, 0);
-			break;
-		case MODEL_CONV2D: {
-			struct hlrt_conv_params cp = {
-				.kernel_h = l->kernel[0], .kernel_w = l->kernel[1],
-				.stride_h = l->stride[0], .stride_w = l->stride[1],
-				.pad_h = l->pad[0], .pad_w = l->pad[1],
-			};
-			hlrt_tensor *in[3] = { x, w, b };
-
-			snprintf(name, sizeof(name), "model/%s/Conv2D", l->name);
-			x = dev_node(gb, "conv2d_fwd_f32", name, in, 3, NULL, &cp, sizeof(cp));
-			break;
-		}
-		case MODEL_MAXPOOL2D: {
-			struct hlrt_pool_params pp = {
-				.kernel_h = l->kernel[0], .kernel_w = l->kernel[1],
-				.stride_h = l->stride[0], .stride_w = l->stride[1],
-			};
-
-			snprintf(name, sizeof(name), "model/%s/MaxPool", l->name);
-			x = dev_node(gb, "maxpool2d_fwd_f32", name, &x, 1, NULL, &pp, sizeof(pp));
-			break;
-		}
-		}
-	}
-	return x;
-}
-
-/* The optimizer of the model, as hlrt_graph_train() takes it. */
-static struct hlrt_optimizer_desc dev_optimizer(const struct model_training *t)
-{
-	struct hlrt_optimizer_desc opt = { .kind = HLRT_OPT_SGD };
-
-	if (t->optimizer == MODEL_OPT_LAMB) {
-		opt.kind = HLRT_OPT_LAMB;
-		opt.u.lamb.beta1 = t->beta1;
-		opt.u.lamb.beta2 = t->beta2;
-		opt.u.lamb.eps = t->epsilon;
-		opt.u.lamb.weight_decay = t->weight_decay;
-	} else {
-		opt.u.sgd.momentum = t->momentum;
-		opt.u.sgd.weight_decay = t->weight_decay;
-		opt.u.sgd.nesterov = t->nesterov;
-	}
-	return opt;
-}
-
-static hlrt_tensor *dev_like(struct dev_graph *gb, const struct params_tensor *p,
-			     const char *suffix, hlrt_dtype dt, hlrt_tensor_role role)
-{
-	uint64_t dims[PARAMS_MAX_DIMS];
-	char name[HLRT_NAME_MAX];
-
-	for (uint32_t i = 0; i < p->ndims; i++)
-		dims[i] = p->dims[i];
-	snprintf(name, sizeof(name), "%.50s%s", p->name, suffix);
-	return dev_tensor(gb, name, dt, role, p->ndims, dims);
-}
-
-/*
- * Data parallel: autodiff of the slice's mean loss; the gradients, times
- * the slice's share of the batch, into the OUTPUT tensors "<param>/grad".
- */
-static void dev_gradients(struct dev_graph *gb, struct params *p, hlrt_tensor *loss,
-			  float share)
-{
-	struct hlrt_scale_params sp = { .alpha = share };
-	hlrt_tensor *w[PARAMS_MAX], *g[PARAMS_MAX];
-	char name[HLRT_NAME_MAX];
-
-	for (uint32_t i = 0; i < p->count && !gb->st; i++) {
-		gb->st = hlrt_graph_find_tensor(gb->g, p->t[i].name, &w[i]);
-		snprintf(gb->what, sizeof(gb->what), "parameter %s", p->t[i].name);
-	}
-	if (!gb->st) {
-		gb->st = hlrt_graph_gradients(gb->g, loss, w, p->count, g);
-		snprintf(gb->what, sizeof(gb->what), "autodiff");
-	}
-	for (uint32_t i = 0; i < p->count && !gb->st; i++) {
-		hlrt_tensor *out = dev_like(gb, &p->t[i], "/grad", HLRT_FP32,
-					    HLRT_TENSOR_OUTPUT);
-
-		snprintf(name, sizeof(name), "%.48s/grad/Share", p->t[i].name);
-		dev_node(gb, "scale_f32", name, &g[i], 1, out, &sp, sizeof(sp));
-	}
-}
-
-/*
- * Data parallel: the optimizer graph, the nodes hlrt_graph_train() adds
- * (the same state tensors and names), on the INPUT gradients.
- */
-static int dev_build_optimizer(struct dev_ctx *d, struct params *p, hlrt_recipe **recipe,
-			       struct train_err *err)
-{
-	struct hlrt_optimizer_desc opt = dev_optimizer(&d->m->train);
-	bool lamb = opt.kind == HLRT_OPT_LAMB, momentum = !lamb && opt.u.sgd.momentum != 0.0f;
-	struct hlrt_compile_options copts = {
-		.eager = d->eager ? HLRT_EAGER_ON : HLRT_EAGER_FROM_ENV,
-	};
-	struct dev_graph gb = { 0 };
-	uint64_t one = 1;
-	hlrt_tensor *lr, *step = NULL;
-	char name[HLRT_NAME_MAX];
-
-	gb.st = hlrt_graph_create(&gb.g);
-	if (gb.st)
-		return dev_fail(gb.st, "creating a graph", err);
-	lr = dev_tensor(&gb, "lr", HLRT_FP32, HLRT_TENSOR_INPUT, 1, &one);
-	if (lamb)
-		step = dev_tensor(&gb, "optimizer/step", HLRT_INT32, HLRT_TENSOR_PARAMETER, 1,
-				  &one);
-	for (uint32_t i = 0; i < p->count && !gb.st; i++) {
-		const struct params_tensor *pt = &p->t[i];
-		hlrt_tensor *in[6] = { NULL }, *out[3] = { NULL };
-		uint32_t n_in = 3, n_out = 1;
-		hlrt_node *node;
-
-		in[0] = dev_like(&gb, pt, "/grad", HLRT_FP32, HLRT_TENSOR_INPUT);
-		in[1] = out[0] = dev_param(&gb, pt);
-		in[2] = lr;
-		if (lamb) {
-			in[3] = out[1] = dev_like(&gb, pt, "/m", HLRT_FP32, HLRT_TENSOR_PARAMETER);
-			in[4] = out[2] = dev_like(&gb, pt, "/v", HLRT_FP32, HLRT_TENSOR_PARAMETER);
-			in[5] = step;
-			n_in = 6;
-			n_out = 3;
-		} else if (momentum) {
-			in[3] = out[1] = dev_like(&gb, pt, "/momentum", HLRT_FP32,
-						  HLRT_TENSOR_PARAMETER);
-			n_in = 4;
-			n_out = 2;
-		}
-		if (gb.st)
-			break;
-		snprintf(name, sizeof(name), "%.48s/%s", pt->name, lamb ? "LAMB" : "SGD");
-		gb.st = hlrt_node_create(gb.g, lamb ? "optimizer_lamb_f32" : "optimizer_sgd_f32",
-					 in, n_in, out, n_out, lamb ? (const void *)&opt.u.lamb :
-					 (const void *)&opt.u.sgd, lamb ? sizeof(opt.u.lamb) :
-					 sizeof(opt.u.sgd), name, &node);
-		snprintf(gb.what, sizeof(gb.what), "node %s", name);
-	}
-	if (!gb.st && lamb) {
-		/* count the update once every optimizer has read the count */
-		static const int32_t inc = 1;
-		struct hlrt_tensor_desc cd = { .dtype = HLRT_INT32, .ndims = 1, .dims = { 1 },
-					       .role = HLRT_TENSOR_CONSTANT, .data = &inc };
-		hlrt_tensor *in[2] = { step, NULL };
-		hlrt_node *node;
-
-		gb.st = hlrt_tensor_create(gb.g, &cd, &in[1]);
-		if (!gb.st)
-			gb.st = hlrt_node_create(gb.g, "add_i32", in, 2, &step, 1, NULL, 0,
-						 "optimizer/step/Add", &node);
-		snprintf(gb.what, sizeof(gb.what), "the update count");
-	}
-	if (!gb.st) {
-		gb.st = hlrt_graph_compile(gb.g, &copts, recipe);
-		snprintf(gb.what, sizeof(gb.what), "compiling the optimizer");
-	}
-	hlrt_graph_destroy(gb.g);
-	return dev_fail(gb.st, gb.what, err);
-}
-
-/*
- * The step graph: gather the batch at "offset" of "order" from the images
- * and labels of a split, forward, loss and correct count as outputs; for
- * training, autodiff and SGD on top.
- */
-static int dev_build(struct dev_ctx *d, struct params *p, uint32_t batch, bool train,
-		     float share, hlrt_recipe **recipe, struct train_err *err)
-{
-	const struct dataset_split *s = train ? &d->data->train : &d->data->test;
-	const struct model_shape *in = &d->m->input;
-	const char *pfx = train ? "train" : "test";
-	struct dev_graph gb = { 0 };
-	uint64_t dims[4] = { s->count, in->h, in->w, in->c }, one = 1, n = s->count;
-	uint64_t bdims[4] = { batch, in->h, in->w, in->c };
-	struct hlrt_sce_params sce = { train ? HLRT_SCE_MEAN : HLRT_SCE_SUM };
-	struct hlrt_reduce_params sum0 = { .axis = 0 };
-	struct hlrt_reshape_params as_col = { .ndims = 2, .dims = { batch, 1 } };
-	/* gather_rows takes its batch size from dims[0] */
-	struct hlrt_reshape_params rows = { .ndims = 1, .dims = { batch } };
-	/* eager: the same recipe, each node its own submission (bit-identical) */
-	struct hlrt_compile_options copts = {
-		.bf16 = d->bf16, .eager = d->eager ? HLRT_EAGER_ON : HLRT_EAGER_FROM_ENV,
-	};
-	char name[32];
-	hlrt_tensor *images, *labels, *order, *offset, *x, *y, *logits, *t2[3];
-	hlrt_tensor *loss, *correct, *eq, *mean = NULL;
-
-	gb.st = hlrt_graph_create(&gb.g);
-	if (gb.st)
-		return dev_fail(gb.st, "creating a graph", err);
-	snprintf(name, sizeof(name), "%s/images", pfx);
-	images = dev_tensor(&gb, name, HLRT_FP32, HLRT_TENSOR_INPUT, 4, dims);
-	snprintf(name, sizeof(name), "%s/labels", pfx);
-	labels = dev_tensor(&gb, name, HLRT_INT32, HLRT_TENSOR_INPUT, 1, &n);
-	snprintf(name, sizeof(name), "%s/order", pfx);
-	order = dev_tensor(&gb, name, HLRT_INT32, HLRT_TENSOR_INPUT, 1, &n);
-	offset = dev_tensor(&gb, "offset", HLRT_INT32, HLRT_TENSOR_INPUT, 1, &one);
-	x = dev_tensor(&gb, NULL, HLRT_FP32, HLRT_TENSOR_TEMPORARY, 4, bdims);
-	y = dev_tensor(&gb, NULL, HLRT_INT32, HLRT_TENSOR_TEMPORARY, 1, &bdims[0]);
-	t2[0] = images, t2[1] = order, t2[2] = offset;
-	x = dev_node(&gb, "gather_rows_f32", "model/input/Gather", t2, 3, x, &rows,
-		     sizeof(rows));
-	t2[0] = labels;
-	y = dev_node(&gb, "gather_rows_i32", "model/labels/Gather", t2, 3, y, &rows,
-		     sizeof(rows));
-	logits = dev_forward(&gb, d->m, p, x);
-
-	loss = dev_tensor(&gb, "loss", HLRT_FP32, HLRT_TENSOR_OUTPUT, 1, &one);
-	t2[0] = logits, t2[1] = y;
-	if (train && d->nranks > 1) {
-		/*
-		 * The slice's mean (autodiff's seed) times the slice's share of
-		 * the batch: the ranks' sum is the batch's mean.
-		 */
-		struct hlrt_scale_params sp = { .alpha = share };
-
-		mean = dev_node(&gb, "softmax_cross_entropy_fwd_f32",
-				"model/loss/SoftmaxCrossEntropy", t2, 2, NULL, &sce, sizeof(sce));
-		loss = dev_node(&gb, "scale_f32", "model/loss/Share", &mean, 1, loss, &sp,
-				sizeof(sp));
-	} else {
-		loss = dev_node(&gb, "softmax_cross_entropy_fwd_f32",
-				"model/loss/SoftmaxCrossEntropy", t2, 2, loss, &sce, sizeof(sce));
-	}
-	/* accuracy: argmax == label, counted on the device */
-	t2[0] = dev_node(&gb, "argmax_i32", "model/ArgMax", &logits, 1, NULL, NULL, 0);
-	t2[1] = y;
-	eq = dev_node(&gb, "equal_i32", "model/Equal", t2, 2, NULL, NULL, 0);
-	eq = dev_node(&gb, "reshape", "model/Equal/Reshape", &eq, 1, NULL, &as_col,
-		      sizeof(as_col));
-	correct = dev_tensor(&gb, "correct", HLRT_INT32, HLRT_TENSOR_OUTPUT, 1, &one);
-	correct = dev_node(&gb, "reduce_sum_i32", "model/Correct/Sum", &eq, 1, correct,
-			   &sum0, sizeof(sum0));
-	if (!gb.st && train && d->nranks > 1) {
-		dev_gradients(&gb, p, mean, share);
-	} else if (!gb.st && train) {
-		const struct model_training *t = &d->m->train;
-		struct hlrt_optimizer_desc opt = dev_optimizer(t);
-		hlrt_tensor *lr = dev_tensor(&gb, "lr", HLRT_FP32, HLRT_TENSOR_INPUT, 1, &one);
-
-		if (!gb.st) {
-			gb.st = hlrt_graph_train(gb.g, loss, &opt, lr);
-			snprintf(gb.what, sizeof(gb.what), "autodiff and %s",
-				 t->optimizer == MODEL_OPT_LAMB ? "LAMB" : "SGD");
-		}
-	}
-	if (!gb.st) {
-		gb.st = hlrt_graph_compile(gb.g, &copts, recipe);
-		snprintf(gb.what, sizeof(gb.what), "compiling the %s step (batch %u)",
-			 pfx, batch);
-	}
-	hlrt_graph_destroy(gb.g);
-	return dev_fail(gb.st, gb.what, err);
-}
-
 /* Bindings for every persistent tensor of a recipe, from dev buffers. */
 static int dev_bind(struct dev_ctx *d, struct dev_step *s, struct train_err *err)
 {
@@ -539,10 +191,13 @@ static int dev_bind(struct dev_ctx *d, struct dev_step *s, struct train_err *err
 static int dev_prepare_step(struct dev_ctx *d, struct params *p, struct dev_step *s,
 			    uint32_t batch, bool train, float share, struct train_err *err)
 {
+	struct model_graph_setup gs = { .m = d->m, .data = d->data, .bf16 = d->bf16,
+					.eager = d->eager, .nranks = d->nranks };
+
 	s->batch = batch;
 	if (batch == 0)
 		return 0;
-	return dev_build(d, p, batch, train, share, &s->recipe, err) ||
+	return model_graph_step(&gs, p, batch, train, share, &s->recipe, &d->state, err) ||
 	       dev_bind(d, s, err) ? -1 : 0;
 }
 
@@ -577,7 +232,7 @@ static int dev_prepare_dp(struct dev_ctx *d, struct params *p, uint32_t batch,
 		char name[HLRT_NAME_MAX];
 		uint64_t bytes = p->t[i].count * sizeof(float);
 
-		snprintf(name, sizeof(name), "%.50s/grad", p->t[i].name);
+		model_graph_grad_name(name, sizeof(name), &p->t[i]);
 		if (dev_buf_view(d, name, d->sum, off, bytes, err))
 			return -1;
 		off += (bytes + align - 1) / align * align;
@@ -592,8 +247,8 @@ static int dev_prepare_dp(struct dev_ctx *d, struct params *p, uint32_t batch,
 	n = d->tail ? dev_slice(d, d->tail, &lo) : 0;
 	if (dev_prepare_step(d, p, &d->train_tail, n, true, n ? (float)n / d->tail : 0, err))
 		return -1;
-	return dev_build_optimizer(d, p, &d->opt.recipe, err) || dev_bind(d, &d->opt, err) ?
-	       -1 : 0;
+	return model_graph_optimizer(d->m, d->eager, p, &d->opt.recipe, &d->state, err) ||
+	       dev_bind(d, &d->opt, err) ? -1 : 0;
 }
 
 /* ---- HBM budget ------------------------------------------------------------ */
@@ -757,37 +412,53 @@ out:
 	return 0;
 }
 
-/* Copy every tensor of p (parameters or optimizer state) to or from the device. */
-static int dev_params_xfer(struct dev_ctx *d, const struct params *p, bool to_device,
-			   const char *suffix, struct train_err *err)
+/*
+ * The device buffer of tensor I of P: a parameter's by its name, the
+ * optimizer's state by the name libhlrt gave it (dev_note_state).
+ */
+static struct dev_buf *dev_params_buf(struct dev_ctx *d, const struct params *p, uint32_t i,
+				      bool state, struct train_err *err)
 {
-	char name[HLRT_NAME_MAX];
+	const char *name = state ? d->state.name[i] : p->t[i].name;
+	struct dev_buf *b;
 
+	if (state && (p->count != d->state.count || i >= d->state.count)) {
+		train_err_set(err, "%u optimizer state tensors, libhlrt keeps %u", p->count,
+			      d->state.count);
+		return NULL;
+	}
+	b = dev_buf_find(d, name);
+	if (!b || b->bytes != p->t[i].count * sizeof(float)) {
+		train_err_set(err, "tensor %s: no device buffer of its size", name);
+		return NULL;
+	}
+	return b;
+}
+
+/* Copy every tensor of p (parameters or optimizer state) to or from the device. */
+static int dev_params_xfer(struct dev_ctx *d, const struct params *p, bool state,
+			   bool to_device, struct train_err *err)
+{
 	for (uint32_t i = 0; i < p->count; i++) {
 		const struct params_tensor *t = &p->t[i];
-		struct dev_buf *b;
+		struct dev_buf *b = dev_params_buf(d, p, i, state, err);
 		hlrt_status st;
 
-		snprintf(name, sizeof(name), "%s%s", t->name, suffix);
-		b = dev_buf_find(d, name);
-		if (!b || b->bytes != t->count * sizeof(float))
-			return train_err_set(err, "tensor %s: no device buffer of its size", name);
+		if (!b)
+			return -1;
 		st = to_device ? hlrt_memcpy_h2d(d->dev, b->addr, t->data, b->bytes)
 			       : hlrt_memcpy_d2h(d->dev, t->data, b->addr, b->bytes);
-		if (dev_fail(st, name, err))
+		if (dev_fail(st, b->name, err))
 			return -1;
 	}
 	return 0;
 }
 
-/*
- * LAMB's update count, libhlrt's "optimizer/step" (INT32): the host's
- * *updates to the device or back.
- */
+/* LAMB's update count (INT32 on the device): the host's *updates to the device or back. */
 static int dev_step_xfer(struct dev_ctx *d, uint64_t *updates, bool to_device,
 			 struct train_err *err)
 {
-	static const char name[] = "optimizer/step";
+	const char *name = d->state.step;
 	struct dev_buf *b;
 	int32_t step;
 
@@ -795,7 +466,8 @@ static int dev_step_xfer(struct dev_ctx *d, uint64_t *updates, bool to_device,
 		return 0;
 	b = dev_buf_find(d, name);
 	if (!b || b->bytes != sizeof(step))
-		return train_err_set(err, "tensor %s: no device buffer of its size", name);
+		return train_err_set(err, "LAMB's update count %s: no device buffer of its size",
+				     name);
 	if (to_device) {
 		if (*updates > INT32_MAX)
 			return train_err_set(err, "LAMB: %" PRIu64 " updates done, at most %d",
@@ -810,15 +482,16 @@ static int dev_step_xfer(struct dev_ctx *d, uint64_t *updates, bool to_device,
 }
 
 /* Data parallel: every tensor of p from rank 0, so all ranks start alike. */
-static int dev_bcast(struct dev_ctx *d, const struct params *p, struct train_err *err)
+static int dev_bcast(struct dev_ctx *d, const struct params *p, bool state,
+		     struct train_err *err)
 {
 	for (uint32_t i = 0; i < p->count; i++) {
-		struct dev_buf *b = dev_buf_find(d, p->t[i].name);
+		struct dev_buf *b = dev_params_buf(d, p, i, state, err);
 
 		if (!b)
-			return train_err_set(err, "tensor %s: no device buffer", p->t[i].name);
+			return -1;
 		if (dev_fail(hlrt_broadcast(d->comm, b->addr, b->addr, p->t[i].count, HLRT_FP32,
-					    0, d->stream), p->t[i].name, err))
+					    0, d->stream), b->name, err))
 			return -1;
 	}
 	return 0;
@@ -830,14 +503,15 @@ static int dev_load_params(void *ctx, const struct params *p, const struct param
 	struct dev_ctx *d = ctx;
 	uint64_t updates = state ? state->updates : 0;
 
-	if (dev_params_xfer(d, p, true, "", err))
+	if (dev_params_xfer(d, p, false, true, err))
 		return -1;
-	if (state && dev_params_xfer(d, state, true, "", err))
+	if (state && dev_params_xfer(d, state, true, true, err))
 		return -1;
 	/* no state: the moments stay as allocated (zero), the count restarts */
 	if (dev_step_xfer(d, &updates, true, err))
 		return -1;
-	if (d->nranks > 1 && (dev_bcast(d, p, err) || (state && dev_bcast(d, state, err)) ||
+	if (d->nranks > 1 && (dev_bcast(d, p, false, err) ||
+			      (state && dev_bcast(d, state, true, err)) ||
 			      dev_fail(hlrt_stream_synchronize(d->stream),
 				       "broadcasting the parameters", err)))
 		return -1;
@@ -850,11 +524,12 @@ static int dev_store_params(void *ctx, struct params *p, struct params *state,
 	struct dev_ctx *d = ctx;
 
 	if (dev_fail(hlrt_stream_synchronize(d->stream), "synchronising", err) ||
-	    dev_params_xfer(d, p, false, "", err))
+	    dev_params_xfer(d, p, false, false, err))
 		return -1;
 	if (!state)
 		return 0;
-	return dev_params_xfer(d, state, false, "", err) || dev_step_xfer(d, &state->updates, false, err);
+	return dev_params_xfer(d, state, true, false, err) ||
+	       dev_step_xfer(d, &state->updates, false, err);
 }
 
 static int dev_begin_epoch(void *ctx, const uint32_t *order, struct train_err *err)

@@ -40,10 +40,12 @@ int params_layout(const struct model *m, struct params *p, struct train_err *err
 int params_create(const struct model *m, struct params *p, struct train_err *err);
 /*
  * The optimizer's state of M's parameters, all zero, each tensor under
- * the name libhlrt gives it: SGD with momentum "<param>/momentum"; LAMB
- * "<param>/m" for every parameter, then "<param>/v" (m of parameter i
- * at storage[i's offset], v at storage[total / 2 + i's offset]). Plain
- * SGD has no state: count 0, no storage.
+ * the name hlrt.h documents for it (checkpoints store these): SGD with
+ * momentum "<param>/momentum"; LAMB "<param>/m" for every parameter,
+ * then "<param>/v" (m of parameter i at storage[i's offset], v at
+ * storage[total / 2 + i's offset]), in libhlrt's slot order. Plain SGD
+ * has no state: count 0, no storage. The device backend finds each
+ * tensor's device copy through hlrt_graph_optimizer_state, not by name.
  */
 int params_create_state(const struct model *m, struct params *s, struct train_err *err);
 /* Kernels Glorot-uniform from the seed's init stream, biases zero. */

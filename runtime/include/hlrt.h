@@ -297,7 +297,7 @@ hlrt_status hlrt_tensor_set_role(hlrt_tensor *tensor, hlrt_tensor_role role);
  *   optimizer_sgd_f32        {grad, weights, lr[1] (, momentum)} -> {weights (, momentum)}
  *                                                                hlrt_sgd_params
  *   optimizer_adamw_f32      {grad, weights, lr[1], m, v, step i32[1]} -> {weights, m, v}
- *                            (step counts completed steps; hlrt_graph_train
+ *                            (step counts completed steps; hlrt_graph_apply_optimizer
  *                            adds the node that increments it)
  *   optimizer_adagrad_f32    {grad, weights, lr[1], accum} -> {weights, accum}
  *   optimizer_lamb_f32       {grad, weights, lr[1], m, v, step i32[1]} -> {weights, m, v}
@@ -453,11 +453,49 @@ hlrt_status hlrt_graph_gradients(hlrt_graph *graph, hlrt_tensor *loss,
 				 hlrt_tensor **grads);
 
 /*
- * Autodiff plus one fused optimizer node per PARAMETER tensor of the
- * graph, using lr (a 1-element FP32 INPUT tensor). Optimizer state
- * (momentum, Adam moments, step count) becomes PARAMETER tensors named
- * "<param>/momentum", "<param>/m", "<param>/v", "<param>/step" that the
- * caller binds like the weights (zero-initialised by the caller).
+ * The optimizer's state tensors, a contract (checkpoints store them under
+ * these names): PARAMETER tensors the caller binds like the weights and
+ * zero-initialises before the first update. Per parameter, of its shape,
+ * named "<param>/<suffix>" with <param> cut to its first
+ * HLRT_OPT_STATE_PARAM_CHARS characters:
+ *   SGD with momentum   "<param>/momentum"
+ *   AdamW, LAMB         "<param>/m", "<param>/v"
+ *   Adagrad             "<param>/accum"
+ * (plain SGD keeps none), and for AdamW and LAMB one INT32[1]
+ * HLRT_OPT_STEP_NAME counting the updates done, shared by all parameters.
+ */
+#define HLRT_OPT_STATE_PARAM_CHARS	50
+#define HLRT_OPT_STATE_MAX		2	/* state tensors per parameter */
+#define HLRT_OPT_STEP_NAME		"optimizer/step"
+
+/* Per-parameter state tensors of this optimizer (0 .. HLRT_OPT_STATE_MAX). */
+uint32_t hlrt_optimizer_state_count(const struct hlrt_optimizer_desc *optimizer);
+
+/*
+ * One fused optimizer node per params[i], updating it in place from
+ * grads[i] (FP32, as many elements: autodiff's, or an INPUT holding
+ * gradients summed elsewhere, e.g. all-reduced over data-parallel ranks)
+ * with lr (a 1-element FP32 tensor), plus the node counting the step.
+ * Creates the state tensors above and owns them (the graph does); find
+ * them with hlrt_graph_optimizer_state. Call it once per graph.
+ */
+hlrt_status hlrt_graph_apply_optimizer(hlrt_graph *graph,
+				       const struct hlrt_optimizer_desc *optimizer,
+				       hlrt_tensor *lr, hlrt_tensor *const *params,
+				       hlrt_tensor *const *grads, uint32_t n);
+/*
+ * State tensor `slot` (0 .. hlrt_optimizer_state_count() - 1, in the
+ * order listed above) of param, or with param NULL and slot 0 the update
+ * count, as hlrt_graph_apply_optimizer or hlrt_graph_train created it.
+ * HLRT_NOT_FOUND when the optimizer keeps no such tensor.
+ */
+hlrt_status hlrt_graph_optimizer_state(hlrt_graph *graph, const hlrt_tensor *param,
+				       uint32_t slot, hlrt_tensor **state);
+
+/*
+ * Autodiff (hlrt_graph_gradients) of loss with respect to every FP32
+ * PARAMETER tensor of the graph, then hlrt_graph_apply_optimizer on
+ * those gradients with lr (a 1-element FP32 INPUT tensor).
  */
 hlrt_status hlrt_graph_train(hlrt_graph *graph, hlrt_tensor *loss,
 			     const struct hlrt_optimizer_desc *optimizer, hlrt_tensor *lr);

@@ -75,5 +75,6 @@ Suite *lamb_suite(void);
 Suite *stream_wait_suite(void);
 Suite *conv_suite(void);
 Suite *coll_suite(void);
+Suite *optimizer_suite(void);
 
 #endif /* RT_TEST_H */

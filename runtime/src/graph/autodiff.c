@@ -2,7 +2,7 @@
 /*
  * Autodiff: reverse-mode gradients of a scalar loss, built as graph
  * nodes (gemm_dedx/gemm_dedw, relu_bwd, softmax_cross_entropy_bwd, ...),
- * and the fused optimizer nodes that consume them.
+ * and the fused optimizer nodes that consume them (with their state tensors).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -368,76 +368,170 @@ hlrt_status hlrt_graph_gradients(hlrt_graph *graph, hlrt_tensor *loss,
 	return HLRT_SUCCESS;
 }
 
+/* ---- optimizers ------------------------------------------------------------ */
+
+struct opt_kind {
+	const char *guid, *label;
+	const char *state[HLRT_OPT_STATE_MAX];	/* the suffixes hlrt.h documents */
+	bool step;
+};
+
+static const struct opt_kind opt_kinds[] = {
+	[HLRT_OPT_SGD] = { "optimizer_sgd_f32", "SGD", { "momentum" }, false },
+	[HLRT_OPT_ADAMW] = { "optimizer_adamw_f32", "AdamW", { "m", "v" }, true },
+	[HLRT_OPT_ADAGRAD] = { "optimizer_adagrad_f32", "Adagrad", { "accum" }, false },
+	[HLRT_OPT_LAMB] = { "optimizer_lamb_f32", "LAMB", { "m", "v" }, true },
+};
+
+uint32_t hlrt_optimizer_state_count(const struct hlrt_optimizer_desc *opt)
+{
+	uint32_t n = 0;
+
+	if (!opt || opt->kind > HLRT_OPT_LAMB)
+		return 0;
+	/* plain SGD keeps no momentum */
+	if (opt->kind == HLRT_OPT_SGD && opt->u.sgd.momentum == 0.0f)
+		return 0;
+	while (n < HLRT_OPT_STATE_MAX && opt_kinds[opt->kind].state[n])
+		n++;
+	return n;
+}
+
+static void state_name(char *name, size_t size, const hlrt_tensor *w, const char *suffix)
+{
+	snprintf(name, size, "%.*s/%s", HLRT_OPT_STATE_PARAM_CHARS, w->name, suffix);
+}
+
 static hlrt_status state_tensor(hlrt_graph *g, const hlrt_tensor *w, const char *what,
 				hlrt_tensor **out)
 {
 	char name[HLRT_NAME_MAX];
 
-	snprintf(name, sizeof(name), "%.50s/%s", w->name, what);
+	state_name(name, sizeof(name), w, what);
 	return hlrt_graph_new_tensor(g, name, HLRT_FP32, w->ndims, w->dims,
 				     HLRT_TENSOR_PARAMETER, out);
 }
 
-/* One fused optimizer node for a parameter, with its state tensors. */
+/* One fused optimizer node updating w from grad, with its state tensors. */
 static hlrt_status add_optimizer(hlrt_graph *g, const struct hlrt_optimizer_desc *opt,
-				 hlrt_tensor *w, hlrt_tensor *lr, hlrt_tensor *step)
+				 hlrt_tensor *w, hlrt_tensor *grad, hlrt_tensor *lr,
+				 hlrt_tensor *step)
 {
-	hlrt_tensor *in[6] = { w->grad, w, lr, NULL, NULL, step }, *out[3] = { w, NULL, NULL };
+	const struct opt_kind *k = &opt_kinds[opt->kind];
+	hlrt_tensor *in[6] = { grad, w, lr, NULL, NULL, step }, *out[3] = { w, NULL, NULL };
+	uint32_t n_state = hlrt_optimizer_state_count(opt), i;
 	char name[HLRT_NAME_MAX];
-	const char *guid = "optimizer_sgd_f32";
-	const void *params = &opt->u.sgd;
-	size_t psize = sizeof(opt->u.sgd);
-	uint32_t n_in = 3, n_out = 1;
 	struct hlrt_node *nd;
 	hlrt_status st = HLRT_SUCCESS;
 
-	if (opt->kind == HLRT_OPT_SGD && opt->u.sgd.momentum != 0.0f) {
-		st = state_tensor(g, w, "momentum", &in[3]);
-		n_in = 4;
-		n_out = 2;
-	} else if (opt->kind == HLRT_OPT_ADAMW) {
-		guid = "optimizer_adamw_f32";
-		params = &opt->u.adamw;
-		psize = sizeof(opt->u.adamw);
-		st = state_tensor(g, w, "m", &in[3]);
-		if (!st)
-			st = state_tensor(g, w, "v", &in[4]);
-		n_in = 6;
-		n_out = 3;
-	} else if (opt->kind == HLRT_OPT_LAMB) {
-		guid = "optimizer_lamb_f32";
-		params = &opt->u.lamb;
-		psize = sizeof(opt->u.lamb);
-		st = state_tensor(g, w, "m", &in[3]);
-		if (!st)
-			st = state_tensor(g, w, "v", &in[4]);
-		n_in = 6;
-		n_out = 3;
-	} else if (opt->kind == HLRT_OPT_ADAGRAD) {
-		guid = "optimizer_adagrad_f32";
-		params = &opt->u.adagrad;
-		psize = sizeof(opt->u.adagrad);
-		st = state_tensor(g, w, "accum", &in[3]);
-		n_in = 4;
-		n_out = 2;
-	}
+	for (i = 0; i < n_state && !st; i++)
+		st = state_tensor(g, w, k->state[i], &in[3 + i]);
 	if (st)
 		return st;
 	out[1] = in[3];
 	out[2] = in[4];
-	snprintf(name, sizeof(name), "%.48s/%s", w->name, opt->kind == HLRT_OPT_ADAMW ? "AdamW" :
-		 opt->kind == HLRT_OPT_ADAGRAD ? "Adagrad" : opt->kind == HLRT_OPT_LAMB ? "LAMB" :
-		 "SGD");
-	st = hlrt_node_create(g, guid, in, n_in, out, n_out, params, psize, name, &nd);
+	snprintf(name, sizeof(name), "%.48s/%s", w->name, k->label);
+	st = hlrt_node_create(g, k->guid, in, k->step ? 6 : 3 + n_state, out, 1 + n_state,
+			      &opt->u, opt->kind == HLRT_OPT_SGD ? sizeof(opt->u.sgd) :
+			      opt->kind == HLRT_OPT_ADAMW ? sizeof(opt->u.adamw) :
+			      opt->kind == HLRT_OPT_ADAGRAD ? sizeof(opt->u.adagrad) :
+			      sizeof(opt->u.lamb), name, &nd);
 	if (!st)
 		nd->backward = true;
 	return st;
 }
 
+/* The node adding one to the update count, after every optimizer read it. */
+static hlrt_status count_step(hlrt_graph *g, hlrt_tensor *step)
+{
+	int32_t one = 1;
+	struct hlrt_tensor_desc d = { .dtype = HLRT_INT32, .ndims = 1, .dims = { 1 },
+				      .role = HLRT_TENSOR_CONSTANT, .data = &one };
+	hlrt_tensor *in[2] = { step, NULL };
+	struct hlrt_node *nd;
+	hlrt_status st = hlrt_tensor_create(g, &d, &in[1]);
+
+	if (!st)
+		st = hlrt_node_create(g, "add_i32", in, 2, &step, 1, NULL, 0,
+				      HLRT_OPT_STEP_NAME "/Add", &nd);
+	if (!st)
+		nd->backward = true;
+	return st;
+}
+
+hlrt_status hlrt_graph_apply_optimizer(hlrt_graph *graph,
+				       const struct hlrt_optimizer_desc *optimizer,
+				       hlrt_tensor *lr, hlrt_tensor *const *params,
+				       hlrt_tensor *const *grads, uint32_t n)
+{
+	hlrt_tensor *step = NULL;
+	hlrt_status st = HLRT_SUCCESS;
+	uint32_t i;
+
+	if (!graph || !optimizer || !params || !grads || !n)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_graph_apply_optimizer: needs a graph, "
+				 "an optimizer and at least one parameter with its gradient");
+	if (!lr || lr->graph != graph || lr->dtype != HLRT_FP32 ||
+	    hlrt_elems(lr->ndims, lr->dims) != 1)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_graph_apply_optimizer: lr must be a "
+				 "1-element FP32 tensor of the graph");
+	if (optimizer->kind > HLRT_OPT_LAMB)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_graph_apply_optimizer: unknown "
+				 "optimizer kind %u", optimizer->kind);
+	for (i = 0; i < n; i++) {
+		const hlrt_tensor *w = params[i], *gr = grads[i];
+
+		if (!w || w->graph != graph || w->dtype != HLRT_FP32 ||
+		    w->role != HLRT_TENSOR_PARAMETER)
+			return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_graph_apply_optimizer: "
+					 "parameter %u is not an FP32 PARAMETER tensor of the graph",
+					 i);
+		if (!gr || gr->graph != graph || gr->dtype != HLRT_FP32 ||
+		    hlrt_elems(gr->ndims, gr->dims) != hlrt_elems(w->ndims, w->dims))
+			return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_graph_apply_optimizer: the "
+					 "gradient of \"%s\" is not an FP32 tensor of its size",
+					 w->name);
+	}
+	if (opt_kinds[optimizer->kind].step)
+		st = hlrt_graph_new_tensor(graph, HLRT_OPT_STEP_NAME, HLRT_INT32, 1,
+					   (const uint64_t[]){ 1 }, HLRT_TENSOR_PARAMETER, &step);
+	for (i = 0; i < n && !st; i++)
+		st = add_optimizer(graph, optimizer, params[i], grads[i], lr, step);
+	if (!st && step)
+		st = count_step(graph, step);
+	return st;
+}
+
+hlrt_status hlrt_graph_optimizer_state(hlrt_graph *graph, const hlrt_tensor *param,
+				       uint32_t slot, hlrt_tensor **state)
+{
+	char name[HLRT_NAME_MAX];
+	size_t k;
+
+	if (!graph || !state || (param && param->graph != graph))
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_graph_optimizer_state: needs a graph, "
+				 "a parameter of it (or NULL) and somewhere to put the tensor");
+	if (!param)
+		return slot ? hlrt_fail(HLRT_NOT_FOUND, "the update count is slot 0") :
+		       hlrt_graph_find_tensor(graph, HLRT_OPT_STEP_NAME, state);
+	if (slot >= HLRT_OPT_STATE_MAX)
+		return hlrt_fail(HLRT_NOT_FOUND, "no optimizer keeps state slot %u", slot);
+	/* one optimizer per graph: the first kind whose state tensor exists */
+	for (k = 0; k < sizeof(opt_kinds) / sizeof(opt_kinds[0]); k++) {
+		if (!opt_kinds[k].state[slot])
+			continue;
+		state_name(name, sizeof(name), param, opt_kinds[k].state[slot]);
+		if (hlrt_graph_find_tensor(graph, name, state) == HLRT_SUCCESS)
+			return HLRT_SUCCESS;
+	}
+	return hlrt_fail(HLRT_NOT_FOUND, "\"%s\" has no optimizer state in slot %u", param->name,
+			 slot);
+}
+
 hlrt_status hlrt_graph_train(hlrt_graph *graph, hlrt_tensor *loss,
 			     const struct hlrt_optimizer_desc *optimizer, hlrt_tensor *lr)
 {
-	hlrt_tensor **params, *step = NULL;
+	hlrt_tensor **params, **grads;
 	uint32_t n = 0, i, n_tensors;
 	hlrt_status st;
 
@@ -451,37 +545,23 @@ hlrt_status hlrt_graph_train(hlrt_graph *graph, hlrt_tensor *loss,
 				 optimizer->kind);
 	n_tensors = graph->n_tensors;
 	params = calloc(n_tensors ? n_tensors : 1, sizeof(*params));
-	if (!params)
+	grads = calloc(n_tensors ? n_tensors : 1, sizeof(*grads));
+	if (!params || !grads) {
+		free(params);
+		free(grads);
 		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "hlrt_graph_train");
+	}
 	for (i = 0; i < n_tensors; i++)
 		if (graph->tensors[i]->role == HLRT_TENSOR_PARAMETER &&
 		    graph->tensors[i]->dtype == HLRT_FP32)
 			params[n++] = graph->tensors[i];
-	if (!n) {
-		free(params);
-		return hlrt_fail(HLRT_INVALID_ARGUMENT, "the graph has no FP32 PARAMETER tensors");
-	}
-	st = backward(graph, loss, params, n);
-	if (!st && (optimizer->kind == HLRT_OPT_ADAMW || optimizer->kind == HLRT_OPT_LAMB))
-		st = hlrt_graph_new_tensor(graph, "optimizer/step", HLRT_INT32, 1,
-					   (const uint64_t[]){ 1 }, HLRT_TENSOR_PARAMETER, &step);
-	for (i = 0; i < n && !st; i++)
-		st = add_optimizer(graph, optimizer, params[i], lr, step);
-	if (!st && step) {
-		/* count the step once every optimizer has read it */
-		int32_t one = 1;
-		struct hlrt_tensor_desc d = { .dtype = HLRT_INT32, .ndims = 1, .dims = { 1 },
-					      .role = HLRT_TENSOR_CONSTANT, .data = &one };
-		hlrt_tensor *in[2] = { step, NULL };
-		struct hlrt_node *nd;
-
-		st = hlrt_tensor_create(graph, &d, &in[1]);
-		if (!st)
-			st = hlrt_node_create(graph, "add_i32", in, 2, &step, 1, NULL, 0,
-					      "optimizer/step/Add", &nd);
-		if (!st)
-			nd->backward = true;
-	}
+	if (!n)
+		st = hlrt_fail(HLRT_INVALID_ARGUMENT, "the graph has no FP32 PARAMETER tensors");
+	else
+		st = hlrt_graph_gradients(graph, loss, params, n, grads);
+	if (!st)
+		st = hlrt_graph_apply_optimizer(graph, optimizer, lr, params, grads, n);
 	free(params);
+	free(grads);
 	return st;
 }

@@ -1,0 +1,354 @@
+/*
+ * The model as libhlrt graphs (model_graph.h): the layers as nodes on
+ * the batch gathered on the device, the loss and the correct count, and
+ * for training libhlrt's autodiff and optimizer, compiled to recipes the
+ * device backend binds and launches.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "model_graph.h"
+
+int dev_fail(hlrt_status st, const char *what, struct train_err *err)
+{
+	if (st == HLRT_SUCCESS)
+		return 0;
+	if (st == HLRT_OUT_OF_DEVICE_MEMORY)
+		return train_err_set(err, "%s: out of device memory (HBM): %s", what,
+				     hlrt_last_error());
+	return train_err_set(err, "%s: %s (%s)", what, hlrt_last_error(),
+			     hlrt_status_name(st));
+}
+
+struct mg_graph {
+	hlrt_graph *g;
+	hlrt_status st;
+	char what[96];		/* the failing call, for the message */
+};
+
+static hlrt_tensor *mg_tensor(struct mg_graph *gb, const char *name, hlrt_dtype dt,
+			       hlrt_tensor_role role, uint32_t ndims, const uint64_t *dims)
+{
+	struct hlrt_tensor_desc desc = { .name = name, .dtype = dt, .ndims = ndims,
+					 .role = role };
+	hlrt_tensor *t = NULL;
+
+	if (gb->st)
+		return NULL;
+	memcpy(desc.dims, dims, ndims * sizeof(dims[0]));
+	gb->st = hlrt_tensor_create(gb->g, &desc, &t);
+	if (gb->st)
+		snprintf(gb->what, sizeof(gb->what), "tensor %s", name ? name : "?");
+	return t;
+}
+
+/* A node with one output; OUT may be a tensor made by the caller or NULL. */
+static hlrt_tensor *mg_node(struct mg_graph *gb, const char *guid, const char *name,
+			     hlrt_tensor *const *in, uint32_t n_in, hlrt_tensor *out,
+			     const void *params, size_t params_size)
+{
+	hlrt_node *node = NULL;
+
+	if (gb->st)
+		return NULL;
+	gb->st = hlrt_node_create(gb->g, guid, in, n_in, &out, 1, params, params_size,
+				  name, &node);
+	if (gb->st) {
+		snprintf(gb->what, sizeof(gb->what), "node %s (%s)", name, guid);
+		return NULL;
+	}
+	return hlrt_node_output(node, 0);
+}
+
+static hlrt_tensor *mg_param(struct mg_graph *gb, const struct params_tensor *p)
+{
+	uint64_t dims[PARAMS_MAX_DIMS];
+
+	for (uint32_t i = 0; i < p->ndims; i++)
+		dims[i] = p->dims[i];
+	return mg_tensor(gb, p->name, HLRT_FP32, HLRT_TENSOR_PARAMETER, p->ndims, dims);
+}
+
+/* The model's layers on x[batch, h, w, c]; returns the logits. */
+static hlrt_tensor *mg_forward(struct mg_graph *gb, const struct model *m,
+				struct params *p, hlrt_tensor *x)
+{
+	char name[MODEL_NAME_LEN + 32];
+
+	for (uint32_t i = 0; i < m->nlayers && !gb->st; i++) {
+		const struct model_layer *l = &m->layers[i];
+		struct params_tensor *pw = params_find(p, i, 0), *pb = params_find(p, i, 1);
+		hlrt_tensor *w = pw ? mg_param(gb, pw) : NULL;
+		hlrt_tensor *b = pb ? mg_param(gb, pb) : NULL;
+
+		switch (l->kind) {
+		case MODEL_FLATTEN:
+			snprintf(name, sizeof(name), "model/%s/Reshape", l->name);
+			x = mg_node(gb, "flatten", name, &x, 1, NULL, NULL, 0);
+			break;
+		case MODEL_DENSE: {
+			hlrt_tensor *in[2] = { x, w };
+
+			snprintf(name, sizeof(name), "model/%s/MatMul", l->name);
+			x = mg_node(gb, "gemm_f32", name, in, 2, NULL, NULL, 0);
+			in[0] = x;
+			in[1] = b;
+			snprintf(name, sizeof(name), "model/%s/BiasAdd", l->name);
+			x = mg_node(gb, "bias_add_f32", name, in, 2, NULL, NULL, 0);
+			break;
+		}
+		case MODEL_RELU:
+			snprintf(name, sizeof(name), "model/%s/Relu", l->name);
+			x = mg_node(gb, "relu_fwd_f32", name, &x, 1, NULL, NULL, 0);
+			break;
+		case MODEL_CONV2D: {
+			struct hlrt_conv_params cp = {
+				.kernel_h = l->kernel[0], .kernel_w = l->kernel[1],
+				.stride_h = l->stride[0], .stride_w = l->stride[1],
+				.pad_h = l->pad[0], .pad_w = l->pad[1],
+			};
+			hlrt_tensor *in[3] = { x, w, b };
+
+			snprintf(name, sizeof(name), "model/%s/Conv2D", l->name);
+			x = mg_node(gb, "conv2d_fwd_f32", name, in, 3, NULL, &cp, sizeof(cp));
+			break;
+		}
+		case MODEL_MAXPOOL2D: {
+			struct hlrt_pool_params pp = {
+				.kernel_h = l->kernel[0], .kernel_w = l->kernel[1],
+				.stride_h = l->stride[0], .stride_w = l->stride[1],
+			};
+
+			snprintf(name, sizeof(name), "model/%s/MaxPool", l->name);
+			x = mg_node(gb, "maxpool2d_fwd_f32", name, &x, 1, NULL, &pp, sizeof(pp));
+			break;
+		}
+		}
+	}
+	return x;
+}
+
+/* The optimizer of the model, as hlrt_graph_train() takes it. */
+static struct hlrt_optimizer_desc mg_optimizer(const struct model_training *t)
+{
+	struct hlrt_optimizer_desc opt = { .kind = HLRT_OPT_SGD };
+
+	if (t->optimizer == MODEL_OPT_LAMB) {
+		opt.kind = HLRT_OPT_LAMB;
+		opt.u.lamb.beta1 = t->beta1;
+		opt.u.lamb.beta2 = t->beta2;
+		opt.u.lamb.eps = t->epsilon;
+		opt.u.lamb.weight_decay = t->weight_decay;
+	} else {
+		opt.u.sgd.momentum = t->momentum;
+		opt.u.sgd.weight_decay = t->weight_decay;
+		opt.u.sgd.nesterov = t->nesterov;
+	}
+	return opt;
+}
+
+void model_graph_grad_name(char *name, size_t size, const struct params_tensor *p)
+{
+	snprintf(name, size, "%.*s/grad", HLRT_NAME_MAX - (int)sizeof("/grad"), p->name);
+}
+
+static hlrt_tensor *mg_grad(struct mg_graph *gb, const struct params_tensor *p,
+			     hlrt_tensor_role role)
+{
+	uint64_t dims[PARAMS_MAX_DIMS];
+	char name[HLRT_NAME_MAX];
+
+	for (uint32_t i = 0; i < p->ndims; i++)
+		dims[i] = p->dims[i];
+	model_graph_grad_name(name, sizeof(name), p);
+	return mg_tensor(gb, name, HLRT_FP32, role, p->ndims, dims);
+}
+
+/* Where libhlrt keeps the optimizer's state of P's parameters in GB's graph. */
+static void mg_note_state(const struct model *m, struct mg_graph *gb, struct params *p,
+			  struct model_graph_state *state)
+{
+	struct hlrt_optimizer_desc opt = mg_optimizer(&m->train);
+	uint32_t slots = hlrt_optimizer_state_count(&opt);
+	hlrt_tensor *w, *t;
+
+	state->count = 0;
+	for (uint32_t k = 0; k < slots && !gb->st; k++)
+		for (uint32_t i = 0; i < p->count && !gb->st; i++) {
+			snprintf(gb->what, sizeof(gb->what), "optimizer state of %s", p->t[i].name);
+			gb->st = hlrt_graph_find_tensor(gb->g, p->t[i].name, &w);
+			if (!gb->st)
+				gb->st = hlrt_graph_optimizer_state(gb->g, w, k, &t);
+			if (!gb->st)
+				snprintf(state->name[state->count++], HLRT_NAME_MAX, "%s",
+					 hlrt_tensor_name(t));
+		}
+	state->step[0] = '\0';
+	if (!gb->st && m->train.optimizer == MODEL_OPT_LAMB) {
+		snprintf(gb->what, sizeof(gb->what), "LAMB's update count");
+		gb->st = hlrt_graph_optimizer_state(gb->g, NULL, 0, &t);
+		if (!gb->st)
+			snprintf(state->step, sizeof(state->step), "%s", hlrt_tensor_name(t));
+	}
+}
+
+/*
+ * Data parallel: autodiff of the slice's mean loss; the gradients, times
+ * the slice's share of the batch, into the OUTPUT tensors "<param>/grad".
+ */
+static void mg_gradients(struct mg_graph *gb, struct params *p, hlrt_tensor *loss,
+			  float share)
+{
+	struct hlrt_scale_params sp = { .alpha = share };
+	hlrt_tensor *w[PARAMS_MAX], *g[PARAMS_MAX];
+	char name[HLRT_NAME_MAX];
+
+	for (uint32_t i = 0; i < p->count && !gb->st; i++) {
+		gb->st = hlrt_graph_find_tensor(gb->g, p->t[i].name, &w[i]);
+		snprintf(gb->what, sizeof(gb->what), "parameter %s", p->t[i].name);
+	}
+	if (!gb->st) {
+		gb->st = hlrt_graph_gradients(gb->g, loss, w, p->count, g);
+		snprintf(gb->what, sizeof(gb->what), "autodiff");
+	}
+	for (uint32_t i = 0; i < p->count && !gb->st; i++) {
+		hlrt_tensor *out = mg_grad(gb, &p->t[i], HLRT_TENSOR_OUTPUT);
+
+		snprintf(name, sizeof(name), "%.48s/grad/Share", p->t[i].name);
+		mg_node(gb, "scale_f32", name, &g[i], 1, out, &sp, sizeof(sp));
+	}
+}
+
+/*
+ * Data parallel: the optimizer graph, libhlrt's update (the one
+ * hlrt_graph_train() adds) on the INPUT gradients "<param>/grad".
+ */
+int model_graph_optimizer(const struct model *m, bool eager, struct params *p,
+			  hlrt_recipe **recipe, struct model_graph_state *state,
+			  struct train_err *err)
+{
+	struct hlrt_optimizer_desc opt = mg_optimizer(&m->train);
+	struct hlrt_compile_options copts = {
+		.eager = eager ? HLRT_EAGER_ON : HLRT_EAGER_FROM_ENV,
+	};
+	struct mg_graph gb = { 0 };
+	hlrt_tensor *w[PARAMS_MAX], *g[PARAMS_MAX], *lr;
+	uint64_t one = 1;
+
+	gb.st = hlrt_graph_create(&gb.g);
+	if (gb.st)
+		return dev_fail(gb.st, "creating a graph", err);
+	lr = mg_tensor(&gb, "lr", HLRT_FP32, HLRT_TENSOR_INPUT, 1, &one);
+	for (uint32_t i = 0; i < p->count && !gb.st; i++) {
+		g[i] = mg_grad(&gb, &p->t[i], HLRT_TENSOR_INPUT);
+		w[i] = mg_param(&gb, &p->t[i]);
+	}
+	if (!gb.st) {
+		gb.st = hlrt_graph_apply_optimizer(gb.g, &opt, lr, w, g, p->count);
+		snprintf(gb.what, sizeof(gb.what), "the optimizer");
+	}
+	mg_note_state(m, &gb, p, state);
+	if (!gb.st) {
+		gb.st = hlrt_graph_compile(gb.g, &copts, recipe);
+		snprintf(gb.what, sizeof(gb.what), "compiling the optimizer");
+	}
+	hlrt_graph_destroy(gb.g);
+	return dev_fail(gb.st, gb.what, err);
+}
+
+/*
+ * The step graph: gather the batch at "offset" of "order" from the images
+ * and labels of a split, forward, loss and correct count as outputs; for
+ * training, autodiff and SGD on top.
+ */
+int model_graph_step(const struct model_graph_setup *d, struct params *p, uint32_t batch,
+		     bool train, float share, hlrt_recipe **recipe,
+		     struct model_graph_state *state, struct train_err *err)
+{
+	const struct dataset_split *s = train ? &d->data->train : &d->data->test;
+	const struct model_shape *in = &d->m->input;
+	const char *pfx = train ? "train" : "test";
+	struct mg_graph gb = { 0 };
+	uint64_t dims[4] = { s->count, in->h, in->w, in->c }, one = 1, n = s->count;
+	uint64_t bdims[4] = { batch, in->h, in->w, in->c };
+	struct hlrt_sce_params sce = { train ? HLRT_SCE_MEAN : HLRT_SCE_SUM };
+	struct hlrt_reduce_params sum0 = { .axis = 0 };
+	struct hlrt_reshape_params as_col = { .ndims = 2, .dims = { batch, 1 } };
+	/* gather_rows takes its batch size from dims[0] */
+	struct hlrt_reshape_params rows = { .ndims = 1, .dims = { batch } };
+	/* eager: the same recipe, each node its own submission (bit-identical) */
+	struct hlrt_compile_options copts = {
+		.bf16 = d->bf16, .eager = d->eager ? HLRT_EAGER_ON : HLRT_EAGER_FROM_ENV,
+	};
+	char name[32];
+	hlrt_tensor *images, *labels, *order, *offset, *x, *y, *logits, *t2[3];
+	hlrt_tensor *loss, *correct, *eq, *mean = NULL;
+
+	gb.st = hlrt_graph_create(&gb.g);
+	if (gb.st)
+		return dev_fail(gb.st, "creating a graph", err);
+	snprintf(name, sizeof(name), "%s/images", pfx);
+	images = mg_tensor(&gb, name, HLRT_FP32, HLRT_TENSOR_INPUT, 4, dims);
+	snprintf(name, sizeof(name), "%s/labels", pfx);
+	labels = mg_tensor(&gb, name, HLRT_INT32, HLRT_TENSOR_INPUT, 1, &n);
+	snprintf(name, sizeof(name), "%s/order", pfx);
+	order = mg_tensor(&gb, name, HLRT_INT32, HLRT_TENSOR_INPUT, 1, &n);
+	offset = mg_tensor(&gb, "offset", HLRT_INT32, HLRT_TENSOR_INPUT, 1, &one);
+	x = mg_tensor(&gb, NULL, HLRT_FP32, HLRT_TENSOR_TEMPORARY, 4, bdims);
+	y = mg_tensor(&gb, NULL, HLRT_INT32, HLRT_TENSOR_TEMPORARY, 1, &bdims[0]);
+	t2[0] = images, t2[1] = order, t2[2] = offset;
+	x = mg_node(&gb, "gather_rows_f32", "model/input/Gather", t2, 3, x, &rows,
+		     sizeof(rows));
+	t2[0] = labels;
+	y = mg_node(&gb, "gather_rows_i32", "model/labels/Gather", t2, 3, y, &rows,
+		     sizeof(rows));
+	logits = mg_forward(&gb, d->m, p, x);
+
+	loss = mg_tensor(&gb, "loss", HLRT_FP32, HLRT_TENSOR_OUTPUT, 1, &one);
+	t2[0] = logits, t2[1] = y;
+	if (train && d->nranks > 1) {
+		/*
+		 * The slice's mean (autodiff's seed) times the slice's share of
+		 * the batch: the ranks' sum is the batch's mean.
+		 */
+		struct hlrt_scale_params sp = { .alpha = share };
+
+		mean = mg_node(&gb, "softmax_cross_entropy_fwd_f32",
+				"model/loss/SoftmaxCrossEntropy", t2, 2, NULL, &sce, sizeof(sce));
+		loss = mg_node(&gb, "scale_f32", "model/loss/Share", &mean, 1, loss, &sp,
+				sizeof(sp));
+	} else {
+		loss = mg_node(&gb, "softmax_cross_entropy_fwd_f32",
+				"model/loss/SoftmaxCrossEntropy", t2, 2, loss, &sce, sizeof(sce));
+	}
+	/* accuracy: argmax == label, counted on the device */
+	t2[0] = mg_node(&gb, "argmax_i32", "model/ArgMax", &logits, 1, NULL, NULL, 0);
+	t2[1] = y;
+	eq = mg_node(&gb, "equal_i32", "model/Equal", t2, 2, NULL, NULL, 0);
+	eq = mg_node(&gb, "reshape", "model/Equal/Reshape", &eq, 1, NULL, &as_col,
+		      sizeof(as_col));
+	correct = mg_tensor(&gb, "correct", HLRT_INT32, HLRT_TENSOR_OUTPUT, 1, &one);
+	correct = mg_node(&gb, "reduce_sum_i32", "model/Correct/Sum", &eq, 1, correct,
+			   &sum0, sizeof(sum0));
+	if (!gb.st && train && d->nranks > 1) {
+		mg_gradients(&gb, p, mean, share);
+	} else if (!gb.st && train) {
+		const struct model_training *t = &d->m->train;
+		struct hlrt_optimizer_desc opt = mg_optimizer(t);
+		hlrt_tensor *lr = mg_tensor(&gb, "lr", HLRT_FP32, HLRT_TENSOR_INPUT, 1, &one);
+
+		if (!gb.st) {
+			gb.st = hlrt_graph_train(gb.g, loss, &opt, lr);
+			snprintf(gb.what, sizeof(gb.what), "autodiff and %s",
+				 t->optimizer == MODEL_OPT_LAMB ? "LAMB" : "SGD");
+		}
+		mg_note_state(d->m, &gb, p, state);
+	}
+	if (!gb.st) {
+		gb.st = hlrt_graph_compile(gb.g, &copts, recipe);
+		snprintf(gb.what, sizeof(gb.what), "compiling the %s step (batch %u)",
+			 pfx, batch);
+	}
+	hlrt_graph_destroy(gb.g);
+	return dev_fail(gb.st, gb.what, err);
+}
