@@ -46,7 +46,6 @@ extern bool gaudisim_reset_on_lockup;
 
 struct gaudisim_ctx;
 struct gaudisim_ctrl;
-struct gaudisim_debugfs;
 
 /* How command submissions ended or why they were refused (INFO CS_*). */
 struct gaudisim_cs_counters {
@@ -117,7 +116,6 @@ struct gaudisim_captured_errors {
  * @uirq: user interrupts and their waiters (gaudisim_uirq.c)
  * @mmu: device MMU state
  * @ctrl: control node
- * @debugfs: debugfs state and event history (gaudisim_debugfs.c), or NULL
  */
 struct gaudisim_device {
 	struct drm_device drm;
@@ -190,7 +188,6 @@ struct gaudisim_device {
 	struct gaudisim_mmu mmu;
 
 	struct gaudisim_ctrl *ctrl;
-	struct gaudisim_debugfs *debugfs;
 };
 
 static inline struct gaudisim_device *to_gsim(struct drm_device *drm)
