@@ -26,12 +26,17 @@
 #include <drm/drm_file.h>
 
 #include "gaudisim_cb.h"
+#include "gaudisim_coredump.h"
 #include "gaudisim_cs.h"
+#include "gaudisim_cs_sigwait.h"
 #include "gaudisim_ctx.h"
 #include "gaudisim_drv.h"
+#include "gaudisim_fdinfo.h"
 #include "gaudisim_mem.h"
+#include "gaudisim_notify.h"
 #include "gaudisim_parser.h"
 #include "gaudisim_queue.h"
+#include "gaudisim_reset.h"
 #include "gaudisim_uirq.h"
 
 #define GAUDISIM_CS_TIMEOUT_MAX_S	3600

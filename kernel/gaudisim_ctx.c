@@ -23,10 +23,14 @@
 #include <drm/drm_file.h>
 
 #include "gaudisim_cb.h"
+#include "gaudisim_cs.h"
 #include "gaudisim_ctx.h"
 #include "gaudisim_debug.h"
 #include "gaudisim_drv.h"
+#include "gaudisim_fdinfo.h"
 #include "gaudisim_mem.h"
+#include "gaudisim_mmu.h"
+#include "gaudisim_notify.h"
 #include "gaudisim_release.h"
 
 unsigned int gaudisim_max_contexts = 1;

@@ -37,12 +37,15 @@
 #include <hw/gaudisim_hw_telemetry.h>
 
 #include "gaudisim_cb.h"
+#include "gaudisim_cs.h"
 #include "gaudisim_ctx.h"
 #include "gaudisim_debugfs.h"
 #include "gaudisim_drv.h"
 #include "gaudisim_eq.h"
 #include "gaudisim_hw.h"
 #include "gaudisim_mem.h"
+#include "gaudisim_mmu.h"
+#include "gaudisim_queue.h"
 #include "gaudisim_sysfs.h"
 
 /**

@@ -31,6 +31,9 @@
 #include "gaudisim_drv.h"
 #include "gaudisim_eq.h"
 #include "gaudisim_hw.h"
+#include "gaudisim_info.h"
+#include "gaudisim_notify.h"
+#include "gaudisim_reset.h"
 
 #define GAUDISIM_HB_PERIOD		(5 * HZ)
 #define GAUDISIM_EQ_PTR_MASK	(2 * GAUDISIM_EQ_LEN - 1)

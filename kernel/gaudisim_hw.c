@@ -7,6 +7,7 @@
 #include <linux/iopoll.h>
 #include <linux/unaligned.h>
 
+#include "gaudisim_drv.h"
 #include "gaudisim_hw.h"
 
 #define GAUDISIM_RESET_POLL_US	100

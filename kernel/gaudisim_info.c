@@ -23,10 +23,16 @@
 #include <hw/gaudisim_hw_sync.h>
 #include <hw/gaudisim_hw_telemetry.h>
 
+#include "gaudisim_cs.h"
 #include "gaudisim_ctx.h"
 #include "gaudisim_drv.h"
+#include "gaudisim_eq.h"
 #include "gaudisim_hw.h"
+#include "gaudisim_info.h"
+#include "gaudisim_mmu.h"
 #include "gaudisim_nic.h"
+#include "gaudisim_notify.h"
+#include "gaudisim_queue.h"
 
 /* The window the firmware measures PCIe throughput over. */
 #define GAUDISIM_PCI_COUNTERS_WINDOW_MS	10

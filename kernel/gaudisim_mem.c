@@ -32,6 +32,7 @@
 #include "gaudisim_ctx.h"
 #include "gaudisim_drv.h"
 #include "gaudisim_mem.h"
+#include "gaudisim_mmu.h"
 #include "gaudisim_release.h"
 
 #define GAUDISIM_VA_GUARD		PAGE_SIZE
