@@ -730,7 +730,7 @@ static int gaudisim_cs_check_args(struct gaudisim_device *gdev,
 
 int gaudisim_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 {
-	struct gaudisim_device *gdev = to_gsim(drm);
+	struct gaudisim_device *gdev = to_gaudisim(drm);
 	struct gaudisim_ctx *ctx = file->driver_priv;
 	union gaudisim_cs_args *args = data;
 	struct gaudisim_cs_in in = args->in;
@@ -961,7 +961,7 @@ out:
 
 int gaudisim_wait_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 {
-	struct gaudisim_device *gdev = to_gsim(drm);
+	struct gaudisim_device *gdev = to_gaudisim(drm);
 	struct gaudisim_ctx *ctx = file->driver_priv;
 	union gaudisim_wait_cs_args *args = data;
 	struct gaudisim_wait_cs_in in = args->in;

@@ -150,7 +150,7 @@ static struct gaudisim_ctx *gaudisim_ctx_create(struct gaudisim_device *gdev)
 
 int gaudisim_open(struct drm_device *drm, struct drm_file *file)
 {
-	struct gaudisim_device *gdev = to_gsim(drm);
+	struct gaudisim_device *gdev = to_gaudisim(drm);
 	struct gaudisim_ctx *ctx;
 	u32 slot;
 	int rc = 0;
@@ -202,7 +202,7 @@ out_unlock:
 
 void gaudisim_postclose(struct drm_device *drm, struct drm_file *file)
 {
-	struct gaudisim_device *gdev = to_gsim(drm);
+	struct gaudisim_device *gdev = to_gaudisim(drm);
 	struct gaudisim_ctx *ctx = file->driver_priv;
 
 	WRITE_ONCE(ctx->in_release, true);

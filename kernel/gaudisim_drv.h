@@ -192,7 +192,7 @@ struct gaudisim_device {
 	struct gaudisim_ctrl *ctrl;
 };
 
-static inline struct gaudisim_device *to_gsim(struct drm_device *drm)
+static inline struct gaudisim_device *to_gaudisim(struct drm_device *drm)
 {
 	return container_of(drm, struct gaudisim_device, drm);
 }

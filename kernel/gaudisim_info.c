@@ -701,5 +701,5 @@ out:
 
 int gaudisim_info_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 {
-	return gaudisim_info_query(to_gsim(drm), file->driver_priv, data);
+	return gaudisim_info_query(to_gaudisim(drm), file->driver_priv, data);
 }
