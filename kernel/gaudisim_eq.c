@@ -31,7 +31,6 @@
 #include "gaudisim_drv.h"
 #include "gaudisim_eq.h"
 #include "gaudisim_hw.h"
-#include "gaudisim_info.h"
 #include "gaudisim_notify.h"
 #include "gaudisim_reset.h"
 

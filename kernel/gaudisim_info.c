@@ -142,18 +142,6 @@ static void gaudisim_info_dram(struct gaudisim_device *gdev, struct gaudisim_ctx
 	}
 }
 
-/* habanalabs' engine ID (enum gaudi_engine_id) of a gaudisim engine. */
-u32 gaudisim_hl_engine_id(u32 engine)
-{
-	if (engine <= GAUDISIM_ENGINE_DMA_7)
-		return GAUDISIM_HL_ENGINE_ID_DMA(engine);
-	if (engine == GAUDISIM_ENGINE_MME)
-		return GAUDISIM_HL_ENGINE_ID_MME_0;
-	if (engine >= GAUDISIM_ENGINE_NIC_0)
-		return GAUDISIM_HL_ENGINE_ID_NIC(engine - GAUDISIM_ENGINE_NIC_0);
-	return GAUDISIM_HL_ENGINE_ID_TPC(engine - GAUDISIM_ENGINE_TPC_0);
-}
-
 /* Busy queues and busy engines; the caller is inside drm_dev_enter(). */
 static void gaudisim_busy_masks(struct gaudisim_device *gdev, u64 *queues, u32 *engines)
 {

@@ -5,8 +5,6 @@
 #ifndef __GAUDISIM_INFO_H__
 #define __GAUDISIM_INFO_H__
 
-#include <linux/types.h>
-
 struct drm_device;
 struct drm_file;
 struct gaudisim_ctx;
@@ -15,7 +13,6 @@ struct gaudisim_info_args;
 
 int gaudisim_info_query(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
 			struct gaudisim_info_args *args);
-u32 gaudisim_hl_engine_id(u32 engine);
 int gaudisim_info_ioctl(struct drm_device *drm, void *data, struct drm_file *file);
 
 #endif /* __GAUDISIM_INFO_H__ */
