@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * MSI-X vectors and the completion-queue interrupts of the external queues.
+ * Interrupts: the MSI-X vectors of the device and the threaded handlers of
+ * the completion queues (vector i = CQ i = external queue ID i).
  */
 #ifndef __GAUDISIM_IRQ_H__
 #define __GAUDISIM_IRQ_H__
