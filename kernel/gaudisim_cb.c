@@ -159,7 +159,7 @@ static int gaudisim_cb_destroy(struct gaudisim_ctx *ctx, u64 handle)
 
 int gaudisim_cb_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 {
-	struct gaudisim_device *gdev = to_gsim(drm);
+	struct gaudisim_device *gdev = to_gaudisim(drm);
 	struct gaudisim_ctx *ctx = file->driver_priv;
 	union gaudisim_cb_args *args = data;
 	struct gaudisim_cb_in in = args->in;

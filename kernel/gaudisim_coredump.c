@@ -31,8 +31,8 @@
 #include "gaudisim_coredump.h"
 #include "gaudisim_cs.h"
 #include "gaudisim_ctx.h"
-#include "gaudisim_debugfs.h"
 #include "gaudisim_drv.h"
+#include "gaudisim_eq.h"
 #include "gaudisim_hw.h"
 #include "gaudisim_queue.h"
 #include "gaudisim_sysfs.h"
@@ -256,7 +256,7 @@ static void gaudisim_dump_events(struct gaudisim_dump_buf *b, struct gaudisim_de
 		gaudisim_dump_printf(b, "not captured (no memory)\n");
 		return;
 	}
-	n = gaudisim_debugfs_last_events(gdev, ev, GAUDISIM_COREDUMP_EVENTS, &total);
+	n = gaudisim_eq_last_events(gdev, ev, GAUDISIM_COREDUMP_EVENTS, &total);
 	gaudisim_dump_printf(b, "recorded %llu, last %u follow; ring pi %u ci %u\n", total, n,
 			     gaudisim_rreg(gdev, GAUDISIM_BLOCK_EQ + GAUDISIM_EQ_PI),
 			     READ_ONCE(gdev->eq.ci));

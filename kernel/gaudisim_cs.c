@@ -26,12 +26,17 @@
 #include <drm/drm_file.h>
 
 #include "gaudisim_cb.h"
+#include "gaudisim_coredump.h"
 #include "gaudisim_cs.h"
+#include "gaudisim_cs_sigwait.h"
 #include "gaudisim_ctx.h"
 #include "gaudisim_drv.h"
+#include "gaudisim_fdinfo.h"
 #include "gaudisim_mem.h"
+#include "gaudisim_notify.h"
 #include "gaudisim_parser.h"
 #include "gaudisim_queue.h"
+#include "gaudisim_reset.h"
 #include "gaudisim_uirq.h"
 
 #define GAUDISIM_CS_TIMEOUT_MAX_S	3600
@@ -725,7 +730,7 @@ static int gaudisim_cs_check_args(struct gaudisim_device *gdev,
 
 int gaudisim_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 {
-	struct gaudisim_device *gdev = to_gsim(drm);
+	struct gaudisim_device *gdev = to_gaudisim(drm);
 	struct gaudisim_ctx *ctx = file->driver_priv;
 	union gaudisim_cs_args *args = data;
 	struct gaudisim_cs_in in = args->in;
@@ -956,7 +961,7 @@ out:
 
 int gaudisim_wait_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 {
-	struct gaudisim_device *gdev = to_gsim(drm);
+	struct gaudisim_device *gdev = to_gaudisim(drm);
 	struct gaudisim_ctx *ctx = file->driver_priv;
 	union gaudisim_wait_cs_args *args = data;
 	struct gaudisim_wait_cs_in in = args->in;

@@ -32,6 +32,7 @@
 #include <hw/gaudisim_hw_sync.h>
 
 #include "gaudisim_cs.h"
+#include "gaudisim_cs_sigwait.h"
 #include "gaudisim_ctx.h"
 #include "gaudisim_drv.h"
 #include "gaudisim_hw.h"

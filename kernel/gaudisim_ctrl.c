@@ -20,7 +20,9 @@
 #include <drm/drm_accel.h>
 #include <drm/drm_drv.h>
 
+#include "gaudisim_ctrl.h"
 #include "gaudisim_drv.h"
+#include "gaudisim_info.h"
 #include "gaudisim_sysfs.h"
 
 #define GAUDISIM_CTRL_MAX_MINORS	ACCEL_MAX_MINORS

@@ -23,10 +23,14 @@
 #include <drm/drm_file.h>
 
 #include "gaudisim_cb.h"
+#include "gaudisim_cs.h"
 #include "gaudisim_ctx.h"
 #include "gaudisim_debug.h"
 #include "gaudisim_drv.h"
+#include "gaudisim_fdinfo.h"
 #include "gaudisim_mem.h"
+#include "gaudisim_mmu.h"
+#include "gaudisim_notify.h"
 #include "gaudisim_release.h"
 
 unsigned int gaudisim_max_contexts = 1;
@@ -146,7 +150,7 @@ static struct gaudisim_ctx *gaudisim_ctx_create(struct gaudisim_device *gdev)
 
 int gaudisim_open(struct drm_device *drm, struct drm_file *file)
 {
-	struct gaudisim_device *gdev = to_gsim(drm);
+	struct gaudisim_device *gdev = to_gaudisim(drm);
 	struct gaudisim_ctx *ctx;
 	u32 slot;
 	int rc = 0;
@@ -198,7 +202,7 @@ out_unlock:
 
 void gaudisim_postclose(struct drm_device *drm, struct drm_file *file)
 {
-	struct gaudisim_device *gdev = to_gsim(drm);
+	struct gaudisim_device *gdev = to_gaudisim(drm);
 	struct gaudisim_ctx *ctx = file->driver_priv;
 
 	WRITE_ONCE(ctx->in_release, true);

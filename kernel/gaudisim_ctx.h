@@ -25,6 +25,7 @@
 
 #include "gaudisim_cs.h"
 #include "gaudisim_fdinfo.h"
+#include "gaudisim_mmu.h"
 
 /*
  * Shared mode (max_contexts > 1): the user ranges of the sync manager are

@@ -47,7 +47,7 @@ static bool gaudisim_debug_held(struct gaudisim_device *gdev, struct gaudisim_ct
 
 int gaudisim_debug_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 {
-	struct gaudisim_device *gdev = to_gsim(drm);
+	struct gaudisim_device *gdev = to_gaudisim(drm);
 	struct gaudisim_ctx *ctx = file->driver_priv;
 	struct gaudisim_debug_args *args = data;
 

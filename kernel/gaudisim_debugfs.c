@@ -37,33 +37,27 @@
 #include <hw/gaudisim_hw_telemetry.h>
 
 #include "gaudisim_cb.h"
+#include "gaudisim_cs.h"
 #include "gaudisim_ctx.h"
 #include "gaudisim_debugfs.h"
 #include "gaudisim_drv.h"
+#include "gaudisim_eq.h"
 #include "gaudisim_hw.h"
 #include "gaudisim_mem.h"
+#include "gaudisim_mmu.h"
+#include "gaudisim_queue.h"
 #include "gaudisim_sysfs.h"
-
-/* Event-queue entries kept for the events file. */
-#define GAUDISIM_DBG_EVENTS		64
 
 /**
  * struct gaudisim_debugfs - debugfs state of one device
  * @gdev: the device
  * @addr: device address of data32/data64
  * @mmu_va: device VA the mmu file walks
- * @ev_lock: protects the event history (taken under eq.lock)
- * @ev_total: events recorded since load; entry n is at n % GAUDISIM_DBG_EVENTS
- * @ev: the history
  */
 struct gaudisim_debugfs {
 	struct gaudisim_device *gdev;
 	u64 addr;
 	u64 mmu_va;
-	/* Protects @ev_total and @ev. */
-	spinlock_t ev_lock;
-	u64 ev_total;
-	struct gaudisim_eq_entry_le ev[GAUDISIM_DBG_EVENTS];
 };
 
 static const char *const gaudisim_dbg_files[] = {
@@ -466,63 +460,22 @@ DEFINE_SHOW_ATTRIBUTE(gaudisim_dbg_state);
 
 /* ---- Events ---------------------------------------------------------------- */
 
-void gaudisim_debugfs_record_event(struct gaudisim_device *gdev,
-				   const struct gaudisim_eq_entry_le *e)
-{
-	/* Pairs with the release in gaudisim_debugfs_init(): a set-up history. */
-	struct gaudisim_debugfs *dbg = smp_load_acquire(&gdev->debugfs);
-
-	/* A heartbeat a second would push every real event out. */
-	if (!dbg || GAUDISIM_EQ_CTL_TYPE(le32_to_cpu(e->ctl)) == GAUDISIM_EQ_EVENT_HEARTBEAT)
-		return;
-	spin_lock(&dbg->ev_lock);
-	dbg->ev[dbg->ev_total % GAUDISIM_DBG_EVENTS] = *e;
-	dbg->ev_total++;
-	spin_unlock(&dbg->ev_lock);
-}
-
-unsigned int gaudisim_debugfs_last_events(struct gaudisim_device *gdev,
-					  struct gaudisim_eq_entry_le *out, unsigned int max,
-					  u64 *total)
-{
-	/* Pairs with the release in gaudisim_debugfs_init(). */
-	struct gaudisim_debugfs *dbg = smp_load_acquire(&gdev->debugfs);
-	unsigned int n = 0;
-	u64 first;
-
-	*total = 0;
-	if (!dbg)
-		return 0;
-	max = min_t(unsigned int, max, GAUDISIM_DBG_EVENTS);
-	spin_lock(&dbg->ev_lock);
-	*total = dbg->ev_total;
-	first = dbg->ev_total > max ? dbg->ev_total - max : 0;
-	for (; first < dbg->ev_total; first++)
-		out[n++] = dbg->ev[first % GAUDISIM_DBG_EVENTS];
-	spin_unlock(&dbg->ev_lock);
-	return n;
-}
-
 static int gaudisim_dbg_events_show(struct seq_file *m, void *unused)
 {
 	struct gaudisim_debugfs *dbg = m->private;
 	struct gaudisim_eq_entry_le *copy;
-	u64 total, first, n;
+	unsigned int n, i;
+	u64 total;
 
-	copy = kmalloc_array(GAUDISIM_DBG_EVENTS, sizeof(*copy), GFP_KERNEL);
+	copy = kmalloc_array(GAUDISIM_EQ_HISTORY, sizeof(*copy), GFP_KERNEL);
 	if (!copy)
 		return -ENOMEM;
-	spin_lock(&dbg->ev_lock);
-	total = dbg->ev_total;
-	memcpy(copy, dbg->ev, sizeof(dbg->ev));
-	spin_unlock(&dbg->ev_lock);
+	n = gaudisim_eq_last_events(dbg->gdev, copy, GAUDISIM_EQ_HISTORY, &total);
 
-	first = total > GAUDISIM_DBG_EVENTS ? total - GAUDISIM_DBG_EVENTS : 0;
-	seq_printf(m, "%llu events recorded, the last %llu follow (oldest first)\n",
-		   total, total - first);
+	seq_printf(m, "%llu events recorded, the last %u follow (oldest first)\n", total, n);
 	seq_puts(m, "index  timestamp-ns      type                     engine  queue  code  addr                data0\n");
-	for (n = first; n < total; n++) {
-		const struct gaudisim_eq_entry_le *e = &copy[n % GAUDISIM_DBG_EVENTS];
+	for (i = 0; i < n; i++) {
+		const struct gaudisim_eq_entry_le *e = &copy[i];
 		u32 ctl = le32_to_cpu(e->ctl);
 
 		seq_printf(m, "%-5u  %-16llu  %-23s  %-6d  %-5d  %-4u  0x%016llx  0x%x\n",
@@ -549,11 +502,8 @@ int gaudisim_debugfs_init(struct gaudisim_device *gdev)
 		return -ENOMEM;
 	dbg->gdev = gdev;
 	dbg->mmu_va = GAUDISIM_MMU_VA_BASE;
-	spin_lock_init(&dbg->ev_lock);
-	/* The event hook may use it from now on (pairs with its acquire). */
-	smp_store_release(&gdev->debugfs, dbg);
 
-	/* No debugfs (not built or not allowed): the event history still works. */
+	/* No debugfs (not built or not allowed). */
 	if (IS_ERR_OR_NULL(root))
 		return 0;
 	debugfs_create_x64("addr", 0600, root, &dbg->addr);

@@ -21,16 +21,24 @@
 #include <drm/drm_managed.h>
 
 #include "gaudisim_cb.h"
+#include "gaudisim_coredump.h"
 #include "gaudisim_cs.h"
+#include "gaudisim_ctrl.h"
 #include "gaudisim_ctx.h"
 #include "gaudisim_debug.h"
 #include "gaudisim_debugfs.h"
 #include "gaudisim_drv.h"
+#include "gaudisim_eq.h"
+#include "gaudisim_fdinfo.h"
 #include "gaudisim_hw.h"
 #include "gaudisim_hwmon.h"
+#include "gaudisim_info.h"
+#include "gaudisim_irq.h"
 #include "gaudisim_mem.h"
+#include "gaudisim_mmu.h"
 #include "gaudisim_nic.h"
 #include "gaudisim_queue.h"
+#include "gaudisim_reset.h"
 #include "gaudisim_sysfs.h"
 
 unsigned int gaudisim_timeout_locked = 30;

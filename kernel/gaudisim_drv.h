@@ -28,8 +28,10 @@
 #include <hw/gaudisim_hw_regs.h>
 #include <uapi/drm/gaudisim_accel.h>
 
+/* Only for the structures struct gaudisim_device embeds. */
 #include "gaudisim_coredump.h"
 #include "gaudisim_cs.h"
+#include "gaudisim_cs_sigwait.h"
 #include "gaudisim_eq.h"
 #include "gaudisim_mmu.h"
 #include "gaudisim_queue.h"
@@ -46,7 +48,6 @@ extern bool gaudisim_reset_on_lockup;
 
 struct gaudisim_ctx;
 struct gaudisim_ctrl;
-struct gaudisim_debugfs;
 
 /* How command submissions ended or why they were refused (INFO CS_*). */
 struct gaudisim_cs_counters {
@@ -117,7 +118,6 @@ struct gaudisim_captured_errors {
  * @uirq: user interrupts and their waiters (gaudisim_uirq.c)
  * @mmu: device MMU state
  * @ctrl: control node
- * @debugfs: debugfs state and event history (gaudisim_debugfs.c), or NULL
  */
 struct gaudisim_device {
 	struct drm_device drm;
@@ -190,10 +190,9 @@ struct gaudisim_device {
 	struct gaudisim_mmu mmu;
 
 	struct gaudisim_ctrl *ctrl;
-	struct gaudisim_debugfs *debugfs;
 };
 
-static inline struct gaudisim_device *to_gsim(struct drm_device *drm)
+static inline struct gaudisim_device *to_gaudisim(struct drm_device *drm)
 {
 	return container_of(drm, struct gaudisim_device, drm);
 }
@@ -232,34 +231,5 @@ static inline bool gaudisim_queue_present(struct gaudisim_device *gdev, u32 qid)
 	drm_err(&(gdev)->drm, fmt, ##__VA_ARGS__)
 #define gaudisim_err_ratelimited(gdev, fmt, ...) \
 	drm_err_ratelimited(&(gdev)->drm, fmt, ##__VA_ARGS__)
-
-/* gaudisim_reset.c */
-int gaudisim_device_hard_reset(struct gaudisim_device *gdev, const char *reason);
-void gaudisim_device_stop(struct gaudisim_device *gdev);
-void gaudisim_reset_work(struct work_struct *work);
-void gaudisim_request_reset(struct gaudisim_device *gdev, const char *reason);
-
-/* gaudisim_notify.c */
-void gaudisim_notify(struct gaudisim_device *gdev, u64 events);
-void gaudisim_notifier_ctx_init(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx);
-int gaudisim_notifier_register(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
-			       int fd);
-int gaudisim_notifier_unregister(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx);
-int gaudisim_notifier_get_events(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
-				 u64 *events);
-void gaudisim_notifier_ctx_fini(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx);
-void gaudisim_capture_cs_timeout(struct gaudisim_device *gdev, u64 seq);
-
-/* gaudisim_info.c */
-int gaudisim_info_query(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
-			struct gaudisim_info_args *args);
-u32 gaudisim_hl_engine_id(u32 engine);
-int gaudisim_info_ioctl(struct drm_device *drm, void *data, struct drm_file *file);
-
-/* gaudisim_ctrl.c */
-int gaudisim_ctrl_module_init(void);
-void gaudisim_ctrl_module_exit(void);
-int gaudisim_ctrl_init(struct gaudisim_device *gdev);
-void gaudisim_ctrl_fini(struct gaudisim_device *gdev);
 
 #endif /* __GAUDISIM_DRV_H__ */

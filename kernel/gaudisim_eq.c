@@ -28,10 +28,11 @@
 
 #include <hw/gaudisim_hw_queues.h>
 
-#include "gaudisim_debugfs.h"
 #include "gaudisim_drv.h"
 #include "gaudisim_eq.h"
 #include "gaudisim_hw.h"
+#include "gaudisim_notify.h"
+#include "gaudisim_reset.h"
 
 #define GAUDISIM_HB_PERIOD		(5 * HZ)
 #define GAUDISIM_EQ_PTR_MASK	(2 * GAUDISIM_EQ_LEN - 1)
@@ -209,6 +210,46 @@ static void gaudisim_eq_handle(struct gaudisim_device *gdev, const struct gaudis
 	}
 }
 
+/* Keep @e in the event history; called under eq.lock. */
+static void gaudisim_eq_record(struct gaudisim_eq *eq, const struct gaudisim_eq_entry_le *e)
+{
+	/* A heartbeat a second would push every real event out. */
+	if (GAUDISIM_EQ_CTL_TYPE(le32_to_cpu(e->ctl)) == GAUDISIM_EQ_EVENT_HEARTBEAT)
+		return;
+	spin_lock(&eq->hist_lock);
+	eq->hist[eq->hist_total % GAUDISIM_EQ_HISTORY] = *e;
+	eq->hist_total++;
+	spin_unlock(&eq->hist_lock);
+}
+
+/**
+ * gaudisim_eq_last_events() - the most recent events, oldest first
+ * @gdev: the device
+ * @out: room for @max entries
+ * @max: how many to copy at most (no more than GAUDISIM_EQ_HISTORY are kept)
+ * @total: set to the number of events recorded since load
+ *
+ * Context: process context; takes eq.hist_lock.
+ * Return: the number of entries copied.
+ */
+unsigned int gaudisim_eq_last_events(struct gaudisim_device *gdev,
+				     struct gaudisim_eq_entry_le *out, unsigned int max,
+				     u64 *total)
+{
+	struct gaudisim_eq *eq = &gdev->eq;
+	unsigned int n = 0;
+	u64 first;
+
+	max = min_t(unsigned int, max, GAUDISIM_EQ_HISTORY);
+	spin_lock(&eq->hist_lock);
+	*total = eq->hist_total;
+	first = eq->hist_total > max ? eq->hist_total - max : 0;
+	for (; first < eq->hist_total; first++)
+		out[n++] = eq->hist[first % GAUDISIM_EQ_HISTORY];
+	spin_unlock(&eq->hist_lock);
+	return n;
+}
+
 /**
  * gaudisim_eq_drain() - consume every READY event
  * @gdev: the device, inside drm_dev_enter() or with the IRQ alive
@@ -230,7 +271,7 @@ void gaudisim_eq_drain(struct gaudisim_device *gdev)
 		ev = *e;
 		WRITE_ONCE(e->ctl, 0);
 		eq->ci = (eq->ci + 1) & GAUDISIM_EQ_PTR_MASK;
-		gaudisim_debugfs_record_event(gdev, &ev);
+		gaudisim_eq_record(eq, &ev);
 		gaudisim_eq_handle(gdev, &ev);
 	}
 	if (n)
@@ -283,6 +324,7 @@ int gaudisim_eq_init(struct gaudisim_device *gdev)
 	rc = drmm_mutex_init(&gdev->drm, &eq->lock);
 	if (rc)
 		return rc;
+	spin_lock_init(&eq->hist_lock);
 	eq->ring = dmam_alloc_coherent(&gdev->pdev->dev,
 				       GAUDISIM_EQ_LEN * sizeof(*eq->ring),
 				       &eq->ring_dma, GFP_KERNEL);

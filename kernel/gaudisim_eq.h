@@ -9,6 +9,7 @@
 #include <linux/atomic.h>
 #include <linux/bits.h>
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
@@ -36,6 +37,9 @@ struct gaudisim_eq_entry_le {
 
 static_assert(sizeof(struct gaudisim_eq_entry_le) == GAUDISIM_EQ_ENTRY_SIZE);
 
+/* Events kept for the debugfs events file and the crash dump. */
+#define GAUDISIM_EQ_HISTORY	64
+
 /**
  * struct gaudisim_eq - the event queue and the heartbeat
  * @ring: GAUDISIM_EQ_LEN entries in coherent memory
@@ -45,6 +49,9 @@ static_assert(sizeof(struct gaudisim_eq_entry_le) == GAUDISIM_EQ_ENTRY_SIZE);
  * @ci: next entry to consume, modulo 2 * GAUDISIM_EQ_LEN
  * @counts: events received per type since load (INFO HW_EVENTS_AGGREGATE)
  * @counts_at_reset: @counts at the last hard reset (INFO HW_EVENTS)
+ * @hist_lock: protects the event history (taken under @lock)
+ * @hist_total: events recorded since load; entry n is at n % GAUDISIM_EQ_HISTORY
+ * @hist: the most recent events, heartbeats left out
  * @hb_work: periodic heartbeat
  * @hb_sent: sequence number of the last heartbeat request
  * @hb_answered: the last one the device answered
@@ -62,6 +69,11 @@ struct gaudisim_eq {
 	atomic_t counts[GAUDISIM_INFO_HW_EVENTS_NUM];
 	u32 counts_at_reset[GAUDISIM_INFO_HW_EVENTS_NUM];
 
+	/* Protects @hist_total and @hist. Nests inside @lock. */
+	spinlock_t hist_lock;
+	u64 hist_total;
+	struct gaudisim_eq_entry_le hist[GAUDISIM_EQ_HISTORY];
+
 	struct delayed_work hb_work;
 	u32 hb_sent;
 	u32 hb_answered;
@@ -75,6 +87,10 @@ void gaudisim_eq_fini(struct gaudisim_device *gdev);
 void gaudisim_eq_drain(struct gaudisim_device *gdev);
 void gaudisim_eq_counts(struct gaudisim_device *gdev, u32 *counts, bool aggregate);
 void gaudisim_eq_mark_reset(struct gaudisim_device *gdev);
+/* Copy up to @max of the most recent events, oldest first; returns how many. */
+unsigned int gaudisim_eq_last_events(struct gaudisim_device *gdev,
+				     struct gaudisim_eq_entry_le *out, unsigned int max,
+				     u64 *total);
 /* Name of an event type ("MMU fault"). */
 const char *gaudisim_event_str(u32 type);
 

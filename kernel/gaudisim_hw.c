@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gaudisim hardware access: identity, sizes and hard reset.
+ * gaudisim hardware access: identity, sizes, hard reset and habanalabs'
+ * engine IDs.
  */
 
 #include <linux/bits.h>
 #include <linux/iopoll.h>
 #include <linux/unaligned.h>
 
+#include "gaudisim_drv.h"
 #include "gaudisim_hw.h"
 
 #define GAUDISIM_RESET_POLL_US	100
@@ -189,4 +191,16 @@ int gaudisim_hw_identify(struct gaudisim_device *gdev)
 	}
 
 	return 0;
+}
+
+/* habanalabs' engine ID (enum gaudi_engine_id) of a gaudisim engine. */
+u32 gaudisim_hl_engine_id(u32 engine)
+{
+	if (engine <= GAUDISIM_ENGINE_DMA_7)
+		return GAUDISIM_HL_ENGINE_ID_DMA(engine);
+	if (engine == GAUDISIM_ENGINE_MME)
+		return GAUDISIM_HL_ENGINE_ID_MME_0;
+	if (engine >= GAUDISIM_ENGINE_NIC_0)
+		return GAUDISIM_HL_ENGINE_ID_NIC(engine - GAUDISIM_ENGINE_NIC_0);
+	return GAUDISIM_HL_ENGINE_ID_TPC(engine - GAUDISIM_ENGINE_TPC_0);
 }

@@ -39,5 +39,7 @@ int gaudisim_hw_fw_string(struct gaudisim_device *gdev, char *buf, size_t size);
 int gaudisim_hw_reset(struct gaudisim_device *gdev);
 void gaudisim_hw_mark_dirty(struct gaudisim_device *gdev);
 u32 gaudisim_hw_busy_streams(struct gaudisim_device *gdev, u32 engine);
+/* habanalabs' engine ID (enum gaudi_engine_id) of a gaudisim engine. */
+u32 gaudisim_hl_engine_id(u32 engine);
 
 #endif /* __GAUDISIM_HW_H__ */

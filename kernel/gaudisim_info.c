@@ -23,10 +23,16 @@
 #include <hw/gaudisim_hw_sync.h>
 #include <hw/gaudisim_hw_telemetry.h>
 
+#include "gaudisim_cs.h"
 #include "gaudisim_ctx.h"
 #include "gaudisim_drv.h"
+#include "gaudisim_eq.h"
 #include "gaudisim_hw.h"
+#include "gaudisim_info.h"
+#include "gaudisim_mmu.h"
 #include "gaudisim_nic.h"
+#include "gaudisim_notify.h"
+#include "gaudisim_queue.h"
 
 /* The window the firmware measures PCIe throughput over. */
 #define GAUDISIM_PCI_COUNTERS_WINDOW_MS	10
@@ -134,18 +140,6 @@ static void gaudisim_info_dram(struct gaudisim_device *gdev, struct gaudisim_ctx
 		dram->ctx_dram_mem = ctx->dram_used;
 		mutex_unlock(&ctx->mem_lock);
 	}
-}
-
-/* habanalabs' engine ID (enum gaudi_engine_id) of a gaudisim engine. */
-u32 gaudisim_hl_engine_id(u32 engine)
-{
-	if (engine <= GAUDISIM_ENGINE_DMA_7)
-		return GAUDISIM_HL_ENGINE_ID_DMA(engine);
-	if (engine == GAUDISIM_ENGINE_MME)
-		return GAUDISIM_HL_ENGINE_ID_MME_0;
-	if (engine >= GAUDISIM_ENGINE_NIC_0)
-		return GAUDISIM_HL_ENGINE_ID_NIC(engine - GAUDISIM_ENGINE_NIC_0);
-	return GAUDISIM_HL_ENGINE_ID_TPC(engine - GAUDISIM_ENGINE_TPC_0);
 }
 
 /* Busy queues and busy engines; the caller is inside drm_dev_enter(). */
@@ -695,5 +689,5 @@ out:
 
 int gaudisim_info_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 {
-	return gaudisim_info_query(to_gsim(drm), file->driver_priv, data);
+	return gaudisim_info_query(to_gaudisim(drm), file->driver_priv, data);
 }

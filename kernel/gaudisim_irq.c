@@ -15,6 +15,7 @@
 #include <linux/pci.h>
 
 #include "gaudisim_drv.h"
+#include "gaudisim_irq.h"
 #include "gaudisim_queue.h"
 #include "gaudisim_uirq.h"
 

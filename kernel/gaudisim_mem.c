@@ -32,6 +32,7 @@
 #include "gaudisim_ctx.h"
 #include "gaudisim_drv.h"
 #include "gaudisim_mem.h"
+#include "gaudisim_mmu.h"
 #include "gaudisim_release.h"
 
 #define GAUDISIM_VA_GUARD		PAGE_SIZE
@@ -592,7 +593,7 @@ static unsigned int gaudisim_mem_op_words(const struct gaudisim_mem_in *in)
 
 int gaudisim_mem_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 {
-	struct gaudisim_device *gdev = to_gsim(drm);
+	struct gaudisim_device *gdev = to_gaudisim(drm);
 	struct gaudisim_ctx *ctx = file->driver_priv;
 	union gaudisim_mem_args *args = data;
 	struct gaudisim_mem_in in = args->in;

@@ -16,6 +16,7 @@
 
 #include "gaudisim_ctx.h"
 #include "gaudisim_drv.h"
+#include "gaudisim_notify.h"
 
 /**
  * gaudisim_notify() - record events for every open context, signal eventfds

@@ -50,6 +50,7 @@
 #include "gaudisim_drv.h"
 #include "gaudisim_mem.h"
 #include "gaudisim_parser.h"
+#include "gaudisim_queue.h"
 
 #include <hw/gaudisim_hw_pkt_legal.h>
 #include <hw/gaudisim_hw_sync.h>

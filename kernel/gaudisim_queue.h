@@ -144,9 +144,4 @@ bool gaudisim_iqueue_busy(struct gaudisim_iqueue *q);
 void gaudisim_iqueue_push(struct gaudisim_iqueue *q, struct gaudisim_job *job);
 void gaudisim_iqueue_ring_doorbell(struct gaudisim_iqueue *q);
 
-/* gaudisim_irq.c */
-int gaudisim_irq_init(struct gaudisim_device *gdev);
-void gaudisim_irq_fini(struct gaudisim_device *gdev);
-void gaudisim_irq_sync(struct gaudisim_device *gdev);
-
 #endif /* __GAUDISIM_QUEUE_H__ */

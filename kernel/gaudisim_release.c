@@ -32,6 +32,7 @@
 #include "gaudisim_mem.h"
 #include "gaudisim_queue.h"
 #include "gaudisim_release.h"
+#include "gaudisim_reset.h"
 
 /* How long a closing context waits for its work before resetting. */
 #define GAUDISIM_RELEASE_WAIT	(5 * HZ)

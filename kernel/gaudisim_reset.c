@@ -12,10 +12,17 @@
 
 #include <drm/drm_drv.h>
 
+#include "gaudisim_coredump.h"
+#include "gaudisim_cs_sigwait.h"
 #include "gaudisim_drv.h"
+#include "gaudisim_eq.h"
 #include "gaudisim_hw.h"
+#include "gaudisim_irq.h"
+#include "gaudisim_mmu.h"
 #include "gaudisim_nic.h"
+#include "gaudisim_notify.h"
 #include "gaudisim_queue.h"
+#include "gaudisim_reset.h"
 #include "gaudisim_uirq.h"
 
 static void gaudisim_abort_all(struct gaudisim_device *gdev)

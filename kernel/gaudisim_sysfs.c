@@ -20,6 +20,7 @@
 
 #include "gaudisim_drv.h"
 #include "gaudisim_hw.h"
+#include "gaudisim_reset.h"
 #include "gaudisim_sysfs.h"
 
 static struct gaudisim_device *gaudisim_from_dev(struct device *dev)
