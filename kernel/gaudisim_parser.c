@@ -10,6 +10,7 @@
  * kernel CB of exactly that size. ctx->mem_lock is held across both
  * passes, so userptr mappings cannot change in between.
  *
+ * Packet names, sizes and layouts come from hw/gaudisim_hw_packets.h.
  * Which opcodes a user CB may carry and which of their bits are reserved
  * come from the legality table in hw/gaudisim_hw_pkt_legal.h, the one the
  * device checks with: a reserved bit is EINVAL here, never a job the

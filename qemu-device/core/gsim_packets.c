@@ -15,15 +15,16 @@
  * (GSIM_PARK_ENGINE) until it finishes; synchronous launches finish inside
  * the packet that started them.
  *
- * Reserved bits and privilege come from the legality table in
- * hw/gaudisim_hw_pkt_legal.h, which the driver's parser uses too: a bit the
- * opcode does not define fails the packet (PKT_FIELD) before anything
- * else; MSG_PROT belongs to the driver and runs only from a CB of a
- * secured (external) CP - the driver built or copied those - never from
- * an internal queue or a CP_DMA'd buffer; CP_DMA is refused on external
- * queues: it would run a buffer the driver never saw with the secured
- * CP's rights (both PRIV). Everything else runs on every queue; LIN_DMA
- * needs a DMA engine.
+ * Names, sizes and field positions come from the packet table and layouts
+ * in hw/gaudisim_hw_packets.h. Reserved bits and privilege come from the
+ * legality table in hw/gaudisim_hw_pkt_legal.h; the driver's parser uses
+ * both too: a bit the opcode does not define fails the packet (PKT_FIELD)
+ * before anything else; MSG_PROT belongs to the driver and runs only from
+ * a CB of a secured (external) CP - the driver built or copied those -
+ * never from an internal queue or a CP_DMA'd buffer; CP_DMA is refused on
+ * external queues: it would run a buffer the driver never saw with the
+ * secured CP's rights (both PRIV). Everything else runs on every queue;
+ * LIN_DMA needs a DMA engine.
  */
 #include <inttypes.h>
 #include <stdarg.h>
