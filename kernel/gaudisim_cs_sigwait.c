@@ -66,16 +66,20 @@ module_param_cb(signal_sob_max, &gaudisim_signal_sob_max_ops, &gaudisim_signal_s
 MODULE_PARM_DESC(signal_sob_max,
 		 "highest count of a SIGNAL sync object before the queue moves to its other one (2..32767)");
 
-struct gaudisim_pkt_short {
-	__le32 value;
-	__le32 ctl;
+/*
+ * A WAIT job is a run of 8-byte packets, one slot per packet: per awaited
+ * signal, MSG_SHORT payload setup (3), arm (1) and FENCE (1), or five NOPs.
+ */
+union gaudisim_sigwait_pkt {
+	struct gaudisim_packet_msg_short msg;
+	struct gaudisim_packet_fence fence;
+	struct gaudisim_packet_nop nop;
 };
 
-static_assert(sizeof(struct gaudisim_pkt_short) == GAUDISIM_PKT_SIZE_MSG_SHORT);
-static_assert(sizeof(struct gaudisim_pkt_short) == GAUDISIM_PKT_SIZE_FENCE);
-static_assert(sizeof(struct gaudisim_pkt_short) == GAUDISIM_PKT_SIZE_NOP);
+static_assert(sizeof(union gaudisim_sigwait_pkt) == GAUDISIM_PKT_SIZE_MSG_SHORT);
+static_assert(sizeof(union gaudisim_sigwait_pkt) == GAUDISIM_PKT_SIZE_FENCE);
+static_assert(sizeof(union gaudisim_sigwait_pkt) == GAUDISIM_PKT_SIZE_NOP);
 
-/* MSG_SHORT payload setup (3), arm (1) and FENCE (1) per awaited signal. */
 #define GAUDISIM_WAIT_PKTS_PER_SIGNAL	5
 
 static u32 gaudisim_sigwait_sob(u32 q, u32 idx)
@@ -88,24 +92,23 @@ static u32 gaudisim_sigwait_mon(u32 q)
 	return GAUDISIM_SYNC_DRIVER_MON_FIRST + q;
 }
 
-static void gaudisim_pkt_msg_short(struct gaudisim_pkt_short *p, u32 base, u32 offset,
-				   u32 value, u32 barriers)
+static void gaudisim_sigwait_msg_short(struct gaudisim_packet_msg_short *p, u32 base,
+				       u32 offset, u32 value, u32 barriers)
 {
 	p->value = cpu_to_le32(value);
-	p->ctl = cpu_to_le32(GAUDISIM_PKT_CTL(GAUDISIM_PKT_MSG_SHORT) | barriers |
-			     base << GAUDISIM_MSG_SHORT_CTL_BASE_SHIFT | offset);
+	p->ctl = cpu_to_le32(gaudisim_msg_short_ctl(base, offset, barriers));
 }
 
-static void gaudisim_pkt_mon_reg(struct gaudisim_pkt_short *p, u32 reg, u32 value)
+static void gaudisim_sigwait_mon_reg(union gaudisim_sigwait_pkt *p, u32 reg, u32 value)
 {
-	gaudisim_pkt_msg_short(p, GAUDISIM_MSG_BASE_MON, reg - GAUDISIM_SYNC_MON_BASE_OFFSET,
-			       value, 0);
+	gaudisim_sigwait_msg_short(&p->msg, GAUDISIM_MSG_BASE_MON,
+				   reg - GAUDISIM_SYNC_MON_BASE_OFFSET, value, 0);
 }
 
-static void gaudisim_pkt_nop(struct gaudisim_pkt_short *p)
+static void gaudisim_sigwait_nop(union gaudisim_sigwait_pkt *p)
 {
-	p->value = 0;
-	p->ctl = cpu_to_le32(GAUDISIM_PKT_CTL(GAUDISIM_PKT_NOP));
+	p->nop.reserved = 0;
+	p->nop.ctl = cpu_to_le32(GAUDISIM_PKT_CTL(GAUDISIM_PKT_NOP));
 }
 
 /**
@@ -176,9 +179,9 @@ static int gaudisim_signal_prepare(struct gaudisim_cs *cs)
 	cs->sig_value = ++sw->count[q];
 	gaudisim_sigwait_get_sob(gdev, job, sob);
 	/* Behind the queue's earlier work: engine and message barriers. */
-	gaudisim_pkt_msg_short(job->kcb, GAUDISIM_MSG_BASE_SOB, 4 * sob,
-			       GAUDISIM_SYNC_SOB_ADD(1),
-			       GAUDISIM_PKT_CTL_EB | GAUDISIM_PKT_CTL_MB);
+	gaudisim_sigwait_msg_short(job->kcb, GAUDISIM_MSG_BASE_SOB, 4 * sob,
+				   GAUDISIM_SYNC_SOB_ADD(1),
+				   GAUDISIM_PKT_CTL_EB | GAUDISIM_PKT_CTL_MB);
 	return 0;
 }
 
@@ -242,7 +245,7 @@ static int gaudisim_wait_prepare(struct gaudisim_cs *cs)
 	struct gaudisim_ctx *ctx = cs->ctx;
 	struct gaudisim_device *gdev = ctx->gdev;
 	struct gaudisim_job *job = &cs->jobs[0];
-	struct gaudisim_pkt_short *p = job->kcb;
+	union gaudisim_sigwait_pkt *p = job->kcb;
 	u32 q = job->queue_id, mon = gaudisim_sigwait_mon(q);
 	u64 fence = GAUDISIM_CFG_BASE + GAUDISIM_QM_BLOCK(gaudisim_queue_engine(q)) +
 		    GAUDISIM_QM_CP_FENCE_RDATA(GAUDISIM_SIGWAIT_FENCE_ID,
@@ -256,19 +259,19 @@ static int gaudisim_wait_prepare(struct gaudisim_cs *cs)
 			goto err;
 		if (!rc) {
 			for (j = 0; j < GAUDISIM_WAIT_PKTS_PER_SIGNAL; j++)
-				gaudisim_pkt_nop(&p[j]);
+				gaudisim_sigwait_nop(&p[j]);
 			continue;
 		}
 		gaudisim_sigwait_get_sob(gdev, job, sob);
-		gaudisim_pkt_mon_reg(&p[0], GAUDISIM_SYNC_MON_PAY_ADDRL(mon), lower_32_bits(fence));
-		gaudisim_pkt_mon_reg(&p[1], GAUDISIM_SYNC_MON_PAY_ADDRH(mon), upper_32_bits(fence));
-		gaudisim_pkt_mon_reg(&p[2], GAUDISIM_SYNC_MON_PAY_DATA(mon), 1);
-		gaudisim_pkt_mon_reg(&p[3], GAUDISIM_SYNC_MON_ARM(mon),
-				     GAUDISIM_SYNC_MON_ARM_SOB(sob, false, value));
-		p[4].value = cpu_to_le32(1 << GAUDISIM_FENCE_DEC_VAL_SHIFT |
-					 1 << GAUDISIM_FENCE_TARGET_SHIFT |
-					 GAUDISIM_SIGWAIT_FENCE_ID << GAUDISIM_FENCE_ID_SHIFT);
-		p[4].ctl = cpu_to_le32(GAUDISIM_PKT_CTL(GAUDISIM_PKT_FENCE));
+		gaudisim_sigwait_mon_reg(&p[0], GAUDISIM_SYNC_MON_PAY_ADDRL(mon),
+					 lower_32_bits(fence));
+		gaudisim_sigwait_mon_reg(&p[1], GAUDISIM_SYNC_MON_PAY_ADDRH(mon),
+					 upper_32_bits(fence));
+		gaudisim_sigwait_mon_reg(&p[2], GAUDISIM_SYNC_MON_PAY_DATA(mon), 1);
+		gaudisim_sigwait_mon_reg(&p[3], GAUDISIM_SYNC_MON_ARM(mon),
+					 GAUDISIM_SYNC_MON_ARM_SOB(sob, false, value));
+		p[4].fence.cfg = cpu_to_le32(gaudisim_fence_cfg(GAUDISIM_SIGWAIT_FENCE_ID, 1, 1));
+		p[4].fence.ctl = cpu_to_le32(GAUDISIM_PKT_CTL(GAUDISIM_PKT_FENCE));
 	}
 	return 0;
 
@@ -411,10 +414,10 @@ int gaudisim_cs_sigwait_submit(struct gaudisim_ctx *ctx, const struct gaudisim_c
 			goto out_discard;
 		}
 		size = cs->num_wait_seqs * GAUDISIM_WAIT_PKTS_PER_SIGNAL *
-		       sizeof(struct gaudisim_pkt_short);
+		       sizeof(union gaudisim_sigwait_pkt);
 	} else {
 		cs->type = GAUDISIM_CS_TYPE_SIGNAL;
-		size = sizeof(struct gaudisim_pkt_short);
+		size = sizeof(struct gaudisim_packet_msg_short);
 	}
 
 	rc = gaudisim_job_alloc_kcb(job, size + GAUDISIM_CB_COMPLETION_TAIL_SIZE);

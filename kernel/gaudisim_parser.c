@@ -10,6 +10,7 @@
  * kernel CB of exactly that size. ctx->mem_lock is held across both
  * passes, so userptr mappings cannot change in between.
  *
+ * Packet names, sizes and layouts come from hw/gaudisim_hw_packets.h.
  * Which opcodes a user CB may carry and which of their bits are reserved
  * come from the legality table in hw/gaudisim_hw_pkt_legal.h, the one the
  * device checks with: a reserved bit is EINVAL here, never a job the
@@ -62,30 +63,7 @@
  */
 #define GAUDISIM_KCB_MAX_BODY	GAUDISIM_CB_MAX_SIZE
 
-/* Packet layouts, little-endian as the device reads them. */
-struct gaudisim_pkt_hdr {
-	__le32 dw0;
-	__le32 ctl;
-};
-
-struct gaudisim_pkt_msg {
-	__le32 value;
-	__le32 ctl;
-	__le64 addr;
-};
-
-struct gaudisim_pkt_lin_dma {
-	__le32 tsize;
-	__le32 ctl;
-	__le64 src;
-	__le64 dst;
-};
-
-static_assert(sizeof(struct gaudisim_pkt_hdr) == GAUDISIM_PKT_SIZE_NOP);
-static_assert(sizeof(struct gaudisim_pkt_msg) == GAUDISIM_PKT_SIZE_MSG_LONG);
-static_assert(sizeof(struct gaudisim_pkt_msg) == GAUDISIM_PKT_SIZE_MSG_PROT);
-static_assert(sizeof(struct gaudisim_pkt_lin_dma) == GAUDISIM_PKT_SIZE_LIN_DMA);
-static_assert(2 * sizeof(struct gaudisim_pkt_msg) == GAUDISIM_CB_COMPLETION_TAIL_SIZE);
+static_assert(2 * sizeof(struct gaudisim_packet_msg_prot) == GAUDISIM_CB_COMPLETION_TAIL_SIZE);
 
 /*
  * A user LIN_DMA may not ask for the engine's completion message: its
@@ -96,41 +74,6 @@ static_assert(2 * sizeof(struct gaudisim_pkt_msg) == GAUDISIM_CB_COMPLETION_TAIL
 
 /* Packets between two checks for rescheduling and fatal signals. */
 #define GAUDISIM_PARSE_RESCHED_PKTS	4096
-
-/* Size of each opcode's packet; 0 marks an opcode that does not exist. */
-static const u8 gaudisim_pkt_size[GAUDISIM_PKT_MAX_OPCODE + 1] = {
-	[GAUDISIM_PKT_WREG_32] = GAUDISIM_PKT_SIZE_WREG_32,
-	[GAUDISIM_PKT_WREG_BULK] = GAUDISIM_PKT_SIZE_WREG_BULK_HDR,
-	[GAUDISIM_PKT_MSG_LONG] = GAUDISIM_PKT_SIZE_MSG_LONG,
-	[GAUDISIM_PKT_MSG_SHORT] = GAUDISIM_PKT_SIZE_MSG_SHORT,
-	[GAUDISIM_PKT_CP_DMA] = GAUDISIM_PKT_SIZE_CP_DMA,
-	[GAUDISIM_PKT_REPEAT] = GAUDISIM_PKT_SIZE_REPEAT,
-	[GAUDISIM_PKT_MSG_PROT] = GAUDISIM_PKT_SIZE_MSG_PROT,
-	[GAUDISIM_PKT_FENCE] = GAUDISIM_PKT_SIZE_FENCE,
-	[GAUDISIM_PKT_LIN_DMA] = GAUDISIM_PKT_SIZE_LIN_DMA,
-	[GAUDISIM_PKT_NOP] = GAUDISIM_PKT_SIZE_NOP,
-	[GAUDISIM_PKT_STOP] = GAUDISIM_PKT_SIZE_STOP,
-	[GAUDISIM_PKT_ARB_POINT] = GAUDISIM_PKT_SIZE_ARB_POINT,
-	[GAUDISIM_PKT_WAIT] = GAUDISIM_PKT_SIZE_WAIT,
-	[GAUDISIM_PKT_LOAD_AND_EXE] = GAUDISIM_PKT_SIZE_LOAD_AND_EXE,
-};
-
-static const char * const gaudisim_pkt_name[GAUDISIM_PKT_MAX_OPCODE + 1] = {
-	[GAUDISIM_PKT_WREG_32] = "WREG_32",
-	[GAUDISIM_PKT_WREG_BULK] = "WREG_BULK",
-	[GAUDISIM_PKT_MSG_LONG] = "MSG_LONG",
-	[GAUDISIM_PKT_MSG_SHORT] = "MSG_SHORT",
-	[GAUDISIM_PKT_CP_DMA] = "CP_DMA",
-	[GAUDISIM_PKT_REPEAT] = "REPEAT",
-	[GAUDISIM_PKT_MSG_PROT] = "MSG_PROT",
-	[GAUDISIM_PKT_FENCE] = "FENCE",
-	[GAUDISIM_PKT_LIN_DMA] = "LIN_DMA",
-	[GAUDISIM_PKT_NOP] = "NOP",
-	[GAUDISIM_PKT_STOP] = "STOP",
-	[GAUDISIM_PKT_ARB_POINT] = "ARB_POINT",
-	[GAUDISIM_PKT_WAIT] = "WAIT",
-	[GAUDISIM_PKT_LOAD_AND_EXE] = "LOAD_AND_EXE",
-};
 
 /**
  * struct gaudisim_parser - state of one pass over a CB snapshot
@@ -263,7 +206,7 @@ static int gaudisim_check_range(struct gaudisim_parser *p, u64 addr, u64 len,
 
 /* MSG_LONG to USER_INTR: a 32-bit user interrupt ID, nothing else. */
 static int gaudisim_parse_user_intr(struct gaudisim_parser *p,
-				    const struct gaudisim_pkt_msg *pkt, u32 op)
+				    const struct gaudisim_packet_msg_long *pkt, u32 op)
 {
 	u32 id = le32_to_cpu(pkt->value);
 
@@ -280,9 +223,9 @@ static int gaudisim_parse_user_intr(struct gaudisim_parser *p,
 }
 
 static int gaudisim_parse_msg_long(struct gaudisim_parser *p,
-				   const struct gaudisim_pkt_msg *pkt)
+				   const struct gaudisim_packet_msg_long *pkt)
 {
-	struct gaudisim_pkt_msg out = *pkt;
+	struct gaudisim_packet_msg_long out = *pkt;
 	u32 ctl = le32_to_cpu(pkt->ctl);
 	u64 addr = le64_to_cpu(pkt->addr);
 	struct gaudisim_userptr *up;
@@ -336,7 +279,7 @@ static int gaudisim_parse_msg_long(struct gaudisim_parser *p,
 /* A zero-length transfer moves nothing: keep only its barriers. */
 static int gaudisim_emit_nop(struct gaudisim_parser *p, u32 ctl)
 {
-	struct gaudisim_pkt_hdr nop = {
+	struct gaudisim_packet_nop nop = {
 		.ctl = cpu_to_le32(GAUDISIM_PKT_CTL(GAUDISIM_PKT_NOP) |
 				   (ctl & (GAUDISIM_PKT_CTL_EB |
 					   GAUDISIM_PKT_CTL_RB |
@@ -351,7 +294,7 @@ static int gaudisim_emit_nop(struct gaudisim_parser *p, u32 ctl)
  * packet per bus-contiguous piece, every piece translated.
  */
 static int gaudisim_emit_lin_dma_split(struct gaudisim_parser *p,
-				       const struct gaudisim_pkt_lin_dma *pkt,
+				       const struct gaudisim_packet_lin_dma *pkt,
 				       struct gaudisim_userptr *src_up,
 				       struct gaudisim_userptr *dst_up)
 {
@@ -365,7 +308,7 @@ static int gaudisim_emit_lin_dma_split(struct gaudisim_parser *p,
 	int rc;
 
 	while (done < tsize) {
-		struct gaudisim_pkt_lin_dma out = *pkt;
+		struct gaudisim_packet_lin_dma out = *pkt;
 		u64 piece = tsize - done;
 		/* A memset's source is its fill value: every piece keeps it. */
 		u64 s = fill ? src : src + done;
@@ -407,7 +350,7 @@ static int gaudisim_emit_lin_dma_split(struct gaudisim_parser *p,
 }
 
 static int gaudisim_parse_lin_dma(struct gaudisim_parser *p,
-				  const struct gaudisim_pkt_lin_dma *pkt)
+				  const struct gaudisim_packet_lin_dma *pkt)
 {
 	u32 tsize = le32_to_cpu(pkt->tsize);
 	u32 ctl = le32_to_cpu(pkt->ctl);
@@ -533,10 +476,10 @@ static int gaudisim_check_sync_value(struct gaudisim_parser *p, u32 base, u32 re
 }
 
 static int gaudisim_parse_msg_short(struct gaudisim_parser *p,
-				    const struct gaudisim_pkt_hdr *pkt)
+				    const struct gaudisim_packet_msg_short *pkt)
 {
 	u32 ctl = le32_to_cpu(pkt->ctl);
-	u32 value = le32_to_cpu(pkt->dw0);
+	u32 value = le32_to_cpu(pkt->value);
 	u32 offset = ctl & GAUDISIM_MSG_SHORT_CTL_OFFSET_MASK;
 	u32 base = (ctl & GAUDISIM_MSG_SHORT_CTL_BASE_MASK) >>
 		   GAUDISIM_MSG_SHORT_CTL_BASE_SHIFT;
@@ -590,7 +533,8 @@ static int gaudisim_parse_msg_short(struct gaudisim_parser *p,
 }
 
 /* A CB may add to its own stream's fence counters, nothing else. */
-static int gaudisim_parse_wreg32(struct gaudisim_parser *p, const struct gaudisim_pkt_hdr *pkt)
+static int gaudisim_parse_wreg32(struct gaudisim_parser *p,
+				 const struct gaudisim_packet_wreg32 *pkt)
 {
 	u32 ctl = le32_to_cpu(pkt->ctl);
 	u32 reg = ctl & GAUDISIM_WREG32_CTL_REG_OFFSET_MASK;
@@ -612,10 +556,11 @@ static int gaudisim_parse(struct gaudisim_parser *p)
 
 	for (p->off = 0; p->off < p->src_size; p->off += pkt_size) {
 		const void *pkt = p->src + p->off;
-		const struct gaudisim_pkt_hdr *hdr = pkt;
+		const struct gaudisim_packet_hdr *hdr = pkt;
 		u32 ctl = le32_to_cpu(hdr->ctl);
 		u32 op = GAUDISIM_PKT_OPCODE(ctl);
 		u32 dw0 = le32_to_cpu(hdr->dw0);
+		const struct gaudisim_pkt_info *info = gaudisim_pkt_info(op);
 
 		/* A 2 MiB CB is 256 Ki packets: stay preemptible and killable. */
 		if (p->off && !(p->off % (GAUDISIM_PARSE_RESCHED_PKTS * GAUDISIM_PKT_ALIGN))) {
@@ -624,26 +569,30 @@ static int gaudisim_parse(struct gaudisim_parser *p)
 				return -EINTR;
 		}
 
-		pkt_size = gaudisim_pkt_size[op];
-		if (!pkt_size) {
+		if (!info) {
 			gaudisim_parse_dbg(p, "invalid packet header 0x%08x\n", ctl);
 			return -EINVAL;
 		}
+		/*
+		 * The fixed part: the one variable-size packet (WREG_BULK) is
+		 * refused below before its body would matter.
+		 */
+		pkt_size = info->size;
 		if (pkt_size > p->src_size - p->off) {
 			gaudisim_parse_dbg(p, "%s runs past the end of the CB (%u bytes)\n",
-					   gaudisim_pkt_name[op], p->src_size);
+					   info->name, p->src_size);
 			return -EINVAL;
 		}
 		/* The device's own table: reserved bits fail here, not there. */
 		if (ctl & ~gaudisim_pkt_ctl_defined(op)) {
 			gaudisim_parse_dbg(p, "%s with reserved ctl bits 0x%08x\n",
-					   gaudisim_pkt_name[op],
+					   info->name,
 					   ctl & ~gaudisim_pkt_ctl_defined(op));
 			return -EINVAL;
 		}
 		if (dw0 & ~gaudisim_pkt_dw0_defined(op)) {
 			gaudisim_parse_dbg(p, "%s with reserved dw0 bits 0x%08x\n",
-					   gaudisim_pkt_name[op],
+					   info->name,
 					   dw0 & ~gaudisim_pkt_dw0_defined(op));
 			return -EINVAL;
 		}
@@ -654,7 +603,7 @@ static int gaudisim_parse(struct gaudisim_parser *p)
 			 * what the parser does not follow (REPEAT, WAIT).
 			 */
 			gaudisim_parse_dbg(p, "%s is not allowed on external queues\n",
-					   gaudisim_pkt_name[op]);
+					   info->name);
 			return -EPERM;
 		}
 
@@ -771,9 +720,10 @@ out_unlock:
 void gaudisim_job_write_tail(struct gaudisim_job *job, u64 cq_addr, u32 cq_value,
 			     u32 vector)
 {
-	struct gaudisim_pkt_msg *tail = job->kcb + job->kcb_size -
-				    GAUDISIM_CB_COMPLETION_TAIL_SIZE;
-	u32 ctl = GAUDISIM_PKT_CTL(GAUDISIM_PKT_MSG_PROT) | GAUDISIM_PKT_CTL_MB;
+	struct gaudisim_packet_msg_prot *tail = job->kcb + job->kcb_size -
+					       GAUDISIM_CB_COMPLETION_TAIL_SIZE;
+	u32 ctl = gaudisim_msg_ctl(GAUDISIM_PKT_MSG_PROT, GAUDISIM_MSG_OP_WRITE_VALUE,
+				   GAUDISIM_PKT_CTL_MB);
 
 	tail[0].value = cpu_to_le32(cq_value);
 	tail[0].ctl = cpu_to_le32(ctl | (job->has_dma ? GAUDISIM_PKT_CTL_EB : 0));

@@ -43,15 +43,6 @@
 /* The scrub runs on the host-to-device DMA queue, as a driver job. */
 #define GAUDISIM_SCRUB_QUEUE	GAUDISIM_QUEUE_ID_DMA_0_0
 
-struct gaudisim_pkt_lin_dma_le {
-	__le32 tsize;
-	__le32 ctl;
-	__le64 src;
-	__le64 dst;
-};
-
-static_assert(sizeof(struct gaudisim_pkt_lin_dma_le) == GAUDISIM_PKT_SIZE_LIN_DMA);
-
 /* Has internal queue @q drained its PQ, with its engine idle? */
 static bool gaudisim_iqueue_idle(struct gaudisim_device *gdev, u32 q)
 {
@@ -139,7 +130,7 @@ void gaudisim_ctx_release_engines(struct gaudisim_ctx *ctx)
 }
 
 /* Build the memset packets that zero [start, end) of HBM; returns bytes. */
-static u32 gaudisim_scrub_packets(struct gaudisim_pkt_lin_dma_le *pkts, u64 start, u64 end)
+static u32 gaudisim_scrub_packets(struct gaudisim_packet_lin_dma *pkts, u64 start, u64 end)
 {
 	u32 n = 0;
 
@@ -147,9 +138,7 @@ static u32 gaudisim_scrub_packets(struct gaudisim_pkt_lin_dma_le *pkts, u64 star
 		u64 len = min_t(u64, end - start, GAUDISIM_SCRUB_PIECE);
 
 		pkts[n].tsize = cpu_to_le32((u32)len);
-		pkts[n].ctl = cpu_to_le32(GAUDISIM_PKT_CTL(GAUDISIM_PKT_LIN_DMA) |
-					  GAUDISIM_LIN_DMA_CTL_LIN |
-					  GAUDISIM_LIN_DMA_CTL_MEMSET);
+		pkts[n].ctl = cpu_to_le32(gaudisim_lin_dma_ctl(GAUDISIM_LIN_DMA_CTL_MEMSET, 0));
 		pkts[n].src = cpu_to_le64(0);	/* fill value */
 		pkts[n].dst = cpu_to_le64(start);
 		start += len;
@@ -161,7 +150,7 @@ static u32 gaudisim_scrub_packets(struct gaudisim_pkt_lin_dma_le *pkts, u64 star
 static int gaudisim_scrub_once(struct gaudisim_ctx *ctx, u64 start, u64 end)
 {
 	u32 npkts = DIV_ROUND_UP_ULL(end - start, GAUDISIM_SCRUB_PIECE);
-	struct gaudisim_pkt_lin_dma_le *pkts;
+	struct gaudisim_packet_lin_dma *pkts;
 	u32 size;
 	int rc;
 

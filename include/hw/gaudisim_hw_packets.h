@@ -8,6 +8,12 @@
  * and the engine/register/message barriers in bits 29/30/31. Field
  * positions follow Gaudi's gaudi_packets.h; they are written as shifts and
  * masks so the same header builds in the kernel, QEMU and user space.
+ *
+ * Everything about a packet is defined here once: its opcode, its name
+ * and size (gaudisim_pkt_info()), the layout of its words (struct
+ * gaudisim_packet_*) and the encoding of its fields (gaudisim_*_ctl(),
+ * gaudisim_*_cfg()). The device decodes with them, the driver's parser
+ * walks user CBs with them, and the driver and libhlthunk build with them.
  */
 #ifndef GAUDISIM_HW_PACKETS_H
 #define GAUDISIM_HW_PACKETS_H
@@ -174,6 +180,230 @@ enum gaudisim_packet_id {
 
 /* Largest transfer a single LIN_DMA may describe (dw0 is 32 bits). */
 #define GAUDISIM_LIN_DMA_MAX_TSIZE	0xffffffffu
+
+/*
+ * Storage of a packet's words: little-endian, checked by sparse in the
+ * kernel; plain integers elsewhere, stored with the user's own
+ * little-endian helpers (htole32, gsim_st_le32, ...).
+ */
+#ifdef __KERNEL__
+#include <linux/types.h>
+#define GAUDISIM_LE32	__le32
+#define GAUDISIM_LE64	__le64
+#else
+#define GAUDISIM_LE32	unsigned int
+#define GAUDISIM_LE64	unsigned long long
+#endif
+
+/* ---- Packet layouts, one struct per opcode ------------------------------ */
+
+/* The first two dwords of every packet; ctl holds the opcode. */
+struct gaudisim_packet_hdr {
+	GAUDISIM_LE32 dw0;
+	GAUDISIM_LE32 ctl;
+};
+
+struct gaudisim_packet_wreg32 {
+	GAUDISIM_LE32 value;
+	GAUDISIM_LE32 ctl;
+};
+
+struct gaudisim_packet_wreg_bulk {
+	GAUDISIM_LE32 size64;
+	GAUDISIM_LE32 ctl;
+	GAUDISIM_LE64 values[];		/* size64 qwords, two registers each */
+};
+
+struct gaudisim_packet_msg_long {
+	GAUDISIM_LE32 value;
+	GAUDISIM_LE32 ctl;
+	GAUDISIM_LE64 addr;
+};
+
+struct gaudisim_packet_msg_short {
+	GAUDISIM_LE32 value;
+	GAUDISIM_LE32 ctl;
+};
+
+struct gaudisim_packet_cp_dma {
+	GAUDISIM_LE32 tsize;
+	GAUDISIM_LE32 ctl;
+	GAUDISIM_LE64 src;
+};
+
+struct gaudisim_packet_repeat {
+	GAUDISIM_LE32 cfg;
+	GAUDISIM_LE32 ctl;
+};
+
+struct gaudisim_packet_msg_prot {
+	GAUDISIM_LE32 value;
+	GAUDISIM_LE32 ctl;
+	GAUDISIM_LE64 addr;
+};
+
+struct gaudisim_packet_fence {
+	GAUDISIM_LE32 cfg;
+	GAUDISIM_LE32 ctl;
+};
+
+struct gaudisim_packet_lin_dma {
+	GAUDISIM_LE32 tsize;
+	GAUDISIM_LE32 ctl;
+	GAUDISIM_LE64 src;		/* the fill value for a memset */
+	GAUDISIM_LE64 dst;		/* address in [55:0] */
+};
+
+struct gaudisim_packet_nop {
+	GAUDISIM_LE32 reserved;
+	GAUDISIM_LE32 ctl;
+};
+
+struct gaudisim_packet_stop {
+	GAUDISIM_LE32 reserved;
+	GAUDISIM_LE32 ctl;
+};
+
+struct gaudisim_packet_arb_point {
+	GAUDISIM_LE32 cfg;
+	GAUDISIM_LE32 ctl;
+};
+
+struct gaudisim_packet_wait {
+	GAUDISIM_LE32 cfg;
+	GAUDISIM_LE32 ctl;
+};
+
+struct gaudisim_packet_load_and_exe {
+	GAUDISIM_LE32 cfg;
+	GAUDISIM_LE32 ctl;
+	GAUDISIM_LE64 src;
+};
+
+_Static_assert(sizeof(struct gaudisim_packet_hdr) == GAUDISIM_PKT_ALIGN, "header");
+_Static_assert(sizeof(struct gaudisim_packet_wreg32) == GAUDISIM_PKT_SIZE_WREG_32, "WREG_32");
+_Static_assert(sizeof(struct gaudisim_packet_wreg_bulk) == GAUDISIM_PKT_SIZE_WREG_BULK_HDR,
+	       "WREG_BULK");
+_Static_assert(sizeof(struct gaudisim_packet_msg_long) == GAUDISIM_PKT_SIZE_MSG_LONG, "MSG_LONG");
+_Static_assert(sizeof(struct gaudisim_packet_msg_short) == GAUDISIM_PKT_SIZE_MSG_SHORT,
+	       "MSG_SHORT");
+_Static_assert(sizeof(struct gaudisim_packet_cp_dma) == GAUDISIM_PKT_SIZE_CP_DMA, "CP_DMA");
+_Static_assert(sizeof(struct gaudisim_packet_repeat) == GAUDISIM_PKT_SIZE_REPEAT, "REPEAT");
+_Static_assert(sizeof(struct gaudisim_packet_msg_prot) == GAUDISIM_PKT_SIZE_MSG_PROT, "MSG_PROT");
+_Static_assert(sizeof(struct gaudisim_packet_fence) == GAUDISIM_PKT_SIZE_FENCE, "FENCE");
+_Static_assert(sizeof(struct gaudisim_packet_lin_dma) == GAUDISIM_PKT_SIZE_LIN_DMA, "LIN_DMA");
+_Static_assert(sizeof(struct gaudisim_packet_nop) == GAUDISIM_PKT_SIZE_NOP, "NOP");
+_Static_assert(sizeof(struct gaudisim_packet_stop) == GAUDISIM_PKT_SIZE_STOP, "STOP");
+_Static_assert(sizeof(struct gaudisim_packet_arb_point) == GAUDISIM_PKT_SIZE_ARB_POINT,
+	       "ARB_POINT");
+_Static_assert(sizeof(struct gaudisim_packet_wait) == GAUDISIM_PKT_SIZE_WAIT, "WAIT");
+_Static_assert(sizeof(struct gaudisim_packet_load_and_exe) == GAUDISIM_PKT_SIZE_LOAD_AND_EXE,
+	       "LOAD_AND_EXE");
+
+/* ---- The opcode table ------------------------------------------------------ */
+
+/* How a packet's size follows from its header. */
+enum gaudisim_pkt_size_rule {
+	GAUDISIM_PKT_FIXED,		/* always info->size bytes */
+	GAUDISIM_PKT_PLUS_SIZE64,	/* info->size + 8 * size64 of dw0 (WREG_BULK) */
+};
+
+struct gaudisim_pkt_info {
+	const char *name;		/* the opcode's name, as in logs */
+	unsigned char size;		/* bytes; the header's alone for a variable size */
+	unsigned char rule;		/* enum gaudisim_pkt_size_rule */
+};
+
+/* The table entry of an opcode, or NULL for an opcode that does not exist. */
+static inline const struct gaudisim_pkt_info *gaudisim_pkt_info(unsigned int opcode)
+{
+#define GAUDISIM_PKT_INFO_(op, size, rule) \
+	[GAUDISIM_PKT_##op] = { #op, GAUDISIM_PKT_SIZE_##size, GAUDISIM_PKT_##rule }
+	static const struct gaudisim_pkt_info table[GAUDISIM_PKT_MAX_OPCODE + 1] = {
+		GAUDISIM_PKT_INFO_(WREG_32, WREG_32, FIXED),
+		GAUDISIM_PKT_INFO_(WREG_BULK, WREG_BULK_HDR, PLUS_SIZE64),
+		GAUDISIM_PKT_INFO_(MSG_LONG, MSG_LONG, FIXED),
+		GAUDISIM_PKT_INFO_(MSG_SHORT, MSG_SHORT, FIXED),
+		GAUDISIM_PKT_INFO_(CP_DMA, CP_DMA, FIXED),
+		GAUDISIM_PKT_INFO_(REPEAT, REPEAT, FIXED),
+		GAUDISIM_PKT_INFO_(MSG_PROT, MSG_PROT, FIXED),
+		GAUDISIM_PKT_INFO_(FENCE, FENCE, FIXED),
+		GAUDISIM_PKT_INFO_(LIN_DMA, LIN_DMA, FIXED),
+		GAUDISIM_PKT_INFO_(NOP, NOP, FIXED),
+		GAUDISIM_PKT_INFO_(STOP, STOP, FIXED),
+		GAUDISIM_PKT_INFO_(ARB_POINT, ARB_POINT, FIXED),
+		GAUDISIM_PKT_INFO_(WAIT, WAIT, FIXED),
+		GAUDISIM_PKT_INFO_(LOAD_AND_EXE, LOAD_AND_EXE, FIXED),
+	};
+#undef GAUDISIM_PKT_INFO_
+
+	if (opcode > GAUDISIM_PKT_MAX_OPCODE || !table[opcode].name)
+		return (const struct gaudisim_pkt_info *)0;
+	return &table[opcode];
+}
+
+/* The opcode's name; "undefined" for an opcode that does not exist. */
+static inline const char *gaudisim_pkt_name(unsigned int opcode)
+{
+	const struct gaudisim_pkt_info *info = gaudisim_pkt_info(opcode);
+
+	return info ? info->name : "undefined";
+}
+
+/*
+ * Bytes of the packet whose first dwords are dw0 and ctl (host order);
+ * 0 for an undefined opcode.
+ */
+static inline unsigned int gaudisim_pkt_size(unsigned int dw0, unsigned int ctl)
+{
+	const struct gaudisim_pkt_info *info = gaudisim_pkt_info(GAUDISIM_PKT_OPCODE(ctl));
+
+	if (!info)
+		return 0;
+	if (info->rule == GAUDISIM_PKT_PLUS_SIZE64)
+		return info->size + 8 * (dw0 & GAUDISIM_WREG_BULK_SIZE64_MASK);
+	return info->size;
+}
+
+/* ---- Field encoders (host order), for every builder ---------------------- */
+
+static inline unsigned int gaudisim_wreg32_ctl(unsigned int reg_offset, unsigned int barriers)
+{
+	return GAUDISIM_PKT_CTL(GAUDISIM_PKT_WREG_32) |
+	       (reg_offset & GAUDISIM_WREG32_CTL_REG_OFFSET_MASK) | barriers;
+}
+
+/* ctl of a MSG_LONG or MSG_PROT; op is a GAUDISIM_MSG_OP_*. */
+static inline unsigned int gaudisim_msg_ctl(unsigned int opcode, unsigned int op,
+					    unsigned int barriers)
+{
+	return GAUDISIM_PKT_CTL(opcode) |
+	       ((op << GAUDISIM_MSG_CTL_OP_SHIFT) & GAUDISIM_MSG_CTL_OP_MASK) | barriers;
+}
+
+/* ctl of a MSG_SHORT writing a value through CP_MSG_BASE<base> + offset. */
+static inline unsigned int gaudisim_msg_short_ctl(unsigned int base, unsigned int offset,
+						  unsigned int barriers)
+{
+	return GAUDISIM_PKT_CTL(GAUDISIM_PKT_MSG_SHORT) | barriers |
+	       ((base << GAUDISIM_MSG_SHORT_CTL_BASE_SHIFT) & GAUDISIM_MSG_SHORT_CTL_BASE_MASK) |
+	       (offset & GAUDISIM_MSG_SHORT_CTL_OFFSET_MASK);
+}
+
+static inline unsigned int gaudisim_fence_cfg(unsigned int id, unsigned int target,
+					      unsigned int dec_val)
+{
+	return ((dec_val << GAUDISIM_FENCE_DEC_VAL_SHIFT) & GAUDISIM_FENCE_DEC_VAL_MASK) |
+	       ((target << GAUDISIM_FENCE_TARGET_SHIFT) & GAUDISIM_FENCE_TARGET_MASK) |
+	       ((id << GAUDISIM_FENCE_ID_SHIFT) & GAUDISIM_FENCE_ID_MASK);
+}
+
+/* ctl of a LIN_DMA: the lin bit, extra_ctl (e.g. MEMSET) and barriers. */
+static inline unsigned int gaudisim_lin_dma_ctl(unsigned int extra_ctl, unsigned int barriers)
+{
+	return GAUDISIM_PKT_CTL(GAUDISIM_PKT_LIN_DMA) | GAUDISIM_LIN_DMA_CTL_LIN | extra_ctl |
+	       barriers;
+}
 
 /* ---- PQ entry: buffer descriptor, 16 bytes ------------------------------ */
 struct gaudisim_bd {

@@ -3,8 +3,9 @@
  * Packet builders for gaudisim command buffers.
  *
  * A struct hlthunk_cb_writer appends packets to a CB (usually the memory
- * returned by hlthunk_cb_mmap). Layouts and constants come from
- * hw/gaudisim_hw_packets.h; packets are little-endian dwords. Every append
+ * returned by hlthunk_cb_mmap). Layouts (struct gaudisim_packet_*) and
+ * field encoders come from hw/gaudisim_hw_packets.h, the ones the device
+ * decodes with; packets are little-endian dwords. Every append
  * returns 0, or -ENOSPC and leaves the writer unchanged when the packet
  * does not fit. `barriers` is any mix of GAUDISIM_PKT_CTL_EB/RB/MB.
  */
@@ -54,13 +55,24 @@ static inline int hlthunk_cbw_dwords(struct hlthunk_cb_writer *w,
 	return 0;
 }
 
+/* Append one packet already laid out little-endian (a struct gaudisim_packet_*). */
+static inline int hlthunk_cbw_packet(struct hlthunk_cb_writer *w, const void *pkt,
+				     uint32_t size)
+{
+	if (size > w->capacity - w->used)
+		return -ENOSPC;
+	memcpy(w->base + w->used, pkt, size);
+	w->used += size;
+	return 0;
+}
+
 static inline int hlthunk_cbw_nop(struct hlthunk_cb_writer *w, uint32_t barriers)
 {
-	const uint32_t pkt[GAUDISIM_PKT_SIZE_NOP / 4] = {
-		0, GAUDISIM_PKT_CTL(GAUDISIM_PKT_NOP) | barriers,
+	const struct gaudisim_packet_nop pkt = {
+		.ctl = htole32(GAUDISIM_PKT_CTL(GAUDISIM_PKT_NOP) | barriers),
 	};
 
-	return hlthunk_cbw_dwords(w, pkt, GAUDISIM_PKT_SIZE_NOP / 4);
+	return hlthunk_cbw_packet(w, &pkt, sizeof(pkt));
 }
 
 /*
@@ -71,15 +83,14 @@ static inline int hlthunk_cbw_lin_dma(struct hlthunk_cb_writer *w, uint64_t src,
 				      uint64_t dst, uint32_t size,
 				      uint32_t extra_ctl, uint32_t barriers)
 {
-	const uint32_t pkt[GAUDISIM_PKT_SIZE_LIN_DMA / 4] = {
-		size,
-		GAUDISIM_PKT_CTL(GAUDISIM_PKT_LIN_DMA) | GAUDISIM_LIN_DMA_CTL_LIN |
-			extra_ctl | barriers,
-		(uint32_t)src, (uint32_t)(src >> 32),
-		(uint32_t)dst, (uint32_t)(dst >> 32),
+	const struct gaudisim_packet_lin_dma pkt = {
+		.tsize = htole32(size),
+		.ctl = htole32(gaudisim_lin_dma_ctl(extra_ctl, barriers)),
+		.src = htole64(src),
+		.dst = htole64(dst),
 	};
 
-	return hlthunk_cbw_dwords(w, pkt, GAUDISIM_PKT_SIZE_LIN_DMA / 4);
+	return hlthunk_cbw_packet(w, &pkt, sizeof(pkt));
 }
 
 /* Fill size bytes at dst with value (a LIN_DMA memset: src carries the value). */
@@ -95,15 +106,14 @@ static inline int hlthunk_cbw_msg(struct hlthunk_cb_writer *w, uint32_t opcode,
 				  uint64_t addr, uint32_t value, uint32_t op,
 				  uint32_t barriers)
 {
-	const uint32_t pkt[GAUDISIM_PKT_SIZE_MSG_LONG / 4] = {
-		value,
-		GAUDISIM_PKT_CTL(opcode) |
-			((op << GAUDISIM_MSG_CTL_OP_SHIFT) & GAUDISIM_MSG_CTL_OP_MASK) |
-			barriers,
-		(uint32_t)addr, (uint32_t)(addr >> 32),
+	/* MSG_PROT has the same layout. */
+	const struct gaudisim_packet_msg_long pkt = {
+		.value = htole32(value),
+		.ctl = htole32(gaudisim_msg_ctl(opcode, op, barriers)),
+		.addr = htole64(addr),
 	};
 
-	return hlthunk_cbw_dwords(w, pkt, GAUDISIM_PKT_SIZE_MSG_LONG / 4);
+	return hlthunk_cbw_packet(w, &pkt, sizeof(pkt));
 }
 
 /* Write the 32-bit value to the device address addr. */
@@ -137,27 +147,24 @@ static inline int hlthunk_cbw_fence(struct hlthunk_cb_writer *w, uint32_t id,
 				    uint32_t target, uint32_t dec_val,
 				    uint32_t barriers)
 {
-	const uint32_t pkt[GAUDISIM_PKT_SIZE_FENCE / 4] = {
-		((dec_val << GAUDISIM_FENCE_DEC_VAL_SHIFT) & GAUDISIM_FENCE_DEC_VAL_MASK) |
-			((target << GAUDISIM_FENCE_TARGET_SHIFT) & GAUDISIM_FENCE_TARGET_MASK) |
-			((id << GAUDISIM_FENCE_ID_SHIFT) & GAUDISIM_FENCE_ID_MASK),
-		GAUDISIM_PKT_CTL(GAUDISIM_PKT_FENCE) | barriers,
+	const struct gaudisim_packet_fence pkt = {
+		.cfg = htole32(gaudisim_fence_cfg(id, target, dec_val)),
+		.ctl = htole32(GAUDISIM_PKT_CTL(GAUDISIM_PKT_FENCE) | barriers),
 	};
 
-	return hlthunk_cbw_dwords(w, pkt, GAUDISIM_PKT_SIZE_FENCE / 4);
+	return hlthunk_cbw_packet(w, &pkt, sizeof(pkt));
 }
 
 /* Write value to the register at reg_offset inside the queue's engine block. */
 static inline int hlthunk_cbw_wreg32(struct hlthunk_cb_writer *w, uint32_t reg_offset,
 				     uint32_t value, uint32_t barriers)
 {
-	const uint32_t pkt[GAUDISIM_PKT_SIZE_WREG_32 / 4] = {
-		value,
-		GAUDISIM_PKT_CTL(GAUDISIM_PKT_WREG_32) |
-			(reg_offset & GAUDISIM_WREG32_CTL_REG_OFFSET_MASK) | barriers,
+	const struct gaudisim_packet_wreg32 pkt = {
+		.value = htole32(value),
+		.ctl = htole32(gaudisim_wreg32_ctl(reg_offset, barriers)),
 	};
 
-	return hlthunk_cbw_dwords(w, pkt, GAUDISIM_PKT_SIZE_WREG_32 / 4);
+	return hlthunk_cbw_packet(w, &pkt, sizeof(pkt));
 }
 
 /*

@@ -428,7 +428,6 @@ enum gsim_pkt_result {
 /* Execute the packet at the current frame's pc, which is below its end. */
 enum gsim_pkt_result gsim_pkt_exec(struct gsim_core *core, struct gsim_stream *s,
 				   struct gsim_budget *budget);
-const char *gsim_pkt_name(unsigned int opcode);
 
 /* ---- gsim_dma.c ----------------------------------------------------------- */
 

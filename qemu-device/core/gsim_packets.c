@@ -15,18 +15,20 @@
  * (GSIM_PARK_ENGINE) until it finishes; synchronous launches finish inside
  * the packet that started them.
  *
- * Reserved bits and privilege come from the legality table in
- * hw/gaudisim_hw_pkt_legal.h, which the driver's parser uses too: a bit the
- * opcode does not define fails the packet (PKT_FIELD) before anything
- * else; MSG_PROT belongs to the driver and runs only from a CB of a
- * secured (external) CP - the driver built or copied those - never from
- * an internal queue or a CP_DMA'd buffer; CP_DMA is refused on external
- * queues: it would run a buffer the driver never saw with the secured
- * CP's rights (both PRIV). Everything else runs on every queue; LIN_DMA
- * needs a DMA engine.
+ * Names, sizes and field positions come from the packet table and layouts
+ * in hw/gaudisim_hw_packets.h. Reserved bits and privilege come from the
+ * legality table in hw/gaudisim_hw_pkt_legal.h; the driver's parser uses
+ * both too: a bit the opcode does not define fails the packet (PKT_FIELD)
+ * before anything else; MSG_PROT belongs to the driver and runs only from
+ * a CB of a secured (external) CP - the driver built or copied those -
+ * never from an internal queue or a CP_DMA'd buffer; CP_DMA is refused on
+ * external queues: it would run a buffer the driver never saw with the
+ * secured CP's rights (both PRIV). Everything else runs on every queue;
+ * LIN_DMA needs a DMA engine.
  */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -49,42 +51,6 @@ struct pkt {
 	struct gsim_budget *budget;
 };
 
-const char *gsim_pkt_name(unsigned int opcode)
-{
-	switch (opcode) {
-	case GAUDISIM_PKT_WREG_32:
-		return "WREG_32";
-	case GAUDISIM_PKT_WREG_BULK:
-		return "WREG_BULK";
-	case GAUDISIM_PKT_MSG_LONG:
-		return "MSG_LONG";
-	case GAUDISIM_PKT_MSG_SHORT:
-		return "MSG_SHORT";
-	case GAUDISIM_PKT_CP_DMA:
-		return "CP_DMA";
-	case GAUDISIM_PKT_REPEAT:
-		return "REPEAT";
-	case GAUDISIM_PKT_MSG_PROT:
-		return "MSG_PROT";
-	case GAUDISIM_PKT_FENCE:
-		return "FENCE";
-	case GAUDISIM_PKT_LIN_DMA:
-		return "LIN_DMA";
-	case GAUDISIM_PKT_NOP:
-		return "NOP";
-	case GAUDISIM_PKT_STOP:
-		return "STOP";
-	case GAUDISIM_PKT_ARB_POINT:
-		return "ARB_POINT";
-	case GAUDISIM_PKT_WAIT:
-		return "WAIT";
-	case GAUDISIM_PKT_LOAD_AND_EXE:
-		return "LOAD_AND_EXE";
-	default:
-		return "undefined";
-	}
-}
-
 static enum gsim_pkt_result fail(struct pkt *k, uint8_t code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -98,7 +64,7 @@ static enum gsim_pkt_result fail(struct pkt *k, uint8_t code, const char *fmt, .
 	va_end(ap);
 	gsim_log(k->core, "queue %u: %s 0x%" PRIx64 " offset 0x%x: %s (opcode 0x%x): %s "
 		 "(error %u)", k->s->queue_id, k->s->depth ? "CP_DMA buffer" : "CB",
-		 k->f->addr, k->f->pc, gsim_pkt_name(k->opcode), k->opcode, cause, code);
+		 k->f->addr, k->f->pc, gaudisim_pkt_name(k->opcode), k->opcode, cause, code);
 	k->s->pkt_err = code;
 	return GSIM_PKT_ERROR;
 }
@@ -188,7 +154,8 @@ static enum gsim_pkt_result exec_wreg_bulk(struct pkt *k)
 	uint32_t size64 = k->dw0 & GAUDISIM_WREG_BULK_SIZE64_MASK;
 
 	return write_engine_regs(k, k->ctl & GAUDISIM_WREG32_CTL_REG_OFFSET_MASK,
-				 k->p + GAUDISIM_PKT_SIZE_WREG_BULK_HDR, 2 * size64);
+				 k->p + offsetof(struct gaudisim_packet_wreg_bulk, values),
+				 2 * size64);
 }
 
 /* The 32-bit value or the 64-bit timestamp of a MSG_* packet to addr. */
@@ -239,7 +206,9 @@ static enum gsim_pkt_result msg_write(struct pkt *k, uint64_t addr, uint32_t val
 
 static enum gsim_pkt_result exec_msg_long(struct pkt *k)
 {
-	return msg_write(k, gsim_ld_le64(k->p + 8), k->dw0);
+	/* MSG_PROT has the same layout. */
+	return msg_write(k, gsim_ld_le64(k->p + offsetof(struct gaudisim_packet_msg_long, addr)),
+			 k->dw0);
 }
 
 static enum gsim_pkt_result exec_msg_short(struct pkt *k)
@@ -285,8 +254,9 @@ static enum gsim_pkt_result exec_lin_dma(struct pkt *k)
 	struct gsim_stream *s = k->s;
 	bool fill = k->ctl & GAUDISIM_LIN_DMA_CTL_MEMSET;
 	uint32_t tsize = k->dw0;
-	uint64_t src = gsim_ld_le64(k->p + 8);
-	uint64_t dst = gsim_ld_le64(k->p + 16) & GAUDISIM_LIN_DMA_DST_ADDR_MASK;
+	uint64_t src = gsim_ld_le64(k->p + offsetof(struct gaudisim_packet_lin_dma, src));
+	uint64_t dst = gsim_ld_le64(k->p + offsetof(struct gaudisim_packet_lin_dma, dst)) &
+		       GAUDISIM_LIN_DMA_DST_ADDR_MASK;
 	uint64_t remaining, chunk;
 	struct gsim_span d, sr = { .rgn = GSIM_RGN_CFG };
 	const char *why = "";
@@ -375,7 +345,7 @@ static enum gsim_pkt_result exec_cp_dma(struct pkt *k)
 	struct gsim_stream *s = k->s;
 	struct gsim_frame *sub = &s->frame[GSIM_FRAME_CP_DMA];
 	uint32_t tsize = k->dw0;
-	uint64_t src = gsim_ld_le64(k->p + 8);
+	uint64_t src = gsim_ld_le64(k->p + offsetof(struct gaudisim_packet_cp_dma, src));
 	struct gsim_span span;
 
 	if (s->depth != GSIM_FRAME_CB)
@@ -487,7 +457,7 @@ static enum gsim_pkt_result exec_load_and_exe(struct pkt *k)
 {
 	struct gsim_core *core = k->core;
 	struct gsim_stream *s = k->s;
-	uint64_t src = gsim_ld_le64(k->p + 8);
+	uint64_t src = gsim_ld_le64(k->p + offsetof(struct gaudisim_packet_load_and_exe, src));
 	struct gsim_span span;
 	unsigned int kick = 0;
 	uint8_t hdr[8];
@@ -523,44 +493,6 @@ static enum gsim_pkt_result exec_load_and_exe(struct pkt *k)
 		return fail(k, GAUDISIM_CP_ERR_PKT_FIELD, "exe: the %s has nothing to launch",
 			    gsim_engine_name(s->engine));
 	return GSIM_PKT_NEXT;
-}
-
-/* Size of the packet at k->p, 0 for an undefined opcode. */
-static uint32_t pkt_size(const struct pkt *k)
-{
-	switch (k->opcode) {
-	case GAUDISIM_PKT_WREG_32:
-		return GAUDISIM_PKT_SIZE_WREG_32;
-	case GAUDISIM_PKT_WREG_BULK:
-		return GAUDISIM_PKT_SIZE_WREG_BULK_HDR +
-		       8 * (k->dw0 & GAUDISIM_WREG_BULK_SIZE64_MASK);
-	case GAUDISIM_PKT_MSG_LONG:
-		return GAUDISIM_PKT_SIZE_MSG_LONG;
-	case GAUDISIM_PKT_MSG_SHORT:
-		return GAUDISIM_PKT_SIZE_MSG_SHORT;
-	case GAUDISIM_PKT_CP_DMA:
-		return GAUDISIM_PKT_SIZE_CP_DMA;
-	case GAUDISIM_PKT_REPEAT:
-		return GAUDISIM_PKT_SIZE_REPEAT;
-	case GAUDISIM_PKT_MSG_PROT:
-		return GAUDISIM_PKT_SIZE_MSG_PROT;
-	case GAUDISIM_PKT_FENCE:
-		return GAUDISIM_PKT_SIZE_FENCE;
-	case GAUDISIM_PKT_LIN_DMA:
-		return GAUDISIM_PKT_SIZE_LIN_DMA;
-	case GAUDISIM_PKT_NOP:
-		return GAUDISIM_PKT_SIZE_NOP;
-	case GAUDISIM_PKT_STOP:
-		return GAUDISIM_PKT_SIZE_STOP;
-	case GAUDISIM_PKT_ARB_POINT:
-		return GAUDISIM_PKT_SIZE_ARB_POINT;
-	case GAUDISIM_PKT_WAIT:
-		return GAUDISIM_PKT_SIZE_WAIT;
-	case GAUDISIM_PKT_LOAD_AND_EXE:
-		return GAUDISIM_PKT_SIZE_LOAD_AND_EXE;
-	default:
-		return 0;
-	}
 }
 
 static enum gsim_pkt_result dispatch(struct pkt *k)
@@ -609,10 +541,10 @@ enum gsim_pkt_result gsim_pkt_exec(struct gsim_core *core, struct gsim_stream *s
 	};
 	enum gsim_pkt_result res;
 
-	k.dw0 = gsim_ld_le32(k.p);
-	k.ctl = gsim_ld_le32(k.p + 4);
+	k.dw0 = gsim_ld_le32(k.p + offsetof(struct gaudisim_packet_hdr, dw0));
+	k.ctl = gsim_ld_le32(k.p + offsetof(struct gaudisim_packet_hdr, ctl));
 	k.opcode = GAUDISIM_PKT_OPCODE(k.ctl);
-	k.size = pkt_size(&k);
+	k.size = gaudisim_pkt_size(k.dw0, k.ctl);
 	if (!k.size)
 		return fail(&k, GAUDISIM_CP_ERR_UNDEF_OPCODE, "undefined opcode (header 0x%08x)",
 			    k.ctl);

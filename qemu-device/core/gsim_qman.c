@@ -30,6 +30,7 @@
  * releases it (ARB_POINT with rls), its CB ends, it stops or is reset.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,8 +232,9 @@ static uint32_t tail_start(const struct gsim_stream *s)
 static bool tail_usable(const struct gsim_stream *s)
 {
 	const uint8_t *t = s->frame[GSIM_FRAME_CB].buf + tail_start(s);
-	uint32_t ctl0 = gsim_ld_le32(t + 4);
-	uint32_t ctl1 = gsim_ld_le32(t + GAUDISIM_PKT_SIZE_MSG_PROT + 4);
+	size_t ctl = offsetof(struct gaudisim_packet_msg_prot, ctl);
+	uint32_t ctl0 = gsim_ld_le32(t + ctl);
+	uint32_t ctl1 = gsim_ld_le32(t + sizeof(struct gaudisim_packet_msg_prot) + ctl);
 
 	return GAUDISIM_PKT_OPCODE(ctl0) == GAUDISIM_PKT_MSG_PROT &&
 	       GAUDISIM_PKT_OPCODE(ctl1) == GAUDISIM_PKT_MSG_PROT &&
@@ -252,10 +254,12 @@ static void enter_tail(struct gsim_stream *s)
 static void packet_failed(struct gsim_core *core, struct gsim_stream *s)
 {
 	struct gsim_frame *f = gsim_stream_frame(s);
+	const uint8_t *pkt = f->buf + f->pc;
+	uint32_t ctl = gsim_ld_le32(pkt + offsetof(struct gaudisim_packet_hdr, ctl));
 	uint8_t code = s->pkt_err;
 
 	count_error(core, s, code, f->addr);
-	post_error(core, s, code, f->addr, f->pc, GAUDISIM_PKT_OPCODE(gsim_ld_le32(f->buf + f->pc + 4)));
+	post_error(core, s, code, f->addr, f->pc, GAUDISIM_PKT_OPCODE(ctl));
 	s->pkt_done = 0;
 	s->park = GSIM_PARK_NONE;
 	if (s->has_tail && !s->in_tail) {

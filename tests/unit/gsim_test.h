@@ -213,5 +213,6 @@ Suite *threads_suite(void);
 Suite *mme_bf16_suite(void);
 Suite *security_suite(void);
 Suite *board_suite(void);
+Suite *pkt_table_suite(void);
 
 #endif /* GSIM_TEST_H */
