@@ -176,15 +176,12 @@ static inline int hlthunk_cbw_msg_short(struct hlthunk_cb_writer *w, uint32_t ba
 					uint32_t offset, uint32_t value,
 					uint32_t barriers)
 {
-	const uint32_t pkt[GAUDISIM_PKT_SIZE_MSG_SHORT / 4] = {
-		value,
-		GAUDISIM_PKT_CTL(GAUDISIM_PKT_MSG_SHORT) | barriers |
-			((base << GAUDISIM_MSG_SHORT_CTL_BASE_SHIFT) &
-			 GAUDISIM_MSG_SHORT_CTL_BASE_MASK) |
-			(offset & GAUDISIM_MSG_SHORT_CTL_OFFSET_MASK),
+	const struct gaudisim_packet_msg_short pkt = {
+		.value = htole32(value),
+		.ctl = htole32(gaudisim_msg_short_ctl(base, offset, barriers)),
 	};
 
-	return hlthunk_cbw_dwords(w, pkt, GAUDISIM_PKT_SIZE_MSG_SHORT / 4);
+	return hlthunk_cbw_packet(w, &pkt, sizeof(pkt));
 }
 
 #ifdef __cplusplus

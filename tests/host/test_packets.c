@@ -160,6 +160,23 @@ START_TEST(wreg32_bytes)
 }
 END_TEST
 
+START_TEST(msg_short_bytes)
+{
+	uint32_t value, ctl;
+
+	ck_assert_int_eq(hlthunk_cbw_msg_short(&w, 1, 0x124, 0xdeadbeef, GAUDISIM_PKT_CTL_MB), 0);
+	ck_assert_uint_eq(w.used, GAUDISIM_PKT_SIZE_MSG_SHORT);
+	memcpy(&value, cb, 4);
+	memcpy(&ctl, cb + 4, 4);
+	ck_assert_uint_eq(le32toh(value), 0xdeadbeef);
+	ctl = le32toh(ctl);
+	ck_assert_uint_eq(GAUDISIM_PKT_OPCODE(ctl), GAUDISIM_PKT_MSG_SHORT);
+	ck_assert_uint_eq((ctl & GAUDISIM_MSG_SHORT_CTL_BASE_MASK) >> GAUDISIM_MSG_SHORT_CTL_BASE_SHIFT, 1);
+	ck_assert_uint_eq(ctl & GAUDISIM_MSG_SHORT_CTL_OFFSET_MASK, 0x124);
+	ck_assert_uint_ne(ctl & GAUDISIM_PKT_CTL_MB, 0);
+}
+END_TEST
+
 START_TEST(packets_append_in_order)
 {
 	uint32_t ctl;
@@ -209,6 +226,7 @@ Suite *packets_suite(void)
 	tcase_add_test(tc, fence_bytes);
 	tcase_add_test(tc, fence_fields_are_masked);
 	tcase_add_test(tc, wreg32_bytes);
+	tcase_add_test(tc, msg_short_bytes);
 	tcase_add_test(tc, packets_append_in_order);
 	tcase_add_test(tc, full_buffer_is_refused);
 	suite_add_tcase(s, tc);
