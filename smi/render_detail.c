@@ -94,8 +94,11 @@ static void detail_activity(FILE *out, const struct smi_device *d)
 		kv(out, 2, "Active", "%s", d->open_stats.is_compute_ctx_active ? "Yes" : "No");
 		if (smi_device_has_holder(d)) {
 			kv(out, 2, "PID", "%u", d->open_stats.compute_pid);
-			kv(out, 2, "Process name", "%s",
-			   d->process_name[0] ? d->process_name : SMI_NA);
+			char name[4 * SMI_PROCESS_NAME_LEN];
+
+			smi_text_escape(name, sizeof(name),
+					d->process_name[0] ? d->process_name : SMI_NA);
+			kv(out, 2, "Process name", "%s", name);
 		}
 		kv(out, 2, "Opens since load", "%llu",
 		   (unsigned long long)d->open_stats.open_counter);

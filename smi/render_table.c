@@ -137,6 +137,7 @@ static void put_process_table(FILE *out, const struct smi_report *r)
 		for (j = 0; j < n; j++) {
 			const struct smi_process *p = &procs[j];
 			char index[16], pid[16], memory[32], engine[32];
+			char name[4 * SMI_PROCESS_NAME_LEN];
 
 			any = true;
 			snprintf(index, sizeof(index), "%d", d->index);
@@ -150,8 +151,8 @@ static void put_process_table(FILE *out, const struct smi_report *r)
 					 (unsigned long long)(engine_total_ns(p) / 1000000));
 			else
 				snprintf(engine, sizeof(engine), SMI_NA);
-			fprintf(out, row_fmt, index, pid, p->name[0] ? p->name : SMI_NA, engine,
-				memory);
+			smi_text_escape(name, sizeof(name), p->name[0] ? p->name : SMI_NA);
+			fprintf(out, row_fmt, index, pid, name, engine, memory);
 		}
 	}
 	if (!any)

@@ -270,6 +270,28 @@ bool smi_field_value(const struct smi_report *r, const struct smi_device *d,
 	}
 }
 
+void smi_text_escape(char *buf, size_t len, const char *text)
+{
+	size_t used = 0;
+
+	if (!len)
+		return;
+	for (; *text; text++) {
+		unsigned char c = (unsigned char)*text;
+		bool plain = c >= 0x20 && c < 0x7f && c != '\\';
+		size_t need = plain ? 1 : 4;
+
+		if (used + need >= len)
+			break;
+		if (plain)
+			buf[used] = (char)c;
+		else
+			snprintf(buf + used, 5, "\\x%02x", c);
+		used += need;
+	}
+	buf[used] = '\0';
+}
+
 /* n copies of c: the table rules and the detailed log's padding. */
 void smi_put_repeat(FILE *out, char c, int n)
 {

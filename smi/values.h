@@ -56,6 +56,13 @@ bool smi_text_uuid(const struct smi_device *d, char *buf, size_t len);
 /* Milliwatts as watts with two decimals. */
 void smi_put_watts(char *buf, size_t len, long long mw, bool units);
 
+/*
+ * Text another user controls (a process name) as it may go to a terminal:
+ * every byte outside printable ASCII, and the backslash, as \xNN, so no
+ * escape sequence reaches root's screen. Cut to len - 1 bytes.
+ */
+void smi_text_escape(char *buf, size_t len, const char *text);
+
 /* n copies of c: the table rules and the detailed log's padding. */
 void smi_put_repeat(FILE *out, char c, int n);
 

@@ -794,6 +794,26 @@ START_TEST(process_list_several_processes)
 }
 END_TEST
 
+/* A process name is another user's text: no byte of it reaches the terminal raw. */
+START_TEST(process_names_are_escaped)
+{
+	const char *t;
+
+	snprintf(dev[0].procs[0].name, sizeof(dev[0].procs[0].name), "ev\x1b]0;x\a\\il");
+	snprintf(dev[0].process_name, sizeof(dev[0].process_name), "%s", dev[0].procs[0].name);
+	t = render(TABLE);
+	assert_table_width(t);
+	ck_assert_ptr_nonnull(strstr(t, " ev\\x1b]0;x\\x07\\x5cil "));
+	ck_assert_ptr_null(strchr(t, 0x1b));
+	ck_assert_ptr_null(strchr(t, 0x07));
+	free(out_text);
+	out_text = NULL;
+	t = render(DETAIL);
+	ck_assert_ptr_nonnull(strstr(t, ": ev\\x1b]0;x\\x07\\x5cil\n"));
+	ck_assert_ptr_null(strchr(t, 0x1b));
+}
+END_TEST
+
 /* ---- procs.c: the /proc/<pid>/fdinfo scan, on a tree made for the test --- */
 
 static char proc_root[64];
@@ -1055,6 +1075,7 @@ Suite *smi_format_suite(void)
 	tcase_add_test(csv, pcie_fields_and_section);
 	tcase_add_test(csv, process_list_without_proc_scan);
 	tcase_add_test(csv, process_list_several_processes);
+	tcase_add_test(csv, process_names_are_escaped);
 	tcase_add_test(csv, proc_scan_sums_files_per_process);
 	suite_add_tcase(s, csv);
 

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "coll/coll_internal.h"
 #include "coll_ref.h"
@@ -410,6 +412,26 @@ START_TEST(ids_and_rendezvous_errors)
 	ck_assert_int_eq(hlrt_comm_init_rank(&c, 2, &id, 0, dev), HLRT_TIMEOUT);
 	ck_assert_ptr_nonnull(strstr(hlrt_last_error(), "missing"));
 	unsetenv("HLRT_COMM_TIMEOUT_MS");
+	/* a rendezvous directory others may write, or a symlink, is refused */
+	{
+		char dir[] = "/tmp/hlrt-test-comm-XXXXXX", link[64], bad[HLRT_COMM_ID_MAX];
+
+		ck_assert_ptr_nonnull(mkdtemp(dir));
+		ck_assert_int_eq(chmod(dir, 0777), 0);
+		snprintf(bad, sizeof(bad), "hlrt1:0123456789abcdef:%s", dir);
+		HLRT_OK(hlrt_comm_id_parse(bad, &id2));
+		ck_assert_int_eq(hlrt_comm_init_rank(&c, 1, &id2, 0, dev), HLRT_INVALID_ARGUMENT);
+		ck_assert_ptr_nonnull(strstr(hlrt_last_error(), "writable by others"));
+		ck_assert_int_eq(chmod(dir, 0700), 0);
+		snprintf(link, sizeof(link), "%s.link", dir);
+		ck_assert_int_eq(symlink(dir, link), 0);
+		snprintf(bad, sizeof(bad), "hlrt1:0123456789abcdef:%s", link);
+		HLRT_OK(hlrt_comm_id_parse(bad, &id2));
+		ck_assert_int_eq(hlrt_comm_init_rank(&c, 1, &id2, 0, dev), HLRT_INVALID_ARGUMENT);
+		ck_assert_ptr_nonnull(strstr(hlrt_last_error(), "not a directory"));
+		ck_assert_int_eq(unlink(link), 0);
+		ck_assert_int_eq(rmdir(dir), 0);
+	}
 	/* a single rank works alone: collectives are copies */
 	{
 		hlrt_stream *s;

@@ -7,6 +7,11 @@
  * for a bounded time. The directory may be on a shared folder, so ranks
  * in two VMs meet the same way. Once a rank has read every record it
  * leaves a "ready" file; rank 0 removes the directory when all are.
+ *
+ * Another user must not be able to plant or redirect records: the
+ * directory must belong to the caller and be writable by it alone (not a
+ * symlink), and records are created with O_EXCL | O_NOFOLLOW before the
+ * rename, and read with O_NOFOLLOW.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -103,20 +108,44 @@ static void nap(void)
 	nanosleep(&ts, NULL);
 }
 
+/* The directory is ours alone: a real directory, our owner, no group or other write. */
+static hlrt_status check_dir(const char *dir)
+{
+	struct stat st;
+
+	if (lstat(dir, &st))
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "rendezvous directory %s: %s", dir,
+				 strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return hlrt_fail(HLRT_INVALID_ARGUMENT,
+				 "rendezvous directory %s is not a directory (a symlink?)", dir);
+	if (st.st_uid != geteuid())
+		return hlrt_fail(HLRT_INVALID_ARGUMENT,
+				 "rendezvous directory %s belongs to uid %u, not to this process",
+				 dir, (unsigned int)st.st_uid);
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		return hlrt_fail(HLRT_INVALID_ARGUMENT,
+				 "rendezvous directory %s is writable by others (mode %04o)", dir,
+				 (unsigned int)(st.st_mode & 07777));
+	return HLRT_SUCCESS;
+}
+
 static hlrt_status write_file(const char *dir, const char *name, const char *text)
 {
 	char tmp[512], path[512];
-	FILE *f;
-	int ok;
+	size_t len = strlen(text);
+	int fd, ok;
 
 	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name);
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(tmp, "w");
-	if (!f)
+	/* a stale temporary of an earlier crash of this rank */
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
 		return hlrt_fail(HLRT_INVALID_ARGUMENT, "rendezvous: cannot write %s: %s", tmp,
 				 strerror(errno));
-	ok = fputs(text, f) >= 0;
-	ok = !fclose(f) && ok;
+	ok = write(fd, text, len) == (ssize_t)len;
+	ok = !close(fd) && ok;
 	if (!ok || rename(tmp, path)) {
 		unlink(tmp);
 		return hlrt_fail(HLRT_INVALID_ARGUMENT, "rendezvous: cannot publish %s", path);
@@ -132,12 +161,17 @@ static int read_record(const char *dir, uint32_t r, uint64_t nonce, uint32_t nra
 	unsigned long long n, recv;
 	unsigned int nr, rank, box, module, sob;
 	FILE *f;
-	int got;
+	int fd, got;
 
 	snprintf(path, sizeof(path), "%s/rank-%u", dir, r);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ELOOP ? -1 : 0;
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return -1;
+	}
 	got = fscanf(f, "nonce=%llx nranks=%u rank=%u box=%u module=%u recv=%llx sob=%u", &n,
 		     &nr, &rank, &box, &module, &recv, &sob);
 	fclose(f);
@@ -196,6 +230,9 @@ hlrt_status hlrt_coll_rendezvous(const hlrt_comm_id *id, uint32_t nranks,
 			       strerror(errno));
 		goto out;
 	}
+	st = check_dir(dir);
+	if (st)
+		goto out;
 	snprintf(text, sizeof(text),
 		 "nonce=%016" PRIx64 " nranks=%u rank=%u box=%u module=%u recv=%" PRIx64 " sob=%u\n",
 		 nonce, nranks, rec->rank, rec->box, rec->module, rec->recv_base, rec->sob_first);
