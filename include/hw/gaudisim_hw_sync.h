@@ -33,13 +33,15 @@
  *
  * Payload rights: the payload is written with the rights of whoever
  * armed the monitor. Armed over MMIO (the driver), it is a secured write.
- * Armed by a CB - of any queue, external ones included, or by another
- * monitor's payload on behalf of one - it is written like that queue's
- * own writes: never to reserved HBM, the physical host window or the
- * registers CBs may not write, and device VAs translate with the ASID the
- * queue had when it armed the monitor. Such a refused payload also fails
+ * Armed by a CB - of any queue, external ones included - it is a write by
+ * the context that armed it, allowed only what the payload rights table
+ * below grants that context (its SOBs, the fences of its queues, its
+ * memory), and never reserved HBM or the physical host window. Device VAs
+ * translate with that context's ASID. Such a refused payload also fails
  * the write that set the monitor off (the CB's MSG_SHORT/MSG_LONG or the
- * engine's completion message), with the code of the refusal.
+ * engine's completion message), with the code of the refusal. A payload
+ * never writes a monitor's configuration, so monitors no longer arm each
+ * other through CB-armed payloads; driver-armed ones still may.
  *
  * MON_STATUS is read-only to CBs; an MMIO write of 0 disarms the monitor
  * and clears its status (the driver does so when a user closes).
@@ -115,6 +117,57 @@
 
 /* Monitors arming monitors through payloads: deepest chain that runs. */
 #define GAUDISIM_SYNC_MAX_CHAIN		16
+
+/*
+ * ---- Payload rights table -------------------------------------------------
+ *
+ * A payload of a monitor armed by a CB is a write by the context that armed
+ * it, with that context's protection bits, checked where it lands like any
+ * other bus write. The driver tells the device what each context owns: one
+ * entry per MMU ASID, programmed over MMIO when a context opens (and after
+ * every hard reset, which clears the table), cleared when it closes. Entry 0
+ * is the driver's own, for the monitors its CBs arm on the external queues.
+ * CBs and payloads may not write the table.
+ *
+ * A payload may write, and nothing else:
+ *   - SOB_OBJ(n) for SOB_FIRST <= n < SOB_END;
+ *   - CP_FENCE_RDATA(f, s) of a queue whose bit is set in QUEUES(0..3)
+ *     (bit q % 32 of word q / 32, q the queue ID of stream s);
+ *   - USER_INTR (gaudisim_hw_regs.h);
+ *   - HBM in [HBM_BASE, HBM_BASE + HBM_SIZE), SRAM if CTRL.SRAM, and host
+ *     memory through the device MMU with the entry's ASID.
+ * Every other register - monitor configuration included, the payload's own
+ * monitor's too, other QMAN registers, engines, MMU, NIC - is refused
+ * (PRIV), as is memory outside the entry. A refused payload sets
+ * MON_STATUS.ERR, posts a SYNC_ERR event and fails the write that
+ * triggered it.
+ *
+ * Whose entry a monitor armed by a CB uses is fixed when it is armed: the
+ * arming queue's MMU ASID if it has one (GAUDISIM_MMU_QUEUE_ASID); else the
+ * valid entry whose monitor range holds the monitor (the driver only lets a
+ * context's CBs arm monitors of its range); else, for an external queue,
+ * entry 0; else none (every payload refused). Writing CTRL ends the
+ * entry's generation: monitors armed under an earlier one, e.g. by a
+ * context that has since closed, have no rights at all.
+ */
+#define GAUDISIM_SYNC_RIGHTS_BASE	0x8000
+#define GAUDISIM_SYNC_RIGHTS_STRIDE	0x40
+#define GAUDISIM_SYNC_RIGHTS_ENTRIES	8	/* one per MMU ASID */
+#define GAUDISIM_SYNC_RIGHTS(asid, reg) \
+	(GAUDISIM_SYNC_RIGHTS_BASE + GAUDISIM_SYNC_RIGHTS_STRIDE * (asid) + (reg))
+#define GAUDISIM_RIGHTS_CTRL		0x00	/* RW, written last */
+#define GAUDISIM_RIGHTS_CTRL_VALID	(1u << 0)
+#define GAUDISIM_RIGHTS_CTRL_SRAM	(1u << 1)
+#define GAUDISIM_RIGHTS_SOB_FIRST	0x04
+#define GAUDISIM_RIGHTS_SOB_END		0x08	/* exclusive */
+#define GAUDISIM_RIGHTS_MON_FIRST	0x0C
+#define GAUDISIM_RIGHTS_MON_END		0x10	/* exclusive */
+#define GAUDISIM_RIGHTS_QUEUES(i)	(0x14 + 4 * (i))	/* i < 4: queue IDs 32i.. */
+#define GAUDISIM_RIGHTS_QUEUE_WORDS	4
+#define GAUDISIM_RIGHTS_HBM_BASE_LO	0x24
+#define GAUDISIM_RIGHTS_HBM_BASE_HI	0x28
+#define GAUDISIM_RIGHTS_HBM_SIZE_LO	0x2C
+#define GAUDISIM_RIGHTS_HBM_SIZE_HI	0x30
 
 /*
  * ---- Reserved ranges (Gaudi's, kept so software ports 1:1) --------------

@@ -206,16 +206,31 @@ struct gsim_monitor {
 	uint32_t pay_data;
 	/*
 	 * Rights of the payload write, taken from whoever armed the monitor:
-	 * the driver over MMIO (secured), or a queue's CB (unsecured, with
-	 * that queue's ASID at arm time), or a payload of another monitor
-	 * (that monitor's rights).
+	 * the driver over MMIO (secured), or a queue's CB: unsecured, bound
+	 * to a rights entry (pay_asid, or GSIM_RIGHTS_NONE) and its
+	 * generation at arm time (gsim_sync_rights.c).
 	 */
 	bool pay_secured;
 	unsigned int pay_asid;
+	uint32_t pay_gen;
 	unsigned int pay_queue;		/* arming queue, GAUDISIM_EQ_NONE for MMIO */
 	uint32_t arm;			/* the last arm word */
 	uint32_t status;		/* GAUDISIM_SYNC_MON_STATUS_* */
 };
+
+/* One entry of the payload rights table (hw/gaudisim_hw_sync.h). */
+struct gsim_rights {
+	uint32_t ctrl;
+	uint32_t sob_first, sob_end;
+	uint32_t mon_first, mon_end;
+	uint32_t queues[GAUDISIM_RIGHTS_QUEUE_WORDS];
+	uint32_t hbm_base_lo, hbm_base_hi;
+	uint32_t hbm_size_lo, hbm_size_hi;
+	uint32_t gen;			/* bumped by every CTRL write */
+};
+
+/* pay_asid of a monitor bound to no rights entry: its payloads are refused. */
+#define GSIM_RIGHTS_NONE	GAUDISIM_SYNC_RIGHTS_ENTRIES
 
 struct gsim_sync {
 	uint16_t sob[GAUDISIM_SYNC_NUM_SOBS];
@@ -224,7 +239,10 @@ struct gsim_sync {
 	unsigned int depth;		/* payload writes nested right now */
 	/* Rights of the payload being written (valid while depth > 0). */
 	unsigned int fire_asid;
+	uint32_t fire_gen;
 	unsigned int fire_queue;
+	/* Cleared by a hard reset; the driver programs it again. */
+	struct gsim_rights rights[GAUDISIM_SYNC_RIGHTS_ENTRIES];
 	/* A payload refused for lack of rights since gsim_dev_write32() began. */
 	int denied;
 };
@@ -632,6 +650,24 @@ void gsim_sync_reset(struct gsim_core *core);
 bool gsim_sync_reg_read(struct gsim_core *core, uint32_t off, uint32_t *value);
 enum gsim_reg_status gsim_sync_reg_write(struct gsim_core *core, uint32_t off, uint32_t value,
 					 enum gsim_reg_origin origin, unsigned int *kick);
+
+/* ---- gsim_sync_rights.c --------------------------------------------------- */
+
+/* Offsets inside GAUDISIM_BLOCK_SYNC_MNGR that belong to the rights table. */
+bool gsim_sync_rights_reg(uint32_t off);
+bool gsim_sync_rights_read(struct gsim_core *core, uint32_t off, uint32_t *value);
+enum gsim_reg_status gsim_sync_rights_write(struct gsim_core *core, uint32_t off,
+					    uint32_t value, enum gsim_reg_origin origin);
+/* The rights entry and generation a CB of queue req arming monitor m binds it to. */
+void gsim_sync_rights_bind(struct gsim_core *core, unsigned int m, unsigned int req,
+			   unsigned int *asid, uint32_t *gen);
+/*
+ * May the payload being written now (core->requester == GSIM_REQ_SYNC)
+ * write the register at CFG offset off / this memory?
+ */
+bool gsim_sync_payload_reg_ok(const struct gsim_core *core, uint32_t off);
+bool gsim_sync_payload_mem_ok(const struct gsim_core *core, enum gsim_region rgn,
+			      uint64_t addr, uint64_t len);
 
 /* ---- gsim_eq.c ------------------------------------------------------------ */
 

@@ -21,8 +21,9 @@
  * gsim_dma_decode() refuses it to everyone else, so every engine that
  * decodes its addresses here (LIN_DMA, CB fetch, MME operands, TPC
  * tensors and kernels) obeys the same rule. A monitor payload is written
- * as GSIM_REQ_SYNC (unsecured, with the ASID of the queue that armed the
- * monitor) unless the driver armed it over MMIO; see gsim_sync.c.
+ * as GSIM_REQ_SYNC (unsecured, with the rights of the context that armed
+ * the monitor) unless the driver armed it over MMIO; see gsim_sync.c and
+ * gsim_sync_rights.c.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -441,6 +442,12 @@ int gsim_dev_write32(struct gsim_core *core, uint64_t addr, uint32_t value,
 			return payload_denied(core, outermost, why);
 		*why = gsim_reg_status_str(st);
 		return reg_status_code(st);
+	}
+	/* A CB-armed monitor's payload writes only its context's memory. */
+	if (core->requester == GSIM_REQ_SYNC &&
+	    !gsim_sync_payload_mem_ok(core, span.rgn, addr, sizeof(buf))) {
+		*why = "memory the arming context does not own";
+		return GAUDISIM_CP_ERR_PRIV;
 	}
 	gsim_st_le32(buf, value);
 	rc = gsim_dma_store(core, &span, buf, sizeof(buf));

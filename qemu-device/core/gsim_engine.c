@@ -505,6 +505,12 @@ enum gsim_reg_status gsim_engine_reg_write(struct gsim_core *core, unsigned int 
 	enum gsim_reg_status st;
 	bool launch = false;
 
+	/*
+	 * A monitor payload is not a CB: it never programs or launches an
+	 * engine (MME COMMIT, TPC and NIC launch, completion messages).
+	 */
+	if (core->requester == GSIM_REQ_SYNC)
+		return GSIM_REG_PROTECTED;
 	if (is_common(off))
 		return common_write(core, e, off, value, origin);
 	if (!ops || !ops->reg_write)

@@ -668,6 +668,13 @@ static enum gsim_reg_status qm_write(struct gsim_core *core, unsigned int e, uin
 		if (gsim_stream_fence_add(s, idx, value))
 			*kick |= GSIM_KICK_RUN;
 		return GSIM_REG_OK;
+	default:
+		break;
+	}
+	/* A payload only ever adds to a fence (gsim_sync_rights.c). */
+	if (core->requester == GSIM_REQ_SYNC)
+		return GSIM_REG_PROTECTED;
+	switch (reg) {
 	case QM_MSG_BASE_LO:
 	case QM_MSG_BASE_HI:
 		/* Users own internal CPs; the external ones are the driver's. */
@@ -737,6 +744,9 @@ enum gsim_reg_status gsim_regs_write(struct gsim_core *core, uint32_t offset,
 
 	if (offset % 4 || offset >= GAUDISIM_CFG_BAR_SIZE)
 		return GSIM_REG_UNKNOWN;
+	/* A CB-armed monitor's payload: only what its context's rights name. */
+	if (core->requester == GSIM_REQ_SYNC && !gsim_sync_payload_reg_ok(core, offset))
+		return GSIM_REG_PROTECTED;
 	if (offset < GAUDISIM_BLOCK_SIZE)
 		return global_write(core, offset, value, origin, kick);
 	blk = find_block(offset);

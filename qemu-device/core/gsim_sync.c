@@ -17,17 +17,17 @@
  * Rights: a payload write carries the rights of whoever armed the
  * monitor, never those of whoever happens to trigger it. Armed by the
  * driver over MMIO, it is secured; armed by a CB (any queue, external ones
- * included: the driver never arms a monitor from its own CBs), it writes
- * as an unsecured requester with the arming queue's ASID, so reserved
- * HBM, the physical host window and the driver's registers are out of
- * reach, exactly as for that CB's own writes. A refused payload of a
- * CB-armed monitor also fails the write that triggered it (see
- * gsim_dev_write32()), so the job responsible ends in an error.
+ * included), it is a write by the context that armed it (GSIM_REQ_SYNC),
+ * bound at arm time to that context's entry of the payload rights table
+ * (gsim_sync_rights.c) and checked where it lands: its own SOBs, the
+ * fences of its queues, its memory; never a monitor's configuration, so
+ * such payloads do not arm monitors. A refused payload of a CB-armed
+ * monitor also fails the write that triggered it (see gsim_dev_write32()),
+ * so the job responsible ends in an error.
  */
 #include <inttypes.h>
 
 #include "gsim_core_internal.h"
-#include "gsim_mmu.h"
 #include "hw/gaudisim_hw_pkt_legal.h"
 
 #define SOB_FIRST	GAUDISIM_SYNC_SOB_OBJ(0)
@@ -139,25 +139,17 @@ static void mon_failed(struct gsim_core *core, unsigned int m, uint64_t addr, in
 }
 
 /* The monitor takes the rights of the requester arming it (see the top). */
-static void mon_take_rights(struct gsim_core *core, struct gsim_monitor *mon)
+static void mon_take_rights(struct gsim_core *core, unsigned int m)
 {
-	const struct gsim_sync *sync = &core->sync;
+	struct gsim_monitor *mon = &core->sync.mon[m];
 	unsigned int req = core->requester;
 
-	if (req == GSIM_REQ_MMIO) {
-		mon->pay_secured = true;
-		mon->pay_asid = 0;
-		mon->pay_queue = GAUDISIM_EQ_NONE;
-	} else if (req == GSIM_REQ_SYNC) {
-		/* Armed by a payload: an unsecured one passes its rights on. */
-		mon->pay_secured = false;
-		mon->pay_asid = sync->fire_asid;
-		mon->pay_queue = sync->fire_queue;
-	} else {
-		mon->pay_secured = false;
-		mon->pay_asid = gsim_mmu_queue_asid(core, req);
-		mon->pay_queue = req;
-	}
+	mon->pay_secured = req == GSIM_REQ_MMIO;
+	mon->pay_queue = req < GAUDISIM_QUEUE_ID_SIZE ? req : GAUDISIM_EQ_NONE;
+	mon->pay_asid = 0;
+	mon->pay_gen = 0;
+	if (!mon->pay_secured)
+		gsim_sync_rights_bind(core, m, req, &mon->pay_asid, &mon->pay_gen);
 }
 
 /* The condition holds: write the payload once and disarm. */
@@ -168,6 +160,7 @@ static void mon_fire(struct gsim_core *core, unsigned int m, unsigned int *kick)
 	uint64_t addr = (uint64_t)mon->pay_addr_hi << 32 | mon->pay_addr_lo;
 	unsigned int saved = core->requester;
 	unsigned int saved_asid = sync->fire_asid, saved_queue = sync->fire_queue;
+	uint32_t saved_gen = sync->fire_gen;
 	const char *why = "";
 	int rc;
 
@@ -183,12 +176,14 @@ static void mon_fire(struct gsim_core *core, unsigned int m, unsigned int *kick)
 	/* The rights of whoever armed it, never those of the trigger. */
 	core->requester = mon->pay_secured ? GSIM_REQ_MMIO : GSIM_REQ_SYNC;
 	sync->fire_asid = mon->pay_asid;
+	sync->fire_gen = mon->pay_gen;
 	sync->fire_queue = mon->pay_queue;
 	sync->depth++;
 	rc = gsim_dev_write32(core, addr, mon->pay_data, kick, &why);
 	sync->depth--;
 	core->requester = saved;
 	sync->fire_asid = saved_asid;
+	sync->fire_gen = saved_gen;
 	sync->fire_queue = saved_queue;
 	if (rc)
 		mon_failed(core, m, addr, rc, why);
@@ -241,7 +236,7 @@ static enum gsim_reg_status mon_arm(struct gsim_core *core, unsigned int m, uint
 		return GSIM_REG_BAD_VALUE;
 	}
 	mon_disarm(sync, mon);
-	mon_take_rights(core, mon);
+	mon_take_rights(core, m);
 	mon->arm = value;
 	mon->status = GAUDISIM_SYNC_MON_STATUS_ARMED;
 	sync->armed[arm_group(value)]++;
@@ -263,6 +258,8 @@ bool gsim_sync_reg_read(struct gsim_core *core, uint32_t off, uint32_t *value)
 		*value = sync->sob[(off - SOB_FIRST) / 4];
 		return true;
 	}
+	if (gsim_sync_rights_reg(off))
+		return gsim_sync_rights_read(core, off, value);
 	switch (mon_decode(off, &m)) {
 	case MON_ADDRL:
 		*value = sync->mon[m].pay_addr_lo;
@@ -295,6 +292,11 @@ enum gsim_reg_status gsim_sync_reg_write(struct gsim_core *core, uint32_t off, u
 		return GSIM_REG_UNKNOWN;
 	if (off >= SOB_FIRST && off < SOB_END)
 		return sob_write(core, (off - SOB_FIRST) / 4, value, origin, kick);
+	if (gsim_sync_rights_reg(off))
+		return gsim_sync_rights_write(core, off, value, origin);
+	/* No payload of a CB-armed monitor configures a monitor, its own included. */
+	if (core->requester == GSIM_REQ_SYNC && mon_decode(off, &m) != MON_NONE)
+		return GSIM_REG_PROTECTED;
 	switch (mon_decode(off, &m)) {
 	case MON_ADDRL:
 		sync->mon[m].pay_addr_lo = value;

@@ -109,7 +109,48 @@ struct th *th_new_threads(uint64_t host_size, unsigned int threads)
 	t->cb_next = T_CB_OFF;
 	t->core = gsim_core_new(&cfg, &fake_ops, t, &err);
 	ck_assert_msg(t->core != NULL, "gsim_core_new: %s", err ? err : "?");
+	th_grant(t, T_ASID, &th_rights_exclusive);
 	return t;
+}
+
+const struct th_rights th_rights_exclusive = {
+	.sob_first = GAUDISIM_SYNC_FIRST_USER_SOB,
+	.sob_end = GAUDISIM_SYNC_NUM_SOBS,
+	.mon_first = GAUDISIM_SYNC_FIRST_USER_MON,
+	.mon_end = GAUDISIM_SYNC_NUM_MONITORS,
+	.queues = { ~0u, ~0u, ~0u, ~0u },
+	.hbm_base = GAUDISIM_HBM_USER_BASE,
+	.hbm_size = T_HBM_SIZE - GAUDISIM_HBM_USER_BASE,
+	.sram = true,
+};
+
+static void rights_wr(struct th *t, unsigned int asid, uint32_t reg, uint32_t value)
+{
+	gsim_core_reg_write(t->core, GAUDISIM_BLOCK_SYNC_MNGR + GAUDISIM_SYNC_RIGHTS(asid, reg),
+			    value);
+}
+
+void th_grant(struct th *t, unsigned int asid, const struct th_rights *r)
+{
+	unsigned int i;
+
+	rights_wr(t, asid, GAUDISIM_RIGHTS_SOB_FIRST, r->sob_first);
+	rights_wr(t, asid, GAUDISIM_RIGHTS_SOB_END, r->sob_end);
+	rights_wr(t, asid, GAUDISIM_RIGHTS_MON_FIRST, r->mon_first);
+	rights_wr(t, asid, GAUDISIM_RIGHTS_MON_END, r->mon_end);
+	for (i = 0; i < GAUDISIM_RIGHTS_QUEUE_WORDS; i++)
+		rights_wr(t, asid, GAUDISIM_RIGHTS_QUEUES(i), r->queues[i]);
+	rights_wr(t, asid, GAUDISIM_RIGHTS_HBM_BASE_LO, (uint32_t)r->hbm_base);
+	rights_wr(t, asid, GAUDISIM_RIGHTS_HBM_BASE_HI, (uint32_t)(r->hbm_base >> 32));
+	rights_wr(t, asid, GAUDISIM_RIGHTS_HBM_SIZE_LO, (uint32_t)r->hbm_size);
+	rights_wr(t, asid, GAUDISIM_RIGHTS_HBM_SIZE_HI, (uint32_t)(r->hbm_size >> 32));
+	rights_wr(t, asid, GAUDISIM_RIGHTS_CTRL,
+		  GAUDISIM_RIGHTS_CTRL_VALID | (r->sram ? GAUDISIM_RIGHTS_CTRL_SRAM : 0));
+}
+
+void th_revoke(struct th *t, unsigned int asid)
+{
+	rights_wr(t, asid, GAUDISIM_RIGHTS_CTRL, 0);
 }
 
 void th_free(struct th *t)

@@ -70,6 +70,28 @@ struct th *th_new_threads(uint64_t host_size, unsigned int threads);
 /* Longest wait for one piece of engine work on a worker (a hung test). */
 #define T_WORK_TIMEOUT_NS	(60ull * 1000000000u)
 void th_free(struct th *t);
+/*
+ * Program payload rights entry asid (hw/gaudisim_hw_sync.h) on t's core:
+ * SOBs and monitors [first, end), the queues whose bits are set in
+ * queues[4], HBM [hbm_base, hbm_base + hbm_size), SRAM if sram.
+ */
+struct th_rights {
+	uint32_t sob_first, sob_end, mon_first, mon_end;
+	uint32_t queues[GAUDISIM_RIGHTS_QUEUE_WORDS];
+	uint64_t hbm_base, hbm_size;
+	bool sram;
+};
+void th_grant(struct th *t, unsigned int asid, const struct th_rights *r);
+/* Register writes th_grant() makes. */
+#define T_GRANT_WRITES		(9 + GAUDISIM_RIGHTS_QUEUE_WORDS)
+void th_revoke(struct th *t, unsigned int asid);
+/*
+ * What the driver grants the one context of a device (ASID T_ASID): the
+ * user SOBs and monitors, every queue, user HBM and SRAM. Every th_new()
+ * core starts with it.
+ */
+#define T_ASID			1
+extern const struct th_rights th_rights_exclusive;
 
 /* Registers. */
 uint32_t rd(uint32_t off);
@@ -212,6 +234,7 @@ Suite *wiring_suite(void);
 Suite *threads_suite(void);
 Suite *mme_bf16_suite(void);
 Suite *security_suite(void);
+Suite *payload_rights_suite(void);
 Suite *board_suite(void);
 Suite *pkt_table_suite(void);
 
