@@ -32,6 +32,7 @@
 #include "gaudisim_mmu.h"
 #include "gaudisim_notify.h"
 #include "gaudisim_release.h"
+#include "gaudisim_rights.h"
 
 unsigned int gaudisim_max_contexts = 1;
 
@@ -184,6 +185,7 @@ int gaudisim_open(struct drm_device *drm, struct drm_file *file)
 	rc = gaudisim_mmu_ctx_init(ctx, !ctx->shared);
 	if (rc)
 		goto out_unlock;
+	gaudisim_rights_ctx_init(ctx);
 
 	gdev->ctxs[slot] = ctx;
 	gdev->num_ctxs++;
@@ -209,6 +211,8 @@ void gaudisim_postclose(struct drm_device *drm, struct drm_file *file)
 	gaudisim_debug_ctx_fini(ctx);
 	gaudisim_notifier_ctx_fini(gdev, ctx);
 	gaudisim_ctx_release_engines(ctx);
+	/* Monitors it left armed write nothing from now on. */
+	gaudisim_rights_ctx_fini(ctx);
 	/* No device access to the context's pages once they are unpinned. */
 	gaudisim_mmu_ctx_fini(ctx);
 	/* The next user finds zeros wherever this one had HBM. */

@@ -230,12 +230,15 @@ static int gaudisim_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		rc = gaudisim_eq_init(gdev);
 	if (!rc)
 		rc = gaudisim_mmu_init(gdev);
+	if (!rc)
+		rc = gaudisim_rights_init(gdev);
 	if (rc)
 		goto err_destroy_wq;
 	gaudisim_queues_hw_init(gdev);
 	gaudisim_eq_hw_init(gdev);
 	gaudisim_mmu_hw_init(gdev);
 	gaudisim_nic_hw_init(gdev);
+	gaudisim_rights_hw_init(gdev);
 
 	rc = gaudisim_irq_init(gdev);
 	if (rc)

@@ -35,6 +35,7 @@
 #include "gaudisim_eq.h"
 #include "gaudisim_mmu.h"
 #include "gaudisim_queue.h"
+#include "gaudisim_rights.h"
 #include "gaudisim_uirq.h"
 
 #define GAUDISIM_DRIVER_VERSION		"0.1.0"
@@ -117,6 +118,7 @@ struct gaudisim_captured_errors {
  * @eq: event queue and heartbeat
  * @uirq: user interrupts and their waiters (gaudisim_uirq.c)
  * @mmu: device MMU state
+ * @rights: the driver's copy of the device's payload rights table
  * @ctrl: control node
  */
 struct gaudisim_device {
@@ -188,6 +190,7 @@ struct gaudisim_device {
 	struct gaudisim_eq eq;
 	struct gaudisim_uirq uirq;
 	struct gaudisim_mmu mmu;
+	struct gaudisim_rights rights;
 
 	struct gaudisim_ctrl *ctrl;
 };

@@ -23,6 +23,7 @@
 #include "gaudisim_notify.h"
 #include "gaudisim_queue.h"
 #include "gaudisim_reset.h"
+#include "gaudisim_rights.h"
 #include "gaudisim_uirq.h"
 
 static void gaudisim_abort_all(struct gaudisim_device *gdev)
@@ -73,6 +74,7 @@ int gaudisim_device_hard_reset(struct gaudisim_device *gdev, const char *reason)
 		gaudisim_eq_hw_init(gdev);
 		gaudisim_mmu_hw_init(gdev);
 		gaudisim_nic_hw_init(gdev);
+		gaudisim_rights_hw_init(gdev);
 		gaudisim_hw_mark_dirty(gdev);
 		gaudisim_set_status(gdev, GAUDISIM_DEVICE_STATUS_OPERATIONAL);
 	}

@@ -633,6 +633,8 @@ static int sim_submit(struct hlrt_backend *be, const struct hlrt_be_job *jobs, u
 		s->result[s->seq % MAX_SEQ] = -ETIMEDOUT;
 		stats.hangs++;
 		gsim_core_reset(s->core);
+		/* A hard reset clears the rights table; the driver programs it again. */
+		grant_rights(s);
 		memset(s->ring_ready, 0, sizeof(s->ring_ready));
 	} else if (s->errors != errors) {
 		s->result[s->seq % MAX_SEQ] = -EIO;
@@ -699,6 +701,37 @@ static int sim_count(uint32_t *module_ids, uint32_t max)
 	return 1;
 }
 
+/*
+ * What the driver does when the one context of a device opens (ASID 1):
+ * its monitor payloads may write the user SOBs, every queue's fences, user
+ * HBM and SRAM (hw/gaudisim_hw_sync.h, payload rights table).
+ */
+static void grant_rights(struct sim *s)
+{
+	const uint32_t asid = 1, blk = GAUDISIM_BLOCK_SYNC_MNGR;
+	const uint64_t size = SIM_HBM_SIZE - GAUDISIM_HBM_USER_BASE;
+	uint32_t i;
+
+	wr(s, blk + GAUDISIM_SYNC_RIGHTS(asid, GAUDISIM_RIGHTS_SOB_FIRST),
+	   GAUDISIM_SYNC_FIRST_USER_SOB);
+	wr(s, blk + GAUDISIM_SYNC_RIGHTS(asid, GAUDISIM_RIGHTS_SOB_END), GAUDISIM_SYNC_NUM_SOBS);
+	wr(s, blk + GAUDISIM_SYNC_RIGHTS(asid, GAUDISIM_RIGHTS_MON_FIRST),
+	   GAUDISIM_SYNC_FIRST_USER_MON);
+	wr(s, blk + GAUDISIM_SYNC_RIGHTS(asid, GAUDISIM_RIGHTS_MON_END),
+	   GAUDISIM_SYNC_NUM_MONITORS);
+	for (i = 0; i < GAUDISIM_RIGHTS_QUEUE_WORDS; i++)
+		wr(s, blk + GAUDISIM_SYNC_RIGHTS(asid, GAUDISIM_RIGHTS_QUEUES(i)), ~0u);
+	wr(s, blk + GAUDISIM_SYNC_RIGHTS(asid, GAUDISIM_RIGHTS_HBM_BASE_LO),
+	   (uint32_t)GAUDISIM_HBM_USER_BASE);
+	wr(s, blk + GAUDISIM_SYNC_RIGHTS(asid, GAUDISIM_RIGHTS_HBM_BASE_HI),
+	   (uint32_t)(GAUDISIM_HBM_USER_BASE >> 32));
+	wr(s, blk + GAUDISIM_SYNC_RIGHTS(asid, GAUDISIM_RIGHTS_HBM_SIZE_LO), (uint32_t)size);
+	wr(s, blk + GAUDISIM_SYNC_RIGHTS(asid, GAUDISIM_RIGHTS_HBM_SIZE_HI),
+	   (uint32_t)(size >> 32));
+	wr(s, blk + GAUDISIM_SYNC_RIGHTS(asid, GAUDISIM_RIGHTS_CTRL),
+	   GAUDISIM_RIGHTS_CTRL_VALID | GAUDISIM_RIGHTS_CTRL_SRAM);
+}
+
 /* What the driver does at probe: peers may write user HBM and user SOBs. */
 static void open_rx_windows(struct sim *s)
 {
@@ -742,6 +775,7 @@ static int sim_open(uint32_t index, struct hlrt_backend **out)
 		fprintf(stderr, "sim: gsim_core_new: %s\n", err ? err : "?");
 		goto fail;
 	}
+	grant_rights(s);
 	s->ext_cb = SIM_HBM_SIZE - EXT_SCRATCH;
 	s->regions[0].addr = GAUDISIM_HBM_USER_BASE;
 	s->regions[0].size = s->ext_cb - GAUDISIM_HBM_USER_BASE;
