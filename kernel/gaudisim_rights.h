@@ -33,10 +33,11 @@ struct gaudisim_rights_entry {
 
 /**
  * struct gaudisim_rights - the driver's copy of the table, for resets
- * @lock: protects @entry and its programming
+ * @lock: see below
  * @entry: indexed by ASID; entry 0 is the driver's own
  */
 struct gaudisim_rights {
+	/* Protects @entry and the device's table while it is programmed. */
 	struct mutex lock;
 	struct gaudisim_rights_entry entry[GAUDISIM_SYNC_RIGHTS_ENTRIES];
 };
