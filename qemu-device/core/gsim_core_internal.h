@@ -47,8 +47,9 @@
  * picks the address space from it.
  */
 #define GSIM_REQ_MMIO		0xffffu	/* the host, through the register BAR */
-/* A monitor armed from a CB writing its payload: unsecured, with the arming
- * queue and ASID in core->sync.fire_queue / fire_asid (gsim_sync.c). */
+/* A monitor armed from a CB writing its payload: unsecured, as the context
+ * of rights entry core->sync.fire_asid (generation fire_gen), armed from
+ * queue fire_queue (gsim_sync.c, gsim_sync_rights.c). */
 #define GSIM_REQ_SYNC		0xfffeu
 
 /*
