@@ -593,18 +593,25 @@ static int gaudisim_cs_submit(struct gaudisim_ctx *ctx, u64 chunks, u32 num_chun
 	if (!drm_dev_enter(&gdev->drm, &idx))
 		return -ENODEV;
 
+	/*
+	 * Ownership is checked chunk by chunk while building: until the push
+	 * counts the jobs in flight, a FREE must wait for this CS too.
+	 */
+	atomic_inc(&ctx->cs_building);
 	rc = gaudisim_cs_build(ctx, chunks, num_chunks, flags, timeout_s, &cs);
 	if (rc)
-		goto out_exit;
+		goto out_built;
 
 	rc = gaudisim_cs_push(cs, user);
 	if (rc) {
 		gaudisim_cs_discard(cs);
-		goto out_exit;
+		goto out_built;
 	}
 	*out = cs;
 
-out_exit:
+out_built:
+	if (atomic_dec_and_test(&ctx->cs_building))
+		wake_up_all(&ctx->idle_wq);
 	drm_dev_exit(idx);
 	return rc;
 }

@@ -141,6 +141,7 @@ static struct gaudisim_ctx *gaudisim_ctx_create(struct gaudisim_device *gdev)
 	spin_lock_init(&ctx->cs_lock);
 	ctx->next_seq = 1;
 	atomic_set(&ctx->jobs_inflight, 0);
+	atomic_set(&ctx->cs_building, 0);
 	init_waitqueue_head(&ctx->idle_wq);
 	gaudisim_fdinfo_ctx_init(ctx);
 	init_waitqueue_head(&ctx->cs_done_wq);

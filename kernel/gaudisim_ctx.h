@@ -77,7 +77,11 @@ struct gaudisim_device;
  * @restore_done: the first CS went through (restore chunks are skipped)
  * @iq_used: internal queues the context submitted to (under submit_lock)
  * @jobs_inflight: jobs submitted and not completed
- * @idle_wq: woken when @jobs_inflight drops to 0
+ * @cs_building: CSs between their first ownership check and their push
+ *	(their jobs then count in @jobs_inflight): a shared context's FREE
+ *	waits for them too, so no CS approved while the memory was the
+ *	context's runs after it went to another
+ * @idle_wq: woken when @jobs_inflight or @cs_building drops to 0
  * @drop: CSs of this context refused, per enum gaudisim_cs_drop
  * @in_release: postclose is tearing the context down
  * @notifier_node: in gdev->notifiers while the context is open
@@ -130,6 +134,7 @@ struct gaudisim_ctx {
 	DECLARE_BITMAP(iq_used, GAUDISIM_QUEUE_ID_SIZE);
 
 	atomic_t jobs_inflight;
+	atomic_t cs_building;
 	wait_queue_head_t idle_wq;
 
 	atomic64_t drop[GAUDISIM_DROP_COUNT];
