@@ -122,7 +122,7 @@ static void gaudisim_cs_tdr_work(struct work_struct *work)
 	if (gaudisim_cs_signal(cs, -ETIMEDOUT)) {
 		if (cs->seq) {
 			atomic64_inc(&gdev->cs_cnt.timed_out);
-			gaudisim_capture_cs_timeout(gdev, cs->seq);
+			gaudisim_capture_cs_timeout(gdev, cs->ctx->asid, cs->seq);
 		}
 		gaudisim_err_ratelimited(gdev, "CS %llu has not finished in %u seconds\n",
 					 cs->seq, cs->timeout_s);

@@ -8,7 +8,8 @@
  * host VA, HBM, sync objects or monitors are refused, and the victim's
  * data stays intact; both keep working. HBM a context frees reaches the
  * next one zeroed, also when the FREE races a CS of the freeing context
- * that is still being built (run as two unprivileged users).
+ * that is still being built (run as two unprivileged users). A CS timeout
+ * is reported to the context whose CS it was, not to the others.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -384,6 +385,16 @@ static int race_victim(int from_attacker, int hold)
 	return 0;
 }
 
+/* A memset on fd completes. */
+static void device_works_ok_on(int fd)
+{
+	struct hbm_buf b;
+
+	hbm_alloc_ok(fd, &b, 2 * MiB);
+	memset_ok(fd, b.addr, 0x42, 4096, QUEUE_H2D);
+	hbm_free_ok(fd, &b);
+}
+
 static int child_status(pid_t pid)
 {
 	int status;
@@ -417,6 +428,86 @@ START_TEST(free_racing_a_cs_being_built)
 	ck_assert_int_eq(write(hold[1], "h", 1), 1);
 	ck_assert_msg(rc == 0, "attacker: check %d failed (1: it read the victim's secret)", rc);
 	ck_assert_int_eq(child_status(victim), 0);
+	chmod(node, st.st_mode & 07777);
+}
+END_TEST
+
+/*
+ * A CS timeout is reported to its own context only: the attacker (uid
+ * 65534) lets a CS hang on a fence until its 1 s timeout and finds it in
+ * CS_TIMEOUT_EVENT; the victim (uid 65533), open meanwhile, finds none.
+ */
+static int timeout_owner(int to_victim)
+{
+	struct gaudisim_info_cs_timeout_event ev;
+	struct gaudisim_cs_chunk chunk;
+	struct test_cb hang;
+	uint32_t status;
+	uint64_t seq;
+	int rc;
+
+	become(ATTACKER_UID);
+	dev_fd = open_compute_ok();
+	cb_create_ok(dev_fd, &hang, 4096);
+	ck_assert_int_eq(hlthunk_cbw_fence(&hang.w, 0, 1, 1, 0), 0);
+	chunk = make_chunk(hang.handle, QUEUE_H2D, hang.w.used);
+	ck_assert_int_eq(submit_chunks(&chunk, 1, 1, &seq), 0);
+	rc = hlthunk_wait_for_cs(dev_fd, seq, WAIT_US_SHORT, &status);
+	ck_assert_msg(rc == -ETIMEDOUT, "hung CS: rc %d status %u", rc, status);
+	memset(&ev, 0, sizeof(ev));
+	ck_assert_int_eq(hlthunk_get_event_record(dev_fd, HLTHUNK_CS_TIMEOUT, &ev), 0);
+	if (!ev.timestamp || ev.seq != seq)
+		return 1;	/* its own timeout is not reported to it */
+	if (write(to_victim, "t", 1) != 1)
+		return 2;
+	wait_operational_ok(dev_fd);
+	hlthunk_close(dev_fd);
+	return 0;
+}
+
+static int timeout_bystander(int from_owner)
+{
+	struct gaudisim_info_cs_timeout_event ev;
+	char c;
+
+	become(VICTIM_UID);
+	dev_fd = open_compute_ok();
+	if (read(from_owner, &c, 1) != 1)
+		return 3;
+	memset(&ev, 0xff, sizeof(ev));
+	ck_assert_int_eq(hlthunk_get_event_record(dev_fd, HLTHUNK_CS_TIMEOUT, &ev), 0);
+	if (ev.timestamp || ev.seq)
+		return 4;	/* another context's timeout was shown to it */
+	wait_operational_ok(dev_fd);
+	device_works_ok_on(dev_fd);
+	hlthunk_close(dev_fd);
+	return 0;
+}
+
+START_TEST(cs_timeout_reported_to_its_context_only)
+{
+	char node[64];
+	int pipefd[2], rc;
+	pid_t owner, bystander;
+	struct stat st;
+
+	snprintf(node, sizeof(node), "/dev/accel/accel%d", test_device_index());
+	ck_assert_int_eq(stat(node, &st), 0);
+	ck_assert_int_eq(chmod(node, 0666), 0);
+	ck_assert_int_eq(pipe(pipefd), 0);
+	fflush(NULL);
+	bystander = fork();
+	ck_assert_int_ge(bystander, 0);
+	if (!bystander)
+		_exit(timeout_bystander(pipefd[0]));
+	owner = fork();
+	ck_assert_int_ge(owner, 0);
+	if (!owner)
+		_exit(timeout_owner(pipefd[1]));
+	rc = child_status(owner);
+	ck_assert_msg(rc == 0, "owner: check %d failed", rc);
+	rc = child_status(bystander);
+	ck_assert_msg(rc == 0, "bystander: check %d failed (4: it saw the other's timeout)", rc);
 	chmod(node, st.st_mode & 07777);
 }
 END_TEST
@@ -614,8 +705,8 @@ int main(void)
 	TCase *open_tc = compute_tcase("open", TCASE_TIMEOUT_SHORT);
 	TCase *mem = compute_tcase("memory", TCASE_TIMEOUT_DMA);
 	TCase *iso = compute_tcase("isolation", TCASE_TIMEOUT_DMA);
-	/* Its users open the device themselves, as two unprivileged users. */
-	TCase *race = fixture_tcase("race", NULL, NULL, TCASE_TIMEOUT_DMA);
+	/* Its tests open the device themselves, as two unprivileged users. */
+	TCase *users = fixture_tcase("users", NULL, NULL, TCASE_TIMEOUT_DMA);
 	bool reloaded = false;
 	int rc;
 
@@ -637,8 +728,9 @@ int main(void)
 	tcase_add_test(mem, freed_hbm_reaches_the_next_context_zeroed);
 	tcase_add_test(mem, free_while_jobs_run_is_ebusy);
 	suite_add_tcase(s, mem);
-	tcase_add_test(race, free_racing_a_cs_being_built);
-	suite_add_tcase(s, race);
+	tcase_add_test(users, free_racing_a_cs_being_built);
+	tcase_add_test(users, cs_timeout_reported_to_its_context_only);
+	suite_add_tcase(s, users);
 	tcase_add_test(iso, another_process_cannot_reach_my_memory);
 	tcase_add_test(iso, two_contexts_work_side_by_side);
 	tcase_add_test(iso, signal_wait_in_two_contexts);

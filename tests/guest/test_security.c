@@ -12,7 +12,7 @@
  * nothing the first user armed or redirected from an internal CB (a
  * reserved or collective monitor, a queue's message base, a fence, an
  * engine's completion message, a NIC transfer descriptor) survives its
- * close;
+ * close, and its page fault is reported to it, not to the next user;
  * pinned memory counts against RLIMIT_MEMLOCK; CB count and bytes, and
  * the kernel CBs of a context's jobs, are capped; reserved packet bits
  * are EINVAL at submission; the restore phase runs once under racing,
@@ -644,6 +644,67 @@ static void next_user_child(uint64_t *addr)
 	next_user_unharmed(*addr);
 }
 
+/*
+ * User 1 (nobody, in a child): an internal DMA from a VA it never mapped
+ * faults; it finds its fault in PAGE_FAULT_EVENT and RAZWI_EVENT.
+ */
+static void fault_and_see_it(uint64_t *unused)
+{
+	const uint64_t unmapped = GAUDISIM_HOST_VA_BASE + GAUDISIM_HOST_VA_SIZE - 16 * MiB;
+	struct gaudisim_info_razwi_event razwi;
+	struct gaudisim_page_fault_info pf;
+	struct hlthunk_cb_writer w;
+	struct hbm_buf buf;
+	uint32_t body[16];
+
+	(void)unused;
+	drop_privileges();
+	compute_setup();
+	hbm_alloc_ok(dev_fd, &buf, LEFT_SIZE);
+	hlthunk_cbw_init(&w, body, sizeof(body));
+	ck_assert_int_eq(hlthunk_cbw_lin_dma(&w, unmapped, buf.addr, 4096, 0, 0), 0);
+	ck_assert_int_eq(run_internal(&w, buf.addr + LEFT_SIZE - 4096), -EIO);
+	wait_operational_ok(dev_fd);
+	ck_assert_int_eq(hlthunk_get_page_fault_info(dev_fd, &pf), 0);
+	ck_assert_msg(pf.timestamp && pf.addr >= unmapped && pf.addr < unmapped + 4096,
+		      "own fault not reported: at 0x%llx", (unsigned long long)pf.addr);
+	ck_assert_int_eq(hlthunk_get_event_record(dev_fd, HLTHUNK_RAZWI_EVENT, &razwi), 0);
+	ck_assert_uint_eq(razwi.addr, pf.addr);
+	compute_teardown();
+}
+
+/* User 2 (nobody, in a child): nothing of user 1's fault. */
+static void see_no_fault(uint64_t *unused)
+{
+	struct gaudisim_info_razwi_event razwi;
+	struct gaudisim_page_fault_info pf;
+
+	(void)unused;
+	drop_privileges();
+	compute_setup();
+	ck_assert_int_eq(hlthunk_get_page_fault_info(dev_fd, &pf), 0);
+	ck_assert_msg(!pf.timestamp && !pf.addr, "the previous user's fault at 0x%llx is shown",
+		      (unsigned long long)pf.addr);
+	ck_assert_int_eq(hlthunk_get_event_record(dev_fd, HLTHUNK_RAZWI_EVENT, &razwi), 0);
+	ck_assert_msg(!razwi.timestamp && !razwi.addr, "the previous user's razwi is shown");
+	compute_teardown();
+}
+
+START_TEST(fault_reports_stay_with_their_user)
+{
+	struct gaudisim_page_fault_info pf;
+	int ctl;
+
+	as_nobody_ok(fault_and_see_it, NULL);
+	as_nobody_ok(see_no_fault, NULL);
+	/* The control node still reports every fault of the device. */
+	ctl = open_control_ok();
+	ck_assert_int_eq(hlthunk_get_page_fault_info(ctl, &pf), 0);
+	ck_assert_int_gt(pf.timestamp, 0);
+	hlthunk_close(ctl);
+}
+END_TEST
+
 START_TEST(close_leaves_nothing_armed)
 {
 	uint64_t *addr = mmap(NULL, sizeof(*addr), PROT_READ | PROT_WRITE,
@@ -1077,6 +1138,7 @@ static Suite *security_suite(void)
 	/* It forks the users itself and checks the device as root in between. */
 	tc = fixture_tcase("leftovers", NULL, NULL, TCASE_TIMEOUT_DMA);
 	tcase_add_test(tc, close_leaves_nothing_armed);
+	tcase_add_test(tc, fault_reports_stay_with_their_user);
 	suite_add_tcase(s, tc);
 
 	tc = fixture_tcase("limits", user_setup, compute_teardown, TCASE_TIMEOUT_DMA);
