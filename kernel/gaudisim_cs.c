@@ -980,7 +980,7 @@ int gaudisim_wait_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *
 	int rc;
 
 	if (in.flags & GAUDISIM_WAIT_CS_FLAGS_INTERRUPT) {
-		rc = gaudisim_uirq_wait(gdev, &in,
+		rc = gaudisim_uirq_wait(gdev, ctx, &in,
 					in.interrupt_timeout_us ?
 					gaudisim_us_to_jiffies(in.interrupt_timeout_us) : 0,
 					&out);

@@ -58,6 +58,8 @@ struct gaudisim_device;
  * @sob_first: first user SOB it may use; @sob_end: one past its last
  * @mon_first: first user monitor it may use; @mon_end: one past its last
  * @hbm_quota: HBM bytes it may allocate
+ * @uirq_first: its first user interrupt ID (an MSI-X vector)
+ * @uirq_count: how many user interrupts it has, from @uirq_first
  * @cbs: CB id -> struct gaudisim_cb (handle references); own lock
  * @cb_bytes: bytes of user CB memory the context holds
  * @cb_count: user CBs the context holds (handles, jobs or mappings)
@@ -101,6 +103,7 @@ struct gaudisim_ctx {
 	u32 sob_first, sob_end;
 	u32 mon_first, mon_end;
 	u64 hbm_quota;
+	u32 uirq_first, uirq_count;
 
 	struct xarray cbs;
 	atomic64_t cb_bytes;

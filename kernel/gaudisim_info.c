@@ -551,6 +551,11 @@ static int gaudisim_info_sw_op(struct gaudisim_device *gdev, struct gaudisim_ctx
 	switch (args->op) {
 	case GAUDISIM_INFO_HW_IP_INFO:
 		gaudisim_info_hw_ip(gdev, &buf->hw_ip);
+		/* A context sharing the device gets its own user interrupts. */
+		if (ctx) {
+			buf->hw_ip.first_available_interrupt_id = ctx->uirq_first;
+			buf->hw_ip.number_of_user_interrupts = ctx->uirq_count;
+		}
 		*size = sizeof(buf->hw_ip);
 		return 0;
 	case GAUDISIM_INFO_HW_IP_EXT:

@@ -9,13 +9,16 @@
  * data stays intact; both keep working. HBM a context frees reaches the
  * next one zeroed, also when the FREE races a CS of the freeing context
  * that is still being built (run as two unprivileged users). A CS timeout
- * is reported to the context whose CS it was, not to the others.
+ * is reported to the context whose CS it was, not to the others; each
+ * context has user interrupts of its own, and may neither raise nor wait
+ * on another's.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -439,15 +442,17 @@ END_TEST
  */
 static int timeout_owner(int to_victim)
 {
+	struct hlthunk_reset_count_info before, now;
 	struct gaudisim_info_cs_timeout_event ev;
 	struct gaudisim_cs_chunk chunk;
 	struct test_cb hang;
 	uint32_t status;
 	uint64_t seq;
-	int rc;
+	int rc, i;
 
 	become(ATTACKER_UID);
 	dev_fd = open_compute_ok();
+	ck_assert_int_eq(hlthunk_get_reset_count_info(dev_fd, &before), 0);
 	cb_create_ok(dev_fd, &hang, 4096);
 	ck_assert_int_eq(hlthunk_cbw_fence(&hang.w, 0, 1, 1, 0), 0);
 	chunk = make_chunk(hang.handle, QUEUE_H2D, hang.w.used);
@@ -458,9 +463,16 @@ static int timeout_owner(int to_victim)
 	ck_assert_int_eq(hlthunk_get_event_record(dev_fd, HLTHUNK_CS_TIMEOUT, &ev), 0);
 	if (!ev.timestamp || ev.seq != seq)
 		return 1;	/* its own timeout is not reported to it */
+	/* The timeout resets the device: let that end before the other works. */
+	for (i = 0; i < 300; i++) {
+		ck_assert_int_eq(hlthunk_get_reset_count_info(dev_fd, &now), 0);
+		if (now.hard_reset_count > before.hard_reset_count)
+			break;
+		sleep_ms(100);
+	}
+	wait_operational_ok(dev_fd);
 	if (write(to_victim, "t", 1) != 1)
 		return 2;
-	wait_operational_ok(dev_fd);
 	hlthunk_close(dev_fd);
 	return 0;
 }
@@ -508,6 +520,122 @@ START_TEST(cs_timeout_reported_to_its_context_only)
 	ck_assert_msg(rc == 0, "owner: check %d failed", rc);
 	rc = child_status(bystander);
 	ck_assert_msg(rc == 0, "bystander: check %d failed (4: it saw the other's timeout)", rc);
+	chmod(node, st.st_mode & 07777);
+}
+END_TEST
+
+/* The user interrupts HW_IP_INFO gives fd's context. */
+static void uirq_range_ok(int fd, uint32_t *first, uint32_t *count)
+{
+	struct hlthunk_hw_ip_info hw;
+
+	hw_ip_ok(fd, &hw);
+	*first = hw.first_available_interrupt_id;
+	*count = hw.number_of_user_interrupts;
+	ck_assert_uint_ge(*first, GAUDISIM_MSIX_VEC_USER_FIRST);
+	ck_assert_uint_le(*first + *count, GAUDISIM_MSIX_VEC_USER_FIRST + GAUDISIM_MSIX_NUM_USER);
+	ck_assert_uint_eq(*count, GAUDISIM_MSIX_NUM_USER / MAX_CONTEXTS);
+}
+
+/* Submit a CB that sets *counter (a host VA) to 1 and raises id; the rc. */
+static int raise_uirq(int fd, uint64_t counter_va, uint32_t id)
+{
+	struct test_cb cb;
+	int rc;
+
+	cb_create_ok(fd, &cb, 4096);
+	ck_assert_int_eq(hlthunk_cbw_msg_long(&cb.w, counter_va, 1, 0), 0);
+	ck_assert_int_eq(hlthunk_cbw_user_interrupt(&cb.w, id), 0);
+	rc = submit_cb(fd, &cb, QUEUE_H2D, WAIT_US_SHORT);
+	cb_destroy_ok(fd, &cb);
+	return rc;
+}
+
+/* The owner (uid 65533): its interrupts work, their IDs go to the other. */
+static int uirq_owner(int to_other, int from_other)
+{
+	uint32_t first, count, status = ~0u;
+	struct host_buf counter;
+	char c;
+
+	become(VICTIM_UID);
+	dev_fd = open_compute_ok();
+	uirq_range_ok(dev_fd, &first, &count);
+	if (write(to_other, &first, sizeof(first)) != sizeof(first) ||
+	    read(from_other, &c, 1) != 1)
+		return 1;
+	host_buf_map_ok(dev_fd, &counter, 4096);
+	memset(counter.ptr, 0, 8);
+	if (raise_uirq(dev_fd, counter.va, first + count - 1))
+		return 2;
+	if (hlthunk_wait_for_interrupt(dev_fd, counter.ptr, 1, first + count - 1, WAIT_US_SHORT,
+				       &status) || status != GAUDISIM_WAIT_CS_STATUS_COMPLETED)
+		return 3;
+	if (hlthunk_wait_for_interrupt(dev_fd, counter.ptr, 1, UINT32_MAX, 0, &status) ||
+	    status != GAUDISIM_WAIT_CS_STATUS_COMPLETED)
+		return 4;
+	host_buf_release(dev_fd, &counter);
+	hlthunk_close(dev_fd);
+	return 0;
+}
+
+/* The other (uid 65534): disjoint IDs; the owner's it may not raise or wait on. */
+static int uirq_other(int from_owner, int to_owner)
+{
+	uint32_t first, count, theirs, status;
+	struct host_buf counter;
+
+	become(ATTACKER_UID);
+	dev_fd = open_compute_ok();
+	uirq_range_ok(dev_fd, &first, &count);
+	if (read(from_owner, &theirs, sizeof(theirs)) != sizeof(theirs))
+		return 10;
+	if (theirs < first + count && first < theirs + count)
+		return 11;	/* the two contexts' interrupts overlap */
+	host_buf_map_ok(dev_fd, &counter, 4096);
+	memset(counter.ptr, 0, 8);
+	if (raise_uirq(dev_fd, counter.va, theirs) != -EPERM)
+		return 12;	/* it raised the other's interrupt */
+	if (hlthunk_wait_for_interrupt(dev_fd, counter.ptr, 1, theirs, 0, &status) != -EINVAL)
+		return 13;	/* it could wait on the other's interrupt */
+	if (raise_uirq(dev_fd, counter.va, first) ||
+	    hlthunk_wait_for_interrupt(dev_fd, counter.ptr, 1, first, WAIT_US_SHORT, &status) ||
+	    status != GAUDISIM_WAIT_CS_STATUS_COMPLETED)
+		return 14;	/* its own do not work */
+	if (write(to_owner, "d", 1) != 1)
+		return 15;
+	host_buf_release(dev_fd, &counter);
+	hlthunk_close(dev_fd);
+	return 0;
+}
+
+START_TEST(user_interrupts_per_context)
+{
+	char node[64];
+	int o2a[2], a2o[2], rc;
+	pid_t owner, other;
+	struct stat st;
+
+	snprintf(node, sizeof(node), "/dev/accel/accel%d", test_device_index());
+	ck_assert_int_eq(stat(node, &st), 0);
+	ck_assert_int_eq(chmod(node, 0666), 0);
+	ck_assert_int_eq(pipe(o2a), 0);
+	ck_assert_int_eq(pipe(a2o), 0);
+	fflush(NULL);
+	owner = fork();
+	ck_assert_int_ge(owner, 0);
+	if (!owner)
+		_exit(uirq_owner(o2a[1], a2o[0]));
+	other = fork();
+	ck_assert_int_ge(other, 0);
+	if (!other)
+		_exit(uirq_other(o2a[0], a2o[1]));
+	rc = child_status(other);
+	if (rc)
+		kill(owner, SIGKILL);
+	ck_assert_msg(rc == 0, "other: check %d failed", rc);
+	rc = child_status(owner);
+	ck_assert_msg(rc == 0, "owner: check %d failed", rc);
 	chmod(node, st.st_mode & 07777);
 }
 END_TEST
@@ -730,6 +858,7 @@ int main(void)
 	suite_add_tcase(s, mem);
 	tcase_add_test(users, free_racing_a_cs_being_built);
 	tcase_add_test(users, cs_timeout_reported_to_its_context_only);
+	tcase_add_test(users, user_interrupts_per_context);
 	suite_add_tcase(s, users);
 	tcase_add_test(iso, another_process_cannot_reach_my_memory);
 	tcase_add_test(iso, two_contexts_work_side_by_side);
