@@ -46,6 +46,7 @@ static irqreturn_t gaudisim_uirq_handler(int irq, void *arg)
 	atomic64_inc(&u->any.count);
 	if (l->group) {
 		WRITE_ONCE(l->group->last_ns, now);
+		/* As above: the slot's "any" waiters see the time with the count. */
 		smp_wmb();
 		atomic64_inc(&l->group->count);
 		wake_up_all(&l->group->wq);
