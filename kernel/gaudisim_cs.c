@@ -122,7 +122,7 @@ static void gaudisim_cs_tdr_work(struct work_struct *work)
 	if (gaudisim_cs_signal(cs, -ETIMEDOUT)) {
 		if (cs->seq) {
 			atomic64_inc(&gdev->cs_cnt.timed_out);
-			gaudisim_capture_cs_timeout(gdev, cs->seq);
+			gaudisim_capture_cs_timeout(gdev, cs->ctx->asid, cs->seq);
 		}
 		gaudisim_err_ratelimited(gdev, "CS %llu has not finished in %u seconds\n",
 					 cs->seq, cs->timeout_s);
@@ -593,18 +593,25 @@ static int gaudisim_cs_submit(struct gaudisim_ctx *ctx, u64 chunks, u32 num_chun
 	if (!drm_dev_enter(&gdev->drm, &idx))
 		return -ENODEV;
 
+	/*
+	 * Ownership is checked chunk by chunk while building: until the push
+	 * counts the jobs in flight, a FREE must wait for this CS too.
+	 */
+	atomic_inc(&ctx->cs_building);
 	rc = gaudisim_cs_build(ctx, chunks, num_chunks, flags, timeout_s, &cs);
 	if (rc)
-		goto out_exit;
+		goto out_built;
 
 	rc = gaudisim_cs_push(cs, user);
 	if (rc) {
 		gaudisim_cs_discard(cs);
-		goto out_exit;
+		goto out_built;
 	}
 	*out = cs;
 
-out_exit:
+out_built:
+	if (atomic_dec_and_test(&ctx->cs_building))
+		wake_up_all(&ctx->idle_wq);
 	drm_dev_exit(idx);
 	return rc;
 }
@@ -973,7 +980,7 @@ int gaudisim_wait_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *
 	int rc;
 
 	if (in.flags & GAUDISIM_WAIT_CS_FLAGS_INTERRUPT) {
-		rc = gaudisim_uirq_wait(gdev, &in,
+		rc = gaudisim_uirq_wait(gdev, ctx, &in,
 					in.interrupt_timeout_us ?
 					gaudisim_us_to_jiffies(in.interrupt_timeout_us) : 0,
 					&out);

@@ -66,8 +66,8 @@ MODULE_PARM_DESC(ctx_hbm_quota_mb,
 
 /*
  * What the context may use: everything in exclusive mode; in shared mode
- * its slot's slice of the user SOBs and monitors and its HBM quota (an
- * even share, or ctx_hbm_quota_mb if that is smaller).
+ * its slot's slice of the user SOBs, monitors and user interrupts and its
+ * HBM quota (an even share, or ctx_hbm_quota_mb if that is smaller).
  */
 static void gaudisim_ctx_set_limits(struct gaudisim_ctx *ctx, u32 slot)
 {
@@ -81,8 +81,12 @@ static void gaudisim_ctx_set_limits(struct gaudisim_ctx *ctx, u32 slot)
 		ctx->mon_first = GAUDISIM_SYNC_FIRST_USER_MON;
 		ctx->mon_end = GAUDISIM_SYNC_NUM_MONITORS;
 		ctx->hbm_quota = gaudisim_hbm_user_size(gdev);
+		ctx->uirq_first = GAUDISIM_MSIX_VEC_USER_FIRST;
+		ctx->uirq_count = GAUDISIM_MSIX_NUM_USER;
 		return;
 	}
+	ctx->uirq_count = GAUDISIM_MSIX_NUM_USER / gaudisim_max_contexts;
+	ctx->uirq_first = GAUDISIM_MSIX_VEC_USER_FIRST + slot * ctx->uirq_count;
 	ctx->sob_first = GAUDISIM_SYNC_FIRST_USER_SOB + slot * GAUDISIM_CTX_SOBS_PER_SLOT;
 	ctx->sob_end = ctx->sob_first + GAUDISIM_CTX_SOBS_PER_SLOT;
 	ctx->mon_first = GAUDISIM_CTX_MON_SHARED_FIRST + slot * GAUDISIM_CTX_MONS_PER_SLOT;
@@ -142,6 +146,7 @@ static struct gaudisim_ctx *gaudisim_ctx_create(struct gaudisim_device *gdev)
 	spin_lock_init(&ctx->cs_lock);
 	ctx->next_seq = 1;
 	atomic_set(&ctx->jobs_inflight, 0);
+	atomic_set(&ctx->cs_building, 0);
 	init_waitqueue_head(&ctx->idle_wq);
 	gaudisim_fdinfo_ctx_init(ctx);
 	init_waitqueue_head(&ctx->cs_done_wq);

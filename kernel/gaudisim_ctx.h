@@ -58,6 +58,8 @@ struct gaudisim_device;
  * @sob_first: first user SOB it may use; @sob_end: one past its last
  * @mon_first: first user monitor it may use; @mon_end: one past its last
  * @hbm_quota: HBM bytes it may allocate
+ * @uirq_first: its first user interrupt ID (an MSI-X vector)
+ * @uirq_count: how many user interrupts it has, from @uirq_first
  * @cbs: CB id -> struct gaudisim_cb (handle references); own lock
  * @cb_bytes: bytes of user CB memory the context holds
  * @cb_count: user CBs the context holds (handles, jobs or mappings)
@@ -77,7 +79,11 @@ struct gaudisim_device;
  * @restore_done: the first CS went through (restore chunks are skipped)
  * @iq_used: internal queues the context submitted to (under submit_lock)
  * @jobs_inflight: jobs submitted and not completed
- * @idle_wq: woken when @jobs_inflight drops to 0
+ * @cs_building: CSs between their first ownership check and their push
+ *	(their jobs then count in @jobs_inflight): a shared context's FREE
+ *	waits for them too, so no CS approved while the memory was the
+ *	context's runs after it went to another
+ * @idle_wq: woken when @jobs_inflight or @cs_building drops to 0
  * @drop: CSs of this context refused, per enum gaudisim_cs_drop
  * @in_release: postclose is tearing the context down
  * @notifier_node: in gdev->notifiers while the context is open
@@ -97,6 +103,7 @@ struct gaudisim_ctx {
 	u32 sob_first, sob_end;
 	u32 mon_first, mon_end;
 	u64 hbm_quota;
+	u32 uirq_first, uirq_count;
 
 	struct xarray cbs;
 	atomic64_t cb_bytes;
@@ -130,6 +137,7 @@ struct gaudisim_ctx {
 	DECLARE_BITMAP(iq_used, GAUDISIM_QUEUE_ID_SIZE);
 
 	atomic_t jobs_inflight;
+	atomic_t cs_building;
 	wait_queue_head_t idle_wq;
 
 	atomic64_t drop[GAUDISIM_DROP_COUNT];

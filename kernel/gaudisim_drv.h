@@ -172,9 +172,15 @@ struct gaudisim_device {
 	struct gaudisim_sigwait sigwait;
 	atomic_t hard_reset_cnt;
 
-	/* Protects @errors and @throttle_since_us; taken in process context. */
+	/*
+	 * Protects @errors, @ctx_errors and @throttle_since_us; taken in
+	 * process context. @errors is every error, for the control node;
+	 * @ctx_errors[asid] only those of the context holding that ASID
+	 * (cleared when a context takes it), for its compute file.
+	 */
 	spinlock_t err_lock;
 	struct gaudisim_captured_errors errors;
+	struct gaudisim_captured_errors ctx_errors[GAUDISIM_MMU_NUM_ASIDS];
 
 	/* Protects @notifiers and the notifier fields of their contexts. */
 	struct mutex notifier_lock;

@@ -32,6 +32,7 @@
 #include "gaudisim_eq.h"
 #include "gaudisim_hw.h"
 #include "gaudisim_notify.h"
+#include "gaudisim_queue.h"
 #include "gaudisim_reset.h"
 
 #define GAUDISIM_HB_PERIOD		(5 * HZ)
@@ -84,9 +85,30 @@ static u16 gaudisim_event_engine(u32 engine)
 }
 
 /*
- * Keep the last error of each kind for the INFO *_EVENT ops and tell the
- * open contexts: packet errors are habanalabs' undefined-opcode events,
- * bad addresses its razwi, MMU faults its page faults (and razwi).
+ * The ASID of the context an error event belongs to, 0 when unknown: an
+ * MMU fault names it; a failed CB of an external queue is looked up by
+ * its address among the queue's jobs; internal queues run with the one
+ * context's ASID (shared contexts may not use them).
+ */
+static u32 gaudisim_event_asid(struct gaudisim_device *gdev, u32 type, u32 queue, u64 addr,
+			       const struct gaudisim_eq_entry_le *e)
+{
+	u32 asid = 0;
+
+	if (type == GAUDISIM_EQ_EVENT_MMU_FAULT)
+		asid = le32_to_cpu(e->data[0]);
+	else if (queue < GAUDISIM_NUM_EXT_QUEUES && gdev->queues[queue].present)
+		asid = gaudisim_queue_cb_asid(&gdev->queues[queue], addr);
+	else if (queue < GAUDISIM_QUEUE_ID_SIZE)
+		asid = READ_ONCE(gdev->mmu.queue_asid);
+	return asid < GAUDISIM_MMU_NUM_ASIDS ? asid : 0;
+}
+
+/*
+ * Keep the last error of each kind for the INFO *_EVENT ops, device-wide
+ * and for the context it belongs to, and tell the open contexts: packet
+ * errors are habanalabs' undefined-opcode events, bad addresses its razwi,
+ * MMU faults its page faults (and razwi).
  */
 static void gaudisim_eq_capture(struct gaudisim_device *gdev, u32 type,
 				const struct gaudisim_eq_entry_le *e)
@@ -97,6 +119,11 @@ static void gaudisim_eq_capture(struct gaudisim_device *gdev, u32 type,
 	u64 addr = le64_to_cpu(e->addr);
 	s64 now = ktime_get_ns();
 	u64 events = 0;
+	u32 asid = 0;
+
+	if (type == GAUDISIM_EQ_EVENT_QMAN_ERR || type == GAUDISIM_EQ_EVENT_DMA_ERR ||
+	    type == GAUDISIM_EQ_EVENT_MMU_FAULT)
+		asid = gaudisim_event_asid(gdev, type, queue, addr, e);
 
 	spin_lock(&gdev->err_lock);
 	switch (type) {
@@ -142,6 +169,17 @@ static void gaudisim_eq_capture(struct gaudisim_device *gdev, u32 type,
 		break;
 	default:
 		break;
+	}
+	if (asid) {
+		struct gaudisim_captured_errors *mine = &gdev->ctx_errors[asid];
+
+		if (type == GAUDISIM_EQ_EVENT_QMAN_ERR) {
+			mine->undef_opcode = err->undef_opcode;
+		} else {
+			mine->razwi = err->razwi;
+			if (type == GAUDISIM_EQ_EVENT_MMU_FAULT)
+				mine->page_fault = err->page_fault;
+		}
 	}
 	spin_unlock(&gdev->err_lock);
 	if (events)

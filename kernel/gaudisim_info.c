@@ -509,11 +509,15 @@ static int gaudisim_info_hw_op(struct gaudisim_device *gdev, struct gaudisim_inf
 	}
 }
 
-/* The last captured error of an *_EVENT op; returns the struct's size. */
-static u32 gaudisim_info_captured(struct gaudisim_device *gdev, u32 op,
-				  union gaudisim_info_buf *buf)
+/*
+ * The last captured error of an *_EVENT op: the caller's own on a compute
+ * file, every context's on the control node. Returns the struct's size.
+ */
+static u32 gaudisim_info_captured(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
+				  u32 op, union gaudisim_info_buf *buf)
 {
-	struct gaudisim_captured_errors *err = &gdev->errors;
+	struct gaudisim_captured_errors *err = ctx ? &gdev->ctx_errors[ctx->asid] :
+						     &gdev->errors;
 	u32 size;
 
 	spin_lock(&gdev->err_lock);
@@ -547,6 +551,11 @@ static int gaudisim_info_sw_op(struct gaudisim_device *gdev, struct gaudisim_ctx
 	switch (args->op) {
 	case GAUDISIM_INFO_HW_IP_INFO:
 		gaudisim_info_hw_ip(gdev, &buf->hw_ip);
+		/* A context sharing the device gets its own user interrupts. */
+		if (ctx) {
+			buf->hw_ip.first_available_interrupt_id = ctx->uirq_first;
+			buf->hw_ip.number_of_user_interrupts = ctx->uirq_count;
+		}
 		*size = sizeof(buf->hw_ip);
 		return 0;
 	case GAUDISIM_INFO_HW_IP_EXT:
@@ -604,7 +613,7 @@ static int gaudisim_info_sw_op(struct gaudisim_device *gdev, struct gaudisim_ctx
 	case GAUDISIM_INFO_RAZWI_EVENT:
 	case GAUDISIM_INFO_UNDEFINED_OPCODE_EVENT:
 	case GAUDISIM_INFO_PAGE_FAULT_EVENT:
-		*size = gaudisim_info_captured(gdev, args->op, buf);
+		*size = gaudisim_info_captured(gdev, ctx, args->op, buf);
 		return 0;
 	case GAUDISIM_INFO_DEV_MEM_ALLOC_PAGE_SIZES:
 		buf->page_sizes.page_order_bitmask = GAUDISIM_DRAM_PAGE_SIZE;

@@ -447,7 +447,9 @@ static void gaudisim_hbm_release(struct gaudisim_ctx *ctx, struct gaudisim_hbm_a
 /*
  * FREE of a shared context: other contexts may get the memory next, so
  * the device zeroes it first, once the context's jobs (which may still
- * use it) are done. New CBs cannot name it meanwhile (@freeing).
+ * use it) are done, and the CSs it is building (whose chunks may have
+ * been approved while it was still the context's) are pushed and done.
+ * New CBs cannot name it meanwhile (@freeing).
  */
 static int gaudisim_hbm_free_shared(struct gaudisim_ctx *ctx, u64 handle,
 				    struct gaudisim_hbm_alloc *alloc)
@@ -458,8 +460,8 @@ static int gaudisim_hbm_free_shared(struct gaudisim_ctx *ctx, u64 handle,
 	alloc->freeing = true;
 	mutex_unlock(&ctx->mem_lock);
 
-	idle = wait_event_timeout(ctx->idle_wq, !atomic_read(&ctx->jobs_inflight),
-				  GAUDISIM_HBM_FREE_WAIT);
+	idle = wait_event_timeout(ctx->idle_wq, !atomic_read(&ctx->cs_building) &&
+				  !atomic_read(&ctx->jobs_inflight), GAUDISIM_HBM_FREE_WAIT);
 	if (idle)
 		gaudisim_ctx_scrub_range(ctx, alloc->node.start,
 					 alloc->node.start + alloc->node.size);

@@ -38,9 +38,15 @@ void gaudisim_notify(struct gaudisim_device *gdev, u64 events)
 	mutex_unlock(&gdev->notifier_lock);
 }
 
-/* Start collecting events for a context that just opened the device. */
+/*
+ * Start collecting events for a context that just opened the device; the
+ * errors captured for its ASID were a previous context's.
+ */
 void gaudisim_notifier_ctx_init(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx)
 {
+	spin_lock(&gdev->err_lock);
+	memset(&gdev->ctx_errors[ctx->asid], 0, sizeof(gdev->ctx_errors[ctx->asid]));
+	spin_unlock(&gdev->err_lock);
 	mutex_lock(&gdev->notifier_lock);
 	list_add_tail(&ctx->notifier_node, &gdev->notifiers);
 	mutex_unlock(&gdev->notifier_lock);
@@ -108,12 +114,17 @@ int gaudisim_notifier_get_events(struct gaudisim_device *gdev, struct gaudisim_c
 	return 0;
 }
 
-/* A CS timed out: remember it for CS_TIMEOUT_EVENT and tell the users. */
-void gaudisim_capture_cs_timeout(struct gaudisim_device *gdev, u64 seq)
+/*
+ * A CS of the context with @asid timed out: remember it for
+ * CS_TIMEOUT_EVENT, device-wide and for that context, and tell the users.
+ */
+void gaudisim_capture_cs_timeout(struct gaudisim_device *gdev, u32 asid, u64 seq)
 {
 	spin_lock(&gdev->err_lock);
 	gdev->errors.cs_timeout.timestamp = ktime_get_ns();
 	gdev->errors.cs_timeout.seq = seq;
+	if (asid < GAUDISIM_MMU_NUM_ASIDS)
+		gdev->ctx_errors[asid].cs_timeout = gdev->errors.cs_timeout;
 	spin_unlock(&gdev->err_lock);
 	gaudisim_notify(gdev, GAUDISIM_NOTIFIER_EVENT_CS_TIMEOUT);
 }

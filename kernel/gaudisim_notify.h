@@ -19,6 +19,6 @@ int gaudisim_notifier_unregister(struct gaudisim_device *gdev, struct gaudisim_c
 int gaudisim_notifier_get_events(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
 				 u64 *events);
 void gaudisim_notifier_ctx_fini(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx);
-void gaudisim_capture_cs_timeout(struct gaudisim_device *gdev, u64 seq);
+void gaudisim_capture_cs_timeout(struct gaudisim_device *gdev, u32 asid, u64 seq);
 
 #endif /* __GAUDISIM_NOTIFY_H__ */

@@ -219,6 +219,10 @@ static int gaudisim_parse_user_intr(struct gaudisim_parser *p,
 		gaudisim_parse_dbg(p, "MSG_LONG raises %u, not a user interrupt\n", id);
 		return -EINVAL;
 	}
+	if (id - p->ctx->uirq_first >= p->ctx->uirq_count) {
+		gaudisim_parse_dbg(p, "MSG_LONG raises user interrupt %u of another context\n", id);
+		return -EPERM;
+	}
 	return gaudisim_emit(p, pkt, sizeof(*pkt));
 }
 

@@ -15,6 +15,7 @@
 #include <hw/gaudisim_hw_sync.h>
 
 #include "gaudisim_cs.h"
+#include "gaudisim_ctx.h"
 #include "gaudisim_drv.h"
 #include "gaudisim_hw.h"
 #include "gaudisim_parser.h"
@@ -58,7 +59,9 @@ int gaudisim_queues_init(struct gaudisim_device *gdev)
 					    &q->cq_dma, GFP_KERNEL);
 		q->shadow = devm_kcalloc(dev, GAUDISIM_QUEUE_LEN, sizeof(*q->shadow),
 					 GFP_KERNEL);
-		if (!q->pq || !q->cq || !q->shadow)
+		q->slot_cb = devm_kcalloc(dev, GAUDISIM_QUEUE_LEN, sizeof(*q->slot_cb),
+					  GFP_KERNEL);
+		if (!q->pq || !q->cq || !q->shadow || !q->slot_cb)
 			return -ENOMEM;
 	}
 
@@ -186,6 +189,35 @@ void gaudisim_queue_snapshot(struct gaudisim_queue *q, u32 *pi, u32 *ci)
 	spin_unlock(&q->lock);
 }
 
+/**
+ * gaudisim_queue_cb_asid() - whose CB on @q holds device address @addr?
+ * @q: an external queue
+ * @addr: a CB address from an error event
+ *
+ * Looks from the newest slot back, so a kernel CB whose memory was reused
+ * is found as its latest job's.
+ *
+ * Return: the ASID of that job's context, 0 when no slot ran such a CB.
+ */
+u32 gaudisim_queue_cb_asid(struct gaudisim_queue *q, u64 addr)
+{
+	u32 n, slot, asid = 0;
+
+	spin_lock(&q->lock);
+	for (n = 1; n <= GAUDISIM_QUEUE_LEN; n++) {
+		const struct gaudisim_slot_cb *cb;
+
+		slot = gaudisim_queue_slot(q->pi - n);
+		cb = &q->slot_cb[slot];
+		if (cb->size && addr >= cb->addr && addr - cb->addr < cb->size) {
+			asid = cb->asid;
+			break;
+		}
+	}
+	spin_unlock(&q->lock);
+	return asid;
+}
+
 /* Whether jobs are in flight on @q; a snapshot for INFO. */
 bool gaudisim_queue_busy(struct gaudisim_queue *q)
 {
@@ -214,6 +246,9 @@ void gaudisim_queue_push(struct gaudisim_queue *q, struct gaudisim_job *job)
 				GAUDISIM_CQ_ENTRY_READY | GAUDISIM_CQ_ENTRY_SHADOW_VALID | slot,
 				q->id);
 	q->shadow[slot] = job;
+	q->slot_cb[slot].addr = job->kcb_dma + GAUDISIM_HOST_BASE;
+	q->slot_cb[slot].size = job->kcb_size;
+	q->slot_cb[slot].asid = job->cs->ctx->asid;
 
 	q->pq[slot].ctl = cpu_to_le32(slot | GAUDISIM_BD_CTL_COMPLETION_TAIL);
 	q->pq[slot].len = cpu_to_le32(job->kcb_size);

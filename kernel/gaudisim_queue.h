@@ -66,6 +66,9 @@ static_assert(offsetof(struct gaudisim_bd_le, ptr) == offsetof(struct gaudisim_b
  * @pi: next PQ slot to fill, modulo 2 * GAUDISIM_QUEUE_LEN
  * @ci: oldest slot whose job has not completed, same modulus
  * @shadow: GAUDISIM_QUEUE_LEN entries: job occupying each slot, NULL when free
+ * @slot_cb: GAUDISIM_QUEUE_LEN entries: the CB each slot ran last and its
+ *	context's ASID, kept after the job completes so that an error event
+ *	handled later still finds whose CB failed
  */
 struct gaudisim_queue {
 	struct gaudisim_device *gdev;
@@ -92,6 +95,11 @@ struct gaudisim_queue {
 	u32 pi;
 	u32 ci;
 	struct gaudisim_job **shadow;
+	struct gaudisim_slot_cb {
+		u64 addr;
+		u32 size;
+		u32 asid;
+	} *slot_cb;
 };
 
 /*
@@ -131,6 +139,7 @@ int gaudisim_queues_init(struct gaudisim_device *gdev);
 void gaudisim_queues_hw_init(struct gaudisim_device *gdev);
 u32 gaudisim_queue_free_slots(struct gaudisim_queue *q);
 bool gaudisim_queue_busy(struct gaudisim_queue *q);
+u32 gaudisim_queue_cb_asid(struct gaudisim_queue *q, u64 addr);
 void gaudisim_queue_snapshot(struct gaudisim_queue *q, u32 *pi, u32 *ci);
 void gaudisim_queue_push(struct gaudisim_queue *q, struct gaudisim_job *job);
 void gaudisim_queue_ring_doorbell(struct gaudisim_queue *q);

@@ -7,9 +7,17 @@
  *    jobs complete, and every internal queue it submitted to has fetched
  *    its whole PQ with all streams idle and the engine not busy; whatever
  *    is still running after the grace period is ended by a hard reset;
- *  - the user ranges of the sync manager are cleared (sync objects to 0,
- *    monitors disarmed, payloads emptied), so nothing armed by this user
- *    fires into the next one;
+ *  - the sync manager is cleared (sync objects to 0, monitors disarmed,
+ *    payloads emptied), so nothing armed by this user fires into the next
+ *    one: a context that had the device to itself may have reached every
+ *    SOB and monitor from its internal CBs, so all of them are cleared; a
+ *    shared context only its own slice;
+ *  - a context that had the device to itself leaves no engine state
+ *    behind either: every engine is soft-reset (QMAN message bases,
+ *    fences, PQ registers, completion-message registers, MME and TPC
+ *    configuration, NIC transfer descriptors) and programmed again as at
+ *    probe. A shared context was refused the internal queues, and its
+ *    external CBs are parsed: it can reach no engine register;
  *  - every HBM byte the context ever allocated is zeroed by the device: a
  *    LIN_DMA memset job the driver builds and runs on an external queue,
  *    not a loop over the HBM BAR.
@@ -26,10 +34,12 @@
 #include <hw/gaudisim_hw_sync.h>
 
 #include "gaudisim_cs.h"
+#include "gaudisim_cs_sigwait.h"
 #include "gaudisim_ctx.h"
 #include "gaudisim_drv.h"
 #include "gaudisim_hw.h"
 #include "gaudisim_mem.h"
+#include "gaudisim_nic.h"
 #include "gaudisim_queue.h"
 #include "gaudisim_release.h"
 #include "gaudisim_reset.h"
@@ -79,37 +89,104 @@ static bool gaudisim_ctx_wait_iqueues(struct gaudisim_ctx *ctx, unsigned long de
 	return true;
 }
 
-/*
- * Clear what the context's CBs may have left in the sync manager: its
- * slice of the user SOBs and monitors (all of them unless it shared the
- * device).
- */
-static void gaudisim_sync_clear_user(struct gaudisim_ctx *ctx)
+/* Disarm monitors [first, end) and empty their payloads. */
+static void gaudisim_sync_clear_mons(struct gaudisim_device *gdev, u32 first, u32 end)
 {
-	struct gaudisim_device *gdev = ctx->gdev;
 	u32 n;
 
-	for (n = ctx->mon_first; n < ctx->mon_end; n++) {
-		if (n >= GAUDISIM_SYNC_RESERVED_MON_FIRST &&
-		    n <= GAUDISIM_SYNC_RESERVED_MON_LAST)
-			continue;
+	for (n = first; n < end; n++) {
 		/* Disarm first: nothing may fire while the payload changes. */
 		gaudisim_wreg(gdev, GAUDISIM_BLOCK_SYNC_MNGR + GAUDISIM_SYNC_MON_STATUS(n), 0);
 		gaudisim_wreg(gdev, GAUDISIM_BLOCK_SYNC_MNGR + GAUDISIM_SYNC_MON_PAY_ADDRL(n), 0);
 		gaudisim_wreg(gdev, GAUDISIM_BLOCK_SYNC_MNGR + GAUDISIM_SYNC_MON_PAY_ADDRH(n), 0);
 		gaudisim_wreg(gdev, GAUDISIM_BLOCK_SYNC_MNGR + GAUDISIM_SYNC_MON_PAY_DATA(n), 0);
 	}
-	for (n = ctx->sob_first; n < ctx->sob_end; n++)
+}
+
+/* Set SOBs [first, end) to 0, after the monitors that watch them are gone. */
+static void gaudisim_sync_clear_sobs(struct gaudisim_device *gdev, u32 first, u32 end)
+{
+	u32 n;
+
+	for (n = first; n < end; n++)
 		gaudisim_wreg(gdev, GAUDISIM_BLOCK_SYNC_MNGR + GAUDISIM_SYNC_SOB_OBJ(n),
 			      GAUDISIM_SYNC_SOB_SET(0));
+}
+
+/* Was any external queue still running a job (a driver job of no context)? */
+static bool gaudisim_ext_queues_busy(struct gaudisim_device *gdev)
+{
+	u32 i;
+
+	for (i = 0; i < GAUDISIM_NUM_EXT_QUEUES; i++)
+		if (gdev->queues[i].present && gaudisim_queue_busy(&gdev->queues[i]))
+			return true;
+	return false;
+}
+
+/*
+ * After the last user of a device it did not share: every monitor and
+ * SOB, the driver's sync streams included (internal CBs reach them all;
+ * the SIGNAL/WAIT counts start again), then every engine with a queue is
+ * soft-reset and its queues and NIC receive side programmed as at probe.
+ * Under submit_lock with every queue idle, so no job sees it happen.
+ */
+static void gaudisim_device_clean(struct gaudisim_device *gdev)
+{
+	DECLARE_BITMAP(engines, GAUDISIM_ENGINE_COUNT) = {};
+	u32 q, e;
+
+	lockdep_assert_held(&gdev->submit_lock);
+
+	gaudisim_sync_clear_mons(gdev, 0, GAUDISIM_SYNC_NUM_MONITORS);
+	gaudisim_sync_clear_sobs(gdev, 0, GAUDISIM_SYNC_NUM_SOBS);
+	gaudisim_sigwait_hw_reset(gdev);
+
+	for (q = 0; q < GAUDISIM_NUM_EXT_QUEUES; q++)
+		if (gdev->queues[q].present)
+			__set_bit(gdev->queues[q].engine, engines);
+	for (q = GAUDISIM_NUM_EXT_QUEUES; q < GAUDISIM_QUEUE_ID_SIZE; q++)
+		if (gdev->iqueues[q].present)
+			__set_bit(gdev->iqueues[q].engine, engines);
+	for_each_set_bit(e, engines, GAUDISIM_ENGINE_COUNT)
+		gaudisim_wreg(gdev, GAUDISIM_ENGINE_BLOCK(e) + GAUDISIM_ENG_SOFT_RESET,
+			      GAUDISIM_ENG_SOFT_RESET_GO);
+	gaudisim_queues_hw_init(gdev);
+	gaudisim_nic_hw_init(gdev);
+}
+
+/*
+ * Clear what the context's CBs may have left on the device: everything
+ * (gaudisim_device_clean()) unless it shared the device, else its slice
+ * of the user SOBs and monitors. False when a driver job still runs and
+ * the device must be reset instead.
+ */
+static bool gaudisim_ctx_clear_device(struct gaudisim_ctx *ctx)
+{
+	struct gaudisim_device *gdev = ctx->gdev;
+	bool done = true;
+
+	if (ctx->shared) {
+		/* The reserved monitors are out of every shared slice. */
+		gaudisim_sync_clear_mons(gdev, ctx->mon_first, ctx->mon_end);
+		gaudisim_sync_clear_sobs(gdev, ctx->sob_first, ctx->sob_end);
+		return true;
+	}
+	mutex_lock(&gdev->submit_lock);
+	if (gaudisim_ext_queues_busy(gdev))
+		done = false;
+	else
+		gaudisim_device_clean(gdev);
+	mutex_unlock(&gdev->submit_lock);
+	return done;
 }
 
 /**
  * gaudisim_ctx_release_engines() - make the device stop working for @ctx
  * @ctx: the closing context
  *
- * Waits for its work, resets the device if some of it is still running,
- * then clears the user sync-manager state.
+ * Waits for its work, then clears what it left on the device; resets the
+ * device instead if some work is still running.
  */
 void gaudisim_ctx_release_engines(struct gaudisim_ctx *ctx)
 {
@@ -123,9 +200,8 @@ void gaudisim_ctx_release_engines(struct gaudisim_ctx *ctx)
 	/* After removal the device was already stopped and every job aborted. */
 	if (!drm_dev_enter(&gdev->drm, &idx))
 		return;
-	if (!idle || !gaudisim_ctx_wait_iqueues(ctx, deadline))
+	if (!idle || !gaudisim_ctx_wait_iqueues(ctx, deadline) || !gaudisim_ctx_clear_device(ctx))
 		gaudisim_device_hard_reset(gdev, "compute context closed with work in flight");
-	gaudisim_sync_clear_user(ctx);
 	drm_dev_exit(idx);
 }
 

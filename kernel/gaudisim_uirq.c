@@ -12,6 +12,10 @@
  *
  * A device reset aborts every wait with -EIO and status ABORTED, as
  * habanalabs does: the work that was to raise the interrupt is gone.
+ *
+ * On a shared device each context slot has its own interrupts (an even
+ * split, gaudisim_ctx.c): a context waits only on its own, and its "any"
+ * wait only counts its own.
  */
 
 #include <linux/bitfield.h>
@@ -20,6 +24,7 @@
 #include <linux/pci.h>
 #include <linux/uaccess.h>
 
+#include "gaudisim_ctx.h"
 #include "gaudisim_drv.h"
 #include "gaudisim_uirq.h"
 
@@ -39,6 +44,13 @@ static irqreturn_t gaudisim_uirq_handler(int irq, void *arg)
 	smp_wmb();
 	atomic64_inc(&l->count);
 	atomic64_inc(&u->any.count);
+	if (l->group) {
+		WRITE_ONCE(l->group->last_ns, now);
+		/* As above: the slot's "any" waiters see the time with the count. */
+		smp_wmb();
+		atomic64_inc(&l->group->count);
+		wake_up_all(&l->group->wq);
+	}
 	wake_up_all(&l->wq);
 	wake_up_all(&u->any.wq);
 	return IRQ_HANDLED;
@@ -65,12 +77,17 @@ int gaudisim_uirq_init(struct gaudisim_device *gdev)
 
 	atomic_set(&u->reset_gen, 0);
 	gaudisim_uirq_line_init(u, &u->any);
+	for (i = 0; i < GAUDISIM_MSIX_NUM_USER; i++)
+		gaudisim_uirq_line_init(u, &u->slot_any[i]);
 	for (i = 0; i < GAUDISIM_MSIX_NUM_USER; i++) {
 		struct gaudisim_uirq_line *l = &u->line[i];
 		u32 vec = GAUDISIM_MSIX_VEC_USER_FIRST + i;
+		u32 per = GAUDISIM_MSIX_NUM_USER / gaudisim_max_contexts;
 		int irq;
 
 		gaudisim_uirq_line_init(u, l);
+		if (gaudisim_max_contexts > 1 && i / per < gaudisim_max_contexts)
+			l->group = &u->slot_any[i / per];
 		irq = pci_irq_vector(gdev->pdev, vec);
 		if (irq < 0) {
 			rc = irq;
@@ -115,14 +132,20 @@ void gaudisim_uirq_reset(struct gaudisim_device *gdev)
 	atomic_inc(&u->reset_gen);
 	/* Pairs with the waiter's barrier before it reads @reset_gen. */
 	smp_mb__after_atomic();
-	for (i = 0; i < GAUDISIM_MSIX_NUM_USER; i++)
+	for (i = 0; i < GAUDISIM_MSIX_NUM_USER; i++) {
 		wake_up_all(&u->line[i].wq);
+		wake_up_all(&u->slot_any[i].wq);
+	}
 	wake_up_all(&u->any.wq);
 }
 
-/* The line of a WAIT_CS INTERRUPT's flags, or NULL for a bad request. */
+/*
+ * The line of a WAIT_CS INTERRUPT's flags, or NULL for a bad request or
+ * another context's interrupt.
+ */
 static struct gaudisim_uirq_line *
-gaudisim_uirq_line_of(struct gaudisim_device *gdev, const struct gaudisim_wait_cs_in *in)
+gaudisim_uirq_line_of(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
+		      const struct gaudisim_wait_cs_in *in)
 {
 	u32 id = FIELD_GET(GAUDISIM_WAIT_CS_FLAGS_INTERRUPT_MASK, in->flags);
 	u32 other = in->flags & ~(GAUDISIM_WAIT_CS_FLAGS_INTERRUPT |
@@ -139,19 +162,18 @@ gaudisim_uirq_line_of(struct gaudisim_device *gdev, const struct gaudisim_wait_c
 		return NULL;
 	}
 	if (id == GAUDISIM_UIRQ_ID_ANY)
-		return &gdev->uirq.any;
-	if (id >= GAUDISIM_MSIX_VEC_USER_FIRST &&
-	    id < GAUDISIM_MSIX_VEC_USER_FIRST + GAUDISIM_MSIX_NUM_USER)
+		return ctx->shared ? &gdev->uirq.slot_any[ctx->slot] : &gdev->uirq.any;
+	if (id - ctx->uirq_first < ctx->uirq_count)
 		return &gdev->uirq.line[id - GAUDISIM_MSIX_VEC_USER_FIRST];
-	gaudisim_dbg(gdev, "invalid interrupt ID %u: user interrupts are %u..%u or ANY\n",
-		     id, GAUDISIM_MSIX_VEC_USER_FIRST,
-		     GAUDISIM_MSIX_VEC_USER_FIRST + GAUDISIM_MSIX_NUM_USER - 1);
+	gaudisim_dbg(gdev, "invalid interrupt ID %u: this context's are %u..%u or ANY\n",
+		     id, ctx->uirq_first, ctx->uirq_first + ctx->uirq_count - 1);
 	return NULL;
 }
 
 /**
  * gaudisim_uirq_wait() - WAIT_CS with the INTERRUPT flag
  * @gdev: the device
+ * @ctx: the waiting context
  * @in: the request (addr, target, flags with the interrupt ID)
  * @timeout: jiffies to wait at most; 0 checks the value once
  * @out: status COMPLETED (with the time of the interrupt that ended the
@@ -160,8 +182,9 @@ gaudisim_uirq_line_of(struct gaudisim_device *gdev, const struct gaudisim_wait_c
  * Return: 0; -EINVAL for a bad request, -EFAULT when @in->addr cannot be
  * read, -EINTR on a signal, -EIO (status ABORTED) after a device reset.
  */
-int gaudisim_uirq_wait(struct gaudisim_device *gdev, const struct gaudisim_wait_cs_in *in,
-		       unsigned long timeout, struct gaudisim_wait_cs_out *out)
+int gaudisim_uirq_wait(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,
+		       const struct gaudisim_wait_cs_in *in, unsigned long timeout,
+		       struct gaudisim_wait_cs_out *out)
 {
 	u64 __user *uaddr = u64_to_user_ptr(in->addr);
 	struct gaudisim_uirq *u = &gdev->uirq;
@@ -171,7 +194,7 @@ int gaudisim_uirq_wait(struct gaudisim_device *gdev, const struct gaudisim_wait_
 	long left = timeout;
 	int gen;
 
-	l = gaudisim_uirq_line_of(gdev, in);
+	l = gaudisim_uirq_line_of(gdev, ctx, in);
 	if (!l)
 		return -EINVAL;
 

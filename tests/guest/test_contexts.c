@@ -7,14 +7,22 @@
  * read or write another's memory: a process's CSs that name another's
  * host VA, HBM, sync objects or monitors are refused, and the victim's
  * data stays intact; both keep working. HBM a context frees reaches the
- * next one zeroed.
+ * next one zeroed, also when the FREE races a CS of the freeing context
+ * that is still being built (run as two unprivileged users). A CS timeout
+ * is reported to the context whose CS it was, not to the others; each
+ * context has user interrupts of its own, and may neither raise nor wait
+ * on another's.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -262,6 +270,376 @@ START_TEST(free_while_jobs_run_is_ebusy)
 }
 END_TEST
 
+/*
+ * FREE racing a CS that is being built. The attacker (uid 65534) submits
+ * a CS whose first chunk copies its HBM allocation X to its host buffer
+ * and whose other chunks are long runs of NOPs, so that the driver is
+ * still checking chunks when another thread frees X. The victim (uid
+ * 65533) takes X as soon as the FREE returns and writes its secret
+ * there. The copy must read the attacker's own data: the FREE waits for
+ * the CS (retrying while it answers EBUSY), the victim's secret is never
+ * read.
+ */
+#define RACE_SIZE	(2 * MiB)
+#define RACE_NOP_CB	(2 * MiB - 4096)
+#define RACE_NOP_CHUNKS	48
+#define RACE_MINE	0xaa
+#define RACE_SECRET	0x5e
+#define RACE_FREE_DELAY_MS 20
+#define ATTACKER_UID	65534
+#define VICTIM_UID	65533
+
+static void become(uid_t id)
+{
+	ck_assert_int_eq(setgroups(0, NULL), 0);
+	ck_assert_int_eq(setresgid(id, id, id), 0);
+	ck_assert_int_eq(setresuid(id, id, id), 0);
+}
+
+struct race_free {
+	int fd, go, to_victim;
+	struct hbm_buf *x;
+};
+
+/* The attacker's second thread: FREE X shortly after the submission began. */
+static void *race_free_thread(void *arg)
+{
+	struct race_free *r = arg;
+	uint64_t addr = 0;
+	char c;
+	int rc, i;
+
+	if (read(r->go, &c, 1) != 1)
+		return NULL;
+	sleep_ms(RACE_FREE_DELAY_MS);
+	for (i = 0; i < 60; i++) {
+		rc = hlthunk_device_memory_free(r->fd, r->x->handle);
+		if (rc != -EBUSY)
+			break;
+	}
+	if (!rc)
+		addr = r->x->addr;
+	if (write(r->to_victim, &addr, sizeof(addr)) != sizeof(addr))
+		return NULL;
+	return NULL;
+}
+
+/* The attacker; 0 when its copy read its own data only. */
+static int race_attacker(int to_victim)
+{
+	static struct gaudisim_cs_chunk chunks[1 + RACE_NOP_CHUNKS];
+	struct test_cb copy, nops;
+	struct race_free r;
+	struct host_buf h;
+	struct hbm_buf x;
+	pthread_t t;
+	uint64_t seq;
+	int go[2], rc, i;
+
+	become(ATTACKER_UID);
+	dev_fd = open_compute_ok();
+	hbm_alloc_ok(dev_fd, &x, RACE_SIZE);
+	memset_ok(dev_fd, x.addr, RACE_MINE, RACE_SIZE, QUEUE_H2D);
+	host_buf_map_ok(dev_fd, &h, SECRET_SIZE);
+	memset(h.ptr, 0, SECRET_SIZE);
+	cb_create_ok(dev_fd, &copy, 4096);
+	ck_assert_int_eq(hlthunk_cbw_lin_dma(&copy.w, x.addr, h.va, SECRET_SIZE, 0, 0), 0);
+	cb_create_ok(dev_fd, &nops, RACE_NOP_CB);
+	while (nops.w.used < RACE_NOP_CB)
+		ck_assert_int_eq(hlthunk_cbw_nop(&nops.w, 0), 0);
+	chunks[0] = make_chunk(copy.handle, QUEUE_D2H, copy.w.used);
+	for (i = 1; i <= RACE_NOP_CHUNKS; i++)
+		chunks[i] = make_chunk(nops.handle, QUEUE_H2D, nops.w.used);
+
+	ck_assert_int_eq(pipe(go), 0);
+	r = (struct race_free){ .fd = dev_fd, .go = go[0], .to_victim = to_victim, .x = &x };
+	ck_assert_int_eq(pthread_create(&t, NULL, race_free_thread, &r), 0);
+	ck_assert_int_eq(write(go[1], "g", 1), 1);
+	rc = submit_chunks(chunks, 1 + RACE_NOP_CHUNKS, 60, &seq);
+	ck_assert_int_eq(rc, 0);
+	wait_completed_ok(dev_fd, seq, WAIT_US_DMA);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+
+	if (memchr(h.ptr, RACE_SECRET, SECRET_SIZE))
+		return 1;	/* the victim's secret was read */
+	if (first_byte_not(h.ptr, SECRET_SIZE, RACE_MINE) != -1)
+		return 2;	/* the copy did not read X as it was when approved */
+	return 0;
+}
+
+/* The victim: takes X once freed, writes its secret, holds it until told. */
+static int race_victim(int from_attacker, int hold)
+{
+	struct hbm_buf x;
+	uint64_t addr;
+	char c;
+
+	become(VICTIM_UID);
+	dev_fd = open_compute_ok();
+	if (read(from_attacker, &addr, sizeof(addr)) != sizeof(addr) || !addr)
+		return 3;	/* the attacker's FREE never went through */
+	hbm_alloc_ok(dev_fd, &x, RACE_SIZE);
+	if (x.addr != addr)
+		return 4;	/* not the freed place: the test proves nothing */
+	memset_ok(dev_fd, x.addr, RACE_SECRET, RACE_SIZE, QUEUE_H2D);
+	if (read(hold, &c, 1) != 1)
+		return 5;
+	hlthunk_close(dev_fd);
+	return 0;
+}
+
+/* A memset on fd completes. */
+static void device_works_ok_on(int fd)
+{
+	struct hbm_buf b;
+
+	hbm_alloc_ok(fd, &b, 2 * MiB);
+	memset_ok(fd, b.addr, 0x42, 4096, QUEUE_H2D);
+	hbm_free_ok(fd, &b);
+}
+
+static int child_status(pid_t pid)
+{
+	int status;
+
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+START_TEST(free_racing_a_cs_being_built)
+{
+	char node[64];
+	int a2v[2], hold[2], rc;
+	pid_t attacker, victim;
+	struct stat st;
+
+	snprintf(node, sizeof(node), "/dev/accel/accel%d", test_device_index());
+	ck_assert_int_eq(stat(node, &st), 0);
+	ck_assert_int_eq(chmod(node, 0666), 0);
+	ck_assert_int_eq(pipe(a2v), 0);
+	ck_assert_int_eq(pipe(hold), 0);
+	fflush(NULL);
+	victim = fork();
+	ck_assert_int_ge(victim, 0);
+	if (!victim)
+		_exit(race_victim(a2v[0], hold[0]));
+	attacker = fork();
+	ck_assert_int_ge(attacker, 0);
+	if (!attacker)
+		_exit(race_attacker(a2v[1]));
+	rc = child_status(attacker);
+	ck_assert_int_eq(write(hold[1], "h", 1), 1);
+	ck_assert_msg(rc == 0, "attacker: check %d failed (1: it read the victim's secret)", rc);
+	ck_assert_int_eq(child_status(victim), 0);
+	chmod(node, st.st_mode & 07777);
+}
+END_TEST
+
+/*
+ * A CS timeout is reported to its own context only: the attacker (uid
+ * 65534) lets a CS hang on a fence until its 1 s timeout and finds it in
+ * CS_TIMEOUT_EVENT; the victim (uid 65533), open meanwhile, finds none.
+ */
+static int timeout_owner(int to_victim)
+{
+	struct hlthunk_reset_count_info before, now;
+	struct gaudisim_info_cs_timeout_event ev;
+	struct gaudisim_cs_chunk chunk;
+	struct test_cb hang;
+	uint32_t status;
+	uint64_t seq;
+	int rc, i;
+
+	become(ATTACKER_UID);
+	dev_fd = open_compute_ok();
+	ck_assert_int_eq(hlthunk_get_reset_count_info(dev_fd, &before), 0);
+	cb_create_ok(dev_fd, &hang, 4096);
+	ck_assert_int_eq(hlthunk_cbw_fence(&hang.w, 0, 1, 1, 0), 0);
+	chunk = make_chunk(hang.handle, QUEUE_H2D, hang.w.used);
+	ck_assert_int_eq(submit_chunks(&chunk, 1, 1, &seq), 0);
+	rc = hlthunk_wait_for_cs(dev_fd, seq, WAIT_US_SHORT, &status);
+	ck_assert_msg(rc == -ETIMEDOUT, "hung CS: rc %d status %u", rc, status);
+	memset(&ev, 0, sizeof(ev));
+	ck_assert_int_eq(hlthunk_get_event_record(dev_fd, HLTHUNK_CS_TIMEOUT, &ev), 0);
+	if (!ev.timestamp || ev.seq != seq)
+		return 1;	/* its own timeout is not reported to it */
+	/* The timeout resets the device: let that end before the other works. */
+	for (i = 0; i < 300; i++) {
+		ck_assert_int_eq(hlthunk_get_reset_count_info(dev_fd, &now), 0);
+		if (now.hard_reset_count > before.hard_reset_count)
+			break;
+		sleep_ms(100);
+	}
+	wait_operational_ok(dev_fd);
+	if (write(to_victim, "t", 1) != 1)
+		return 2;
+	hlthunk_close(dev_fd);
+	return 0;
+}
+
+static int timeout_bystander(int from_owner)
+{
+	struct gaudisim_info_cs_timeout_event ev;
+	char c;
+
+	become(VICTIM_UID);
+	dev_fd = open_compute_ok();
+	if (read(from_owner, &c, 1) != 1)
+		return 3;
+	memset(&ev, 0xff, sizeof(ev));
+	ck_assert_int_eq(hlthunk_get_event_record(dev_fd, HLTHUNK_CS_TIMEOUT, &ev), 0);
+	if (ev.timestamp || ev.seq)
+		return 4;	/* another context's timeout was shown to it */
+	wait_operational_ok(dev_fd);
+	device_works_ok_on(dev_fd);
+	hlthunk_close(dev_fd);
+	return 0;
+}
+
+START_TEST(cs_timeout_reported_to_its_context_only)
+{
+	char node[64];
+	int pipefd[2], rc;
+	pid_t owner, bystander;
+	struct stat st;
+
+	snprintf(node, sizeof(node), "/dev/accel/accel%d", test_device_index());
+	ck_assert_int_eq(stat(node, &st), 0);
+	ck_assert_int_eq(chmod(node, 0666), 0);
+	ck_assert_int_eq(pipe(pipefd), 0);
+	fflush(NULL);
+	bystander = fork();
+	ck_assert_int_ge(bystander, 0);
+	if (!bystander)
+		_exit(timeout_bystander(pipefd[0]));
+	owner = fork();
+	ck_assert_int_ge(owner, 0);
+	if (!owner)
+		_exit(timeout_owner(pipefd[1]));
+	rc = child_status(owner);
+	ck_assert_msg(rc == 0, "owner: check %d failed", rc);
+	rc = child_status(bystander);
+	ck_assert_msg(rc == 0, "bystander: check %d failed (4: it saw the other's timeout)", rc);
+	chmod(node, st.st_mode & 07777);
+}
+END_TEST
+
+/* The user interrupts HW_IP_INFO gives fd's context. */
+static void uirq_range_ok(int fd, uint32_t *first, uint32_t *count)
+{
+	struct hlthunk_hw_ip_info hw;
+
+	hw_ip_ok(fd, &hw);
+	*first = hw.first_available_interrupt_id;
+	*count = hw.number_of_user_interrupts;
+	ck_assert_uint_ge(*first, GAUDISIM_MSIX_VEC_USER_FIRST);
+	ck_assert_uint_le(*first + *count, GAUDISIM_MSIX_VEC_USER_FIRST + GAUDISIM_MSIX_NUM_USER);
+	ck_assert_uint_eq(*count, GAUDISIM_MSIX_NUM_USER / MAX_CONTEXTS);
+}
+
+/* Submit a CB that sets *counter (a host VA) to 1 and raises id; the rc. */
+static int raise_uirq(int fd, uint64_t counter_va, uint32_t id)
+{
+	struct test_cb cb;
+	int rc;
+
+	cb_create_ok(fd, &cb, 4096);
+	ck_assert_int_eq(hlthunk_cbw_msg_long(&cb.w, counter_va, 1, 0), 0);
+	ck_assert_int_eq(hlthunk_cbw_user_interrupt(&cb.w, id), 0);
+	rc = submit_cb(fd, &cb, QUEUE_H2D, WAIT_US_SHORT);
+	cb_destroy_ok(fd, &cb);
+	return rc;
+}
+
+/* The owner (uid 65533): its interrupts work, their IDs go to the other. */
+static int uirq_owner(int to_other, int from_other)
+{
+	uint32_t first, count, status = ~0u;
+	struct host_buf counter;
+	char c;
+
+	become(VICTIM_UID);
+	dev_fd = open_compute_ok();
+	uirq_range_ok(dev_fd, &first, &count);
+	if (write(to_other, &first, sizeof(first)) != sizeof(first) ||
+	    read(from_other, &c, 1) != 1)
+		return 1;
+	host_buf_map_ok(dev_fd, &counter, 4096);
+	memset(counter.ptr, 0, 8);
+	if (raise_uirq(dev_fd, counter.va, first + count - 1))
+		return 2;
+	if (hlthunk_wait_for_interrupt(dev_fd, counter.ptr, 1, first + count - 1, WAIT_US_SHORT,
+				       &status) || status != GAUDISIM_WAIT_CS_STATUS_COMPLETED)
+		return 3;
+	if (hlthunk_wait_for_interrupt(dev_fd, counter.ptr, 1, UINT32_MAX, 0, &status) ||
+	    status != GAUDISIM_WAIT_CS_STATUS_COMPLETED)
+		return 4;
+	host_buf_release(dev_fd, &counter);
+	hlthunk_close(dev_fd);
+	return 0;
+}
+
+/* The other (uid 65534): disjoint IDs; the owner's it may not raise or wait on. */
+static int uirq_other(int from_owner, int to_owner)
+{
+	uint32_t first, count, theirs, status;
+	struct host_buf counter;
+
+	become(ATTACKER_UID);
+	dev_fd = open_compute_ok();
+	uirq_range_ok(dev_fd, &first, &count);
+	if (read(from_owner, &theirs, sizeof(theirs)) != sizeof(theirs))
+		return 10;
+	if (theirs < first + count && first < theirs + count)
+		return 11;	/* the two contexts' interrupts overlap */
+	host_buf_map_ok(dev_fd, &counter, 4096);
+	memset(counter.ptr, 0, 8);
+	if (raise_uirq(dev_fd, counter.va, theirs) != -EPERM)
+		return 12;	/* it raised the other's interrupt */
+	if (hlthunk_wait_for_interrupt(dev_fd, counter.ptr, 1, theirs, 0, &status) != -EINVAL)
+		return 13;	/* it could wait on the other's interrupt */
+	if (raise_uirq(dev_fd, counter.va, first) ||
+	    hlthunk_wait_for_interrupt(dev_fd, counter.ptr, 1, first, WAIT_US_SHORT, &status) ||
+	    status != GAUDISIM_WAIT_CS_STATUS_COMPLETED)
+		return 14;	/* its own do not work */
+	if (write(to_owner, "d", 1) != 1)
+		return 15;
+	host_buf_release(dev_fd, &counter);
+	hlthunk_close(dev_fd);
+	return 0;
+}
+
+START_TEST(user_interrupts_per_context)
+{
+	char node[64];
+	int o2a[2], a2o[2], rc;
+	pid_t owner, other;
+	struct stat st;
+
+	snprintf(node, sizeof(node), "/dev/accel/accel%d", test_device_index());
+	ck_assert_int_eq(stat(node, &st), 0);
+	ck_assert_int_eq(chmod(node, 0666), 0);
+	ck_assert_int_eq(pipe(o2a), 0);
+	ck_assert_int_eq(pipe(a2o), 0);
+	fflush(NULL);
+	owner = fork();
+	ck_assert_int_ge(owner, 0);
+	if (!owner)
+		_exit(uirq_owner(o2a[1], a2o[0]));
+	other = fork();
+	ck_assert_int_ge(other, 0);
+	if (!other)
+		_exit(uirq_other(o2a[0], a2o[1]));
+	rc = child_status(other);
+	if (rc)
+		kill(owner, SIGKILL);
+	ck_assert_msg(rc == 0, "other: check %d failed", rc);
+	rc = child_status(owner);
+	ck_assert_msg(rc == 0, "owner: check %d failed", rc);
+	chmod(node, st.st_mode & 07777);
+}
+END_TEST
+
 /* ---- Isolation ---------------------------------------------------------------- */
 
 /*
@@ -455,6 +833,8 @@ int main(void)
 	TCase *open_tc = compute_tcase("open", TCASE_TIMEOUT_SHORT);
 	TCase *mem = compute_tcase("memory", TCASE_TIMEOUT_DMA);
 	TCase *iso = compute_tcase("isolation", TCASE_TIMEOUT_DMA);
+	/* Its tests open the device themselves, as two unprivileged users. */
+	TCase *users = fixture_tcase("users", NULL, NULL, TCASE_TIMEOUT_DMA);
 	bool reloaded = false;
 	int rc;
 
@@ -476,6 +856,10 @@ int main(void)
 	tcase_add_test(mem, freed_hbm_reaches_the_next_context_zeroed);
 	tcase_add_test(mem, free_while_jobs_run_is_ebusy);
 	suite_add_tcase(s, mem);
+	tcase_add_test(users, free_racing_a_cs_being_built);
+	tcase_add_test(users, cs_timeout_reported_to_its_context_only);
+	tcase_add_test(users, user_interrupts_per_context);
+	suite_add_tcase(s, users);
 	tcase_add_test(iso, another_process_cannot_reach_my_memory);
 	tcase_add_test(iso, two_contexts_work_side_by_side);
 	tcase_add_test(iso, signal_wait_in_two_contexts);

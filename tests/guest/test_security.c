@@ -9,6 +9,10 @@
  * still translate as before); a memset split at a userptr discontinuity
  * keeps its fill value; a second user finds zeros where the first left
  * data, also where a parked internal job would have written after close;
+ * nothing the first user armed or redirected from an internal CB (a
+ * reserved or collective monitor, a queue's message base, a fence, an
+ * engine's completion message, a NIC transfer descriptor) survives its
+ * close, and its page fault is reported to it, not to the next user;
  * pinned memory counts against RLIMIT_MEMLOCK; CB count and bytes, and
  * the kernel CBs of a context's jobs, are capped; reserved packet bits
  * are EINVAL at submission; the restore phase runs once under racing,
@@ -17,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -33,7 +38,9 @@
 #include "common.h"
 #include "hw/gaudisim_hw_eq.h"
 #include "hw/gaudisim_hw_mmu.h"
+#include "hw/gaudisim_hw_nic.h"
 #include "hw/gaudisim_hw_sync.h"
+#include "sysfs_util.h"
 
 #define NOBODY		65534
 #define CB_BYTES	4096
@@ -457,6 +464,260 @@ START_TEST(internal_monitor_to_user_hbm_works)
 }
 END_TEST
 
+/* ---- Device state left behind at close ------------------------------------ */
+
+#define QUEUE_INT_1	(GAUDISIM_QUEUE_ID_DMA_2_0 + 1)	/* DMA_2 stream 1 */
+#define LEFT_SIZE	(2 * MiB)
+#define LEFT_FILL	0x11
+/* Outside the range the driver clears for a shared context's slice. */
+#define MON_RESERVED	GAUDISIM_SYNC_RESERVED_MON_FIRST
+#define MON_COLLECTIVE	(GAUDISIM_SYNC_COLLECTIVE_MON_FIRST + 10)
+
+static uint64_t cfg_addr(uint32_t offset)
+{
+	return GAUDISIM_CFG_BASE + offset;
+}
+
+static uint32_t sync_reg(uint32_t reg)
+{
+	return GAUDISIM_BLOCK_SYNC_MNGR + reg;
+}
+
+static uint32_t dma2_qm_reg(uint32_t reg)
+{
+	return GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_DMA_2) + reg;
+}
+
+static void cbw_msg_long_ok(struct hlthunk_cb_writer *w, uint32_t offset, uint32_t value)
+{
+	ck_assert_int_eq(hlthunk_cbw_msg_long(w, cfg_addr(offset), value, 0), 0);
+}
+
+/*
+ * User 1, as nobody in a child: from an internal CB it arms a reserved and
+ * a collective monitor at its HBM, points stream 1 of DMA_2 at its HBM for
+ * sync-object writes, raises one of that stream's fences, and leaves a
+ * completion message on the MME and a transfer descriptor on NIC port 0.
+ * Exits 0 once the CB ran, closing the device.
+ */
+static void leave_state_behind(uint64_t *hbm_addr)
+{
+	struct hlthunk_cb_writer w;
+	struct hbm_buf buf;
+	uint32_t body[128];
+	uint64_t target;
+
+	drop_privileges();
+	compute_setup();
+	hbm_alloc_ok(dev_fd, &buf, LEFT_SIZE);
+	*hbm_addr = buf.addr;
+	target = buf.addr + 4096;
+
+	hlthunk_cbw_init(&w, body, sizeof(body));
+	cbw_sob(&w, SOB_TRIGGER, GAUDISIM_SYNC_SOB_SET(0), 0);
+	cbw_monitor(&w, MON_RESERVED, SOB_TRIGGER, 1, target, EVIL_WORD);
+	cbw_monitor(&w, MON_COLLECTIVE, SOB_TRIGGER, 1, target + 4, EVIL_WORD);
+	cbw_msg_long_ok(&w, dma2_qm_reg(GAUDISIM_QM_CP_MSG_BASE_LO(1, 1)), (uint32_t)target);
+	cbw_msg_long_ok(&w, dma2_qm_reg(GAUDISIM_QM_CP_MSG_BASE_HI(1, 1)),
+			(uint32_t)(target >> 32));
+	cbw_msg_long_ok(&w, dma2_qm_reg(GAUDISIM_QM_CP_FENCE_RDATA(1, 1)), 1);
+	cbw_msg_long_ok(&w, GAUDISIM_ENGINE_BLOCK(GAUDISIM_ENGINE_MME) +
+			GAUDISIM_ENG_WR_COMP_ADDR_LO, (uint32_t)target + 8);
+	cbw_msg_long_ok(&w, GAUDISIM_ENGINE_BLOCK(GAUDISIM_ENGINE_MME) +
+			GAUDISIM_ENG_WR_COMP_WDATA, EVIL_WORD);
+	cbw_msg_long_ok(&w, GAUDISIM_ENGINE_BLOCK(GAUDISIM_ENGINE_MME) +
+			GAUDISIM_ENG_WR_COMP_EN, 1);
+	cbw_msg_long_ok(&w, GAUDISIM_ENGINE_BLOCK(GAUDISIM_ENGINE_NIC_0) +
+			GAUDISIM_NIC_TX_DST_LO, (uint32_t)target);
+	cbw_msg_long_ok(&w, GAUDISIM_ENGINE_BLOCK(GAUDISIM_ENGINE_NIC_0) +
+			GAUDISIM_NIC_TX_REMOTE_SOB,
+			GAUDISIM_NIC_TX_REMOTE_SOB_EN | SOB_TRIGGER);
+	ck_assert_int_eq(run_internal(&w, buf.addr), 0);
+	compute_teardown();
+}
+
+/* Set off whatever watches SOB_TRIGGER. */
+static void build_trigger(struct hlthunk_cb_writer *w, uint64_t unused)
+{
+	(void)unused;
+	cbw_sob(w, SOB_TRIGGER, GAUDISIM_SYNC_SOB_SET(1), 0);
+}
+
+static char dbg_dir[PATH_LEN];
+
+/* A register of the device, read as root through debugfs. */
+static uint32_t reg_ok(uint32_t offset)
+{
+	char path[PATH_LEN], buf[32], *end;
+	unsigned long v;
+
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, cfg_addr(offset));
+	join_path(path, sizeof(path), dbg_dir, "addr");
+	ck_assert_int_eq(write_text(path, buf), 0);
+	join_path(path, sizeof(path), dbg_dir, "data32");
+	ck_assert_int_eq(read_text(path, buf, sizeof(buf)), 0);
+	v = strtoul(buf, &end, 16);
+	ck_assert_msg(end != buf && *end == '\0', "data32: '%s'", buf);
+	return (uint32_t)v;
+}
+
+static void assert_monitor_clean(uint32_t m)
+{
+	ck_assert_msg(!(reg_ok(sync_reg(GAUDISIM_SYNC_MON_STATUS(m))) &
+			GAUDISIM_SYNC_MON_STATUS_ARMED), "monitor %u still armed after close", m);
+	ck_assert_uint_eq(reg_ok(sync_reg(GAUDISIM_SYNC_MON_PAY_ADDRL(m))), 0);
+	ck_assert_uint_eq(reg_ok(sync_reg(GAUDISIM_SYNC_MON_PAY_DATA(m))), 0);
+}
+
+/* What the driver found after user 1's close: its state is gone. */
+static void assert_device_clean(void)
+{
+	const uint64_t sob_base = GAUDISIM_SYNC_SOB_BASE_ADDR;
+	const uint32_t mme = GAUDISIM_ENGINE_BLOCK(GAUDISIM_ENGINE_MME);
+	const uint32_t nic = GAUDISIM_ENGINE_BLOCK(GAUDISIM_ENGINE_NIC_0);
+
+	debugfs_dir_ok(dbg_dir, sizeof(dbg_dir));
+	assert_monitor_clean(MON_RESERVED);
+	assert_monitor_clean(MON_COLLECTIVE);
+	ck_assert_uint_eq(reg_ok(dma2_qm_reg(GAUDISIM_QM_CP_MSG_BASE_LO(1, 1))),
+			  (uint32_t)sob_base);
+	ck_assert_uint_eq(reg_ok(dma2_qm_reg(GAUDISIM_QM_CP_MSG_BASE_HI(1, 1))),
+			  (uint32_t)(sob_base >> 32));
+	ck_assert_uint_eq(reg_ok(dma2_qm_reg(GAUDISIM_QM_CP_FENCE_CNT(1, 1))), 0);
+	ck_assert_uint_eq(reg_ok(mme + GAUDISIM_ENG_WR_COMP_EN), 0);
+	ck_assert_uint_eq(reg_ok(mme + GAUDISIM_ENG_WR_COMP_ADDR_LO), 0);
+	if (reg_ok(GAUDISIM_REG_CAPS) & GAUDISIM_CAP_NIC) {
+		ck_assert_uint_eq(reg_ok(nic + GAUDISIM_NIC_TX_DST_LO), 0);
+		ck_assert_uint_eq(reg_ok(nic + GAUDISIM_NIC_TX_REMOTE_SOB), 0);
+	}
+}
+
+/*
+ * User 2, as nobody in a child: the same HBM, filled, survives its own
+ * signal on the SOB user 1's monitors watched, and its internal job on
+ * stream 1 of DMA_2 signals its SOB where the driver put the base.
+ */
+static void next_user_unharmed(uint64_t hbm_addr)
+{
+	struct hlthunk_cb_writer w;
+	struct host_buf back;
+	struct hbm_buf buf;
+	uint32_t body[8], status = ~0u;
+
+	drop_privileges();
+	compute_setup();
+	hbm_alloc_ok(dev_fd, &buf, LEFT_SIZE);
+	ck_assert_uint_eq(buf.addr, hbm_addr);
+	memset_ok(dev_fd, buf.addr, LEFT_FILL, LEFT_SIZE, QUEUE_EXT);
+	run_ext_ok(build_trigger, 0);
+	hlthunk_cbw_init(&w, body, sizeof(body));
+	ck_assert_int_eq(run_internal_cb(&w, buf.addr + LEFT_SIZE - 4096, QUEUE_INT_1, QUEUE_EXT,
+					 SOB_DONE, MON_DONE, &status), 0);
+	ck_assert_uint_eq(status, GAUDISIM_WAIT_CS_STATUS_COMPLETED);
+	sleep_ms(100);
+	host_buf_map_ok(dev_fd, &back, 64 * KiB);
+	dma_ok(dev_fd, buf.addr, back.va, 64 * KiB, QUEUE_EXT);
+	ck_assert_int_eq(first_byte_not(back.ptr, 64 * KiB, LEFT_FILL), -1);
+	host_buf_release(dev_fd, &back);
+	compute_teardown();
+}
+
+/* Run fn as nobody in a child; assert it exited 0. */
+static void as_nobody_ok(void (*fn)(uint64_t *addr), uint64_t *addr)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		fn(addr);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "user child failed");
+}
+
+static void next_user_child(uint64_t *addr)
+{
+	next_user_unharmed(*addr);
+}
+
+/*
+ * User 1 (nobody, in a child): an internal DMA from a VA it never mapped
+ * faults; it finds its fault in PAGE_FAULT_EVENT and RAZWI_EVENT.
+ */
+static void fault_and_see_it(uint64_t *unused)
+{
+	const uint64_t unmapped = GAUDISIM_HOST_VA_BASE + GAUDISIM_HOST_VA_SIZE - 16 * MiB;
+	struct gaudisim_info_razwi_event razwi;
+	struct gaudisim_page_fault_info pf;
+	struct hlthunk_cb_writer w;
+	struct hbm_buf buf;
+	uint32_t body[16];
+
+	(void)unused;
+	drop_privileges();
+	compute_setup();
+	hbm_alloc_ok(dev_fd, &buf, LEFT_SIZE);
+	hlthunk_cbw_init(&w, body, sizeof(body));
+	ck_assert_int_eq(hlthunk_cbw_lin_dma(&w, unmapped, buf.addr, 4096, 0, 0), 0);
+	ck_assert_int_eq(run_internal(&w, buf.addr + LEFT_SIZE - 4096), -EIO);
+	wait_operational_ok(dev_fd);
+	ck_assert_int_eq(hlthunk_get_page_fault_info(dev_fd, &pf), 0);
+	ck_assert_msg(pf.timestamp && pf.addr >= unmapped && pf.addr < unmapped + 4096,
+		      "own fault not reported: at 0x%llx", (unsigned long long)pf.addr);
+	ck_assert_int_eq(hlthunk_get_event_record(dev_fd, HLTHUNK_RAZWI_EVENT, &razwi), 0);
+	ck_assert_uint_eq(razwi.addr, pf.addr);
+	compute_teardown();
+}
+
+/* User 2 (nobody, in a child): nothing of user 1's fault. */
+static void see_no_fault(uint64_t *unused)
+{
+	struct gaudisim_info_razwi_event razwi;
+	struct gaudisim_page_fault_info pf;
+
+	(void)unused;
+	drop_privileges();
+	compute_setup();
+	ck_assert_int_eq(hlthunk_get_page_fault_info(dev_fd, &pf), 0);
+	ck_assert_msg(!pf.timestamp && !pf.addr, "the previous user's fault at 0x%llx is shown",
+		      (unsigned long long)pf.addr);
+	ck_assert_int_eq(hlthunk_get_event_record(dev_fd, HLTHUNK_RAZWI_EVENT, &razwi), 0);
+	ck_assert_msg(!razwi.timestamp && !razwi.addr, "the previous user's razwi is shown");
+	compute_teardown();
+}
+
+START_TEST(fault_reports_stay_with_their_user)
+{
+	struct gaudisim_page_fault_info pf;
+	int ctl;
+
+	as_nobody_ok(fault_and_see_it, NULL);
+	as_nobody_ok(see_no_fault, NULL);
+	/* The control node still reports every fault of the device. */
+	ctl = open_control_ok();
+	ck_assert_int_eq(hlthunk_get_page_fault_info(ctl, &pf), 0);
+	ck_assert_int_gt(pf.timestamp, 0);
+	hlthunk_close(ctl);
+}
+END_TEST
+
+START_TEST(close_leaves_nothing_armed)
+{
+	uint64_t *addr = mmap(NULL, sizeof(*addr), PROT_READ | PROT_WRITE,
+			      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	ck_assert_ptr_ne(addr, MAP_FAILED);
+	as_nobody_ok(leave_state_behind, addr);
+	assert_device_clean();
+	as_nobody_ok(next_user_child, addr);
+	munmap(addr, sizeof(*addr));
+}
+END_TEST
+
 /* ---- Memset across a userptr discontinuity -------------------------------- */
 
 START_TEST(memset_split_keeps_fill_value)
@@ -872,6 +1133,12 @@ static Suite *security_suite(void)
 
 	tc = fixture_tcase("release", user_setup, compute_teardown, TCASE_TIMEOUT_DMA);
 	tcase_add_test(tc, second_user_reads_zeros);
+	suite_add_tcase(s, tc);
+
+	/* It forks the users itself and checks the device as root in between. */
+	tc = fixture_tcase("leftovers", NULL, NULL, TCASE_TIMEOUT_DMA);
+	tcase_add_test(tc, close_leaves_nothing_armed);
+	tcase_add_test(tc, fault_reports_stay_with_their_user);
 	suite_add_tcase(s, tc);
 
 	tc = fixture_tcase("limits", user_setup, compute_teardown, TCASE_TIMEOUT_DMA);
