@@ -481,6 +481,24 @@ START_TEST(test_nic_cb_refused_fails_job)
 }
 END_TEST
 
+/* A job sends only its own memory: the driver's reserved HBM is not a source. */
+START_TEST(test_nic_cb_source_reserved_refused)
+{
+	memset(gsim_core_hbm(A->core) + GAUDISIM_HBM_BASE + 0x1000, 0x77, LEN);
+	memset(gsim_core_hbm(B->core) + DST, 0, LEN);
+	T = A;
+	iq_setup(Q_NIC_AB, 2);
+	tx_cb(GAUDISIM_HBM_BASE + 0x1000, DST, LEN, GAUDISIM_NIC_TX_REMOTE_SOB_EN | SOB);
+	run_both();
+	ck_assert_uint_eq(q_err(A, Q_NIC_AB), GAUDISIM_CP_ERR_ENGINE);
+	ck_assert_uint_eq((nic_rd(A, PORT_AB, GAUDISIM_ENG_STATUS) & GAUDISIM_ENG_STATUS_ERR_MASK) >>
+			  GAUDISIM_ENG_STATUS_ERR_SHIFT, GAUDISIM_NIC_ERR_LOCAL_ADDR);
+	ck_assert_uint_eq(gsim_core_hbm(B->core)[DST], 0);
+	ck_assert_uint_eq(sob_of(B, SOB), 0);
+	ck_assert_uint_eq(nic_rd(B, PORT_BA, GAUDISIM_NIC_RX_XFERS), 0);
+}
+END_TEST
+
 START_TEST(test_nic_link_cut_and_restore)
 {
 	unsigned int ev_a, ev_b;
@@ -837,6 +855,7 @@ Suite *nic_suite(void)
 	tcase_add_test(tc, test_nic_mr_sob_not_registered);
 	tcase_add_test(tc, test_nic_mr_driver_only);
 	tcase_add_test(tc, test_nic_cb_refused_fails_job);
+	tcase_add_test(tc, test_nic_cb_source_reserved_refused);
 	tcase_add_test(tc, test_nic_link_cut_and_restore);
 	tcase_add_test(tc, test_nic_size_and_address_errors);
 	tcase_add_test(tc, test_nic_rx_regs_driver_only);
