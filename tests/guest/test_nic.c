@@ -7,9 +7,9 @@
  * buffer and the SOB (MEMORY NIC_REGISTER); the same write after B
  * deregistered, or outside B's receive window, fails A's job cleanly (CS
  * aborted, A recovers), is counted at B, and B's memory is untouched.
- * Two unprivileged users, one per device: the holder of device 0 cannot
- * write the HBM the other holds on device 1, which registered nothing
- * there; both keep working.
+ * Two unprivileged users, one per device: the holder of device 0 can
+ * neither write the HBM the other holds on device 1, which registered
+ * nothing there, nor signal its SOB; both keep working.
  *
  * Needs a VM with two devices on one fabric, e.g.
  *   GAUDISIM_DEVICE_ARGS=",module-id=0,fabric=fab0"
@@ -349,9 +349,11 @@ static void later_job_ok(int fd, uint64_t addr, uint8_t value)
  */
 static void victim(int to_attacker, int from_attacker)
 {
+	struct gaudisim_info_sync_manager smv = { 0 };
 	struct gaudisim_info_nic_links l0, l1;
 	struct hbm_buf secret;
 	struct host_buf h, back;
+	uint64_t target[2];
 	uint32_t nic_err0;
 	uint8_t done = 0;
 	int fd;
@@ -360,6 +362,8 @@ static void victim(int to_attacker, int from_attacker)
 	fd = hlthunk_open_by_index(1);
 	ck_assert_msg(fd >= 0, "victim: open device 1: %s", strerror(-fd));
 	dev_fd = fd;
+	ck_assert_int_eq(hlthunk_get_info_op(fd, GAUDISIM_INFO_SYNC_MANAGER, &smv, sizeof(smv)),
+			 0);
 	hbm_alloc_ok(fd, &secret, 2 * MiB);
 	host_buf_map_ok(fd, &h, XFER_SIZE);
 	host_buf_map_ok(fd, &back, XFER_SIZE);
@@ -367,8 +371,9 @@ static void victim(int to_attacker, int from_attacker)
 	dma_ok(fd, h.va, secret.addr, XFER_SIZE, QUEUE_H2D);
 	nic_links_ok(fd, &l0);
 	nic_err0 = event_count(fd, GAUDISIM_EQ_EVENT_NIC_ERR);
-	ck_assert_int_eq(write(to_attacker, &secret.addr, sizeof(secret.addr)),
-			 (ssize_t)sizeof(secret.addr));
+	target[0] = secret.addr;
+	target[1] = smv.first_available_sync_object;
+	ck_assert_int_eq(write(to_attacker, target, sizeof(target)), (ssize_t)sizeof(target));
 	ck_assert_int_eq(read(from_attacker, &done, 1), 1);
 
 	dma_ok(fd, secret.addr, back.va, XFER_SIZE, QUEUE_D2H);
@@ -376,10 +381,12 @@ static void victim(int to_attacker, int from_attacker)
 		      "victim: the secret was overwritten at byte %ld",
 		      first_difference(h.ptr, back.ptr, XFER_SIZE));
 	nic_links_ok(fd, &l1);
-	ck_assert_uint_eq(l1.port[port_ba].rx_refused - l0.port[port_ba].rx_refused, 1);
+	/* The write and the signal alone were both refused here. */
+	ck_assert_uint_eq(l1.port[port_ba].rx_refused - l0.port[port_ba].rx_refused, 2);
 	ck_assert_uint_eq(l1.port[port_ba].rx_bytes, l0.port[port_ba].rx_bytes);
-	ck_assert_msg(event_count_reaches(fd, GAUDISIM_EQ_EVENT_NIC_ERR, nic_err0 + 1),
-		      "victim: no NIC_ERR event for the refused write");
+	ck_assert_uint_eq(l1.port[port_ba].rx_xfers, l0.port[port_ba].rx_xfers);
+	ck_assert_msg(event_count_reaches(fd, GAUDISIM_EQ_EVENT_NIC_ERR, nic_err0 + 2),
+		      "victim: no NIC_ERR event for each refused write");
 	later_job_ok(fd, secret.addr, 0x5c);
 	host_buf_release(fd, &h);
 	host_buf_release(fd, &back);
@@ -387,14 +394,14 @@ static void victim(int to_attacker, int from_attacker)
 	hlthunk_close(fd);
 }
 
-/* The attacker holds device 0 and sends into the victim's secret. */
+/* The attacker holds device 0 and sends into the victim's secret and SOB. */
 static void attacker(int from_victim, int to_victim)
 {
 	struct gaudisim_info_sync_manager sma = { 0 };
 	struct hbm_buf src, icb_mem;
 	struct hlthunk_cb_writer iw;
 	uint32_t status = ~0u;
-	uint64_t target = 0;
+	uint64_t target[2] = { 0 };
 	uint8_t icb[512], done = 1;
 	int fd, rc;
 
@@ -407,15 +414,24 @@ static void attacker(int from_victim, int to_victim)
 	hbm_alloc_ok(fd, &src, 2 * MiB);
 	hbm_alloc_ok(fd, &icb_mem, 2 * MiB);
 	memset_ok(fd, src.addr, 0xee, XFER_SIZE, QUEUE_H2D);
-	ck_assert_int_eq(read(from_victim, &target, sizeof(target)), (ssize_t)sizeof(target));
+	ck_assert_int_eq(read(from_victim, target, sizeof(target)), (ssize_t)sizeof(target));
 
+	/* The victim's secret, then a signal alone to the victim's SOB. */
 	hlthunk_cbw_init(&iw, icb, sizeof(icb));
-	cbw_nic_write(&iw, src.addr, target, XFER_SIZE, sma.first_available_sync_object);
+	cbw_nic_write(&iw, src.addr, target[0], XFER_SIZE, (uint32_t)target[1]);
 	rc = run_internal_cb(&iw, icb_mem.addr, nic_queue(port_ab), QUEUE_EXT,
 			     sma.first_available_sync_object + 1,
 			     sma.first_available_monitor + 1, &status);
 	ck_assert_msg(rc == -EIO && status == GAUDISIM_WAIT_CS_STATUS_ABORTED,
-		      "attacker: wait rc %d status %u, expected an aborted CS", rc, status);
+		      "attacker: write: wait rc %d status %u, expected an aborted CS", rc, status);
+	wait_operational_ok(fd);
+	hlthunk_cbw_init(&iw, icb, sizeof(icb));
+	cbw_nic_write(&iw, src.addr, target[0], 0, (uint32_t)target[1]);
+	rc = run_internal_cb(&iw, icb_mem.addr, nic_queue(port_ab), QUEUE_EXT,
+			     sma.first_available_sync_object + 1,
+			     sma.first_available_monitor + 1, &status);
+	ck_assert_msg(rc == -EIO && status == GAUDISIM_WAIT_CS_STATUS_ABORTED,
+		      "attacker: signal: wait rc %d status %u, expected an aborted CS", rc, status);
 	wait_operational_ok(fd);
 	later_job_ok(fd, src.addr, 0x3c);
 	ck_assert_int_eq(write(to_victim, &done, 1), 1);
