@@ -869,12 +869,15 @@ union gaudisim_wait_cs_args {
 #define GAUDISIM_MEM_OP_MAP		2
 #define GAUDISIM_MEM_OP_UNMAP		3
 /*
- * Project-only: let NIC peers write HBM and signal sync objects of this
- * context (docs/nic.md). A peer's write lands only inside a registration
- * of the receiving device; with none, every write is refused.
+ * Project-only ops, above habanalabs' (MAP_BLOCK 4, EXPORT_DMABUF_FD 5,
+ * TS_ALLOC 6 stay EINVAL). NIC_REGISTER lets NIC peers write HBM and
+ * signal sync objects of this context (docs/nic.md): a peer's write lands
+ * only inside a registration of the receiving device; with none, every
+ * write is refused.
  */
-#define GAUDISIM_MEM_OP_NIC_REGISTER	4
-#define GAUDISIM_MEM_OP_NIC_DEREGISTER	5
+#define GAUDISIM_MEM_OP_PROJECT_FIRST	64
+#define GAUDISIM_MEM_OP_NIC_REGISTER	64
+#define GAUDISIM_MEM_OP_NIC_DEREGISTER	65
 
 /*
  * ALLOC flag: physically contiguous HBM. Every allocation is, so it is
