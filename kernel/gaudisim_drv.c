@@ -163,6 +163,8 @@ static int gaudisim_sw_init(struct gaudisim_device *gdev)
 		rc = drmm_mutex_init(&gdev->drm, &gdev->hbm_lock);
 	if (!rc)
 		rc = drmm_mutex_init(&gdev->drm, &gdev->notifier_lock);
+	if (!rc)
+		rc = drmm_mutex_init(&gdev->drm, &gdev->nic_lock);
 	if (rc)
 		return rc;
 	spin_lock_init(&gdev->err_lock);

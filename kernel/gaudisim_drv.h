@@ -34,6 +34,7 @@
 #include "gaudisim_cs_sigwait.h"
 #include "gaudisim_eq.h"
 #include "gaudisim_mmu.h"
+#include "gaudisim_nic.h"
 #include "gaudisim_queue.h"
 #include "gaudisim_rights.h"
 #include "gaudisim_uirq.h"
@@ -199,6 +200,14 @@ struct gaudisim_device {
 	struct gaudisim_rights rights;
 
 	struct gaudisim_ctrl *ctrl;
+
+	/*
+	 * The NIC receive registrations as programmed (GAUDISIM_BLOCK_NIC_RX),
+	 * kept to program them again after a hard reset; under @nic_lock,
+	 * which nests inside ctx->mem_lock and @submit_lock.
+	 */
+	struct mutex nic_lock;
+	struct gaudisim_nic_mr nic_mr[GAUDISIM_NIC_RX_NUM_MR];
 };
 
 static inline struct gaudisim_device *to_gaudisim(struct drm_device *drm)

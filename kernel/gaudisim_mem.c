@@ -33,6 +33,7 @@
 #include "gaudisim_drv.h"
 #include "gaudisim_mem.h"
 #include "gaudisim_mmu.h"
+#include "gaudisim_nic.h"
 #include "gaudisim_release.h"
 
 #define GAUDISIM_VA_GUARD		PAGE_SIZE
@@ -435,6 +436,8 @@ static void gaudisim_hbm_release(struct gaudisim_ctx *ctx, struct gaudisim_hbm_a
 
 	lockdep_assert_held(&ctx->mem_lock);
 
+	/* Peers may no longer write memory the context gives back. */
+	gaudisim_nic_drop_range(ctx, alloc->node.start, alloc->node.size);
 	mutex_lock(&gdev->hbm_lock);
 	gdev->hbm_used -= alloc->node.size;
 	drm_mm_remove_node(&alloc->node);
@@ -588,6 +591,8 @@ static unsigned int gaudisim_mem_op_words(const struct gaudisim_mem_in *in)
 		return 2;
 	case GAUDISIM_MEM_OP_MAP:
 		return (in->flags & GAUDISIM_MEM_USERPTR) ? 3 : 2;
+	case GAUDISIM_MEM_OP_NIC_REGISTER:
+		return 3;
 	default:
 		return 1;
 	}
@@ -652,6 +657,14 @@ int gaudisim_mem_ioctl(struct drm_device *drm, void *data, struct drm_file *file
 			rc = gaudisim_userptr_unmap(ctx, in.unmap.device_virt_addr);
 		else
 			rc = gaudisim_hbm_unmap(ctx, in.unmap.device_virt_addr);
+		break;
+	case GAUDISIM_MEM_OP_NIC_REGISTER:
+		rc = gaudisim_nic_register(ctx, in.nic_register.device_addr, in.nic_register.size,
+					   in.nic_register.sob_first, in.nic_register.sob_count,
+					   &result);
+		break;
+	case GAUDISIM_MEM_OP_NIC_DEREGISTER:
+		rc = gaudisim_nic_deregister(ctx, in.nic_deregister.handle);
 		break;
 	default:
 		gaudisim_dbg(gdev, "unknown memory op %u\n", in.op);

@@ -3,6 +3,7 @@
  * What closing a compute context does to the device before its memory
  * goes back to the pool and the next user may open the node:
  *
+ *  - peers lose every NIC receive registration of the context;
  *  - every engine the context used stops working for it: its external
  *    jobs complete, and every internal queue it submitted to has fetched
  *    its whole PQ with all streams idle and the engine not busy; whatever
@@ -195,6 +196,8 @@ void gaudisim_ctx_release_engines(struct gaudisim_ctx *ctx)
 	bool idle;
 	int idx;
 
+	/* First of all, peers stop writing into it. */
+	gaudisim_nic_ctx_release(ctx);
 	idle = wait_event_timeout(ctx->idle_wq, !atomic_read(&ctx->jobs_inflight),
 				  GAUDISIM_RELEASE_WAIT);
 	/* After removal the device was already stopped and every job aborted. */

@@ -18,11 +18,14 @@
  * port p of module m in one box is cabled to port p of module m in
  * another box (another QEMU process). docs/nic.md has the details.
  *
- * Security: a peer can only write the receive window and signal the sync
- * objects that the receiving device's driver opened (RX_* registers,
- * MMIO only; command buffers get GAUDISIM_CP_ERR_PRIV). A write outside
- * them is refused: the sender's launch fails with GAUDISIM_NIC_ERR_REMOTE_ACCESS
- * and the receiver logs a GAUDISIM_EQ_EVENT_NIC_ERR; nothing is written.
+ * Security, like RDMA memory registration: a peer can only write HBM and
+ * signal sync objects that the receiving device's owner registered (the
+ * GAUDISIM_BLOCK_NIC_RX entries below), inside the port's receive window
+ * (the driver's fence around user memory). Both are MMIO only: command
+ * buffers get GAUDISIM_CP_ERR_PRIV. A write outside them, or into a
+ * device with nothing registered, is refused: the sender's launch fails
+ * with GAUDISIM_NIC_ERR_REMOTE_ACCESS and the receiver posts a
+ * GAUDISIM_EQ_EVENT_NIC_ERR; nothing is written.
  */
 #ifndef GAUDISIM_HW_NIC_H
 #define GAUDISIM_HW_NIC_H
@@ -67,8 +70,9 @@
 #define GAUDISIM_NIC_TX_COMMIT		0x030
 
 /*
- * Receive side, MMIO only (the driver's): what peers may touch on this
- * device through this port. RX_ENABLE 0 refuses every incoming write.
+ * Receive side, MMIO only (the driver's): the fence around what peers may
+ * ever touch through this port (the user HBM and SOBs); a write must also
+ * be registered (below). RX_ENABLE 0 refuses every incoming write.
  */
 #define GAUDISIM_NIC_RX_WIN_BASE_LO	0x100	/* HBM address */
 #define GAUDISIM_NIC_RX_WIN_BASE_HI	0x104
@@ -77,6 +81,31 @@
 #define GAUDISIM_NIC_RX_SOB_FIRST	0x110	/* first SOB peers may update */
 #define GAUDISIM_NIC_RX_SOB_COUNT	0x114
 #define GAUDISIM_NIC_RX_ENABLE		0x118	/* [0] */
+
+/*
+ * Receive registrations in GAUDISIM_BLOCK_NIC_RX (gaudisim_hw_regs.h),
+ * device-wide and MMIO only: the driver programs them for the contexts
+ * that registered (docs/nic.md). Entry i grants
+ * peers the HBM range [ADDR, ADDR + SIZE) and the SOBs [SOB_FIRST,
+ * SOB_FIRST + SOB_COUNT) while CTRL bit 0 is set; either range may be
+ * empty. An incoming payload must lie inside one valid entry's HBM range
+ * and its SOB update inside one valid entry's SOB range. CTRL [15:8]
+ * holds the registering context's ASID (read back for diagnostics; the
+ * check does not use it). A hard reset clears every entry.
+ */
+#define GAUDISIM_NIC_RX_NUM_MR		32
+#define GAUDISIM_NIC_RX_MR_STRIDE	0x20
+#define GAUDISIM_NIC_RX_MR(i)		((i) * GAUDISIM_NIC_RX_MR_STRIDE)
+#define GAUDISIM_NIC_RX_MR_ADDR_LO	0x00	/* + GAUDISIM_NIC_RX_MR(i) */
+#define GAUDISIM_NIC_RX_MR_ADDR_HI	0x04
+#define GAUDISIM_NIC_RX_MR_SIZE_LO	0x08	/* bytes */
+#define GAUDISIM_NIC_RX_MR_SIZE_HI	0x0C
+#define GAUDISIM_NIC_RX_MR_SOB_FIRST	0x10
+#define GAUDISIM_NIC_RX_MR_SOB_COUNT	0x14
+#define GAUDISIM_NIC_RX_MR_CTRL		0x18
+#define GAUDISIM_NIC_RX_MR_VALID	(1u << 0)
+#define GAUDISIM_NIC_RX_MR_ASID_SHIFT	8
+#define GAUDISIM_NIC_RX_MR_ASID_MASK	0xffu
 
 /* RO counters since reset; 64-bit ones are LO/HI, read LO first. */
 #define GAUDISIM_NIC_TX_BYTES_LO	0x200
@@ -94,7 +123,7 @@
 #define GAUDISIM_NIC_ERR_LINK_DOWN	1	/* not cabled, or the link is cut */
 #define GAUDISIM_NIC_ERR_SIZE		2	/* SIZE above GAUDISIM_NIC_MAX_XFER */
 #define GAUDISIM_NIC_ERR_LOCAL_ADDR	3	/* source outside HBM/SRAM */
-#define GAUDISIM_NIC_ERR_REMOTE_ACCESS	4	/* outside the peer's RX window/SOBs */
+#define GAUDISIM_NIC_ERR_REMOTE_ACCESS	4	/* not registered on the peer */
 #define GAUDISIM_NIC_ERR_REMOTE_RESET	5	/* the peer was reset or went away */
 
 /*

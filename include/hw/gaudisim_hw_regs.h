@@ -214,6 +214,7 @@
 #define GAUDISIM_BLOCK_EQ		0x001000	/* event queue */
 #define GAUDISIM_BLOCK_MMU		0x002000	/* device MMU for host memory */
 #define GAUDISIM_BLOCK_TELEMETRY	0x003000	/* power, thermal, clocks, ECC */
+#define GAUDISIM_BLOCK_NIC_RX		0x004000	/* NIC receive registrations (hw_nic.h) */
 #define GAUDISIM_BLOCK_SIZE		0x1000
 #define GAUDISIM_BLOCK_SYNC_MNGR	0x200000	/* sync objects, monitors */
 #define GAUDISIM_BLOCK_SYNC_MNGR_SIZE	0x10000

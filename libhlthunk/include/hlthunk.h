@@ -343,6 +343,18 @@ uint64_t hlthunk_device_memory_map(int fd, uint64_t handle, uint64_t hint_addr);
 uint64_t hlthunk_host_memory_map(int fd, void *host_virt_addr, uint64_t hint_addr,
 				 uint64_t host_size);
 int hlthunk_memory_unmap(int fd, uint64_t device_virt_addr);
+/*
+ * Project-only: let NIC peers write HBM [device_addr, + size) and signal
+ * sync objects [sob_first, + sob_count) of this context (docs/nic.md);
+ * either range may be empty, not both. A peer's write lands only inside a
+ * registration of the receiving device. The handle goes to
+ * hlthunk_nic_deregister(); FREE of the memory and close drop it too.
+ * 0 or a negative errno (EPERM: not the caller's memory or SOBs; ENOSPC:
+ * no registration left).
+ */
+int hlthunk_nic_register(int fd, uint64_t device_addr, uint64_t size, uint32_t sob_first,
+			 uint32_t sob_count, uint64_t *handle);
+int hlthunk_nic_deregister(int fd, uint64_t handle);
 
 /* ---- Command buffers ------------------------------------------------------- */
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* MEMORY ioctl: HBM allocations and host-memory (userptr) mappings. */
+/* MEMORY ioctl: HBM allocations, host-memory (userptr) mappings, NIC registrations. */
 #include <errno.h>
 
 #include "hlthunk_internal.h"
@@ -78,5 +78,36 @@ int hlthunk_memory_unmap(int fd, uint64_t device_virt_addr)
 
 	args.in.op = GAUDISIM_MEM_OP_UNMAP;
 	args.in.unmap.device_virt_addr = device_virt_addr;
+	return memory_ioctl(fd, &args);
+}
+
+int hlthunk_nic_register(int fd, uint64_t device_addr, uint64_t size, uint32_t sob_first,
+			 uint32_t sob_count, uint64_t *handle)
+{
+	union gaudisim_mem_args args = { 0 };
+	int rc;
+
+	if (!handle || (!size && !sob_count))
+		return -EINVAL;
+	args.in.op = GAUDISIM_MEM_OP_NIC_REGISTER;
+	args.in.nic_register.device_addr = device_addr;
+	args.in.nic_register.size = size;
+	args.in.nic_register.sob_first = sob_first;
+	args.in.nic_register.sob_count = sob_count;
+	rc = memory_ioctl(fd, &args);
+	if (rc)
+		return rc;
+	*handle = args.out.handle;
+	return 0;
+}
+
+int hlthunk_nic_deregister(int fd, uint64_t handle)
+{
+	union gaudisim_mem_args args = { 0 };
+
+	if (!handle)
+		return -EINVAL;
+	args.in.op = GAUDISIM_MEM_OP_NIC_DEREGISTER;
+	args.in.nic_deregister.handle = handle;
 	return memory_ioctl(fd, &args);
 }

@@ -367,6 +367,7 @@ void gsim_core_reset(struct gsim_core *core)
 	gsim_mmu_reset(core);
 	gsim_telemetry_reset(core);
 	gsim_faults_reset(core);
+	gsim_nic_rx_reset(core);
 }
 
 static bool any_runnable(const struct gsim_core *core)

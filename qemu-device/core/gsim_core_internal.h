@@ -350,6 +350,7 @@ struct gsim_core {
 	struct gsim_mme *mme;		/* MME state: gsim_mme.h */
 	/* NIC ports and the fabric this device is attached to: gsim_nic.h. */
 	struct gsim_nic_port nic[GAUDISIM_NUM_NIC];
+	struct gsim_nic_mr nic_mr[GAUDISIM_NIC_RX_NUM_MR];	/* receive registrations */
 	struct gsim_fabric *fabric;	/* NULL: not attached */
 	unsigned int module_id;
 	bool in_run;			/* inside gsim_core_run(): work may run now */
@@ -597,6 +598,14 @@ struct gsim_engine_ops {
 /* The engine models' tables (defined in their files). */
 extern const struct gsim_engine_ops gsim_dma_engine_ops;
 /* gsim_nic_engine_ops: gsim_nic.h */
+
+/* The NIC receive registrations (GAUDISIM_BLOCK_NIC_RX, gsim_nic.c): MMIO only. */
+bool gsim_nic_rx_reg_read(struct gsim_core *core, uint32_t off, uint32_t *value);
+enum gsim_reg_status gsim_nic_rx_reg_write(struct gsim_core *core, uint32_t off,
+					   uint32_t value, enum gsim_reg_origin origin,
+					   unsigned int *kick);
+/* Hard reset: every registration dropped. */
+void gsim_nic_rx_reset(struct gsim_core *core);
 
 int gsim_engines_init(struct gsim_core *core);
 void gsim_engines_fini(struct gsim_core *core);

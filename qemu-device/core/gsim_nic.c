@@ -254,6 +254,139 @@ static bool in_window(const struct gsim_core *core, const struct gsim_nic_port *
 	return size <= core->hbm_size && dst - GAUDISIM_HBM_BASE <= core->hbm_size - size;
 }
 
+/* ---- receive registrations (GAUDISIM_BLOCK_NIC_RX) ------------------------ */
+
+void gsim_nic_rx_reset(struct gsim_core *core)
+{
+	memset(core->nic_mr, 0, sizeof(core->nic_mr));
+}
+
+bool gsim_nic_rx_reg_read(struct gsim_core *core, uint32_t off, uint32_t *value)
+{
+	const struct gsim_nic_mr *mr;
+
+	*value = 0;
+	if (off >= GAUDISIM_NIC_RX_MR(GAUDISIM_NIC_RX_NUM_MR))
+		return false;
+	mr = &core->nic_mr[off / GAUDISIM_NIC_RX_MR_STRIDE];
+	switch (off % GAUDISIM_NIC_RX_MR_STRIDE) {
+	case GAUDISIM_NIC_RX_MR_ADDR_LO:
+		*value = (uint32_t)mr->addr;
+		return true;
+	case GAUDISIM_NIC_RX_MR_ADDR_HI:
+		*value = (uint32_t)(mr->addr >> 32);
+		return true;
+	case GAUDISIM_NIC_RX_MR_SIZE_LO:
+		*value = (uint32_t)mr->size;
+		return true;
+	case GAUDISIM_NIC_RX_MR_SIZE_HI:
+		*value = (uint32_t)(mr->size >> 32);
+		return true;
+	case GAUDISIM_NIC_RX_MR_SOB_FIRST:
+		*value = mr->sob_first;
+		return true;
+	case GAUDISIM_NIC_RX_MR_SOB_COUNT:
+		*value = mr->sob_count;
+		return true;
+	case GAUDISIM_NIC_RX_MR_CTRL:
+		*value = mr->ctrl;
+		return true;
+	default:
+		return false;
+	}
+}
+
+enum gsim_reg_status gsim_nic_rx_reg_write(struct gsim_core *core, uint32_t off,
+					   uint32_t value, enum gsim_reg_origin origin,
+					   unsigned int *kick)
+{
+	const uint32_t ctrl_bits = GAUDISIM_NIC_RX_MR_VALID |
+		GAUDISIM_NIC_RX_MR_ASID_MASK << GAUDISIM_NIC_RX_MR_ASID_SHIFT;
+	struct gsim_nic_mr *mr;
+	unsigned int i;
+
+	(void)kick;
+	if (off >= GAUDISIM_NIC_RX_MR(GAUDISIM_NIC_RX_NUM_MR))
+		return GSIM_REG_UNKNOWN;
+	/* A job must not open its device to peers: the driver registers. */
+	if (origin == GSIM_ORIGIN_CB)
+		return GSIM_REG_PROTECTED;
+	i = off / GAUDISIM_NIC_RX_MR_STRIDE;
+	mr = &core->nic_mr[i];
+	switch (off % GAUDISIM_NIC_RX_MR_STRIDE) {
+	case GAUDISIM_NIC_RX_MR_ADDR_LO:
+		set_lo(&mr->addr, value);
+		return GSIM_REG_OK;
+	case GAUDISIM_NIC_RX_MR_ADDR_HI:
+		set_hi(&mr->addr, value);
+		return GSIM_REG_OK;
+	case GAUDISIM_NIC_RX_MR_SIZE_LO:
+		set_lo(&mr->size, value);
+		return GSIM_REG_OK;
+	case GAUDISIM_NIC_RX_MR_SIZE_HI:
+		set_hi(&mr->size, value);
+		return GSIM_REG_OK;
+	case GAUDISIM_NIC_RX_MR_SOB_FIRST:
+	case GAUDISIM_NIC_RX_MR_SOB_COUNT:
+		if (value > GAUDISIM_SYNC_NUM_SOBS) {
+			gsim_log(core, "NIC RX registration %u: SOB_%s %u: there are %u sync "
+				 "objects", i, off % GAUDISIM_NIC_RX_MR_STRIDE ==
+				 GAUDISIM_NIC_RX_MR_SOB_FIRST ? "FIRST" : "COUNT", value,
+				 GAUDISIM_SYNC_NUM_SOBS);
+			return GSIM_REG_BAD_VALUE;
+		}
+		if (off % GAUDISIM_NIC_RX_MR_STRIDE == GAUDISIM_NIC_RX_MR_SOB_FIRST)
+			mr->sob_first = value;
+		else
+			mr->sob_count = value;
+		return GSIM_REG_OK;
+	case GAUDISIM_NIC_RX_MR_CTRL:
+		if (value & ~ctrl_bits) {
+			gsim_log(core, "NIC RX registration %u: CTRL 0x%x: reserved bits set",
+				 i, value);
+			return GSIM_REG_BAD_VALUE;
+		}
+		mr->ctrl = value;
+		return GSIM_REG_OK;
+	default:
+		return GSIM_REG_UNKNOWN;
+	}
+}
+
+/* [dst, dst + size) inside the HBM range of one valid registration. */
+static bool mr_covers(const struct gsim_core *core, uint64_t dst, uint64_t size)
+{
+	unsigned int i;
+
+	for (i = 0; i < GAUDISIM_NIC_RX_NUM_MR; i++) {
+		const struct gsim_nic_mr *mr = &core->nic_mr[i];
+
+		if ((mr->ctrl & GAUDISIM_NIC_RX_MR_VALID) && dst >= mr->addr &&
+		    size <= mr->size && dst - mr->addr <= mr->size - size)
+			return true;
+	}
+	return false;
+}
+
+/* SOB sob inside the SOB range of one valid registration. */
+static bool mr_covers_sob(const struct gsim_core *core, unsigned int sob)
+{
+	unsigned int i;
+
+	for (i = 0; i < GAUDISIM_NIC_RX_NUM_MR; i++) {
+		const struct gsim_nic_mr *mr = &core->nic_mr[i];
+
+		if ((mr->ctrl & GAUDISIM_NIC_RX_MR_VALID) && sob >= mr->sob_first &&
+		    sob - mr->sob_first < mr->sob_count)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Every incoming write, from a cable in the box or a scale-out link:
+ * the port's fence first, then the owner's registrations.
+ */
 static const char *rx_check(const struct gsim_core *core, const struct gsim_nic_port *p,
 			    const struct gsim_fabric_write *w)
 {
@@ -268,6 +401,10 @@ static const char *rx_check(const struct gsim_core *core, const struct gsim_nic_
 		return "the sync object is outside the receive range";
 	if (sob_en && !gaudisim_sob_update_legal(w->sob_data))
 		return "the sync-object update is malformed";
+	if (w->size && !mr_covers(core, w->dst, w->size))
+		return "no registration of the receiver covers the write";
+	if (sob_en && !mr_covers_sob(core, sob))
+		return "the receiver did not register the sync object";
 	return NULL;
 }
 

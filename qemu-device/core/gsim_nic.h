@@ -43,11 +43,18 @@ struct gsim_nic_port {
 	uint32_t remote_size;
 };
 
+/* One receive registration (GAUDISIM_NIC_RX_MR_*): what peers may write. */
+struct gsim_nic_mr {
+	uint64_t addr, size;
+	uint32_t sob_first, sob_count;
+	uint32_t ctrl;
+};
+
 extern const struct gsim_engine_ops gsim_nic_engine_ops;
 
 /*
  * Receive a write on port 'port' of core: checks the RX window and SOB
- * range, copies the payload into HBM, then updates the SOB (firing
+ * range and the device's registrations, copies the payload into HBM, then updates the SOB (firing
  * monitors; the core's host is kicked when streams may run). Returns
  * GAUDISIM_NIC_ERR_NONE or the error code the sender fails with; a
  * refused write posts NIC_ERR here and writes nothing.

@@ -361,6 +361,8 @@ static const struct reg_block {
 	{ GAUDISIM_BLOCK_EQ, GAUDISIM_BLOCK_SIZE, gsim_eq_reg_read, gsim_eq_reg_write },
 	{ GAUDISIM_BLOCK_MMU, GAUDISIM_BLOCK_SIZE, mmu_read, mmu_write },
 	{ GAUDISIM_BLOCK_TELEMETRY, GAUDISIM_BLOCK_SIZE, telemetry_read, telemetry_write },
+	{ GAUDISIM_BLOCK_NIC_RX, GAUDISIM_BLOCK_SIZE, gsim_nic_rx_reg_read,
+	  gsim_nic_rx_reg_write },
 	{ GAUDISIM_BLOCK_SYNC_MNGR, GAUDISIM_BLOCK_SYNC_MNGR_SIZE, gsim_sync_reg_read,
 	  gsim_sync_reg_write },
 };

@@ -11,7 +11,8 @@
  * that is still being built (run as two unprivileged users). A CS timeout
  * is reported to the context whose CS it was, not to the others; each
  * context has user interrupts of its own, and may neither raise nor wait
- * on another's.
+ * on another's. A context registers for NIC peers only its own HBM and
+ * SOBs, within its share of the registrations.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "hw/gaudisim_hw_nic.h"
 #include "hw/gaudisim_hw_sync.h"
 
 #define MAX_CONTEXTS	4
@@ -171,6 +173,47 @@ START_TEST(sync_manager_slices_differ)
 	ck_assert_int_eq(try_msg_short(dev_fd, 1, 4 * sob_a, GAUDISIM_SYNC_SOB_SET(1)), 0);
 	ck_assert_int_eq(try_msg_short(dev_fd, 1, 4 * sob_b, GAUDISIM_SYNC_SOB_SET(1)), -EPERM);
 	ck_assert_int_eq(try_msg_short(other, 1, 4 * sob_a, GAUDISIM_SYNC_SOB_SET(1)), -EPERM);
+	ck_assert_int_eq(hlthunk_close(other), 0);
+}
+END_TEST
+
+/*
+ * NIC peers may write only what a context registered, and a context may
+ * register only its own allocations and its own slice of SOBs; contexts
+ * share the registration table evenly (32 / 4 each).
+ */
+START_TEST(nic_register_own_only)
+{
+	int other = open_compute_ok();
+	uint32_t mon, sob_a = first_sob(dev_fd, &mon), sob_b = first_sob(other, &mon);
+	struct hbm_buf a, b;
+	uint64_t h[GAUDISIM_NIC_RX_NUM_MR], hb;
+	int i, rc = 0;
+
+	hbm_alloc_ok(dev_fd, &a, 2 * MiB);
+	hbm_alloc_ok(other, &b, 2 * MiB);
+	ck_assert_int_eq(hlthunk_nic_register(dev_fd, b.addr, 4096, 0, 0, &h[0]), -EPERM);
+	ck_assert_int_eq(hlthunk_nic_register(dev_fd, a.addr + 2 * MiB - 4096, 8192, 0, 0,
+					      &h[0]), -EPERM);
+	ck_assert_int_eq(hlthunk_nic_register(dev_fd, 0, 0, sob_b, 1, &h[0]), -EPERM);
+	ck_assert_int_eq(hlthunk_nic_register(dev_fd, a.addr, 2 * MiB, sob_a, 8, &h[0]), 0);
+	/* Another context's handle is not ours to drop. */
+	ck_assert_int_eq(hlthunk_nic_deregister(other, h[0]), -EINVAL);
+	for (i = 1; i < GAUDISIM_NIC_RX_NUM_MR; i++) {
+		rc = hlthunk_nic_register(dev_fd, a.addr, 4096, 0, 0, &h[i]);
+		if (rc)
+			break;
+	}
+	ck_assert_int_eq(rc, -ENOSPC);
+	ck_assert_int_eq(i, GAUDISIM_NIC_RX_NUM_MR / MAX_CONTEXTS);
+	/* Our share is used up, not the other's. */
+	ck_assert_int_eq(hlthunk_nic_register(other, b.addr, 4096, sob_b, 1, &hb), 0);
+	ck_assert_int_eq(hlthunk_nic_deregister(other, hb), 0);
+	/* FREE drops every registration over the allocation. */
+	hbm_free_ok(dev_fd, &a);
+	ck_assert_int_eq(hlthunk_nic_deregister(dev_fd, h[0]), -EINVAL);
+	ck_assert_int_eq(hlthunk_nic_deregister(dev_fd, h[1]), -EINVAL);
+	hbm_free_ok(other, &b);
 	ck_assert_int_eq(hlthunk_close(other), 0);
 }
 END_TEST
@@ -851,6 +894,7 @@ int main(void)
 
 	tcase_add_test(open_tc, four_share_fifth_is_ebusy);
 	tcase_add_test(open_tc, sync_manager_slices_differ);
+	tcase_add_test(open_tc, nic_register_own_only);
 	suite_add_tcase(s, open_tc);
 	tcase_add_test(mem, hbm_quota_per_context);
 	tcase_add_test(mem, freed_hbm_reaches_the_next_context_zeroed);

@@ -124,6 +124,24 @@ START_TEST(wait_for_interrupt_checks_arguments)
 }
 END_TEST
 
+START_TEST(nic_register_checks_arguments)
+{
+	uint64_t handle = 77;
+
+	/* Nothing to register, or nowhere to return the handle: no ioctl. */
+	ck_assert_int_eq(hlthunk_nic_register(-1, 0x20000000, 0, 0, 0, &handle), -EINVAL);
+	ck_assert_int_eq(hlthunk_nic_register(-1, 0x20000000, 4096, 0, 0, NULL), -EINVAL);
+	ck_assert_int_eq(hlthunk_nic_deregister(-1, 0), -EINVAL);
+	ck_assert_uint_eq(handle, 77);
+	/* Valid requests reach the ioctl: memory only, SOBs only, both. */
+	ck_assert_int_eq(hlthunk_nic_register(-1, 0x20000000, 4096, 0, 0, &handle), -EBADF);
+	ck_assert_int_eq(hlthunk_nic_register(-1, 0, 0, 64, 8, &handle), -EBADF);
+	ck_assert_int_eq(hlthunk_nic_register(-1, 0x20000000, 4096, 64, 8, &handle), -EBADF);
+	ck_assert_uint_eq(handle, 77);
+	ck_assert_int_eq(hlthunk_nic_deregister(-1, 1), -EBADF);
+}
+END_TEST
+
 START_TEST(cb_mmap_refuses_size_0)
 {
 	errno = 0;
@@ -298,6 +316,7 @@ Suite *thunk_suite(void)
 	tcase_add_test(tc, open_by_busid_checks_syntax);
 	tcase_add_test(tc, calls_on_a_bad_fd_fail_cleanly);
 	tcase_add_test(tc, wait_for_interrupt_checks_arguments);
+	tcase_add_test(tc, nic_register_checks_arguments);
 	tcase_add_test(tc, cb_mmap_refuses_size_0);
 	tcase_add_test(tc, hl_thunk_names_and_values);
 	tcase_add_test(tc, version_is_a_copy_to_free);

@@ -79,6 +79,20 @@ static void nic_wr(GsimDev *d, unsigned int port, uint32_t off, uint32_t v)
     reg_write(d, GAUDISIM_ENGINE_BLOCK(GAUDISIM_ENGINE_NIC_0 + port) + off, v);
 }
 
+/* What b's driver does when its user registers [addr, +size) and 8 SOBs. */
+static void nic_register(GsimDev *d, uint64_t addr, uint64_t size)
+{
+    uint32_t mr = GAUDISIM_BLOCK_NIC_RX + GAUDISIM_NIC_RX_MR(0);
+
+    reg_write(d, mr + GAUDISIM_NIC_RX_MR_ADDR_LO, (uint32_t)addr);
+    reg_write(d, mr + GAUDISIM_NIC_RX_MR_ADDR_HI, (uint32_t)(addr >> 32));
+    reg_write(d, mr + GAUDISIM_NIC_RX_MR_SIZE_LO, (uint32_t)size);
+    reg_write(d, mr + GAUDISIM_NIC_RX_MR_SIZE_HI, (uint32_t)(size >> 32));
+    reg_write(d, mr + GAUDISIM_NIC_RX_MR_SOB_FIRST, NIC_SOB);
+    reg_write(d, mr + GAUDISIM_NIC_RX_MR_SOB_COUNT, 8);
+    reg_write(d, mr + GAUDISIM_NIC_RX_MR_CTRL, GAUDISIM_NIC_RX_MR_VALID);
+}
+
 static uint32_t nic_err(GsimDev *d, unsigned int port)
 {
     return (nic_rd(d, port, GAUDISIM_ENG_STATUS) &
@@ -160,7 +174,13 @@ void test_nic_fabric(void)
            GAUDISIM_NIC_TX_REMOTE_SOB_EN | NIC_SOB);
     nic_wr(a, NIC_PORT, GAUDISIM_NIC_TX_REMOTE_SOB_DATA,
            GAUDISIM_SYNC_SOB_ADD(1));
-    g_assert_cmpuint(nic_launch(a, NIC_PORT, 1), ==, GAUDISIM_NIC_ERR_NONE);
+    /* Nothing registered on b yet: refused there, nothing lands. */
+    g_assert_cmpuint(nic_launch(a, NIC_PORT, 1), ==,
+                     GAUDISIM_NIC_ERR_REMOTE_ACCESS);
+    g_assert_cmpuint(nic_rd(b, NIC_PORT, GAUDISIM_NIC_RX_REFUSED), ==, 1);
+    g_assert_cmpuint(nic_sob(b, NIC_SOB), ==, 0);
+    nic_register(b, NIC_DST, NIC_LEN);
+    g_assert_cmpuint(nic_launch(a, NIC_PORT, 2), ==, GAUDISIM_NIC_ERR_NONE);
     hbm_read(b, NIC_DST, got, sizeof(got));
     g_assert(memcmp(got, src, sizeof(src)) == 0);
     g_assert_cmpuint(nic_sob(b, NIC_SOB), ==, 1);
@@ -178,10 +198,10 @@ void test_nic_fabric(void)
     g_assert_cmpuint(nic_rd(a, NIC_PORT, GAUDISIM_NIC_LINK_STATUS) &
                      GAUDISIM_NIC_LINK_UP, ==, 0);
     g_assert_cmpuint(nic_rd(b, NIC_PORT, GAUDISIM_NIC_LINK_DOWN_CNT), ==, 1);
-    g_assert_cmpuint(nic_launch(a, NIC_PORT, 2), ==,
+    g_assert_cmpuint(nic_launch(a, NIC_PORT, 3), ==,
                      GAUDISIM_NIC_ERR_LINK_DOWN);
     g_assert_cmpuint(nic_sob(b, NIC_SOB), ==, 1);
-    g_assert_cmpuint(nic_rd(a, NIC_PORT, GAUDISIM_NIC_TX_ERRS), ==, 1);
+    g_assert_cmpuint(nic_rd(a, NIC_PORT, GAUDISIM_NIC_TX_ERRS), ==, 2);
     /* Bad values are refused with an error and change nothing. */
     nic_fabric_set(a, "link-cut", "8:0", false);
     nic_fabric_set(a, "link-cut", "0:10", false);
@@ -195,16 +215,16 @@ void test_nic_fabric(void)
     g_free(cut);
     g_assert(nic_rd(b, NIC_PORT, GAUDISIM_NIC_LINK_STATUS) &
              GAUDISIM_NIC_LINK_UP);
-    g_assert_cmpuint(nic_launch(a, NIC_PORT, 3), ==, GAUDISIM_NIC_ERR_NONE);
+    g_assert_cmpuint(nic_launch(a, NIC_PORT, 4), ==, GAUDISIM_NIC_ERR_NONE);
     g_assert_cmpuint(nic_sob(b, NIC_SOB), ==, 2);
     g_assert_cmpuint(nic_rd(a, NIC_PORT, GAUDISIM_NIC_TX_BYTES_LO), ==,
                      2 * NIC_LEN);
 
     /* Outside b's window: refused at b, nothing lands. */
     nic_wr(a, NIC_PORT, GAUDISIM_NIC_TX_DST_LO, 0x1000);
-    g_assert_cmpuint(nic_launch(a, NIC_PORT, 4), ==,
+    g_assert_cmpuint(nic_launch(a, NIC_PORT, 5), ==,
                      GAUDISIM_NIC_ERR_REMOTE_ACCESS);
-    g_assert_cmpuint(nic_rd(b, NIC_PORT, GAUDISIM_NIC_RX_REFUSED), ==, 1);
+    g_assert_cmpuint(nic_rd(b, NIC_PORT, GAUDISIM_NIC_RX_REFUSED), ==, 2);
     g_assert_cmpuint(nic_sob(b, NIC_SOB), ==, 2);
     nic_shutdown(&p);
 }
@@ -271,6 +291,7 @@ void test_nic_scaleout(void)
     nic_wr(b, port, GAUDISIM_NIC_RX_SOB_FIRST, NIC_SOB);
     nic_wr(b, port, GAUDISIM_NIC_RX_SOB_COUNT, 8);
     nic_wr(b, port, GAUDISIM_NIC_RX_ENABLE, 1);
+    nic_register(b, NIC_DST, NIC_LEN);
     fill_pattern(src, sizeof(src), 5);
     hbm_write(a, NIC_SRC, src, sizeof(src));
     nic_wr(a, port, GAUDISIM_NIC_TX_SRC_LO, (uint32_t)NIC_SRC);

@@ -674,6 +674,58 @@ static int sim_wait(struct hlrt_backend *be, uint64_t seq, uint64_t timeout_us)
 	return s->result[seq % MAX_SEQ];
 }
 
+/*
+ * What the driver does for NIC_REGISTER: program a free entry of the
+ * device's registration table (the bql keeps peers out meanwhile).
+ */
+static int sim_nic_register(struct hlrt_backend *be, uint64_t addr, uint64_t size,
+			    uint32_t sob_first, uint32_t sob_count, uint64_t *handle)
+{
+	struct sim *s = be->priv;
+	uint32_t i, mr;
+	int rc = -ENOSPC;
+
+	if (!size && !sob_count)
+		return -EINVAL;
+	if (size && !hbm_range_ok(addr, size))
+		return -EINVAL;
+	if (s->on_fabric)
+		pthread_mutex_lock(&bql);
+	for (i = 0; i < GAUDISIM_NIC_RX_NUM_MR; i++) {
+		mr = GAUDISIM_BLOCK_NIC_RX + GAUDISIM_NIC_RX_MR(i);
+		if (rd(s, mr + GAUDISIM_NIC_RX_MR_CTRL) & GAUDISIM_NIC_RX_MR_VALID)
+			continue;
+		wr(s, mr + GAUDISIM_NIC_RX_MR_ADDR_LO, (uint32_t)addr);
+		wr(s, mr + GAUDISIM_NIC_RX_MR_ADDR_HI, (uint32_t)(addr >> 32));
+		wr(s, mr + GAUDISIM_NIC_RX_MR_SIZE_LO, (uint32_t)size);
+		wr(s, mr + GAUDISIM_NIC_RX_MR_SIZE_HI, (uint32_t)(size >> 32));
+		wr(s, mr + GAUDISIM_NIC_RX_MR_SOB_FIRST, sob_first);
+		wr(s, mr + GAUDISIM_NIC_RX_MR_SOB_COUNT, sob_count);
+		wr(s, mr + GAUDISIM_NIC_RX_MR_CTRL, GAUDISIM_NIC_RX_MR_VALID);
+		*handle = i + 1;
+		rc = 0;
+		break;
+	}
+	if (s->on_fabric)
+		pthread_mutex_unlock(&bql);
+	return rc;
+}
+
+static int sim_nic_deregister(struct hlrt_backend *be, uint64_t handle)
+{
+	struct sim *s = be->priv;
+
+	if (!handle || handle > GAUDISIM_NIC_RX_NUM_MR)
+		return -EINVAL;
+	if (s->on_fabric)
+		pthread_mutex_lock(&bql);
+	wr(s, GAUDISIM_BLOCK_NIC_RX + GAUDISIM_NIC_RX_MR((uint32_t)handle - 1) +
+	   GAUDISIM_NIC_RX_MR_CTRL, 0);
+	if (s->on_fabric)
+		pthread_mutex_unlock(&bql);
+	return 0;
+}
+
 static const struct hlrt_backend_ops sim_be_ops = {
 	.close = sim_close,
 	.info = sim_info,
@@ -685,6 +737,8 @@ static const struct hlrt_backend_ops sim_be_ops = {
 	.ext_queue = sim_ext_queue,
 	.submit = sim_submit,
 	.wait = sim_wait,
+	.nic_register = sim_nic_register,
+	.nic_deregister = sim_nic_deregister,
 };
 
 static int sim_count(uint32_t *module_ids, uint32_t max)
@@ -732,7 +786,10 @@ static void grant_rights(struct sim *s)
 	   GAUDISIM_RIGHTS_CTRL_VALID | GAUDISIM_RIGHTS_CTRL_SRAM);
 }
 
-/* What the driver does at probe: peers may write user HBM and user SOBs. */
+/*
+ * What the driver does at probe: peers may at most write user HBM and user
+ * SOBs; what they actually may write, its users register.
+ */
 static void open_rx_windows(struct sim *s)
 {
 	uint32_t p;
@@ -863,4 +920,19 @@ uint8_t *sim_hbm(hlrt_device *dev)
 	struct sim *s = dev->be->priv;
 
 	return gsim_core_hbm(s->core);
+}
+
+uint32_t sim_nic_registrations(hlrt_device *dev)
+{
+	struct sim *s = dev->be->priv;
+	uint32_t i, n = 0;
+
+	if (s->on_fabric)
+		pthread_mutex_lock(&bql);
+	for (i = 0; i < GAUDISIM_NIC_RX_NUM_MR; i++)
+		n += !!(rd(s, GAUDISIM_BLOCK_NIC_RX + GAUDISIM_NIC_RX_MR(i) +
+			   GAUDISIM_NIC_RX_MR_CTRL) & GAUDISIM_NIC_RX_MR_VALID);
+	if (s->on_fabric)
+		pthread_mutex_unlock(&bql);
+	return n;
 }

@@ -32,6 +32,8 @@ void sim_uninstall_fabric(void);
 int sim_fabric_set_link(uint32_t module, uint32_t port, bool up);
 /* HBM of the device, for checks that look at device memory directly. */
 uint8_t *sim_hbm(hlrt_device *dev);
+/* Valid NIC receive registrations on dev's device. */
+uint32_t sim_nic_registrations(hlrt_device *dev);
 const struct sim_stats *sim_get_stats(void);
 
 #endif /* SIM_BACKEND_H */

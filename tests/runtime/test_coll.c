@@ -43,6 +43,7 @@ struct rank_ctx {
 	char err[256];
 	bool mismatch;
 	uint64_t bad_index;
+	uint32_t regs_live, regs_left;	/* NIC registrations before and after destroy */
 };
 
 static void *inputs_of(const struct job *j, uint32_t r, uint64_t elems)
@@ -172,8 +173,11 @@ static void *rank_main(void *arg)
 		}
 	}
 out:
-	if (c)
+	if (c) {
+		x->regs_live = sim_nic_registrations(dev);
 		hlrt_comm_destroy(c);
+		x->regs_left = sim_nic_registrations(dev);
+	}
 	if (dev)
 		hlrt_device_release(dev);
 	free(host_in);
@@ -229,6 +233,9 @@ static void check_job(uint32_t n, enum op op, hlrt_dtype dt, uint64_t count, uin
 		ck_assert_msg(!ctx[r].mismatch, "%s %s x%llu on %u ranks: rank %u differs at %llu",
 			      op_names[op], hlrt_dtype_suffix(dt), (unsigned long long)count, n, r,
 			      (unsigned long long)ctx[r].bad_index);
+		/* Peers wrote only what the communicator registered, and only while it lived. */
+		ck_assert_uint_eq(ctx[r].regs_live, n > 1 ? 1 : 0);
+		ck_assert_uint_eq(ctx[r].regs_left, 0);
 	}
 }
 

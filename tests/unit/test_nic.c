@@ -4,8 +4,11 @@
  * three device cores in one box; a transfer lands in the peer's HBM and
  * signals its SOB, a FENCE on the peer wakes on arrival, the receive
  * window and SOB range refuse writes outside them (both ends see it,
- * nothing is written), a cut link fails launches cleanly and a restored
- * one works again, counters, size and address errors, a peer in reset.
+ * nothing is written), and so do the receive registrations: a write or
+ * SOB nobody registered, a device with nothing registered, a write that
+ * leaves one context's registration for another's; a cut link fails
+ * launches cleanly and a restored one works again, counters, size and
+ * address errors, a peer in reset.
  */
 #include <errno.h>
 #include <string.h>
@@ -45,9 +48,38 @@ static void nic_wr(struct th *t, unsigned int port, uint32_t off, uint32_t v)
 	gsim_core_reg_write(t->core, nic_reg(port, off), v);
 }
 
-/* What the driver does: open the user HBM range and the user SOBs. */
+static void mr_wr(struct th *t, unsigned int i, uint32_t off, uint32_t v)
+{
+	gsim_core_reg_write(t->core, GAUDISIM_BLOCK_NIC_RX + GAUDISIM_NIC_RX_MR(i) + off, v);
+}
+
+static uint32_t mr_rd(struct th *t, unsigned int i, uint32_t off)
+{
+	return gsim_core_reg_read(t->core, GAUDISIM_BLOCK_NIC_RX + GAUDISIM_NIC_RX_MR(i) + off);
+}
+
+/* What the driver does when a context registers (entry i, the context's asid). */
+static void mr_set(struct th *t, unsigned int i, uint64_t addr, uint64_t size,
+		   uint32_t sob_first, uint32_t sob_count, uint32_t asid)
+{
+	mr_wr(t, i, GAUDISIM_NIC_RX_MR_CTRL, 0);
+	mr_wr(t, i, GAUDISIM_NIC_RX_MR_ADDR_LO, (uint32_t)addr);
+	mr_wr(t, i, GAUDISIM_NIC_RX_MR_ADDR_HI, (uint32_t)(addr >> 32));
+	mr_wr(t, i, GAUDISIM_NIC_RX_MR_SIZE_LO, (uint32_t)size);
+	mr_wr(t, i, GAUDISIM_NIC_RX_MR_SIZE_HI, (uint32_t)(size >> 32));
+	mr_wr(t, i, GAUDISIM_NIC_RX_MR_SOB_FIRST, sob_first);
+	mr_wr(t, i, GAUDISIM_NIC_RX_MR_SOB_COUNT, sob_count);
+	mr_wr(t, i, GAUDISIM_NIC_RX_MR_CTRL,
+	      GAUDISIM_NIC_RX_MR_VALID | asid << GAUDISIM_NIC_RX_MR_ASID_SHIFT);
+}
+
+/*
+ * What the driver does: open the user HBM range and the user SOBs, and
+ * (standing in for a context's registration) register the window.
+ */
 static void rx_open(struct th *t, unsigned int port)
 {
+	mr_set(t, 0, WIN_BASE, WIN_SIZE, SOB, 64, 1);
 	nic_wr(t, port, GAUDISIM_NIC_RX_WIN_BASE_LO, (uint32_t)WIN_BASE);
 	nic_wr(t, port, GAUDISIM_NIC_RX_WIN_BASE_HI, (uint32_t)(WIN_BASE >> 32));
 	nic_wr(t, port, GAUDISIM_NIC_RX_WIN_SIZE_LO, (uint32_t)WIN_SIZE);
@@ -296,6 +328,146 @@ START_TEST(test_nic_rx_sob_refused)
 }
 END_TEST
 
+/*
+ * A write the receiver's registrations do not cover: refused whole, both
+ * ends know, the bytes at dst and the SOB are untouched. dst lies inside
+ * the port's window, so only the registrations refuse it.
+ */
+static void expect_unregistered(uint64_t dst, uint32_t size, uint32_t sob,
+				unsigned int refused)
+{
+	uint8_t *hbm = gsim_core_hbm(B->core);
+	uint32_t sob_before = sob_of(B, sob & GAUDISIM_NIC_TX_REMOTE_SOB_MASK);
+	int ev;
+
+	if (size)
+		memset(hbm + dst, 0x5a, size);
+	tx_desc(A, PORT_AB, SRC, dst, size, sob);
+	ck_assert_uint_eq(tx_mmio(A, PORT_AB), GAUDISIM_NIC_ERR_REMOTE_ACCESS);
+	ck_assert_uint_eq(nic_rd(B, PORT_BA, GAUDISIM_NIC_RX_REFUSED), refused);
+	ev = eq_find(B, 0, GAUDISIM_EQ_EVENT_NIC_ERR);
+	ck_assert_int_ge(ev, 0);
+	ck_assert_uint_eq(eq_entry(B, (unsigned int)ev).code, GAUDISIM_NIC_ERR_REMOTE_ACCESS);
+	ev = eq_find(A, 0, GAUDISIM_EQ_EVENT_ENGINE_ERR);
+	ck_assert_int_ge(ev, 0);
+	ck_assert_uint_eq(eq_entry(A, (unsigned int)ev).code, GAUDISIM_NIC_ERR_REMOTE_ACCESS);
+	if (size) {
+		ck_assert_uint_eq(hbm[dst], 0x5a);
+		ck_assert_uint_eq(hbm[dst + size - 1], 0x5a);
+	}
+	ck_assert_uint_eq(sob_of(B, sob & GAUDISIM_NIC_TX_REMOTE_SOB_MASK), sob_before);
+}
+
+/* A transfer the receiver accepts: the data and the signal arrive. */
+static void expect_landed(uint64_t dst, uint32_t size, uint32_t sob_en_idx)
+{
+	uint32_t before = sob_of(B, sob_en_idx & GAUDISIM_NIC_TX_REMOTE_SOB_MASK);
+
+	tx_desc(A, PORT_AB, SRC, dst, size, sob_en_idx);
+	ck_assert_uint_eq(tx_mmio(A, PORT_AB), GAUDISIM_NIC_ERR_NONE);
+	if (size)
+		ck_assert_mem_eq(gsim_core_hbm(B->core) + dst, gsim_core_hbm(A->core) + SRC, size);
+	if (sob_en_idx & GAUDISIM_NIC_TX_REMOTE_SOB_EN)
+		ck_assert_uint_eq(sob_of(B, sob_en_idx & GAUDISIM_NIC_TX_REMOTE_SOB_MASK),
+				  before + 1);
+}
+
+START_TEST(test_nic_mr_nothing_registered)
+{
+	/* B's port is open (window, SOBs, RX_ENABLE) but nobody registered. */
+	mr_wr(B, 0, GAUDISIM_NIC_RX_MR_CTRL, 0);
+	fill(A, SRC, LEN, 9);
+	expect_unregistered(DST, LEN, 0, 1);
+	/* A signal alone is refused too. */
+	expect_unregistered(DST, 0, GAUDISIM_NIC_TX_REMOTE_SOB_EN | SOB, 2);
+	ck_assert_uint_eq(nic_rd(B, PORT_BA, GAUDISIM_NIC_RX_XFERS), 0);
+	ck_assert_uint_eq(nic_rd(A, PORT_AB, GAUDISIM_NIC_TX_ERRS), 2);
+}
+END_TEST
+
+START_TEST(test_nic_mr_outside_registration)
+{
+	fill(A, SRC, LEN, 3);
+	mr_set(B, 0, DST, LEN, SOB, 2, 1);
+	expect_landed(DST, LEN, GAUDISIM_NIC_TX_REMOTE_SOB_EN | SOB);
+	/* One page past the end, one page before the start. */
+	expect_unregistered(DST + 4096, LEN, 0, 1);
+	expect_unregistered(DST - 4096, LEN, 0, 2);
+	/* A registration in the table's last entry counts like the first. */
+	mr_wr(B, 0, GAUDISIM_NIC_RX_MR_CTRL, 0);
+	expect_unregistered(DST, LEN, 0, 3);
+	mr_set(B, GAUDISIM_NIC_RX_NUM_MR - 1, DST, LEN, SOB, 2, 1);
+	expect_landed(DST, LEN, 0);
+	/* Deregistered (CTRL 0): refused again, whatever ADDR/SIZE still say. */
+	mr_wr(B, GAUDISIM_NIC_RX_NUM_MR - 1, GAUDISIM_NIC_RX_MR_CTRL, 0);
+	expect_unregistered(DST, LEN, 0, 4);
+	ck_assert_uint_eq(nic_rd(B, PORT_BA, GAUDISIM_NIC_RX_XFERS), 2);
+}
+END_TEST
+
+START_TEST(test_nic_mr_another_context)
+{
+	/* Two contexts' registrations side by side: a write must stay in one. */
+	fill(A, SRC, LEN, 5);
+	mr_set(B, 0, DST, LEN, SOB, 2, 1);
+	mr_set(B, 1, DST + LEN, LEN, SOB + 2, 2, 2);
+	expect_unregistered(DST + LEN / 2, LEN, 0, 1);
+	expect_landed(DST, LEN, 0);
+	expect_landed(DST + LEN, LEN, GAUDISIM_NIC_TX_REMOTE_SOB_EN | (SOB + 3));
+	ck_assert_uint_eq(mr_rd(B, 1, GAUDISIM_NIC_RX_MR_CTRL) >> GAUDISIM_NIC_RX_MR_ASID_SHIFT &
+			  GAUDISIM_NIC_RX_MR_ASID_MASK, 2);
+	/* Context 2 leaves: its range is closed, context 1's stays open. */
+	mr_wr(B, 1, GAUDISIM_NIC_RX_MR_CTRL, 0);
+	expect_unregistered(DST + LEN, LEN, 0, 2);
+	expect_unregistered(DST, 0, GAUDISIM_NIC_TX_REMOTE_SOB_EN | (SOB + 3), 3);
+	expect_landed(DST, LEN, GAUDISIM_NIC_TX_REMOTE_SOB_EN | (SOB + 1));
+}
+END_TEST
+
+START_TEST(test_nic_mr_sob_not_registered)
+{
+	fill(A, SRC, LEN, 7);
+	/* Memory and SOBs SOB..SOB+1 registered; SOB+2 lies in the port's range only. */
+	mr_set(B, 0, DST, LEN, SOB, 2, 1);
+	expect_unregistered(DST, LEN, GAUDISIM_NIC_TX_REMOTE_SOB_EN | (SOB + 2), 1);
+	/* The payload of a refused write did not land either. */
+	ck_assert_uint_eq(nic_rd(B, PORT_BA, GAUDISIM_NIC_RX_BYTES_LO), 0);
+	/* A registration of memory only grants no SOB; one of SOBs only, no memory. */
+	mr_set(B, 0, DST, LEN, 0, 0, 1);
+	expect_unregistered(DST, LEN, GAUDISIM_NIC_TX_REMOTE_SOB_EN | SOB, 2);
+	mr_set(B, 0, 0, 0, SOB, 2, 1);
+	expect_unregistered(DST, LEN, 0, 3);
+	expect_landed(DST, 0, GAUDISIM_NIC_TX_REMOTE_SOB_EN | SOB);
+}
+END_TEST
+
+START_TEST(test_nic_mr_driver_only)
+{
+	struct cb cb;
+
+	T = A;
+	iq_setup(Q_NIC_AB, 2);
+	cb = cb_new(64);
+	/* A job cannot register: MSG_LONG into the block fails with PRIV. */
+	cb_msg(&cb, GAUDISIM_PKT_MSG_LONG, GAUDISIM_CFG_BASE + GAUDISIM_BLOCK_NIC_RX +
+	       GAUDISIM_NIC_RX_MR(1) + GAUDISIM_NIC_RX_MR_SIZE_LO, 0xffffffffu,
+	       GAUDISIM_MSG_OP_WRITE_VALUE);
+	iq_submit(Q_NIC_AB, &cb);
+	run_both();
+	ck_assert_uint_eq(q_err(A, Q_NIC_AB), GAUDISIM_CP_ERR_PRIV);
+	ck_assert_uint_eq(mr_rd(A, 1, GAUDISIM_NIC_RX_MR_SIZE_LO), 0);
+	/* The driver's bad values are refused and logged. */
+	mr_wr(A, 0, GAUDISIM_NIC_RX_MR_CTRL, 1u << 31);
+	ck_assert_uint_eq(mr_rd(A, 0, GAUDISIM_NIC_RX_MR_CTRL),
+			  GAUDISIM_NIC_RX_MR_VALID | 1u << GAUDISIM_NIC_RX_MR_ASID_SHIFT);
+	mr_wr(A, 0, GAUDISIM_NIC_RX_MR_SOB_COUNT, GAUDISIM_SYNC_NUM_SOBS + 1);
+	ck_assert_uint_eq(mr_rd(A, 0, GAUDISIM_NIC_RX_MR_SOB_COUNT), 64);
+	/* Past the table: no register. */
+	ck_assert_uint_eq(gsim_core_reg_read(A->core, GAUDISIM_BLOCK_NIC_RX +
+					     GAUDISIM_NIC_RX_MR(GAUDISIM_NIC_RX_NUM_MR)), 0);
+}
+END_TEST
+
 START_TEST(test_nic_cb_refused_fails_job)
 {
 	T = A;
@@ -306,6 +478,24 @@ START_TEST(test_nic_cb_refused_fails_job)
 	ck_assert_uint_eq(q_err(A, Q_NIC_AB), GAUDISIM_CP_ERR_ENGINE);
 	ck_assert_uint_eq(sob_of(A, SOB + 1), 0);
 	ck_assert_uint_eq(nic_rd(B, PORT_BA, GAUDISIM_NIC_RX_REFUSED), 1);
+}
+END_TEST
+
+/* A job sends only its own memory: the driver's reserved HBM is not a source. */
+START_TEST(test_nic_cb_source_reserved_refused)
+{
+	memset(gsim_core_hbm(A->core) + GAUDISIM_HBM_BASE + 0x1000, 0x77, LEN);
+	memset(gsim_core_hbm(B->core) + DST, 0, LEN);
+	T = A;
+	iq_setup(Q_NIC_AB, 2);
+	tx_cb(GAUDISIM_HBM_BASE + 0x1000, DST, LEN, GAUDISIM_NIC_TX_REMOTE_SOB_EN | SOB);
+	run_both();
+	ck_assert_uint_eq(q_err(A, Q_NIC_AB), GAUDISIM_CP_ERR_ENGINE);
+	ck_assert_uint_eq((nic_rd(A, PORT_AB, GAUDISIM_ENG_STATUS) & GAUDISIM_ENG_STATUS_ERR_MASK) >>
+			  GAUDISIM_ENG_STATUS_ERR_SHIFT, GAUDISIM_NIC_ERR_LOCAL_ADDR);
+	ck_assert_uint_eq(gsim_core_hbm(B->core)[DST], 0);
+	ck_assert_uint_eq(sob_of(B, SOB), 0);
+	ck_assert_uint_eq(nic_rd(B, PORT_BA, GAUDISIM_NIC_RX_XFERS), 0);
 }
 END_TEST
 
@@ -426,6 +616,8 @@ START_TEST(test_nic_peer_reset)
 	/* After the reset B's port is closed until its driver opens it again. */
 	gsim_core_reset(B->core);
 	ck_assert_uint_eq(nic_rd(B, PORT_BA, GAUDISIM_NIC_RX_ENABLE), 0);
+	ck_assert_uint_eq(mr_rd(B, 0, GAUDISIM_NIC_RX_MR_CTRL), 0);
+	ck_assert_uint_eq(mr_rd(B, 0, GAUDISIM_NIC_RX_MR_SIZE_LO), 0);
 	ck_assert_uint_eq(tx_mmio(A, PORT_AB), GAUDISIM_NIC_ERR_REMOTE_ACCESS);
 	rx_open(B, PORT_BA);
 	ck_assert_uint_eq(tx_mmio(A, PORT_AB), GAUDISIM_NIC_ERR_NONE);
@@ -598,6 +790,18 @@ START_TEST(test_nic_scaleout)
 	ck_assert_uint_eq((nic_rd(x, port, GAUDISIM_ENG_STATUS) & GAUDISIM_ENG_STATUS_ERR_MASK) >>
 			  GAUDISIM_ENG_STATUS_ERR_SHIFT, GAUDISIM_NIC_ERR_REMOTE_ACCESS);
 	ck_assert_uint_eq(nic_rd(y, port, GAUDISIM_NIC_RX_REFUSED), 1);
+	/* Inside y's window but not registered there: refused over the link too. */
+	mr_wr(y, 0, GAUDISIM_NIC_RX_MR_CTRL, 0);
+	memset(gsim_core_hbm(y->core) + DST, 0x5a, LEN);
+	tx_desc(x, port, SRC, DST, LEN, GAUDISIM_NIC_TX_REMOTE_SOB_EN | SOB);
+	nic_wr(x, port, GAUDISIM_NIC_TX_COMMIT, 1);
+	while (gsim_core_run(x->core))
+		;
+	ck_assert_int_eq(carry(fy, fx), GAUDISIM_NIC_ERR_REMOTE_ACCESS);
+	ck_assert_uint_eq(nic_rd(y, port, GAUDISIM_NIC_RX_REFUSED), 2);
+	ck_assert_uint_eq(gsim_core_hbm(y->core)[DST], 0x5a);
+	ck_assert_uint_eq(sob_of(y, SOB), 1);
+	mr_set(y, 0, WIN_BASE, WIN_SIZE, SOB, 64, 1);
 
 	/* A cable that dies with a write on it: the write fails, no hang. */
 	tx_desc(x, port, SRC, DST, LEN, 0);
@@ -611,7 +815,7 @@ START_TEST(test_nic_scaleout)
 	ck_assert_uint_eq(nic_rd(x, port, GAUDISIM_NIC_LINK_DOWN_CNT), 1);
 	/* Its late answer is ignored. */
 	ck_assert_int_eq(carry(fy, fx), GAUDISIM_NIC_ERR_NONE);
-	ck_assert_uint_eq(nic_rd(x, port, GAUDISIM_NIC_TX_ERRS), 4);
+	ck_assert_uint_eq(nic_rd(x, port, GAUDISIM_NIC_TX_ERRS), 5);
 
 	/* Up again, a send that fails at once, and a cut end on the far side. */
 	gsim_fabric_remote_connected(fx, true);
@@ -645,7 +849,13 @@ Suite *nic_suite(void)
 	tcase_add_test(tc, test_nic_fence_on_peer_wakes);
 	tcase_add_test(tc, test_nic_rx_window_refused);
 	tcase_add_test(tc, test_nic_rx_sob_refused);
+	tcase_add_test(tc, test_nic_mr_nothing_registered);
+	tcase_add_test(tc, test_nic_mr_outside_registration);
+	tcase_add_test(tc, test_nic_mr_another_context);
+	tcase_add_test(tc, test_nic_mr_sob_not_registered);
+	tcase_add_test(tc, test_nic_mr_driver_only);
 	tcase_add_test(tc, test_nic_cb_refused_fails_job);
+	tcase_add_test(tc, test_nic_cb_source_reserved_refused);
 	tcase_add_test(tc, test_nic_link_cut_and_restore);
 	tcase_add_test(tc, test_nic_size_and_address_errors);
 	tcase_add_test(tc, test_nic_rx_regs_driver_only);

@@ -868,6 +868,16 @@ union gaudisim_wait_cs_args {
 #define GAUDISIM_MEM_OP_FREE		1
 #define GAUDISIM_MEM_OP_MAP		2
 #define GAUDISIM_MEM_OP_UNMAP		3
+/*
+ * Project-only ops, above habanalabs' (MAP_BLOCK 4, EXPORT_DMABUF_FD 5,
+ * TS_ALLOC 6 stay EINVAL). NIC_REGISTER lets NIC peers write HBM and
+ * signal sync objects of this context (docs/nic.md): a peer's write lands
+ * only inside a registration of the receiving device; with none, every
+ * write is refused.
+ */
+#define GAUDISIM_MEM_OP_PROJECT_FIRST	64
+#define GAUDISIM_MEM_OP_NIC_REGISTER	64
+#define GAUDISIM_MEM_OP_NIC_DEREGISTER	65
 
 /*
  * ALLOC flag: physically contiguous HBM. Every allocation is, so it is
@@ -906,6 +916,14 @@ union gaudisim_wait_cs_args {
  *                     device VA returned keeps host_virt_addr's offset in
  *                     its page (as habanalabs)
  * @unmap.device_virt_addr: UNMAP: the address MAP + USERPTR returned
+ * @nic_register.device_addr: NIC_REGISTER: HBM peers may write (user HBM;
+ *                            a shared context's own allocation)
+ * @nic_register.size: NIC_REGISTER: bytes from @device_addr, 0 for none
+ * @nic_register.sob_first: NIC_REGISTER: first sync object peers may signal
+ *                          (of the context's own range)
+ * @nic_register.sob_count: NIC_REGISTER: how many, 0 for none; @size and
+ *                          @sob_count are not both 0. Returns a handle.
+ * @nic_deregister.handle: NIC_DEREGISTER: handle from NIC_REGISTER
  * @op: GAUDISIM_MEM_OP_*
  * @flags: GAUDISIM_MEM_* valid for the op
  * @ctx_id: must be 0
@@ -934,6 +952,15 @@ struct gaudisim_mem_in {
 		struct {
 			__u64 device_virt_addr;
 		} unmap;
+		struct {
+			__u64 device_addr;
+			__u64 size;
+			__u32 sob_first;
+			__u32 sob_count;
+		} nic_register;
+		struct {
+			__u64 handle;
+		} nic_deregister;
 		__u64 raw[3];
 	};
 	__u32 op;
@@ -944,7 +971,7 @@ struct gaudisim_mem_in {
 
 struct gaudisim_mem_out {
 	union {
-		__u64 handle;			/* ALLOC */
+		__u64 handle;			/* ALLOC, NIC_REGISTER */
 		__u64 device_virt_addr;		/* MAP */
 	};
 	__u64 reserved;

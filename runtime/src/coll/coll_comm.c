@@ -267,6 +267,9 @@ static hlrt_status setup_sync(hlrt_comm *c, bool zero)
 
 static void release(hlrt_comm *c)
 {
+	/* Peers stop writing here before the memory and SOBs go back. */
+	if (c->nic_reg)
+		hlrt_device_nic_deregister(c->dev, c->nic_reg);
 	if (c->recv_base)
 		hlrt_device_free(c->dev, c->recv_base);
 	if (c->kernels_addr)
@@ -311,6 +314,11 @@ hlrt_status hlrt_comm_init_rank(hlrt_comm **comm, uint32_t nranks, const hlrt_co
 		st = hlrt_device_take_sobs(device, 2 * COLL_SOBS_PER_SET, &c->sob_first);
 	if (!st)
 		st = setup_sync(c, true);
+	/* Peers write our receive slots and raise our SOBs: nothing else of ours. */
+	if (!st && nranks > 1)
+		st = hlrt_device_nic_register(device, c->recv_base,
+					      (uint64_t)COLL_SLOTS * COLL_SLOT_BYTES, c->sob_first,
+					      2 * COLL_SOBS_PER_SET, &c->nic_reg);
 	if (st)
 		goto fail;
 	me.rank = rank;

@@ -68,6 +68,7 @@ struct hlrt_comm {
 	uint64_t scratch;		/* reduce-scatter's working copy */
 	uint64_t scratch_size;
 	uint32_t sob_first;
+	uint64_t nic_reg;		/* what peers may write here, 0: not registered */
 	uint32_t nic_mon[2][COLL_NIC_MONS];	/* data and credit queues' monitors */
 	uint32_t parity;
 	bool broken;			/* a launch failed: no more launches */

@@ -137,6 +137,21 @@ static int drv_host_unmap(struct hlrt_backend *be, uint64_t va)
 	return hlthunk_memory_unmap(d->fd, va);
 }
 
+static int drv_nic_register(struct hlrt_backend *be, uint64_t addr, uint64_t size,
+			    uint32_t sob_first, uint32_t sob_count, uint64_t *handle)
+{
+	struct drv *d = be->priv;
+
+	return hlthunk_nic_register(d->fd, addr, size, sob_first, sob_count, handle);
+}
+
+static int drv_nic_deregister(struct hlrt_backend *be, uint64_t handle)
+{
+	struct drv *d = be->priv;
+
+	return hlthunk_nic_deregister(d->fd, handle);
+}
+
 static uint32_t drv_ext_queue(struct hlrt_backend *be, uint32_t s)
 {
 	(void)be;
@@ -259,6 +274,8 @@ static const struct hlrt_backend_ops drv_ops = {
 	.ext_queue = drv_ext_queue,
 	.submit = drv_submit,
 	.wait = drv_wait,
+	.nic_register = drv_nic_register,
+	.nic_deregister = drv_nic_deregister,
 };
 
 static int drv_count(uint32_t *module_ids, uint32_t max)

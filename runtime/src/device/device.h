@@ -101,6 +101,13 @@ void hlrt_memory_release_all(hlrt_device *dev);
 /* Take n consecutive sync objects aligned to a group of 8; give them back. */
 hlrt_status hlrt_device_take_sobs(hlrt_device *dev, uint32_t n, uint32_t *first);
 void hlrt_device_put_sobs(hlrt_device *dev, uint32_t first, uint32_t n);
+/*
+ * Let NIC peers write device memory [addr, + size) and signal sync objects
+ * [sob_first, + sob_count) of dev; *handle for hlrt_device_nic_deregister.
+ */
+hlrt_status hlrt_device_nic_register(hlrt_device *dev, uint64_t addr, uint64_t size,
+				     uint32_t sob_first, uint32_t sob_count, uint64_t *handle);
+void hlrt_device_nic_deregister(hlrt_device *dev, uint64_t handle);
 
 /* Host copies for a submission: in pinned memory, or staged. */
 hlrt_status hlrt_host_va(hlrt_device *dev, const void *ptr, uint64_t size, uint64_t *va);

@@ -76,6 +76,13 @@ struct hlrt_backend_ops {
 		      uint32_t ext_queue, const struct hlrt_be_ext *ext, uint64_t *seq);
 	/* Wait for a submission: 0 done, -ETIMEDOUT, -EIO (aborted). */
 	int (*wait)(struct hlrt_backend *be, uint64_t seq, uint64_t timeout_us);
+	/*
+	 * Let NIC peers write HBM [addr, + size) and signal SOBs [sob_first,
+	 * + sob_count) of this device (docs/nic.md); a handle to deregister.
+	 */
+	int (*nic_register)(struct hlrt_backend *be, uint64_t addr, uint64_t size,
+			    uint32_t sob_first, uint32_t sob_count, uint64_t *handle);
+	int (*nic_deregister)(struct hlrt_backend *be, uint64_t handle);
 };
 
 struct hlrt_backend {

@@ -56,6 +56,21 @@ hlrt_status hlrt_device_free(hlrt_device *device, uint64_t device_addr)
 			 (unsigned long long)device_addr);
 }
 
+hlrt_status hlrt_device_nic_register(hlrt_device *dev, uint64_t addr, uint64_t size,
+				     uint32_t sob_first, uint32_t sob_count, uint64_t *handle)
+{
+	int rc = dev->be->ops->nic_register(dev->be, addr, size, sob_first, sob_count, handle);
+
+	if (rc)
+		return hlrt_fail_errno(rc, "registering device memory and sync objects for NIC peers");
+	return HLRT_SUCCESS;
+}
+
+void hlrt_device_nic_deregister(hlrt_device *dev, uint64_t handle)
+{
+	dev->be->ops->nic_deregister(dev->be, handle);
+}
+
 hlrt_status hlrt_host_malloc(hlrt_device *device, size_t size, void **ptr)
 {
 	long page = sysconf(_SC_PAGESIZE);
