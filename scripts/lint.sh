@@ -3,7 +3,7 @@
 # source file, and sparse (the kernel's C=2 build) on every compilation
 # unit. One case per file and checker; prints "N passed, N failed".
 #
-#   scripts/lint.sh            check kernel/
+#   scripts/lint.sh            check kernel/ (and the tree for conflict markers)
 #   LINT_SRC=DIR scripts/lint.sh   check another module tree (lint's own test)
 set -uo pipefail
 
@@ -67,6 +67,16 @@ for f in "$src"/*.c; do
 	fi
 done
 [ "$build_rc" -eq 0 ] || tail -20 "$log" | sed 's/^/    /'
+
+# A merge left half-done: conflict markers in any tracked file of the project.
+if [ -z "${LINT_SRC:-}" ] && git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
+	if markers=$(git -C "$top" grep -n -E '^(<<<<<<<|>>>>>>>) ' -- . 2>/dev/null); then
+		fail "no merge-conflict markers"
+		printf '%s\n' "$markers" | sed 's/^/    /'
+	else
+		pass "no merge-conflict markers"
+	fi
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
