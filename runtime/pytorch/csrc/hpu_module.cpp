@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The bridge's own calls for the Python package (torch.ops.hpu_bridge.*):
+ * device count and selection, synchronisation, memory statistics.
+ */
+#include <torch/library.h>
+
+#include "hpu.h"
+
+namespace hpu {
+
+int64_t compiled_recipes();
+int64_t device_launches();
+
+namespace {
+
+int64_t op_device_count()
+{
+	return device_count();
+}
+
+int64_t op_current_device()
+{
+	return current_index();
+}
+
+void op_set_device(int64_t index)
+{
+	set_current_index(index);
+}
+
+void op_synchronize()
+{
+	synchronize();
+}
+
+/* Limit, InUse, MaxInUse, NumAllocs, NumFrees, ActiveAllocs, MaxAllocSize. */
+std::vector<int64_t> op_memory_stats()
+{
+	MemStats s = memory_stats();
+	return {s.limit, s.in_use, s.max_in_use, s.num_allocs, s.num_frees, s.active_allocs,
+		s.max_alloc_size};
+}
+
+void op_reset_peak_memory_stats()
+{
+	reset_peak_memory_stats();
+}
+
+int64_t op_compiled_recipes()
+{
+	return compiled_recipes();
+}
+
+int64_t op_device_launches()
+{
+	return device_launches();
+}
+
+} // namespace
+
+TORCH_LIBRARY(hpu_bridge, m)
+{
+	m.def("device_count", op_device_count);
+	m.def("current_device", op_current_device);
+	m.def("set_device", op_set_device);
+	m.def("synchronize", op_synchronize);
+	m.def("memory_stats", op_memory_stats);
+	m.def("reset_peak_memory_stats", op_reset_peak_memory_stats);
+	m.def("compiled_recipes", op_compiled_recipes);
+	m.def("device_launches", op_device_launches);
+}
+
+} // namespace hpu

@@ -1,0 +1,225 @@
+"""Host tests of the hpu bridge on the in-process device core: each device
+op against PyTorch on the CPU (forward and backward, random shapes), that
+the device ran it (a recipe was compiled), views and in-place ops, the CPU
+fallback and its placement log line, memory statistics."""
+import os
+import subprocess
+import sys
+import unittest
+
+import torch
+
+from habana_frameworks.torch.utils.library_loader import load_habana_module
+
+load_habana_module()
+import habana_frameworks.torch.core as htcore  # noqa: E402
+
+HPU = torch.device("hpu")
+RTOL = 1e-5
+ATOL = 1e-5
+
+
+def launches():
+    return torch.ops.hpu_bridge.device_launches()
+
+
+class OnDevice:
+    """Asserts the block launched at least one recipe (an op ran on the device)."""
+
+    def __init__(self, test):
+        self.test = test
+
+    def __enter__(self):
+        self.before = launches()
+
+    def __exit__(self, *exc):
+        if exc[0] is None:
+            self.test.assertGreater(launches(), self.before, "the op fell back to the CPU")
+
+
+class BridgeOps(unittest.TestCase):
+    def setUp(self):
+        self.gen = torch.Generator().manual_seed(hash(self.id()) & 0xffff)
+
+    def rand(self, *shape):
+        return torch.randn(tuple(shape), generator=self.gen)
+
+    def shapes(self):
+        return [(int(torch.randint(1, 40, (1,), generator=self.gen)),
+                 int(torch.randint(1, 40, (1,), generator=self.gen))) for _ in range(3)]
+
+    def check_fwd_bwd(self, fn, *inputs, on_device=True):
+        cpu_in = [x.clone().requires_grad_(True) for x in inputs]
+        dev_in = [x.to(HPU).detach().requires_grad_(True) for x in inputs]
+        ref = fn(*cpu_in)
+        if on_device:
+            with OnDevice(self):
+                out = fn(*dev_in)
+        else:
+            out = fn(*dev_in)
+        self.assertEqual(out.device.type, "hpu")
+        torch.testing.assert_close(out.cpu(), ref.detach(), rtol=RTOL, atol=ATOL)
+        grad = self.rand(*ref.shape)
+        ref.backward(grad)
+        out.backward(grad.to(HPU))
+        for c, d in zip(cpu_in, dev_in):
+            torch.testing.assert_close(d.grad.cpu(), c.grad, rtol=RTOL, atol=ATOL)
+
+    def test_mm(self):
+        for m, k in self.shapes():
+            n = m + 3
+            self.check_fwd_bwd(torch.mm, self.rand(m, k), self.rand(k, n))
+
+    def test_mm_transposed_operands(self):
+        a, b = self.rand(7, 5), self.rand(9, 7)
+        with OnDevice(self):
+            out = torch.mm(a.to(HPU).t(), b.to(HPU).t())
+        torch.testing.assert_close(out.cpu(), a.t() @ b.t(), rtol=RTOL, atol=ATOL)
+
+    def test_linear_addmm(self):
+        for batch, inp in self.shapes():
+            self.check_fwd_bwd(lambda x, w, b: torch.nn.functional.linear(x, w, b),
+                               self.rand(batch, inp), self.rand(6, inp), self.rand(6))
+
+    def test_add_sub_mul(self):
+        for shape in self.shapes():
+            a, b = self.rand(*shape), self.rand(*shape)
+            self.check_fwd_bwd(torch.add, a, b)
+            self.check_fwd_bwd(lambda x, y: torch.add(x, y, alpha=0.5), a, b)
+            self.check_fwd_bwd(torch.sub, a, b)
+            self.check_fwd_bwd(torch.mul, a, b)
+            self.check_fwd_bwd(lambda x: x * 2.5, a)
+
+    def test_relu(self):
+        for shape in self.shapes():
+            self.check_fwd_bwd(torch.relu, self.rand(*shape))
+
+    def test_sum_mean(self):
+        for shape in self.shapes():
+            x = self.rand(*shape)
+            self.check_fwd_bwd(lambda t: t.sum(0), x)
+            self.check_fwd_bwd(lambda t: t.sum(1, keepdim=True), x)
+            self.check_fwd_bwd(lambda t: t.sum(), x)
+            self.check_fwd_bwd(lambda t: t.mean(1), x)
+            self.check_fwd_bwd(lambda t: t.mean(0, keepdim=True), x)
+
+    def test_recipe_cache(self):
+        a, b = self.rand(11, 3), self.rand(3, 2)
+        torch.mm(a.to(HPU), b.to(HPU))
+        before = torch.ops.hpu_bridge.compiled_recipes()
+        torch.mm(a.to(HPU), b.to(HPU))
+        self.assertEqual(torch.ops.hpu_bridge.compiled_recipes(), before)
+
+    def test_in_place_add(self):
+        w, g = self.rand(13, 4), self.rand(13, 4)
+        wd = w.to(HPU)
+        with OnDevice(self):
+            wd.add_(g.to(HPU), alpha=-0.1)
+        torch.testing.assert_close(wd.cpu(), w - 0.1 * g, rtol=RTOL, atol=ATOL)
+
+    def test_fallback_op(self):
+        # exp has no device kernel: the CPU runs it, the result is on the hpu.
+        x = self.rand(5, 6)
+        before = launches()
+        out = torch.exp(x.to(HPU))
+        self.assertEqual(launches(), before)
+        self.assertEqual(out.device.type, "hpu")
+        torch.testing.assert_close(out.cpu(), torch.exp(x))
+
+    def test_fallback_broadcast(self):
+        a, b = self.rand(4, 6), self.rand(6)
+        self.check_fwd_bwd(torch.add, a, b, on_device=False)
+
+
+class BridgeTensors(unittest.TestCase):
+    def test_round_trip_dtypes(self):
+        for t in (torch.randn(3, 4), torch.arange(10), torch.tensor([True, False]),
+                  torch.randn(2, 3).double()):
+            d = t.to(HPU)
+            self.assertEqual(d.dtype, t.dtype)
+            self.assertTrue(torch.equal(d.cpu(), t))
+
+    def test_views_and_strided_copies(self):
+        x = torch.arange(60.).reshape(3, 4, 5)
+        d = x.to(HPU)
+        self.assertTrue(torch.equal(d.view(12, 5).cpu(), x.view(12, 5)))
+        self.assertTrue(torch.equal(d.permute(2, 0, 1).cpu(), x.permute(2, 0, 1)))
+        self.assertTrue(torch.equal(d[:, 1:3, ::2].cpu(), x[:, 1:3, ::2]))
+        self.assertTrue(torch.equal(d.transpose(0, 2).contiguous().cpu(),
+                                    x.transpose(0, 2).contiguous()))
+        # A copy into a strided view of a device tensor leaves the rest alone.
+        d[:, 0, :] = torch.full((3, 5), -1.)
+        x[:, 0, :] = -1.
+        self.assertTrue(torch.equal(d.cpu(), x))
+
+    def test_resize(self):
+        d = torch.arange(6.).to(HPU)
+        d.resize_(4, 4)
+        self.assertEqual(d.shape, (4, 4))
+        self.assertTrue(torch.equal(d.view(-1)[:6].cpu(), torch.arange(6.)))
+
+    def test_memory_stats_follow_allocations(self):
+        torch.hpu.synchronize()
+        before = torch.hpu.memory_stats()
+        for key in ("Limit", "InUse", "MaxInUse", "NumAllocs", "NumFrees",
+                    "ActiveAllocs", "MaxAllocSize"):
+            self.assertIn(key, before)
+        t = torch.empty(1 << 20, device=HPU)
+        after = torch.hpu.memory_stats()
+        self.assertEqual(after["InUse"] - before["InUse"], 4 << 20)
+        self.assertEqual(after["ActiveAllocs"], before["ActiveAllocs"] + 1)
+        self.assertGreaterEqual(torch.hpu.max_memory_allocated(), 4 << 20)
+        del t
+        self.assertEqual(torch.hpu.memory_allocated(), before["InUse"])
+        torch.hpu.reset_peak_memory_stats()
+        self.assertEqual(torch.hpu.max_memory_allocated(), torch.hpu.memory_allocated())
+
+    def test_device_module(self):
+        self.assertTrue(torch.hpu.is_available())
+        self.assertEqual(torch.hpu.device_count(), 1)
+        self.assertEqual(torch.hpu.current_device(), 0)
+        torch.hpu.set_device("hpu:0")
+        with self.assertRaises(RuntimeError):
+            torch.hpu.set_device(1)
+
+
+class BridgeTraining(unittest.TestCase):
+    def test_mlp_steps_match_cpu(self):
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(64, 32),
+                                    torch.nn.ReLU(), torch.nn.Linear(32, 10))
+        dev_model = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(64, 32),
+                                        torch.nn.ReLU(), torch.nn.Linear(32, 10))
+        dev_model.load_state_dict(model.state_dict())
+        dev_model.to(HPU)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        dev_opt = torch.optim.SGD(dev_model.parameters(), lr=0.1)
+        for _ in range(5):
+            x, y = torch.randn(16, 8, 8), torch.randint(0, 10, (16,))
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            dev_loss = torch.nn.functional.cross_entropy(dev_model(x.to(HPU)), y.to(HPU))
+            dev_opt.zero_grad()
+            dev_loss.backward()
+            htcore.mark_step()
+            dev_opt.step()
+            htcore.mark_step()
+            self.assertLess(abs(dev_loss.item() - loss.item()), 1e-4 * abs(loss.item()))
+
+    def test_placement_log_names_fallback(self):
+        code = ("import torch\n"
+                "from habana_frameworks.torch.utils.library_loader import load_habana_module\n"
+                "load_habana_module()\n"
+                "a = torch.arange(4).to('hpu')\n"
+                "print(torch.eq(a, a).cpu().all().item())\n")
+        env = dict(os.environ, HLRT_LOG_DEVICE_PLACEMENT="1")
+        r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                           text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stderr, r"aten/eq\.Tensor\S*: \(Equal\): /device:CPU:0")
+
+
+if __name__ == "__main__":
+    unittest.main()
