@@ -138,9 +138,12 @@ test-trainer: setup
 test-fuzz: setup
 	@bash scripts/setup.sh packages
 test-qtest: qemu
-test-guest: vm-deps data
+test-guest: vm-deps data debian
+# The hpu bridge's host tests: the extension on the in-process device core.
+test-torch-host: pytorch
+	$(MAKE) -C tests/pytorch O=$(B)/tests/pytorch
 
-test: test-unit test-host test-runtime test-trainer test-fuzz test-qtest test-guest
+test: test-unit test-host test-runtime test-trainer test-torch-host test-fuzz test-qtest test-guest
 	@bash scripts/run-tests.sh
 
 # checkpatch --strict and sparse on the kernel module (a suite of make test).

@@ -14,7 +14,7 @@ root=$build/guest-debian
 pkg=$build/pytorch/pkg	# the built Python package (runtime/pytorch/Makefile)
 
 mkdir -p "$root/etc" "$root/usr/lib/python3/dist-packages" \
-	"$root/usr/share/gaudisim/examples/pytorch"
+	"$root/usr/share/gaudisim/examples/pytorch" "$root/usr/share/gaudisim/tests/pytorch"
 
 sync_tree() { # src dst: mirror src into dst, copying changed files only
 	mkdir -p "$2"
@@ -59,9 +59,14 @@ done
 if [ -d "$pkg" ]; then
 	sync_tree "$pkg" "$root/usr/lib/python3/dist-packages"
 fi
+stage() { # src dst-dir
+	cmp -s "$1" "$2/$(basename "$1")" || cp -p "$1" "$2/"
+}
 for f in "$top"/runtime/pytorch/examples/*.py; do
-	[ -e "$f" ] || continue
-	cmp -s "$f" "$root/usr/share/gaudisim/examples/pytorch/$(basename "$f")" ||
-		cp -p "$f" "$root/usr/share/gaudisim/examples/pytorch/"
+	stage "$f" "$root/usr/share/gaudisim/examples/pytorch"
+done
+# The guest suite (scripts/run-tests.sh torch).
+for f in "$top"/tests/pytorch/run.py "$top"/tests/pytorch/test_guest.py; do
+	stage "$f" "$root/usr/share/gaudisim/tests/pytorch"
 done
 exit 0

@@ -116,6 +116,8 @@ if [ "$rootfs" = debian ]; then
 		-device virtio-9p-pci,fsdev=gsimdeb,mount_tag=gsimdeb
 	)
 	driver_arg="$driver_arg gsim.root=debian"
+	# Debian's PyTorch uses the instructions the host CPU has (AVX2 & co.).
+	[ "$accel" = kvm ] || qemu_args+=(-cpu max)
 fi
 # shellcheck disable=SC2206
 extra=(${GAUDISIM_QEMU_ARGS:-})

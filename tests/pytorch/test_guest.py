@@ -1,0 +1,70 @@
+"""Guest tests of PyTorch on the hpu, in the Debian userland on the
+simulated device (scripts/run-tests.sh suite torch): the seed script's
+per-step loss on the hpu against the same script on the CPU, its final
+accuracy, the placement log's line for an op that fell back, memory
+statistics of the real device."""
+import os
+import re
+import subprocess
+import sys
+import unittest
+
+EXAMPLES = "/usr/share/gaudisim/examples/pytorch"
+DATA = os.environ.get("GSIM_MNIST", "/mnt/host/data/mnist")
+
+
+def run_seed(*args, env=None):
+    cmd = [sys.executable, os.path.join(EXAMPLES, "hello_world.py"), "--data", DATA, *args]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=3000,
+                       env=dict(os.environ, **(env or {})))
+    if r.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} failed:\n{r.stdout}\n{r.stderr}")
+    return r
+
+
+def losses(out):
+    return [float(m.group(1)) for m in re.finditer(r"^step \d+ loss (\S+)$", out, re.M)]
+
+
+class SeedScript(unittest.TestCase):
+    def test_losses_match_cpu_50_steps(self):
+        hpu = run_seed("--steps", "50", "--print-loss",
+                       env={"HLRT_LOG_DEVICE_PLACEMENT": "1"})
+        cpu = run_seed("--steps", "50", "--print-loss", "--device", "cpu")
+        lh, lc = losses(hpu.stdout), losses(cpu.stdout)
+        self.assertEqual(len(lh), 50)
+        self.assertEqual(len(lc), 50)
+        for step, (a, b) in enumerate(zip(lh, lc), 1):
+            self.assertLessEqual(abs(a - b), 1e-4 * abs(b), f"step {step}: {a} vs {b}")
+        # The device ran the matrix products; eq fell back to the CPU.
+        self.assertIn("/MatMul: (MatMul): /device:HPU:0", hpu.stderr)
+        self.assertRegex(hpu.stderr, r"aten/eq\.Tensor\S*: \(Equal\): /device:CPU:0")
+
+    def test_accuracy_5_epochs(self):
+        r = run_seed()
+        self.assertEqual(len(re.findall(r"^epoch \d/5", r.stdout, re.M)), 5, r.stdout)
+        acc = float(re.search(r"^accuracy: (\S+)$", r.stdout, re.M).group(1))
+        self.assertGreaterEqual(acc, 0.87)
+        self.assertLessEqual(acc, 0.91)
+
+
+class DeviceModule(unittest.TestCase):
+    def test_memory_stats_on_the_device(self):
+        code = ("import torch\n"
+                "import habana_frameworks.torch.core\n"
+                "assert torch.hpu.is_available() and torch.hpu.device_count() == 1\n"
+                "s0 = torch.hpu.memory_stats()\n"
+                "t = torch.ones(1 << 20, device='hpu')\n"
+                "s1 = torch.hpu.memory_stats()\n"
+                "assert s1['InUse'] - s0['InUse'] == 4 << 20, (s0, s1)\n"
+                "assert s1['Limit'] > 0\n"
+                "assert t.sum().item() == float(1 << 20)\n"
+                "print('ok')\n")
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           timeout=600)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("ok", r.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
