@@ -32,6 +32,9 @@ int device_count();
 /* Wait for every queued launch and copy. */
 void synchronize();
 
+/* Lazy mode: run the ops recorded so far (hpu_ops.cpp); a no-op when none. */
+void flush_pending();
+
 /* The caching allocator on device memory. */
 c10::Allocator *allocator();
 struct MemStats {

@@ -10,7 +10,8 @@
 namespace hpu {
 
 int64_t compiled_recipes();
-int64_t device_launches();
+int64_t device_ops();
+int64_t device_runs();
 
 namespace {
 
@@ -31,6 +32,7 @@ void op_set_device(int64_t index)
 
 void op_synchronize()
 {
+	flush_pending();
 	synchronize();
 }
 
@@ -52,9 +54,19 @@ int64_t op_compiled_recipes()
 	return compiled_recipes();
 }
 
-int64_t op_device_launches()
+int64_t op_device_ops()
 {
-	return device_launches();
+	return device_ops();
+}
+
+int64_t op_device_runs()
+{
+	return device_runs();
+}
+
+void op_mark_step()
+{
+	flush_pending();
 }
 
 } // namespace
@@ -68,7 +80,9 @@ TORCH_LIBRARY(hpu_bridge, m)
 	m.def("memory_stats", op_memory_stats);
 	m.def("reset_peak_memory_stats", op_reset_peak_memory_stats);
 	m.def("compiled_recipes", op_compiled_recipes);
-	m.def("device_launches", op_device_launches);
+	m.def("device_ops", op_device_ops);
+	m.def("device_runs", op_device_runs);
+	m.def("mark_step", op_mark_step);
 }
 
 } // namespace hpu

@@ -12,7 +12,7 @@
 #include <ATen/Operators.h>
 #include <torch/library.h>
 
-#include <atomic>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -28,6 +28,15 @@ namespace {
 struct Arg {
 	uint64_t addr;
 	std::vector<uint64_t> dims;
+	at::Tensor keep;	/* holds the memory until the op has run */
+
+	uint64_t bytes() const
+	{
+		uint64_t n = 4;
+		for (uint64_t d : dims)
+			n *= d;
+		return n;
+	}
 };
 
 struct CachedRecipe {
@@ -39,9 +48,17 @@ struct CachedRecipe {
 using Builder = std::function<std::vector<hlrt_tensor *>(hlrt_graph *,
 							 const std::vector<hlrt_tensor *> &)>;
 
-std::mutex g_cache_lock;
+/* An op recorded for the device: its signature, tensors and graph builder. */
+struct PendingOp {
+	std::string key;
+	std::vector<Arg> ins, outs;
+	Builder build;
+};
+
+std::mutex g_lock;
 std::map<std::string, CachedRecipe> g_cache;
-std::atomic<int64_t> g_launches{0};
+std::vector<PendingOp> g_pending;	/* lazy mode: the ops since the last run */
+int64_t g_ops, g_runs;
 
 std::string dims_key(const std::vector<uint64_t> &d)
 {
@@ -51,68 +68,169 @@ std::string dims_key(const std::vector<uint64_t> &d)
 	return s + "]";
 }
 
-const CachedRecipe &recipe_for(const std::string &key, const std::vector<Arg> &ins,
-			       const Builder &build)
+bool lazy_mode()
 {
-	std::lock_guard<std::mutex> guard(g_cache_lock);
-	auto it = g_cache.find(key);
-	if (it != g_cache.end())
-		return it->second;
-
-	hlrt_graph *g = nullptr;
-	check(hlrt_graph_create(&g), "creating a graph");
-	std::unique_ptr<hlrt_graph, decltype(&hlrt_graph_destroy)> owner(g, hlrt_graph_destroy);
-	std::vector<hlrt_tensor *> tin;
-	for (size_t i = 0; i < ins.size(); i++) {
-		struct hlrt_tensor_desc d = {};
-		std::string name = "in" + std::to_string(i);
-		d.name = name.c_str();
-		d.dtype = HLRT_FP32;
-		d.ndims = ins[i].dims.size();
-		for (size_t k = 0; k < ins[i].dims.size(); k++)
-			d.dims[k] = ins[i].dims[k];
-		d.role = HLRT_TENSOR_INPUT;
-		hlrt_tensor *t = nullptr;
-		check(hlrt_tensor_create(g, &d, &t), "creating a tensor");
-		tin.push_back(t);
-	}
-	std::vector<hlrt_tensor *> tout = build(g, tin);
-	CachedRecipe c = {};
-	for (hlrt_tensor *t : tout) {
-		check(hlrt_tensor_set_role(t, HLRT_TENSOR_OUTPUT), "marking an output");
-		c.outputs.push_back(hlrt_tensor_name(t));
-	}
-	struct hlrt_compile_options opts = {};
-	opts.eager = HLRT_EAGER_OFF;
-	check(hlrt_graph_compile(g, &opts, &c.recipe), "compiling");
-	check(hlrt_recipe_workspace_size(c.recipe, &c.workspace), "sizing the workspace");
-	return g_cache.emplace(key, c).first->second;
+	const char *v = std::getenv("PT_HPU_LAZY_MODE");
+	return !(v && std::string(v) == "0");
 }
 
-/* Run the op's recipe on the inputs, writing the outputs' device memory. */
+/*
+ * Where each input of each op comes from: an output of an earlier op of
+ * the sequence (the same memory) or a graph input.
+ */
+struct Link {
+	int op;		/* -1: graph input number `out` */
+	int out;
+};
+
+/*
+ * One graph for a sequence of ops, compiled once per structure (the ops'
+ * signatures and how they connect) and launched with every op's outputs
+ * bound: PyTorch holds each of them.
+ */
+void run_ops(const std::vector<PendingOp> &ops)
+{
+	std::string key;
+	std::vector<std::vector<Link>> links(ops.size());
+	std::vector<const Arg *> graph_ins;
+	for (size_t i = 0; i < ops.size(); i++) {
+		key += ops[i].key + "{";
+		for (const Arg &a : ops[i].ins) {
+			Link l = {-1, (int)graph_ins.size()};
+			for (size_t j = i; j-- > 0 && l.op < 0;)
+				for (size_t m = 0; m < ops[j].outs.size(); m++)
+					if (ops[j].outs[m].addr == a.addr &&
+					    ops[j].outs[m].bytes() == a.bytes()) {
+						l = {(int)j, (int)m};
+						break;
+					}
+			if (l.op < 0) {
+				graph_ins.push_back(&a);
+				key += "i";
+			} else {
+				key += "o" + std::to_string(l.op) + "." + std::to_string(l.out);
+			}
+			links[i].push_back(l);
+		}
+		key += "}";
+	}
+
+	auto it = g_cache.find(key);
+	if (it == g_cache.end()) {
+		hlrt_graph *g = nullptr;
+		check(hlrt_graph_create(&g), "creating a graph");
+		std::unique_ptr<hlrt_graph, decltype(&hlrt_graph_destroy)> owner(
+			g, hlrt_graph_destroy);
+		CachedRecipe c = {};
+		std::vector<std::vector<hlrt_tensor *>> outs(ops.size());
+		for (size_t i = 0; i < ops.size(); i++) {
+			std::vector<hlrt_tensor *> tin;
+			for (size_t k = 0; k < ops[i].ins.size(); k++) {
+				const Arg &a = ops[i].ins[k];
+				const Link &l = links[i][k];
+				hlrt_tensor *t = nullptr;
+				struct hlrt_tensor_desc d = {};
+				std::string name = "in" + std::to_string(l.out);
+				if (l.op < 0) {
+					d.name = name.c_str();
+					d.dtype = HLRT_FP32;
+					d.ndims = a.dims.size();
+					for (size_t n = 0; n < a.dims.size(); n++)
+						d.dims[n] = a.dims[n];
+					d.role = HLRT_TENSOR_INPUT;
+					check(hlrt_tensor_create(g, &d, &t), "creating a tensor");
+				} else {
+					t = outs[l.op][l.out];
+					if (ops[l.op].outs[l.out].dims != a.dims) {
+						/* The same memory seen with another shape. */
+						struct hlrt_reshape_params rp = {};
+						rp.ndims = a.dims.size();
+						for (size_t n = 0; n < a.dims.size(); n++)
+							rp.dims[n] = a.dims[n];
+						hlrt_tensor *o[1] = {nullptr};
+						hlrt_node *nd = nullptr;
+						check(hlrt_node_create(g, "reshape", &t, 1, o, 1, &rp,
+								       sizeof(rp), "aten/view", &nd),
+						      "reshape");
+						t = hlrt_node_output(nd, 0);
+					}
+				}
+				tin.push_back(t);
+			}
+			outs[i] = ops[i].build(g, tin);
+			TORCH_CHECK(outs[i].size() == ops[i].outs.size(), "hpu: ", ops[i].key,
+				    ": output count");
+			for (hlrt_tensor *t : outs[i]) {
+				check(hlrt_tensor_set_role(t, HLRT_TENSOR_OUTPUT), "marking an output");
+				c.outputs.push_back(hlrt_tensor_name(t));
+			}
+		}
+		struct hlrt_compile_options opts = {};
+		opts.eager = HLRT_EAGER_OFF;
+		check(hlrt_graph_compile(g, &opts, &c.recipe), "compiling");
+		check(hlrt_recipe_workspace_size(c.recipe, &c.workspace), "sizing the workspace");
+		it = g_cache.emplace(key, c).first;
+	}
+	const CachedRecipe &c = it->second;
+
+	std::vector<std::string> names;
+	std::vector<struct hlrt_tensor_binding> b;
+	for (size_t i = 0; i < graph_ins.size(); i++)
+		names.push_back("in" + std::to_string(i));
+	for (size_t i = 0; i < graph_ins.size(); i++)
+		b.push_back({names[i].c_str(), graph_ins[i]->addr});
+	size_t n = 0;
+	for (const PendingOp &op : ops)
+		for (const Arg &a : op.outs)
+			b.push_back({c.outputs[n++].c_str(), a.addr});
+	/* Freed right after the launch: the next user is queued after it. */
+	c10::DataPtr ws = allocator()->allocate(c.workspace);
+	check(hlrt_launch(stream(), c.recipe, b.data(), b.size(),
+			  reinterpret_cast<uint64_t>(ws.get())),
+	      "launching");
+	g_runs++;
+	/* The placement log's lines for the ops come from the runtime's compile. */
+}
+
+bool overlaps(const Arg &a, const Arg &b)
+{
+	return a.addr < b.addr + b.bytes() && b.addr < a.addr + a.bytes();
+}
+
+/*
+ * Run an op on the device: at once in eager mode; in lazy mode recorded,
+ * to run with the ops around it at the next flush (mark_step, a read back
+ * to the host, a copy, a fallback op). An input that shares memory with a
+ * recorded output other than as that whole output runs what is recorded
+ * first.
+ */
 void launch(const std::string &op, const std::vector<Arg> &ins, const std::vector<Arg> &outs,
 	    const std::string &params, const Builder &build)
 {
 	std::string key = op + "|" + params;
 	for (const Arg &a : ins)
 		key += dims_key(a.dims);
-	const CachedRecipe &c = recipe_for(key, ins, build);
-	TORCH_CHECK(c.outputs.size() == outs.size(), "hpu: ", op, ": output count");
-	std::vector<std::string> names;
-	std::vector<struct hlrt_tensor_binding> b;
-	for (size_t i = 0; i < ins.size(); i++)
-		names.push_back("in" + std::to_string(i));
-	for (size_t i = 0; i < ins.size(); i++)
-		b.push_back({names[i].c_str(), ins[i].addr});
-	for (size_t i = 0; i < outs.size(); i++)
-		b.push_back({c.outputs[i].c_str(), outs[i].addr});
-	/* Freed right after the launch: the next user is queued after it. */
-	c10::DataPtr ws = allocator()->allocate(c.workspace);
-	check(hlrt_launch(stream(), c.recipe, b.data(), b.size(),
-			  reinterpret_cast<uint64_t>(ws.get())),
-	      op.c_str());
-	g_launches++;
-	/* The placement log's line for it comes from the runtime's compile. */
+	std::lock_guard<std::mutex> guard(g_lock);
+	g_ops++;
+	if (!lazy_mode()) {
+		if (!g_pending.empty()) {
+			run_ops(g_pending);
+			g_pending.clear();
+		}
+		run_ops({{key, ins, outs, build}});
+		return;
+	}
+	bool flush = false;
+	for (const Arg &a : ins)
+		for (const PendingOp &p : g_pending)
+			for (const Arg &o : p.outs)
+				if (overlaps(a, o) && !(a.addr == o.addr && a.bytes() == o.bytes()))
+					flush = true;
+	if (flush) {
+		run_ops(g_pending);
+		g_pending.clear();
+	}
+	g_pending.push_back({key, ins, outs, build});
 }
 
 hlrt_tensor *node(hlrt_graph *g, const char *guid, std::vector<hlrt_tensor *> in,
@@ -143,7 +261,7 @@ std::vector<uint64_t> udims(at::IntArrayRef s)
 
 Arg arg(const at::Tensor &t)
 {
-	return {addr_of(t), udims(t.sizes())};
+	return {addr_of(t), udims(t.sizes()), t};
 }
 
 /* An FP32 matrix as the MME takes it: stored row-major, or its transpose. */
@@ -160,7 +278,7 @@ Matrix matrix(const at::Tensor &t)
 	if (t.is_contiguous())
 		return {true, false, arg(t)};
 	if (t.stride(0) == 1 && t.stride(1) == t.size(0))
-		return {true, true, {addr_of(t), {(uint64_t)t.size(1), (uint64_t)t.size(0)}}};
+		return {true, true, {addr_of(t), {(uint64_t)t.size(1), (uint64_t)t.size(0)}, t}};
 	return {false, false, {}};
 }
 
@@ -188,7 +306,7 @@ at::Tensor gemm(const Matrix &a, const Matrix &b, const at::Tensor *bias, at::Te
 		ins.push_back(arg(*bias));
 	std::string params = std::to_string(p.transpose_a) + std::to_string(p.transpose_b);
 	launch(op, ins, {arg(out)}, params,
-	       [&](hlrt_graph *g, const std::vector<hlrt_tensor *> &in) {
+	       [=](hlrt_graph *g, const std::vector<hlrt_tensor *> &in) {
 		       hlrt_tensor *c = node(g, "gemm_f32", {in[0], in[1]}, &p, sizeof(p),
 					     std::string("aten/") + op + "/MatMul");
 		       if (in.size() > 2)
@@ -227,7 +345,7 @@ at::Tensor binary(const char *guid, const char *op, const at::Tensor &a, const a
 	at::Tensor out = new_like(a, a.sizes());
 	struct hlrt_scale_params sp = {(float)alpha};
 	launch(op, {arg(a), arg(b)}, {arg(out)}, std::to_string(alpha),
-	       [&](hlrt_graph *g, const std::vector<hlrt_tensor *> &in) {
+	       [=](hlrt_graph *g, const std::vector<hlrt_tensor *> &in) {
 		       hlrt_tensor *rhs = in[1];
 		       if (alpha != 1.0)
 			       rhs = node(g, "scale_f32", {rhs}, &sp, sizeof(sp),
@@ -252,6 +370,7 @@ at::Tensor &hpu_add_(at::Tensor &self, const at::Tensor &other, const at::Scalar
 		return at::native::call_fallback_fn<&fallback, ATEN_OP2(add_, Tensor)>::call(
 			self, other, alpha);
 	at::Tensor r = binary("add_f32", "add_.Tensor", self, other, alpha.toDouble());
+	flush_pending();
 	check(hlrt_memcpy_d2d_async(stream(), addr_of(self), addr_of(r),
 				    self.numel() * self.element_size()),
 	      "copying on the device");
@@ -283,10 +402,13 @@ at::Tensor unary(const char *guid, const char *op, const at::Tensor &x, const vo
 		 size_t size, const std::string &pkey)
 {
 	at::Tensor out = new_like(x, x.sizes());
+	/* The builder may run later (lazy mode): it keeps its own copy. */
+	std::string blob(static_cast<const char *>(params), size);
 	launch(op, {arg(x)}, {arg(out)}, pkey,
-	       [&](hlrt_graph *g, const std::vector<hlrt_tensor *> &in) {
+	       [=](hlrt_graph *g, const std::vector<hlrt_tensor *> &in) {
 		       return std::vector<hlrt_tensor *>{
-			       node(g, guid, {in[0]}, params, size, std::string("aten/") + op)};
+			       node(g, guid, {in[0]}, blob.empty() ? nullptr : blob.data(),
+				    blob.size(), std::string("aten/") + op)};
 	       });
 	return out;
 }
@@ -368,9 +490,9 @@ at::Tensor reduce(const char *guid, const char *op, const at::Tensor &self, at::
 	}
 	at::Tensor out = new_like(self, shape);
 	struct hlrt_reduce_params p = {axis, 0};
-	Arg in = {addr_of(self), {outer, inner}};
+	Arg in = {addr_of(self), {outer, inner}, self};
 	launch(op, {in}, {arg(out)}, std::to_string(axis),
-	       [&](hlrt_graph *g, const std::vector<hlrt_tensor *> &t) {
+	       [=](hlrt_graph *g, const std::vector<hlrt_tensor *> &t) {
 		       return std::vector<hlrt_tensor *>{
 			       node(g, guid, {t[0]}, &p, sizeof(p), std::string("aten/") + op)};
 	       });
@@ -419,17 +541,35 @@ at::Tensor hpu_mean_dim(const at::Tensor &self, at::OptionalIntArrayRef dim, boo
 
 } // namespace
 
-/* Recipes compiled so far (each op signature once). */
+/* Run what lazy mode recorded. */
+void flush_pending()
+{
+	std::lock_guard<std::mutex> guard(g_lock);
+	if (!g_pending.empty()) {
+		std::vector<PendingOp> ops;
+		ops.swap(g_pending);
+		run_ops(ops);
+	}
+}
+
+/* Recipes compiled so far (each op sequence's structure once). */
 int64_t compiled_recipes()
 {
-	std::lock_guard<std::mutex> guard(g_cache_lock);
+	std::lock_guard<std::mutex> guard(g_lock);
 	return g_cache.size();
 }
 
-/* Ops launched on the device so far. */
-int64_t device_launches()
+/* Ops given to the device so far, and the launches that ran them. */
+int64_t device_ops()
 {
-	return g_launches;
+	std::lock_guard<std::mutex> guard(g_lock);
+	return g_ops;
+}
+
+int64_t device_runs()
+{
+	std::lock_guard<std::mutex> guard(g_lock);
+	return g_runs;
 }
 
 TORCH_LIBRARY_IMPL(aten, HPU, m)

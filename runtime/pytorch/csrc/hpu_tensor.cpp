@@ -95,6 +95,7 @@ at::Tensor hpu_empty_strided(at::IntArrayRef size, at::IntArrayRef stride,
 at::Tensor hpu_copy_from(const at::Tensor &self, const at::Tensor &dst, bool non_blocking)
 {
 	(void)non_blocking;
+	flush_pending();
 	bool src_dev = self.device().type() == c10::DeviceType::HPU;
 	bool dst_dev = dst.device().type() == c10::DeviceType::HPU;
 
@@ -124,6 +125,7 @@ const at::Tensor &hpu_resize_(const at::Tensor &self, at::IntArrayRef size,
 			      c10::optional<at::MemoryFormat> memory_format)
 {
 	(void)memory_format;
+	flush_pending();
 	c10::TensorImpl *impl = self.unsafeGetTensorImpl();
 	impl->set_sizes_contiguous(size);
 	uint64_t need = (impl->storage_offset() + impl->numel()) * self.element_size();
@@ -145,6 +147,7 @@ const at::Tensor &hpu_resize_(const at::Tensor &self, at::IntArrayRef size,
 
 at::Tensor to_host(const at::Tensor &t)
 {
+	flush_pending();
 	return read_to_host(t).clone();
 }
 
@@ -162,6 +165,7 @@ TORCH_LIBRARY_IMPL(aten, HPU, m)
 
 void fallback(const c10::OperatorHandle &op, torch::jit::Stack *stack)
 {
+	flush_pending();
 	const auto &name = op.schema().operator_name();
 	std::string base = name.name.substr(name.name.find("::") + 2);
 	log_placement(name.overload_name.empty() ? base : base + "." + name.overload_name);

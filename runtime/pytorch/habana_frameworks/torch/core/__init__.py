@@ -9,11 +9,14 @@ _load()
 
 
 def is_lazy():
-    """PT_HPU_LAZY_MODE (default 1). The bridge runs every op when called
-    (eager); in lazy mode mark_step() is where queued device work is waited for."""
+    """PT_HPU_LAZY_MODE: 1 (the default) records the device's ops until
+    mark_step() or a read back to the host; 0 runs each op when called."""
     return os.environ.get("PT_HPU_LAZY_MODE", "1") != "0"
 
 
 def mark_step(device_str="", sync=False):
-    """The end of a step: the device's queued work is complete on return."""
-    torch.ops.hpu_bridge.synchronize()
+    """Run the ops recorded since the last step as one graph (lazy mode);
+    with sync=True also wait for the device."""
+    torch.ops.hpu_bridge.mark_step()
+    if sync:
+        torch.ops.hpu_bridge.synchronize()
