@@ -167,6 +167,15 @@ class BridgeTensors(unittest.TestCase):
         x[:, 0, :] = -1.
         self.assertTrue(torch.equal(d.cpu(), x))
 
+    def test_zero_(self):
+        for t in (torch.randn(7, 3), torch.arange(5)):
+            d = t.to(HPU)
+            d.zero_()
+            self.assertTrue(torch.equal(d.cpu(), torch.zeros_like(t)))
+        d = torch.randn(4, 4).to(HPU)
+        d.t().zero_()       # strided: the CPU fallback
+        self.assertTrue(torch.equal(d.cpu(), torch.zeros(4, 4)))
+
     def test_resize(self):
         d = torch.arange(6.).to(HPU)
         d.resize_(4, 4)

@@ -1,6 +1,7 @@
 """Guest tests of PyTorch on the hpu, in the Debian userland on the
 simulated device (scripts/run-tests.sh suite torch): the seed script's
-per-step loss on the hpu against the same script on the CPU, its final
+per-step loss on the hpu (lazy and eager) against the same script on the
+CPU, its final
 accuracy, the placement log's line for an op that fell back, memory
 statistics of the real device."""
 import os
@@ -28,17 +29,19 @@ def losses(out):
 
 class SeedScript(unittest.TestCase):
     def test_losses_match_cpu_50_steps(self):
-        hpu = run_seed("--steps", "50", "--print-loss",
-                       env={"HLRT_LOG_DEVICE_PLACEMENT": "1"})
-        cpu = run_seed("--steps", "50", "--print-loss", "--device", "cpu")
-        lh, lc = losses(hpu.stdout), losses(cpu.stdout)
-        self.assertEqual(len(lh), 50)
-        self.assertEqual(len(lc), 50)
-        for step, (a, b) in enumerate(zip(lh, lc), 1):
-            self.assertLessEqual(abs(a - b), 1e-4 * abs(b), f"step {step}: {a} vs {b}")
-        # The device ran the matrix products; eq fell back to the CPU.
-        self.assertIn("/MatMul: (MatMul): /device:HPU:0", hpu.stderr)
-        self.assertRegex(hpu.stderr, r"aten/eq\.Tensor\S*: \(Equal\): /device:CPU:0")
+        cpu = losses(run_seed("--steps", "50", "--print-loss", "--device", "cpu").stdout)
+        self.assertEqual(len(cpu), 50)
+        for mode in ("1", "0"):
+            hpu = run_seed("--steps", "50", "--print-loss",
+                           env={"HLRT_LOG_DEVICE_PLACEMENT": "1", "PT_HPU_LAZY_MODE": mode})
+            lh = losses(hpu.stdout)
+            self.assertEqual(len(lh), 50)
+            for step, (a, b) in enumerate(zip(lh, cpu), 1):
+                self.assertLessEqual(abs(a - b), 1e-4 * abs(b),
+                                     f"lazy={mode} step {step}: {a} vs {b}")
+            # The device ran the matrix products; eq fell back to the CPU.
+            self.assertIn("/MatMul: (MatMul): /device:HPU:0", hpu.stderr)
+            self.assertRegex(hpu.stderr, r"aten/eq\.Tensor\S*: \(Equal\): /device:CPU:0")
 
     def test_accuracy_5_epochs(self):
         r = run_seed()

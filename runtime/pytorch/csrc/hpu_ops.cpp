@@ -444,6 +444,19 @@ at::Tensor hpu_threshold_backward(const at::Tensor &grad, const at::Tensor &self
 	return binary("relu_bwd_f32", "threshold_backward", grad, self, 1.0);
 }
 
+/* zero_ (optimizer.zero_grad()): a memset on the stream, after what is recorded. */
+at::Tensor &hpu_zero_(at::Tensor &self)
+{
+	if (self.device().type() != c10::DeviceType::HPU || !self.is_contiguous())
+		return at::native::call_fallback_fn<&fallback, ATEN_OP(zero_)>::call(self);
+	flush_pending();
+	if (self.numel())
+		check(hlrt_memset_async(stream(), addr_of(self), 0,
+					self.numel() * self.element_size()),
+		      "zeroing device memory");
+	return self;
+}
+
 /* ---- reductions: over the leading or the trailing dimensions ------------- */
 
 at::Tensor reduce(const char *guid, const char *op, const at::Tensor &self, at::IntArrayRef dim,
@@ -582,6 +595,7 @@ TORCH_LIBRARY_IMPL(aten, HPU, m)
 	m.impl("mul.Tensor", hpu_mul);
 	m.impl("mul.Scalar", hpu_mul_scalar);
 	m.impl("relu", hpu_relu);
+	m.impl("zero_", hpu_zero_);
 	m.impl("threshold_backward", hpu_threshold_backward);
 	m.impl("sum", hpu_sum);
 	m.impl("sum.dim_IntList", hpu_sum_dim);
