@@ -247,6 +247,26 @@ class BridgeTraining(EagerMode):
         self.assertRegex(r.stderr, r"aten/eq\.Tensor\S*: \(Equal\): /device:CPU:0")
 
 
+class Autocast(EagerMode):
+    def test_bf16_matmul_accumulates_in_fp32(self):
+        gen = torch.Generator().manual_seed(9)
+        a, b = torch.randn((32, 64), generator=gen), torch.randn((64, 16), generator=gen)
+        with torch.hpu.amp.autocast():
+            out = torch.mm(a.to(HPU), b.to(HPU)).cpu()
+        ref = a.bfloat16().float() @ b.bfloat16().float()
+        self.assertEqual(out.dtype, torch.float32)
+        torch.testing.assert_close(out, ref, rtol=1e-5, atol=1e-4)
+        # It is not the FP32 product: the inputs were rounded.
+        self.assertGreater((out - a @ b).abs().max().item(), 1e-4)
+        # Outside the block the product is FP32 again.
+        torch.testing.assert_close(torch.mm(a.to(HPU), b.to(HPU)).cpu(), a @ b,
+                                   rtol=1e-5, atol=1e-5)
+
+
+class LazyAutocast(Autocast):
+    LAZY = "1"
+
+
 class LazyOps(BridgeOps):
     LAZY = "1"
 

@@ -11,6 +11,7 @@ namespace hpu {
 
 int64_t compiled_recipes();
 int64_t device_ops();
+bool set_autocast(bool on);
 int64_t device_runs();
 
 namespace {
@@ -64,6 +65,11 @@ int64_t op_device_runs()
 	return device_runs();
 }
 
+bool op_set_autocast(bool on)
+{
+	return set_autocast(on);
+}
+
 void op_mark_step()
 {
 	flush_pending();
@@ -83,6 +89,7 @@ TORCH_LIBRARY(hpu_bridge, m)
 	m.def("device_ops", op_device_ops);
 	m.def("device_runs", op_device_runs);
 	m.def("mark_step", op_mark_step);
+	m.def("set_autocast", op_set_autocast);
 }
 
 } // namespace hpu

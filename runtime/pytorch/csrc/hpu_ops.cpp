@@ -58,6 +58,7 @@ struct PendingOp {
 std::mutex g_lock;
 std::map<std::string, CachedRecipe> g_cache;
 std::vector<PendingOp> g_pending;	/* lazy mode: the ops since the last run */
+bool g_bf16;				/* autocast: GEMMs in BF16 (set_autocast) */
 int64_t g_ops, g_runs;
 
 std::string dims_key(const std::vector<uint64_t> &d)
@@ -90,7 +91,7 @@ struct Link {
  */
 void run_ops(const std::vector<PendingOp> &ops)
 {
-	std::string key;
+	std::string key = g_bf16 ? "bf16:" : "";
 	std::vector<std::vector<Link>> links(ops.size());
 	std::vector<const Arg *> graph_ins;
 	for (size_t i = 0; i < ops.size(); i++) {
@@ -167,6 +168,7 @@ void run_ops(const std::vector<PendingOp> &ops)
 		}
 		struct hlrt_compile_options opts = {};
 		opts.eager = HLRT_EAGER_OFF;
+		opts.bf16 = g_bf16;	/* the compiler's autocast: GEMM inputs cast to BF16 */
 		check(hlrt_graph_compile(g, &opts, &c.recipe), "compiling");
 		check(hlrt_recipe_workspace_size(c.recipe, &c.workspace), "sizing the workspace");
 		it = g_cache.emplace(key, c).first;
@@ -563,6 +565,23 @@ void flush_pending()
 		ops.swap(g_pending);
 		run_ops(ops);
 	}
+}
+
+/*
+ * BF16 autocast on or off for the ops from now on: what is recorded runs
+ * first, so one graph never mixes the two.
+ */
+bool set_autocast(bool on)
+{
+	std::lock_guard<std::mutex> guard(g_lock);
+	if (!g_pending.empty()) {
+		std::vector<PendingOp> ops;
+		ops.swap(g_pending);
+		run_ops(ops);
+	}
+	bool old = g_bf16;
+	g_bf16 = on;
+	return old;
 }
 
 /* Recipes compiled so far (each op sequence's structure once). */

@@ -1,6 +1,8 @@
 """torch.hpu: device queries, selection and memory statistics."""
 import torch
 
+from habana_frameworks.torch.hpu import amp  # noqa: F401  (torch.hpu.amp.autocast)
+
 _STAT_KEYS = ("Limit", "InUse", "MaxInUse", "NumAllocs", "NumFrees", "ActiveAllocs",
               "MaxAllocSize")
 
