@@ -267,6 +267,28 @@ class LazyAutocast(Autocast):
     LAZY = "1"
 
 
+class Profile(unittest.TestCase):
+    def test_trace_carries_op_names(self):
+        import json
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "trace.json")
+            code = ("import torch\n"
+                    "import habana_frameworks.torch.core as htcore\n"
+                    "a = torch.randn(8, 4).to('hpu')\n"
+                    "b = torch.nn.functional.linear(a, torch.randn(3, 4).to('hpu'),\n"
+                    "                               torch.randn(3).to('hpu'))\n"
+                    "htcore.mark_step()\n")
+            env = dict(os.environ, HLRT_PROFILE=path)
+            r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                               text=True, timeout=120)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(path) as f:
+                names = {e.get("name") for e in json.load(f)["traceEvents"]}
+        self.assertIn("aten/addmm/MatMul", names)
+        self.assertIn("aten/addmm/BiasAdd", names)
+
+
 class LazyOps(BridgeOps):
     LAZY = "1"
 

@@ -29,6 +29,8 @@ hlrt_stream *stream();
 int current_index();
 void set_current_index(int index);
 int device_count();
+/* Wait for the work and release the devices (at exit). */
+void release_devices();
 /* Wait for every queued launch and copy. */
 void synchronize();
 

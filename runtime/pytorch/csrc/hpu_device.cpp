@@ -86,6 +86,24 @@ void set_current_index(int index)
 	g_current = index;
 }
 
+/*
+ * At exit: wait for the work, then release every acquired device (which
+ * also writes the runtime's profile, HLRT_PROFILE). Device memory still
+ * referenced by tensors is not touched again: freeing only caches blocks.
+ */
+void release_devices()
+{
+	std::lock_guard<std::mutex> guard(g_lock);
+	for (DeviceSlot &s : g_slots) {
+		if (!s.dev)
+			continue;
+		hlrt_stream_synchronize(s.stream);
+		hlrt_device_release(s.dev);
+		s.dev = nullptr;
+		s.stream = nullptr;
+	}
+}
+
 void synchronize()
 {
 	check(hlrt_stream_synchronize(stream()), "synchronizing");

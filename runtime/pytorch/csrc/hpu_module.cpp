@@ -65,6 +65,12 @@ int64_t op_device_runs()
 	return device_runs();
 }
 
+void op_release()
+{
+	flush_pending();
+	release_devices();
+}
+
 bool op_set_autocast(bool on)
 {
 	return set_autocast(on);
@@ -90,6 +96,7 @@ TORCH_LIBRARY(hpu_bridge, m)
 	m.def("device_runs", op_device_runs);
 	m.def("mark_step", op_mark_step);
 	m.def("set_autocast", op_set_autocast);
+	m.def("release", op_release);
 }
 
 } // namespace hpu

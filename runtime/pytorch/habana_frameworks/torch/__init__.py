@@ -1,4 +1,5 @@
 """The hpu device of PyTorch on gaudisim's runtime (libhlrt)."""
+import atexit
 import os
 
 import torch
@@ -15,4 +16,6 @@ def _load():
     torch.ops.load_library(lib)
     from habana_frameworks.torch import hpu as _hpu
     torch._register_device_module("hpu", _hpu)
+    # Run what is recorded, wait, release the device (writes HLRT_PROFILE).
+    atexit.register(torch.ops.hpu_bridge.release)
     _loaded = True
