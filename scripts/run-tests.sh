@@ -26,7 +26,7 @@ declare -A cmd=(
 	# The hpu bridge for PyTorch on the in-process device (no VM).
 	[torch-host]="make -s -C $top/tests/pytorch run"
 	# PyTorch on the hpu in the Debian userland (tests/pytorch/test_guest.py).
-	[torch]="env GAUDISIM_ROOTFS=debian bash $top/scripts/vm.sh run -t 5400 -- /usr/bin/python3 /usr/share/gaudisim/tests/pytorch/run.py /usr/share/gaudisim/tests/pytorch/test_guest.py"
+	[torch]="env GAUDISIM_ROOTFS=debian bash $top/scripts/vm.sh run -t 5400 -- /usr/bin/python3 /usr/share/gaudisim/tests/pytorch/run.py /usr/share/gaudisim/tests/pytorch/test_guest.py /usr/share/gaudisim/tests/pytorch/test_optimizers.py"
 	# Hot unplug over QMP of a device with a job in flight (its own guest boot).
 	[hotplug]="bash $top/scripts/test-hotplug.sh"
 	# Four devices on one fabric: the multi-device programs (run-multi.sh).

@@ -66,7 +66,8 @@ for f in "$top"/runtime/pytorch/examples/*.py; do
 	stage "$f" "$root/usr/share/gaudisim/examples/pytorch"
 done
 # The guest suite (scripts/run-tests.sh torch).
-for f in "$top"/tests/pytorch/run.py "$top"/tests/pytorch/test_guest.py; do
+for f in "$top"/tests/pytorch/run.py "$top"/tests/pytorch/test_guest.py \
+	"$top"/tests/pytorch/test_optimizers.py; do
 	stage "$f" "$root/usr/share/gaudisim/tests/pytorch"
 done
 exit 0

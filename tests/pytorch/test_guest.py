@@ -1,13 +1,14 @@
 """Guest tests of PyTorch on the hpu, in the Debian userland on the
 simulated device (scripts/run-tests.sh suite torch): the seed script's
 per-step loss on the hpu (lazy and eager) against the same script on the
-CPU, its final
-accuracy, the placement log's line for an op that fell back, memory
+CPU, its final accuracy (FP32 and BF16 autocast) with hl-smi listing the
+process, the placement log's line for an op that fell back, memory
 statistics of the real device."""
 import os
 import re
 import subprocess
 import sys
+import time
 import unittest
 
 EXAMPLES = "/usr/share/gaudisim/examples/pytorch"
@@ -43,12 +44,29 @@ class SeedScript(unittest.TestCase):
             self.assertIn("/MatMul: (MatMul): /device:HPU:0", hpu.stderr)
             self.assertRegex(hpu.stderr, r"aten/eq\.Tensor\S*: \(Equal\): /device:CPU:0")
 
-    def test_accuracy_5_epochs(self):
-        r = run_seed()
-        self.assertEqual(len(re.findall(r"^epoch \d/5", r.stdout, re.M)), 5, r.stdout)
-        acc = float(re.search(r"^accuracy: (\S+)$", r.stdout, re.M).group(1))
+    def test_accuracy_5_epochs_bf16_and_hl_smi(self):
+        # FP32, with hl-smi watched while it trains: the python process and
+        # its HBM appear in its process list.
+        cmd = [sys.executable, os.path.join(EXAMPLES, "hello_world.py"), "--data", DATA]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        seen = ""
+        while proc.poll() is None:
+            time.sleep(5)
+            smi = subprocess.run(["hl-smi"], capture_output=True, text=True).stdout
+            for line in smi.splitlines():
+                if re.search(rf"\b{proc.pid}\b.*python3.*\b\d+MiB", line):
+                    seen = line
+        out, err = proc.communicate()
+        self.assertEqual(proc.returncode, 0, err)
+        self.assertTrue(seen, "hl-smi never listed the training process with its HBM")
+        self.assertEqual(len(re.findall(r"^epoch \d/5", out, re.M)), 5, out)
+        acc = float(re.search(r"^accuracy: (\S+)$", out, re.M).group(1))
         self.assertGreaterEqual(acc, 0.87)
         self.assertLessEqual(acc, 0.91)
+        # BF16 autocast: within 0.01 of the FP32 accuracy.
+        bf16 = run_seed("--bf16")
+        acc16 = float(re.search(r"^accuracy: (\S+)$", bf16.stdout, re.M).group(1))
+        self.assertLessEqual(abs(acc16 - acc), 0.01, (acc16, acc))
 
 
 class DeviceModule(unittest.TestCase):

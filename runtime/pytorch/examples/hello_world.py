@@ -6,9 +6,10 @@ the module, move the model to "hpu", mark_step() after backward() and
 after the optimizer step).
 
     python3 hello_world.py [--device hpu|cpu] [--epochs N] [--steps N]
-                           [--print-loss] [--data DIR]
+                           [--print-loss] [--bf16] [--data DIR]
 """
 import argparse
+import contextlib
 import os
 import time
 
@@ -40,14 +41,19 @@ def main():
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=0.01)
     ap.add_argument("--print-loss", action="store_true", help="print every step's loss")
+    ap.add_argument("--bf16", action="store_true",
+                    help="hpu: forward and backward under torch.hpu.amp.autocast()")
     ap.add_argument("--data", default="/mnt/host/data/mnist")
     args = ap.parse_args()
 
+    autocast = contextlib.nullcontext
     if args.device == "hpu":
         from habana_frameworks.torch.utils.library_loader import load_habana_module
         load_habana_module()
         import habana_frameworks.torch.core as htcore
         mark_step = htcore.mark_step
+        if args.bf16:
+            autocast = torch.hpu.amp.autocast
     else:
         def mark_step():
             pass
@@ -72,8 +78,9 @@ def main():
             idx = perm[i:i + args.batch]
             x, y = train_x[idx].to(device), train_y[idx].to(device)
             optimizer.zero_grad()
-            loss = loss_fn(model(x), y)
-            loss.backward()
+            with autocast():
+                loss = loss_fn(model(x), y)
+                loss.backward()
             mark_step()
             optimizer.step()
             mark_step()
