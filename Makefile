@@ -100,7 +100,7 @@ run: vm-deps data
 # The seed recipe as a PyTorch script, on the hpu in the Debian userland.
 run-torch: debian data
 	@GAUDISIM_ROOTFS=debian bash scripts/vm.sh run -t 3600 -- \
-		'hl-smi -l 60 >/tmp/smi.log 2>&1 & python3 /usr/share/gaudisim/examples/pytorch/hello_world.py; rc=$$?; cat /tmp/smi.log | head -40; exit $$rc'
+		'hl-smi -l 60 & python3 /usr/share/gaudisim/examples/pytorch/hello_world.py; rc=$$?; kill $$!; exit $$rc'
 
 vm: $(if $(filter debian,$(GAUDISIM_ROOTFS)),debian,vm-deps)
 	@bash scripts/vm.sh shell

@@ -45,8 +45,11 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export PS1='gaudisim# '
 EOT
 for f in passwd group hostname profile; do
-	cmp -s "$root/etc/$f.new" "$root/etc/$f" 2>/dev/null && rm "$root/etc/$f.new" ||
+	if cmp -s "$root/etc/$f.new" "$root/etc/$f"; then
+		rm "$root/etc/$f.new"
+	else
 		mv "$root/etc/$f.new" "$root/etc/$f"
+	fi
 done
 for f in ld.so.cache ld.so.conf sensors3.conf; do
 	if [ -e "/etc/$f" ] && ! cmp -s "/etc/$f" "$root/etc/$f"; then cp -p "/etc/$f" "$root/etc/$f"; fi
