@@ -198,6 +198,13 @@ class BridgeTensors(unittest.TestCase):
         torch.hpu.reset_peak_memory_stats()
         self.assertEqual(torch.hpu.max_memory_allocated(), torch.hpu.memory_allocated())
 
+    def test_out_of_hbm_raises_and_recovers(self):
+        limit = torch.hpu.memory_stats()["Limit"]
+        with self.assertRaisesRegex(RuntimeError, "HLRT_OUT_OF_DEVICE_MEMORY"):
+            torch.empty(limit // 4 + (1 << 20), device=HPU)
+        t = torch.ones(1000).to(HPU)
+        self.assertEqual(t.sum().item(), 1000.0)
+
     def test_device_module(self):
         self.assertTrue(torch.hpu.is_available())
         self.assertEqual(torch.hpu.device_count(), 1)

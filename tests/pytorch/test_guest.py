@@ -70,7 +70,7 @@ class SeedScript(unittest.TestCase):
 
 
 class DeviceModule(unittest.TestCase):
-    def test_memory_stats_on_the_device(self):
+    def test_memory_stats_and_out_of_hbm_on_the_device(self):
         code = ("import torch\n"
                 "import habana_frameworks.torch.core\n"
                 "assert torch.hpu.is_available() and torch.hpu.device_count() == 1\n"
@@ -80,6 +80,12 @@ class DeviceModule(unittest.TestCase):
                 "assert s1['InUse'] - s0['InUse'] == 4 << 20, (s0, s1)\n"
                 "assert s1['Limit'] > 0\n"
                 "assert t.sum().item() == float(1 << 20)\n"
+                "try:\n"
+                "    torch.empty(s1['Limit'] // 4 + (1 << 20), device='hpu')\n"
+                "    raise SystemExit('allocating past the HBM did not fail')\n"
+                "except RuntimeError as e:\n"
+                "    assert 'HLRT_OUT_OF_DEVICE_MEMORY' in str(e), e\n"
+                "assert (t * 2.0).sum().item() == float(2 << 20)\n"
                 "print('ok')\n")
         r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            timeout=600)
