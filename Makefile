@@ -175,6 +175,7 @@ bench: vm-deps $(BENCH_HOST)
 	@bash scripts/bench.sh
 
 clean:
-	rm -rf $(B)/kernel $(B)/libhlthunk $(B)/smi $(B)/apps $(B)/tests $(B)/guest-root $(B)/vm
+	rm -rf $(B)/kernel $(B)/libhlthunk $(B)/smi $(B)/apps $(B)/tests $(B)/guest-root $(B)/vm \
+		$(B)/pytorch $(B)/guest-debian
 
 FORCE:
