@@ -52,10 +52,10 @@ void write_from_host(const at::Tensor &dst, const at::Tensor &src)
 		return;
 	if (dst.is_contiguous()) {
 		at::Tensor c = src.expand(dst.sizes()).contiguous();
+		/* From pageable memory the runtime completes the copy before returning. */
 		check(hlrt_memcpy_h2d_async(stream(), addr_of(dst), c.data_ptr(),
 					    dst.numel() * dst.element_size()),
 		      "copying to the device");
-		/* Pageable source: the copy is done, but keep the order visible. */
 		return;
 	}
 	/* Strided destination: update its span on the host, write it back. */
