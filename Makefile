@@ -2,7 +2,9 @@
 #
 #   make run     set up everything on first need, boot the VM, train the seed model
 #   make test    set up everything on first need, run every test suite
-#   make vm      interactive shell in the guest (driver loaded, hl-smi on PATH)
+#   make vm      interactive shell in the guest (driver loaded, hl-smi on PATH);
+#                GAUDISIM_ROOTFS=debian: in the Debian userland (python3, PyTorch)
+#   make run-torch  boot the Debian userland, train the seed PyTorch script on the hpu
 #   make bench   benchmarks (ratios against references measured in the same run)
 #
 # Every step is incremental: set-up steps keep stamps in build/stamps,
@@ -36,7 +38,7 @@ QEMU := $(B)/qemu/qemu-system-x86_64
 
 .PHONY: all setup qemu module user initramfs vm-deps run vm test bench fuzz clean data lint \
 	test-unit test-host test-runtime test-trainer test-fuzz test-qtest test-guest FORCE
-.PHONY: mpi-test
+.PHONY: mpi-test pytorch debian run-torch test-torch-host
 
 all: vm-deps
 
@@ -84,12 +86,23 @@ $(INITRAMFS): $(MODULE) user scripts/mkinitramfs.sh scripts/guest/init FORCE
 
 vm-deps: qemu initramfs
 
+# ---- the hpu bridge for PyTorch (runtime/pytorch) and the Debian userland
+pytorch: user
+	$(MAKE) -C runtime/pytorch O=$(B)/pytorch
+debian: vm-deps pytorch
+	@bash scripts/stage-debian.sh
+
 # ---- the main job
 # The main job: train the seed model on MNIST on the device (train-demo).
 run: vm-deps data
 	@bash scripts/vm.sh run -t 900 -- 'train-demo'
 
-vm: vm-deps
+# The seed recipe as a PyTorch script, on the hpu in the Debian userland.
+run-torch: debian data
+	@GAUDISIM_ROOTFS=debian bash scripts/vm.sh run -t 3600 -- \
+		'hl-smi -l 60 & python3 /usr/share/gaudisim/examples/pytorch/hello_world.py; rc=$$?; kill $$!; exit $$rc'
+
+vm: $(if $(filter debian,$(GAUDISIM_ROOTFS)),debian,vm-deps)
 	@bash scripts/vm.sh shell
 
 # Two guests of eight devices under OpenMPI's mpirun, cabled NIC to NIC.
@@ -125,9 +138,12 @@ test-trainer: setup
 test-fuzz: setup
 	@bash scripts/setup.sh packages
 test-qtest: qemu
-test-guest: vm-deps data
+test-guest: vm-deps data debian
+# The hpu bridge's host tests: the extension on the in-process device core.
+test-torch-host: pytorch
+	$(MAKE) -C tests/pytorch O=$(B)/tests/pytorch
 
-test: test-unit test-host test-runtime test-trainer test-fuzz test-qtest test-guest
+test: test-unit test-host test-runtime test-trainer test-torch-host test-fuzz test-qtest test-guest
 	@bash scripts/run-tests.sh
 
 # checkpatch --strict and sparse on the kernel module (a suite of make test).
@@ -159,6 +175,7 @@ bench: vm-deps $(BENCH_HOST)
 	@bash scripts/bench.sh
 
 clean:
-	rm -rf $(B)/kernel $(B)/libhlthunk $(B)/smi $(B)/apps $(B)/tests $(B)/guest-root $(B)/vm
+	rm -rf $(B)/kernel $(B)/libhlthunk $(B)/smi $(B)/apps $(B)/tests $(B)/guest-root $(B)/vm \
+		$(B)/pytorch $(B)/guest-debian
 
 FORCE:

@@ -51,7 +51,8 @@ add_module() {
 	for dep in $(modinfo -F depends "$src" | tr ',' ' '); do add_module "$dep"; done
 }
 for dep in $(modinfo -F depends "$module" | tr ',' ' '); do add_module "$dep"; done
-for m in 9p 9pnet_virtio; do add_module "$m"; done
+# overlay: the Debian userland's writable /usr over the read-only shares.
+for m in 9p 9pnet_virtio overlay; do add_module "$m"; done
 cp "$kroot/lib/modules/$kver/modules.builtin"* "$kroot/lib/modules/$kver/modules.order" \
 	"$root/lib/modules/$kver/"
 depmod -b "$root" "$kver"

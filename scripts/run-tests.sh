@@ -9,7 +9,8 @@ logs=$top/build/test-logs
 cd "$top"
 mkdir -p "$logs"
 
-suites=(unit unit-portable host runtime trainer setup lint fuzz qtest guest hotplug guest-multi mpi)
+suites=(unit unit-portable host runtime trainer torch-host setup lint fuzz qtest guest torch hotplug
+	guest-multi mpi)
 declare -A cmd=(
 	[unit]="$top/build/tests/unit-core"
 	# The unit tests again on the MME's portable kernels (no OpenBLAS).
@@ -22,6 +23,10 @@ declare -A cmd=(
 	[fuzz]="bash $top/scripts/run-fuzz.sh bounded"
 	[qtest]="bash $top/scripts/run-qtests.sh"
 	[guest]="bash $top/scripts/vm.sh run -t 3600 -- run-all.sh"
+	# The hpu bridge for PyTorch on the in-process device (no VM).
+	[torch-host]="make -s -C $top/tests/pytorch run"
+	# PyTorch on the hpu in the Debian userland (tests/pytorch/test_guest.py).
+	[torch]="env GAUDISIM_ROOTFS=debian bash $top/scripts/vm.sh run -t 5400 -- /usr/bin/python3 /usr/share/gaudisim/tests/pytorch/run.py /usr/share/gaudisim/tests/pytorch/test_guest.py /usr/share/gaudisim/tests/pytorch/test_optimizers.py"
 	# Hot unplug over QMP of a device with a job in flight (its own guest boot).
 	[hotplug]="bash $top/scripts/test-hotplug.sh"
 	# Four devices on one fabric: the multi-device programs (run-multi.sh).

@@ -46,6 +46,7 @@ host_packages=(
 	clang clang-14 libclang-rt-14-dev
 	libjansson-dev dataset-fashion-mnist lm-sensors
 	openmpi-bin libopenmpi-dev
+	python3-torch libtorch-dev python3-numpy gdb strace
 )
 
 step_packages() {

@@ -18,6 +18,10 @@
 # device i with module-id=i in a fixed PCI slot, so accel i is module i.
 # GAUDISIM_FABRIC_ARGS: extra properties of the fabric object (e.g. the
 # chardev that cables this VM to another one).
+# GAUDISIM_ROOTFS=debian boots the Debian userland (python3 with PyTorch
+# and the hpu bridge, gdb, strace, sensors; built by 'make debian'): the
+# host's /usr and the project's staged trees shared read-only over 9p,
+# with a tmpfs overlay for writes (docs/pytorch.md). Default: initramfs.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,7 +31,7 @@ kver=$(cat "$build/guest-kernel/version")
 kernel=$build/guest-kernel/root/boot/vmlinuz-$kver
 initrd=$build/vm/initramfs.cpio
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 mode=${1:-}
 [ -n "$mode" ] || usage
@@ -48,6 +52,15 @@ done
 for f in "$qemu" "$kernel" "$initrd"; do
 	[ -e "$f" ] || { echo "vm.sh: $f is missing; run 'make vm-deps' first" >&2; exit 2; }
 done
+rootfs=${GAUDISIM_ROOTFS:-initramfs}
+case "$rootfs" in
+initramfs) ;;
+debian)
+	[ -d "$build/guest-debian/etc" ] ||
+		{ echo "vm.sh: the Debian userland is not staged; run 'make debian' first" >&2; exit 2; }
+	;;
+*) echo "vm.sh: GAUDISIM_ROOTFS must be initramfs or debian, not '$rootfs'" >&2; exit 2 ;;
+esac
 mkdir -p "$share"
 share=$(cd "$share" && pwd)
 
@@ -91,6 +104,21 @@ qemu_args=(
 	-device virtio-9p-pci,fsdev=hostshare,mount_tag=host
 )
 [ "$accel" = kvm ] && qemu_args+=(-cpu host)
+if [ "$rootfs" = debian ]; then
+	# Read-only shares: the host's /usr (Debian's packages), the project's
+	# guest binaries and the Debian staging tree (etc, Python package, examples).
+	qemu_args+=(
+		-fsdev "local,id=hostusr,path=/usr,security_model=none,readonly=on"
+		-device virtio-9p-pci,fsdev=hostusr,mount_tag=hostusr
+		-fsdev "local,id=gsimroot,path=$build/guest-root,security_model=none,readonly=on"
+		-device virtio-9p-pci,fsdev=gsimroot,mount_tag=gsimroot
+		-fsdev "local,id=gsimdeb,path=$build/guest-debian,security_model=none,readonly=on"
+		-device virtio-9p-pci,fsdev=gsimdeb,mount_tag=gsimdeb
+	)
+	driver_arg="$driver_arg gsim.root=debian"
+	# Debian's PyTorch uses the instructions the host CPU has (AVX2 & co.).
+	[ "$accel" = kvm ] || qemu_args+=(-cpu max)
+fi
 # shellcheck disable=SC2206
 extra=(${GAUDISIM_QEMU_ARGS:-})
 cmdline="console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off ${GAUDISIM_KERNEL_ARGS:-} $driver_arg"

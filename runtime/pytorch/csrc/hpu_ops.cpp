@@ -1,0 +1,624 @@
+// SPDX-License-Identifier: MIT
+/*
+ * aten ops on the device: each op, for one signature (op, shapes,
+ * parameters), is a small libhlrt graph compiled once into a recipe
+ * (cached here by that signature) and launched on the device's stream with
+ * the tensors' device addresses bound; the launch is asynchronous, a read
+ * back to the host waits for it. Inputs the device ops do not take (other
+ * dtypes than FP32, broadcasting, strided layouts other than a transposed
+ * matrix) go to the CPU fallback.
+ */
+#include <ATen/native/CPUFallback.h>
+#include <ATen/Operators.h>
+#include <torch/library.h>
+
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "hpu.h"
+#include "hpu_fallback.h"
+
+namespace hpu {
+
+namespace {
+
+struct Arg {
+	uint64_t addr;
+	std::vector<uint64_t> dims;
+	at::Tensor keep;	/* holds the memory until the op has run */
+
+	uint64_t bytes() const
+	{
+		uint64_t n = 4;
+		for (uint64_t d : dims)
+			n *= d;
+		return n;
+	}
+};
+
+struct CachedRecipe {
+	hlrt_recipe *recipe;
+	std::vector<std::string> outputs;
+	uint64_t workspace;
+};
+
+using Builder = std::function<std::vector<hlrt_tensor *>(hlrt_graph *,
+							 const std::vector<hlrt_tensor *> &)>;
+
+/* An op recorded for the device: its signature, tensors and graph builder. */
+struct PendingOp {
+	std::string key;
+	std::vector<Arg> ins, outs;
+	Builder build;
+};
+
+std::mutex g_lock;
+std::map<std::string, CachedRecipe> g_cache;
+std::vector<PendingOp> g_pending;	/* lazy mode: the ops since the last run */
+bool g_bf16;				/* autocast: GEMMs in BF16 (set_autocast) */
+int64_t g_ops, g_runs;
+
+std::string dims_key(const std::vector<uint64_t> &d)
+{
+	std::string s = "[";
+	for (uint64_t v : d)
+		s += std::to_string(v) + ",";
+	return s + "]";
+}
+
+bool lazy_mode()
+{
+	const char *v = std::getenv("PT_HPU_LAZY_MODE");
+	return !(v && std::string(v) == "0");
+}
+
+/*
+ * Where each input of each op comes from: an output of an earlier op of
+ * the sequence (the same memory) or a graph input.
+ */
+struct Link {
+	int op;		/* -1: graph input number `out` */
+	int out;
+};
+
+/*
+ * One graph for a sequence of ops, compiled once per structure (the ops'
+ * signatures and how they connect) and launched with every op's outputs
+ * bound: PyTorch holds each of them.
+ */
+void run_ops(const std::vector<PendingOp> &ops)
+{
+	std::string key = g_bf16 ? "bf16:" : "";
+	std::vector<std::vector<Link>> links(ops.size());
+	std::vector<const Arg *> graph_ins;
+	for (size_t i = 0; i < ops.size(); i++) {
+		key += ops[i].key + "{";
+		for (const Arg &a : ops[i].ins) {
+			Link l = {-1, (int)graph_ins.size()};
+			for (size_t j = i; j-- > 0 && l.op < 0;)
+				for (size_t m = 0; m < ops[j].outs.size(); m++)
+					if (ops[j].outs[m].addr == a.addr &&
+					    ops[j].outs[m].bytes() == a.bytes()) {
+						l = {(int)j, (int)m};
+						break;
+					}
+			if (l.op < 0) {
+				graph_ins.push_back(&a);
+				key += "i";
+			} else {
+				key += "o" + std::to_string(l.op) + "." + std::to_string(l.out);
+			}
+			links[i].push_back(l);
+		}
+		key += "}";
+	}
+
+	auto it = g_cache.find(key);
+	if (it == g_cache.end()) {
+		hlrt_graph *g = nullptr;
+		check(hlrt_graph_create(&g), "creating a graph");
+		std::unique_ptr<hlrt_graph, decltype(&hlrt_graph_destroy)> owner(
+			g, hlrt_graph_destroy);
+		CachedRecipe c = {};
+		std::vector<std::vector<hlrt_tensor *>> outs(ops.size());
+		for (size_t i = 0; i < ops.size(); i++) {
+			std::vector<hlrt_tensor *> tin;
+			for (size_t k = 0; k < ops[i].ins.size(); k++) {
+				const Arg &a = ops[i].ins[k];
+				const Link &l = links[i][k];
+				hlrt_tensor *t = nullptr;
+				struct hlrt_tensor_desc d = {};
+				std::string name = "in" + std::to_string(l.out);
+				if (l.op < 0) {
+					d.name = name.c_str();
+					d.dtype = HLRT_FP32;
+					d.ndims = a.dims.size();
+					for (size_t n = 0; n < a.dims.size(); n++)
+						d.dims[n] = a.dims[n];
+					d.role = HLRT_TENSOR_INPUT;
+					check(hlrt_tensor_create(g, &d, &t), "creating a tensor");
+				} else {
+					t = outs[l.op][l.out];
+					if (ops[l.op].outs[l.out].dims != a.dims) {
+						/* The same memory seen with another shape. */
+						struct hlrt_reshape_params rp = {};
+						rp.ndims = a.dims.size();
+						for (size_t n = 0; n < a.dims.size(); n++)
+							rp.dims[n] = a.dims[n];
+						hlrt_tensor *o[1] = {nullptr};
+						hlrt_node *nd = nullptr;
+						check(hlrt_node_create(g, "reshape", &t, 1, o, 1, &rp,
+								       sizeof(rp), "aten/view", &nd),
+						      "reshape");
+						t = hlrt_node_output(nd, 0);
+					}
+				}
+				tin.push_back(t);
+			}
+			outs[i] = ops[i].build(g, tin);
+			TORCH_CHECK(outs[i].size() == ops[i].outs.size(), "hpu: ", ops[i].key,
+				    ": output count");
+			for (hlrt_tensor *t : outs[i]) {
+				check(hlrt_tensor_set_role(t, HLRT_TENSOR_OUTPUT), "marking an output");
+				c.outputs.push_back(hlrt_tensor_name(t));
+			}
+		}
+		struct hlrt_compile_options opts = {};
+		opts.eager = HLRT_EAGER_OFF;
+		opts.bf16 = g_bf16;	/* the compiler's autocast: GEMM inputs cast to BF16 */
+		check(hlrt_graph_compile(g, &opts, &c.recipe), "compiling");
+		check(hlrt_recipe_workspace_size(c.recipe, &c.workspace), "sizing the workspace");
+		it = g_cache.emplace(key, c).first;
+	}
+	const CachedRecipe &c = it->second;
+
+	std::vector<std::string> names;
+	std::vector<struct hlrt_tensor_binding> b;
+	for (size_t i = 0; i < graph_ins.size(); i++)
+		names.push_back("in" + std::to_string(i));
+	for (size_t i = 0; i < graph_ins.size(); i++)
+		b.push_back({names[i].c_str(), graph_ins[i]->addr});
+	size_t n = 0;
+	for (const PendingOp &op : ops)
+		for (const Arg &a : op.outs)
+			b.push_back({c.outputs[n++].c_str(), a.addr});
+	/* Freed right after the launch: the next user is queued after it. */
+	c10::DataPtr ws = allocator()->allocate(c.workspace);
+	check(hlrt_launch(stream(), c.recipe, b.data(), b.size(),
+			  reinterpret_cast<uint64_t>(ws.get())),
+	      "launching");
+	g_runs++;
+	/* The placement log's lines for the ops come from the runtime's compile. */
+}
+
+bool overlaps(const Arg &a, const Arg &b)
+{
+	return a.addr < b.addr + b.bytes() && b.addr < a.addr + a.bytes();
+}
+
+/*
+ * Run an op on the device: at once in eager mode; in lazy mode recorded,
+ * to run with the ops around it at the next flush (mark_step, a read back
+ * to the host, a copy, a fallback op). An input that shares memory with a
+ * recorded output other than as that whole output runs what is recorded
+ * first.
+ */
+void launch(const std::string &op, const std::vector<Arg> &ins, const std::vector<Arg> &outs,
+	    const std::string &params, const Builder &build)
+{
+	std::string key = op + "|" + params;
+	for (const Arg &a : ins)
+		key += dims_key(a.dims);
+	std::lock_guard<std::mutex> guard(g_lock);
+	g_ops++;
+	if (!lazy_mode()) {
+		if (!g_pending.empty()) {
+			run_ops(g_pending);
+			g_pending.clear();
+		}
+		run_ops({{key, ins, outs, build}});
+		return;
+	}
+	bool flush = false;
+	for (const Arg &a : ins)
+		for (const PendingOp &p : g_pending)
+			for (const Arg &o : p.outs)
+				if (overlaps(a, o) && !(a.addr == o.addr && a.bytes() == o.bytes()))
+					flush = true;
+	if (flush) {
+		run_ops(g_pending);
+		g_pending.clear();
+	}
+	g_pending.push_back({key, ins, outs, build});
+}
+
+hlrt_tensor *node(hlrt_graph *g, const char *guid, std::vector<hlrt_tensor *> in,
+		  const void *params, size_t size, const std::string &name)
+{
+	hlrt_tensor *out[1] = {nullptr};
+	hlrt_node *n = nullptr;
+	check(hlrt_node_create(g, guid, in.data(), in.size(), out, 1, params, size,
+			       name.c_str(), &n),
+	      guid);
+	return hlrt_node_output(n, 0);
+}
+
+bool is_f32(const at::Tensor &t)
+{
+	return t.device().type() == c10::DeviceType::HPU && t.scalar_type() == at::kFloat;
+}
+
+std::vector<uint64_t> udims(at::IntArrayRef s)
+{
+	std::vector<uint64_t> d;
+	for (int64_t v : s)
+		d.push_back(v);
+	if (d.empty())
+		d.push_back(1);
+	return d;
+}
+
+Arg arg(const at::Tensor &t)
+{
+	return {addr_of(t), udims(t.sizes()), t};
+}
+
+/* An FP32 matrix as the MME takes it: stored row-major, or its transpose. */
+struct Matrix {
+	bool ok;
+	bool transposed;
+	Arg a;
+};
+
+Matrix matrix(const at::Tensor &t)
+{
+	if (!is_f32(t) || t.dim() != 2 || t.numel() == 0)
+		return {false, false, {}};
+	if (t.is_contiguous())
+		return {true, false, arg(t)};
+	if (t.stride(0) == 1 && t.stride(1) == t.size(0))
+		return {true, true, {addr_of(t), {(uint64_t)t.size(1), (uint64_t)t.size(0)}, t}};
+	return {false, false, {}};
+}
+
+bool elementwise_ok(const at::Tensor &a, const at::Tensor &b)
+{
+	return is_f32(a) && is_f32(b) && a.sizes() == b.sizes() && a.is_contiguous() &&
+	       b.is_contiguous() && a.numel() > 0;
+}
+
+at::Tensor new_like(const at::Tensor &t, at::IntArrayRef sizes)
+{
+	return at::empty(sizes, t.options());
+}
+
+/* ---- matrix products ---------------------------------------------------- */
+
+at::Tensor gemm(const Matrix &a, const Matrix &b, const at::Tensor *bias, at::Tensor out,
+		const char *op)
+{
+	struct hlrt_gemm_params p = {};
+	p.transpose_a = a.transposed;
+	p.transpose_b = b.transposed;
+	std::vector<Arg> ins = {a.a, b.a};
+	if (bias)
+		ins.push_back(arg(*bias));
+	std::string params = std::to_string(p.transpose_a) + std::to_string(p.transpose_b);
+	launch(op, ins, {arg(out)}, params,
+	       [=](hlrt_graph *g, const std::vector<hlrt_tensor *> &in) {
+		       hlrt_tensor *c = node(g, "gemm_f32", {in[0], in[1]}, &p, sizeof(p),
+					     std::string("aten/") + op + "/MatMul");
+		       if (in.size() > 2)
+			       c = node(g, "bias_add_f32", {c, in[2]}, nullptr, 0,
+					std::string("aten/") + op + "/BiasAdd");
+		       return std::vector<hlrt_tensor *>{c};
+	       });
+	return out;
+}
+
+at::Tensor hpu_mm(const at::Tensor &self, const at::Tensor &mat2)
+{
+	Matrix a = matrix(self), b = matrix(mat2);
+	if (!a.ok || !b.ok || self.size(1) != mat2.size(0))
+		return at::native::call_fallback_fn<&fallback, ATEN_OP(mm)>::call(self, mat2);
+	return gemm(a, b, nullptr, new_like(self, {self.size(0), mat2.size(1)}), "mm");
+}
+
+at::Tensor hpu_addmm(const at::Tensor &bias, const at::Tensor &m1, const at::Tensor &m2,
+		     const at::Scalar &beta, const at::Scalar &alpha)
+{
+	Matrix a = matrix(m1), b = matrix(m2);
+	if (!a.ok || !b.ok || m1.size(1) != m2.size(0) || beta.toDouble() != 1.0 ||
+	    alpha.toDouble() != 1.0 || !is_f32(bias) || bias.dim() != 1 ||
+	    bias.size(0) != m2.size(1) || !bias.is_contiguous())
+		return at::native::call_fallback_fn<&fallback, ATEN_OP(addmm)>::call(bias, m1, m2,
+										     beta, alpha);
+	return gemm(a, b, &bias, new_like(m1, {m1.size(0), m2.size(1)}), "addmm");
+}
+
+/* ---- elementwise ---------------------------------------------------------- */
+
+at::Tensor binary(const char *guid, const char *op, const at::Tensor &a, const at::Tensor &b,
+		  double alpha)
+{
+	at::Tensor out = new_like(a, a.sizes());
+	struct hlrt_scale_params sp = {(float)alpha};
+	launch(op, {arg(a), arg(b)}, {arg(out)}, std::to_string(alpha),
+	       [=](hlrt_graph *g, const std::vector<hlrt_tensor *> &in) {
+		       hlrt_tensor *rhs = in[1];
+		       if (alpha != 1.0)
+			       rhs = node(g, "scale_f32", {rhs}, &sp, sizeof(sp),
+					  std::string("aten/") + op + "/Scale");
+		       return std::vector<hlrt_tensor *>{
+			       node(g, guid, {in[0], rhs}, nullptr, 0, std::string("aten/") + op)};
+	       });
+	return out;
+}
+
+at::Tensor hpu_add(const at::Tensor &self, const at::Tensor &other, const at::Scalar &alpha)
+{
+	if (!elementwise_ok(self, other))
+		return at::native::call_fallback_fn<&fallback, ATEN_OP2(add, Tensor)>::call(
+			self, other, alpha);
+	return binary("add_f32", "add.Tensor", self, other, alpha.toDouble());
+}
+
+at::Tensor &hpu_add_(at::Tensor &self, const at::Tensor &other, const at::Scalar &alpha)
+{
+	if (!elementwise_ok(self, other))
+		return at::native::call_fallback_fn<&fallback, ATEN_OP2(add_, Tensor)>::call(
+			self, other, alpha);
+	at::Tensor r = binary("add_f32", "add_.Tensor", self, other, alpha.toDouble());
+	flush_pending();
+	check(hlrt_memcpy_d2d_async(stream(), addr_of(self), addr_of(r),
+				    self.numel() * self.element_size()),
+	      "copying on the device");
+	return self;
+}
+
+at::Tensor hpu_sub(const at::Tensor &self, const at::Tensor &other, const at::Scalar &alpha)
+{
+	if (!elementwise_ok(self, other))
+		return at::native::call_fallback_fn<&fallback, ATEN_OP2(sub, Tensor)>::call(
+			self, other, alpha);
+	return binary("sub_f32", "sub.Tensor", self, other, alpha.toDouble());
+}
+
+at::Tensor hpu_mul_scalar(const at::Tensor &self, const at::Scalar &other);
+
+at::Tensor hpu_mul(const at::Tensor &self, const at::Tensor &other)
+{
+	/* x * 2.5: the number arrives as a 0-dim CPU tensor. */
+	if (other.device().is_cpu() && other.dim() == 0 && is_f32(self))
+		return hpu_mul_scalar(self, other.item());
+	if (!elementwise_ok(self, other))
+		return at::native::call_fallback_fn<&fallback, ATEN_OP2(mul, Tensor)>::call(self,
+											  other);
+	return binary("mul_f32", "mul.Tensor", self, other, 1.0);
+}
+
+at::Tensor unary(const char *guid, const char *op, const at::Tensor &x, const void *params,
+		 size_t size, const std::string &pkey)
+{
+	at::Tensor out = new_like(x, x.sizes());
+	/* The builder may run later (lazy mode): it keeps its own copy. */
+	std::string blob(static_cast<const char *>(params), size);
+	launch(op, {arg(x)}, {arg(out)}, pkey,
+	       [=](hlrt_graph *g, const std::vector<hlrt_tensor *> &in) {
+		       return std::vector<hlrt_tensor *>{
+			       node(g, guid, {in[0]}, blob.empty() ? nullptr : blob.data(),
+				    blob.size(), std::string("aten/") + op)};
+	       });
+	return out;
+}
+
+bool unary_ok(const at::Tensor &x)
+{
+	return is_f32(x) && x.is_contiguous() && x.numel() > 0;
+}
+
+at::Tensor hpu_mul_scalar(const at::Tensor &self, const at::Scalar &other)
+{
+	if (!unary_ok(self))
+		return at::native::call_fallback_fn<&fallback, ATEN_OP2(mul, Scalar)>::call(self,
+											  other);
+	struct hlrt_scale_params p = {(float)other.toDouble()};
+	return unary("scale_f32", "mul.Scalar", self, &p, sizeof(p),
+		     std::to_string(other.toDouble()));
+}
+
+at::Tensor hpu_relu(const at::Tensor &self)
+{
+	if (!unary_ok(self))
+		return at::native::call_fallback_fn<&fallback, ATEN_OP(relu)>::call(self);
+	return unary("relu_fwd_f32", "relu", self, nullptr, 0, "");
+}
+
+at::Tensor hpu_threshold_backward(const at::Tensor &grad, const at::Tensor &self,
+				  const at::Scalar &threshold)
+{
+	if (!elementwise_ok(grad, self) || threshold.toDouble() != 0.0)
+		return at::native::call_fallback_fn<&fallback, ATEN_OP(threshold_backward)>::call(
+			grad, self, threshold);
+	return binary("relu_bwd_f32", "threshold_backward", grad, self, 1.0);
+}
+
+/* zero_ (optimizer.zero_grad()): a memset on the stream, after what is recorded. */
+at::Tensor &hpu_zero_(at::Tensor &self)
+{
+	if (self.device().type() != c10::DeviceType::HPU || !self.is_contiguous())
+		return at::native::call_fallback_fn<&fallback, ATEN_OP(zero_)>::call(self);
+	flush_pending();
+	if (self.numel())
+		check(hlrt_memset_async(stream(), addr_of(self), 0,
+					self.numel() * self.element_size()),
+		      "zeroing device memory");
+	return self;
+}
+
+/* ---- reductions: over the leading or the trailing dimensions ------------- */
+
+at::Tensor reduce(const char *guid, const char *op, const at::Tensor &self, at::IntArrayRef dim,
+		  bool keepdim, bool &ok)
+{
+	ok = false;
+	if (!unary_ok(self))
+		return {};
+	int64_t nd = self.dim();
+	std::vector<bool> red(std::max<int64_t>(nd, 1), dim.empty());
+	for (int64_t d : dim)
+		red[c10::maybe_wrap_dim(d, nd)] = true;
+	/* The reduced dims must be a prefix or a suffix of the shape. */
+	int64_t lead = 0, trail = 0;
+	while (lead < nd && red[lead])
+		lead++;
+	while (trail < nd && red[nd - 1 - trail])
+		trail++;
+	int64_t nred = 0;
+	for (bool r : red)
+		nred += r;
+	int32_t axis;
+	uint64_t outer = 1, inner = 1;
+	if (nd == 0 || nred == nd) {
+		axis = -1;
+		inner = self.numel();
+	} else if (lead == nred) {
+		axis = 0;
+		for (int64_t i = 0; i < nd; i++)
+			(red[i] ? outer : inner) *= self.size(i);
+	} else if (trail == nred) {
+		axis = -1;
+		for (int64_t i = 0; i < nd; i++)
+			(red[i] ? inner : outer) *= self.size(i);
+	} else {
+		return {};
+	}
+	std::vector<int64_t> shape;
+	for (int64_t i = 0; i < nd; i++) {
+		if (!red[i])
+			shape.push_back(self.size(i));
+		else if (keepdim)
+			shape.push_back(1);
+	}
+	at::Tensor out = new_like(self, shape);
+	struct hlrt_reduce_params p = {axis, 0};
+	Arg in = {addr_of(self), {outer, inner}, self};
+	launch(op, {in}, {arg(out)}, std::to_string(axis),
+	       [=](hlrt_graph *g, const std::vector<hlrt_tensor *> &t) {
+		       return std::vector<hlrt_tensor *>{
+			       node(g, guid, {t[0]}, &p, sizeof(p), std::string("aten/") + op)};
+	       });
+	ok = true;
+	return out;
+}
+
+at::Tensor hpu_sum_dim(const at::Tensor &self, at::OptionalIntArrayRef dim, bool keepdim,
+		       c10::optional<at::ScalarType> dtype)
+{
+	bool ok = false;
+	at::Tensor r;
+	if (!dtype || *dtype == at::kFloat)
+		r = reduce("reduce_sum_f32", "sum.dim_IntList", self,
+			   dim ? *dim : at::IntArrayRef(), keepdim, ok);
+	if (!ok)
+		return at::native::call_fallback_fn<&fallback, ATEN_OP2(sum, dim_IntList)>::call(
+			self, dim, keepdim, dtype);
+	return r;
+}
+
+at::Tensor hpu_sum(const at::Tensor &self, c10::optional<at::ScalarType> dtype)
+{
+	bool ok = false;
+	at::Tensor r;
+	if (!dtype || *dtype == at::kFloat)
+		r = reduce("reduce_sum_f32", "sum", self, at::IntArrayRef(), false, ok);
+	if (!ok)
+		return at::native::call_fallback_fn<&fallback, ATEN_OP(sum)>::call(self, dtype);
+	return r;
+}
+
+at::Tensor hpu_mean_dim(const at::Tensor &self, at::OptionalIntArrayRef dim, bool keepdim,
+			c10::optional<at::ScalarType> dtype)
+{
+	bool ok = false;
+	at::Tensor r;
+	if (!dtype || *dtype == at::kFloat)
+		r = reduce("reduce_mean_f32", "mean.dim", self, dim ? *dim : at::IntArrayRef(),
+			   keepdim, ok);
+	if (!ok)
+		return at::native::call_fallback_fn<&fallback, ATEN_OP2(mean, dim)>::call(
+			self, dim, keepdim, dtype);
+	return r;
+}
+
+} // namespace
+
+/* Run what lazy mode recorded. */
+void flush_pending()
+{
+	std::lock_guard<std::mutex> guard(g_lock);
+	if (!g_pending.empty()) {
+		std::vector<PendingOp> ops;
+		ops.swap(g_pending);
+		run_ops(ops);
+	}
+}
+
+/*
+ * BF16 autocast on or off for the ops from now on: what is recorded runs
+ * first, so one graph never mixes the two.
+ */
+bool set_autocast(bool on)
+{
+	std::lock_guard<std::mutex> guard(g_lock);
+	if (!g_pending.empty()) {
+		std::vector<PendingOp> ops;
+		ops.swap(g_pending);
+		run_ops(ops);
+	}
+	bool old = g_bf16;
+	g_bf16 = on;
+	return old;
+}
+
+/* Recipes compiled so far (each op sequence's structure once). */
+int64_t compiled_recipes()
+{
+	std::lock_guard<std::mutex> guard(g_lock);
+	return g_cache.size();
+}
+
+/* Ops given to the device so far, and the launches that ran them. */
+int64_t device_ops()
+{
+	std::lock_guard<std::mutex> guard(g_lock);
+	return g_ops;
+}
+
+int64_t device_runs()
+{
+	std::lock_guard<std::mutex> guard(g_lock);
+	return g_runs;
+}
+
+TORCH_LIBRARY_IMPL(aten, HPU, m)
+{
+	m.impl("mm", hpu_mm);
+	m.impl("addmm", hpu_addmm);
+	m.impl("add.Tensor", hpu_add);
+	m.impl("add_.Tensor", hpu_add_);
+	m.impl("sub.Tensor", hpu_sub);
+	m.impl("mul.Tensor", hpu_mul);
+	m.impl("mul.Scalar", hpu_mul_scalar);
+	m.impl("relu", hpu_relu);
+	m.impl("zero_", hpu_zero_);
+	m.impl("threshold_backward", hpu_threshold_backward);
+	m.impl("sum", hpu_sum);
+	m.impl("sum.dim_IntList", hpu_sum_dim);
+	m.impl("mean.dim", hpu_mean_dim);
+}
+
+} // namespace hpu

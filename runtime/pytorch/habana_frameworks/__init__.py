@@ -1,0 +1,1 @@
+"""gaudisim's hpu bridge for PyTorch, under the package name Gaudi users import."""

@@ -1,0 +1,336 @@
+"""Host tests of the hpu bridge on the in-process device core: each device
+op against PyTorch on the CPU (forward and backward, random shapes), that
+the device ran it (a recipe was compiled), views and in-place ops, the CPU
+fallback and its placement log line, memory statistics."""
+import os
+import subprocess
+import sys
+import unittest
+
+import torch
+
+from habana_frameworks.torch.utils.library_loader import load_habana_module
+
+load_habana_module()
+import habana_frameworks.torch.core as htcore  # noqa: E402
+
+HPU = torch.device("hpu")
+RTOL = 1e-5
+ATOL = 1e-5
+
+
+def launches():
+    return torch.ops.hpu_bridge.device_ops()
+
+
+class OnDevice:
+    """Asserts the block gave at least one op to the device."""
+
+    def __init__(self, test):
+        self.test = test
+
+    def __enter__(self):
+        self.before = launches()
+
+    def __exit__(self, *exc):
+        if exc[0] is None:
+            self.test.assertGreater(launches(), self.before, "the op fell back to the CPU")
+
+
+class EagerMode(unittest.TestCase):
+    """PT_HPU_LAZY_MODE=0 for the test (the subclasses run in both modes)."""
+    LAZY = "0"
+
+    def setUp(self):
+        self.saved_mode = os.environ.get("PT_HPU_LAZY_MODE")
+        os.environ["PT_HPU_LAZY_MODE"] = self.LAZY
+        self.gen = torch.Generator().manual_seed(1234)
+
+    def tearDown(self):
+        htcore.mark_step()
+        if self.saved_mode is None:
+            del os.environ["PT_HPU_LAZY_MODE"]
+        else:
+            os.environ["PT_HPU_LAZY_MODE"] = self.saved_mode
+
+
+class BridgeOps(EagerMode):
+
+    def rand(self, *shape):
+        return torch.randn(tuple(shape), generator=self.gen)
+
+    def shapes(self):
+        return [(int(torch.randint(1, 40, (1,), generator=self.gen)),
+                 int(torch.randint(1, 40, (1,), generator=self.gen))) for _ in range(3)]
+
+    def check_fwd_bwd(self, fn, *inputs, on_device=True):
+        cpu_in = [x.clone().requires_grad_(True) for x in inputs]
+        dev_in = [x.to(HPU).detach().requires_grad_(True) for x in inputs]
+        ref = fn(*cpu_in)
+        if on_device:
+            with OnDevice(self):
+                out = fn(*dev_in)
+        else:
+            out = fn(*dev_in)
+        self.assertEqual(out.device.type, "hpu")
+        torch.testing.assert_close(out.cpu(), ref.detach(), rtol=RTOL, atol=ATOL)
+        grad = self.rand(*ref.shape)
+        ref.backward(grad)
+        out.backward(grad.to(HPU))
+        for c, d in zip(cpu_in, dev_in):
+            torch.testing.assert_close(d.grad.cpu(), c.grad, rtol=RTOL, atol=ATOL)
+
+    def test_mm(self):
+        for m, k in self.shapes():
+            n = m + 3
+            self.check_fwd_bwd(torch.mm, self.rand(m, k), self.rand(k, n))
+
+    def test_mm_transposed_operands(self):
+        a, b = self.rand(7, 5), self.rand(9, 7)
+        with OnDevice(self):
+            out = torch.mm(a.to(HPU).t(), b.to(HPU).t())
+        torch.testing.assert_close(out.cpu(), a.t() @ b.t(), rtol=RTOL, atol=ATOL)
+
+    def test_linear_addmm(self):
+        for batch, inp in self.shapes():
+            self.check_fwd_bwd(lambda x, w, b: torch.nn.functional.linear(x, w, b),
+                               self.rand(batch, inp), self.rand(6, inp), self.rand(6))
+
+    def test_add_sub_mul(self):
+        for shape in self.shapes():
+            a, b = self.rand(*shape), self.rand(*shape)
+            self.check_fwd_bwd(torch.add, a, b)
+            self.check_fwd_bwd(lambda x, y: torch.add(x, y, alpha=0.5), a, b)
+            self.check_fwd_bwd(torch.sub, a, b)
+            self.check_fwd_bwd(torch.mul, a, b)
+            self.check_fwd_bwd(lambda x: x * 2.5, a)
+
+    def test_relu(self):
+        for shape in self.shapes():
+            self.check_fwd_bwd(torch.relu, self.rand(*shape))
+
+    def test_sum_mean(self):
+        for shape in self.shapes():
+            x = self.rand(*shape)
+            self.check_fwd_bwd(lambda t: t.sum(0), x)
+            self.check_fwd_bwd(lambda t: t.sum(1, keepdim=True), x)
+            self.check_fwd_bwd(lambda t: t.sum(), x)
+            self.check_fwd_bwd(lambda t: t.mean(1), x)
+            self.check_fwd_bwd(lambda t: t.mean(0, keepdim=True), x)
+
+    def test_recipe_cache(self):
+        a, b = self.rand(11, 3), self.rand(3, 2)
+        torch.mm(a.to(HPU), b.to(HPU))
+        before = torch.ops.hpu_bridge.compiled_recipes()
+        torch.mm(a.to(HPU), b.to(HPU))
+        self.assertEqual(torch.ops.hpu_bridge.compiled_recipes(), before)
+
+    def test_in_place_add(self):
+        w, g = self.rand(13, 4), self.rand(13, 4)
+        wd = w.to(HPU)
+        with OnDevice(self):
+            wd.add_(g.to(HPU), alpha=-0.1)
+        torch.testing.assert_close(wd.cpu(), w - 0.1 * g, rtol=RTOL, atol=ATOL)
+
+    def test_fallback_op(self):
+        # exp has no device kernel: the CPU runs it, the result is on the hpu.
+        x = self.rand(5, 6)
+        before = launches()
+        out = torch.exp(x.to(HPU))
+        self.assertEqual(launches(), before)
+        self.assertEqual(out.device.type, "hpu")
+        torch.testing.assert_close(out.cpu(), torch.exp(x))
+
+    def test_fallback_broadcast(self):
+        a, b = self.rand(4, 6), self.rand(6)
+        self.check_fwd_bwd(torch.add, a, b, on_device=False)
+
+
+class BridgeTensors(unittest.TestCase):
+    def test_round_trip_dtypes(self):
+        for t in (torch.randn(3, 4), torch.arange(10), torch.tensor([True, False]),
+                  torch.randn(2, 3).double()):
+            d = t.to(HPU)
+            self.assertEqual(d.dtype, t.dtype)
+            self.assertTrue(torch.equal(d.cpu(), t))
+
+    def test_views_and_strided_copies(self):
+        x = torch.arange(60.).reshape(3, 4, 5)
+        d = x.to(HPU)
+        self.assertTrue(torch.equal(d.view(12, 5).cpu(), x.view(12, 5)))
+        self.assertTrue(torch.equal(d.permute(2, 0, 1).cpu(), x.permute(2, 0, 1)))
+        self.assertTrue(torch.equal(d[:, 1:3, ::2].cpu(), x[:, 1:3, ::2]))
+        self.assertTrue(torch.equal(d.transpose(0, 2).contiguous().cpu(),
+                                    x.transpose(0, 2).contiguous()))
+        # A copy into a strided view of a device tensor leaves the rest alone.
+        d[:, 0, :] = torch.full((3, 5), -1.)
+        x[:, 0, :] = -1.
+        self.assertTrue(torch.equal(d.cpu(), x))
+
+    def test_zero_(self):
+        for t in (torch.randn(7, 3), torch.arange(5)):
+            d = t.to(HPU)
+            d.zero_()
+            self.assertTrue(torch.equal(d.cpu(), torch.zeros_like(t)))
+        d = torch.randn(4, 4).to(HPU)
+        d.t().zero_()       # strided: the CPU fallback
+        self.assertTrue(torch.equal(d.cpu(), torch.zeros(4, 4)))
+
+    def test_resize(self):
+        d = torch.arange(6.).to(HPU)
+        d.resize_(4, 4)
+        self.assertEqual(d.shape, (4, 4))
+        self.assertTrue(torch.equal(d.view(-1)[:6].cpu(), torch.arange(6.)))
+
+    def test_memory_stats_follow_allocations(self):
+        torch.hpu.synchronize()
+        before = torch.hpu.memory_stats()
+        for key in ("Limit", "InUse", "MaxInUse", "NumAllocs", "NumFrees",
+                    "ActiveAllocs", "MaxAllocSize"):
+            self.assertIn(key, before)
+        t = torch.empty(1 << 20, device=HPU)
+        after = torch.hpu.memory_stats()
+        self.assertEqual(after["InUse"] - before["InUse"], 4 << 20)
+        self.assertEqual(after["ActiveAllocs"], before["ActiveAllocs"] + 1)
+        self.assertGreaterEqual(torch.hpu.max_memory_allocated(), 4 << 20)
+        del t
+        self.assertEqual(torch.hpu.memory_allocated(), before["InUse"])
+        torch.hpu.reset_peak_memory_stats()
+        self.assertEqual(torch.hpu.max_memory_allocated(), torch.hpu.memory_allocated())
+
+    def test_out_of_hbm_raises_and_recovers(self):
+        limit = torch.hpu.memory_stats()["Limit"]
+        with self.assertRaisesRegex(RuntimeError, "HLRT_OUT_OF_DEVICE_MEMORY"):
+            torch.empty(limit // 4 + (1 << 20), device=HPU)
+        t = torch.ones(1000).to(HPU)
+        self.assertEqual(t.sum().item(), 1000.0)
+
+    def test_device_module(self):
+        self.assertTrue(torch.hpu.is_available())
+        self.assertEqual(torch.hpu.device_count(), 1)
+        self.assertEqual(torch.hpu.current_device(), 0)
+        torch.hpu.set_device("hpu:0")
+        with self.assertRaises(RuntimeError):
+            torch.hpu.set_device(1)
+
+
+def train_mlp(device, steps=5):
+    """Losses of a few SGD steps of a small MLP (same data on every device)."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(64, 32),
+                                torch.nn.ReLU(), torch.nn.Linear(32, 10)).to(device)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    data = torch.Generator().manual_seed(5)
+    losses = []
+    for _ in range(steps):
+        x = torch.randn((16, 8, 8), generator=data)
+        y = torch.randint(0, 10, (16,), generator=data)
+        loss = torch.nn.functional.cross_entropy(model(x.to(device)), y.to(device))
+        opt.zero_grad()
+        loss.backward()
+        htcore.mark_step()
+        opt.step()
+        htcore.mark_step()
+        losses.append(loss.item())
+    return losses
+
+
+class BridgeTraining(EagerMode):
+    def test_mlp_steps_match_cpu(self):
+        cpu, hpu = train_mlp("cpu"), train_mlp(HPU)
+        for a, b in zip(hpu, cpu):
+            self.assertLessEqual(abs(a - b), 1e-4 * abs(b), (hpu, cpu))
+
+    def test_placement_log_names_fallback(self):
+        code = ("import torch\n"
+                "from habana_frameworks.torch.utils.library_loader import load_habana_module\n"
+                "load_habana_module()\n"
+                "a = torch.arange(4).to('hpu')\n"
+                "print(torch.eq(a, a).cpu().all().item())\n")
+        env = dict(os.environ, HLRT_LOG_DEVICE_PLACEMENT="1")
+        r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                           text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stderr, r"aten/eq\.Tensor\S*: \(Equal\): /device:CPU:0")
+
+
+class Autocast(EagerMode):
+    def test_bf16_matmul_accumulates_in_fp32(self):
+        gen = torch.Generator().manual_seed(9)
+        a, b = torch.randn((32, 64), generator=gen), torch.randn((64, 16), generator=gen)
+        with torch.hpu.amp.autocast():
+            out = torch.mm(a.to(HPU), b.to(HPU)).cpu()
+        ref = a.bfloat16().float() @ b.bfloat16().float()
+        self.assertEqual(out.dtype, torch.float32)
+        torch.testing.assert_close(out, ref, rtol=1e-5, atol=1e-4)
+        # It is not the FP32 product: the inputs were rounded.
+        self.assertGreater((out - a @ b).abs().max().item(), 1e-4)
+        # Outside the block the product is FP32 again.
+        torch.testing.assert_close(torch.mm(a.to(HPU), b.to(HPU)).cpu(), a @ b,
+                                   rtol=1e-5, atol=1e-5)
+
+
+class LazyAutocast(Autocast):
+    LAZY = "1"
+
+
+class Profile(unittest.TestCase):
+    def test_trace_carries_op_names(self):
+        import json
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "trace.json")
+            code = ("import torch\n"
+                    "import habana_frameworks.torch.core as htcore\n"
+                    "a = torch.randn(8, 4).to('hpu')\n"
+                    "b = torch.nn.functional.linear(a, torch.randn(3, 4).to('hpu'),\n"
+                    "                               torch.randn(3).to('hpu'))\n"
+                    "htcore.mark_step()\n")
+            env = dict(os.environ, HLRT_PROFILE=path)
+            r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                               text=True, timeout=120)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(path) as f:
+                names = {e.get("name") for e in json.load(f)["traceEvents"]}
+        self.assertIn("aten/addmm/MatMul", names)
+        self.assertIn("aten/addmm/BiasAdd", names)
+
+
+class LazyOps(BridgeOps):
+    LAZY = "1"
+
+
+class LazyTraining(BridgeTraining):
+    LAZY = "1"
+
+    def test_ops_wait_for_mark_step(self):
+        a, b = torch.randn(6, 4).to(HPU), torch.randn(4, 3).to(HPU)
+        htcore.mark_step()
+        runs = torch.ops.hpu_bridge.device_runs()
+        c = torch.relu(torch.mm(a, b))
+        d = c * 2.0
+        self.assertEqual(torch.ops.hpu_bridge.device_runs(), runs)
+        htcore.mark_step()
+        self.assertEqual(torch.ops.hpu_bridge.device_runs(), runs + 1)
+        torch.testing.assert_close(d.cpu(), torch.relu(a.cpu() @ b.cpu()) * 2.0)
+
+    def test_read_back_runs_recorded_ops(self):
+        a = torch.randn(5, 5)
+        s = (a.to(HPU) + a.to(HPU)).sum()
+        self.assertAlmostEqual(s.item(), (a + a).sum().item(), places=4)
+
+    def test_second_step_compiles_nothing(self):
+        train_mlp(HPU, steps=2)
+        before = torch.ops.hpu_bridge.compiled_recipes()
+        train_mlp(HPU, steps=2)
+        self.assertEqual(torch.ops.hpu_bridge.compiled_recipes(), before)
+
+    def test_lazy_equals_eager(self):
+        lazy = train_mlp(HPU)
+        os.environ["PT_HPU_LAZY_MODE"] = "0"
+        eager = train_mlp(HPU)
+        self.assertEqual(lazy, eager)
+
+
+if __name__ == "__main__":
+    unittest.main()
