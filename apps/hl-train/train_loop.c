@@ -326,7 +326,7 @@ int train_run(const struct train_options *opt, const struct backend_ops *ops)
 	} else {
 		report_mllog(&s->report, "INTERVAL_END", "run_stop", "null",
 			     "{\"status\": \"aborted\"}");
-		status = train_loop_stop_signal ? 130 : 1;
+		status = train_loop_stop_signal ? 128 + train_loop_stop_signal : 1;
 	}
 	if (s->losses && fclose(s->losses)) {
 		fprintf(stderr, "hl-train: %s: %s\n", opt->dump_losses, strerror(errno));

@@ -322,6 +322,31 @@ START_TEST(sigint_stops_cleanly_and_keeps_the_last_epoch)
 }
 END_TEST
 
+/* SIGTERM (a scheduler's stop) stops the same way, with status 128 + 15. */
+START_TEST(sigterm_exits_143)
+{
+	struct timespec pause = { 0, 10 * 1000 * 1000 };
+	struct train_options o = base_options();
+	char ckpt[600];
+	int status;
+	pid_t pid;
+
+	snprintf(ckpt, sizeof(ckpt), "%s/term.safetensors", dir);
+	o.epochs = 10000;
+	o.save = ckpt;
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(train_run(&o, &ref_trainer_ops));
+	for (int i = 0; i < 3000 && access(ckpt, F_OK) != 0; i++)
+		nanosleep(&pause, NULL);
+	ck_assert_int_eq(kill(pid, SIGTERM), 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 143);
+}
+END_TEST
+
 Suite *train_loop_suite(void)
 {
 	Suite *s = suite_create("train_loop");
@@ -336,6 +361,7 @@ Suite *train_loop_suite(void)
 	tcase_add_test(tc, errors_exit_1_with_a_message);
 	tcase_add_test(tc, queued_steps_give_the_same_run);
 	tcase_add_test(tc, sigint_stops_cleanly_and_keeps_the_last_epoch);
+	tcase_add_test(tc, sigterm_exits_143);
 	suite_add_tcase(s, tc);
 	return s;
 }
