@@ -672,6 +672,16 @@ static int sim_wait(struct hlrt_backend *be, uint64_t seq, uint64_t timeout_us)
 	return s->result[seq % MAX_SEQ];
 }
 
+static int sim_device_time(struct hlrt_backend *be, uint64_t *ns)
+{
+	struct sim *s = be->priv;
+
+	pthread_mutex_lock(&bql);
+	*ns = sim_clock(s);
+	pthread_mutex_unlock(&bql);
+	return 0;
+}
+
 static const struct hlrt_backend_ops sim_be_ops = {
 	.close = sim_close,
 	.info = sim_info,
@@ -683,6 +693,7 @@ static const struct hlrt_backend_ops sim_be_ops = {
 	.ext_queue = sim_ext_queue,
 	.submit = sim_submit,
 	.wait = sim_wait,
+	.device_time = sim_device_time,
 };
 
 static int sim_count(uint32_t *module_ids, uint32_t max)

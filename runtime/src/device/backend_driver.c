@@ -248,6 +248,17 @@ static int drv_wait(struct hlrt_backend *be, uint64_t seq, uint64_t timeout_us)
 	return -EIO;
 }
 
+static int drv_device_time(struct hlrt_backend *be, uint64_t *ns)
+{
+	struct drv *d = be->priv;
+	struct hlthunk_time_sync_info t;
+	int rc = hlthunk_get_time_sync_info(d->fd, &t);
+
+	if (!rc)
+		*ns = t.device_time;
+	return rc;
+}
+
 static const struct hlrt_backend_ops drv_ops = {
 	.close = drv_close,
 	.info = drv_info,
@@ -259,6 +270,7 @@ static const struct hlrt_backend_ops drv_ops = {
 	.ext_queue = drv_ext_queue,
 	.submit = drv_submit,
 	.wait = drv_wait,
+	.device_time = drv_device_time,
 };
 
 static int drv_count(uint32_t *module_ids, uint32_t max)

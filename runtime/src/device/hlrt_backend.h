@@ -76,6 +76,8 @@ struct hlrt_backend_ops {
 		      uint32_t ext_queue, const struct hlrt_be_ext *ext, uint64_t *seq);
 	/* Wait for a submission: 0 done, -ETIMEDOUT, -EIO (aborted). */
 	int (*wait)(struct hlrt_backend *be, uint64_t seq, uint64_t timeout_us);
+	/* The device clock now, ns (the profiler maps it onto the host's); may be NULL. */
+	int (*device_time)(struct hlrt_backend *be, uint64_t *ns);
 };
 
 struct hlrt_backend {
