@@ -37,6 +37,11 @@ START_TEST(visibility)
 	HLRT_OK(hlrt_device_count(&n));
 	ck_assert_uint_eq(n, 0);
 	ck_assert_int_eq(hlrt_device_acquire(0, &d), HLRT_NO_DEVICE);
+	/* The error names the mask that hid the device there is. */
+	setenv("HABANA_VISIBLE_DEVICES", "9", 1);
+	ck_assert_int_eq(hlrt_device_acquire(0, &d), HLRT_NO_DEVICE);
+	ck_assert_msg(strstr(hlrt_last_error(), "no visible device 0 (0 visible of 1 present; "
+				 "HABANA_VISIBLE_DEVICES=9)"), "%s", hlrt_last_error());
 	setenv("HABANA_VISIBLE_DEVICES", "2,0", 1);
 	HLRT_OK(hlrt_device_count(&n));
 	ck_assert_uint_eq(n, 1);
