@@ -360,6 +360,11 @@ struct hlrt_sgd_params {
 	uint32_t nesterov;
 };
 
+/*
+ * Every field is taken as given, with no defaults: beta1 in [0, 1), beta2
+ * in (0, 1), eps > 0, weight_decay >= 0, else the node is refused (so a
+ * zeroed struct is refused). Keras' defaults are 0.9, 0.999, 1e-7.
+ */
 struct hlrt_adamw_params {
 	float beta1, beta2, eps;
 	float weight_decay;		/* decoupled: w -= lr * wd * w */
