@@ -44,7 +44,7 @@ static int dp_env_u32(const char *name, uint32_t lo, uint32_t hi, uint32_t *out)
 static int dp_rank(struct train_options *opt, const struct backend_ops *ops)
 {
 	static struct backend_ops dp_ops;
-	static char name[32];
+	static char name[32], profile[4096];
 	uint32_t nranks, rank;
 	const char *id = getenv("HLRT_COMM_ID");
 
@@ -83,8 +83,12 @@ static int dp_rank(struct train_options *opt, const struct backend_ops *ops)
 		opt->mllog = false;
 		opt->save = NULL;
 		opt->dump_losses = NULL;
-		opt->profile = NULL;
 		opt->no_eval = true;
+		/* Every rank profiles its own device: FILE.rankR next to rank 0's FILE. */
+		if (opt->profile) {
+			snprintf(profile, sizeof(profile), "%s.rank%u", opt->profile, rank);
+			opt->profile = profile;
+		}
 	}
 	dp_ops = *ops;
 	snprintf(name, sizeof(name), "%u HPUs", nranks);

@@ -345,8 +345,13 @@ int train_run(const struct train_options *opt, const struct backend_ops *ops)
 		status = status ? status : 1;
 	}
 	/* The profile is written when the device is released. */
-	if (ret == 0 && opt->profile && access(opt->profile, R_OK) == 0)
-		printf("profile: %s\n", opt->profile);
+	if (ret == 0 && opt->profile && access(opt->profile, R_OK) == 0) {
+		if (opt->nranks > 1)
+			printf("profile: %s (ranks 1..%u: %s.rankR)\n", opt->profile,
+			       opt->nranks - 1, opt->profile);
+		else
+			printf("profile: %s\n", opt->profile);
+	}
 	free(s->order);
 	params_free(&s->params);
 	params_free(&s->state);

@@ -300,6 +300,11 @@ START_TEST(profile_has_engine_lanes)
 		json_int_t pid = json_integer_value(json_object_get(e, "pid"));
 		json_int_t tid = json_integer_value(json_object_get(e, "tid"));
 
+		if (ph && !strcmp(ph, "M") &&
+		    !strcmp(json_string_value(json_object_get(e, "name")), "process_name"))
+			ck_assert_str_eq(json_string_value(json_object_get(json_object_get(e, "args"),
+									   "name")),
+					 pid ? "device (module 0)" : "host (module 0)");
 		if (ph && !strcmp(ph, "M") && pid == 1 && tid >= 0 && tid < 16 &&
 		    !strcmp(json_string_value(json_object_get(e, "name")), "thread_name"))
 			declared[tid]++;

@@ -48,6 +48,7 @@ struct hlrt_profiler {
 	char **names;
 	uint32_t n_names, cap_names;
 	uint64_t host_t0;
+	uint32_t module_id;
 	struct clock_pair start, stop;
 };
 
@@ -149,6 +150,7 @@ hlrt_status hlrt_profiler_start(hlrt_device *device, const char *path)
 		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "profiler");
 	}
 	p->host_t0 = hlrt_now_ns();
+	p->module_id = device->module_id;
 	read_clocks(device, &p->start);
 	device->prof = p;
 	return HLRT_SUCCESS;
@@ -240,12 +242,13 @@ static hlrt_status write_trace(const struct hlrt_profiler *p)
 		"\"clock\":\"%s\"},\n\"traceEvents\":[\n", (unsigned long long)p->dropped,
 		p->start.valid ? "host CLOCK_MONOTONIC; device timestamps mapped onto it" :
 				 "host CLOCK_MONOTONIC; device lanes on the device clock");
+	/* Named after the module, so the profiles of a job's ranks tell apart. */
 	fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"tid\":0,"
-		"\"args\":{\"name\":\"host\"}},\n");
+		"\"args\":{\"name\":\"host (module %u)\"}},\n", p->module_id);
 	fprintf(f, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":0,"
 		"\"args\":{\"name\":\"host API\"}},\n");
 	fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,"
-		"\"args\":{\"name\":\"device\"}}");
+		"\"args\":{\"name\":\"device (module %u)\"}}", p->module_id);
 	/* Only the lanes that have events: an empty lane would say nothing ran there. */
 	for (i = 0; i < LANE_COUNT; i++)
 		if (used[i])
