@@ -110,21 +110,31 @@ static void dp_on_signal(int sig)
 {
 	if (sig == SIGALRM)
 		dp_alarm = 1;
-	else if (!dp_signal)
+	else if (sig != SIGCHLD && !dp_signal)
 		dp_signal = sig;
 }
 
-/* SIGINT, SIGTERM and SIGALRM interrupt waitpid() (no SA_RESTART). */
-static void dp_catch_signals(void)
+/*
+ * Handlers for SIGINT, SIGTERM, SIGALRM and SIGCHLD (which only wakes the
+ * wait); the caller keeps them blocked, and dp_wait() takes them in
+ * sigsuspend(), so none arrives between a check and the sleep.
+ */
+static void dp_catch_signals(sigset_t *set)
 {
 	struct sigaction sa;
 
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGALRM);
+	sigaddset(set, SIGCHLD);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = dp_on_signal;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGALRM, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
 }
 
 /* Signal every rank still running (they share one process group). */
@@ -141,10 +151,11 @@ static void dp_signal_ranks(pid_t group, const pid_t *pid, uint32_t n, int sig)
  * Wait for the ranks. One failing stops the others (they would wait for
  * it); a SIGINT or SIGTERM to the launcher goes to every rank, which stop
  * between steps, and those still running after DP_STOP_GRACE_S are killed
- * (one may wait in a collective for a rank that already stopped). Returns
- * the exit status: 0, 1, or 128 + the signal.
+ * (one may wait in a collective for a rank that already stopped). Called
+ * with dp_catch_signals()' signals blocked; unblocked is the mask to sleep
+ * with. Returns the exit status: 0, 1, or 128 + the signal.
  */
-static int dp_wait(pid_t group, pid_t *pid, uint32_t n)
+static int dp_wait(pid_t group, pid_t *pid, uint32_t n, const sigset_t *unblocked)
 {
 	uint32_t left = n;
 	bool forwarded = false, killed = false;
@@ -168,7 +179,11 @@ static int dp_wait(pid_t group, pid_t *pid, uint32_t n)
 				left, DP_STOP_GRACE_S);
 			dp_signal_ranks(group, pid, n, SIGKILL);
 		}
-		p = waitpid(-1, &status, 0);
+		p = waitpid(-1, &status, WNOHANG);
+		if (p == 0) {
+			sigsuspend(unblocked);	/* a rank ended, or a signal came */
+			continue;
+		}
 		if (p < 0) {
 			if (errno == EINTR)
 				continue;
@@ -220,10 +235,11 @@ static int dp_launch(char **argv, const struct train_options *opt)
 	uint32_t n = opt->devices, count;
 	pid_t pid[DP_MAX_RANKS] = { 0 }, group = 0, launcher = getpid();
 	char num[16], exe[PATH_MAX];
-	sigset_t block, old;
+	sigset_t block, old, unblocked;
 	hlrt_comm_id id;
 	hlrt_status st;
 	ssize_t len;
+	int rc;
 
 	for (size_t i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {
 		const char *m = getenv(masks[i]);
@@ -264,20 +280,22 @@ static int dp_launch(char **argv, const struct train_options *opt)
 		return 1;
 	}
 	exe[len] = '\0';
-	/* A signal before the handlers are in place waits for them. */
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
+	/* Blocked from here: a signal before the handlers waits for them. */
+	dp_catch_signals(&block);
 	sigprocmask(SIG_BLOCK, &block, &old);
-	dp_catch_signals();
+	unblocked = old;
+	sigdelset(&unblocked, SIGINT);
+	sigdelset(&unblocked, SIGTERM);
+	sigdelset(&unblocked, SIGALRM);
+	sigdelset(&unblocked, SIGCHLD);
 	fflush(NULL);
 	for (uint32_t r = 0; r < n; r++) {
 		pid[r] = fork();
 		if (pid[r] < 0) {
 			fprintf(stderr, "hl-train: starting rank %u: %s\n", r, strerror(errno));
 			dp_signal_ranks(group, pid, r, SIGKILL);
+			dp_wait(group, pid, r, &unblocked);
 			sigprocmask(SIG_SETMASK, &old, NULL);
-			dp_wait(group, pid, r);
 			return 1;
 		}
 		if (pid[r] == 0) {
@@ -298,8 +316,9 @@ static int dp_launch(char **argv, const struct train_options *opt)
 		if (!group)
 			group = pid[r];
 	}
+	rc = dp_wait(group, pid, n, &unblocked);
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	return dp_wait(group, pid, n);
+	return rc;
 }
 
 int dp_main(char **argv, struct train_options *opt, const struct backend_ops *ops)

@@ -36,6 +36,13 @@ double trial_metric(const struct trial *t, enum trial_metric m)
 #define RUNNER_STOP_GRACE_S	5.0
 
 static volatile sig_atomic_t runner_signal;
+/*
+ * Once the handlers are in: SIGINT and SIGTERM stay blocked except inside
+ * ppoll(), so none arrives between the check and the wait; trials start
+ * with the mask hl-trials had.
+ */
+static bool runner_blocking;
+static sigset_t runner_old_mask, runner_wait_mask;
 
 static void runner_on_signal(int sig)
 {
@@ -46,13 +53,22 @@ static void runner_on_signal(int sig)
 int runner_catch_signals(void)
 {
 	struct sigaction sa;
+	sigset_t block;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = runner_on_signal;
 	sigemptyset(&sa.sa_mask);
-	/* No SA_RESTART: poll() returns at once with EINTR. */
 	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
 		return -1;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &block, &runner_old_mask))
+		return -1;
+	runner_wait_mask = runner_old_mask;
+	sigdelset(&runner_wait_mask, SIGINT);
+	sigdelset(&runner_wait_mask, SIGTERM);
+	runner_blocking = true;
 	return 0;
 }
 
@@ -83,6 +99,8 @@ static void exec_trial(const struct runner_options *o, const struct trial *t, in
 	/* SIGINT is how the scheduler stops a trial: never inherit it ignored. */
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	if (runner_blocking)
+		sigprocmask(SIG_SETMASK, &runner_old_mask, NULL);
 	snprintf(module, sizeof(module), "%d", t->module);
 	setenv("HABANA_VISIBLE_MODULES", module, 1);
 	unsetenv("HABANA_VISIBLE_DEVICES");
@@ -264,6 +282,7 @@ int runner_run(const struct runner_options *o, struct trial *trials, uint32_t n)
 	struct pollfd pfd[RUNNER_MAX_MODULES];
 	struct trial *polled[RUNNER_MAX_MODULES];
 	uint32_t next = 0, running = 0, i, m;
+	const struct timespec tick = { 0, 100 * 1000 * 1000 };
 	double t0 = now_s(), deadline = 0;
 	bool forwarded = false, killed = false;
 	int rc = 0;
@@ -327,7 +346,8 @@ int runner_run(const struct runner_options *o, struct trial *trials, uint32_t n)
 		}
 		if (!np)
 			break;
-		if (poll(pfd, np, forwarded && !killed ? 100 : -1) < 0) {
+		if (ppoll(pfd, np, forwarded && !killed ? &tick : NULL,
+			  runner_blocking ? &runner_wait_mask : NULL) < 0) {
 			if (errno == EINTR)
 				continue;
 			return -1;
