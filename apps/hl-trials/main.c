@@ -217,6 +217,8 @@ int main(int argc, char **argv)
 	int c, n, best, rc, sig;
 	struct timespec a, b;
 
+	/* A line as it happens, also into a log file or a pipe (a script watching it). */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	space_init(&space);
 	while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
 		switch (c) {
