@@ -45,6 +45,7 @@ union gaudisim_info_buf {
 	struct gaudisim_info_queue_idle qidle;
 	struct gaudisim_info_device_status status;
 	struct gaudisim_info_device_utilization util;
+	struct gaudisim_info_engine_utilization eng_util;
 	struct gaudisim_info_clk_rate clk;
 	struct gaudisim_info_reset_count reset;
 	struct gaudisim_info_time_sync time;
@@ -261,30 +262,50 @@ static u64 gaudisim_device_time(struct gaudisim_device *gdev)
 	return (u64)gaudisim_rreg(gdev, GAUDISIM_REG_TIMESTAMP_HI) << 32 | low;
 }
 
-/* Device time and every engine's busy time, read inside drm_dev_enter(). */
-static int gaudisim_busy_sample(struct gaudisim_device *gdev, u64 *now, u64 *busy)
+/* One sample of the activity counters (docs/telemetry.md). */
+struct gaudisim_util_sample {
+	u64 now;
+	u64 card;
+	u64 cls[GAUDISIM_TEL_NUM_CLASSES];
+	u64 busy[GAUDISIM_ENGINE_COUNT];
+};
+
+/* Device time, in-flight time and modelled busy time, inside drm_dev_enter(). */
+static int gaudisim_util_sample(struct gaudisim_device *gdev, struct gaudisim_util_sample *s)
 {
 	u32 e;
 	int idx;
 
 	if (!drm_dev_enter(&gdev->drm, &idx))
 		return -ENODEV;
-	*now = gaudisim_device_time(gdev);
+	s->now = gaudisim_device_time(gdev);
+	s->card = gaudisim_tel64(gdev, GAUDISIM_TEL_CARD_ACTIVE_NS_LO);
+	for (e = 0; e < GAUDISIM_TEL_NUM_CLASSES; e++)
+		s->cls[e] = gaudisim_tel64(gdev, GAUDISIM_TEL_CLASS_ACTIVE_NS_LO(e));
 	for (e = 0; e < GAUDISIM_ENGINE_COUNT; e++)
-		busy[e] = gaudisim_tel64(gdev, GAUDISIM_TEL_ENGINE_BUSY_NS_LO(e));
+		s->busy[e] = gaudisim_tel64(gdev, GAUDISIM_TEL_ENGINE_BUSY_NS_LO(e));
 	drm_dev_exit(idx);
 	return 0;
 }
 
-/*
- * Utilization over the next period_ms: the share of device time the
- * busiest engine spent busy, in percent. Sleeps for the period.
- */
-static int gaudisim_info_utilization(struct gaudisim_device *gdev, u32 period_ms,
-				     struct gaudisim_info_device_utilization *util)
+/* Percent of @period ns that a counter moved from @a to @b (0 across a reset). */
+static u32 gaudisim_util_pct(u64 a, u64 b, u64 period)
 {
-	u64 t0, t1, busy0[GAUDISIM_ENGINE_COUNT], busy1[GAUDISIM_ENGINE_COUNT];
-	u64 busiest = 0;
+	if (b < a)
+		return 0;
+	return min_t(u64, div64_u64((b - a) * 100, period), 100);
+}
+
+/*
+ * Utilization over the next period_ms: the share of device time in which
+ * engines had work in flight, for the card and per class, and the
+ * busiest engine's modelled busy time. Sleeps for the period.
+ */
+static int gaudisim_info_engine_util(struct gaudisim_device *gdev, u32 period_ms,
+				     struct gaudisim_info_engine_utilization *u)
+{
+	struct gaudisim_util_sample *s;
+	u64 period;
 	u32 e;
 	int rc;
 
@@ -293,21 +314,54 @@ static int gaudisim_info_utilization(struct gaudisim_device *gdev, u32 period_ms
 			     period_ms);
 		return -EINVAL;
 	}
-	rc = gaudisim_busy_sample(gdev, &t0, busy0);
+	s = kcalloc(2, sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	rc = gaudisim_util_sample(gdev, &s[0]);
 	if (rc)
-		return rc;
-	if (msleep_interruptible(period_ms))
-		return -EINTR;
-	rc = gaudisim_busy_sample(gdev, &t1, busy1);
+		goto out;
+	if (msleep_interruptible(period_ms)) {
+		rc = -EINTR;
+		goto out;
+	}
+	rc = gaudisim_util_sample(gdev, &s[1]);
 	if (rc)
-		return rc;
-
+		goto out;
+	if (s[1].now <= s[0].now) {
+		rc = -EIO;
+		goto out;
+	}
+	period = s[1].now - s[0].now;
+	u->period_ns = period;
+	u->card = gaudisim_util_pct(s[0].card, s[1].card, period);
+	u->dma = gaudisim_util_pct(s[0].cls[GAUDISIM_TEL_CLASS_DMA],
+				   s[1].cls[GAUDISIM_TEL_CLASS_DMA], period);
+	u->mme = gaudisim_util_pct(s[0].cls[GAUDISIM_TEL_CLASS_MME],
+				   s[1].cls[GAUDISIM_TEL_CLASS_MME], period);
+	u->tpc = gaudisim_util_pct(s[0].cls[GAUDISIM_TEL_CLASS_TPC],
+				   s[1].cls[GAUDISIM_TEL_CLASS_TPC], period);
+	u->nic = gaudisim_util_pct(s[0].cls[GAUDISIM_TEL_CLASS_NIC],
+				   s[1].cls[GAUDISIM_TEL_CLASS_NIC], period);
+	u->busy_ns = 0;
 	for (e = 0; e < GAUDISIM_ENGINE_COUNT; e++)
-		busiest = max(busiest, busy1[e] - busy0[e]);
-	if (t1 <= t0)
-		return -EIO;
-	util->utilization = min_t(u64, div64_u64(busiest * 100, t1 - t0), 100);
-	return 0;
+		if (s[1].busy[e] >= s[0].busy[e])
+			u->busy_ns = max(u->busy_ns, s[1].busy[e] - s[0].busy[e]);
+out:
+	kfree(s);
+	return rc;
+}
+
+/* DEVICE_UTILIZATION: the card's share of ENGINE_UTILIZATION. */
+static int gaudisim_info_utilization(struct gaudisim_device *gdev, u32 period_ms,
+				     struct gaudisim_info_device_utilization *util)
+{
+	struct gaudisim_info_engine_utilization u = {};
+	int rc;
+
+	rc = gaudisim_info_engine_util(gdev, period_ms, &u);
+	if (!rc)
+		util->utilization = u.card;
+	return rc;
 }
 
 /* KB/s (KB = 1000 bytes, as the real firmware) from @before to @after in @ns. */
@@ -444,6 +498,7 @@ static bool gaudisim_info_takes_arg(u32 op)
 	switch (op) {
 	case GAUDISIM_INFO_SYNC_MANAGER:
 	case GAUDISIM_INFO_DEVICE_UTILIZATION:
+	case GAUDISIM_INFO_ENGINE_UTILIZATION:
 	case GAUDISIM_INFO_PLL_FREQUENCY:
 	case GAUDISIM_INFO_REGISTER_EVENTFD:
 	case GAUDISIM_INFO_UNREGISTER_EVENTFD:	/* hl-thunk passes the fd; unused */
@@ -579,6 +634,9 @@ static int gaudisim_info_sw_op(struct gaudisim_device *gdev, struct gaudisim_ctx
 	case GAUDISIM_INFO_DEVICE_UTILIZATION:
 		*size = sizeof(buf->util);
 		return gaudisim_info_utilization(gdev, args->period_ms, &buf->util);
+	case GAUDISIM_INFO_ENGINE_UTILIZATION:
+		*size = sizeof(buf->eng_util);
+		return gaudisim_info_engine_util(gdev, args->period_ms, &buf->eng_util);
 	case GAUDISIM_INFO_RESET_COUNT:
 		buf->reset.hard_reset_cnt = atomic_read(&gdev->hard_reset_cnt);
 		*size = sizeof(buf->reset);

@@ -448,6 +448,8 @@ int main(int argc, char **argv)
 		return run_action(&o, indices, count);
 
 	rc = report_once(&o, indices, count);
+	/* CSV under -l: the header once, then only rows (nvidia-smi's habit). */
+	o.query.header = false;
 	while (o.loop_s) {
 		sleep((unsigned int)o.loop_s);
 		if (o.mode != MODE_CSV)

@@ -198,11 +198,24 @@ static void detail_clocks(FILE *out, const struct smi_device *d)
 
 static void detail_utilization(FILE *out, const struct smi_device *d)
 {
+	const struct smi_telemetry *t = &d->tel;
+
 	kv(out, 1, "Utilization", NULL);
-	if (d->tel.have & SMI_TEL_UTIL)
-		kv(out, 2, "AIP", "%u %%", d->tel.utilization);
+	if (t->have & SMI_TEL_UTIL)
+		kv(out, 2, "AIP", "%u %%", t->utilization);
 	else
 		kv(out, 2, "AIP", SMI_NA);
+	if (!(t->have & SMI_TEL_UTIL_CLASSES))
+		return;
+	/* Share of the sample with work in flight, per engine class. */
+	kv(out, 2, "DMA Util", "%u %%", t->util_dma);
+	kv(out, 2, "MME Util", "%u %%", t->util_mme);
+	kv(out, 2, "TPC Util", "%u %%", t->util_tpc);
+	kv(out, 2, "NIC Util", "%u %%", t->util_nic);
+	/* What the modelled hardware would have needed for the same work. */
+	kv(out, 2, "Modelled Busy", "%llu us of %llu us",
+	   (unsigned long long)(t->util_busy_ns / 1000),
+	   (unsigned long long)(t->util_period_ns / 1000));
 }
 
 static void detail_ecc(FILE *out, const struct smi_device *d)

@@ -136,8 +136,21 @@ static void collect_info(int fd, struct smi_telemetry *t)
 	uint32_t volatile_ev[GAUDISIM_INFO_HW_EVENTS_NUM], aggregate[GAUDISIM_INFO_HW_EVENTS_NUM];
 	struct hlthunk_clk_throttle_info th;
 
-	if (!hlthunk_get_device_utilization(fd, SMI_UTIL_PERIOD_MS, &t->utilization))
+	struct gaudisim_info_engine_utilization u;
+
+	/* One sample gives the card and the classes; older drivers have only the card. */
+	if (!hlthunk_get_engine_utilization(fd, SMI_UTIL_PERIOD_MS, &u)) {
+		t->utilization = u.card;
+		t->util_dma = u.dma;
+		t->util_mme = u.mme;
+		t->util_tpc = u.tpc;
+		t->util_nic = u.nic;
+		t->util_busy_ns = u.busy_ns;
+		t->util_period_ns = u.period_ns;
+		t->have |= SMI_TEL_UTIL | SMI_TEL_UTIL_CLASSES;
+	} else if (!hlthunk_get_device_utilization(fd, SMI_UTIL_PERIOD_MS, &t->utilization)) {
 		t->have |= SMI_TEL_UTIL;
+	}
 	if (!hlthunk_get_clk_throttle_info(fd, &th)) {
 		t->throttle_mask = th.clk_throttle_reason_bitmask;
 		t->violation_power_ns = th.clk_throttle_duration_ns[GAUDISIM_CLK_THROTTLE_TYPE_POWER];

@@ -22,6 +22,7 @@ enum smi_tel_have {
 	SMI_TEL_THROTTLE = 1u << 8,	/* throttle_mask, violation_*_ns */
 	SMI_TEL_ECC = 1u << 9,		/* ecc_* */
 	SMI_TEL_CPLD = 1u << 10,	/* cpld_version */
+	SMI_TEL_UTIL_CLASSES = 1u << 11,	/* util_dma..util_period_ns */
 };
 
 #define SMI_FW_VERSION_LEN	64
@@ -42,7 +43,11 @@ struct smi_telemetry {
 	long long module_id;
 	char fw_version[SMI_FW_VERSION_LEN];
 	char cpld_version[SMI_FW_VERSION_LEN];	/* sysfs cpld_ver, "0x..." */
-	uint32_t utilization;		/* percent of the sample period */
+	uint32_t utilization;		/* percent of the sample period, any engine */
+	/* With SMI_TEL_UTIL_CLASSES: the same per engine class, and the modelled time. */
+	uint32_t util_dma, util_mme, util_tpc, util_nic;
+	uint64_t util_busy_ns;		/* busiest engine's modelled busy time */
+	uint64_t util_period_ns;
 	uint32_t throttle_mask;		/* GAUDISIM_CLK_THROTTLE_* active now */
 	uint64_t violation_power_ns;	/* time throttled, since reset */
 	uint64_t violation_thermal_ns;

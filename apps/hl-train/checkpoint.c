@@ -1,9 +1,11 @@
 /* Checkpoints of a training run in safetensors form (checkpoint.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "checkpoint.h"
 #include "safetensors.h"
@@ -47,6 +49,22 @@ int checkpoint_save(const char *path, const struct model *m, const struct params
 	for (uint32_t i = 0; state && i < state->count; i++)
 		checkpoint_describe(&state->t[i], &t[n++], state->t[i].name, state->t[i].data);
 	return safetensors_write(path, t, n, meta, n_meta, err);
+}
+
+int checkpoint_check_writable(const char *path, struct train_err *err)
+{
+	char tmp[4096];
+	int fd;
+
+	/* The same temporary name checkpoint_save() will write, made and removed. */
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if (fd < 0)
+		return train_err_set(err, "--save %s: cannot write there: %s", path,
+				     strerror(errno));
+	close(fd);
+	unlink(tmp);
+	return 0;
 }
 
 static int checkpoint_get(const struct safetensors_file *f, const char *name,

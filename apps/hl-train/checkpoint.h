@@ -24,6 +24,11 @@ struct checkpoint_state {
 int checkpoint_save(const char *path, const struct model *m, const struct params *p,
 		    const struct params *state, const struct checkpoint_state *st,
 		    struct train_err *err);
+/*
+ * Fail now, naming path, when a checkpoint could not be written there
+ * (before a run spends an epoch on it).
+ */
+int checkpoint_check_writable(const char *path, struct train_err *err);
 /* Fill p (and state, if not NULL) from path; the names and shapes
  * must be the model's. */
 int checkpoint_load(const char *path, const struct model *m, struct params *p,

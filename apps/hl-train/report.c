@@ -71,6 +71,38 @@ void report_step(struct report *r, uint32_t step, double loss, double accuracy)
 	fflush(r->out);
 }
 
+void report_epoch_partial(struct report *r, uint64_t steps_done, double loss,
+			  double accuracy)
+{
+	if (r->tty)
+		fputc('\r', r->out);
+	report_line(r, (uint32_t)(steps_done < r->steps ? steps_done : r->steps), loss, accuracy);
+	fputc('\n', r->out);
+	fflush(r->out);
+}
+
+void report_float(char *buf, size_t len, float f)
+{
+	for (int digits = 1; digits <= 9; digits++) {
+		snprintf(buf, len, "%.*g", digits, (double)f);
+		if (strtof(buf, NULL) == f)
+			return;
+	}
+}
+
+/* The fewest significant digits (1..17) that read back as d. */
+static int report_double_digits(double d)
+{
+	char buf[32];
+
+	for (int digits = 1; digits < 17; digits++) {
+		snprintf(buf, sizeof(buf), "%.*g", digits, d);
+		if (strtod(buf, NULL) == d)
+			return digits;
+	}
+	return 17;
+}
+
 void report_epoch_end(struct report *r, uint32_t epoch, double loss, double accuracy)
 {
 	char meta[64];
@@ -101,7 +133,10 @@ void report_mllog(struct report *r, const char *event_type, const char *key,
 			 "event_type", event_type, "key", key,
 			 "value", value ? value : json_null(),
 			 "metadata", meta ? meta : json_object());
-	text = json_dumps(line, JSON_PRESERVE_ORDER);
+	/* Reals as short as they read back exactly: 0.01, not 0.01000000000000000021. */
+	text = json_dumps(line, JSON_PRESERVE_ORDER |
+			  (json_is_real(value) ?
+			   JSON_REAL_PRECISION(report_double_digits(json_real_value(value))) : 0));
 	if (text)
 		fprintf(r->out, ":::MLLOG %s\n", text);
 	fflush(r->out);

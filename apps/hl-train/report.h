@@ -26,6 +26,14 @@ void report_epoch_begin(struct report *r, uint32_t epoch, uint32_t epochs,
 			uint32_t steps);
 /* After step STEP (1-based) of the epoch; loss and accuracy so far. */
 void report_step(struct report *r, uint32_t step, double loss, double accuracy);
+/*
+ * An epoch that --max-steps or a signal cut short: its bar at the steps
+ * done, with their loss and accuracy (also when stdout is not a terminal).
+ */
+void report_epoch_partial(struct report *r, uint64_t steps_done, double loss,
+			  double accuracy);
+/* f in the fewest digits that read back as the same float (0.01, not 0.00999999978). */
+void report_float(char *buf, size_t len, float f);
 void report_epoch_end(struct report *r, uint32_t epoch, double loss, double accuracy);
 /*
  * One MLLOG line. VALUE_JSON is a JSON text (a number, a string in

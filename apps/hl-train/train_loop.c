@@ -37,6 +37,7 @@ struct train_run_state {
 	struct dataset data;
 	struct params params, state;	/* state: the optimizer's (params_create_state) */
 	bool has_state;
+	bool saved;			/* --save written at least once */
 	struct checkpoint_state ckpt;
 	struct report report;
 	FILE *losses;
@@ -79,6 +80,8 @@ static int train_loop_prepare(struct train_run_state *s, struct train_err *err)
 	s->order = malloc(sizeof(uint32_t) * s->data.train.count);
 	if (!s->order)
 		return train_err_set(err, "out of memory");
+	if (o->save && checkpoint_check_writable(o->save, err))
+		return -1;
 	if (o->dump_losses) {
 		s->losses = fopen(o->dump_losses, "w");
 		if (!s->losses)
@@ -128,7 +131,7 @@ static void train_loop_mllog_start(struct train_run_state *s)
 	report_mllog(&s->report, "POINT_IN_TIME", "global_batch_size", v, NULL);
 	report_mllog(&s->report, "POINT_IN_TIME", "opt_name",
 		     t->optimizer == MODEL_OPT_LAMB ? "\"lamb\"" : "\"sgd\"", NULL);
-	snprintf(v, sizeof(v), "%.9g", t->learning_rate);
+	report_float(v, sizeof(v), t->learning_rate);
 	report_mllog(&s->report, "POINT_IN_TIME", "opt_base_learning_rate", v, NULL);
 	snprintf(v, sizeof(v), "%llu", (unsigned long long)t->seed);
 	report_mllog(&s->report, "POINT_IN_TIME", "seed", v, NULL);
@@ -137,6 +140,7 @@ static void train_loop_mllog_start(struct train_run_state *s)
 /* Epoch accounting of the steps whose results came back. */
 struct train_epoch {
 	uint32_t epoch, done, correct, seen;
+	uint64_t first_step;	/* steps done before the epoch began */
 	double loss_sum;
 };
 
@@ -180,7 +184,7 @@ static int train_loop_epoch(struct train_run_state *s, uint32_t epoch,
 	const struct model_training *t = &s->model.train;
 	uint32_t n = s->data.train.count, b = t->batch_size;
 	uint32_t steps = (n + b - 1) / b, queued = 0;
-	struct train_epoch e = { .epoch = epoch };
+	struct train_epoch e = { .epoch = epoch, .first_step = s->ckpt.steps_done };
 	double t0 = report_now();
 	int ret = 0;
 
@@ -211,7 +215,11 @@ static int train_loop_epoch(struct train_run_state *s, uint32_t epoch,
 		return -1;
 	s->train_seconds += report_now() - t0;
 	if (ret) {
-		if (s->report.tty)
+		/* The steps of the unfinished epoch, in either kind of output. */
+		if (e.seen)
+			report_epoch_partial(&s->report, s->ckpt.steps_done - e.first_step,
+					     e.loss_sum / e.seen, (double)e.correct / e.seen);
+		else if (s->report.tty)
 			fputc('\n', s->report.out);
 		return 1;
 	}
@@ -279,6 +287,7 @@ static int train_loop_body(struct train_run_state *s, struct train_err *err)
 		s->ckpt.epochs_done = epoch;
 		if (s->opt->save && train_loop_save(s, err))
 			return -1;
+		s->saved = s->opt->save != NULL;
 	}
 	if (train_loop_stop_signal) {
 		fprintf(stderr, "hl-train: interrupted in epoch %u after %llu steps; "
@@ -292,8 +301,11 @@ static int train_loop_body(struct train_run_state *s, struct train_err *err)
 		printf("%llu samples in %.2f s: %.0f samples/s\n",
 		       (unsigned long long)s->samples, s->train_seconds,
 		       s->samples / s->train_seconds);
-	if (s->opt->save)
+	if (s->saved)
 		printf("checkpoint: %s\n", s->opt->save);
+	else if (s->opt->save)
+		printf("checkpoint: none written (no epoch finished; --max-steps %llu)\n",
+		       (unsigned long long)s->opt->max_steps);
 	return 0;
 }
 
@@ -326,15 +338,20 @@ int train_run(const struct train_options *opt, const struct backend_ops *ops)
 	} else {
 		report_mllog(&s->report, "INTERVAL_END", "run_stop", "null",
 			     "{\"status\": \"aborted\"}");
-		status = train_loop_stop_signal ? 130 : 1;
+		status = train_loop_stop_signal ? 128 + train_loop_stop_signal : 1;
 	}
 	if (s->losses && fclose(s->losses)) {
 		fprintf(stderr, "hl-train: %s: %s\n", opt->dump_losses, strerror(errno));
 		status = status ? status : 1;
 	}
 	/* The profile is written when the device is released. */
-	if (ret == 0 && opt->profile && access(opt->profile, R_OK) == 0)
-		printf("profile: %s\n", opt->profile);
+	if (ret == 0 && opt->profile && access(opt->profile, R_OK) == 0) {
+		if (opt->nranks > 1)
+			printf("profile: %s (ranks 1..%u: %s.rankR)\n", opt->profile,
+			       opt->nranks - 1, opt->profile);
+		else
+			printf("profile: %s\n", opt->profile);
+	}
 	free(s->order);
 	params_free(&s->params);
 	params_free(&s->state);

@@ -214,9 +214,11 @@ int main(int argc, char **argv)
 	struct space space;
 	struct trial *trials;
 	struct asha asha;
-	int c, n, best, rc;
+	int c, n, best, rc, sig;
 	struct timespec a, b;
 
+	/* A line as it happens, also into a log file or a pipe (a script watching it). */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	space_init(&space);
 	while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
 		switch (c) {
@@ -329,9 +331,17 @@ int main(int argc, char **argv)
 	} else {
 		printf("no early stopping\n");
 	}
+	if (runner_catch_signals()) {
+		fprintf(stderr, "hl-trials: installing the signal handlers: %s\n", strerror(errno));
+		free(trials);
+		return 1;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	rc = runner_run(&o, trials, (uint32_t)n);
 	clock_gettime(CLOCK_MONOTONIC, &b);
+	sig = runner_interrupted();
+	if (sig)
+		printf("\nhl-trials: interrupted by %s: the results so far\n", strsignal(sig));
 	best = best_trial(trials, (uint32_t)n, o.metric);
 	print_table(trials, (uint32_t)n, best);
 	printf("\n%d trials in %.2f s\n", n,
@@ -354,6 +364,8 @@ int main(int argc, char **argv)
 	if (use_asha)
 		asha_free(&asha);
 	free(trials);
+	if (sig)
+		return 128 + sig;
 	return rc || best < 0 ? 1 : 0;
 
 bad_space:

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,7 +19,7 @@
 const char *trial_state_name(enum trial_state s)
 {
 	static const char *const names[] = {
-		"pending", "running", "done", "stopped", "failed", "crashed",
+		"pending", "running", "done", "stopped", "failed", "crashed", "interrupted",
 	};
 
 	return names[s];
@@ -31,6 +32,51 @@ double trial_metric(const struct trial *t, enum trial_metric m)
 	return m == METRIC_LOSS ? t->prog.loss : t->prog.accuracy;
 }
 
+/* Seconds interrupted trials get to stop between two steps before they are killed. */
+#define RUNNER_STOP_GRACE_S	5.0
+
+static volatile sig_atomic_t runner_signal;
+/*
+ * Once the handlers are in: SIGINT and SIGTERM stay blocked except inside
+ * ppoll(), so none arrives between the check and the wait; trials start
+ * with the mask hl-trials had.
+ */
+static bool runner_blocking;
+static sigset_t runner_old_mask, runner_wait_mask;
+
+static void runner_on_signal(int sig)
+{
+	if (!runner_signal)
+		runner_signal = sig;
+}
+
+int runner_catch_signals(void)
+{
+	struct sigaction sa;
+	sigset_t block;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = runner_on_signal;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
+		return -1;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &block, &runner_old_mask))
+		return -1;
+	runner_wait_mask = runner_old_mask;
+	sigdelset(&runner_wait_mask, SIGINT);
+	sigdelset(&runner_wait_mask, SIGTERM);
+	runner_blocking = true;
+	return 0;
+}
+
+int runner_interrupted(void)
+{
+	return runner_signal;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -40,13 +86,21 @@ static double now_s(void)
 }
 
 /* In the child: become the trial's hl-train on its card. Never returns. */
-static void exec_trial(const struct runner_options *o, const struct trial *t, int out_fd)
+static void exec_trial(const struct runner_options *o, const struct trial *t, int out_fd,
+		       pid_t parent)
 {
 	char *argv[MAX_ARGS], num[SPACE_KEYS][32], epochs[16], module[16];
 	int a = 0, k;
 
+	/* A trial does not outlive hl-trials, even killed outright. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (getppid() != parent)
+		_exit(127);
 	/* SIGINT is how the scheduler stops a trial: never inherit it ignored. */
 	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	if (runner_blocking)
+		sigprocmask(SIG_SETMASK, &runner_old_mask, NULL);
 	snprintf(module, sizeof(module), "%d", t->module);
 	setenv("HABANA_VISIBLE_MODULES", module, 1);
 	unsetenv("HABANA_VISIBLE_DEVICES");
@@ -84,6 +138,7 @@ static void exec_trial(const struct runner_options *o, const struct trial *t, in
 
 static int start_trial(const struct runner_options *o, struct trial *t, int module, double t0)
 {
+	pid_t parent = getpid();
 	char path[512];
 	int p[2];
 
@@ -106,7 +161,7 @@ static int start_trial(const struct runner_options *o, struct trial *t, int modu
 	}
 	if (t->pid == 0) {
 		close(p[0]);
-		exec_trial(o, t, p[1]);
+		exec_trial(o, t, p[1], parent);
 	}
 	close(p[1]);
 	t->fd = p[0];
@@ -189,6 +244,13 @@ static void trial_finish(struct trial *t, double t0)
 		fclose(t->log);
 		t->log = NULL;
 	}
+	if (WIFSIGNALED(status) && t->interrupted) {
+		t->state = TRIAL_INTERRUPTED;
+		t->exit_status = WTERMSIG(status);
+		printf("trial %u: killed after %u epochs (did not stop in time)\n", t->id,
+		       t->prog.epochs_done);
+		return;
+	}
 	if (WIFSIGNALED(status)) {
 		t->state = TRIAL_CRASHED;
 		t->exit_status = WTERMSIG(status);
@@ -198,7 +260,9 @@ static void trial_finish(struct trial *t, double t0)
 		return;
 	}
 	t->exit_status = WEXITSTATUS(status);
-	if (t->stop_sent && (t->exit_status == 130 || t->exit_status == 0))
+	if (t->interrupted)
+		t->state = TRIAL_INTERRUPTED;
+	else if (t->stop_sent && (t->exit_status == 130 || t->exit_status == 0))
 		t->state = TRIAL_STOPPED;
 	else if (t->exit_status == 0)
 		t->state = TRIAL_DONE;
@@ -218,7 +282,9 @@ int runner_run(const struct runner_options *o, struct trial *trials, uint32_t n)
 	struct pollfd pfd[RUNNER_MAX_MODULES];
 	struct trial *polled[RUNNER_MAX_MODULES];
 	uint32_t next = 0, running = 0, i, m;
-	double t0 = now_s();
+	const struct timespec tick = { 0, 100 * 1000 * 1000 };
+	double t0 = now_s(), deadline = 0;
+	bool forwarded = false, killed = false;
 	int rc = 0;
 
 	for (i = 0; i < n; i++) {
@@ -229,6 +295,31 @@ int runner_run(const struct runner_options *o, struct trial *trials, uint32_t n)
 	}
 	while (next < n || running) {
 		uint32_t np = 0;
+
+		/*
+		 * SIGINT or SIGTERM: start nothing more, pass it on to the running
+		 * trials (they stop between steps), kill what still runs after
+		 * the grace period; their results so far are kept.
+		 */
+		if (runner_signal && !forwarded) {
+			forwarded = true;
+			next = n;
+			deadline = now_s() + RUNNER_STOP_GRACE_S;
+			printf("hl-trials: %s: stopping %u running trial%s\n",
+			       strsignal(runner_signal), running, running == 1 ? "" : "s");
+			for (i = 0; i < n; i++) {
+				if (trials[i].state != TRIAL_RUNNING)
+					continue;
+				trials[i].interrupted = true;
+				kill(trials[i].pid, runner_signal);
+			}
+		}
+		if (forwarded && !killed && now_s() >= deadline) {
+			killed = true;
+			for (i = 0; i < n; i++)
+				if (trials[i].state == TRIAL_RUNNING)
+					kill(trials[i].pid, SIGKILL);
+		}
 
 		/* Free cards take the next trials, in order. */
 		for (m = 0; m < o->n_modules && next < n && running < o->parallel && !rc; m++) {
@@ -255,7 +346,8 @@ int runner_run(const struct runner_options *o, struct trial *trials, uint32_t n)
 		}
 		if (!np)
 			break;
-		if (poll(pfd, np, -1) < 0) {
+		if (ppoll(pfd, np, forwarded && !killed ? &tick : NULL,
+			  runner_blocking ? &runner_wait_mask : NULL) < 0) {
 			if (errno == EINTR)
 				continue;
 			return -1;

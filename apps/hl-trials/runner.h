@@ -26,6 +26,7 @@ enum trial_state {
 	TRIAL_STOPPED,	/* stopped early by the scheduler */
 	TRIAL_FAILED,	/* exited non-zero on its own */
 	TRIAL_CRASHED,	/* killed by a signal */
+	TRIAL_INTERRUPTED,	/* stopped because hl-trials was interrupted */
 };
 
 enum trial_metric { METRIC_ACCURACY, METRIC_LOSS };
@@ -38,6 +39,7 @@ struct trial {
 	pid_t pid;
 	int fd;			/* read end of its output pipe */
 	bool stop_sent;
+	bool interrupted;	/* hl-trials passed its SIGINT/SIGTERM on */
 	uint32_t stopped_at;	/* rung epoch of the STOP */
 	int exit_status;	/* exit code, or signal number when crashed */
 	double t_start, t_end;	/* seconds since the search began */
@@ -67,5 +69,13 @@ double trial_metric(const struct trial *t, enum trial_metric m);
 
 /* Run every trial; returns 0, or -1 when the search itself broke (pipe, fork). */
 int runner_run(const struct runner_options *o, struct trial *trials, uint32_t n);
+
+/*
+ * SIGINT and SIGTERM end the search: runner_run() passes the signal on to
+ * the running trials, waits for them (killing them after a grace period)
+ * and returns; runner_interrupted() then says which signal, else 0.
+ */
+int runner_catch_signals(void);
+int runner_interrupted(void);
 
 #endif /* HL_TRIALS_RUNNER_H */

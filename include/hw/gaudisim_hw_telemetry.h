@@ -67,7 +67,15 @@
 
 /* ---- Activity counters (64-bit, LO at the offset, HI at +4) ---------------- */
 
-/* Busy time of engine e (enum gaudisim_engine_id), ns. */
+/*
+ * Two kinds of time. BUSY is modelled hardware time: the work an engine
+ * reported at its modelled rate (what a real Gaudi would need). ACTIVE is
+ * device time (the timestamp's clock) during which the engine had work in
+ * flight - a CB in a queue that is not waiting on a fence, or a launch not
+ * finished - however long the simulator takes for it; utilization is
+ * delta(ACTIVE) / delta(TIMESTAMP), and power follows ACTIVE too.
+ */
+/* Busy time of engine e (enum gaudisim_engine_id), ns, modelled. */
 #define GAUDISIM_TEL_ENGINE_BUSY_NS_LO(e)	(0x100 + 8 * (e))
 #define GAUDISIM_TEL_ENGINE_BUSY_NS_HI(e)	(0x104 + 8 * (e))
 /* Bytes moved by DMA engine d (0..7: PCI-DMA 0,1 then HBM-DMA 2..7). */
@@ -79,5 +87,20 @@
 /* Instruction bundles executed by TPC t (0..7). */
 #define GAUDISIM_TEL_TPC_INSTR_LO(t)		(0x310 + 8 * (t))
 #define GAUDISIM_TEL_TPC_INSTR_HI(t)		(0x314 + 8 * (t))
+
+/* Device time with work in flight on engine e, ns. */
+#define GAUDISIM_TEL_ENGINE_ACTIVE_NS_LO(e)	(0x400 + 8 * (e))
+#define GAUDISIM_TEL_ENGINE_ACTIVE_NS_HI(e)	(0x404 + 8 * (e))
+/* Device time with work in flight on any engine of class c, ns. */
+#define GAUDISIM_TEL_CLASS_DMA			0	/* DMA 0..7 */
+#define GAUDISIM_TEL_CLASS_MME			1
+#define GAUDISIM_TEL_CLASS_TPC			2	/* TPC 0..7 */
+#define GAUDISIM_TEL_CLASS_NIC			3	/* NIC ports 0..9 */
+#define GAUDISIM_TEL_NUM_CLASSES		4
+#define GAUDISIM_TEL_CLASS_ACTIVE_NS_LO(c)	(0x500 + 8 * (c))
+#define GAUDISIM_TEL_CLASS_ACTIVE_NS_HI(c)	(0x504 + 8 * (c))
+/* Device time with work in flight on any engine, ns. */
+#define GAUDISIM_TEL_CARD_ACTIVE_NS_LO		0x520
+#define GAUDISIM_TEL_CARD_ACTIVE_NS_HI		0x524
 
 #endif /* GAUDISIM_HW_TELEMETRY_H */

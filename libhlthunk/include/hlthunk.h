@@ -280,8 +280,14 @@ enum hlthunk_event_record_id {
 };
 
 int hlthunk_get_busy_engines_mask(int fd, struct hlthunk_engines_idle_info *info);
-/* Percent of period_ms (100..1000, steps of 100) the busiest engine worked; sleeps. */
+/*
+ * Percent of period_ms (100..1000, steps of 100) in which any engine had
+ * work in flight; sleeps for the period.
+ */
 int hlthunk_get_device_utilization(int fd, uint32_t period_ms, uint32_t *rate);
+/* Project-only: the same per engine class, and the modelled busy time; sleeps. */
+int hlthunk_get_engine_utilization(int fd, uint32_t period_ms,
+				   struct gaudisim_info_engine_utilization *util);
 /* hw_events_arr_size in bytes; aggregate: since load, else since the last reset. */
 int hlthunk_get_hw_events_arr(int fd, bool aggregate, uint32_t hw_events_arr_size,
 			      uint32_t *hw_events_arr);

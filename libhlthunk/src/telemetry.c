@@ -42,6 +42,15 @@ int hlthunk_get_device_utilization(int fd, uint32_t period_ms, uint32_t *rate)
 	return rc;
 }
 
+int hlthunk_get_engine_utilization(int fd, uint32_t period_ms,
+				   struct gaudisim_info_engine_utilization *util)
+{
+	if (!util)
+		return -EINVAL;
+	return hlthunk_get_info_arg(fd, GAUDISIM_INFO_ENGINE_UTILIZATION, period_ms,
+				    util, sizeof(*util));
+}
+
 int hlthunk_get_hw_events_arr(int fd, bool aggregate, uint32_t hw_events_arr_size,
 			      uint32_t *hw_events_arr)
 {

@@ -415,6 +415,11 @@ bool gsim_core_run_budget(struct gsim_core *core, uint64_t bytes, uint32_t packe
 
 	if (core->reset_pending)
 		return false;
+	/*
+	 * Engines with work queued count as in flight for the whole run: the
+	 * work they do inside it takes host time that the end of the run sees.
+	 */
+	gsim_engines_note_activity(core);
 	/* Packets may launch engines from here on; MMIO-written COMMITs start now. */
 	core->in_run = true;
 	core->budget = &budget;
@@ -446,6 +451,7 @@ bool gsim_core_run_budget(struct gsim_core *core, uint64_t bytes, uint32_t packe
 
 	core->in_run = false;
 	core->budget = NULL;
+	gsim_engines_note_activity(core);
 	/* One interrupt for the events of this run. */
 	gsim_eq_flush(core);
 	return any_runnable(core);

@@ -626,6 +626,8 @@ bool gsim_engine_request_launch(struct gsim_core *core, unsigned int e, unsigned
 bool gsim_engines_start_pending(struct gsim_core *core);
 /* Launched work not finished yet (pending or running). */
 bool gsim_engine_busy(const struct gsim_core *core, unsigned int e);
+/* Tell the telemetry which engines have work in flight now. */
+void gsim_engines_note_activity(struct gsim_core *core);
 /* Engine work runs on workers (launch() may hand its work to work()). */
 static inline bool gsim_engine_threaded(const struct gsim_core *core)
 {

@@ -39,6 +39,7 @@
 #include "gsim_faults.h"
 #include "gsim_mme.h"
 #include "gsim_nic.h"
+#include "gsim_telemetry.h"
 #include "gsim_tpc.h"
 
 /* One line per engine model. */
@@ -150,6 +151,35 @@ bool gsim_engine_busy(const struct gsim_core *core, unsigned int e)
 
 	return eng->launch_pending || eng->running ||
 	       (eng->ops && eng->ops->busy && eng->ops->busy(core, e));
+}
+
+/*
+ * Work in flight on engine e: a launch not finished, or a CB in one of its
+ * queues that is not parked on a fence (waiting for another engine is not
+ * work of this one).
+ */
+static bool engine_inflight(const struct gsim_core *core, unsigned int e)
+{
+	const struct gsim_qman *qm = &core->qman[e];
+	unsigned int i;
+
+	if (gsim_engine_busy(core, e))
+		return true;
+	for (i = 0; i < GAUDISIM_STREAMS_PER_QMAN; i++)
+		if (gsim_stream_busy(&qm->stream[i]) && qm->stream[i].park != GSIM_PARK_FENCE)
+			return true;
+	return false;
+}
+
+void gsim_engines_note_activity(struct gsim_core *core)
+{
+	uint32_t mask = 0;
+	unsigned int e;
+
+	for (e = 0; e < GAUDISIM_ENGINE_COUNT; e++)
+		if (engine_inflight(core, e))
+			mask |= 1u << e;
+	gsim_telemetry_set_inflight(core, mask);
 }
 
 int gsim_engine_completion_msg(struct gsim_core *core, unsigned int e, unsigned int *kick,
@@ -383,6 +413,8 @@ unsigned int gsim_engine_done(struct gsim_core *core, unsigned int e, uint32_t e
 	finish_launch(core, e, err, &kick);
 	core->requester = saved;
 	gsim_eq_flush(core);
+	if (!core->in_run)
+		gsim_engines_note_activity(core);
 	/* Streams parked on EB, or a launch that was waiting, may go on. */
 	return kick | GSIM_KICK_RUN;
 }

@@ -772,6 +772,8 @@ unsigned int gsim_core_reg_write(struct gsim_core *core, uint32_t offset, uint32
 	if (st != GSIM_REG_OK && st != GSIM_REG_BAD_VALUE)
 		gsim_log(core, "register write 0x%x = 0x%x ignored: %s", offset, value,
 			 offset % 4 ? "unaligned offset" : gsim_reg_status_str(st));
+	/* A doorbell puts work in flight; a stop or reset takes it away. */
+	gsim_engines_note_activity(core);
 	/* Events this access caused get their interrupt now. */
 	gsim_eq_flush(core);
 	return kick;

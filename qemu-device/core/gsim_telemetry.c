@@ -30,7 +30,8 @@
 
 struct tel_engine {
 	double pending_ns;	/* queued work, in ns at the clock limit */
-	double busy_ns;		/* time spent busy so far */
+	double busy_ns;		/* modelled busy time so far */
+	uint64_t active_ns;	/* device time with work in flight so far */
 };
 
 struct gsim_telemetry {
@@ -46,6 +47,7 @@ struct gsim_telemetry {
 	double energy_uj;
 	uint32_t clock_mhz;
 	uint32_t throttle;		/* GAUDISIM_TEL_THROTTLE_* */
+	uint32_t inflight;		/* engines with work in flight, bit per engine */
 	bool thermal_hot;		/* at/above throttle, until below it - hyst */
 	bool crit_hot;			/* at/above critical, until below it - hyst */
 
@@ -62,6 +64,8 @@ struct gsim_telemetry {
 	uint32_t ecc_ue;
 	uint32_t thermal_events;
 	struct tel_engine eng[GAUDISIM_ENGINE_COUNT];
+	uint64_t class_active_ns[GAUDISIM_TEL_NUM_CLASSES];
+	uint64_t card_active_ns;
 	uint64_t dma_bytes[GSIM_TEL_NUM_DMA];
 	uint64_t mme_flops;
 	uint64_t tpc_instr[GAUDISIM_NUM_TPC];
@@ -174,20 +178,34 @@ static void integrate(struct gsim_telemetry *t, uint64_t dt)
 		return;
 	for (e = 0; e < GAUDISIM_ENGINE_COUNT; e++) {
 		struct tel_engine *eng = &t->eng[e];
-		double need, active;
+		bool inflight = t->inflight & (1u << e);
+		double need, active = 0;
 
-		if (eng->pending_ns <= 0)
-			continue;
-		need = eng->pending_ns / ratio;
-		if (need <= dtd) {
-			active = need;
-			eng->pending_ns = 0;
-		} else {
-			active = dtd;
-			eng->pending_ns -= dtd * ratio;
+		if (eng->pending_ns > 0) {
+			need = eng->pending_ns / ratio;
+			if (need <= dtd) {
+				active = need;
+				eng->pending_ns = 0;
+			} else {
+				active = dtd;
+				eng->pending_ns -= dtd * ratio;
+			}
+			eng->busy_ns += active;
 		}
-		eng->busy_ns += active;
+		/* Power follows the work in flight; the modelled time is a floor. */
+		if (inflight) {
+			eng->active_ns += dt;
+			active = dtd;
+		}
 		uj += (double)dyn_mw(e) * ratio * active * 1e-6;
+	}
+	if (t->inflight) {
+		unsigned int c;
+
+		t->card_active_ns += dt;
+		for (c = 0; c < GAUDISIM_TEL_NUM_CLASSES; c++)
+			if (t->inflight & gsim_telemetry_class_mask(c))
+				t->class_active_ns[c] += dt;
 	}
 
 	p_w = uj / dtd * 1e3;
@@ -299,7 +317,8 @@ static bool idle_steady(const struct gsim_telemetry *t)
 {
 	unsigned int e;
 
-	if (t->clock_mhz != t->clock_max_mhz || t->throttle || t->thermal_hot || t->crit_hot)
+	if (t->clock_mhz != t->clock_max_mhz || t->throttle || t->thermal_hot || t->crit_hot ||
+	    t->inflight)
 		return false;
 	for (e = 0; e < GAUDISIM_ENGINE_COUNT; e++)
 		if (t->eng[e].pending_ns > 0)
@@ -400,6 +419,9 @@ void gsim_telemetry_reset(struct gsim_core *core)
 	t->ecc_ue = 0;
 	t->thermal_events = 0;
 	memset(t->eng, 0, sizeof(t->eng));
+	memset(t->class_active_ns, 0, sizeof(t->class_active_ns));
+	t->card_active_ns = 0;
+	t->inflight = 0;
 	memset(t->dma_bytes, 0, sizeof(t->dma_bytes));
 	t->mme_flops = 0;
 	memset(t->tpc_instr, 0, sizeof(t->tpc_instr));
@@ -414,6 +436,32 @@ void gsim_telemetry_set_event_hook(struct gsim_core *core, gsim_tel_event_fn fn)
 }
 
 /* ---- activity reports --------------------------------------------------- */
+
+uint32_t gsim_telemetry_class_mask(unsigned int cls)
+{
+	switch (cls) {
+	case GAUDISIM_TEL_CLASS_DMA:
+		return ((1u << (GAUDISIM_ENGINE_DMA_7 + 1)) - 1) << GAUDISIM_ENGINE_DMA_0;
+	case GAUDISIM_TEL_CLASS_MME:
+		return 1u << GAUDISIM_ENGINE_MME;
+	case GAUDISIM_TEL_CLASS_TPC:
+		return ((1u << GAUDISIM_NUM_TPC) - 1) << GAUDISIM_ENGINE_TPC_0;
+	case GAUDISIM_TEL_CLASS_NIC:
+		return ((1u << GAUDISIM_NUM_NIC) - 1) << GAUDISIM_ENGINE_NIC_0;
+	default:
+		return 0;
+	}
+}
+
+void gsim_telemetry_set_inflight(struct gsim_core *core, uint32_t engines)
+{
+	engines &= (uint32_t)((1ull << GAUDISIM_ENGINE_COUNT) - 1);
+	if (engines == core->tel->inflight)
+		return;
+	/* The time up to now had the old set in flight. */
+	advance(core);
+	core->tel->inflight = engines;
+}
 
 /* Queue ns of work (at the clock limit) on an engine's timeline. */
 static void queue_work(struct gsim_core *core, unsigned int engine, double ns)
@@ -536,6 +584,22 @@ static bool counter64(const struct gsim_telemetry *t, uint32_t offset, uint64_t 
 			*v = (uint64_t)llround(t->eng[i].busy_ns);
 			return true;
 		}
+	}
+	for (i = 0; i < GAUDISIM_ENGINE_COUNT; i++) {
+		if (offset == GAUDISIM_TEL_ENGINE_ACTIVE_NS_LO(i)) {
+			*v = t->eng[i].active_ns;
+			return true;
+		}
+	}
+	for (i = 0; i < GAUDISIM_TEL_NUM_CLASSES; i++) {
+		if (offset == GAUDISIM_TEL_CLASS_ACTIVE_NS_LO(i)) {
+			*v = t->class_active_ns[i];
+			return true;
+		}
+	}
+	if (offset == GAUDISIM_TEL_CARD_ACTIVE_NS_LO) {
+		*v = t->card_active_ns;
+		return true;
 	}
 	for (i = 0; i < GSIM_TEL_NUM_DMA; i++) {
 		if (offset == GAUDISIM_TEL_DMA_BYTES_LO(i)) {

@@ -19,7 +19,10 @@
  *   gsim_telemetry_engine_busy() any other busy time (e.g. WAIT cycles)
  * Work is queued on the engine's timeline: it starts when the engine's
  * earlier work ends and progresses at the current clock, so a throttled
- * engine stays busy longer (at lower power).
+ * engine stays busy longer (at lower power). That is the modelled busy
+ * time (BUSY_NS). Separately the core reports which engines have work in
+ * flight (gsim_telemetry_set_inflight()); that wall-clock activity
+ * (ACTIVE_NS) is what utilization reads and what drives the power model.
  */
 #ifndef GSIM_TELEMETRY_H
 #define GSIM_TELEMETRY_H
@@ -118,6 +121,17 @@ void gsim_telemetry_engine_busy(struct gsim_core *core, unsigned int engine, uin
 void gsim_telemetry_dma_bytes(struct gsim_core *core, unsigned int engine, uint64_t bytes);
 void gsim_telemetry_mme_flops(struct gsim_core *core, uint64_t flops);
 void gsim_telemetry_tpc_instr(struct gsim_core *core, unsigned int tpc, uint64_t bundles);
+
+/*
+ * The engines that have work in flight from now on, a bit per engine (the
+ * core computes it from its queues and launches). The time up to now is
+ * accounted with the previous set: ACTIVE_NS counters, and power, which
+ * takes a fully busy engine for each one in flight (the modelled work only
+ * adds where nothing is in flight).
+ */
+void gsim_telemetry_set_inflight(struct gsim_core *core, uint32_t engines);
+/* The engines of class cls (GAUDISIM_TEL_CLASS_*), a bit per engine. */
+uint32_t gsim_telemetry_class_mask(unsigned int cls);
 
 /* HBM ECC errors at device address addr: count them and raise one event. */
 void gsim_telemetry_ecc(struct gsim_core *core, bool uncorrectable, uint32_t count,

@@ -360,6 +360,11 @@ struct hlrt_sgd_params {
 	uint32_t nesterov;
 };
 
+/*
+ * Every field is taken as given, with no defaults: beta1 in [0, 1), beta2
+ * in (0, 1), eps > 0, weight_decay >= 0, else the node is refused (so a
+ * zeroed struct is refused). Keras' defaults are 0.9, 0.999, 1e-7.
+ */
 struct hlrt_adamw_params {
 	float beta1, beta2, eps;
 	float weight_decay;		/* decoupled: w -= lr * wd * w */
@@ -772,13 +777,10 @@ hlrt_status hlrt_broadcast(hlrt_comm *comm, uint64_t sendbuf, uint64_t recvbuf,
 hlrt_status hlrt_barrier(hlrt_comm *comm, hlrt_stream *stream);
 
 /*
- * STATUS (this version):
+ * STATUS (this version; tests/runtime/test_api.c checks the ops list
+ * against the registry):
  *   implemented: status, dtypes, devices (+ visibility), memory, streams,
- *   events, graphs; every GUID in docs/ops.md (gemm family, elementwise,
- *   reductions, softmax cross-entropy, argmax/equal, gather_rows, casts,
- *   conv2d (stride 1) via im2col + GEMM, maxpool2d, optimizers sgd
- *   (momentum, nesterov, weight decay), adamw, adagrad, lamb,
- *   memcpy/memset, reshape/flatten, transpose); autodiff; compile with the passes above (BF16
+ *   events, graphs; autodiff; compile with the passes above (BF16
  *   autocast, fusion, memory plan, sync-chained schedule, recipe cache);
  *   launch with patching; recipe serialise/deserialise; CPU fallback and
  *   the placement log; the profiler; custom kernels; eager and lazy
@@ -786,7 +788,20 @@ hlrt_status hlrt_barrier(hlrt_comm *comm, hlrt_stream *stream);
  *   (hlrt_compile_options.eager); cross-stream waits on the device;
  *   collectives (all-reduce, reduce-scatter, all-gather, broadcast,
  *   barrier; sums; ring over the NIC links, docs/collectives.md).
- *   not yet (HLRT_UNSUPPORTED): strided convolutions.
+ *   ops (every GUID of docs/ops.md, by family, the dtype suffix dropped):
+ *   add, argmax, batch_gemm, bias_add, broadcast, cast, col2im,
+ *   conv2d_dedw, conv2d_dedx, conv2d_fwd, dedw, dedx, equal, flatten,
+ *   gather_rows, gemm, gemm_dedw, gemm_dedx, im2col, lamb_apply,
+ *   lamb_moments, lamb_sumsq, maxpool2d_bwd, maxpool2d_fwd, memcpy,
+ *   memset, mul, optimizer_adagrad, optimizer_adamw, optimizer_lamb,
+ *   optimizer_sgd, reduce_mean, reduce_sum, relu_bwd, relu_fwd, reshape,
+ *   scale, softmax_cross_entropy_bwd, softmax_cross_entropy_fwd,
+ *   softmax_fwd, spatial_convolution, sub, transpose.
+ *   Convolutions take any stride (the MME's convolution modes); the
+ *   optimizers sgd (momentum, nesterov, weight decay), adamw, adagrad and
+ *   lamb are fused per parameter.
+ *   not yet (HLRT_UNSUPPORTED): im2col/col2im with a stride above 1;
+ *   collectives other than sums of FP32, BF16 or INT32.
  */
 
 #ifdef __cplusplus

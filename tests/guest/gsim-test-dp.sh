@@ -4,7 +4,8 @@
 # device at batch 256 within 1e-4 relative, also when the batch splits
 # unequally (255: 127 + 128 samples) and with LAMB; rank 0 alone prints the
 # report; two ranks started by hand with HLRT_RANK/HLRT_NRANKS/HLRT_COMM_ID
-# (as an external launcher would) give the same losses; a rank that fails
+# (as an external launcher would) give the same losses; --profile writes a
+# profile per rank, of its own module; a rank that fails
 # fails the run with a message naming it; a bad --devices value fails with
 # a clear message. Prints "N passed, N failed".
 #   GSIM_TRAIN_DATA   data root (default /mnt/host/data)
@@ -126,6 +127,19 @@ else
 fi
 head -n 7 "$work/one.losses" > "$work/one6.losses"
 check "external launcher = 1 device, 6 steps" one6 ext 6
+
+# 4b. --profile: every rank profiles its own device, rank R into FILE.rankR.
+if train prof seed --batch 256 --max-steps 4 --devices 2 --profile "$work/dp.json" &&
+   grep -q "profile: $work/dp.json (ranks 1..1: $work/dp.json.rankR)" "$work/out" &&
+   hl-prof-summary --require MME --require launch "$work/dp.json" > "$work/out" 2>&1 &&
+   hl-prof-summary --require MME --require launch "$work/dp.json.rank1" > "$work/out" 2>&1 &&
+   grep -q '"device (module 0)"' "$work/dp.json" &&
+   grep -q '"device (module 1)"' "$work/dp.json.rank1"; then
+	pass "--profile with 2 devices: a profile per rank, each of its own module"
+else
+	fail "--profile with 2 devices"
+	show
+fi
 
 # 5. A failing rank (no Fashion-MNIST here) fails the run, by name.
 if train bad seed --batch 256 --max-steps 4 --devices 2 --data fashion-mnist; then

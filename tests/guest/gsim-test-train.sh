@@ -185,6 +185,16 @@ check "profile: written by --profile" \
 	train --model "$models/seed.json" --max-steps 20 --no-eval --profile "$work/prof.json"
 check "profile: parses, with events on the MME, TPC and DMA lanes" \
 	hl-prof-summary --require MME --require TPC --require DMA "$work/prof.json"
+# One clock: the first launch's engine work starts after the first host
+# API call began, not before it on a clock of its own.
+hl-prof-summary --require launch "$work/prof.json" > "$work/summary" 2>&1
+check "profile: one clock for the host and device lanes, launches on their own lane" \
+	awk '/^host API / { h = $(NF - 2) } /^launch \(engines\) / { l = $(NF - 2) }
+		/^DMA 0 \(PCI\) / { d = $NF + 0 }
+		END { print "host API from", h, "ms, launches from", l, "ms, PCI DMA busy", d "%"
+		      exit !(h != "" && l != "" && l + 0.001 >= h + 0 && d < 50) }' "$work/summary"
+expect_error "hl-prof-summary on a missing file" "no-such.json: No such file" \
+	hl-prof-summary "$work/no-such.json"
 
 # Ctrl-C once epoch 2 has begun: exit status 130, the device released,
 # the checkpoint of the last whole epoch intact.

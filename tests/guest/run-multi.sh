@@ -9,7 +9,7 @@ if [ $# -gt 0 ]; then
 fi
 missing=0
 set --
-for t in multi nic coll dp trials; do
+for t in multi nic coll dp trials stop; do
 	if [ -x "$dir/gsim-test-$t" ]; then
 		set -- "$@" "$dir/gsim-test-$t"
 	elif [ -x "$dir/gsim-test-$t.sh" ]; then

@@ -216,6 +216,41 @@ START_TEST(loop_repeats)
 }
 END_TEST
 
+/* CSV under -l has its header once, as nvidia-smi's. */
+START_TEST(loop_csv_header_once)
+{
+	char want[32], buf[64] = "";
+	size_t got = 0;
+	int fds[2], status;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(fds), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(fds[1], STDOUT_FILENO);
+		close(fds[0]);
+		execlp(hl_smi(), "hl-smi", "-l", "1", "-Q", "index", "-f", "csv", (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	snprintf(want, sizeof(want), "index\n%d\n%d\n", test_device_index(),
+		 test_device_index());
+	while (got < strlen(want)) {
+		ssize_t n = read(fds[0], buf + got, sizeof(buf) - 1 - got);
+
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	buf[got] = '\0';
+	kill(pid, SIGTERM);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	close(fds[0]);
+	ck_assert_str_eq(buf, want);
+}
+END_TEST
+
 /* ---- Telemetry, machine formats and actions -------------------------------- */
 
 static long long attr_ok(const char *name)
@@ -531,6 +566,7 @@ static Suite *smi_suite(void)
 	tcase_add_test(tc, select_by_bus_id);
 	tcase_add_loop_test(tc, loop_repeats, 0,
 			    (int)(sizeof(loop_spellings) / sizeof(loop_spellings[0])));
+	tcase_add_test(tc, loop_csv_header_once);
 	tcase_add_test(tc, csv_telemetry_matches_sysfs);
 	tcase_add_test(tc, csv_header_units);
 	tcase_add_test(tc, table_shows_sensors);

@@ -81,7 +81,7 @@ static void fill_device(struct smi_device *d, int index)
 	d->cs.errors = 1;
 	d->tel.have = SMI_TEL_TEMP | SMI_TEL_POWER | SMI_TEL_POWER_CAP | SMI_TEL_CLOCK |
 		      SMI_TEL_RESETS | SMI_TEL_MODULE_ID | SMI_TEL_FW | SMI_TEL_UTIL |
-		      SMI_TEL_THROTTLE | SMI_TEL_ECC;
+		      SMI_TEL_THROTTLE | SMI_TEL_ECC | SMI_TEL_UTIL_CLASSES;
 	d->tel.temp_mc = 39500;
 	d->tel.temp_max_mc = 90000;
 	d->tel.temp_crit_mc = 100000;
@@ -95,6 +95,12 @@ static void fill_device(struct smi_device *d, int index)
 	d->tel.module_id = 0;
 	snprintf(d->tel.fw_version, sizeof(d->tel.fw_version), "gaudisim-fw-1.2.3");
 	d->tel.utilization = 37;
+	d->tel.util_dma = 12;
+	d->tel.util_mme = 30;
+	d->tel.util_tpc = 25;
+	d->tel.util_nic = 0;
+	d->tel.util_busy_ns = 2500000;
+	d->tel.util_period_ns = 100000000;
 	d->tel.throttle_mask = GAUDISIM_CLK_THROTTLE_POWER;
 	d->tel.violation_power_ns = 1500000;
 	d->tel.ecc_corrected_volatile = 1;
@@ -340,6 +346,11 @@ START_TEST(detail_values)
 	ck_assert_str_eq(detail_value(t, "Last open period", v, sizeof(v)), "1500 ms");
 	ck_assert_str_eq(detail_value(t, "Submitted", v, sizeof(v)), "10");
 	ck_assert_str_eq(detail_value(t, "Errors", v, sizeof(v)), "1");
+	ck_assert_str_eq(detail_value(t, "DMA Util", v, sizeof(v)), "12 %");
+	ck_assert_str_eq(detail_value(t, "MME Util", v, sizeof(v)), "30 %");
+	ck_assert_str_eq(detail_value(t, "TPC Util", v, sizeof(v)), "25 %");
+	ck_assert_str_eq(detail_value(t, "NIC Util", v, sizeof(v)), "0 %");
+	ck_assert_str_eq(detail_value(t, "Modelled Busy", v, sizeof(v)), "2500 us of 100000 us");
 }
 END_TEST
 

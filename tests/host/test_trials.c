@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "asha.h"
@@ -241,6 +243,7 @@ static const char fake_trainer[] =
 	"trap 'echo interrupted >&2; exit 130' INT\n"
 	"[ \"$lr\" = 0.666 ] && { echo Epoch 1/$epochs; kill -SEGV $$; }\n"
 	"[ \"$lr\" = 0.777 ] && { echo 'hl-train: bad model' >&2; exit 1; }\n"
+	"[ \"$lr\" = 0.555 ] && trap '' INT\n"
 	"e=1\n"
 	"while [ $e -le $epochs ]; do\n"
 	"  echo \"Epoch $e/$epochs\"\n"
@@ -364,6 +367,55 @@ START_TEST(runner_parallel_on_disjoint_cards)
 }
 END_TEST
 
+/*
+ * SIGINT to hl-trials: no more trials start, the running ones get the
+ * signal and stop (the one that ignores it is killed after the grace
+ * period), their epochs so far are kept, and the signal is reported.
+ */
+START_TEST(runner_interrupted_keeps_results)
+{
+	static const double lr[] = { 0.1, 0.555, 0.3, 0.4 };
+	struct trial t[4];
+	struct runner_options o;
+	char dir[] = "/tmp/trials-int.XXXXXX", trainer[64];
+	pid_t helper;
+
+	runner_setup(&o, dir, trainer, sizeof(trainer));
+	o.epochs = 400;
+	o.modules[0] = 0;
+	o.modules[1] = 1;
+	o.n_modules = 2;
+	o.parallel = 2;
+	set_trials(t, lr, 4);
+	ck_assert_int_eq(runner_catch_signals(), 0);
+	ck_assert_int_eq(runner_interrupted(), 0);
+	helper = fork();
+	ck_assert_int_ge(helper, 0);
+	if (helper == 0) {
+		usleep(800 * 1000);
+		kill(getppid(), SIGINT);
+		_exit(0);
+	}
+	ck_assert_int_eq(runner_run(&o, t, 4), 0);
+	waitpid(helper, NULL, 0);
+	ck_assert_int_eq(runner_interrupted(), SIGINT);
+	/* The stand-in stops cleanly: status 130, its epochs counted. */
+	ck_assert_int_eq(t[0].state, TRIAL_INTERRUPTED);
+	ck_assert_int_eq(t[0].exit_status, 130);
+	ck_assert_uint_gt(t[0].prog.epochs_done, 0);
+	ck_assert_uint_lt(t[0].prog.epochs_done, 400);
+	/* The one that ignores SIGINT is killed once the grace period is over. */
+	ck_assert_int_eq(t[1].state, TRIAL_INTERRUPTED);
+	ck_assert_int_eq(t[1].exit_status, SIGKILL);
+	ck_assert_double_ge(t[1].t_end - t[0].t_end, 3.0);
+	/* Nothing more started. */
+	ck_assert_int_eq(t[2].state, TRIAL_PENDING);
+	ck_assert_int_eq(t[3].state, TRIAL_PENDING);
+	ck_assert_str_eq(trial_state_name(TRIAL_INTERRUPTED), "interrupted");
+	remove_dir(dir);
+}
+END_TEST
+
 Suite *trials_suite(void)
 {
 	Suite *s = suite_create("trials");
@@ -383,6 +435,7 @@ Suite *trials_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, runner_stops_reports_and_goes_on);
 	tcase_add_test(tc, runner_parallel_on_disjoint_cards);
+	tcase_add_test(tc, runner_interrupted_keeps_results);
 	suite_add_tcase(s, tc);
 	return s;
 }

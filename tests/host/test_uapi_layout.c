@@ -81,6 +81,7 @@ LAYOUT(struct gaudisim_info_hw_idle, busy_engines_mask, 4);
 LAYOUT(struct gaudisim_info_hw_idle, busy_engines_mask_ext, 8);
 SIZE(struct gaudisim_info_device_status, 8);
 SIZE(struct gaudisim_info_device_utilization, 8);
+SIZE(struct gaudisim_info_engine_utilization, 40);
 SIZE(struct gaudisim_info_clk_rate, 8);
 LAYOUT(struct gaudisim_info_clk_rate, max_clk_rate_mhz, 4);
 SIZE(struct gaudisim_info_reset_count, 8);

@@ -726,6 +726,16 @@ static int sim_nic_deregister(struct hlrt_backend *be, uint64_t handle)
 	return 0;
 }
 
+static int sim_device_time(struct hlrt_backend *be, uint64_t *ns)
+{
+	struct sim *s = be->priv;
+
+	pthread_mutex_lock(&bql);
+	*ns = sim_clock(s);
+	pthread_mutex_unlock(&bql);
+	return 0;
+}
+
 static const struct hlrt_backend_ops sim_be_ops = {
 	.close = sim_close,
 	.info = sim_info,
@@ -739,6 +749,7 @@ static const struct hlrt_backend_ops sim_be_ops = {
 	.wait = sim_wait,
 	.nic_register = sim_nic_register,
 	.nic_deregister = sim_nic_deregister,
+	.device_time = sim_device_time,
 };
 
 static int sim_count(uint32_t *module_ids, uint32_t max)

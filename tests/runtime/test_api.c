@@ -37,6 +37,11 @@ START_TEST(visibility)
 	HLRT_OK(hlrt_device_count(&n));
 	ck_assert_uint_eq(n, 0);
 	ck_assert_int_eq(hlrt_device_acquire(0, &d), HLRT_NO_DEVICE);
+	/* The error names the mask that hid the device there is. */
+	setenv("HABANA_VISIBLE_DEVICES", "9", 1);
+	ck_assert_int_eq(hlrt_device_acquire(0, &d), HLRT_NO_DEVICE);
+	ck_assert_msg(strstr(hlrt_last_error(), "no visible device 0 (0 visible of 1 present; "
+				 "HABANA_VISIBLE_DEVICES=9)"), "%s", hlrt_last_error());
 	setenv("HABANA_VISIBLE_DEVICES", "2,0", 1);
 	HLRT_OK(hlrt_device_count(&n));
 	ck_assert_uint_eq(n, 1);
@@ -216,6 +221,91 @@ START_TEST(ops_doc_is_current)
 }
 END_TEST
 
+/* A registry GUID's family: the dtype suffix dropped, every cast one family. */
+static void guid_family(const char *guid, char *fam, size_t len)
+{
+	static const char *const suffixes[] = { "_f32", "_bf16", "_i64", "_i32", "_i16", "_i8",
+						"_u16", "_u8" };
+	size_t n = strlen(guid);
+
+	if (!strncmp(guid, "cast_", 5)) {
+		snprintf(fam, len, "cast");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		size_t k = strlen(suffixes[i]);
+
+		if (n > k && !strcmp(guid + n - k, suffixes[i])) {
+			n -= k;
+			break;
+		}
+	}
+	snprintf(fam, len, "%.*s", (int)n, guid);
+}
+
+static bool in_list(char (*list)[64], unsigned n, const char *s)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!strcmp(list[i], s))
+			return true;
+	return false;
+}
+
+/*
+ * hlrt.h's STATUS block lists every op family of the registry, and nothing
+ * else: an op added or removed without STATUS following fails here.
+ */
+START_TEST(status_block_lists_the_registry)
+{
+	static char listed[256][64], registry[256][64];
+	unsigned n_listed = 0, n_registry = 0;
+	char *md = hlrt_ops_markdown(), *line, *save, *text, *ops, *end, *tok;
+	FILE *f = fopen(RT_HLRT_H, "r");
+	long n;
+
+	ck_assert_ptr_nonnull(md);
+	ck_assert_msg(f != NULL, "cannot open %s", RT_HLRT_H);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	text = calloc(1, (size_t)n + 1);
+	ck_assert_uint_eq(fread(text, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	/* The registry's GUIDs: the rows of its markdown, "| `guid` | ...". */
+	for (line = strtok_r(md, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char guid[64], fam[64];
+
+		if (sscanf(line, "| `%63[a-z0-9_]` |", guid) != 1)
+			continue;
+		guid_family(guid, fam, sizeof(fam));
+		if (!in_list(registry, n_registry, fam))
+			snprintf(registry[n_registry++], sizeof(registry[0]), "%s", fam);
+	}
+	ck_assert_uint_gt(n_registry, 20);
+	/* STATUS's ops list: from "ops (...):" to the first '.' after it. */
+	ops = strstr(strstr(text, " * STATUS"), " *   ops (");
+	ck_assert_ptr_nonnull(ops);
+	ops = strstr(ops, "):");
+	ck_assert_ptr_nonnull(ops);
+	ops += 2;
+	end = strchr(ops, '.');
+	ck_assert_ptr_nonnull(end);
+	*end = '\0';
+	for (tok = strtok_r(ops, ", *\n\t", &save); tok; tok = strtok_r(NULL, ", *\n\t", &save)) {
+		ck_assert_msg(!in_list(listed, n_listed, tok), "STATUS lists %s twice", tok);
+		snprintf(listed[n_listed++], sizeof(listed[0]), "%s", tok);
+	}
+	for (unsigned i = 0; i < n_registry; i++)
+		ck_assert_msg(in_list(listed, n_listed, registry[i]),
+			      "the registry has %s, hlrt.h's STATUS does not list it", registry[i]);
+	for (unsigned i = 0; i < n_listed; i++)
+		ck_assert_msg(in_list(registry, n_registry, listed[i]),
+			      "hlrt.h's STATUS lists %s, the registry has no such op", listed[i]);
+	free(text);
+	free(md);
+}
+END_TEST
+
 Suite *api_suite(void)
 {
 	Suite *s = suite_create("api");
@@ -223,6 +313,7 @@ Suite *api_suite(void)
 
 	tcase_add_test(tc, status_names_and_dtypes);
 	tcase_add_test(tc, visibility);
+	tcase_add_test(tc, status_block_lists_the_registry);
 	tcase_add_test(tc, ops_doc_is_current);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("device");

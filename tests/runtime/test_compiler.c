@@ -10,6 +10,7 @@
  * back the same recipe for the same graph.
  */
 #include <fcntl.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -487,6 +488,83 @@ START_TEST(placement_log_and_cpu_fallback)
 }
 END_TEST
 
+/*
+ * The CPU ops of a profiled launch: on the "CPU ops" lane, on the host's
+ * clock, so inside the hlrt_launch call that ran them on the host lane.
+ */
+START_TEST(profile_cpu_ops_lane)
+{
+	char path[] = "/tmp/hlrt-cpu-profile-XXXXXX";
+	struct rt_binding_set bs = { 0 };
+	double launch_t0 = -1, launch_t1 = -1;
+	uint32_t cpu_events = 0, declared = 0;
+	hlrt_tensor *correct;
+	json_error_t jerr;
+	json_t *root, *evs, *e;
+	hlrt_recipe *r;
+	hlrt_graph *g;
+	float logits[500] = { 0 };
+	int64_t labels[50] = { 0 };
+	size_t i;
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	accuracy_graph(true, &g, &correct);
+	HLRT_OK(hlrt_profiler_start(rt_dev, path));
+	HLRT_OK(hlrt_graph_compile(g, NULL, &r));
+	rt_bind_all(r, &bs);
+	HLRT_OK(hlrt_memcpy_h2d(rt_dev, rt_addr_of(&bs, "logits"), logits, sizeof(logits)));
+	HLRT_OK(hlrt_memcpy_h2d(rt_dev, rt_addr_of(&bs, "labels"), labels, sizeof(labels)));
+	rt_run(r, &bs);
+	HLRT_OK(hlrt_profiler_stop(rt_dev));
+	root = json_load_file(path, 0, &jerr);
+	ck_assert_msg(root != NULL, "%s:%d: %s", path, jerr.line, jerr.text);
+	evs = json_object_get(root, "traceEvents");
+	json_array_foreach(evs, i, e) {
+		const char *ph = json_string_value(json_object_get(e, "ph"));
+		const char *name = json_string_value(json_object_get(e, "name"));
+		json_int_t pid = json_integer_value(json_object_get(e, "pid"));
+		double ts = json_number_value(json_object_get(e, "ts"));
+		double dur = json_number_value(json_object_get(e, "dur"));
+
+		if (!strcmp(ph, "M") && pid == 1 &&
+		    !strcmp(json_string_value(json_object_get(json_object_get(e, "args"), "name")),
+			    "CPU ops"))
+			declared++;
+		if (strcmp(ph, "X"))
+			continue;
+		if (pid == 0 && !strcmp(name, "hlrt_launch")) {
+			launch_t0 = ts;
+			launch_t1 = ts + dur;
+		}
+	}
+	ck_assert(launch_t1 >= launch_t0 && launch_t0 >= 0);
+	json_array_foreach(evs, i, e) {
+		const char *ph = json_string_value(json_object_get(e, "ph"));
+		const char *name = json_string_value(json_object_get(e, "name"));
+		double ts = json_number_value(json_object_get(e, "ts"));
+		double dur = json_number_value(json_object_get(e, "dur"));
+
+		if (strcmp(ph, "X") || strcmp(json_string_value(json_object_get(e, "cat")), "CPU"))
+			continue;
+		ck_assert_int_eq(json_integer_value(json_object_get(e, "pid")), 1);
+		ck_assert(!strcmp(name, "model/ArgMax") || !strcmp(name, "model/Equal"));
+		/* 1 ns of slack for the trace's 3 decimals */
+		ck_assert_msg(ts >= launch_t0 - 0.001 && ts + dur <= launch_t1 + 0.001,
+			      "%s at %.3f..%.3f outside hlrt_launch %.3f..%.3f", name, ts, ts + dur,
+			      launch_t0, launch_t1);
+		cpu_events++;
+	}
+	ck_assert_uint_eq(cpu_events, 2);
+	ck_assert_uint_eq(declared, 1);
+	json_decref(root);
+	unlink(path);
+	HLRT_OK(hlrt_recipe_destroy(r));
+	HLRT_OK(hlrt_graph_destroy(g));
+}
+END_TEST
+
 /* ---- autodiff against finite differences ---------------------------------------------- */
 
 enum fd_case { FD_GEMM, FD_GEMM_TA, FD_GEMM_TB, FD_BIAS, FD_ADD, FD_SUB, FD_MUL, FD_SCALE,
@@ -795,6 +873,7 @@ Suite *compiler_suite(void)
 	tcase_add_test(tc, passes_fold_fuse_and_drop);
 	tcase_add_test(tc, cache_returns_the_same_recipe);
 	tcase_add_loop_test(tc, placement_log_and_cpu_fallback, 0, 2);
+	tcase_add_test(tc, profile_cpu_ops_lane);
 	tcase_add_loop_test(tc, gradients_match_finite_differences, 0, FD_CASES);
 	tcase_add_test(tc, tpc_split_follows_the_node_size);
 	suite_add_tcase(s, tc);

@@ -332,6 +332,32 @@ START_TEST(bad_input_is_refused)
 }
 END_TEST
 
+/* A zeroed AdamW struct is refused (beta2 = eps = 0), not taken as defaults. */
+START_TEST(zeroed_adamw_is_refused)
+{
+	struct hlrt_optimizer_desc zero = { .kind = HLRT_OPT_ADAMW };
+	struct hlrt_optimizer_desc neg_wd = { .kind = HLRT_OPT_ADAMW,
+					      .u.adamw = { 0.9f, 0.999f, 1e-7f, -1.0f } };
+	hlrt_tensor *w, *g8, *lr;
+	hlrt_graph *g;
+
+	HLRT_OK(hlrt_graph_create(&g));
+	w = opt_tensor(g, "w", HLRT_FP32, 1, 8, 0, HLRT_TENSOR_PARAMETER);
+	g8 = opt_tensor(g, "g8", HLRT_FP32, 1, 8, 0, HLRT_TENSOR_INPUT);
+	lr = opt_tensor(g, "lr", HLRT_FP32, 1, 1, 0, HLRT_TENSOR_INPUT);
+	expect_refused(hlrt_graph_apply_optimizer(g, &zero, lr, &w, &g8, 1),
+		       "beta1 0 must be in [0, 1), beta2 0 in (0, 1), eps 0 > 0");
+	HLRT_OK(hlrt_graph_destroy(g));
+	HLRT_OK(hlrt_graph_create(&g));
+	w = opt_tensor(g, "w", HLRT_FP32, 1, 8, 0, HLRT_TENSOR_PARAMETER);
+	g8 = opt_tensor(g, "g8", HLRT_FP32, 1, 8, 0, HLRT_TENSOR_INPUT);
+	lr = opt_tensor(g, "lr", HLRT_FP32, 1, 1, 0, HLRT_TENSOR_INPUT);
+	expect_refused(hlrt_graph_apply_optimizer(g, &neg_wd, lr, &w, &g8, 1),
+		       "weight_decay -1 >= 0");
+	HLRT_OK(hlrt_graph_destroy(g));
+}
+END_TEST
+
 Suite *optimizer_suite(void)
 {
 	Suite *s = suite_create("optimizer");
@@ -343,6 +369,7 @@ Suite *optimizer_suite(void)
 	tcase_add_loop_test(tc, split_update_trains_like_graph_train, 0, n);
 	tcase_add_loop_test(tc, state_names_are_the_documented_ones, 0, n);
 	tcase_add_test(tc, bad_input_is_refused);
+	tcase_add_test(tc, zeroed_adamw_is_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -261,13 +261,17 @@ END_TEST
 #include <jansson.h>
 #include <unistd.h>
 
-/* A profiled run: the trace parses and has events on the MME, TPC and DMA lanes. */
+/*
+ * A profiled run: the trace parses and has events on the MME, TPC and DMA
+ * lanes; each launch's engine span is on a lane of its own, not on the
+ * PCI DMA lane; only lanes with events are declared.
+ */
 START_TEST(profile_has_engine_lanes)
 {
 	char path[] = "/tmp/hlrt-profile-XXXXXX";
 	struct seed_data d;
 	struct rt_binding_set bs = { 0 };
-	uint32_t lanes[16] = { 0 }, step, i;
+	uint32_t lanes[16] = { 0 }, declared[16] = { 0 }, step, i;
 	json_error_t jerr;
 	json_t *root, *evs, *e;
 	hlrt_recipe *r;
@@ -296,7 +300,19 @@ START_TEST(profile_has_engine_lanes)
 		json_int_t pid = json_integer_value(json_object_get(e, "pid"));
 		json_int_t tid = json_integer_value(json_object_get(e, "tid"));
 
+		if (ph && !strcmp(ph, "M") &&
+		    !strcmp(json_string_value(json_object_get(e, "name")), "process_name"))
+			ck_assert_str_eq(json_string_value(json_object_get(json_object_get(e, "args"),
+									   "name")),
+					 pid ? "device (module 0)" : "host (module 0)");
+		if (ph && !strcmp(ph, "M") && pid == 1 && tid >= 0 && tid < 16 &&
+		    !strcmp(json_string_value(json_object_get(e, "name")), "thread_name"))
+			declared[tid]++;
 		if (ph && !strcmp(ph, "X") && pid == 1 && tid >= 0 && tid < 16) {
+			const char *name = json_string_value(json_object_get(e, "name"));
+
+			ck_assert_msg(tid != 0 || strcmp(name, "launch (engines)"),
+				      "a launch's engine span on the PCI DMA lane");
 			lanes[tid]++;
 			ck_assert(json_real_value(json_object_get(e, "dur")) >= 0);
 		}
@@ -304,6 +320,9 @@ START_TEST(profile_has_engine_lanes)
 	ck_assert_uint_ge(lanes[0], 3);		/* DMA 0: the launches' copies */
 	ck_assert_uint_ge(lanes[2], 3);		/* MME: the GEMMs */
 	ck_assert_uint_ge(lanes[3], 3);		/* TPC 0 */
+	ck_assert_uint_ge(lanes[11], 3);	/* launch (engines) */
+	for (i = 0; i < 16; i++)
+		ck_assert_uint_eq(declared[i], lanes[i] ? 1 : 0);
 	json_decref(root);
 	unlink(path);
 	HLRT_OK(hlrt_recipe_destroy(r));

@@ -196,6 +196,53 @@ START_TEST(resumed_lamb_run_continues_like_an_uninterrupted_one)
 }
 END_TEST
 
+/*
+ * --save to a folder that does not exist fails before training, naming the
+ * path; --max-steps before an epoch ends writes no checkpoint and says so;
+ * the steps of the cut epoch are printed when stdout is not a terminal;
+ * MLLOG has the learning rate as written (0.05).
+ */
+START_TEST(save_max_steps_and_mllog_say_what_happened)
+{
+	struct train_options o = base_options();
+	char bad[600], ckpt[600], err_path[600], want[700], *text;
+
+	snprintf(err_path, sizeof(err_path), "%s/stderr.txt", dir);
+	ck_assert_ptr_nonnull(freopen(err_path, "w", stderr));
+	snprintf(bad, sizeof(bad), "%s/no-such-folder/ck.safetensors", dir);
+	o.save = bad;
+	ck_assert_int_eq(train_run(&o, &ref_trainer_ops), 1);
+	fflush(stdout);
+	fflush(stderr);
+	text = fx_read_text(err_path);
+	snprintf(want, sizeof(want), "--save %s: cannot write there: No such file", bad);
+	ck_assert_msg(strstr(text, want), "stderr: %s", text);
+	free(text);
+	text = fx_read_text(out_path);
+	ck_assert_ptr_null(strstr(text, "Epoch 1/"));
+	free(text);
+
+	o = base_options();
+	snprintf(ckpt, sizeof(ckpt), "%s/ck.safetensors", dir);
+	o.save = ckpt;
+	o.max_steps = 3;
+	o.no_eval = true;
+	o.mllog = true;
+	ck_assert_int_eq(train_run(&o, &ref_trainer_ops), 0);
+	fflush(stdout);
+	ck_assert_int_ne(access(ckpt, F_OK), 0);
+	text = fx_read_text(out_path);
+	snprintf(want, sizeof(want), "checkpoint: %s", ckpt);
+	ck_assert_ptr_null(strstr(text, want));
+	ck_assert_ptr_nonnull(strstr(text, "checkpoint: none written"));
+	ck_assert_msg(strstr(text, "3/9 [==========>...................] - ") &&
+		      strstr(text, " - loss: "), "stdout: %s", text);
+	ck_assert_ptr_nonnull(strstr(text, "\"key\": \"opt_base_learning_rate\", "
+					   "\"value\": 0.05, "));
+	free(text);
+}
+END_TEST
+
 START_TEST(errors_exit_1_with_a_message)
 {
 	struct train_options o = base_options();
@@ -322,6 +369,31 @@ START_TEST(sigint_stops_cleanly_and_keeps_the_last_epoch)
 }
 END_TEST
 
+/* SIGTERM (a scheduler's stop) stops the same way, with status 128 + 15. */
+START_TEST(sigterm_exits_143)
+{
+	struct timespec pause = { 0, 10 * 1000 * 1000 };
+	struct train_options o = base_options();
+	char ckpt[600];
+	int status;
+	pid_t pid;
+
+	snprintf(ckpt, sizeof(ckpt), "%s/term.safetensors", dir);
+	o.epochs = 10000;
+	o.save = ckpt;
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(train_run(&o, &ref_trainer_ops));
+	for (int i = 0; i < 3000 && access(ckpt, F_OK) != 0; i++)
+		nanosleep(&pause, NULL);
+	ck_assert_int_eq(kill(pid, SIGTERM), 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 143);
+}
+END_TEST
+
 Suite *train_loop_suite(void)
 {
 	Suite *s = suite_create("train_loop");
@@ -336,6 +408,8 @@ Suite *train_loop_suite(void)
 	tcase_add_test(tc, errors_exit_1_with_a_message);
 	tcase_add_test(tc, queued_steps_give_the_same_run);
 	tcase_add_test(tc, sigint_stops_cleanly_and_keeps_the_last_epoch);
+	tcase_add_test(tc, sigterm_exits_143);
+	tcase_add_test(tc, save_max_steps_and_mllog_say_what_happened);
 	suite_add_tcase(s, tc);
 	return s;
 }

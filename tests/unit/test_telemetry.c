@@ -467,6 +467,105 @@ START_TEST(test_tel_through_bar)
 }
 END_TEST
 
+#define MME_BIT		(1u << GAUDISIM_ENGINE_MME)
+#define TPC0_BIT	(1u << GAUDISIM_ENGINE_TPC_0)
+
+/*
+ * Utilization is device time with work in flight: per engine, per class
+ * (any engine of it) and for the card (any engine); power follows it while
+ * the modelled busy time stays apart.
+ */
+START_TEST(test_tel_inflight_active)
+{
+	struct gsim_tel_snapshot s;
+	uint32_t mc0 = snap().temp_mc;
+
+	/* MME in flight 0..300 ms, TPC 0 200..500 ms, then idle to 1 s. */
+	gsim_telemetry_set_inflight(T->core, MME_BIT);
+	wait_ns(40 * MS);
+	/* The 16 ms window saw a fully busy MME at the full clock. */
+	ck_assert_uint_eq(tel(GAUDISIM_TEL_POWER_MW), GSIM_TEL_IDLE_MW + GSIM_TEL_DYN_MME_MW);
+	wait_ns(160 * MS);
+	gsim_telemetry_set_inflight(T->core, MME_BIT | TPC0_BIT);
+	wait_ns(100 * MS);
+	gsim_telemetry_set_inflight(T->core, TPC0_BIT);
+	wait_ns(200 * MS);
+	gsim_telemetry_set_inflight(T->core, 0);
+	wait_ns(500 * MS);
+
+	ck_assert_uint_eq(tel64(GAUDISIM_TEL_ENGINE_ACTIVE_NS_LO(GAUDISIM_ENGINE_MME)), 300 * MS);
+	ck_assert_uint_eq(tel64(GAUDISIM_TEL_ENGINE_ACTIVE_NS_LO(GAUDISIM_ENGINE_TPC_0)), 300 * MS);
+	ck_assert_uint_eq(tel64(GAUDISIM_TEL_ENGINE_ACTIVE_NS_LO(GAUDISIM_ENGINE_TPC_0 + 1)), 0);
+	ck_assert_uint_eq(tel64(GAUDISIM_TEL_CLASS_ACTIVE_NS_LO(GAUDISIM_TEL_CLASS_MME)), 300 * MS);
+	ck_assert_uint_eq(tel64(GAUDISIM_TEL_CLASS_ACTIVE_NS_LO(GAUDISIM_TEL_CLASS_TPC)), 300 * MS);
+	ck_assert_uint_eq(tel64(GAUDISIM_TEL_CLASS_ACTIVE_NS_LO(GAUDISIM_TEL_CLASS_DMA)), 0);
+	ck_assert_uint_eq(tel64(GAUDISIM_TEL_CLASS_ACTIVE_NS_LO(GAUDISIM_TEL_CLASS_NIC)), 0);
+	/* The card: the union, 0..500 ms. */
+	ck_assert_uint_eq(tel64(GAUDISIM_TEL_CARD_ACTIVE_NS_LO), 500 * MS);
+	/* No work was reported: the modelled busy time stays 0. */
+	ck_assert_uint_eq(tel64(GAUDISIM_TEL_ENGINE_BUSY_NS_LO(GAUDISIM_ENGINE_MME)), 0);
+	/* Back at idle power; the die warmed and cools again. */
+	s = snap();
+	ck_assert_uint_eq(s.power_mw, GSIM_TEL_IDLE_MW);
+	ck_assert_uint_gt(tel(GAUDISIM_TEL_TEMP_PEAK_MC), mc0 + 500);
+	ck_assert_uint_lt(s.temp_mc, tel(GAUDISIM_TEL_TEMP_PEAK_MC));
+	/* 60 W x 1 s + 140 W x 0.3 s + 18 W x 0.3 s. */
+	ck_assert_uint_ge(s.energy_mj, 60000 + 42000 + 5400 - 2);
+	ck_assert_uint_le(s.energy_mj, 60000 + 42000 + 5400 + 2);
+
+	/* The idle fast path is not taken while work is in flight. */
+	gsim_telemetry_set_inflight(T->core, MME_BIT);
+	wait_ns(3 * SEC);
+	ck_assert_uint_eq(tel64(GAUDISIM_TEL_CARD_ACTIVE_NS_LO), 3500 * MS);
+	ck_assert_uint_eq(tel(GAUDISIM_TEL_POWER_MW), GSIM_TEL_IDLE_MW + GSIM_TEL_DYN_MME_MW);
+	/* A reset clears the counters and what was in flight. */
+	gsim_core_reset(T->core);
+	wait_ns(SEC);
+	ck_assert_uint_eq(tel64(GAUDISIM_TEL_CARD_ACTIVE_NS_LO), 0);
+	ck_assert_uint_eq(tel64(GAUDISIM_TEL_ENGINE_ACTIVE_NS_LO(GAUDISIM_ENGINE_MME)), 0);
+}
+END_TEST
+
+/*
+ * The core reports what is in flight: a CB queued on a DMA queue counts
+ * until it completes; a CB parked on a fence (waiting for someone else)
+ * does not.
+ */
+START_TEST(test_tel_inflight_from_queues)
+{
+	const uint32_t dma0 = GAUDISIM_TEL_ENGINE_ACTIVE_NS_LO(GAUDISIM_ENGINE_DMA_0);
+	struct cb parked = cb_new(64), work = cb_new(64);
+	uint32_t slot;
+
+	q_setup(1, 2);
+	q_setup(2, 2);
+	/* Queued, not run yet: in flight from the doorbell on. */
+	cb_nop(&work);
+	slot = job_submit(2, &work);
+	wait_ns(10 * MS);
+	ck_assert_uint_eq(tel64(dma0), 10 * MS);
+	ck_assert_uint_eq(tel64(GAUDISIM_TEL_CLASS_ACTIVE_NS_LO(GAUDISIM_TEL_CLASS_DMA)), 10 * MS);
+	run_all();
+	ck_assert_uint_eq(cq_entry(2, slot), cq_ok(slot));
+	wait_ns(10 * MS);
+	ck_assert_uint_eq(tel64(dma0), 10 * MS);
+
+	/* Parked on a fence: not work of this engine. */
+	cb_fence(&parked, 0, 1, 1);
+	slot = job_submit(1, &parked);
+	ck_assert(!gsim_core_run(T->core));
+	wait_ns(20 * MS);
+	ck_assert_uint_eq(tel64(dma0), 10 * MS);
+	ck_assert_uint_eq(tel64(GAUDISIM_TEL_CARD_ACTIVE_NS_LO), 10 * MS);
+	wr(QM_FENCE_REG(1, GAUDISIM_QM_CP_FENCE_RDATA, 0), 1);
+	run_all();
+	ck_assert_uint_eq(cq_entry(1, slot), cq_ok(slot));
+	wait_ns(20 * MS);
+	ck_assert_uint_eq(tel64(dma0), 10 * MS);
+	ck_assert_uint_eq(snap().power_mw, GSIM_TEL_IDLE_MW);
+}
+END_TEST
+
 /* Same inputs, same outputs: two devices fed alike agree exactly. */
 START_TEST(test_tel_deterministic)
 {
@@ -517,6 +616,8 @@ Suite *telemetry_suite(void)
 	tcase_add_test(tc, test_tel_reset);
 	tcase_add_test(tc, test_tel_through_bar);
 	tcase_add_test(tc, test_tel_deterministic);
+	tcase_add_test(tc, test_tel_inflight_active);
+	tcase_add_test(tc, test_tel_inflight_from_queues);
 	suite_add_tcase(s, tc);
 	return s;
 }

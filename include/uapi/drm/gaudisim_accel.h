@@ -72,6 +72,8 @@ extern "C" {
 #define GAUDISIM_INFO_QUEUE_IDLE		66	/* struct gaudisim_info_queue_idle */
 #define GAUDISIM_INFO_CS_STATS			67	/* struct gaudisim_info_cs_stats */
 #define GAUDISIM_INFO_NIC_LINKS			68	/* struct gaudisim_info_nic_links */
+/* struct gaudisim_info_engine_utilization */
+#define GAUDISIM_INFO_ENGINE_UTILIZATION	69
 
 /**
  * struct gaudisim_info_args - INFO ioctl argument (habanalabs' hl_info_args)
@@ -81,7 +83,7 @@ extern "C" {
  * @op: GAUDISIM_INFO_*
  * @dcore_id: SYNC_MANAGER: a Gaudi dcore, enum gaudisim_dcore
  * @ctx_id: unused, 0
- * @period_ms: DEVICE_UTILIZATION: 100..1000 in steps of 100
+ * @period_ms: DEVICE_UTILIZATION, ENGINE_UTILIZATION: 100..1000 in steps of 100
  * @pll_index: PLL_FREQUENCY: enum gaudisim_pll_index
  * @eventfd: REGISTER_EVENTFD: an eventfd file descriptor (UNREGISTER
  *           ignores it)
@@ -339,10 +341,37 @@ struct gaudisim_info_device_status {
 	__u32 pad;
 };
 
-/* DEVICE_UTILIZATION: percent of the period the busiest engine was busy. */
+/*
+ * DEVICE_UTILIZATION: percent of the period (device time) in which any
+ * engine had work in flight, nvidia-smi's definition (docs/telemetry.md).
+ */
 struct gaudisim_info_device_utilization {
 	__u32 utilization;
 	__u32 pad;
+};
+
+/**
+ * struct gaudisim_info_engine_utilization - project-only: ENGINE_UTILIZATION
+ * @card: percent of the period with work in flight on any engine (what
+ *        DEVICE_UTILIZATION reports)
+ * @dma: ... on any DMA engine
+ * @mme: ... on the MME
+ * @tpc: ... on any TPC
+ * @nic: ... on any NIC port
+ * @pad: 0
+ * @busy_ns: modelled hardware busy time of the busiest engine over the
+ *           period, ns (what a real Gaudi would have needed for the work)
+ * @period_ns: the period as measured in device time, ns
+ */
+struct gaudisim_info_engine_utilization {
+	__u32 card;
+	__u32 dma;
+	__u32 mme;
+	__u32 tpc;
+	__u32 nic;
+	__u32 pad;
+	__u64 busy_ns;
+	__u64 period_ns;
 };
 
 struct gaudisim_info_clk_rate {

@@ -263,6 +263,17 @@ static int drv_wait(struct hlrt_backend *be, uint64_t seq, uint64_t timeout_us)
 	return -EIO;
 }
 
+static int drv_device_time(struct hlrt_backend *be, uint64_t *ns)
+{
+	struct drv *d = be->priv;
+	struct hlthunk_time_sync_info t;
+	int rc = hlthunk_get_time_sync_info(d->fd, &t);
+
+	if (!rc)
+		*ns = t.device_time;
+	return rc;
+}
+
 static const struct hlrt_backend_ops drv_ops = {
 	.close = drv_close,
 	.info = drv_info,
@@ -276,6 +287,7 @@ static const struct hlrt_backend_ops drv_ops = {
 	.wait = drv_wait,
 	.nic_register = drv_nic_register,
 	.nic_deregister = drv_nic_deregister,
+	.device_time = drv_device_time,
 };
 
 static int drv_count(uint32_t *module_ids, uint32_t max)

@@ -325,8 +325,21 @@ hlrt_status hlrt_device_acquire(uint32_t index, hlrt_device **device)
 	st = list_visible(idx, mod, &n);
 	if (st)
 		return st;
-	if (index >= (uint32_t)n)
-		return hlrt_fail(HLRT_NO_DEVICE, "no visible device %u (%d visible)", index, n);
+	if (index >= (uint32_t)n) {
+		const char *devs = hlrt_config_visible_devices();
+		const char *mods = hlrt_config_visible_modules();
+		int present = current()->count(NULL, 0);
+		char masks[256] = "";
+
+		/* Say which mask hid the devices there are. */
+		if (devs && *devs)
+			snprintf(masks, sizeof(masks), "; HABANA_VISIBLE_DEVICES=%s", devs);
+		if (mods && *mods)
+			snprintf(masks + strlen(masks), sizeof(masks) - strlen(masks),
+				 "; HABANA_VISIBLE_MODULES=%s", mods);
+		return hlrt_fail(HLRT_NO_DEVICE, "no visible device %u (%d visible of %d present%s)",
+				 index, n, present < 0 ? 0 : present, masks);
+	}
 	return acquire_provider_index(idx[index], index, mod[index], device);
 }
 

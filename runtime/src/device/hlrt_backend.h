@@ -83,6 +83,8 @@ struct hlrt_backend_ops {
 	int (*nic_register)(struct hlrt_backend *be, uint64_t addr, uint64_t size,
 			    uint32_t sob_first, uint32_t sob_count, uint64_t *handle);
 	int (*nic_deregister)(struct hlrt_backend *be, uint64_t handle);
+	/* The device clock now, ns (the profiler maps it onto the host's); may be NULL. */
+	int (*device_time)(struct hlrt_backend *be, uint64_t *ns);
 };
 
 struct hlrt_backend {

@@ -278,8 +278,12 @@ static hlrt_status run_cpu(hlrt_stream *s, const struct hlrt_recipe *r,
 		if (!out[i])
 			st = hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "CPU op");
 	}
-	if (!st)
+	if (!st) {
+		uint64_t t0 = hlrt_now_ns();
+
 		st = hlrt_cpu_run(r, w, in, out);
+		hlrt_profiler_cpu_event(s->dev, r->nodes[w->node].name, t0, hlrt_now_ns());
+	}
 	for (i = 0; i < w->n_cout && !st; i++)
 		st = hlrt_memcpy_h2d(s->dev, hlrt_resolve(r, lr, bound, ws, w->cout[i]), out[i],
 				     w->cout_bytes[i]);

@@ -110,7 +110,7 @@ static void harvest(hlrt_device *dev, const struct loaded_recipe *lr)
 			continue;
 		hlrt_profiler_device_event(dev, "host->device copies", HLRT_LANE_DMA0, ENG_DMA,
 					   seg[0], seg[1]);
-		hlrt_profiler_device_event(dev, "launch (engines)", HLRT_LANE_DMA0, ENG_DMA,
+		hlrt_profiler_device_event(dev, "launch (engines)", HLRT_LANE_LAUNCH, ENG_NONE,
 					   seg[1], seg[2]);
 	}
 }

@@ -447,6 +447,17 @@ static hlrt_status infer_opt_state(struct hlrt_node *n, struct hlrt_tensor_desc 
 	}
 	if (adam && (want_dtype(n, 5, HLRT_INT32) || hlrt_elems(n->in[5]->ndims, n->in[5]->dims) != 1))
 		return hlrt_fail(HLRT_INVALID_ARGUMENT, "%s: step must be 1 INT32 element", n->guid);
+	if (adam) {
+		const struct hlrt_adamw_params *p = (const void *)n->params;
+
+		/* No silent defaults: a zeroed struct would mean beta2 = eps = 0. */
+		if (!(p->beta1 >= 0 && p->beta1 < 1) || !(p->beta2 > 0 && p->beta2 < 1) ||
+		    !(p->eps > 0) || !(p->weight_decay >= 0))
+			return hlrt_fail(HLRT_INVALID_ARGUMENT,
+					 "%s: beta1 %g must be in [0, 1), beta2 %g in (0, 1), eps %g "
+					 "> 0 and weight_decay %g >= 0 (Keras: 0.9, 0.999, 1e-7)",
+					 n->guid, p->beta1, p->beta2, p->eps, p->weight_decay);
+	}
 	n->n_out = 1 + n_state;
 	return HLRT_SUCCESS;
 }
