@@ -3,6 +3,50 @@
 
 #include "model.h"
 
+const char *model_optimizer_name(enum model_optimizer opt)
+{
+	switch (opt) {
+	case MODEL_OPT_SGD:
+		return "sgd";
+	case MODEL_OPT_LAMB:
+		return "lamb";
+	case MODEL_OPT_ADAM:
+		return "adam";
+	case MODEL_OPT_ADAMW:
+		return "adamw";
+	case MODEL_OPT_ADAGRAD:
+		return "adagrad";
+	}
+	return "?";
+}
+
+uint32_t model_optimizer_slots(const struct model_training *t, const char *const **suffix)
+{
+	static const char *const sgd[] = { "momentum" }, *const adam[] = { "m", "v" };
+	static const char *const adagrad[] = { "accum" };
+
+	switch (t->optimizer) {
+	case MODEL_OPT_LAMB:
+	case MODEL_OPT_ADAM:
+	case MODEL_OPT_ADAMW:
+		*suffix = adam;
+		return 2;
+	case MODEL_OPT_ADAGRAD:
+		*suffix = adagrad;
+		return 1;
+	case MODEL_OPT_SGD:
+		break;
+	}
+	*suffix = sgd;
+	return t->momentum != 0.0f ? 1 : 0;
+}
+
+bool model_optimizer_counts_updates(const struct model_training *t)
+{
+	return t->optimizer == MODEL_OPT_LAMB || t->optimizer == MODEL_OPT_ADAM ||
+	       t->optimizer == MODEL_OPT_ADAMW;
+}
+
 const char *model_layer_kind_name(enum model_layer_kind kind)
 {
 	/* Keras's default layer names. */

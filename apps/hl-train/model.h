@@ -43,13 +43,16 @@ struct model_layer {
 enum model_optimizer {
 	MODEL_OPT_SGD,
 	MODEL_OPT_LAMB,			/* FusedLamb: Adam moments, per-tensor trust ratio */
+	MODEL_OPT_ADAM,			/* Keras's Adam: AdamW's rule, no weight decay by default */
+	MODEL_OPT_ADAMW,		/* decoupled weight decay, bias-corrected moments */
+	MODEL_OPT_ADAGRAD,		/* PyTorch's rule: the accumulator starts at 0 */
 };
 
 struct model_training {
 	enum model_optimizer optimizer;
 	float learning_rate;
 	float momentum;			/* SGD */
-	float beta1, beta2, epsilon;	/* LAMB */
+	float beta1, beta2, epsilon;	/* LAMB, Adam, AdamW (epsilon: Adagrad too) */
 	float weight_decay;
 	bool nesterov;
 	uint32_t batch_size;
@@ -77,5 +80,11 @@ int model_parse(const char *text, const char *source, struct model *m,
 int model_infer_shapes(struct model *m, uint32_t classes, struct train_err *err);
 uint32_t model_shape_size(const struct model_shape *s);
 const char *model_layer_kind_name(enum model_layer_kind kind);
+/* The optimizer as model files name it: "sgd", "lamb", "adam", "adamw", "adagrad". */
+const char *model_optimizer_name(enum model_optimizer opt);
+/* State tensors per parameter (libhlrt's names: "momentum", "m", "v", "accum"). */
+uint32_t model_optimizer_slots(const struct model_training *t, const char *const **suffix);
+/* The optimizer counts its updates (bias correction): LAMB, Adam, AdamW. */
+bool model_optimizer_counts_updates(const struct model_training *t);
 
 #endif

@@ -139,6 +139,16 @@ static struct hlrt_optimizer_desc mg_optimizer(const struct model_training *t)
 		opt.u.lamb.beta2 = t->beta2;
 		opt.u.lamb.eps = t->epsilon;
 		opt.u.lamb.weight_decay = t->weight_decay;
+	} else if (t->optimizer == MODEL_OPT_ADAM || t->optimizer == MODEL_OPT_ADAMW) {
+		opt.kind = HLRT_OPT_ADAMW;
+		opt.u.adamw.beta1 = t->beta1;
+		opt.u.adamw.beta2 = t->beta2;
+		opt.u.adamw.eps = t->epsilon;
+		opt.u.adamw.weight_decay = t->weight_decay;
+	} else if (t->optimizer == MODEL_OPT_ADAGRAD) {
+		opt.kind = HLRT_OPT_ADAGRAD;
+		opt.u.adagrad.eps = t->epsilon;
+		opt.u.adagrad.weight_decay = t->weight_decay;
 	} else {
 		opt.u.sgd.momentum = t->momentum;
 		opt.u.sgd.weight_decay = t->weight_decay;
@@ -184,8 +194,8 @@ static void mg_note_state(const struct model *m, struct mg_graph *gb, struct par
 					 hlrt_tensor_name(t));
 		}
 	state->step[0] = '\0';
-	if (!gb->st && m->train.optimizer == MODEL_OPT_LAMB) {
-		snprintf(gb->what, sizeof(gb->what), "LAMB's update count");
+	if (!gb->st && model_optimizer_counts_updates(&m->train)) {
+		snprintf(gb->what, sizeof(gb->what), "the optimizer's update count");
 		gb->st = hlrt_graph_optimizer_state(gb->g, NULL, 0, &t);
 		if (!gb->st)
 			snprintf(state->step, sizeof(state->step), "%s", hlrt_tensor_name(t));
@@ -340,7 +350,7 @@ int model_graph_step(const struct model_graph_setup *d, struct params *p, uint32
 		if (!gb.st) {
 			gb.st = hlrt_graph_train(gb.g, loss, &opt, lr);
 			snprintf(gb.what, sizeof(gb.what), "autodiff and %s",
-				 t->optimizer == MODEL_OPT_LAMB ? "LAMB" : "SGD");
+				 model_optimizer_name(t->optimizer));
 		}
 		mg_note_state(d->m, &gb, p, state);
 	}

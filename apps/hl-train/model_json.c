@@ -202,6 +202,38 @@ static int model_json_activation(struct model_json_ctx *cx, struct model *m,
 	return model_json_add_layer(cx, m, MODEL_RELU, name, path, &relu);
 }
 
+/*
+ * Keras's Activation layer: "relu" is a ReLU layer, "linear" the identity
+ * (no layer); its only keys are "type", "name" and "activation".
+ */
+static int model_json_activation_layer(struct model_json_ctx *cx, struct model *m,
+				       json_t *obj, const char *where)
+{
+	static const char *const keys[] = { "type", "name", "activation", NULL };
+	json_t *name = json_object_get(obj, "name");
+	const char *act, *n = NULL;
+	struct model_layer *l;
+	char path[96];
+
+	if (model_json_keys(cx, obj, where, keys))
+		return -1;
+	snprintf(path, sizeof(path), "%s.activation", where);
+	act = json_string_value(json_object_get(obj, "activation"));
+	if (!act)
+		return model_json_fail(cx, path, "missing, or not a string");
+	if (name) {
+		n = json_string_value(name);
+		if (!n || !*n || strlen(n) >= MODEL_NAME_LEN || strpbrk(n, "\"\\/"))
+			return model_json_fail(cx, where,
+				"\"name\" must be a non-empty string of at most 47 characters without '\"', '\\' or '/'");
+	}
+	if (strcmp(act, "linear") == 0)
+		return 0;
+	if (strcmp(act, "relu") != 0)
+		return model_json_fail(cx, path, "must be \"relu\" or \"linear\"");
+	return model_json_add_layer(cx, m, MODEL_RELU, n, where, &l);
+}
+
 static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 			    json_t *obj, size_t index)
 {
@@ -215,7 +247,7 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 	} types[] = {
 		{ "Flatten", MODEL_FLATTEN }, { "Dense", MODEL_DENSE },
 		{ "ReLU", MODEL_RELU }, { "Conv2D", MODEL_CONV2D },
-		{ "MaxPool2D", MODEL_MAXPOOL2D },
+		{ "MaxPool2D", MODEL_MAXPOOL2D }, { "MaxPooling2D", MODEL_MAXPOOL2D },
 	};
 	char where[64], msg[160];
 	const char *type, *name = NULL, *padding;
@@ -230,12 +262,15 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 	type = json_string_value(json_object_get(obj, "type"));
 	if (!type)
 		return model_json_fail(cx, where, "needs a \"type\" string");
+	if (strcmp(type, "Activation") == 0)
+		return model_json_activation_layer(cx, m, obj, where);
 	for (t = 0; t < sizeof(types) / sizeof(types[0]); t++)
 		if (strcmp(type, types[t].type) == 0)
 			break;
 	if (t == sizeof(types) / sizeof(types[0])) {
 		snprintf(msg, sizeof(msg),
-			 "unknown layer type \"%s\" (Flatten, Dense, ReLU, Conv2D, MaxPool2D)",
+			 "unknown layer type \"%s\" (Flatten, Dense, ReLU, Activation, Conv2D, "
+			 "MaxPool2D, MaxPooling2D)",
 			 type);
 		return model_json_fail(cx, where, msg);
 	}
@@ -313,41 +348,63 @@ static int model_json_optimizer(struct model_json_ctx *cx, json_t *obj,
 		"type", "learning_rate", "momentum", "nesterov", "weight_decay",
 		"beta_1", "beta_2", "epsilon", NULL
 	};
-	/* the keys of the other optimizer: refused, not silently ignored */
-	static const char *const sgd_only[] = { "momentum", "nesterov", NULL };
-	static const char *const lamb_only[] = { "beta_1", "beta_2", "epsilon", NULL };
+	/*
+	 * Per type: its own keys (the others are refused, not silently
+	 * ignored) and Keras's defaults (LAMB: FusedLamb's).
+	 */
+	static const struct {
+		const char *type;
+		enum model_optimizer opt;
+		const char *own[4];
+		double lr, eps, wd;
+	} types[] = {
+		{ "sgd", MODEL_OPT_SGD, { "momentum", "nesterov" }, 0.01, 1e-7, 0.0 },
+		{ "lamb", MODEL_OPT_LAMB, { "beta_1", "beta_2", "epsilon" }, 0.01, 1e-6, 0.0 },
+		{ "adam", MODEL_OPT_ADAM, { "beta_1", "beta_2", "epsilon" }, 0.001, 1e-7, 0.0 },
+		{ "adamw", MODEL_OPT_ADAMW, { "beta_1", "beta_2", "epsilon" }, 0.001, 1e-7, 0.004 },
+		{ "adagrad", MODEL_OPT_ADAGRAD, { "epsilon" }, 0.001, 1e-7, 0.0 },
+	};
+	static const char *const specific[] = {
+		"momentum", "nesterov", "beta_1", "beta_2", "epsilon", NULL
+	};
 	const char *where = "training.optimizer", *type;
-	const char *const *foreign;
 	char path[128], msg[96];
+	size_t k, n;
 
 	if (!json_is_object(obj))
 		return model_json_fail(cx, where, "must be an object");
 	if (model_json_keys(cx, obj, where, keys))
 		return -1;
 	type = json_string_value(json_object_get(obj, "type"));
-	if (type && strcmp(type, "sgd") == 0)
-		t->optimizer = MODEL_OPT_SGD;
-	else if (type && strcmp(type, "lamb") == 0)
-		t->optimizer = MODEL_OPT_LAMB;
-	else
-		return model_json_fail(cx, where, "\"type\" must be \"sgd\" or \"lamb\"");
-	foreign = t->optimizer == MODEL_OPT_LAMB ? sgd_only : lamb_only;
-	for (size_t k = 0; foreign[k]; k++)
-		if (json_object_get(obj, foreign[k])) {
-			snprintf(path, sizeof(path), "%s.%s", where, foreign[k]);
+	for (n = 0; type && n < sizeof(types) / sizeof(types[0]); n++)
+		if (strcmp(type, types[n].type) == 0)
+			break;
+	if (!type || n == sizeof(types) / sizeof(types[0]))
+		return model_json_fail(cx, where, "\"type\" must be \"sgd\", \"adam\", "
+				       "\"adamw\", \"adagrad\" or \"lamb\"");
+	t->optimizer = types[n].opt;
+	for (k = 0; specific[k]; k++) {
+		bool own = false;
+
+		for (size_t j = 0; j < 4 && types[n].own[j]; j++)
+			own |= strcmp(types[n].own[j], specific[k]) == 0;
+		if (!own && json_object_get(obj, specific[k])) {
+			snprintf(path, sizeof(path), "%s.%s", where, specific[k]);
 			snprintf(msg, sizeof(msg), "does not apply to \"%s\"", type);
 			return model_json_fail(cx, path, msg);
 		}
-	/* LAMB's defaults are the FusedLamb ones; beta < 1 keeps 1 - beta^t > 0 */
-	return model_json_number(cx, obj, "learning_rate", where, 0.01, 1e-9, 10.0,
+	}
+	/* beta < 1 keeps 1 - beta^t > 0 */
+	return model_json_number(cx, obj, "learning_rate", where, types[n].lr, 1e-9, 10.0,
 				 &t->learning_rate) ||
 	       model_json_number(cx, obj, "momentum", where, 0.0, 0.0, 0.999,
 				 &t->momentum) ||
-	       model_json_number(cx, obj, "weight_decay", where, 0.0, 0.0, 1.0,
+	       model_json_number(cx, obj, "weight_decay", where, types[n].wd, 0.0, 1.0,
 				 &t->weight_decay) ||
 	       model_json_number(cx, obj, "beta_1", where, 0.9, 0.0, 0.9999, &t->beta1) ||
 	       model_json_number(cx, obj, "beta_2", where, 0.999, 0.0, 0.99999, &t->beta2) ||
-	       model_json_number(cx, obj, "epsilon", where, 1e-6, 1e-12, 1.0, &t->epsilon) ||
+	       model_json_number(cx, obj, "epsilon", where, types[n].eps, 1e-12, 1.0,
+				 &t->epsilon) ||
 	       model_json_bool(cx, obj, "nesterov", where, &t->nesterov) ? -1 : 0;
 }
 

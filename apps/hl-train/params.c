@@ -65,10 +65,8 @@ int params_create(const struct model *m, struct params *p, struct train_err *err
 
 int params_create_state(const struct model *m, struct params *s, struct train_err *err)
 {
-	static const char *const sgd[] = { "momentum" }, *const lamb[] = { "m", "v" };
-	const char *const *suffix = m->train.optimizer == MODEL_OPT_LAMB ? lamb : sgd;
-	uint32_t slots = m->train.optimizer == MODEL_OPT_LAMB ? 2 :
-			 m->train.momentum != 0.0f ? 1 : 0;
+	const char *const *suffix;
+	uint32_t slots = model_optimizer_slots(&m->train, &suffix);
 	struct params layout;
 	float *at;
 

@@ -347,6 +347,52 @@ static void ref_lamb(struct ref_trainer *r, float lr)
 	r->state.updates++;
 }
 
+/*
+ * AdamW (Adam: the same rule) in the kernel's operation order
+ * (adamw_f32.tpcs): m of parameter i is state.t[i], v state.t[count + i].
+ */
+static void ref_adamw(struct ref_trainer *r, float lr)
+{
+	const struct model_training *t = &r->m->train;
+	float step = (float)(int32_t)(r->state.updates + 1);
+	float c1 = 1.0f / (1.0f - expf(logf(t->beta1) * step));
+	float c2 = 1.0f / (1.0f - expf(logf(t->beta2) * step));
+	float omb1 = 1.0f - t->beta1, omb2 = 1.0f - t->beta2;
+	float keep = 1.0f - lr * t->weight_decay;
+
+	for (uint32_t i = 0; i < r->p.count; i++) {
+		float *w = r->p.t[i].data, *m = r->state.t[i].data;
+		float *v = r->state.t[r->p.count + i].data;
+		const float *g = r->grad.t[i].data;
+
+		for (size_t k = 0; k < r->p.t[i].count; k++) {
+			float mk = m[k] * t->beta1 + g[k] * omb1;
+			float vk = v[k] * t->beta2 + g[k] * g[k] * omb2;
+			float d = 1.0f / (sqrtf(vk * c2) + t->epsilon);
+
+			m[k] = mk;
+			v[k] = vk;
+			w[k] = w[k] * keep - mk * c1 * d * lr;
+		}
+	}
+	r->state.updates++;
+}
+
+/* Adagrad in the kernel's operation order (adagrad_f32.tpcs). */
+static void ref_adagrad(struct ref_trainer *r, float lr)
+{
+	const struct model_training *t = &r->m->train;
+
+	for (size_t i = 0; i < r->p.total; i++) {
+		float w = r->p.storage[i];
+		float d = r->grad.storage[i] + w * t->weight_decay;
+		float a = r->state.storage[i] + d * d;
+
+		r->state.storage[i] = a;
+		r->p.storage[i] = w - 1.0f / (sqrtf(a) + t->epsilon) * d * lr;
+	}
+}
+
 static void ref_gather(struct ref_trainer *r, const struct dataset_split *s,
 		       const uint32_t *idx, uint32_t count, int32_t *labels)
 {
@@ -492,10 +538,21 @@ static int ref_step(void *ctx, uint32_t first, uint32_t count, float lr,
 	r->result.loss = (float)(ref_softmax_xent(logits, r->labels, count, DATASET_CLASSES,
 						  r->dlogits, &r->result.correct) / count);
 	ref_backward(r, count);
-	if (r->m->train.optimizer == MODEL_OPT_LAMB)
+	switch (r->m->train.optimizer) {
+	case MODEL_OPT_LAMB:
 		ref_lamb(r, lr);
-	else
+		break;
+	case MODEL_OPT_ADAM:
+	case MODEL_OPT_ADAMW:
+		ref_adamw(r, lr);
+		break;
+	case MODEL_OPT_ADAGRAD:
+		ref_adagrad(r, lr);
+		break;
+	case MODEL_OPT_SGD:
 		ref_sgd(r, lr);
+		break;
+	}
 	return 0;
 }
 

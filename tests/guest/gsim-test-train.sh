@@ -1,7 +1,8 @@
 #!/bin/sh
 # Training on the device (hl-train through libhlrt) against the CPU
 # reference trainer (hl-train-ref), in the guest: the per-step losses of
-# the seed model (first 50 steps; 20 with LAMB), the MLP (20) and the CNN
+# the seed model (first 50 steps; 20 with LAMB, AdamW and Adagrad), the MLP
+# (20) and the CNN
 # (10) agree within 1e-4 relative; a checkpoint resumed (SGD and LAMB)
 # continues with the same losses, bit for bit; a bad model file, a bad data
 # file and a model too large for HBM each fail with a clear message and a
@@ -114,6 +115,13 @@ check "seed-lamb: 20 device steps (LAMB)" \
 	train --model "$models/seed-lamb.json" --max-steps 20 --no-eval \
 	--dump-losses "$work/seed-lamb-dev.txt"
 against_reference seed-lamb 20 "$work/seed-lamb-dev.txt"
+# AdamW and Adagrad (optimizer_adamw_f32, optimizer_adagrad_f32).
+for opt in adamw adagrad; do
+	check "seed-$opt: 20 device steps" \
+		train --model "$models/seed-$opt.json" --max-steps 20 --no-eval \
+		--dump-losses "$work/seed-$opt-dev.txt"
+	against_reference "seed-$opt" 20 "$work/seed-$opt-dev.txt"
+done
 
 # 2. The checkpoint resumed goes on exactly as the uninterrupted run did.
 check "seed: resumed after epoch 1 for 10 steps" \

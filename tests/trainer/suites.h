@@ -12,5 +12,6 @@ Suite *ref_trainer_suite(void);
 Suite *lamb_suite(void);
 Suite *train_loop_suite(void);
 Suite *cli_suite(void);
+Suite *optimizers_suite(void);
 
 #endif

@@ -70,6 +70,40 @@ START_TEST(mlp_and_lenet_files)
 }
 END_TEST
 
+#define LAYERS_MODEL(layers) \
+	"{\"input_shape\": [8, 8], \"layers\": [" layers "], \"training\": {\"loss\":" \
+	" \"sparse_categorical_crossentropy\", \"from_logits\": true, \"optimizer\":" \
+	" {\"type\": \"sgd\"}}}"
+
+/* Keras's own spellings: MaxPooling2D, and Activation("relu" / "linear"). */
+START_TEST(keras_layer_spellings)
+{
+	ck_assert_msg(model_parse(LAYERS_MODEL(
+		"{\"type\": \"Conv2D\", \"filters\": 2, \"kernel_size\": 3},"
+		" {\"type\": \"Activation\", \"activation\": \"relu\"},"
+		" {\"type\": \"MaxPooling2D\", \"pool_size\": 2},"
+		" {\"type\": \"Activation\", \"activation\": \"linear\"},"
+		" {\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10},"
+		" {\"type\": \"Activation\", \"activation\": \"relu\", \"name\": \"out\"}"),
+		"m.json", &m, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(model_infer_shapes(&m, DATASET_CLASSES, &err), 0);
+	ck_assert_uint_eq(m.nlayers, 6);	/* "linear" adds no layer */
+	ck_assert_int_eq(m.layers[1].kind, MODEL_RELU);
+	ck_assert_str_eq(m.layers[1].name, "re_lu");
+	ck_assert_int_eq(m.layers[2].kind, MODEL_MAXPOOL2D);
+	ck_assert_uint_eq(m.layers[2].out.h, 3);	/* 8 -3x3-> 6 -pool 2-> 3 */
+	ck_assert_str_eq(m.layers[5].name, "out");
+	expect_error(LAYERS_MODEL("{\"type\": \"Flatten\"}, {\"type\": \"Activation\","
+				  " \"activation\": \"swish\"}"),
+		     "m.json: layers[1].activation: must be \"relu\" or \"linear\"");
+	expect_error(LAYERS_MODEL("{\"type\": \"Activation\"}"),
+		     "m.json: layers[0].activation: missing, or not a string");
+	expect_error(LAYERS_MODEL("{\"type\": \"Activation\", \"activation\": \"relu\","
+				  " \"units\": 3}"),
+		     "m.json: layers[0]: unknown key \"units\"");
+}
+END_TEST
+
 START_TEST(syntax_errors_give_line_and_column)
 {
 	expect_error("{\n  \"name\": \"x\",\n  \"layers\": [,]\n}", "m.json:3:14:");
@@ -107,7 +141,7 @@ START_TEST(semantic_errors_name_the_value)
 	expect_error("{\"input_shape\": [28, 28], \"layers\": [{\"type\": \"Flatten\"},"
 		     " {\"type\": \"Dense\", \"units\": 10}], \"training\": {\"loss\": "
 		     "\"sparse_categorical_crossentropy\", \"from_logits\": true, \"optimizer\": "
-		     "{\"type\": \"adam\"}}}",
+		     "{\"type\": \"rmsprop\"}}}",
 		     "\"type\" must be \"sgd\"");
 }
 END_TEST
@@ -203,7 +237,7 @@ START_TEST(lamb_optimizer)
 	expect_error(LAMB_MODEL("{\"type\": \"lamb\", \"beta1\": 0.9}"),
 		     "training.optimizer: unknown key \"beta1\"");
 	expect_error(LAMB_MODEL("{\"type\": \"LAMB\"}"),
-		     "training.optimizer: \"type\" must be \"sgd\" or \"lamb\"");
+		     "training.optimizer: \"type\" must be \"sgd\", \"adam\", \"adamw\", \"adagrad\" or \"lamb\"");
 }
 END_TEST
 
@@ -213,6 +247,7 @@ Suite *model_json_suite(void)
 	TCase *tc = tcase_create("model_json");
 
 	tcase_add_test(tc, seed_model_file);
+	tcase_add_test(tc, keras_layer_spellings);
 	tcase_add_test(tc, mlp_and_lenet_files);
 	tcase_add_test(tc, syntax_errors_give_line_and_column);
 	tcase_add_test(tc, semantic_errors_name_the_value);
