@@ -61,6 +61,8 @@ const char *model_layer_kind_name(enum model_layer_kind kind)
 		return "conv2d";
 	case MODEL_MAXPOOL2D:
 		return "max_pooling2d";
+	case MODEL_LAMBDA:
+		return "lambda";
 	}
 	return "?";
 }
@@ -106,6 +108,12 @@ int model_infer_shapes(struct model *m, uint32_t classes, struct train_err *err)
 			cur = (struct model_shape){ .h = 1, .w = 1, .c = l->units };
 			break;
 		case MODEL_RELU:
+			break;
+		case MODEL_LAMBDA:
+			if (cur.h != 1 || cur.w != 1)
+				return train_err_set(err,
+					"layer %s: Lambda needs a vector input (got %ux%ux%u)",
+					l->name, cur.h, cur.w, cur.c);
 			break;
 		case MODEL_CONV2D:
 		case MODEL_MAXPOOL2D: {

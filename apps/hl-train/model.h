@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lambda.h"
 #include "train_err.h"
 
 #define MODEL_MAX_LAYERS 32
@@ -22,6 +23,7 @@ enum model_layer_kind {
 	MODEL_RELU,
 	MODEL_CONV2D,
 	MODEL_MAXPOOL2D,
+	MODEL_LAMBDA,			/* an elementwise expression of x (lambda.h) */
 };
 
 /* A per-sample activation shape h x w x c (a vector: h = w = 1, c = n). */
@@ -38,6 +40,7 @@ struct model_layer {
 	uint32_t stride[2];		/* Conv2D, MaxPool2D */
 	uint32_t pad[2];		/* Conv2D: 0 for "valid", (k-1)/2 for "same" */
 	struct model_shape in, out;
+	struct lambda_expr expr;	/* Lambda */
 };
 
 enum model_optimizer {

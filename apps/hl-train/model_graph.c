@@ -5,9 +5,20 @@
  * device backend binds and launches.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "model_graph.h"
+
+/* libhlrt prints the placement of every op it compiles (HLRT_LOG_DEVICE_PLACEMENT). */
+static bool mg_placement_logged(void)
+{
+	const char *v = getenv("HLRT_LOG_DEVICE_PLACEMENT");
+
+	return v && (!strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") ||
+		     !strcasecmp(v, "on"));
+}
 
 int dev_fail(hlrt_status st, const char *what, struct train_err *err)
 {
@@ -69,6 +80,115 @@ static hlrt_tensor *mg_param(struct mg_graph *gb, const struct params_tensor *p)
 	return mg_tensor(gb, p->name, HLRT_FP32, HLRT_TENSOR_PARAMETER, p->ndims, dims);
 }
 
+/* A number of a Lambda expression: a one-element constant of its operand's type. */
+static hlrt_tensor *mg_lambda_const(struct mg_graph *gb, const struct lambda_node *n)
+{
+	int64_t i64 = (int64_t)n->value;
+	int32_t i32 = (int32_t)n->value;
+	struct hlrt_tensor_desc d = { .ndims = 1, .dims = { 1 }, .role = HLRT_TENSOR_CONSTANT };
+	hlrt_tensor *t = NULL;
+
+	if (gb->st)
+		return NULL;
+	if (n->type == LAMBDA_INDEX) {
+		d.dtype = n->i64 ? HLRT_INT64 : HLRT_INT32;
+		d.data = n->i64 ? (const void *)&i64 : (const void *)&i32;
+	} else {
+		d.dtype = HLRT_FP32;
+		d.data = &n->value;
+	}
+	gb->st = hlrt_tensor_create(gb->g, &d, &t);
+	if (gb->st)
+		snprintf(gb->what, sizeof(gb->what), "a Lambda constant");
+	return t;
+}
+
+/*
+ * A Lambda layer's expression (lambda.h) on x[batch, units] as libhlrt
+ * ops, named as TensorFlow names them (model/lambda/ArgMax, .../Equal):
+ * argmax with INT64 indices runs on the device, an INT64 comparison on
+ * the CPU, the rest on the TPC; autodiff differentiates through it.
+ */
+static hlrt_tensor *mg_lambda(struct mg_graph *gb, const struct model_layer *l, hlrt_tensor *x)
+{
+	static const char *const cls[] = {
+		[LAMBDA_ARGMAX] = "ArgMax", [LAMBDA_EQUAL] = "Equal",
+		[LAMBDA_EXPAND] = "ExpandDims", [LAMBDA_WHERE] = "SelectV2",
+		[LAMBDA_SQUARE] = "Square", [LAMBDA_ADD] = "AddV2", [LAMBDA_SUB] = "Sub",
+		[LAMBDA_MUL] = "Mul",
+	};
+	const struct lambda_expr *e = &l->expr;
+	hlrt_tensor *t[LAMBDA_MAX_NODES] = { 0 };
+	uint32_t seen[LAMBDA_MUL + 1] = { 0 };
+	struct hlrt_tensor_desc xd;
+	char name[MODEL_NAME_LEN + 48];
+
+	if (gb->st)
+		return NULL;
+	hlrt_tensor_get_desc(x, &xd);
+	for (uint32_t i = 0; i < e->n && !gb->st; i++) {
+		const struct lambda_node *n = &e->node[i];
+		struct hlrt_argmax_params ap = { .axis = -1 };
+		struct hlrt_reshape_params col = { .ndims = 2, .dims = { xd.dims[0], 1 } };
+		hlrt_tensor *in[3] = { 0 };
+		const char *guid = NULL;
+		const void *params = NULL;
+		size_t psize = 0;
+		uint32_t n_in = 0;
+
+		if (n->op == LAMBDA_X) {
+			t[i] = x;
+			continue;
+		}
+		if (n->op == LAMBDA_CONST) {
+			t[i] = mg_lambda_const(gb, n);
+			continue;
+		}
+		while (n_in < 3 && n->arg[n_in] >= 0) {
+			in[n_in] = t[n->arg[n_in]];
+			n_in++;
+		}
+		switch (n->op) {
+		case LAMBDA_ARGMAX:
+			guid = n->i64 ? "argmax_i64" : "argmax_i32";
+			params = &ap;
+			psize = sizeof(ap);
+			break;
+		case LAMBDA_EQUAL:
+			guid = e->node[n->arg[0]].type == LAMBDA_FLOAT ? "equal_f32" :
+			       n->i64 ? "equal_i64" : "equal_i32";
+			break;
+		case LAMBDA_EXPAND:
+			guid = "reshape";
+			params = &col;
+			psize = sizeof(col);
+			break;
+		case LAMBDA_WHERE:
+			guid = "where_f32";
+			break;
+		case LAMBDA_SQUARE:
+			guid = "square_f32";
+			break;
+		case LAMBDA_ADD:
+			guid = "add_f32";
+			break;
+		case LAMBDA_SUB:
+			guid = "sub_f32";
+			break;
+		default:
+			guid = "mul_f32";
+			break;
+		}
+		if (seen[n->op]++)
+			snprintf(name, sizeof(name), "model/%s/%s_%u", l->name, cls[n->op],
+				 seen[n->op] - 1);
+		else
+			snprintf(name, sizeof(name), "model/%s/%s", l->name, cls[n->op]);
+		t[i] = mg_node(gb, guid, name, in, n_in, NULL, params, psize);
+	}
+	return gb->st ? NULL : t[e->n - 1];
+}
+
 /* The model's layers on x[batch, h, w, c]; returns the logits. */
 static hlrt_tensor *mg_forward(struct mg_graph *gb, const struct model *m,
 				struct params *p, hlrt_tensor *x)
@@ -123,6 +243,9 @@ static hlrt_tensor *mg_forward(struct mg_graph *gb, const struct model *m,
 			x = mg_node(gb, "maxpool2d_fwd_f32", name, &x, 1, NULL, &pp, sizeof(pp));
 			break;
 		}
+		case MODEL_LAMBDA:
+			x = mg_lambda(gb, l, x);
+			break;
 		}
 	}
 	return x;
@@ -259,6 +382,8 @@ int model_graph_optimizer(const struct model *m, bool eager, struct params *p,
 	}
 	mg_note_state(m, &gb, p, state);
 	if (!gb.st) {
+		if (mg_placement_logged())
+			fprintf(stderr, "placement of the optimizer:\n");
 		gb.st = hlrt_graph_compile(gb.g, &copts, recipe);
 		snprintf(gb.what, sizeof(gb.what), "compiling the optimizer");
 	}
@@ -355,6 +480,9 @@ int model_graph_step(const struct model_graph_setup *d, struct params *p, uint32
 		mg_note_state(d->m, &gb, p, state);
 	}
 	if (!gb.st) {
+		/* each recipe is compiled once: its placement lines under a header naming it */
+		if (mg_placement_logged())
+			fprintf(stderr, "placement of the %s step (batch %u):\n", pfx, batch);
 		gb.st = hlrt_graph_compile(gb.g, &copts, recipe);
 		snprintf(gb.what, sizeof(gb.what), "compiling the %s step (batch %u)",
 			 pfx, batch);

@@ -239,7 +239,7 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 {
 	static const char *const keys[] = {
 		"type", "name", "units", "activation", "filters", "kernel_size",
-		"strides", "padding", "pool_size", NULL
+		"strides", "padding", "pool_size", "function", NULL
 	};
 	static const struct {
 		const char *type;
@@ -248,6 +248,7 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 		{ "Flatten", MODEL_FLATTEN }, { "Dense", MODEL_DENSE },
 		{ "ReLU", MODEL_RELU }, { "Conv2D", MODEL_CONV2D },
 		{ "MaxPool2D", MODEL_MAXPOOL2D }, { "MaxPooling2D", MODEL_MAXPOOL2D },
+		{ "Lambda", MODEL_LAMBDA },
 	};
 	char where[64], msg[160];
 	const char *type, *name = NULL, *padding;
@@ -270,7 +271,7 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 	if (t == sizeof(types) / sizeof(types[0])) {
 		snprintf(msg, sizeof(msg),
 			 "unknown layer type \"%s\" (Flatten, Dense, ReLU, Activation, Conv2D, "
-			 "MaxPool2D, MaxPooling2D)",
+			 "MaxPool2D, MaxPooling2D, Lambda)",
 			 type);
 		return model_json_fail(cx, where, msg);
 	}
@@ -312,6 +313,17 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 		    model_json_pair(cx, obj, "strides", where, l->kernel[0], l->stride))
 			return -1;
 		break;
+	case MODEL_LAMBDA: {
+		const char *fn = json_string_value(json_object_get(obj, "function"));
+		char path[96], why[128];
+
+		snprintf(path, sizeof(path), "%s.function", where);
+		if (!fn)
+			return model_json_fail(cx, path, "missing, or not a string");
+		if (lambda_parse(fn, &l->expr, why, sizeof(why)))
+			return model_json_fail(cx, path, why);
+		break;
+	}
 	case MODEL_FLATTEN:
 	case MODEL_RELU:
 		break;
@@ -325,6 +337,7 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 			[MODEL_CONV2D] = { "filters", "kernel_size", "strides",
 					   "padding", "activation", NULL },
 			[MODEL_MAXPOOL2D] = { "pool_size", "strides", NULL },
+			[MODEL_LAMBDA] = { "function", NULL },
 		};
 		bool ok = false;
 

@@ -20,6 +20,8 @@ struct ref_trainer {
 	float *act[MODEL_MAX_LAYERS + 1];	/* act[0] input, act[i+1] = layer i out */
 	float *dact[MODEL_MAX_LAYERS + 1];
 	uint32_t *argmax[MODEL_MAX_LAYERS];	/* MaxPool2D: winning input index */
+	float *lambda_vals[MODEL_MAX_LAYERS];	/* Lambda: every node's values */
+	float *lambda_grads;			/* Lambda: scratch of the backward */
 	float *dlogits;
 	int32_t *labels;			/* of the batch in act[0] */
 	uint32_t *test_idx;			/* 0..max_batch-1, for evaluation */
@@ -268,6 +270,9 @@ static void ref_forward(struct ref_trainer *r, uint32_t batch)
 		case MODEL_MAXPOOL2D:
 			ref_maxpool_fwd(y, r->argmax[i], x, batch, l);
 			break;
+		case MODEL_LAMBDA:
+			lambda_forward(&l->expr, x, y, r->lambda_vals[i], batch, l->in.c);
+			break;
 		}
 	}
 }
@@ -303,6 +308,11 @@ static void ref_backward(struct ref_trainer *r, uint32_t batch)
 		case MODEL_MAXPOOL2D:
 			if (dx)
 				ref_maxpool_bwd(dx, dy, r->argmax[i], batch, l);
+			break;
+		case MODEL_LAMBDA:
+			if (dx)
+				lambda_backward(&l->expr, dy, dx, r->lambda_vals[i],
+						r->lambda_grads, batch, l->in.c);
 			break;
 		}
 	}
@@ -417,8 +427,11 @@ static void ref_close(void *ctx)
 		free(r->act[i]);
 		free(r->dact[i]);
 	}
-	for (uint32_t i = 0; i < MODEL_MAX_LAYERS; i++)
+	for (uint32_t i = 0; i < MODEL_MAX_LAYERS; i++) {
 		free(r->argmax[i]);
+		free(r->lambda_vals[i]);
+	}
+	free(r->lambda_grads);
 	free(r->dlogits);
 	free(r->labels);
 	free(r->test_idx);
@@ -434,7 +447,7 @@ static int ref_open(void **ctx, const struct backend_setup *setup,
 {
 	const struct model *m = setup->model;
 	struct ref_trainer *r;
-	size_t b;
+	size_t b, lgrads = 0;
 
 	if (setup->bf16)
 		return train_err_set(err, "the CPU reference trainer runs in FP32 only (no --bf16)");
@@ -471,6 +484,18 @@ static int ref_open(void **ctx, const struct backend_setup *setup,
 		if (m->layers[i].kind == MODEL_MAXPOOL2D &&
 		    !(r->argmax[i] = malloc(sizeof(uint32_t) * b * out)))
 			goto oom;
+		if (m->layers[i].kind == MODEL_LAMBDA) {
+			size_t n = (size_t)m->layers[i].expr.n * b * out;
+
+			r->lambda_vals[i] = malloc(sizeof(float) * n);
+			if (n > lgrads) {
+				free(r->lambda_grads);
+				r->lambda_grads = malloc(sizeof(float) * n);
+				lgrads = n;
+			}
+			if (!r->lambda_vals[i] || !r->lambda_grads)
+				goto oom;
+		}
 	}
 	*ctx = r;
 	return 0;

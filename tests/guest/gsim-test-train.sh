@@ -12,7 +12,9 @@
 # seed model's test accuracy lies in [0.87, 0.91] on MNIST and [0.77, 0.81]
 # on Fashion-MNIST, the MLP's is at least 0.90, the CNN's (LeNet, 3 epochs)
 # at least 0.98, and a BF16 run lands within
-# 0.01 of the FP32 one; a profile parses with events on the MME, TPC and
+# 0.01 of the FP32 one; the seed's CPU-fallback model (a Lambda layer)
+# matches its reference, logs ArgMax on the HPU and Equal on the CPU and
+# reaches the seed's band; a profile parses with events on the MME, TPC and
 # DMA lanes; eager runs (--eager, HLRT_LAZY_MODE=0) give the lazy losses
 # bit for bit. Prints "N passed, N failed".
 #   GSIM_TRAIN_DATA   data root (default /mnt/host/data)
@@ -121,6 +123,25 @@ for opt in adamw adagrad; do
 		train --model "$models/seed-$opt.json" --max-steps 20 --no-eval \
 		--dump-losses "$work/seed-$opt-dev.txt"
 	against_reference "seed-$opt" 20 "$work/seed-$opt-dev.txt"
+done
+# The seed's CPU-fallback example (a Lambda layer after the Dense layer):
+# with INT64 indices ArgMax stays on the HPU and only Equal falls back to
+# the CPU; with INT32 ones everything stays on the HPU. The placement log
+# comes once per recipe, under a header naming it.
+for mdl in seed-fallback seed-fallback-i32; do
+	check "$mdl: 20 device steps" \
+		train --model "$models/$mdl.json" --max-steps 20 --no-eval \
+		--dump-losses "$work/$mdl-dev.txt"
+	against_reference "$mdl" 20 "$work/$mdl-dev.txt"
+	HLRT_LOG_DEVICE_PLACEMENT=1 train --model "$models/$mdl.json" --max-steps 1 --no-eval \
+		> "$work/$mdl-log.txt" 2>&1
+	if [ "$mdl" = seed-fallback ]; then equal=CPU; else equal=HPU; fi
+	check "$mdl: placement: ArgMax on the HPU, Equal on the $equal, one header per recipe" \
+		sh -c "grep -qx 'model/lambda/ArgMax: (ArgMax): /device:HPU:0' '$work/$mdl-log.txt' &&
+		       grep -qx 'model/lambda/Equal: (Equal): /device:$equal:0' '$work/$mdl-log.txt' &&
+		       [ \$(grep -c '^placement of the train step (batch 128):\$' '$work/$mdl-log.txt') -eq 1 ] &&
+		       [ \$(grep -cx 'model/lambda/ArgMax: (ArgMax): /device:HPU:0' '$work/$mdl-log.txt') -eq \
+			 \$(grep -c '^placement of ' '$work/$mdl-log.txt') ]"
 done
 
 # 2. The checkpoint resumed goes on exactly as the uninterrupted run did.
@@ -235,6 +256,8 @@ full_run() { # name data lo hi model-file [flag...]
 }
 if [ "${GSIM_TRAIN_QUICK:-0}" != 1 ]; then
 	full_run seed mnist 0.87 0.91 "$models/seed.json"
+	# the fallback example trains to the seed's band
+	full_run seed-fallback mnist 0.87 0.91 "$models/seed-fallback.json"
 	full_run mlp mnist 0.90 1.0 "$models/mlp.json"
 	# The CNN (convolutions on the MME): its 3-epoch recipe reaches 0.98.
 	full_run lenet mnist 0.98 1.0 "$models/lenet.json"

@@ -8,7 +8,7 @@
 static const check_suite_fn suites[] = {
 	rng_suite,	   idx_suite,	     model_json_suite, safetensors_suite,
 	ref_trainer_suite, lamb_suite,	     train_loop_suite, cli_suite,
-	optimizers_suite,
+	optimizers_suite, lambda_suite,
 };
 
 int main(void)
