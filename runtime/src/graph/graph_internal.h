@@ -84,7 +84,7 @@ struct op_def {
 	const char *signature;
 	const char *summary;
 	uint8_t n_in_min, n_in_max, n_out;
-	uint8_t elementwise;		/* fusable, shape-preserving */
+	uint8_t elementwise;		/* element by element (shape-preserving unless broadcast) */
 	uint8_t in_place_ok;		/* outputs may be inputs (optimizers) */
 	uint8_t broadcast;		/* inputs broadcast to the output (NumPy rules) */
 	uint8_t device_i64;		/* its lowering handles INT64 operands itself */
