@@ -39,6 +39,7 @@ struct model_layer {
 	uint32_t kernel[2];		/* Conv2D kernel, MaxPool2D pool size */
 	uint32_t stride[2];		/* Conv2D, MaxPool2D */
 	uint32_t pad[2];		/* Conv2D: 0 for "valid", (k-1)/2 for "same" */
+	bool no_bias;			/* Dense, Conv2D: "use_bias": false */
 	struct model_shape in, out;
 	struct lambda_expr expr;	/* Lambda */
 };

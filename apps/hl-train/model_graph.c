@@ -211,6 +211,8 @@ static hlrt_tensor *mg_forward(struct mg_graph *gb, const struct model *m,
 
 			snprintf(name, sizeof(name), "model/%s/MatMul", l->name);
 			x = mg_node(gb, "gemm_f32", name, in, 2, NULL, NULL, 0);
+			if (!b)		/* "use_bias": false */
+				break;
 			in[0] = x;
 			in[1] = b;
 			snprintf(name, sizeof(name), "model/%s/BiasAdd", l->name);
@@ -230,7 +232,8 @@ static hlrt_tensor *mg_forward(struct mg_graph *gb, const struct model *m,
 			hlrt_tensor *in[3] = { x, w, b };
 
 			snprintf(name, sizeof(name), "model/%s/Conv2D", l->name);
-			x = mg_node(gb, "conv2d_fwd_f32", name, in, 3, NULL, &cp, sizeof(cp));
+			x = mg_node(gb, "conv2d_fwd_f32", name, in, b ? 3 : 2, NULL, &cp,
+				    sizeof(cp));
 			break;
 		}
 		case MODEL_MAXPOOL2D: {

@@ -239,7 +239,7 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 {
 	static const char *const keys[] = {
 		"type", "name", "units", "activation", "filters", "kernel_size",
-		"strides", "padding", "pool_size", "function", NULL
+		"strides", "padding", "pool_size", "function", "use_bias", NULL
 	};
 	static const struct {
 		const char *type;
@@ -330,12 +330,12 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 	}
 	/* Keys that belong to another layer type are mistakes, not options. */
 	for (size_t k = 2; keys[k]; k++) {
-		static const char *const own[][6] = {
+		static const char *const own[][8] = {
 			[MODEL_FLATTEN] = { NULL },
-			[MODEL_DENSE] = { "units", "activation", NULL },
+			[MODEL_DENSE] = { "units", "activation", "use_bias", NULL },
 			[MODEL_RELU] = { NULL },
 			[MODEL_CONV2D] = { "filters", "kernel_size", "strides",
-					   "padding", "activation", NULL },
+					   "padding", "activation", "use_bias", NULL },
 			[MODEL_MAXPOOL2D] = { "pool_size", "strides", NULL },
 			[MODEL_LAMBDA] = { "function", NULL },
 		};
@@ -350,6 +350,13 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 				 keys[k], type);
 			return model_json_fail(cx, where, msg);
 		}
+	}
+	if (json_object_get(obj, "use_bias")) {
+		bool use_bias = true;
+
+		if (model_json_bool(cx, obj, "use_bias", where, &use_bias))
+			return -1;
+		l->no_bias = !use_bias;
 	}
 	return model_json_activation(cx, m, obj, where, l->name);
 }

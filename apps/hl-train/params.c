@@ -33,12 +33,14 @@ int params_layout(const struct model *m, struct params *p, struct train_err *err
 			uint32_t kdims[2] = { model_shape_size(&l->in), l->units };
 
 			params_add(p, i, l->name, "kernel", 2, kdims);
-			params_add(p, i, l->name, "bias", 1, &l->units);
+			if (!l->no_bias)
+				params_add(p, i, l->name, "bias", 1, &l->units);
 		} else if (l->kind == MODEL_CONV2D) {
 			uint32_t kdims[4] = { l->kernel[0], l->kernel[1], l->in.c, l->filters };
 
 			params_add(p, i, l->name, "kernel", 4, kdims);
-			params_add(p, i, l->name, "bias", 1, &l->filters);
+			if (!l->no_bias)
+				params_add(p, i, l->name, "bias", 1, &l->filters);
 		}
 	}
 	if (p->count == 0)

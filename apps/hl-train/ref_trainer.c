@@ -38,7 +38,7 @@ static void ref_dense_fwd(float *y, const float *x, const float *w, const float 
 		float *yn = y + (size_t)n * out;
 
 		for (uint32_t o = 0; o < out; o++)
-			yn[o] = b[o];
+			yn[o] = b ? b[o] : 0.0f;	/* no bias: "use_bias": false */
 		for (uint32_t i = 0; i < in; i++) {
 			float xi = x[(size_t)n * in + i];
 
@@ -82,7 +82,7 @@ static void ref_conv2d_fwd(float *y, const float *x, const float *w, const float
 				float *yp = y + (((size_t)n * os->h + oy) * os->w + ox) * f;
 
 				for (uint32_t o = 0; o < f; o++)
-					yp[o] = b[o];
+					yp[o] = b ? b[o] : 0.0f;
 				for (uint32_t ky = 0; ky < kh; ky++)
 					for (uint32_t kx = 0; kx < kw; kx++) {
 						size_t px;
@@ -138,7 +138,7 @@ static void ref_dense_bwd(float *dx, float *dw, float *db, const float *dy,
 	for (uint32_t n = 0; n < batch; n++) {
 		const float *dyn = dy + (size_t)n * out;
 
-		for (uint32_t o = 0; o < out; o++)
+		for (uint32_t o = 0; db && o < out; o++)
 			db[o] += dyn[o];
 		for (uint32_t i = 0; i < in; i++) {
 			float xi = x[(size_t)n * in + i], acc = 0.0f;
@@ -173,7 +173,7 @@ static void ref_conv2d_bwd(float *dx, float *dw, float *db, const float *dy,
 			for (uint32_t ox = 0; ox < os->w; ox++) {
 				const float *g = dy + (((size_t)n * os->h + oy) * os->w + ox) * f;
 
-				for (uint32_t o = 0; o < f; o++)
+				for (uint32_t o = 0; db && o < f; o++)
 					db[o] += g[o];
 				for (uint32_t ky = 0; ky < kh; ky++)
 					for (uint32_t kx = 0; kx < kw; kx++) {
@@ -259,13 +259,13 @@ static void ref_forward(struct ref_trainer *r, uint32_t batch)
 			memcpy(y, x, sizeof(float) * batch * model_shape_size(&l->in));
 			break;
 		case MODEL_DENSE:
-			ref_dense_fwd(y, x, w->data, b->data, batch, l->in.c, l->out.c);
+			ref_dense_fwd(y, x, w->data, b ? b->data : NULL, batch, l->in.c, l->out.c);
 			break;
 		case MODEL_RELU:
 			ref_relu_fwd(y, x, (size_t)batch * model_shape_size(&l->in));
 			break;
 		case MODEL_CONV2D:
-			ref_conv2d_fwd(y, x, w->data, b->data, batch, l);
+			ref_conv2d_fwd(y, x, w->data, b ? b->data : NULL, batch, l);
 			break;
 		case MODEL_MAXPOOL2D:
 			ref_maxpool_fwd(y, r->argmax[i], x, batch, l);
@@ -294,7 +294,7 @@ static void ref_backward(struct ref_trainer *r, uint32_t batch)
 				memcpy(dx, dy, sizeof(float) * batch * model_shape_size(&l->in));
 			break;
 		case MODEL_DENSE:
-			ref_dense_bwd(dx, gw->data, gb->data, dy, r->act[i], w->data, batch,
+			ref_dense_bwd(dx, gw->data, gb ? gb->data : NULL, dy, r->act[i], w->data, batch,
 				      l->in.c, l->out.c);
 			break;
 		case MODEL_RELU:
@@ -303,7 +303,8 @@ static void ref_backward(struct ref_trainer *r, uint32_t batch)
 					     (size_t)batch * model_shape_size(&l->in));
 			break;
 		case MODEL_CONV2D:
-			ref_conv2d_bwd(dx, gw->data, gb->data, dy, r->act[i], w->data, batch, l);
+			ref_conv2d_bwd(dx, gw->data, gb ? gb->data : NULL, dy, r->act[i], w->data,
+				       batch, l);
 			break;
 		case MODEL_MAXPOOL2D:
 			if (dx)

@@ -104,6 +104,38 @@ START_TEST(keras_layer_spellings)
 }
 END_TEST
 
+/* "use_bias": false: no bias tensor, and the reference trains without one. */
+START_TEST(use_bias_false)
+{
+	struct params p;
+
+	ck_assert_msg(model_parse(LAYERS_MODEL(
+		"{\"type\": \"Conv2D\", \"filters\": 2, \"kernel_size\": 3, \"use_bias\": false},"
+		" {\"type\": \"Flatten\"},"
+		" {\"type\": \"Dense\", \"units\": 10, \"use_bias\": false}"),
+		"m.json", &m, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(model_infer_shapes(&m, DATASET_CLASSES, &err), 0);
+	ck_assert_int_eq(params_create(&m, &p, &err), 0);
+	ck_assert_uint_eq(p.count, 2);
+	ck_assert_str_eq(p.t[0].name, "conv2d/kernel");
+	ck_assert_str_eq(p.t[1].name, "dense/kernel");
+	ck_assert_ptr_null(params_find(&p, 2, 1));
+	params_free(&p);
+	ck_assert_int_eq(model_parse(LAYERS_MODEL("{\"type\": \"Flatten\"}, {\"type\": \"Dense\","
+						  " \"units\": 10, \"use_bias\": true}"),
+				     "m.json", &m, &err), 0);
+	ck_assert_int_eq(model_infer_shapes(&m, DATASET_CLASSES, &err), 0);
+	ck_assert_int_eq(params_create(&m, &p, &err), 0);
+	ck_assert_uint_eq(p.count, 2);
+	params_free(&p);
+	expect_error(LAYERS_MODEL("{\"type\": \"Flatten\", \"use_bias\": false}"),
+		     "m.json: layers[0]: \"use_bias\" does not apply to Flatten");
+	expect_error(LAYERS_MODEL("{\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10,"
+				  " \"use_bias\": 0}"),
+		     "m.json: layers[1].use_bias: must be true or false");
+}
+END_TEST
+
 START_TEST(syntax_errors_give_line_and_column)
 {
 	expect_error("{\n  \"name\": \"x\",\n  \"layers\": [,]\n}", "m.json:3:14:");
@@ -248,6 +280,7 @@ Suite *model_json_suite(void)
 
 	tcase_add_test(tc, seed_model_file);
 	tcase_add_test(tc, keras_layer_spellings);
+	tcase_add_test(tc, use_bias_false);
 	tcase_add_test(tc, mlp_and_lenet_files);
 	tcase_add_test(tc, syntax_errors_give_line_and_column);
 	tcase_add_test(tc, semantic_errors_name_the_value);

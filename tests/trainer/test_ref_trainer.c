@@ -183,6 +183,21 @@ START_TEST(cnn_gradients_match_finite_differences)
 }
 END_TEST
 
+/* "use_bias": false, a Lambda layer and Keras's spellings of the layers. */
+START_TEST(keras_layers_gradients_match_finite_differences)
+{
+	gradient_check("{\"input_shape\": [6, 6, 1], \"layers\": ["
+		       " {\"type\": \"Conv2D\", \"filters\": 3, \"kernel_size\": 3,"
+		       "  \"use_bias\": false},"
+		       " {\"type\": \"Activation\", \"activation\": \"relu\"},"
+		       " {\"type\": \"MaxPooling2D\", \"pool_size\": 2},"
+		       " {\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10, \"use_bias\": false},"
+		       " {\"type\": \"Lambda\", \"function\": \"tf.where(tf.expand_dims(tf.equal("
+		       "tf.math.argmax(x, axis=-1), 2), -1), x, tf.math.square(x)) - 0.5 * x\"}], "
+		       TRAINING "}", 6, 6);
+}
+END_TEST
+
 START_TEST(momentum_and_weight_decay_follow_pytorch)
 {
 	/*
@@ -237,6 +252,7 @@ Suite *ref_trainer_suite(void)
 	tcase_add_test(tc, two_steps_by_hand);
 	tcase_add_test(tc, mlp_gradients_match_finite_differences);
 	tcase_add_test(tc, cnn_gradients_match_finite_differences);
+	tcase_add_test(tc, keras_layers_gradients_match_finite_differences);
 	tcase_add_test(tc, momentum_and_weight_decay_follow_pytorch);
 	suite_add_tcase(s, tc);
 	return s;
