@@ -119,6 +119,14 @@ int model_infer_shapes(struct model *m, uint32_t classes, struct train_err *err)
 		case MODEL_MAXPOOL2D: {
 			uint32_t oh, ow;
 
+			/* maxpool2d_bwd_f32 routes each window's gradient: no overlaps, no gaps */
+			if (l->kind == MODEL_MAXPOOL2D &&
+			    (l->stride[0] != l->kernel[0] || l->stride[1] != l->kernel[1]))
+				return train_err_set(err,
+					"layer %s (MaxPooling2D): strides %ux%u must equal pool_size "
+					"%ux%u (windows that overlap or leave gaps are not supported)",
+					l->name, l->stride[0], l->stride[1], l->kernel[0],
+					l->kernel[1]);
 			if (model_window(cur.h, l->kernel[0], l->stride[0], l->pad[0], &oh) ||
 			    model_window(cur.w, l->kernel[1], l->stride[1], l->pad[1], &ow))
 				return train_err_set(err,

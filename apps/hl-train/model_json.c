@@ -207,7 +207,7 @@ static int model_json_activation(struct model_json_ctx *cx, struct model *m,
  * (no layer); its only keys are "type", "name" and "activation".
  */
 static int model_json_activation_layer(struct model_json_ctx *cx, struct model *m,
-				       json_t *obj, const char *where)
+				       json_t *obj, const char *where, const char *label)
 {
 	static const char *const keys[] = { "type", "name", "activation", NULL };
 	json_t *name = json_object_get(obj, "name");
@@ -215,7 +215,7 @@ static int model_json_activation_layer(struct model_json_ctx *cx, struct model *
 	struct model_layer *l;
 	char path[96];
 
-	if (model_json_keys(cx, obj, where, keys))
+	if (model_json_keys(cx, obj, label, keys))
 		return -1;
 	snprintf(path, sizeof(path), "%s.activation", where);
 	act = json_string_value(json_object_get(obj, "activation"));
@@ -250,7 +250,7 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 		{ "MaxPool2D", MODEL_MAXPOOL2D }, { "MaxPooling2D", MODEL_MAXPOOL2D },
 		{ "Lambda", MODEL_LAMBDA },
 	};
-	char where[64], msg[160];
+	char where[64], label[112], msg[160];
 	const char *type, *name = NULL, *padding;
 	struct model_layer *l = NULL;
 	size_t t;
@@ -258,13 +258,15 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 	snprintf(where, sizeof(where), "layers[%zu]", index);
 	if (!json_is_object(obj))
 		return model_json_fail(cx, where, "must be an object");
-	if (model_json_keys(cx, obj, where, keys))
-		return -1;
 	type = json_string_value(json_object_get(obj, "type"));
+	/* key errors name the layer's type too: layers[3] (Dense): unknown key "rate" */
+	snprintf(label, sizeof(label), "%s (%.40s)", where, type ? type : "no type");
+	if (type && strcmp(type, "Activation") == 0)
+		return model_json_activation_layer(cx, m, obj, where, label);
+	if (model_json_keys(cx, obj, label, keys))
+		return -1;
 	if (!type)
 		return model_json_fail(cx, where, "needs a \"type\" string");
-	if (strcmp(type, "Activation") == 0)
-		return model_json_activation_layer(cx, m, obj, where);
 	for (t = 0; t < sizeof(types) / sizeof(types[0]); t++)
 		if (strcmp(type, types[t].type) == 0)
 			break;
@@ -312,6 +314,10 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 		if (model_json_pair(cx, obj, "pool_size", where, 2, l->kernel) ||
 		    model_json_pair(cx, obj, "strides", where, l->kernel[0], l->stride))
 			return -1;
+		if (!json_object_get(obj, "strides")) {	/* Keras: strides = pool_size */
+			l->stride[0] = l->kernel[0];
+			l->stride[1] = l->kernel[1];
+		}
 		break;
 	case MODEL_LAMBDA: {
 		const char *fn = json_string_value(json_object_get(obj, "function"));
@@ -348,7 +354,7 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 		if (!ok) {
 			snprintf(msg, sizeof(msg), "\"%s\" does not apply to %s",
 				 keys[k], type);
-			return model_json_fail(cx, where, msg);
+			return model_json_fail(cx, label, msg);
 		}
 	}
 	if (json_object_get(obj, "use_bias")) {

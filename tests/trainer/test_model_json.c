@@ -100,7 +100,7 @@ START_TEST(keras_layer_spellings)
 		     "m.json: layers[0].activation: missing, or not a string");
 	expect_error(LAYERS_MODEL("{\"type\": \"Activation\", \"activation\": \"relu\","
 				  " \"units\": 3}"),
-		     "m.json: layers[0]: unknown key \"units\"");
+		     "m.json: layers[0] (Activation): unknown key \"units\"");
 }
 END_TEST
 
@@ -129,7 +129,19 @@ START_TEST(use_bias_false)
 	ck_assert_uint_eq(p.count, 2);
 	params_free(&p);
 	expect_error(LAYERS_MODEL("{\"type\": \"Flatten\", \"use_bias\": false}"),
-		     "m.json: layers[0]: \"use_bias\" does not apply to Flatten");
+		     "m.json: layers[0] (Flatten): \"use_bias\" does not apply to Flatten");
+	expect_error(LAYERS_MODEL("{\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10,"
+				  " \"rate\": 0.5}"),
+		     "m.json: layers[1] (Dense): unknown key \"rate\"");
+	/* the device's pooling gradient: windows neither overlap nor leave gaps */
+	ck_assert_int_eq(model_parse(LAYERS_MODEL("{\"type\": \"MaxPooling2D\", \"pool_size\": [2, 4]},"
+						  " {\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10}"),
+				     "m.json", &m, &err), 0);
+	ck_assert_int_eq(model_infer_shapes(&m, DATASET_CLASSES, &err), 0);
+	ck_assert_uint_eq(m.layers[0].stride[1], 4);
+	expect_error(LAYERS_MODEL("{\"type\": \"MaxPooling2D\", \"pool_size\": 3, \"strides\": 2},"
+				  " {\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10}"),
+		     "layer max_pooling2d (MaxPooling2D): strides 2x2 must equal pool_size 3x3");
 	expect_error(LAYERS_MODEL("{\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10,"
 				  " \"use_bias\": 0}"),
 		     "m.json: layers[1].use_bias: must be true or false");
