@@ -276,6 +276,7 @@ hlrt_status hlrt_tensor_set_role(hlrt_tensor *tensor, hlrt_tensor_role role);
  *   maximum_f32 minimum_f32  {a, b} -> {c}                      *
  *   add_i32                  {a, b} -> {c}, wrapping           *
  *   square_f32               {x} -> {y = x * x}
+ *   tanh_fwd_f32 sigmoid_fwd_f32  {x} -> {y} (gradients: *_bwd_f32 {dy, y})
  *   where_f32 (select_f32)   {cond i32, a, b} -> {c = cond != 0 ? a : b}  *
  *   equal_{i32,f32} greater_f32 less_f32  {a, b} -> {c i32: 1 or 0}       *
  *   scale_f32                {x} -> {y = alpha * x}             hlrt_scale_params

@@ -571,7 +571,7 @@ END_TEST
 enum fd_case { FD_GEMM, FD_GEMM_TA, FD_GEMM_TB, FD_BIAS, FD_ADD, FD_SUB, FD_MUL, FD_SCALE,
 	       FD_RELU, FD_RESHAPE, FD_CONV, FD_POOL, FD_RSUM, FD_RMEAN, FD_TRANSPOSE,
 	       FD_BCAST_ADD, FD_BCAST_SUB, FD_BCAST_MUL, FD_BCAST_MID, FD_SQUARE, FD_WHERE,
-	       FD_CASES };
+	       FD_TANH, FD_SIGMOID, FD_CASES };
 
 #define FD_B	4
 #define FD_C	5
@@ -737,6 +737,10 @@ static hlrt_graph *fd_graph(enum fd_case c, hlrt_tensor **p, uint32_t *np, hlrt_
 		p[0] = mk(g, "p0", HLRT_FP32, FD_B, FD_C, HLRT_TENSOR_PARAMETER);
 		if (c == FD_SQUARE)
 			y = op(g, "square_f32", p[0], NULL, NULL, 0);
+		else if (c == FD_TANH)
+			y = op(g, "tanh_fwd_f32", p[0], NULL, NULL, 0);
+		else if (c == FD_SIGMOID)
+			y = op(g, "sigmoid_fwd_f32", p[0], NULL, NULL, 0);
 		else if (c == FD_SCALE)
 			y = op(g, "scale_f32", p[0], NULL, &sc, sizeof(sc));
 		else if (c == FD_RELU)

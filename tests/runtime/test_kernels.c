@@ -1012,6 +1012,43 @@ START_TEST(square_and_where)
 }
 END_TEST
 
+/* tanh and sigmoid, forward and backward, against the same binary32 operations. */
+START_TEST(tanh_and_sigmoid)
+{
+	static const uint64_t d[2] = { 5, 4099 };
+	uint32_t s = 31337;
+	struct rt_arg x[1] = { argn(HLRT_FP32, 2, d) }, bin[2] = { argn(HLRT_FP32, 2, d),
+								  argn(HLRT_FP32, 2, d) };
+	struct rt_arg th[1], sg[1], tb[1], sb[1];
+	uint64_t i, n = d[0] * d[1];
+
+	fill_f32(&x[0], &s, -6, 6);
+	fill_f32(&bin[0], &s, -2, 2);		/* dy */
+	fill_f32(&bin[1], &s, -1, 1);		/* y */
+	rt_run_op("tanh_fwd_f32", x, 1, th, 1, NULL, 0, 0);
+	rt_run_op("sigmoid_fwd_f32", x, 1, sg, 1, NULL, 0, 0);
+	rt_run_op("tanh_bwd_f32", bin, 2, tb, 1, NULL, 0, 0);
+	rt_run_op("sigmoid_bwd_f32", bin, 2, sb, 1, NULL, 0, 0);
+	for (i = 0; i < n; i++) {
+		float v = ((float *)x[0].data)[i], dy = ((float *)bin[0].data)[i];
+		float y = ((float *)bin[1].data)[i];
+		float t = tanhf(v), sig = 1.0f / (1.0f + expf(-v));
+		float dt = dy * (1.0f - y * y), ds = dy * (y * (1.0f - y));
+
+		expect_bits((float *)th[0].data + i, &t, 1, 4, "tanh_fwd_f32");
+		expect_bits((float *)sg[0].data + i, &sig, 1, 4, "sigmoid_fwd_f32");
+		expect_bits((float *)tb[0].data + i, &dt, 1, 4, "tanh_bwd_f32");
+		expect_bits((float *)sb[0].data + i, &ds, 1, 4, "sigmoid_bwd_f32");
+	}
+	free_args(x, 1);
+	free_args(bin, 2);
+	free_args(th, 1);
+	free_args(sg, 1);
+	free_args(tb, 1);
+	free_args(sb, 1);
+}
+END_TEST
+
 /* argmax_i64 on the TPC; equal_i64 on the CPU, broadcasting an INT64 constant. */
 START_TEST(argmax_i64_on_device)
 {
@@ -1088,6 +1125,7 @@ Suite *kernels_suite(void)
 			    (int)(sizeof(bc_cases) / sizeof(bc_cases[0])));
 	tcase_add_test(tc, broadcast_refused);
 	tcase_add_test(tc, square_and_where);
+	tcase_add_test(tc, tanh_and_sigmoid);
 	tcase_add_test(tc, argmax_i64_on_device);
 	tcase_add_test(tc, equal_i64_broadcasts_on_cpu);
 	suite_add_tcase(s, tc);

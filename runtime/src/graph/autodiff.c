@@ -216,6 +216,29 @@ hlrt_status hlrt_grad_square(struct ad_ctx *ac, const struct hlrt_node *n)
 	return st ? st : hlrt_ad_accumulate(ac, n->in[0], g);
 }
 
+/* tanh and sigmoid: the gradient from the forward's output y. */
+static hlrt_status grad_from_output(struct ad_ctx *ac, const struct hlrt_node *n,
+				    const char *guid)
+{
+	hlrt_tensor *in[2] = { dout(n), n->out[0] }, *g;
+	hlrt_status st;
+
+	if (!requires(ac, n->in[0]))
+		return HLRT_SUCCESS;
+	st = hlrt_ad_node(ac, guid, in, 2, NULL, 0, "dx", n, &g);
+	return st ? st : hlrt_ad_accumulate(ac, n->in[0], g);
+}
+
+hlrt_status hlrt_grad_tanh(struct ad_ctx *ac, const struct hlrt_node *n)
+{
+	return grad_from_output(ac, n, "tanh_bwd_f32");
+}
+
+hlrt_status hlrt_grad_sigmoid(struct ad_ctx *ac, const struct hlrt_node *n)
+{
+	return grad_from_output(ac, n, "sigmoid_bwd_f32");
+}
+
 /* where_bwd_f32 splits dy by cond; each part summed to its input's shape. */
 hlrt_status hlrt_grad_where(struct ad_ctx *ac, const struct hlrt_node *n)
 {
