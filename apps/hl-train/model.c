@@ -1,7 +1,23 @@
 /* Shape inference and naming for the layer stack of a model (model.h). */
 #include <stdio.h>
 
+#include <string.h>
+
 #include "model.h"
+
+bool model_activation_kind(const char *name, enum model_layer_kind *kind, bool *none)
+{
+	*none = strcmp(name, "linear") == 0;
+	if (!strcmp(name, "relu"))
+		*kind = MODEL_RELU;
+	else if (!strcmp(name, "tanh"))
+		*kind = MODEL_TANH;
+	else if (!strcmp(name, "sigmoid"))
+		*kind = MODEL_SIGMOID;
+	else
+		return *none;
+	return true;
+}
 
 const char *model_optimizer_name(enum model_optimizer opt)
 {
@@ -63,6 +79,10 @@ const char *model_layer_kind_name(enum model_layer_kind kind)
 		return "max_pooling2d";
 	case MODEL_LAMBDA:
 		return "lambda";
+	case MODEL_TANH:
+		return "tanh";
+	case MODEL_SIGMOID:
+		return "sigmoid";
 	}
 	return "?";
 }
@@ -108,6 +128,8 @@ int model_infer_shapes(struct model *m, uint32_t classes, struct train_err *err)
 			cur = (struct model_shape){ .h = 1, .w = 1, .c = l->units };
 			break;
 		case MODEL_RELU:
+		case MODEL_TANH:
+		case MODEL_SIGMOID:
 			break;
 		case MODEL_LAMBDA:
 			if (cur.h != 1 || cur.w != 1)

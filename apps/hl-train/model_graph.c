@@ -249,6 +249,14 @@ static hlrt_tensor *mg_forward(struct mg_graph *gb, const struct model *m,
 		case MODEL_LAMBDA:
 			x = mg_lambda(gb, l, x);
 			break;
+		case MODEL_TANH:
+			snprintf(name, sizeof(name), "model/%s/Tanh", l->name);
+			x = mg_node(gb, "tanh_fwd_f32", name, &x, 1, NULL, NULL, 0);
+			break;
+		case MODEL_SIGMOID:
+			snprintf(name, sizeof(name), "model/%s/Sigmoid", l->name);
+			x = mg_node(gb, "sigmoid_fwd_f32", name, &x, 1, NULL, NULL, 0);
+			break;
 		}
 	}
 	return x;

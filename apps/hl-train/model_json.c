@@ -186,6 +186,8 @@ static int model_json_activation(struct model_json_ctx *cx, struct model *m,
 	json_t *v = json_object_get(obj, "activation");
 	struct model_layer *relu;
 	char path[128], name[MODEL_NAME_LEN + 8];
+	enum model_layer_kind kind;
+	bool none;
 	const char *s;
 
 	if (!v)
@@ -194,12 +196,13 @@ static int model_json_activation(struct model_json_ctx *cx, struct model *m,
 	s = json_string_value(v);
 	if (!s)
 		return model_json_fail(cx, path, "must be a string");
-	if (strcmp(s, "linear") == 0)
+	if (!model_activation_kind(s, &kind, &none))
+		return model_json_fail(cx, path,
+				       "must be \"relu\", \"tanh\", \"sigmoid\" or \"linear\"");
+	if (none)
 		return 0;
-	if (strcmp(s, "relu") != 0)
-		return model_json_fail(cx, path, "must be \"relu\" or \"linear\"");
-	snprintf(name, sizeof(name), "%.*s/relu", MODEL_NAME_LEN - 6, layer_name);
-	return model_json_add_layer(cx, m, MODEL_RELU, name, path, &relu);
+	snprintf(name, sizeof(name), "%.*s/%s", MODEL_NAME_LEN - 9, layer_name, s);
+	return model_json_add_layer(cx, m, kind, name, path, &relu);
 }
 
 /*
@@ -212,8 +215,10 @@ static int model_json_activation_layer(struct model_json_ctx *cx, struct model *
 	static const char *const keys[] = { "type", "name", "activation", NULL };
 	json_t *name = json_object_get(obj, "name");
 	const char *act, *n = NULL;
+	enum model_layer_kind kind;
 	struct model_layer *l;
 	char path[96];
+	bool none;
 
 	if (model_json_keys(cx, obj, label, keys))
 		return -1;
@@ -227,11 +232,12 @@ static int model_json_activation_layer(struct model_json_ctx *cx, struct model *
 			return model_json_fail(cx, where,
 				"\"name\" must be a non-empty string of at most 47 characters without '\"', '\\' or '/'");
 	}
-	if (strcmp(act, "linear") == 0)
+	if (!model_activation_kind(act, &kind, &none))
+		return model_json_fail(cx, path,
+				       "must be \"relu\", \"tanh\", \"sigmoid\" or \"linear\"");
+	if (none)
 		return 0;
-	if (strcmp(act, "relu") != 0)
-		return model_json_fail(cx, path, "must be \"relu\" or \"linear\"");
-	return model_json_add_layer(cx, m, MODEL_RELU, n, where, &l);
+	return model_json_add_layer(cx, m, kind, n, where, &l);
 }
 
 static int model_json_layer(struct model_json_ctx *cx, struct model *m,
@@ -332,6 +338,8 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 	}
 	case MODEL_FLATTEN:
 	case MODEL_RELU:
+	case MODEL_TANH:
+	case MODEL_SIGMOID:
 		break;
 	}
 	/* Keys that belong to another layer type are mistakes, not options. */
@@ -344,6 +352,8 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 					   "padding", "activation", "use_bias", NULL },
 			[MODEL_MAXPOOL2D] = { "pool_size", "strides", NULL },
 			[MODEL_LAMBDA] = { "function", NULL },
+			[MODEL_TANH] = { NULL },
+			[MODEL_SIGMOID] = { NULL },
 		};
 		bool ok = false;
 

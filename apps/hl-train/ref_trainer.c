@@ -159,6 +159,20 @@ static void ref_relu_bwd(float *dx, const float *dy, const float *x, size_t coun
 		dx[i] = x[i] > 0.0f ? dy[i] : 0.0f;
 }
 
+/* tanh and sigmoid in the kernels' operations (tanh_*_f32, sigmoid_*_f32.tpcs). */
+static void ref_act_fwd(float *y, const float *x, size_t count, bool tanh_)
+{
+	for (size_t i = 0; i < count; i++)
+		y[i] = tanh_ ? tanhf(x[i]) : 1.0f / (1.0f + expf(-x[i]));
+}
+
+/* From the forward's output y. */
+static void ref_act_bwd(float *dx, const float *dy, const float *y, size_t count, bool tanh_)
+{
+	for (size_t i = 0; i < count; i++)
+		dx[i] = tanh_ ? dy[i] * (1.0f - y[i] * y[i]) : dy[i] * (y[i] * (1.0f - y[i]));
+}
+
 static void ref_conv2d_bwd(float *dx, float *dw, float *db, const float *dy,
 			   const float *x, const float *w, uint32_t batch,
 			   const struct model_layer *l)
@@ -273,6 +287,11 @@ static void ref_forward(struct ref_trainer *r, uint32_t batch)
 		case MODEL_LAMBDA:
 			lambda_forward(&l->expr, x, y, r->lambda_vals[i], batch, l->in.c);
 			break;
+		case MODEL_TANH:
+		case MODEL_SIGMOID:
+			ref_act_fwd(y, x, (size_t)batch * model_shape_size(&l->in),
+				    l->kind == MODEL_TANH);
+			break;
 		}
 	}
 }
@@ -309,6 +328,13 @@ static void ref_backward(struct ref_trainer *r, uint32_t batch)
 		case MODEL_MAXPOOL2D:
 			if (dx)
 				ref_maxpool_bwd(dx, dy, r->argmax[i], batch, l);
+			break;
+		case MODEL_TANH:
+		case MODEL_SIGMOID:
+			if (dx)
+				ref_act_bwd(dx, dy, r->act[i + 1],
+					    (size_t)batch * model_shape_size(&l->in),
+					    l->kind == MODEL_TANH);
 			break;
 		case MODEL_LAMBDA:
 			if (dx)

@@ -95,7 +95,18 @@ START_TEST(keras_layer_spellings)
 	ck_assert_str_eq(m.layers[5].name, "out");
 	expect_error(LAYERS_MODEL("{\"type\": \"Flatten\"}, {\"type\": \"Activation\","
 				  " \"activation\": \"swish\"}"),
-		     "m.json: layers[1].activation: must be \"relu\" or \"linear\"");
+		     "m.json: layers[1].activation: must be \"relu\", \"tanh\", \"sigmoid\" or "
+		     "\"linear\"");
+	/* tanh and sigmoid: as Activation layers and as a Dense's activation */
+	ck_assert_msg(model_parse(LAYERS_MODEL(
+		"{\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10, \"activation\": \"tanh\"},"
+		" {\"type\": \"Activation\", \"activation\": \"sigmoid\"}"), "m.json", &m, &err) == 0,
+		"%s", err.msg);
+	ck_assert_uint_eq(m.nlayers, 4);
+	ck_assert_int_eq(m.layers[2].kind, MODEL_TANH);
+	ck_assert_str_eq(m.layers[2].name, "dense/tanh");
+	ck_assert_int_eq(m.layers[3].kind, MODEL_SIGMOID);
+	ck_assert_str_eq(m.layers[3].name, "sigmoid");
 	expect_error(LAYERS_MODEL("{\"type\": \"Activation\"}"),
 		     "m.json: layers[0].activation: missing, or not a string");
 	expect_error(LAYERS_MODEL("{\"type\": \"Activation\", \"activation\": \"relu\","

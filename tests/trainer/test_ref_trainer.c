@@ -183,7 +183,7 @@ START_TEST(cnn_gradients_match_finite_differences)
 }
 END_TEST
 
-/* "use_bias": false, a Lambda layer and Keras's spellings of the layers. */
+/* "use_bias": false, tanh, sigmoid, a Lambda layer and Keras's spellings of the layers. */
 START_TEST(keras_layers_gradients_match_finite_differences)
 {
 	gradient_check("{\"input_shape\": [6, 6, 1], \"layers\": ["
@@ -191,7 +191,9 @@ START_TEST(keras_layers_gradients_match_finite_differences)
 		       "  \"use_bias\": false},"
 		       " {\"type\": \"Activation\", \"activation\": \"relu\"},"
 		       " {\"type\": \"MaxPooling2D\", \"pool_size\": 2},"
-		       " {\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10, \"use_bias\": false},"
+		       " {\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 12, \"activation\": \"tanh\"},"
+		       " {\"type\": \"Activation\", \"activation\": \"sigmoid\"},"
+		       " {\"type\": \"Dense\", \"units\": 10, \"use_bias\": false},"
 		       " {\"type\": \"Lambda\", \"function\": \"tf.where(tf.expand_dims(tf.equal("
 		       "tf.math.argmax(x, axis=-1), 2), -1), x, tf.math.square(x)) - 0.5 * x\"}], "
 		       TRAINING "}", 6, 6);
