@@ -571,7 +571,7 @@ END_TEST
 enum fd_case { FD_GEMM, FD_GEMM_TA, FD_GEMM_TB, FD_BIAS, FD_ADD, FD_SUB, FD_MUL, FD_SCALE,
 	       FD_RELU, FD_RESHAPE, FD_CONV, FD_POOL, FD_RSUM, FD_RMEAN, FD_TRANSPOSE,
 	       FD_BCAST_ADD, FD_BCAST_SUB, FD_BCAST_MUL, FD_BCAST_MID, FD_SQUARE, FD_WHERE,
-	       FD_TANH, FD_SIGMOID, FD_CASES };
+	       FD_TANH, FD_SIGMOID, FD_SOFTMAX, FD_CASES };
 
 #define FD_B	4
 #define FD_C	5
@@ -741,6 +741,9 @@ static hlrt_graph *fd_graph(enum fd_case c, hlrt_tensor **p, uint32_t *np, hlrt_
 			y = op(g, "tanh_fwd_f32", p[0], NULL, NULL, 0);
 		else if (c == FD_SIGMOID)
 			y = op(g, "sigmoid_fwd_f32", p[0], NULL, NULL, 0);
+		else if (c == FD_SOFTMAX)	/* scaled: its gradient is not lost in the loss's */
+			y = op(g, "scale_f32", op(g, "softmax_fwd_f32", p[0], NULL, NULL, 0), NULL,
+			       &sc, sizeof(sc));
 		else if (c == FD_SCALE)
 			y = op(g, "scale_f32", p[0], NULL, &sc, sizeof(sc));
 		else if (c == FD_RELU)

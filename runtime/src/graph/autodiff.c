@@ -239,6 +239,31 @@ hlrt_status hlrt_grad_sigmoid(struct ad_ctx *ac, const struct hlrt_node *n)
 	return grad_from_output(ac, n, "sigmoid_bwd_f32");
 }
 
+/*
+ * softmax along the last axis: dx = y * (dy - sum(dy * y, -1)), from the
+ * forward's output y; the row sums keep their axis so that they broadcast.
+ */
+hlrt_status hlrt_grad_softmax(struct ad_ctx *ac, const struct hlrt_node *n)
+{
+	struct hlrt_reduce_params last = { .axis = -1, .keepdims = 1 };
+	hlrt_tensor *in[2] = { dout(n), n->out[0] }, *p, *s, *g;
+	hlrt_status st;
+
+	if (!requires(ac, n->in[0]))
+		return HLRT_SUCCESS;
+	st = hlrt_ad_node(ac, "mul_f32", in, 2, NULL, 0, "dy_y", n, &p);
+	if (!st)
+		st = hlrt_ad_node(ac, "reduce_sum_f32", &p, 1, &last, sizeof(last), "dy_y_sum",
+				  n, &s);
+	in[1] = s;
+	if (!st)
+		st = hlrt_ad_node(ac, "sub_f32", in, 2, NULL, 0, "dy_centered", n, &p);
+	in[0] = p, in[1] = n->out[0];
+	if (!st)
+		st = hlrt_ad_node(ac, "mul_f32", in, 2, NULL, 0, "dx", n, &g);
+	return st ? st : hlrt_ad_accumulate(ac, n->in[0], g);
+}
+
 /* where_bwd_f32 splits dy by cond; each part summed to its input's shape. */
 hlrt_status hlrt_grad_where(struct ad_ctx *ac, const struct hlrt_node *n)
 {

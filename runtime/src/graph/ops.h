@@ -43,6 +43,7 @@ hlrt_status hlrt_grad_relu(struct ad_ctx *ac, const struct hlrt_node *n);
 hlrt_status hlrt_grad_square(struct ad_ctx *ac, const struct hlrt_node *n);
 hlrt_status hlrt_grad_tanh(struct ad_ctx *ac, const struct hlrt_node *n);
 hlrt_status hlrt_grad_sigmoid(struct ad_ctx *ac, const struct hlrt_node *n);
+hlrt_status hlrt_grad_softmax(struct ad_ctx *ac, const struct hlrt_node *n);
 hlrt_status hlrt_grad_where(struct ad_ctx *ac, const struct hlrt_node *n);
 hlrt_status hlrt_grad_reduce_sum(struct ad_ctx *ac, const struct hlrt_node *n);
 hlrt_status hlrt_grad_reduce_mean(struct ad_ctx *ac, const struct hlrt_node *n);

@@ -775,7 +775,7 @@ static const struct op_def ops[] = {
 	  .signature = "{x[..., C]} -> {y}",
 	  .summary = "softmax along the last axis (max-subtracted)",
 	  .n_in_min = 1, .n_in_max = 1, .n_out = 1, .infer = infer_softmax,
-	  .lower = hlrt_lower_softmax, .dtype = F32, .from = NONE },
+	  .lower = hlrt_lower_softmax, .grad = hlrt_grad_softmax, .dtype = F32, .from = NONE },
 	{ .guid = "softmax_cross_entropy_fwd_f32",
 	  .op_class = "SparseSoftmaxCrossEntropyWithLogits", .engine = ENG_TPC,
 	  .signature = "{logits[B,C], labels i32[B]} -> {loss[1], row_loss[B]}",
