@@ -14,6 +14,8 @@ bool model_activation_kind(const char *name, enum model_layer_kind *kind, bool *
 		*kind = MODEL_TANH;
 	else if (!strcmp(name, "sigmoid"))
 		*kind = MODEL_SIGMOID;
+	else if (!strcmp(name, "softmax"))
+		*kind = MODEL_SOFTMAX;
 	else
 		return *none;
 	return true;
@@ -83,6 +85,8 @@ const char *model_layer_kind_name(enum model_layer_kind kind)
 		return "tanh";
 	case MODEL_SIGMOID:
 		return "sigmoid";
+	case MODEL_SOFTMAX:
+		return "softmax";
 	}
 	return "?";
 }
@@ -130,6 +134,7 @@ int model_infer_shapes(struct model *m, uint32_t classes, struct train_err *err)
 		case MODEL_RELU:
 		case MODEL_TANH:
 		case MODEL_SIGMOID:
+		case MODEL_SOFTMAX:
 			break;
 		case MODEL_LAMBDA:
 			if (cur.h != 1 || cur.w != 1)

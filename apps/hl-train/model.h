@@ -26,6 +26,7 @@ enum model_layer_kind {
 	MODEL_LAMBDA,			/* an elementwise expression of x (lambda.h) */
 	MODEL_TANH,			/* Activation("tanh") */
 	MODEL_SIGMOID,			/* Activation("sigmoid") */
+	MODEL_SOFTMAX,			/* Softmax, Activation("softmax"): the last axis */
 };
 
 /* A per-sample activation shape h x w x c (a vector: h = w = 1, c = n). */
@@ -86,7 +87,7 @@ int model_parse(const char *text, const char *source, struct model *m,
 int model_infer_shapes(struct model *m, uint32_t classes, struct train_err *err);
 uint32_t model_shape_size(const struct model_shape *s);
 const char *model_layer_kind_name(enum model_layer_kind kind);
-/* The layer kind of a Keras activation name ("relu", "tanh", "sigmoid");
+/* The layer kind of a Keras activation name ("relu", "tanh", "sigmoid", "softmax");
  * *none for "linear"; false for an unknown name. */
 bool model_activation_kind(const char *name, enum model_layer_kind *kind, bool *none);
 /* The optimizer as model files name it: "sgd", "lamb", "adam", "adamw", "adagrad". */

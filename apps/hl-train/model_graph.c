@@ -257,6 +257,10 @@ static hlrt_tensor *mg_forward(struct mg_graph *gb, const struct model *m,
 			snprintf(name, sizeof(name), "model/%s/Sigmoid", l->name);
 			x = mg_node(gb, "sigmoid_fwd_f32", name, &x, 1, NULL, NULL, 0);
 			break;
+		case MODEL_SOFTMAX:
+			snprintf(name, sizeof(name), "model/%s/Softmax", l->name);
+			x = mg_node(gb, "softmax_fwd_f32", name, &x, 1, NULL, NULL, 0);
+			break;
 		}
 	}
 	return x;

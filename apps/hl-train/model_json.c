@@ -198,7 +198,7 @@ static int model_json_activation(struct model_json_ctx *cx, struct model *m,
 		return model_json_fail(cx, path, "must be a string");
 	if (!model_activation_kind(s, &kind, &none))
 		return model_json_fail(cx, path,
-				       "must be \"relu\", \"tanh\", \"sigmoid\" or \"linear\"");
+				       "must be \"relu\", \"tanh\", \"sigmoid\", \"softmax\" or \"linear\"");
 	if (none)
 		return 0;
 	snprintf(name, sizeof(name), "%.*s/%s", MODEL_NAME_LEN - 9, layer_name, s);
@@ -234,7 +234,7 @@ static int model_json_activation_layer(struct model_json_ctx *cx, struct model *
 	}
 	if (!model_activation_kind(act, &kind, &none))
 		return model_json_fail(cx, path,
-				       "must be \"relu\", \"tanh\", \"sigmoid\" or \"linear\"");
+				       "must be \"relu\", \"tanh\", \"sigmoid\", \"softmax\" or \"linear\"");
 	if (none)
 		return 0;
 	return model_json_add_layer(cx, m, kind, n, where, &l);
@@ -245,7 +245,7 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 {
 	static const char *const keys[] = {
 		"type", "name", "units", "activation", "filters", "kernel_size",
-		"strides", "padding", "pool_size", "function", "use_bias", NULL
+		"strides", "padding", "pool_size", "function", "use_bias", "axis", NULL
 	};
 	static const struct {
 		const char *type;
@@ -254,7 +254,7 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 		{ "Flatten", MODEL_FLATTEN }, { "Dense", MODEL_DENSE },
 		{ "ReLU", MODEL_RELU }, { "Conv2D", MODEL_CONV2D },
 		{ "MaxPool2D", MODEL_MAXPOOL2D }, { "MaxPooling2D", MODEL_MAXPOOL2D },
-		{ "Lambda", MODEL_LAMBDA },
+		{ "Lambda", MODEL_LAMBDA }, { "Softmax", MODEL_SOFTMAX },
 	};
 	char where[64], label[112], msg[160];
 	const char *type, *name = NULL, *padding;
@@ -279,7 +279,7 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 	if (t == sizeof(types) / sizeof(types[0])) {
 		snprintf(msg, sizeof(msg),
 			 "unknown layer type \"%s\" (Flatten, Dense, ReLU, Activation, Conv2D, "
-			 "MaxPool2D, MaxPooling2D, Lambda)",
+			 "MaxPool2D, MaxPooling2D, Lambda, Softmax)",
 			 type);
 		return model_json_fail(cx, where, msg);
 	}
@@ -336,6 +336,14 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 			return model_json_fail(cx, path, why);
 		break;
 	}
+	case MODEL_SOFTMAX: {
+		/* Keras's default; the device's softmax_fwd_f32 works on the last axis */
+		json_t *axis = json_object_get(obj, "axis");
+
+		if (axis && (!json_is_integer(axis) || json_integer_value(axis) != -1))
+			return model_json_fail(cx, where, "\"axis\" must be -1 (the last axis)");
+		break;
+	}
 	case MODEL_FLATTEN:
 	case MODEL_RELU:
 	case MODEL_TANH:
@@ -354,6 +362,7 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 			[MODEL_LAMBDA] = { "function", NULL },
 			[MODEL_TANH] = { NULL },
 			[MODEL_SIGMOID] = { NULL },
+			[MODEL_SOFTMAX] = { "axis", NULL },
 		};
 		bool ok = false;
 

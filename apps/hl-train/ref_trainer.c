@@ -222,6 +222,43 @@ static void ref_maxpool_bwd(float *dx, const float *dy, const uint32_t *arg,
 }
 
 /* ---- loss ---------------------------------------------------------------- */
+/*
+ * Softmax along the last axis of rows[count, k] in softmax_fwd_f32's
+ * operations: the row's maximum subtracted, expf, times 1 / the sum (the
+ * kernel sums lane-wise, so the last bits may differ).
+ */
+static void ref_softmax_fwd(float *y, const float *x, size_t rows, uint32_t k)
+{
+	for (size_t n = 0; n < rows; n++) {
+		const float *z = x + n * k;
+		float *o = y + n * k, mx = z[0], s = 0.0f;
+
+		for (uint32_t j = 1; j < k; j++)
+			mx = z[j] > mx ? z[j] : mx;
+		for (uint32_t j = 0; j < k; j++) {
+			o[j] = expf(z[j] - mx);
+			s += o[j];
+		}
+		s = 1.0f / s;
+		for (uint32_t j = 0; j < k; j++)
+			o[j] *= s;
+	}
+}
+
+/* dx = y * (dy - sum(dy * y)) per row, from the forward's output y. */
+static void ref_softmax_bwd(float *dx, const float *dy, const float *y, size_t rows,
+			    uint32_t k)
+{
+	for (size_t n = 0; n < rows; n++) {
+		const float *g = dy + n * k, *o = y + n * k;
+		float s = 0.0f;
+
+		for (uint32_t j = 0; j < k; j++)
+			s += g[j] * o[j];
+		for (uint32_t j = 0; j < k; j++)
+			dx[n * k + j] = (g[j] - s) * o[j];
+	}
+}
 
 /*
  * Mean softmax cross-entropy of logits[batch, k] against labels; the
@@ -292,6 +329,9 @@ static void ref_forward(struct ref_trainer *r, uint32_t batch)
 			ref_act_fwd(y, x, (size_t)batch * model_shape_size(&l->in),
 				    l->kind == MODEL_TANH);
 			break;
+		case MODEL_SOFTMAX:
+			ref_softmax_fwd(y, x, (size_t)batch * l->in.h * l->in.w, l->in.c);
+			break;
 		}
 	}
 }
@@ -335,6 +375,11 @@ static void ref_backward(struct ref_trainer *r, uint32_t batch)
 				ref_act_bwd(dx, dy, r->act[i + 1],
 					    (size_t)batch * model_shape_size(&l->in),
 					    l->kind == MODEL_TANH);
+			break;
+		case MODEL_SOFTMAX:
+			if (dx)
+				ref_softmax_bwd(dx, dy, r->act[i + 1],
+						(size_t)batch * l->in.h * l->in.w, l->in.c);
 			break;
 		case MODEL_LAMBDA:
 			if (dx)

@@ -125,7 +125,7 @@ for opt in adamw adagrad; do
 	against_reference "seed-$opt" 20 "$work/seed-$opt-dev.txt"
 done
 # Keras's spellings: layers without a bias (Conv2D, Dense), Activation
-# (relu, tanh, sigmoid) and MaxPooling2D, trained with Adam.
+# (relu, tanh, sigmoid), Softmax and MaxPooling2D, trained with Adam.
 cat > "$work/keras.json" <<'EOF'
 { "name": "keras", "input_shape": [28, 28, 1],
   "layers": [ { "type": "Conv2D", "filters": 4, "kernel_size": 5, "use_bias": false },
@@ -134,12 +134,13 @@ cat > "$work/keras.json" <<'EOF'
               { "type": "Flatten" },
               { "type": "Dense", "units": 16, "activation": "tanh" },
               { "type": "Activation", "activation": "sigmoid" },
+              { "type": "Softmax" },
               { "type": "Dense", "units": 10, "use_bias": false } ],
   "training": { "loss": "sparse_categorical_crossentropy", "from_logits": true,
                 "optimizer": { "type": "adam", "learning_rate": 0.001 },
                 "batch_size": 64, "seed": 3 } }
 EOF
-check "keras: 10 device steps (no biases, relu, tanh, sigmoid, MaxPooling2D, Adam)" \
+check "keras: 10 device steps (no biases, relu, tanh, sigmoid, softmax, MaxPooling2D, Adam)" \
 	train --model "$work/keras.json" --max-steps 10 --no-eval --dump-losses "$work/keras-dev.txt"
 check "keras: 10 reference steps" train_ref --model "$work/keras.json" --max-steps 10 \
 	--no-eval --dump-losses "$work/keras-ref.txt"

@@ -95,8 +95,8 @@ START_TEST(keras_layer_spellings)
 	ck_assert_str_eq(m.layers[5].name, "out");
 	expect_error(LAYERS_MODEL("{\"type\": \"Flatten\"}, {\"type\": \"Activation\","
 				  " \"activation\": \"swish\"}"),
-		     "m.json: layers[1].activation: must be \"relu\", \"tanh\", \"sigmoid\" or "
-		     "\"linear\"");
+		     "m.json: layers[1].activation: must be \"relu\", \"tanh\", \"sigmoid\", "
+		     "\"softmax\" or \"linear\"");
 	/* tanh and sigmoid: as Activation layers and as a Dense's activation */
 	ck_assert_msg(model_parse(LAYERS_MODEL(
 		"{\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10, \"activation\": \"tanh\"},"
@@ -107,6 +107,20 @@ START_TEST(keras_layer_spellings)
 	ck_assert_str_eq(m.layers[2].name, "dense/tanh");
 	ck_assert_int_eq(m.layers[3].kind, MODEL_SIGMOID);
 	ck_assert_str_eq(m.layers[3].name, "sigmoid");
+	/* softmax: the Softmax layer (axis -1 only), Activation and a Dense's activation */
+	ck_assert_msg(model_parse(LAYERS_MODEL(
+		"{\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10, \"activation\": \"softmax\"},"
+		" {\"type\": \"Activation\", \"activation\": \"softmax\"},"
+		" {\"type\": \"Softmax\", \"axis\": -1}"), "m.json", &m, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(m.nlayers, 5);
+	ck_assert_int_eq(m.layers[2].kind, MODEL_SOFTMAX);
+	ck_assert_str_eq(m.layers[2].name, "dense/softmax");
+	ck_assert_int_eq(m.layers[3].kind, MODEL_SOFTMAX);
+	ck_assert_int_eq(m.layers[4].kind, MODEL_SOFTMAX);
+	expect_error(LAYERS_MODEL("{\"type\": \"Softmax\", \"axis\": 1}"),
+		     "m.json: layers[0]: \"axis\" must be -1 (the last axis)");
+	expect_error(LAYERS_MODEL("{\"type\": \"Softmax\", \"units\": 3}"),
+		     "m.json: layers[0] (Softmax): \"units\" does not apply to Softmax");
 	expect_error(LAYERS_MODEL("{\"type\": \"Activation\"}"),
 		     "m.json: layers[0].activation: missing, or not a string");
 	expect_error(LAYERS_MODEL("{\"type\": \"Activation\", \"activation\": \"relu\","

@@ -183,7 +183,16 @@ START_TEST(cnn_gradients_match_finite_differences)
 }
 END_TEST
 
-/* "use_bias": false, tanh, sigmoid, a Lambda layer and Keras's spellings of the layers. */
+/* softmax's gradient, scaled up so that the check's tolerance cannot hide it */
+START_TEST(softmax_gradients_match_finite_differences)
+{
+	gradient_check("{\"input_shape\": [4, 5], \"layers\": [{\"type\": \"Flatten\"},"
+		       " {\"type\": \"Dense\", \"units\": 10, \"activation\": \"softmax\"},"
+		       " {\"type\": \"Lambda\", \"function\": \"20.0 * x\"}], " TRAINING "}", 4, 5);
+}
+END_TEST
+
+/* "use_bias": false, tanh, sigmoid, softmax, a Lambda layer and Keras's spellings of the layers. */
 START_TEST(keras_layers_gradients_match_finite_differences)
 {
 	gradient_check("{\"input_shape\": [6, 6, 1], \"layers\": ["
@@ -193,6 +202,7 @@ START_TEST(keras_layers_gradients_match_finite_differences)
 		       " {\"type\": \"MaxPooling2D\", \"pool_size\": 2},"
 		       " {\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 12, \"activation\": \"tanh\"},"
 		       " {\"type\": \"Activation\", \"activation\": \"sigmoid\"},"
+		       " {\"type\": \"Dense\", \"units\": 8, \"activation\": \"softmax\"},"
 		       " {\"type\": \"Dense\", \"units\": 10, \"use_bias\": false},"
 		       " {\"type\": \"Lambda\", \"function\": \"tf.where(tf.expand_dims(tf.equal("
 		       "tf.math.argmax(x, axis=-1), 2), -1), x, tf.math.square(x)) - 0.5 * x\"}], "
@@ -254,6 +264,7 @@ Suite *ref_trainer_suite(void)
 	tcase_add_test(tc, two_steps_by_hand);
 	tcase_add_test(tc, mlp_gradients_match_finite_differences);
 	tcase_add_test(tc, cnn_gradients_match_finite_differences);
+	tcase_add_test(tc, softmax_gradients_match_finite_differences);
 	tcase_add_test(tc, keras_layers_gradients_match_finite_differences);
 	tcase_add_test(tc, momentum_and_weight_decay_follow_pytorch);
 	suite_add_tcase(s, tc);
