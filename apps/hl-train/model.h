@@ -55,7 +55,14 @@ enum model_optimizer {
 	MODEL_OPT_ADAGRAD,		/* PyTorch's rule: the accumulator starts at 0 */
 };
 
+enum model_loss {
+	MODEL_LOSS_SPARSE_CCE,		/* sparse_categorical_crossentropy */
+	MODEL_LOSS_CCE,			/* categorical_crossentropy: one-hot rows of the labels */
+};
+
 struct model_training {
+	enum model_loss loss;		/* both: softmax cross-entropy of the logits */
+	bool softmax_folded;		/* from_logits false: the final Softmax went into the loss */
 	enum model_optimizer optimizer;
 	float learning_rate;
 	float momentum;			/* SGD */

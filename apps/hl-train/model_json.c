@@ -453,9 +453,9 @@ static int model_json_optimizer(struct model_json_ctx *cx, json_t *obj,
 	       model_json_bool(cx, obj, "nesterov", where, &t->nesterov) ? -1 : 0;
 }
 
-static int model_json_training(struct model_json_ctx *cx, json_t *obj,
-			       struct model_training *t)
+static int model_json_training(struct model_json_ctx *cx, json_t *obj, struct model *m)
 {
+	struct model_training *t = &m->train;
 	static const char *const keys[] = {
 		"loss", "from_logits", "optimizer", "batch_size", "epochs", "seed",
 		"precision", NULL
@@ -470,14 +470,28 @@ static int model_json_training(struct model_json_ctx *cx, json_t *obj,
 	if (model_json_keys(cx, obj, where, keys))
 		return -1;
 	loss = json_string_value(json_object_get(obj, "loss"));
-	if (!loss || strcmp(loss, "sparse_categorical_crossentropy") != 0)
+	if (loss && strcmp(loss, "sparse_categorical_crossentropy") == 0)
+		t->loss = MODEL_LOSS_SPARSE_CCE;
+	else if (loss && strcmp(loss, "categorical_crossentropy") == 0)
+		t->loss = MODEL_LOSS_CCE;	/* the labels' one-hot rows: the same loss */
+	else
 		return model_json_fail(cx, where,
-				       "\"loss\" must be \"sparse_categorical_crossentropy\"");
+			"\"loss\" must be \"sparse_categorical_crossentropy\" or "
+			"\"categorical_crossentropy\"");
 	if (model_json_bool(cx, obj, "from_logits", where, &from_logits))
 		return -1;
-	if (!from_logits)
-		return model_json_fail(cx, where,
-			"\"from_logits\" must be true (the last layer yields logits)");
+	/*
+	 * Probabilities from a final Softmax: like Keras, the loss takes the
+	 * Softmax's input as logits (the layer is dropped; argmax is unchanged).
+	 */
+	if (!from_logits) {
+		if (m->layers[m->nlayers - 1].kind != MODEL_SOFTMAX || m->nlayers < 2)
+			return model_json_fail(cx, where,
+				"\"from_logits\": false needs a final softmax (Softmax, or "
+				"\"activation\": \"softmax\") after another layer");
+		m->nlayers--;
+		t->softmax_folded = true;
+	}
 	if (!json_object_get(obj, "optimizer"))
 		return model_json_fail(cx, where, "missing \"optimizer\"");
 	if (model_json_optimizer(cx, json_object_get(obj, "optimizer"), t) ||
@@ -553,7 +567,7 @@ static int model_json_root(struct model_json_ctx *cx, json_t *root,
 			return -1;
 	if (!json_object_get(root, "training"))
 		return model_json_fail(cx, "top level", "missing \"training\"");
-	return model_json_training(cx, json_object_get(root, "training"), &m->train);
+	return model_json_training(cx, json_object_get(root, "training"), m);
 }
 
 static int model_json_finish(struct model_json_ctx *cx, json_t *root,

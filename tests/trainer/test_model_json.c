@@ -201,7 +201,8 @@ START_TEST(semantic_errors_name_the_value)
 		     "input_shape: must be [h, w] or [h, w, c]");
 	expect_error("{\"input_shape\": [28, 28], \"layers\": [{\"type\": \"Flatten\"},"
 		     " {\"type\": \"Dense\", \"units\": 10}], \"training\": {\"loss\": \"mse\"}}",
-		     "\"loss\" must be \"sparse_categorical_crossentropy\"");
+		     "\"loss\" must be \"sparse_categorical_crossentropy\" or "
+		     "\"categorical_crossentropy\"");
 	expect_error("{\"input_shape\": [28, 28], \"layers\": [{\"type\": \"Flatten\"},"
 		     " {\"type\": \"Dense\", \"units\": 10}], \"training\": {\"loss\": "
 		     "\"sparse_categorical_crossentropy\", \"from_logits\": true, \"optimizer\": "
@@ -212,6 +213,33 @@ START_TEST(semantic_errors_name_the_value)
 		     "\"sparse_categorical_crossentropy\", \"from_logits\": true, \"optimizer\": "
 		     "{\"type\": \"rmsprop\"}}}",
 		     "\"type\" must be \"sgd\"");
+}
+END_TEST
+
+/* categorical_crossentropy, and from_logits false folding a final softmax into the loss */
+START_TEST(losses_and_from_logits)
+{
+#define DENSE_SOFTMAX(training) \
+	"{\"input_shape\": [28, 28], \"layers\": [{\"type\": \"Flatten\"}," \
+	" {\"type\": \"Dense\", \"units\": 10, \"activation\": \"softmax\"}]," \
+	" \"training\": {" training " \"optimizer\": {\"type\": \"sgd\"}}}"
+	ck_assert_msg(model_parse(DENSE_SOFTMAX("\"loss\": \"categorical_crossentropy\","),
+				  "m.json", &m, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(m.train.loss, MODEL_LOSS_CCE);
+	ck_assert(m.train.softmax_folded);
+	ck_assert_uint_eq(m.nlayers, 2);	/* Flatten, Dense: dense/softmax went into the loss */
+	ck_assert_int_eq(m.layers[1].kind, MODEL_DENSE);
+	ck_assert_msg(model_parse(DENSE_SOFTMAX("\"loss\": \"sparse_categorical_crossentropy\","
+						" \"from_logits\": true,"),
+				  "m.json", &m, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(m.train.loss, MODEL_LOSS_SPARSE_CCE);
+	ck_assert(!m.train.softmax_folded);
+	ck_assert_uint_eq(m.nlayers, 3);
+	expect_error("{\"input_shape\": [28, 28], \"layers\": [{\"type\": \"Flatten\"},"
+		     " {\"type\": \"Dense\", \"units\": 10}], \"training\": {\"loss\":"
+		     " \"categorical_crossentropy\", \"optimizer\": {\"type\": \"sgd\"}}}",
+		     "training: \"from_logits\": false needs a final softmax");
+#undef DENSE_SOFTMAX
 }
 END_TEST
 
@@ -317,6 +345,7 @@ Suite *model_json_suite(void)
 
 	tcase_add_test(tc, seed_model_file);
 	tcase_add_test(tc, keras_layer_spellings);
+	tcase_add_test(tc, losses_and_from_logits);
 	tcase_add_test(tc, use_bias_false);
 	tcase_add_test(tc, mlp_and_lenet_files);
 	tcase_add_test(tc, syntax_errors_give_line_and_column);
