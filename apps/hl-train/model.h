@@ -58,10 +58,11 @@ enum model_optimizer {
 enum model_loss {
 	MODEL_LOSS_SPARSE_CCE,		/* sparse_categorical_crossentropy */
 	MODEL_LOSS_CCE,			/* categorical_crossentropy: one-hot rows of the labels */
+	MODEL_LOSS_MSE,			/* mse: the outputs against the labels' one-hot rows */
 };
 
 struct model_training {
-	enum model_loss loss;		/* both: softmax cross-entropy of the logits */
+	enum model_loss loss;		/* the CCEs: softmax cross-entropy of the logits */
 	bool softmax_folded;		/* from_logits false: the final Softmax went into the loss */
 	enum model_optimizer optimizer;
 	float learning_rate;

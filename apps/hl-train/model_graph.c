@@ -407,6 +407,46 @@ int model_graph_optimizer(const struct model *m, bool eager, struct params *p,
 }
 
 /*
+ * mse: alpha * the sum over the batch of (out - onehot(labels))^2, the
+ * one-hot rows from equal_i32 of the labels against a constant 0..C-1 row.
+ * Into OUT when not NULL.
+ */
+static hlrt_tensor *mg_mse(struct mg_graph *gb, hlrt_tensor *logits, hlrt_tensor *labels,
+			   uint64_t batch, float alpha, hlrt_tensor *out)
+{
+	int32_t iota[DATASET_CLASSES];
+	struct hlrt_tensor_desc d = { .name = "model/loss/Classes", .dtype = HLRT_INT32,
+				      .ndims = 2, .dims = { 1, DATASET_CLASSES },
+				      .role = HLRT_TENSOR_CONSTANT, .data = iota };
+	struct hlrt_reshape_params rows = { .ndims = 2, .dims = { batch, DATASET_CLASSES } };
+	struct hlrt_reshape_params col = { .ndims = 2, .dims = { batch, 1 } };
+	struct hlrt_reshape_params all = { .ndims = 2, .dims = { batch * DATASET_CLASSES, 1 } };
+	struct hlrt_reduce_params sum0 = { .axis = 0 };
+	struct hlrt_scale_params sp = { .alpha = alpha };
+	hlrt_tensor *t[2] = { NULL, NULL }, *x;
+
+	for (int32_t j = 0; j < DATASET_CLASSES; j++)
+		iota[j] = j;
+	if (gb->st)
+		return NULL;
+	gb->st = hlrt_tensor_create(gb->g, &d, &t[1]);
+	if (gb->st) {
+		snprintf(gb->what, sizeof(gb->what), "the loss's class constant");
+		return NULL;
+	}
+	t[0] = mg_node(gb, "reshape", "model/loss/Labels", &labels, 1, NULL, &col, sizeof(col));
+	t[1] = mg_node(gb, "equal_i32", "model/loss/OneHot", t, 2, NULL, NULL, 0);
+	t[1] = mg_node(gb, "cast_i32_to_f32", "model/loss/OneHot/Cast", &t[1], 1, NULL, NULL, 0);
+	t[0] = mg_node(gb, "reshape", "model/loss/Outputs", &logits, 1, NULL, &rows,
+		       sizeof(rows));
+	x = mg_node(gb, "sub_f32", "model/loss/Sub", t, 2, NULL, NULL, 0);
+	x = mg_node(gb, "square_f32", "model/loss/Square", &x, 1, NULL, NULL, 0);
+	x = mg_node(gb, "reshape", "model/loss/Flat", &x, 1, NULL, &all, sizeof(all));
+	x = mg_node(gb, "reduce_sum_f32", "model/loss/Sum", &x, 1, NULL, &sum0, sizeof(sum0));
+	return mg_node(gb, "scale_f32", "model/loss/Mean", &x, 1, out, &sp, sizeof(sp));
+}
+
+/*
  * The step graph: gather the batch at "offset" of "order" from the images
  * and labels of a split, forward, loss and correct count as outputs; for
  * training, autodiff and SGD on top.
@@ -422,6 +462,7 @@ int model_graph_step(const struct model_graph_setup *d, struct params *p, uint32
 	uint64_t dims[4] = { s->count, in->h, in->w, in->c }, one = 1, n = s->count;
 	uint64_t bdims[4] = { batch, in->h, in->w, in->c };
 	struct hlrt_sce_params sce = { train ? HLRT_SCE_MEAN : HLRT_SCE_SUM };
+	bool mse = d->m->train.loss == MODEL_LOSS_MSE;
 	struct hlrt_reduce_params sum0 = { .axis = 0 };
 	struct hlrt_reshape_params as_col = { .ndims = 2, .dims = { batch, 1 } };
 	/* gather_rows takes its batch size from dims[0] */
@@ -463,10 +504,19 @@ int model_graph_step(const struct model_graph_setup *d, struct params *p, uint32
 		 */
 		struct hlrt_scale_params sp = { .alpha = share };
 
-		mean = mg_node(&gb, "softmax_cross_entropy_fwd_f32",
-				"model/loss/SoftmaxCrossEntropy", t2, 2, NULL, &sce, sizeof(sce));
+		if (mse)
+			mean = mg_mse(&gb, logits, y, batch, 1.0f / (float)(batch * DATASET_CLASSES),
+				      NULL);
+		else
+			mean = mg_node(&gb, "softmax_cross_entropy_fwd_f32",
+					"model/loss/SoftmaxCrossEntropy", t2, 2, NULL, &sce,
+					sizeof(sce));
 		loss = mg_node(&gb, "scale_f32", "model/loss/Share", &mean, 1, loss, &sp,
 				sizeof(sp));
+	} else if (mse) {
+		/* training: the batch's mean; evaluation: the sum of the samples' means */
+		loss = mg_mse(&gb, logits, y, batch,
+			      1.0f / (float)((train ? batch : 1) * DATASET_CLASSES), loss);
 	} else {
 		loss = mg_node(&gb, "softmax_cross_entropy_fwd_f32",
 				"model/loss/SoftmaxCrossEntropy", t2, 2, loss, &sce, sizeof(sce));

@@ -474,10 +474,15 @@ static int model_json_training(struct model_json_ctx *cx, json_t *obj, struct mo
 		t->loss = MODEL_LOSS_SPARSE_CCE;
 	else if (loss && strcmp(loss, "categorical_crossentropy") == 0)
 		t->loss = MODEL_LOSS_CCE;	/* the labels' one-hot rows: the same loss */
+	else if (loss && (!strcmp(loss, "mse") || !strcmp(loss, "mean_squared_error")))
+		t->loss = MODEL_LOSS_MSE;
 	else
 		return model_json_fail(cx, where,
-			"\"loss\" must be \"sparse_categorical_crossentropy\" or "
-			"\"categorical_crossentropy\"");
+			"\"loss\" must be \"sparse_categorical_crossentropy\", "
+			"\"categorical_crossentropy\" or \"mse\"");
+	if (t->loss == MODEL_LOSS_MSE && json_object_get(obj, "from_logits"))
+		return model_json_fail(cx, where, "\"from_logits\" does not apply to mse");
+	from_logits = t->loss == MODEL_LOSS_MSE;	/* mse: on the last layer's outputs */
 	if (model_json_bool(cx, obj, "from_logits", where, &from_logits))
 		return -1;
 	/*

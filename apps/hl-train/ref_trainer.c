@@ -295,6 +295,47 @@ static double ref_softmax_xent(const float *logits, const int32_t *labels,
 	return sum;
 }
 
+/*
+ * Mean squared error of out[batch, k] against the labels' one-hot rows
+ * (Keras's mse: the mean over k, per sample); the gradient of the batch's
+ * mean goes to dout when not NULL. Returns the summed loss; *correct
+ * counts argmax hits.
+ */
+static double ref_mse(const float *out, const int32_t *labels, uint32_t batch, uint32_t k,
+		      float *dout, uint32_t *correct)
+{
+	float scale = 1.0f / ((float)batch * (float)k);
+	double sum = 0.0;
+
+	*correct = 0;
+	for (uint32_t n = 0; n < batch; n++) {
+		const float *z = out + (size_t)n * k;
+		uint32_t best = 0;
+		double row = 0.0;
+
+		for (uint32_t j = 0; j < k; j++) {
+			float d = z[j] - (j == (uint32_t)labels[n] ? 1.0f : 0.0f);
+
+			row += (double)d * d;
+			best = z[j] > z[best] ? j : best;
+			if (dout)
+				dout[(size_t)n * k + j] = (d + d) * scale;
+		}
+		sum += row / k;
+		*correct += best == (uint32_t)labels[n];
+	}
+	return sum;
+}
+
+/* The model's loss (summed over the batch) and, when dout, its mean's gradient. */
+static double ref_loss(const struct ref_trainer *r, const float *out, uint32_t batch,
+		       float *dout, uint32_t *correct)
+{
+	if (r->m->train.loss == MODEL_LOSS_MSE)
+		return ref_mse(out, r->labels, batch, DATASET_CLASSES, dout, correct);
+	return ref_softmax_xent(out, r->labels, batch, DATASET_CLASSES, dout, correct);
+}
+
 /* ---- the model ----------------------------------------------------------- */
 
 static void ref_forward(struct ref_trainer *r, uint32_t batch)
@@ -632,8 +673,8 @@ static int ref_step(void *ctx, uint32_t first, uint32_t count, float lr,
 	ref_gather(r, &r->data->train, r->order + first, count, r->labels);
 	ref_forward(r, count);
 	r->result.count = count;
-	r->result.loss = (float)(ref_softmax_xent(logits, r->labels, count, DATASET_CLASSES,
-						  r->dlogits, &r->result.correct) / count);
+	r->result.loss = (float)(ref_loss(r, logits, count, r->dlogits, &r->result.correct) /
+				 count);
 	ref_backward(r, count);
 	switch (r->m->train.optimizer) {
 	case MODEL_OPT_LAMB:
@@ -681,8 +722,7 @@ static int ref_evaluate(void *ctx, struct backend_eval_result *out,
 			r->test_idx[n] = first + n;
 		ref_gather(r, s, r->test_idx, count, r->labels);
 		ref_forward(r, count);
-		out->loss_sum += ref_softmax_xent(r->act[r->m->nlayers], r->labels, count,
-						  DATASET_CLASSES, NULL, &correct);
+		out->loss_sum += ref_loss(r, r->act[r->m->nlayers], count, NULL, &correct);
 		out->correct += correct;
 		out->count += count;
 	}

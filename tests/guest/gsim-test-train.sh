@@ -147,6 +147,25 @@ check "keras: 10 reference steps" train_ref --model "$work/keras.json" --max-ste
 check "keras: per-step loss equals the CPU reference within 1e-4 relative" \
 	losses_agree "$work/keras-ref.txt" "$work/keras-dev.txt" 10
 cat "$work/out"
+# The other losses: mse (one-hot rows from equal_i32 on the device) through a
+# softmax, and categorical_crossentropy on probabilities (from_logits false:
+# the final softmax folded into the loss).
+for loss in mse categorical_crossentropy; do
+	cat > "$work/loss-$loss.json" <<EOF
+{ "name": "loss-$loss", "input_shape": [28, 28, 1],
+  "layers": [ { "type": "Flatten" }, { "type": "Dense", "units": 32, "activation": "relu" },
+              { "type": "Dense", "units": 10, "activation": "softmax" } ],
+  "training": { "loss": "$loss", "optimizer": { "type": "sgd", "learning_rate": 0.5 },
+                "batch_size": 64, "seed": 5 } }
+EOF
+	check "loss-$loss: 10 device steps" train --model "$work/loss-$loss.json" --max-steps 10 \
+		--no-eval --dump-losses "$work/loss-$loss-dev.txt"
+	check "loss-$loss: 10 reference steps" train_ref --model "$work/loss-$loss.json" \
+		--max-steps 10 --no-eval --dump-losses "$work/loss-$loss-ref.txt"
+	check "loss-$loss: per-step loss equals the CPU reference within 1e-4 relative" \
+		losses_agree "$work/loss-$loss-ref.txt" "$work/loss-$loss-dev.txt" 10
+	cat "$work/out"
+done
 # The seed's CPU-fallback example (a Lambda layer after the Dense layer):
 # with INT64 indices ArgMax stays on the HPU and only Equal falls back to
 # the CPU; with INT32 ones everything stays on the HPU. The placement log

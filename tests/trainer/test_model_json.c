@@ -200,9 +200,9 @@ START_TEST(semantic_errors_name_the_value)
 	expect_error("{\"input_shape\": [28], \"layers\": [{\"type\": \"Flatten\"}], " TRAINING "}",
 		     "input_shape: must be [h, w] or [h, w, c]");
 	expect_error("{\"input_shape\": [28, 28], \"layers\": [{\"type\": \"Flatten\"},"
-		     " {\"type\": \"Dense\", \"units\": 10}], \"training\": {\"loss\": \"mse\"}}",
-		     "\"loss\" must be \"sparse_categorical_crossentropy\" or "
-		     "\"categorical_crossentropy\"");
+		     " {\"type\": \"Dense\", \"units\": 10}], \"training\": {\"loss\": \"hinge\"}}",
+		     "\"loss\" must be \"sparse_categorical_crossentropy\", "
+		     "\"categorical_crossentropy\" or \"mse\"");
 	expect_error("{\"input_shape\": [28, 28], \"layers\": [{\"type\": \"Flatten\"},"
 		     " {\"type\": \"Dense\", \"units\": 10}], \"training\": {\"loss\": "
 		     "\"sparse_categorical_crossentropy\", \"from_logits\": true, \"optimizer\": "
@@ -239,6 +239,17 @@ START_TEST(losses_and_from_logits)
 		     " {\"type\": \"Dense\", \"units\": 10}], \"training\": {\"loss\":"
 		     " \"categorical_crossentropy\", \"optimizer\": {\"type\": \"sgd\"}}}",
 		     "training: \"from_logits\": false needs a final softmax");
+	/* mse: on the last layer's outputs, a final softmax kept; no from_logits */
+	ck_assert_msg(model_parse(DENSE_SOFTMAX("\"loss\": \"mse\","), "m.json", &m, &err) == 0,
+		      "%s", err.msg);
+	ck_assert_int_eq(m.train.loss, MODEL_LOSS_MSE);
+	ck_assert(!m.train.softmax_folded);
+	ck_assert_uint_eq(m.nlayers, 3);
+	ck_assert_msg(model_parse(DENSE_SOFTMAX("\"loss\": \"mean_squared_error\","), "m.json",
+				  &m, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(m.train.loss, MODEL_LOSS_MSE);
+	expect_error(DENSE_SOFTMAX("\"loss\": \"mse\", \"from_logits\": true,"),
+		     "training: \"from_logits\" does not apply to mse");
 #undef DENSE_SOFTMAX
 }
 END_TEST

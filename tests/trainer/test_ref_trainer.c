@@ -192,6 +192,21 @@ START_TEST(softmax_gradients_match_finite_differences)
 }
 END_TEST
 
+/* mse against the labels' one-hot rows, on a Dense's outputs and through a softmax */
+START_TEST(mse_gradients_match_finite_differences)
+{
+#define MSE_TRAINING "\"training\": {\"loss\": \"mse\", \"optimizer\": {\"type\": \"sgd\"}}"
+	gradient_check("{\"input_shape\": [4, 5], \"layers\": [{\"type\": \"Flatten\"},"
+		       " {\"type\": \"Dense\", \"units\": 10}], " MSE_TRAINING "}", 4, 5);
+	gradient_check("{\"input_shape\": [4, 5], \"layers\": [{\"type\": \"Flatten\"},"
+		       " {\"type\": \"Dense\", \"units\": 10, \"activation\": \"tanh\"},"
+		       " {\"type\": \"Dense\", \"units\": 10, \"activation\": \"softmax\"},"
+		       " {\"type\": \"Lambda\", \"function\": \"20.0 * x\"}], " MSE_TRAINING "}",
+		       4, 5);
+#undef MSE_TRAINING
+}
+END_TEST
+
 /* "use_bias": false, tanh, sigmoid, softmax, a Lambda layer and Keras's spellings of the layers. */
 START_TEST(keras_layers_gradients_match_finite_differences)
 {
@@ -265,6 +280,7 @@ Suite *ref_trainer_suite(void)
 	tcase_add_test(tc, mlp_gradients_match_finite_differences);
 	tcase_add_test(tc, cnn_gradients_match_finite_differences);
 	tcase_add_test(tc, softmax_gradients_match_finite_differences);
+	tcase_add_test(tc, mse_gradients_match_finite_differences);
 	tcase_add_test(tc, keras_layers_gradients_match_finite_differences);
 	tcase_add_test(tc, momentum_and_weight_decay_follow_pytorch);
 	suite_add_tcase(s, tc);
