@@ -39,8 +39,8 @@ int checkpoint_save(const char *path, const struct model *m, const struct params
 	snprintf(epochs, sizeof(epochs), "%" PRIu32, st->epochs_done);
 	snprintf(steps, sizeof(steps), "%" PRIu64, st->steps_done);
 	snprintf(seed, sizeof(seed), "%" PRIu64, st->seed);
-	/* LAMB's bias correction counts the updates its moments have seen */
-	if (m->train.optimizer == MODEL_OPT_LAMB && state)
+	/* LAMB's and Adam's bias correction counts the updates the moments have seen */
+	if (model_optimizer_counts_updates(&m->train) && state)
 		snprintf(updates, sizeof(updates), "%" PRIu64, state->updates);
 	else
 		n_meta--;
@@ -126,7 +126,7 @@ int checkpoint_load(const char *path, const struct model *m, struct params *p,
 	for (uint32_t i = 0; state && i < state->count; i++)
 		if (checkpoint_get(&f, state->t[i].name, &state->t[i], err))
 			goto out;
-	if (state && m->train.optimizer == MODEL_OPT_LAMB &&
+	if (state && model_optimizer_counts_updates(&m->train) &&
 	    checkpoint_meta_u64(&f, "optimizer_updates", &state->updates, err))
 		goto out;
 	ret = 0;

@@ -259,8 +259,8 @@ static int dev_check_hbm(struct dev_ctx *d, const struct params *p, struct train
 	struct hlrt_device_info info;
 	const struct dataset *ds = d->data;
 	uint64_t sample = model_shape_size(&d->m->input) * 4ull + 8;
-	uint32_t copies = (d->m->train.optimizer == MODEL_OPT_LAMB ? 3 :
-			   d->m->train.momentum != 0.0f ? 2 : 1) + (d->nranks > 1);
+	const char *const *suffix;
+	uint32_t copies = 1 + model_optimizer_slots(&d->m->train, &suffix) + (d->nranks > 1);
 	uint64_t need = (uint64_t)p->total * 4 * copies +
 			((uint64_t)ds->train.count + ds->test.count) * sample;
 
@@ -454,7 +454,7 @@ static int dev_params_xfer(struct dev_ctx *d, const struct params *p, bool state
 	return 0;
 }
 
-/* LAMB's update count (INT32 on the device): the host's *updates to the device or back. */
+/* The update count of LAMB and Adam(W) (INT32 on the device): *updates to the device or back. */
 static int dev_step_xfer(struct dev_ctx *d, uint64_t *updates, bool to_device,
 			 struct train_err *err)
 {
@@ -462,15 +462,16 @@ static int dev_step_xfer(struct dev_ctx *d, uint64_t *updates, bool to_device,
 	struct dev_buf *b;
 	int32_t step;
 
-	if (d->m->train.optimizer != MODEL_OPT_LAMB)
+	if (!model_optimizer_counts_updates(&d->m->train))
 		return 0;
 	b = dev_buf_find(d, name);
 	if (!b || b->bytes != sizeof(step))
-		return train_err_set(err, "LAMB's update count %s: no device buffer of its size",
+		return train_err_set(err, "the update count %s: no device buffer of its size",
 				     name);
 	if (to_device) {
 		if (*updates > INT32_MAX)
-			return train_err_set(err, "LAMB: %" PRIu64 " updates done, at most %d",
+			return train_err_set(err, "%s: %" PRIu64 " updates done, at most %d",
+					     model_optimizer_name(d->m->train.optimizer),
 					     *updates, INT32_MAX);
 		step = (int32_t)*updates;
 		return dev_fail(hlrt_memcpy_h2d(d->dev, b->addr, &step, sizeof(step)), name, err);

@@ -1,7 +1,69 @@
 /* Shape inference and naming for the layer stack of a model (model.h). */
 #include <stdio.h>
 
+#include <string.h>
+
 #include "model.h"
+
+bool model_activation_kind(const char *name, enum model_layer_kind *kind, bool *none)
+{
+	*none = strcmp(name, "linear") == 0;
+	if (!strcmp(name, "relu"))
+		*kind = MODEL_RELU;
+	else if (!strcmp(name, "tanh"))
+		*kind = MODEL_TANH;
+	else if (!strcmp(name, "sigmoid"))
+		*kind = MODEL_SIGMOID;
+	else if (!strcmp(name, "softmax"))
+		*kind = MODEL_SOFTMAX;
+	else
+		return *none;
+	return true;
+}
+
+const char *model_optimizer_name(enum model_optimizer opt)
+{
+	switch (opt) {
+	case MODEL_OPT_SGD:
+		return "sgd";
+	case MODEL_OPT_LAMB:
+		return "lamb";
+	case MODEL_OPT_ADAM:
+		return "adam";
+	case MODEL_OPT_ADAMW:
+		return "adamw";
+	case MODEL_OPT_ADAGRAD:
+		return "adagrad";
+	}
+	return "?";
+}
+
+uint32_t model_optimizer_slots(const struct model_training *t, const char *const **suffix)
+{
+	static const char *const sgd[] = { "momentum" }, *const adam[] = { "m", "v" };
+	static const char *const adagrad[] = { "accum" };
+
+	switch (t->optimizer) {
+	case MODEL_OPT_LAMB:
+	case MODEL_OPT_ADAM:
+	case MODEL_OPT_ADAMW:
+		*suffix = adam;
+		return 2;
+	case MODEL_OPT_ADAGRAD:
+		*suffix = adagrad;
+		return 1;
+	case MODEL_OPT_SGD:
+		break;
+	}
+	*suffix = sgd;
+	return t->momentum != 0.0f ? 1 : 0;
+}
+
+bool model_optimizer_counts_updates(const struct model_training *t)
+{
+	return t->optimizer == MODEL_OPT_LAMB || t->optimizer == MODEL_OPT_ADAM ||
+	       t->optimizer == MODEL_OPT_ADAMW;
+}
 
 const char *model_layer_kind_name(enum model_layer_kind kind)
 {
@@ -17,6 +79,14 @@ const char *model_layer_kind_name(enum model_layer_kind kind)
 		return "conv2d";
 	case MODEL_MAXPOOL2D:
 		return "max_pooling2d";
+	case MODEL_LAMBDA:
+		return "lambda";
+	case MODEL_TANH:
+		return "tanh";
+	case MODEL_SIGMOID:
+		return "sigmoid";
+	case MODEL_SOFTMAX:
+		return "softmax";
 	}
 	return "?";
 }
@@ -62,11 +132,28 @@ int model_infer_shapes(struct model *m, uint32_t classes, struct train_err *err)
 			cur = (struct model_shape){ .h = 1, .w = 1, .c = l->units };
 			break;
 		case MODEL_RELU:
+		case MODEL_TANH:
+		case MODEL_SIGMOID:
+		case MODEL_SOFTMAX:
+			break;
+		case MODEL_LAMBDA:
+			if (cur.h != 1 || cur.w != 1)
+				return train_err_set(err,
+					"layer %s: Lambda needs a vector input (got %ux%ux%u)",
+					l->name, cur.h, cur.w, cur.c);
 			break;
 		case MODEL_CONV2D:
 		case MODEL_MAXPOOL2D: {
 			uint32_t oh, ow;
 
+			/* maxpool2d_bwd_f32 routes each window's gradient: no overlaps, no gaps */
+			if (l->kind == MODEL_MAXPOOL2D &&
+			    (l->stride[0] != l->kernel[0] || l->stride[1] != l->kernel[1]))
+				return train_err_set(err,
+					"layer %s (MaxPooling2D): strides %ux%u must equal pool_size "
+					"%ux%u (windows that overlap or leave gaps are not supported)",
+					l->name, l->stride[0], l->stride[1], l->kernel[0],
+					l->kernel[1]);
 			if (model_window(cur.h, l->kernel[0], l->stride[0], l->pad[0], &oh) ||
 			    model_window(cur.w, l->kernel[1], l->stride[1], l->pad[1], &ow))
 				return train_err_set(err,

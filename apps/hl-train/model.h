@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lambda.h"
 #include "train_err.h"
 
 #define MODEL_MAX_LAYERS 32
@@ -22,6 +23,10 @@ enum model_layer_kind {
 	MODEL_RELU,
 	MODEL_CONV2D,
 	MODEL_MAXPOOL2D,
+	MODEL_LAMBDA,			/* an elementwise expression of x (lambda.h) */
+	MODEL_TANH,			/* Activation("tanh") */
+	MODEL_SIGMOID,			/* Activation("sigmoid") */
+	MODEL_SOFTMAX,			/* Softmax, Activation("softmax"): the last axis */
 };
 
 /* A per-sample activation shape h x w x c (a vector: h = w = 1, c = n). */
@@ -37,19 +42,32 @@ struct model_layer {
 	uint32_t kernel[2];		/* Conv2D kernel, MaxPool2D pool size */
 	uint32_t stride[2];		/* Conv2D, MaxPool2D */
 	uint32_t pad[2];		/* Conv2D: 0 for "valid", (k-1)/2 for "same" */
+	bool no_bias;			/* Dense, Conv2D: "use_bias": false */
 	struct model_shape in, out;
+	struct lambda_expr expr;	/* Lambda */
 };
 
 enum model_optimizer {
 	MODEL_OPT_SGD,
 	MODEL_OPT_LAMB,			/* FusedLamb: Adam moments, per-tensor trust ratio */
+	MODEL_OPT_ADAM,			/* Keras's Adam: AdamW's rule, no weight decay by default */
+	MODEL_OPT_ADAMW,		/* decoupled weight decay, bias-corrected moments */
+	MODEL_OPT_ADAGRAD,		/* PyTorch's rule: the accumulator starts at 0 */
+};
+
+enum model_loss {
+	MODEL_LOSS_SPARSE_CCE,		/* sparse_categorical_crossentropy */
+	MODEL_LOSS_CCE,			/* categorical_crossentropy: one-hot rows of the labels */
+	MODEL_LOSS_MSE,			/* mse: the outputs against the labels' one-hot rows */
 };
 
 struct model_training {
+	enum model_loss loss;		/* the CCEs: softmax cross-entropy of the logits */
+	bool softmax_folded;		/* from_logits false: the final Softmax went into the loss */
 	enum model_optimizer optimizer;
 	float learning_rate;
 	float momentum;			/* SGD */
-	float beta1, beta2, epsilon;	/* LAMB */
+	float beta1, beta2, epsilon;	/* LAMB, Adam, AdamW (epsilon: Adagrad too) */
 	float weight_decay;
 	bool nesterov;
 	uint32_t batch_size;
@@ -77,5 +95,14 @@ int model_parse(const char *text, const char *source, struct model *m,
 int model_infer_shapes(struct model *m, uint32_t classes, struct train_err *err);
 uint32_t model_shape_size(const struct model_shape *s);
 const char *model_layer_kind_name(enum model_layer_kind kind);
+/* The layer kind of a Keras activation name ("relu", "tanh", "sigmoid", "softmax");
+ * *none for "linear"; false for an unknown name. */
+bool model_activation_kind(const char *name, enum model_layer_kind *kind, bool *none);
+/* The optimizer as model files name it: "sgd", "lamb", "adam", "adamw", "adagrad". */
+const char *model_optimizer_name(enum model_optimizer opt);
+/* State tensors per parameter (libhlrt's names: "momentum", "m", "v", "accum"). */
+uint32_t model_optimizer_slots(const struct model_training *t, const char *const **suffix);
+/* The optimizer counts its updates (bias correction): LAMB, Adam, AdamW. */
+bool model_optimizer_counts_updates(const struct model_training *t);
 
 #endif

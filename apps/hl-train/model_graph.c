@@ -5,9 +5,20 @@
  * device backend binds and launches.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "model_graph.h"
+
+/* libhlrt prints the placement of every op it compiles (HLRT_LOG_DEVICE_PLACEMENT). */
+static bool mg_placement_logged(void)
+{
+	const char *v = getenv("HLRT_LOG_DEVICE_PLACEMENT");
+
+	return v && (!strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") ||
+		     !strcasecmp(v, "on"));
+}
 
 int dev_fail(hlrt_status st, const char *what, struct train_err *err)
 {
@@ -69,6 +80,115 @@ static hlrt_tensor *mg_param(struct mg_graph *gb, const struct params_tensor *p)
 	return mg_tensor(gb, p->name, HLRT_FP32, HLRT_TENSOR_PARAMETER, p->ndims, dims);
 }
 
+/* A number of a Lambda expression: a one-element constant of its operand's type. */
+static hlrt_tensor *mg_lambda_const(struct mg_graph *gb, const struct lambda_node *n)
+{
+	int64_t i64 = (int64_t)n->value;
+	int32_t i32 = (int32_t)n->value;
+	struct hlrt_tensor_desc d = { .ndims = 1, .dims = { 1 }, .role = HLRT_TENSOR_CONSTANT };
+	hlrt_tensor *t = NULL;
+
+	if (gb->st)
+		return NULL;
+	if (n->type == LAMBDA_INDEX) {
+		d.dtype = n->i64 ? HLRT_INT64 : HLRT_INT32;
+		d.data = n->i64 ? (const void *)&i64 : (const void *)&i32;
+	} else {
+		d.dtype = HLRT_FP32;
+		d.data = &n->value;
+	}
+	gb->st = hlrt_tensor_create(gb->g, &d, &t);
+	if (gb->st)
+		snprintf(gb->what, sizeof(gb->what), "a Lambda constant");
+	return t;
+}
+
+/*
+ * A Lambda layer's expression (lambda.h) on x[batch, units] as libhlrt
+ * ops, named as TensorFlow names them (model/lambda/ArgMax, .../Equal):
+ * argmax with INT64 indices runs on the device, an INT64 comparison on
+ * the CPU, the rest on the TPC; autodiff differentiates through it.
+ */
+static hlrt_tensor *mg_lambda(struct mg_graph *gb, const struct model_layer *l, hlrt_tensor *x)
+{
+	static const char *const cls[] = {
+		[LAMBDA_ARGMAX] = "ArgMax", [LAMBDA_EQUAL] = "Equal",
+		[LAMBDA_EXPAND] = "ExpandDims", [LAMBDA_WHERE] = "SelectV2",
+		[LAMBDA_SQUARE] = "Square", [LAMBDA_ADD] = "AddV2", [LAMBDA_SUB] = "Sub",
+		[LAMBDA_MUL] = "Mul",
+	};
+	const struct lambda_expr *e = &l->expr;
+	hlrt_tensor *t[LAMBDA_MAX_NODES] = { 0 };
+	uint32_t seen[LAMBDA_MUL + 1] = { 0 };
+	struct hlrt_tensor_desc xd;
+	char name[MODEL_NAME_LEN + 48];
+
+	if (gb->st)
+		return NULL;
+	hlrt_tensor_get_desc(x, &xd);
+	for (uint32_t i = 0; i < e->n && !gb->st; i++) {
+		const struct lambda_node *n = &e->node[i];
+		struct hlrt_argmax_params ap = { .axis = -1 };
+		struct hlrt_reshape_params col = { .ndims = 2, .dims = { xd.dims[0], 1 } };
+		hlrt_tensor *in[3] = { 0 };
+		const char *guid = NULL;
+		const void *params = NULL;
+		size_t psize = 0;
+		uint32_t n_in = 0;
+
+		if (n->op == LAMBDA_X) {
+			t[i] = x;
+			continue;
+		}
+		if (n->op == LAMBDA_CONST) {
+			t[i] = mg_lambda_const(gb, n);
+			continue;
+		}
+		while (n_in < 3 && n->arg[n_in] >= 0) {
+			in[n_in] = t[n->arg[n_in]];
+			n_in++;
+		}
+		switch (n->op) {
+		case LAMBDA_ARGMAX:
+			guid = n->i64 ? "argmax_i64" : "argmax_i32";
+			params = &ap;
+			psize = sizeof(ap);
+			break;
+		case LAMBDA_EQUAL:
+			guid = e->node[n->arg[0]].type == LAMBDA_FLOAT ? "equal_f32" :
+			       n->i64 ? "equal_i64" : "equal_i32";
+			break;
+		case LAMBDA_EXPAND:
+			guid = "reshape";
+			params = &col;
+			psize = sizeof(col);
+			break;
+		case LAMBDA_WHERE:
+			guid = "where_f32";
+			break;
+		case LAMBDA_SQUARE:
+			guid = "square_f32";
+			break;
+		case LAMBDA_ADD:
+			guid = "add_f32";
+			break;
+		case LAMBDA_SUB:
+			guid = "sub_f32";
+			break;
+		default:
+			guid = "mul_f32";
+			break;
+		}
+		if (seen[n->op]++)
+			snprintf(name, sizeof(name), "model/%s/%s_%u", l->name, cls[n->op],
+				 seen[n->op] - 1);
+		else
+			snprintf(name, sizeof(name), "model/%s/%s", l->name, cls[n->op]);
+		t[i] = mg_node(gb, guid, name, in, n_in, NULL, params, psize);
+	}
+	return gb->st ? NULL : t[e->n - 1];
+}
+
 /* The model's layers on x[batch, h, w, c]; returns the logits. */
 static hlrt_tensor *mg_forward(struct mg_graph *gb, const struct model *m,
 				struct params *p, hlrt_tensor *x)
@@ -91,6 +211,8 @@ static hlrt_tensor *mg_forward(struct mg_graph *gb, const struct model *m,
 
 			snprintf(name, sizeof(name), "model/%s/MatMul", l->name);
 			x = mg_node(gb, "gemm_f32", name, in, 2, NULL, NULL, 0);
+			if (!b)		/* "use_bias": false */
+				break;
 			in[0] = x;
 			in[1] = b;
 			snprintf(name, sizeof(name), "model/%s/BiasAdd", l->name);
@@ -110,7 +232,8 @@ static hlrt_tensor *mg_forward(struct mg_graph *gb, const struct model *m,
 			hlrt_tensor *in[3] = { x, w, b };
 
 			snprintf(name, sizeof(name), "model/%s/Conv2D", l->name);
-			x = mg_node(gb, "conv2d_fwd_f32", name, in, 3, NULL, &cp, sizeof(cp));
+			x = mg_node(gb, "conv2d_fwd_f32", name, in, b ? 3 : 2, NULL, &cp,
+				    sizeof(cp));
 			break;
 		}
 		case MODEL_MAXPOOL2D: {
@@ -123,6 +246,21 @@ static hlrt_tensor *mg_forward(struct mg_graph *gb, const struct model *m,
 			x = mg_node(gb, "maxpool2d_fwd_f32", name, &x, 1, NULL, &pp, sizeof(pp));
 			break;
 		}
+		case MODEL_LAMBDA:
+			x = mg_lambda(gb, l, x);
+			break;
+		case MODEL_TANH:
+			snprintf(name, sizeof(name), "model/%s/Tanh", l->name);
+			x = mg_node(gb, "tanh_fwd_f32", name, &x, 1, NULL, NULL, 0);
+			break;
+		case MODEL_SIGMOID:
+			snprintf(name, sizeof(name), "model/%s/Sigmoid", l->name);
+			x = mg_node(gb, "sigmoid_fwd_f32", name, &x, 1, NULL, NULL, 0);
+			break;
+		case MODEL_SOFTMAX:
+			snprintf(name, sizeof(name), "model/%s/Softmax", l->name);
+			x = mg_node(gb, "softmax_fwd_f32", name, &x, 1, NULL, NULL, 0);
+			break;
 		}
 	}
 	return x;
@@ -139,6 +277,16 @@ static struct hlrt_optimizer_desc mg_optimizer(const struct model_training *t)
 		opt.u.lamb.beta2 = t->beta2;
 		opt.u.lamb.eps = t->epsilon;
 		opt.u.lamb.weight_decay = t->weight_decay;
+	} else if (t->optimizer == MODEL_OPT_ADAM || t->optimizer == MODEL_OPT_ADAMW) {
+		opt.kind = HLRT_OPT_ADAMW;
+		opt.u.adamw.beta1 = t->beta1;
+		opt.u.adamw.beta2 = t->beta2;
+		opt.u.adamw.eps = t->epsilon;
+		opt.u.adamw.weight_decay = t->weight_decay;
+	} else if (t->optimizer == MODEL_OPT_ADAGRAD) {
+		opt.kind = HLRT_OPT_ADAGRAD;
+		opt.u.adagrad.eps = t->epsilon;
+		opt.u.adagrad.weight_decay = t->weight_decay;
 	} else {
 		opt.u.sgd.momentum = t->momentum;
 		opt.u.sgd.weight_decay = t->weight_decay;
@@ -184,8 +332,8 @@ static void mg_note_state(const struct model *m, struct mg_graph *gb, struct par
 					 hlrt_tensor_name(t));
 		}
 	state->step[0] = '\0';
-	if (!gb->st && m->train.optimizer == MODEL_OPT_LAMB) {
-		snprintf(gb->what, sizeof(gb->what), "LAMB's update count");
+	if (!gb->st && model_optimizer_counts_updates(&m->train)) {
+		snprintf(gb->what, sizeof(gb->what), "the optimizer's update count");
 		gb->st = hlrt_graph_optimizer_state(gb->g, NULL, 0, &t);
 		if (!gb->st)
 			snprintf(state->step, sizeof(state->step), "%s", hlrt_tensor_name(t));
@@ -249,11 +397,53 @@ int model_graph_optimizer(const struct model *m, bool eager, struct params *p,
 	}
 	mg_note_state(m, &gb, p, state);
 	if (!gb.st) {
+		if (mg_placement_logged())
+			fprintf(stderr, "placement of the optimizer:\n");
 		gb.st = hlrt_graph_compile(gb.g, &copts, recipe);
 		snprintf(gb.what, sizeof(gb.what), "compiling the optimizer");
 	}
 	hlrt_graph_destroy(gb.g);
 	return dev_fail(gb.st, gb.what, err);
+}
+
+/*
+ * mse: alpha * the sum over the batch of (out - onehot(labels))^2, the
+ * one-hot rows from equal_i32 of the labels against a constant 0..C-1 row.
+ * Into OUT when not NULL.
+ */
+static hlrt_tensor *mg_mse(struct mg_graph *gb, hlrt_tensor *logits, hlrt_tensor *labels,
+			   uint64_t batch, float alpha, hlrt_tensor *out)
+{
+	int32_t iota[DATASET_CLASSES];
+	struct hlrt_tensor_desc d = { .name = "model/loss/Classes", .dtype = HLRT_INT32,
+				      .ndims = 2, .dims = { 1, DATASET_CLASSES },
+				      .role = HLRT_TENSOR_CONSTANT, .data = iota };
+	struct hlrt_reshape_params rows = { .ndims = 2, .dims = { batch, DATASET_CLASSES } };
+	struct hlrt_reshape_params col = { .ndims = 2, .dims = { batch, 1 } };
+	struct hlrt_reshape_params all = { .ndims = 2, .dims = { batch * DATASET_CLASSES, 1 } };
+	struct hlrt_reduce_params sum0 = { .axis = 0 };
+	struct hlrt_scale_params sp = { .alpha = alpha };
+	hlrt_tensor *t[2] = { NULL, NULL }, *x;
+
+	for (int32_t j = 0; j < DATASET_CLASSES; j++)
+		iota[j] = j;
+	if (gb->st)
+		return NULL;
+	gb->st = hlrt_tensor_create(gb->g, &d, &t[1]);
+	if (gb->st) {
+		snprintf(gb->what, sizeof(gb->what), "the loss's class constant");
+		return NULL;
+	}
+	t[0] = mg_node(gb, "reshape", "model/loss/Labels", &labels, 1, NULL, &col, sizeof(col));
+	t[1] = mg_node(gb, "equal_i32", "model/loss/OneHot", t, 2, NULL, NULL, 0);
+	t[1] = mg_node(gb, "cast_i32_to_f32", "model/loss/OneHot/Cast", &t[1], 1, NULL, NULL, 0);
+	t[0] = mg_node(gb, "reshape", "model/loss/Outputs", &logits, 1, NULL, &rows,
+		       sizeof(rows));
+	x = mg_node(gb, "sub_f32", "model/loss/Sub", t, 2, NULL, NULL, 0);
+	x = mg_node(gb, "square_f32", "model/loss/Square", &x, 1, NULL, NULL, 0);
+	x = mg_node(gb, "reshape", "model/loss/Flat", &x, 1, NULL, &all, sizeof(all));
+	x = mg_node(gb, "reduce_sum_f32", "model/loss/Sum", &x, 1, NULL, &sum0, sizeof(sum0));
+	return mg_node(gb, "scale_f32", "model/loss/Mean", &x, 1, out, &sp, sizeof(sp));
 }
 
 /*
@@ -272,6 +462,7 @@ int model_graph_step(const struct model_graph_setup *d, struct params *p, uint32
 	uint64_t dims[4] = { s->count, in->h, in->w, in->c }, one = 1, n = s->count;
 	uint64_t bdims[4] = { batch, in->h, in->w, in->c };
 	struct hlrt_sce_params sce = { train ? HLRT_SCE_MEAN : HLRT_SCE_SUM };
+	bool mse = d->m->train.loss == MODEL_LOSS_MSE;
 	struct hlrt_reduce_params sum0 = { .axis = 0 };
 	struct hlrt_reshape_params as_col = { .ndims = 2, .dims = { batch, 1 } };
 	/* gather_rows takes its batch size from dims[0] */
@@ -313,10 +504,19 @@ int model_graph_step(const struct model_graph_setup *d, struct params *p, uint32
 		 */
 		struct hlrt_scale_params sp = { .alpha = share };
 
-		mean = mg_node(&gb, "softmax_cross_entropy_fwd_f32",
-				"model/loss/SoftmaxCrossEntropy", t2, 2, NULL, &sce, sizeof(sce));
+		if (mse)
+			mean = mg_mse(&gb, logits, y, batch, 1.0f / (float)(batch * DATASET_CLASSES),
+				      NULL);
+		else
+			mean = mg_node(&gb, "softmax_cross_entropy_fwd_f32",
+					"model/loss/SoftmaxCrossEntropy", t2, 2, NULL, &sce,
+					sizeof(sce));
 		loss = mg_node(&gb, "scale_f32", "model/loss/Share", &mean, 1, loss, &sp,
 				sizeof(sp));
+	} else if (mse) {
+		/* training: the batch's mean; evaluation: the sum of the samples' means */
+		loss = mg_mse(&gb, logits, y, batch,
+			      1.0f / (float)((train ? batch : 1) * DATASET_CLASSES), loss);
 	} else {
 		loss = mg_node(&gb, "softmax_cross_entropy_fwd_f32",
 				"model/loss/SoftmaxCrossEntropy", t2, 2, loss, &sce, sizeof(sce));
@@ -340,11 +540,14 @@ int model_graph_step(const struct model_graph_setup *d, struct params *p, uint32
 		if (!gb.st) {
 			gb.st = hlrt_graph_train(gb.g, loss, &opt, lr);
 			snprintf(gb.what, sizeof(gb.what), "autodiff and %s",
-				 t->optimizer == MODEL_OPT_LAMB ? "LAMB" : "SGD");
+				 model_optimizer_name(t->optimizer));
 		}
 		mg_note_state(d->m, &gb, p, state);
 	}
 	if (!gb.st) {
+		/* each recipe is compiled once: its placement lines under a header naming it */
+		if (mg_placement_logged())
+			fprintf(stderr, "placement of the %s step (batch %u):\n", pfx, batch);
 		gb.st = hlrt_graph_compile(gb.g, &copts, recipe);
 		snprintf(gb.what, sizeof(gb.what), "compiling the %s step (batch %u)",
 			 pfx, batch);

@@ -186,6 +186,8 @@ static int model_json_activation(struct model_json_ctx *cx, struct model *m,
 	json_t *v = json_object_get(obj, "activation");
 	struct model_layer *relu;
 	char path[128], name[MODEL_NAME_LEN + 8];
+	enum model_layer_kind kind;
+	bool none;
 	const char *s;
 
 	if (!v)
@@ -194,12 +196,48 @@ static int model_json_activation(struct model_json_ctx *cx, struct model *m,
 	s = json_string_value(v);
 	if (!s)
 		return model_json_fail(cx, path, "must be a string");
-	if (strcmp(s, "linear") == 0)
+	if (!model_activation_kind(s, &kind, &none))
+		return model_json_fail(cx, path,
+				       "must be \"relu\", \"tanh\", \"sigmoid\", \"softmax\" or \"linear\"");
+	if (none)
 		return 0;
-	if (strcmp(s, "relu") != 0)
-		return model_json_fail(cx, path, "must be \"relu\" or \"linear\"");
-	snprintf(name, sizeof(name), "%.*s/relu", MODEL_NAME_LEN - 6, layer_name);
-	return model_json_add_layer(cx, m, MODEL_RELU, name, path, &relu);
+	snprintf(name, sizeof(name), "%.*s/%s", MODEL_NAME_LEN - 9, layer_name, s);
+	return model_json_add_layer(cx, m, kind, name, path, &relu);
+}
+
+/*
+ * Keras's Activation layer: "relu" is a ReLU layer, "linear" the identity
+ * (no layer); its only keys are "type", "name" and "activation".
+ */
+static int model_json_activation_layer(struct model_json_ctx *cx, struct model *m,
+				       json_t *obj, const char *where, const char *label)
+{
+	static const char *const keys[] = { "type", "name", "activation", NULL };
+	json_t *name = json_object_get(obj, "name");
+	const char *act, *n = NULL;
+	enum model_layer_kind kind;
+	struct model_layer *l;
+	char path[96];
+	bool none;
+
+	if (model_json_keys(cx, obj, label, keys))
+		return -1;
+	snprintf(path, sizeof(path), "%s.activation", where);
+	act = json_string_value(json_object_get(obj, "activation"));
+	if (!act)
+		return model_json_fail(cx, path, "missing, or not a string");
+	if (name) {
+		n = json_string_value(name);
+		if (!n || !*n || strlen(n) >= MODEL_NAME_LEN || strpbrk(n, "\"\\/"))
+			return model_json_fail(cx, where,
+				"\"name\" must be a non-empty string of at most 47 characters without '\"', '\\' or '/'");
+	}
+	if (!model_activation_kind(act, &kind, &none))
+		return model_json_fail(cx, path,
+				       "must be \"relu\", \"tanh\", \"sigmoid\", \"softmax\" or \"linear\"");
+	if (none)
+		return 0;
+	return model_json_add_layer(cx, m, kind, n, where, &l);
 }
 
 static int model_json_layer(struct model_json_ctx *cx, struct model *m,
@@ -207,7 +245,7 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 {
 	static const char *const keys[] = {
 		"type", "name", "units", "activation", "filters", "kernel_size",
-		"strides", "padding", "pool_size", NULL
+		"strides", "padding", "pool_size", "function", "use_bias", "axis", NULL
 	};
 	static const struct {
 		const char *type;
@@ -215,9 +253,10 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 	} types[] = {
 		{ "Flatten", MODEL_FLATTEN }, { "Dense", MODEL_DENSE },
 		{ "ReLU", MODEL_RELU }, { "Conv2D", MODEL_CONV2D },
-		{ "MaxPool2D", MODEL_MAXPOOL2D },
+		{ "MaxPool2D", MODEL_MAXPOOL2D }, { "MaxPooling2D", MODEL_MAXPOOL2D },
+		{ "Lambda", MODEL_LAMBDA }, { "Softmax", MODEL_SOFTMAX },
 	};
-	char where[64], msg[160];
+	char where[64], label[112], msg[160];
 	const char *type, *name = NULL, *padding;
 	struct model_layer *l = NULL;
 	size_t t;
@@ -225,9 +264,13 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 	snprintf(where, sizeof(where), "layers[%zu]", index);
 	if (!json_is_object(obj))
 		return model_json_fail(cx, where, "must be an object");
-	if (model_json_keys(cx, obj, where, keys))
-		return -1;
 	type = json_string_value(json_object_get(obj, "type"));
+	/* key errors name the layer's type too: layers[3] (Dense): unknown key "rate" */
+	snprintf(label, sizeof(label), "%s (%.40s)", where, type ? type : "no type");
+	if (type && strcmp(type, "Activation") == 0)
+		return model_json_activation_layer(cx, m, obj, where, label);
+	if (model_json_keys(cx, obj, label, keys))
+		return -1;
 	if (!type)
 		return model_json_fail(cx, where, "needs a \"type\" string");
 	for (t = 0; t < sizeof(types) / sizeof(types[0]); t++)
@@ -235,7 +278,8 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 			break;
 	if (t == sizeof(types) / sizeof(types[0])) {
 		snprintf(msg, sizeof(msg),
-			 "unknown layer type \"%s\" (Flatten, Dense, ReLU, Conv2D, MaxPool2D)",
+			 "unknown layer type \"%s\" (Flatten, Dense, ReLU, Activation, Conv2D, "
+			 "MaxPool2D, MaxPooling2D, Lambda, Softmax)",
 			 type);
 		return model_json_fail(cx, where, msg);
 	}
@@ -276,20 +320,49 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 		if (model_json_pair(cx, obj, "pool_size", where, 2, l->kernel) ||
 		    model_json_pair(cx, obj, "strides", where, l->kernel[0], l->stride))
 			return -1;
+		if (!json_object_get(obj, "strides")) {	/* Keras: strides = pool_size */
+			l->stride[0] = l->kernel[0];
+			l->stride[1] = l->kernel[1];
+		}
 		break;
+	case MODEL_LAMBDA: {
+		const char *fn = json_string_value(json_object_get(obj, "function"));
+		char path[96], why[128];
+
+		snprintf(path, sizeof(path), "%s.function", where);
+		if (!fn)
+			return model_json_fail(cx, path, "missing, or not a string");
+		if (lambda_parse(fn, &l->expr, why, sizeof(why)))
+			return model_json_fail(cx, path, why);
+		break;
+	}
+	case MODEL_SOFTMAX: {
+		/* Keras's default; the device's softmax_fwd_f32 works on the last axis */
+		json_t *axis = json_object_get(obj, "axis");
+
+		if (axis && (!json_is_integer(axis) || json_integer_value(axis) != -1))
+			return model_json_fail(cx, where, "\"axis\" must be -1 (the last axis)");
+		break;
+	}
 	case MODEL_FLATTEN:
 	case MODEL_RELU:
+	case MODEL_TANH:
+	case MODEL_SIGMOID:
 		break;
 	}
 	/* Keys that belong to another layer type are mistakes, not options. */
 	for (size_t k = 2; keys[k]; k++) {
-		static const char *const own[][6] = {
+		static const char *const own[][8] = {
 			[MODEL_FLATTEN] = { NULL },
-			[MODEL_DENSE] = { "units", "activation", NULL },
+			[MODEL_DENSE] = { "units", "activation", "use_bias", NULL },
 			[MODEL_RELU] = { NULL },
 			[MODEL_CONV2D] = { "filters", "kernel_size", "strides",
-					   "padding", "activation", NULL },
+					   "padding", "activation", "use_bias", NULL },
 			[MODEL_MAXPOOL2D] = { "pool_size", "strides", NULL },
+			[MODEL_LAMBDA] = { "function", NULL },
+			[MODEL_TANH] = { NULL },
+			[MODEL_SIGMOID] = { NULL },
+			[MODEL_SOFTMAX] = { "axis", NULL },
 		};
 		bool ok = false;
 
@@ -300,8 +373,15 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 		if (!ok) {
 			snprintf(msg, sizeof(msg), "\"%s\" does not apply to %s",
 				 keys[k], type);
-			return model_json_fail(cx, where, msg);
+			return model_json_fail(cx, label, msg);
 		}
+	}
+	if (json_object_get(obj, "use_bias")) {
+		bool use_bias = true;
+
+		if (model_json_bool(cx, obj, "use_bias", where, &use_bias))
+			return -1;
+		l->no_bias = !use_bias;
 	}
 	return model_json_activation(cx, m, obj, where, l->name);
 }
@@ -313,47 +393,69 @@ static int model_json_optimizer(struct model_json_ctx *cx, json_t *obj,
 		"type", "learning_rate", "momentum", "nesterov", "weight_decay",
 		"beta_1", "beta_2", "epsilon", NULL
 	};
-	/* the keys of the other optimizer: refused, not silently ignored */
-	static const char *const sgd_only[] = { "momentum", "nesterov", NULL };
-	static const char *const lamb_only[] = { "beta_1", "beta_2", "epsilon", NULL };
+	/*
+	 * Per type: its own keys (the others are refused, not silently
+	 * ignored) and Keras's defaults (LAMB: FusedLamb's).
+	 */
+	static const struct {
+		const char *type;
+		enum model_optimizer opt;
+		const char *own[4];
+		double lr, eps, wd;
+	} types[] = {
+		{ "sgd", MODEL_OPT_SGD, { "momentum", "nesterov" }, 0.01, 1e-7, 0.0 },
+		{ "lamb", MODEL_OPT_LAMB, { "beta_1", "beta_2", "epsilon" }, 0.01, 1e-6, 0.0 },
+		{ "adam", MODEL_OPT_ADAM, { "beta_1", "beta_2", "epsilon" }, 0.001, 1e-7, 0.0 },
+		{ "adamw", MODEL_OPT_ADAMW, { "beta_1", "beta_2", "epsilon" }, 0.001, 1e-7, 0.004 },
+		{ "adagrad", MODEL_OPT_ADAGRAD, { "epsilon" }, 0.001, 1e-7, 0.0 },
+	};
+	static const char *const specific[] = {
+		"momentum", "nesterov", "beta_1", "beta_2", "epsilon", NULL
+	};
 	const char *where = "training.optimizer", *type;
-	const char *const *foreign;
 	char path[128], msg[96];
+	size_t k, n;
 
 	if (!json_is_object(obj))
 		return model_json_fail(cx, where, "must be an object");
 	if (model_json_keys(cx, obj, where, keys))
 		return -1;
 	type = json_string_value(json_object_get(obj, "type"));
-	if (type && strcmp(type, "sgd") == 0)
-		t->optimizer = MODEL_OPT_SGD;
-	else if (type && strcmp(type, "lamb") == 0)
-		t->optimizer = MODEL_OPT_LAMB;
-	else
-		return model_json_fail(cx, where, "\"type\" must be \"sgd\" or \"lamb\"");
-	foreign = t->optimizer == MODEL_OPT_LAMB ? sgd_only : lamb_only;
-	for (size_t k = 0; foreign[k]; k++)
-		if (json_object_get(obj, foreign[k])) {
-			snprintf(path, sizeof(path), "%s.%s", where, foreign[k]);
+	for (n = 0; type && n < sizeof(types) / sizeof(types[0]); n++)
+		if (strcmp(type, types[n].type) == 0)
+			break;
+	if (!type || n == sizeof(types) / sizeof(types[0]))
+		return model_json_fail(cx, where, "\"type\" must be \"sgd\", \"adam\", "
+				       "\"adamw\", \"adagrad\" or \"lamb\"");
+	t->optimizer = types[n].opt;
+	for (k = 0; specific[k]; k++) {
+		bool own = false;
+
+		for (size_t j = 0; j < 4 && types[n].own[j]; j++)
+			own |= strcmp(types[n].own[j], specific[k]) == 0;
+		if (!own && json_object_get(obj, specific[k])) {
+			snprintf(path, sizeof(path), "%s.%s", where, specific[k]);
 			snprintf(msg, sizeof(msg), "does not apply to \"%s\"", type);
 			return model_json_fail(cx, path, msg);
 		}
-	/* LAMB's defaults are the FusedLamb ones; beta < 1 keeps 1 - beta^t > 0 */
-	return model_json_number(cx, obj, "learning_rate", where, 0.01, 1e-9, 10.0,
+	}
+	/* beta < 1 keeps 1 - beta^t > 0 */
+	return model_json_number(cx, obj, "learning_rate", where, types[n].lr, 1e-9, 10.0,
 				 &t->learning_rate) ||
 	       model_json_number(cx, obj, "momentum", where, 0.0, 0.0, 0.999,
 				 &t->momentum) ||
-	       model_json_number(cx, obj, "weight_decay", where, 0.0, 0.0, 1.0,
+	       model_json_number(cx, obj, "weight_decay", where, types[n].wd, 0.0, 1.0,
 				 &t->weight_decay) ||
 	       model_json_number(cx, obj, "beta_1", where, 0.9, 0.0, 0.9999, &t->beta1) ||
 	       model_json_number(cx, obj, "beta_2", where, 0.999, 0.0, 0.99999, &t->beta2) ||
-	       model_json_number(cx, obj, "epsilon", where, 1e-6, 1e-12, 1.0, &t->epsilon) ||
+	       model_json_number(cx, obj, "epsilon", where, types[n].eps, 1e-12, 1.0,
+				 &t->epsilon) ||
 	       model_json_bool(cx, obj, "nesterov", where, &t->nesterov) ? -1 : 0;
 }
 
-static int model_json_training(struct model_json_ctx *cx, json_t *obj,
-			       struct model_training *t)
+static int model_json_training(struct model_json_ctx *cx, json_t *obj, struct model *m)
 {
+	struct model_training *t = &m->train;
 	static const char *const keys[] = {
 		"loss", "from_logits", "optimizer", "batch_size", "epochs", "seed",
 		"precision", NULL
@@ -368,14 +470,33 @@ static int model_json_training(struct model_json_ctx *cx, json_t *obj,
 	if (model_json_keys(cx, obj, where, keys))
 		return -1;
 	loss = json_string_value(json_object_get(obj, "loss"));
-	if (!loss || strcmp(loss, "sparse_categorical_crossentropy") != 0)
+	if (loss && strcmp(loss, "sparse_categorical_crossentropy") == 0)
+		t->loss = MODEL_LOSS_SPARSE_CCE;
+	else if (loss && strcmp(loss, "categorical_crossentropy") == 0)
+		t->loss = MODEL_LOSS_CCE;	/* the labels' one-hot rows: the same loss */
+	else if (loss && (!strcmp(loss, "mse") || !strcmp(loss, "mean_squared_error")))
+		t->loss = MODEL_LOSS_MSE;
+	else
 		return model_json_fail(cx, where,
-				       "\"loss\" must be \"sparse_categorical_crossentropy\"");
+			"\"loss\" must be \"sparse_categorical_crossentropy\", "
+			"\"categorical_crossentropy\" or \"mse\"");
+	if (t->loss == MODEL_LOSS_MSE && json_object_get(obj, "from_logits"))
+		return model_json_fail(cx, where, "\"from_logits\" does not apply to mse");
+	from_logits = t->loss == MODEL_LOSS_MSE;	/* mse: on the last layer's outputs */
 	if (model_json_bool(cx, obj, "from_logits", where, &from_logits))
 		return -1;
-	if (!from_logits)
-		return model_json_fail(cx, where,
-			"\"from_logits\" must be true (the last layer yields logits)");
+	/*
+	 * Probabilities from a final Softmax: like Keras, the loss takes the
+	 * Softmax's input as logits (the layer is dropped; argmax is unchanged).
+	 */
+	if (!from_logits) {
+		if (m->layers[m->nlayers - 1].kind != MODEL_SOFTMAX || m->nlayers < 2)
+			return model_json_fail(cx, where,
+				"\"from_logits\": false needs a final softmax (Softmax, or "
+				"\"activation\": \"softmax\") after another layer");
+		m->nlayers--;
+		t->softmax_folded = true;
+	}
 	if (!json_object_get(obj, "optimizer"))
 		return model_json_fail(cx, where, "missing \"optimizer\"");
 	if (model_json_optimizer(cx, json_object_get(obj, "optimizer"), t) ||
@@ -451,7 +572,7 @@ static int model_json_root(struct model_json_ctx *cx, json_t *root,
 			return -1;
 	if (!json_object_get(root, "training"))
 		return model_json_fail(cx, "top level", "missing \"training\"");
-	return model_json_training(cx, json_object_get(root, "training"), &m->train);
+	return model_json_training(cx, json_object_get(root, "training"), m);
 }
 
 static int model_json_finish(struct model_json_ctx *cx, json_t *root,

@@ -33,12 +33,14 @@ int params_layout(const struct model *m, struct params *p, struct train_err *err
 			uint32_t kdims[2] = { model_shape_size(&l->in), l->units };
 
 			params_add(p, i, l->name, "kernel", 2, kdims);
-			params_add(p, i, l->name, "bias", 1, &l->units);
+			if (!l->no_bias)
+				params_add(p, i, l->name, "bias", 1, &l->units);
 		} else if (l->kind == MODEL_CONV2D) {
 			uint32_t kdims[4] = { l->kernel[0], l->kernel[1], l->in.c, l->filters };
 
 			params_add(p, i, l->name, "kernel", 4, kdims);
-			params_add(p, i, l->name, "bias", 1, &l->filters);
+			if (!l->no_bias)
+				params_add(p, i, l->name, "bias", 1, &l->filters);
 		}
 	}
 	if (p->count == 0)
@@ -65,10 +67,8 @@ int params_create(const struct model *m, struct params *p, struct train_err *err
 
 int params_create_state(const struct model *m, struct params *s, struct train_err *err)
 {
-	static const char *const sgd[] = { "momentum" }, *const lamb[] = { "m", "v" };
-	const char *const *suffix = m->train.optimizer == MODEL_OPT_LAMB ? lamb : sgd;
-	uint32_t slots = m->train.optimizer == MODEL_OPT_LAMB ? 2 :
-			 m->train.momentum != 0.0f ? 1 : 0;
+	const char *const *suffix;
+	uint32_t slots = model_optimizer_slots(&m->train, &suffix);
 	struct params layout;
 	float *at;
 

@@ -20,6 +20,8 @@ struct ref_trainer {
 	float *act[MODEL_MAX_LAYERS + 1];	/* act[0] input, act[i+1] = layer i out */
 	float *dact[MODEL_MAX_LAYERS + 1];
 	uint32_t *argmax[MODEL_MAX_LAYERS];	/* MaxPool2D: winning input index */
+	float *lambda_vals[MODEL_MAX_LAYERS];	/* Lambda: every node's values */
+	float *lambda_grads;			/* Lambda: scratch of the backward */
 	float *dlogits;
 	int32_t *labels;			/* of the batch in act[0] */
 	uint32_t *test_idx;			/* 0..max_batch-1, for evaluation */
@@ -36,7 +38,7 @@ static void ref_dense_fwd(float *y, const float *x, const float *w, const float 
 		float *yn = y + (size_t)n * out;
 
 		for (uint32_t o = 0; o < out; o++)
-			yn[o] = b[o];
+			yn[o] = b ? b[o] : 0.0f;	/* no bias: "use_bias": false */
 		for (uint32_t i = 0; i < in; i++) {
 			float xi = x[(size_t)n * in + i];
 
@@ -80,7 +82,7 @@ static void ref_conv2d_fwd(float *y, const float *x, const float *w, const float
 				float *yp = y + (((size_t)n * os->h + oy) * os->w + ox) * f;
 
 				for (uint32_t o = 0; o < f; o++)
-					yp[o] = b[o];
+					yp[o] = b ? b[o] : 0.0f;
 				for (uint32_t ky = 0; ky < kh; ky++)
 					for (uint32_t kx = 0; kx < kw; kx++) {
 						size_t px;
@@ -136,7 +138,7 @@ static void ref_dense_bwd(float *dx, float *dw, float *db, const float *dy,
 	for (uint32_t n = 0; n < batch; n++) {
 		const float *dyn = dy + (size_t)n * out;
 
-		for (uint32_t o = 0; o < out; o++)
+		for (uint32_t o = 0; db && o < out; o++)
 			db[o] += dyn[o];
 		for (uint32_t i = 0; i < in; i++) {
 			float xi = x[(size_t)n * in + i], acc = 0.0f;
@@ -157,6 +159,20 @@ static void ref_relu_bwd(float *dx, const float *dy, const float *x, size_t coun
 		dx[i] = x[i] > 0.0f ? dy[i] : 0.0f;
 }
 
+/* tanh and sigmoid in the kernels' operations (tanh_*_f32, sigmoid_*_f32.tpcs). */
+static void ref_act_fwd(float *y, const float *x, size_t count, bool tanh_)
+{
+	for (size_t i = 0; i < count; i++)
+		y[i] = tanh_ ? tanhf(x[i]) : 1.0f / (1.0f + expf(-x[i]));
+}
+
+/* From the forward's output y. */
+static void ref_act_bwd(float *dx, const float *dy, const float *y, size_t count, bool tanh_)
+{
+	for (size_t i = 0; i < count; i++)
+		dx[i] = tanh_ ? dy[i] * (1.0f - y[i] * y[i]) : dy[i] * (y[i] * (1.0f - y[i]));
+}
+
 static void ref_conv2d_bwd(float *dx, float *dw, float *db, const float *dy,
 			   const float *x, const float *w, uint32_t batch,
 			   const struct model_layer *l)
@@ -171,7 +187,7 @@ static void ref_conv2d_bwd(float *dx, float *dw, float *db, const float *dy,
 			for (uint32_t ox = 0; ox < os->w; ox++) {
 				const float *g = dy + (((size_t)n * os->h + oy) * os->w + ox) * f;
 
-				for (uint32_t o = 0; o < f; o++)
+				for (uint32_t o = 0; db && o < f; o++)
 					db[o] += g[o];
 				for (uint32_t ky = 0; ky < kh; ky++)
 					for (uint32_t kx = 0; kx < kw; kx++) {
@@ -206,6 +222,43 @@ static void ref_maxpool_bwd(float *dx, const float *dy, const uint32_t *arg,
 }
 
 /* ---- loss ---------------------------------------------------------------- */
+/*
+ * Softmax along the last axis of rows[count, k] in softmax_fwd_f32's
+ * operations: the row's maximum subtracted, expf, times 1 / the sum (the
+ * kernel sums lane-wise, so the last bits may differ).
+ */
+static void ref_softmax_fwd(float *y, const float *x, size_t rows, uint32_t k)
+{
+	for (size_t n = 0; n < rows; n++) {
+		const float *z = x + n * k;
+		float *o = y + n * k, mx = z[0], s = 0.0f;
+
+		for (uint32_t j = 1; j < k; j++)
+			mx = z[j] > mx ? z[j] : mx;
+		for (uint32_t j = 0; j < k; j++) {
+			o[j] = expf(z[j] - mx);
+			s += o[j];
+		}
+		s = 1.0f / s;
+		for (uint32_t j = 0; j < k; j++)
+			o[j] *= s;
+	}
+}
+
+/* dx = y * (dy - sum(dy * y)) per row, from the forward's output y. */
+static void ref_softmax_bwd(float *dx, const float *dy, const float *y, size_t rows,
+			    uint32_t k)
+{
+	for (size_t n = 0; n < rows; n++) {
+		const float *g = dy + n * k, *o = y + n * k;
+		float s = 0.0f;
+
+		for (uint32_t j = 0; j < k; j++)
+			s += g[j] * o[j];
+		for (uint32_t j = 0; j < k; j++)
+			dx[n * k + j] = (g[j] - s) * o[j];
+	}
+}
 
 /*
  * Mean softmax cross-entropy of logits[batch, k] against labels; the
@@ -242,6 +295,47 @@ static double ref_softmax_xent(const float *logits, const int32_t *labels,
 	return sum;
 }
 
+/*
+ * Mean squared error of out[batch, k] against the labels' one-hot rows
+ * (Keras's mse: the mean over k, per sample); the gradient of the batch's
+ * mean goes to dout when not NULL. Returns the summed loss; *correct
+ * counts argmax hits.
+ */
+static double ref_mse(const float *out, const int32_t *labels, uint32_t batch, uint32_t k,
+		      float *dout, uint32_t *correct)
+{
+	float scale = 1.0f / ((float)batch * (float)k);
+	double sum = 0.0;
+
+	*correct = 0;
+	for (uint32_t n = 0; n < batch; n++) {
+		const float *z = out + (size_t)n * k;
+		uint32_t best = 0;
+		double row = 0.0;
+
+		for (uint32_t j = 0; j < k; j++) {
+			float d = z[j] - (j == (uint32_t)labels[n] ? 1.0f : 0.0f);
+
+			row += (double)d * d;
+			best = z[j] > z[best] ? j : best;
+			if (dout)
+				dout[(size_t)n * k + j] = (d + d) * scale;
+		}
+		sum += row / k;
+		*correct += best == (uint32_t)labels[n];
+	}
+	return sum;
+}
+
+/* The model's loss (summed over the batch) and, when dout, its mean's gradient. */
+static double ref_loss(const struct ref_trainer *r, const float *out, uint32_t batch,
+		       float *dout, uint32_t *correct)
+{
+	if (r->m->train.loss == MODEL_LOSS_MSE)
+		return ref_mse(out, r->labels, batch, DATASET_CLASSES, dout, correct);
+	return ref_softmax_xent(out, r->labels, batch, DATASET_CLASSES, dout, correct);
+}
+
 /* ---- the model ----------------------------------------------------------- */
 
 static void ref_forward(struct ref_trainer *r, uint32_t batch)
@@ -257,16 +351,27 @@ static void ref_forward(struct ref_trainer *r, uint32_t batch)
 			memcpy(y, x, sizeof(float) * batch * model_shape_size(&l->in));
 			break;
 		case MODEL_DENSE:
-			ref_dense_fwd(y, x, w->data, b->data, batch, l->in.c, l->out.c);
+			ref_dense_fwd(y, x, w->data, b ? b->data : NULL, batch, l->in.c, l->out.c);
 			break;
 		case MODEL_RELU:
 			ref_relu_fwd(y, x, (size_t)batch * model_shape_size(&l->in));
 			break;
 		case MODEL_CONV2D:
-			ref_conv2d_fwd(y, x, w->data, b->data, batch, l);
+			ref_conv2d_fwd(y, x, w->data, b ? b->data : NULL, batch, l);
 			break;
 		case MODEL_MAXPOOL2D:
 			ref_maxpool_fwd(y, r->argmax[i], x, batch, l);
+			break;
+		case MODEL_LAMBDA:
+			lambda_forward(&l->expr, x, y, r->lambda_vals[i], batch, l->in.c);
+			break;
+		case MODEL_TANH:
+		case MODEL_SIGMOID:
+			ref_act_fwd(y, x, (size_t)batch * model_shape_size(&l->in),
+				    l->kind == MODEL_TANH);
+			break;
+		case MODEL_SOFTMAX:
+			ref_softmax_fwd(y, x, (size_t)batch * l->in.h * l->in.w, l->in.c);
 			break;
 		}
 	}
@@ -289,7 +394,7 @@ static void ref_backward(struct ref_trainer *r, uint32_t batch)
 				memcpy(dx, dy, sizeof(float) * batch * model_shape_size(&l->in));
 			break;
 		case MODEL_DENSE:
-			ref_dense_bwd(dx, gw->data, gb->data, dy, r->act[i], w->data, batch,
+			ref_dense_bwd(dx, gw->data, gb ? gb->data : NULL, dy, r->act[i], w->data, batch,
 				      l->in.c, l->out.c);
 			break;
 		case MODEL_RELU:
@@ -298,11 +403,29 @@ static void ref_backward(struct ref_trainer *r, uint32_t batch)
 					     (size_t)batch * model_shape_size(&l->in));
 			break;
 		case MODEL_CONV2D:
-			ref_conv2d_bwd(dx, gw->data, gb->data, dy, r->act[i], w->data, batch, l);
+			ref_conv2d_bwd(dx, gw->data, gb ? gb->data : NULL, dy, r->act[i], w->data,
+				       batch, l);
 			break;
 		case MODEL_MAXPOOL2D:
 			if (dx)
 				ref_maxpool_bwd(dx, dy, r->argmax[i], batch, l);
+			break;
+		case MODEL_TANH:
+		case MODEL_SIGMOID:
+			if (dx)
+				ref_act_bwd(dx, dy, r->act[i + 1],
+					    (size_t)batch * model_shape_size(&l->in),
+					    l->kind == MODEL_TANH);
+			break;
+		case MODEL_SOFTMAX:
+			if (dx)
+				ref_softmax_bwd(dx, dy, r->act[i + 1],
+						(size_t)batch * l->in.h * l->in.w, l->in.c);
+			break;
+		case MODEL_LAMBDA:
+			if (dx)
+				lambda_backward(&l->expr, dy, dx, r->lambda_vals[i],
+						r->lambda_grads, batch, l->in.c);
 			break;
 		}
 	}
@@ -347,6 +470,52 @@ static void ref_lamb(struct ref_trainer *r, float lr)
 	r->state.updates++;
 }
 
+/*
+ * AdamW (Adam: the same rule) in the kernel's operation order
+ * (adamw_f32.tpcs): m of parameter i is state.t[i], v state.t[count + i].
+ */
+static void ref_adamw(struct ref_trainer *r, float lr)
+{
+	const struct model_training *t = &r->m->train;
+	float step = (float)(int32_t)(r->state.updates + 1);
+	float c1 = 1.0f / (1.0f - expf(logf(t->beta1) * step));
+	float c2 = 1.0f / (1.0f - expf(logf(t->beta2) * step));
+	float omb1 = 1.0f - t->beta1, omb2 = 1.0f - t->beta2;
+	float keep = 1.0f - lr * t->weight_decay;
+
+	for (uint32_t i = 0; i < r->p.count; i++) {
+		float *w = r->p.t[i].data, *m = r->state.t[i].data;
+		float *v = r->state.t[r->p.count + i].data;
+		const float *g = r->grad.t[i].data;
+
+		for (size_t k = 0; k < r->p.t[i].count; k++) {
+			float mk = m[k] * t->beta1 + g[k] * omb1;
+			float vk = v[k] * t->beta2 + g[k] * g[k] * omb2;
+			float d = 1.0f / (sqrtf(vk * c2) + t->epsilon);
+
+			m[k] = mk;
+			v[k] = vk;
+			w[k] = w[k] * keep - mk * c1 * d * lr;
+		}
+	}
+	r->state.updates++;
+}
+
+/* Adagrad in the kernel's operation order (adagrad_f32.tpcs). */
+static void ref_adagrad(struct ref_trainer *r, float lr)
+{
+	const struct model_training *t = &r->m->train;
+
+	for (size_t i = 0; i < r->p.total; i++) {
+		float w = r->p.storage[i];
+		float d = r->grad.storage[i] + w * t->weight_decay;
+		float a = r->state.storage[i] + d * d;
+
+		r->state.storage[i] = a;
+		r->p.storage[i] = w - 1.0f / (sqrtf(a) + t->epsilon) * d * lr;
+	}
+}
+
 static void ref_gather(struct ref_trainer *r, const struct dataset_split *s,
 		       const uint32_t *idx, uint32_t count, int32_t *labels)
 {
@@ -371,8 +540,11 @@ static void ref_close(void *ctx)
 		free(r->act[i]);
 		free(r->dact[i]);
 	}
-	for (uint32_t i = 0; i < MODEL_MAX_LAYERS; i++)
+	for (uint32_t i = 0; i < MODEL_MAX_LAYERS; i++) {
 		free(r->argmax[i]);
+		free(r->lambda_vals[i]);
+	}
+	free(r->lambda_grads);
 	free(r->dlogits);
 	free(r->labels);
 	free(r->test_idx);
@@ -388,7 +560,7 @@ static int ref_open(void **ctx, const struct backend_setup *setup,
 {
 	const struct model *m = setup->model;
 	struct ref_trainer *r;
-	size_t b;
+	size_t b, lgrads = 0;
 
 	if (setup->bf16)
 		return train_err_set(err, "the CPU reference trainer runs in FP32 only (no --bf16)");
@@ -425,6 +597,18 @@ static int ref_open(void **ctx, const struct backend_setup *setup,
 		if (m->layers[i].kind == MODEL_MAXPOOL2D &&
 		    !(r->argmax[i] = malloc(sizeof(uint32_t) * b * out)))
 			goto oom;
+		if (m->layers[i].kind == MODEL_LAMBDA) {
+			size_t n = (size_t)m->layers[i].expr.n * b * out;
+
+			r->lambda_vals[i] = malloc(sizeof(float) * n);
+			if (n > lgrads) {
+				free(r->lambda_grads);
+				r->lambda_grads = malloc(sizeof(float) * n);
+				lgrads = n;
+			}
+			if (!r->lambda_vals[i] || !r->lambda_grads)
+				goto oom;
+		}
 	}
 	*ctx = r;
 	return 0;
@@ -489,13 +673,24 @@ static int ref_step(void *ctx, uint32_t first, uint32_t count, float lr,
 	ref_gather(r, &r->data->train, r->order + first, count, r->labels);
 	ref_forward(r, count);
 	r->result.count = count;
-	r->result.loss = (float)(ref_softmax_xent(logits, r->labels, count, DATASET_CLASSES,
-						  r->dlogits, &r->result.correct) / count);
+	r->result.loss = (float)(ref_loss(r, logits, count, r->dlogits, &r->result.correct) /
+				 count);
 	ref_backward(r, count);
-	if (r->m->train.optimizer == MODEL_OPT_LAMB)
+	switch (r->m->train.optimizer) {
+	case MODEL_OPT_LAMB:
 		ref_lamb(r, lr);
-	else
+		break;
+	case MODEL_OPT_ADAM:
+	case MODEL_OPT_ADAMW:
+		ref_adamw(r, lr);
+		break;
+	case MODEL_OPT_ADAGRAD:
+		ref_adagrad(r, lr);
+		break;
+	case MODEL_OPT_SGD:
 		ref_sgd(r, lr);
+		break;
+	}
 	return 0;
 }
 
@@ -527,8 +722,7 @@ static int ref_evaluate(void *ctx, struct backend_eval_result *out,
 			r->test_idx[n] = first + n;
 		ref_gather(r, s, r->test_idx, count, r->labels);
 		ref_forward(r, count);
-		out->loss_sum += ref_softmax_xent(r->act[r->m->nlayers], r->labels, count,
-						  DATASET_CLASSES, NULL, &correct);
+		out->loss_sum += ref_loss(r, r->act[r->m->nlayers], count, NULL, &correct);
 		out->correct += correct;
 		out->count += count;
 	}

@@ -129,8 +129,8 @@ static void train_loop_mllog_start(struct train_run_state *s)
 	report_mllog(&s->report, "INTERVAL_START", "run_start", "null", NULL);
 	snprintf(v, sizeof(v), "%u", t->batch_size);
 	report_mllog(&s->report, "POINT_IN_TIME", "global_batch_size", v, NULL);
-	report_mllog(&s->report, "POINT_IN_TIME", "opt_name",
-		     t->optimizer == MODEL_OPT_LAMB ? "\"lamb\"" : "\"sgd\"", NULL);
+	snprintf(v, sizeof(v), "\"%s\"", model_optimizer_name(t->optimizer));
+	report_mllog(&s->report, "POINT_IN_TIME", "opt_name", v, NULL);
 	report_float(v, sizeof(v), t->learning_rate);
 	report_mllog(&s->report, "POINT_IN_TIME", "opt_base_learning_rate", v, NULL);
 	snprintf(v, sizeof(v), "%llu", (unsigned long long)t->seed);

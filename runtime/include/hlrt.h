@@ -77,7 +77,8 @@ typedef enum hlrt_dtype {
 	HLRT_UINT8 = 5,
 	HLRT_INT16 = 7,
 	HLRT_UINT16 = 8,
-	HLRT_INT64 = 16,	/* no device support: ops on it run on the CPU */
+	HLRT_INT64 = 16,	/* no device arithmetic: ops on it run on the CPU (argmax_i64
+				   writes it on the TPC) */
 } hlrt_dtype;
 
 /* Bytes per element, 0 for an unknown dtype. */
@@ -270,8 +271,14 @@ hlrt_status hlrt_tensor_set_role(hlrt_tensor *tensor, hlrt_tensor_role role);
  *   batch_gemm_f32           {A[b,M,K], B[b,K,N]} -> {C[b,M,N]}
  *   gemm_dedx_{f32,bf16}     {dC[M,N], B[K,N]} -> {dA[M,K]}     (dA = dC B^T)
  *   gemm_dedw_{f32,bf16}     {dC[M,N], A[M,K]} -> {dB[K,N]}     (dB = A^T dC)
- *  TPC, elementwise (same shapes)
- *   add_f32 sub_f32 mul_f32  {a, b} -> {c}
+ *  TPC, elementwise (inputs broadcast by NumPy's rules where marked *)
+ *   add_f32 sub_f32 mul_f32  {a, b} -> {c}                      *
+ *   maximum_f32 minimum_f32  {a, b} -> {c}                      *
+ *   add_i32                  {a, b} -> {c}, wrapping           *
+ *   square_f32               {x} -> {y = x * x}
+ *   tanh_fwd_f32 sigmoid_fwd_f32  {x} -> {y} (gradients: *_bwd_f32 {dy, y})
+ *   where_f32 (select_f32)   {cond i32, a, b} -> {c = cond != 0 ? a : b}  *
+ *   equal_{i32,f32} greater_f32 less_f32  {a, b} -> {c i32: 1 or 0}       *
  *   scale_f32                {x} -> {y = alpha * x}             hlrt_scale_params
  *   bias_add_f32             {x[..., N], b[N]} -> {y}
  *   relu_fwd_f32             {x} -> {y}
@@ -288,8 +295,8 @@ hlrt_status hlrt_tensor_set_role(hlrt_tensor *tensor, hlrt_tensor_role role);
  *   softmax_cross_entropy_bwd_f32  {logits[B,C], labels i32[B]} -> {dlogits[B,C]}
  *                            (softmax - onehot) / B for the mean
  *   argmax_i32 / argmax_i64  {x[B,C]} -> {idx[B]} along the last axis
- *                            (i64 output: CPU)
- *   equal_{i32,i64,f32}      {a, b} -> {c i32: 1 where equal, else 0}
+ *                            (both on the TPC)
+ *   equal_i64                {a, b} -> {c i32: 1 where equal, else 0}, on the CPU *
  *   gather_rows_{f32,i32}    {src[R, ...], index i32[N], offset i32[1]}
  *                            -> {dst[B, ...]}: dst[i] = src[index[offset + i]]
  *                            (B rows; a row past the end of index reads 0s)
@@ -678,8 +685,9 @@ hlrt_status hlrt_value_release(hlrt_session *session, hlrt_value *value);
  * prints one line per op to stderr, in TensorFlow's style:
  *   model/ArgMax: (ArgMax): /device:HPU:0
  *   model/Equal: (Equal): /device:CPU:0
- * (node name, op class, device). Ops with a dtype the device lacks (INT64)
- * or without a device kernel run on the CPU, with the copies inserted.
+ * (node name, op class, device). Ops with a dtype the device lacks (INT64;
+ * argmax_i64 is the exception, its kernel writes INT64 indices) or without
+ * a device kernel run on the CPU, with the copies inserted.
  */
 void hlrt_set_log_placement(int enable);
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Training on the device (hl-train through libhlrt) against the CPU
 # reference trainer (hl-train-ref), in the guest: the per-step losses of
-# the seed model (first 50 steps; 20 with LAMB), the MLP (20) and the CNN
+# the seed model (first 50 steps; 20 with LAMB, AdamW and Adagrad), the MLP
+# (20) and the CNN
 # (10) agree within 1e-4 relative; a checkpoint resumed (SGD and LAMB)
 # continues with the same losses, bit for bit; a bad model file, a bad data
 # file and a model too large for HBM each fail with a clear message and a
@@ -11,7 +12,9 @@
 # seed model's test accuracy lies in [0.87, 0.91] on MNIST and [0.77, 0.81]
 # on Fashion-MNIST, the MLP's is at least 0.90, the CNN's (LeNet, 3 epochs)
 # at least 0.98, and a BF16 run lands within
-# 0.01 of the FP32 one; a profile parses with events on the MME, TPC and
+# 0.01 of the FP32 one; the seed's CPU-fallback model (a Lambda layer)
+# matches its reference, logs ArgMax on the HPU and Equal on the CPU and
+# reaches the seed's band; a profile parses with events on the MME, TPC and
 # DMA lanes; eager runs (--eager, HLRT_LAZY_MODE=0) give the lazy losses
 # bit for bit. Prints "N passed, N failed".
 #   GSIM_TRAIN_DATA   data root (default /mnt/host/data)
@@ -114,6 +117,74 @@ check "seed-lamb: 20 device steps (LAMB)" \
 	train --model "$models/seed-lamb.json" --max-steps 20 --no-eval \
 	--dump-losses "$work/seed-lamb-dev.txt"
 against_reference seed-lamb 20 "$work/seed-lamb-dev.txt"
+# AdamW and Adagrad (optimizer_adamw_f32, optimizer_adagrad_f32).
+for opt in adamw adagrad; do
+	check "seed-$opt: 20 device steps" \
+		train --model "$models/seed-$opt.json" --max-steps 20 --no-eval \
+		--dump-losses "$work/seed-$opt-dev.txt"
+	against_reference "seed-$opt" 20 "$work/seed-$opt-dev.txt"
+done
+# Keras's spellings: layers without a bias (Conv2D, Dense), Activation
+# (relu, tanh, sigmoid), Softmax and MaxPooling2D, trained with Adam.
+cat > "$work/keras.json" <<'EOF'
+{ "name": "keras", "input_shape": [28, 28, 1],
+  "layers": [ { "type": "Conv2D", "filters": 4, "kernel_size": 5, "use_bias": false },
+              { "type": "Activation", "activation": "relu" },
+              { "type": "MaxPooling2D", "pool_size": 2 },
+              { "type": "Flatten" },
+              { "type": "Dense", "units": 16, "activation": "tanh" },
+              { "type": "Activation", "activation": "sigmoid" },
+              { "type": "Softmax" },
+              { "type": "Dense", "units": 10, "use_bias": false } ],
+  "training": { "loss": "sparse_categorical_crossentropy", "from_logits": true,
+                "optimizer": { "type": "adam", "learning_rate": 0.001 },
+                "batch_size": 64, "seed": 3 } }
+EOF
+check "keras: 10 device steps (no biases, relu, tanh, sigmoid, softmax, MaxPooling2D, Adam)" \
+	train --model "$work/keras.json" --max-steps 10 --no-eval --dump-losses "$work/keras-dev.txt"
+check "keras: 10 reference steps" train_ref --model "$work/keras.json" --max-steps 10 \
+	--no-eval --dump-losses "$work/keras-ref.txt"
+check "keras: per-step loss equals the CPU reference within 1e-4 relative" \
+	losses_agree "$work/keras-ref.txt" "$work/keras-dev.txt" 10
+cat "$work/out"
+# The other losses: mse (one-hot rows from equal_i32 on the device) through a
+# softmax, and categorical_crossentropy on probabilities (from_logits false:
+# the final softmax folded into the loss).
+for loss in mse categorical_crossentropy; do
+	cat > "$work/loss-$loss.json" <<EOF
+{ "name": "loss-$loss", "input_shape": [28, 28, 1],
+  "layers": [ { "type": "Flatten" }, { "type": "Dense", "units": 32, "activation": "relu" },
+              { "type": "Dense", "units": 10, "activation": "softmax" } ],
+  "training": { "loss": "$loss", "optimizer": { "type": "sgd", "learning_rate": 0.5 },
+                "batch_size": 64, "seed": 5 } }
+EOF
+	check "loss-$loss: 10 device steps" train --model "$work/loss-$loss.json" --max-steps 10 \
+		--no-eval --dump-losses "$work/loss-$loss-dev.txt"
+	check "loss-$loss: 10 reference steps" train_ref --model "$work/loss-$loss.json" \
+		--max-steps 10 --no-eval --dump-losses "$work/loss-$loss-ref.txt"
+	check "loss-$loss: per-step loss equals the CPU reference within 1e-4 relative" \
+		losses_agree "$work/loss-$loss-ref.txt" "$work/loss-$loss-dev.txt" 10
+	cat "$work/out"
+done
+# The seed's CPU-fallback example (a Lambda layer after the Dense layer):
+# with INT64 indices ArgMax stays on the HPU and only Equal falls back to
+# the CPU; with INT32 ones everything stays on the HPU. The placement log
+# comes once per recipe, under a header naming it.
+for mdl in seed-fallback seed-fallback-i32; do
+	check "$mdl: 20 device steps" \
+		train --model "$models/$mdl.json" --max-steps 20 --no-eval \
+		--dump-losses "$work/$mdl-dev.txt"
+	against_reference "$mdl" 20 "$work/$mdl-dev.txt"
+	HLRT_LOG_DEVICE_PLACEMENT=1 train --model "$models/$mdl.json" --max-steps 1 --no-eval \
+		> "$work/$mdl-log.txt" 2>&1
+	if [ "$mdl" = seed-fallback ]; then equal=CPU; else equal=HPU; fi
+	check "$mdl: placement: ArgMax on the HPU, Equal on the $equal, one header per recipe" \
+		sh -c "grep -qx 'model/lambda/ArgMax: (ArgMax): /device:HPU:0' '$work/$mdl-log.txt' &&
+		       grep -qx 'model/lambda/Equal: (Equal): /device:$equal:0' '$work/$mdl-log.txt' &&
+		       [ \$(grep -c '^placement of the train step (batch 128):\$' '$work/$mdl-log.txt') -eq 1 ] &&
+		       [ \$(grep -cx 'model/lambda/ArgMax: (ArgMax): /device:HPU:0' '$work/$mdl-log.txt') -eq \
+			 \$(grep -c '^placement of ' '$work/$mdl-log.txt') ]"
+done
 
 # 2. The checkpoint resumed goes on exactly as the uninterrupted run did.
 check "seed: resumed after epoch 1 for 10 steps" \
@@ -237,6 +308,8 @@ full_run() { # name data lo hi model-file [flag...]
 }
 if [ "${GSIM_TRAIN_QUICK:-0}" != 1 ]; then
 	full_run seed mnist 0.87 0.91 "$models/seed.json"
+	# the fallback example trains to the seed's band
+	full_run seed-fallback mnist 0.87 0.91 "$models/seed-fallback.json"
 	full_run mlp mnist 0.90 1.0 "$models/mlp.json"
 	# The CNN (convolutions on the MME): its 3-epoch recipe reaches 0.98.
 	full_run lenet mnist 0.98 1.0 "$models/lenet.json"

@@ -452,7 +452,8 @@ START_TEST(placement_log_and_cpu_fallback)
 	accuracy_graph(i64, &g, &correct);
 	log = compile_logged(g, &r);
 	if (i64) {
-		ck_assert_ptr_nonnull(strstr(log, "model/ArgMax: (ArgMax): /device:CPU:0\n"));
+		/* argmax writes INT64 on the device; only its INT64 consumer falls back */
+		ck_assert_ptr_nonnull(strstr(log, "model/ArgMax: (ArgMax): /device:HPU:0\n"));
 		ck_assert_ptr_nonnull(strstr(log, "model/Equal: (Equal): /device:CPU:0\n"));
 	} else {
 		ck_assert_ptr_nonnull(strstr(log, "model/ArgMax: (ArgMax): /device:HPU:0\n"));
@@ -565,10 +566,90 @@ START_TEST(profile_cpu_ops_lane)
 }
 END_TEST
 
+/*
+ * The seed's fallback layer after a Dense layer:
+ *   tf.where(tf.expand_dims(tf.equal(tf.math.argmax(x, axis=-1), 2), -1), x, tf.math.square(x))
+ * with INT64 (the TF default: only Equal falls back to the CPU, reading an
+ * INT64 constant) or INT32 indices (all on the HPU).
+ */
+START_TEST(seed_fallback_layer)
+{
+	bool i64 = _i == 0;
+	enum { B = 37, C = 5 };
+	const int64_t two64 = 2;
+	const int32_t two32 = 2;
+	struct hlrt_tensor_desc kd = { .name = "two", .dtype = i64 ? HLRT_INT64 : HLRT_INT32,
+				       .ndims = 1, .dims = { 1 }, .role = HLRT_TENSOR_CONSTANT,
+				       .data = i64 ? (const void *)&two64 : (const void *)&two32 };
+	struct hlrt_reshape_params ex = { .ndims = 2, .dims = { B, 1 } };
+	struct hlrt_recipe_stats rs;
+	struct rt_binding_set bs = { 0 };
+	hlrt_tensor *x, *t, *in[3], *y;
+	float xv[B * C], got[B * C];
+	uint32_t s = 91, i, j;
+	hlrt_recipe *r;
+	hlrt_graph *g;
+	hlrt_node *n;
+	char *log;
+
+	HLRT_OK(hlrt_graph_create(&g));
+	x = mk(g, "x", HLRT_FP32, B, C, HLRT_TENSOR_INPUT);
+	HLRT_OK(hlrt_node_create(g, i64 ? "argmax_i64" : "argmax_i32", &x, 1, NULL, 0, NULL, 0,
+				 "lambda/ArgMax", &n));
+	in[0] = hlrt_node_output(n, 0);
+	HLRT_OK(hlrt_tensor_create(g, &kd, &in[1]));
+	HLRT_OK(hlrt_node_create(g, i64 ? "equal_i64" : "equal_i32", in, 2, NULL, 0, NULL, 0,
+				 "lambda/Equal", &n));
+	t = hlrt_node_output(n, 0);
+	HLRT_OK(hlrt_node_create(g, "reshape", &t, 1, NULL, 0, &ex, sizeof(ex),
+				 "lambda/ExpandDims", &n));
+	in[0] = hlrt_node_output(n, 0);
+	in[1] = x;
+	HLRT_OK(hlrt_node_create(g, "square_f32", &x, 1, NULL, 0, NULL, 0, "lambda/Square", &n));
+	in[2] = hlrt_node_output(n, 0);
+	HLRT_OK(hlrt_node_create(g, "where_f32", in, 3, NULL, 0, NULL, 0, "lambda/SelectV2", &n));
+	y = hlrt_node_output(n, 0);
+	HLRT_OK(hlrt_tensor_set_role(y, HLRT_TENSOR_OUTPUT));
+	log = compile_logged(g, &r);
+	ck_assert_ptr_nonnull(strstr(log, "lambda/ArgMax: (ArgMax): /device:HPU:0\n"));
+	ck_assert_ptr_nonnull(strstr(log, i64 ? "lambda/Equal: (Equal): /device:CPU:0\n" :
+					       "lambda/Equal: (Equal): /device:HPU:0\n"));
+	ck_assert_ptr_nonnull(strstr(log, "lambda/Square: (Square): /device:HPU:0\n"));
+	ck_assert_ptr_nonnull(strstr(log, "lambda/SelectV2: (SelectV2): /device:HPU:0\n"));
+	free(log);
+	HLRT_OK(hlrt_recipe_get_stats(r, &rs));
+	ck_assert_uint_eq(rs.cpu_nodes, i64 ? 1 : 0);
+	for (i = 0; i < B * C; i++)
+		xv[i] = rt_randf(&s, -2, 2);
+	rt_bind_all(r, &bs);
+	HLRT_OK(hlrt_memcpy_h2d(rt_dev, rt_addr_of(&bs, "x"), xv, sizeof(xv)));
+	rt_run(r, &bs);
+	rt_download(got, rt_addr_of(&bs, hlrt_tensor_name(y)), sizeof(got));
+	for (i = 0; i < B; i++) {
+		const float *row = xv + i * C;
+		uint32_t best = 0;
+
+		for (j = 1; j < C; j++)
+			if (row[j] > row[best])
+				best = j;
+		for (j = 0; j < C; j++) {
+			float want = best == 2 ? row[j] : row[j] * row[j];
+
+			ck_assert_msg(memcmp(&got[i * C + j], &want, 4) == 0,
+				      "row %u col %u: %g, want %g", i, j, got[i * C + j], want);
+		}
+	}
+	HLRT_OK(hlrt_recipe_destroy(r));
+	HLRT_OK(hlrt_graph_destroy(g));
+}
+END_TEST
+
 /* ---- autodiff against finite differences ---------------------------------------------- */
 
 enum fd_case { FD_GEMM, FD_GEMM_TA, FD_GEMM_TB, FD_BIAS, FD_ADD, FD_SUB, FD_MUL, FD_SCALE,
-	       FD_RELU, FD_RESHAPE, FD_CONV, FD_POOL, FD_RSUM, FD_RMEAN, FD_TRANSPOSE, FD_CASES };
+	       FD_RELU, FD_RESHAPE, FD_CONV, FD_POOL, FD_RSUM, FD_RMEAN, FD_TRANSPOSE,
+	       FD_BCAST_ADD, FD_BCAST_SUB, FD_BCAST_MUL, FD_BCAST_MID, FD_SQUARE, FD_WHERE,
+	       FD_TANH, FD_SIGMOID, FD_SOFTMAX, FD_CASES };
 
 #define FD_B	4
 #define FD_C	5
@@ -681,10 +762,67 @@ static hlrt_graph *fd_graph(enum fd_case c, hlrt_tensor **p, uint32_t *np, hlrt_
 		y = op(g, "reshape", y, NULL, &back, sizeof(back));
 		break;
 	}
+	case FD_BCAST_ADD:	/* [B,1] + [C] */
+		p[0] = mk(g, "p0", HLRT_FP32, FD_B, 1, HLRT_TENSOR_PARAMETER);
+		p[1] = mk(g, "p1", HLRT_FP32, FD_C, 0, HLRT_TENSOR_PARAMETER);
+		y = op(g, "add_f32", p[0], p[1], NULL, 0);
+		break;
+	case FD_BCAST_SUB:	/* [C] - [B,1] */
+		p[0] = mk(g, "p0", HLRT_FP32, FD_C, 0, HLRT_TENSOR_PARAMETER);
+		p[1] = mk(g, "p1", HLRT_FP32, FD_B, 1, HLRT_TENSOR_PARAMETER);
+		y = op(g, "sub_f32", p[0], p[1], NULL, 0);
+		break;
+	case FD_BCAST_MUL:	/* [B,C] * [B,1] */
+		p[0] = mk(g, "p0", HLRT_FP32, FD_B, FD_C, HLRT_TENSOR_PARAMETER);
+		p[1] = mk(g, "p1", HLRT_FP32, FD_B, 1, HLRT_TENSOR_PARAMETER);
+		y = op(g, "mul_f32", p[0], p[1], NULL, 0);
+		break;
+	case FD_BCAST_MID: {
+		/* [2,1,C] * [2,B,1] -> [2,B,C], summed over axis 0: broadcast in the middle */
+		struct hlrt_tensor_desc ad = { .name = "p0", .dtype = HLRT_FP32, .ndims = 3,
+					       .dims = { 2, 1, FD_C },
+					       .role = HLRT_TENSOR_PARAMETER };
+		struct hlrt_tensor_desc bd = { .name = "p1", .dtype = HLRT_FP32, .ndims = 3,
+					       .dims = { 2, FD_B, 1 },
+					       .role = HLRT_TENSOR_PARAMETER };
+		struct hlrt_reduce_params rp = { .axis = 0 };
+
+		HLRT_OK(hlrt_tensor_create(g, &ad, &p[0]));
+		HLRT_OK(hlrt_tensor_create(g, &bd, &p[1]));
+		y = op(g, "mul_f32", p[0], p[1], NULL, 0);
+		y = op(g, "reduce_sum_f32", y, NULL, &rp, sizeof(rp));
+		break;
+	}
+	case FD_WHERE: {
+		/* where(cond[B,1], [B,C], square([C])) */
+		static const int32_t cv[FD_B] = { 1, 0, 7, 0 };
+		struct hlrt_tensor_desc cd = { .name = "cond", .dtype = HLRT_INT32, .ndims = 2,
+					       .dims = { FD_B, 1 }, .role = HLRT_TENSOR_CONSTANT,
+					       .data = cv };
+		hlrt_tensor *win[3];
+
+		p[0] = mk(g, "p0", HLRT_FP32, FD_B, FD_C, HLRT_TENSOR_PARAMETER);
+		p[1] = mk(g, "p1", HLRT_FP32, FD_C, 0, HLRT_TENSOR_PARAMETER);
+		HLRT_OK(hlrt_tensor_create(g, &cd, &win[0]));
+		win[1] = p[0];
+		win[2] = op(g, "square_f32", p[1], NULL, NULL, 0);
+		HLRT_OK(hlrt_node_create(g, "where_f32", win, 3, NULL, 0, NULL, 0, "where", &n));
+		y = hlrt_node_output(n, 0);
+		break;
+	}
 	default:
 		*np = 1;
 		p[0] = mk(g, "p0", HLRT_FP32, FD_B, FD_C, HLRT_TENSOR_PARAMETER);
-		if (c == FD_SCALE)
+		if (c == FD_SQUARE)
+			y = op(g, "square_f32", p[0], NULL, NULL, 0);
+		else if (c == FD_TANH)
+			y = op(g, "tanh_fwd_f32", p[0], NULL, NULL, 0);
+		else if (c == FD_SIGMOID)
+			y = op(g, "sigmoid_fwd_f32", p[0], NULL, NULL, 0);
+		else if (c == FD_SOFTMAX)	/* scaled: its gradient is not lost in the loss's */
+			y = op(g, "scale_f32", op(g, "softmax_fwd_f32", p[0], NULL, NULL, 0), NULL,
+			       &sc, sizeof(sc));
+		else if (c == FD_SCALE)
 			y = op(g, "scale_f32", p[0], NULL, &sc, sizeof(sc));
 		else if (c == FD_RELU)
 			y = op(g, "relu_fwd_f32", p[0], NULL, NULL, 0);
@@ -874,6 +1012,7 @@ Suite *compiler_suite(void)
 	tcase_add_test(tc, cache_returns_the_same_recipe);
 	tcase_add_loop_test(tc, placement_log_and_cpu_fallback, 0, 2);
 	tcase_add_test(tc, profile_cpu_ops_lane);
+	tcase_add_loop_test(tc, seed_fallback_layer, 0, 2);
 	tcase_add_loop_test(tc, gradients_match_finite_differences, 0, FD_CASES);
 	tcase_add_test(tc, tpc_split_follows_the_node_size);
 	suite_add_tcase(s, tc);

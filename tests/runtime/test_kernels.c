@@ -808,6 +808,297 @@ START_TEST(maxpool_fwd_bwd)
 }
 END_TEST
 
+/* ---- broadcasting, square, where, argmax with INT64 output ------------------------- */
+
+static struct rt_arg argn(hlrt_dtype dt, uint32_t nd, const uint64_t *dims)
+{
+	struct rt_arg a = { .dtype = dt, .ndims = nd };
+
+	memcpy(a.dims, dims, sizeof(uint64_t) * nd);
+	a.data = malloc(hlrt_dtype_size(dt) * rt_arg_elems(&a));
+	ck_assert_ptr_nonnull(a.data);
+	return a;
+}
+
+/* Where input a is read for element flat of a result of nd dims (NumPy rules). */
+static uint64_t bc_off(const struct rt_arg *a, uint32_t nd, const uint64_t *odims, uint64_t flat)
+{
+	uint64_t off = 0, mul = 1;
+	uint32_t d;
+
+	for (d = nd; d-- > 0;) {
+		uint64_t c = flat % odims[d];
+
+		flat /= odims[d];
+		if (d >= nd - a->ndims) {
+			uint64_t ad = a->dims[d - (nd - a->ndims)];
+
+			off += (ad == 1 ? 0 : c) * mul;
+			mul *= ad;
+		}
+	}
+	return off;
+}
+
+/* Values from a small set, so that comparisons see equal pairs. */
+static void fill_small(struct rt_arg *a, uint32_t *s)
+{
+	uint64_t i, n = rt_arg_elems(a);
+
+	for (i = 0; i < n; i++) {
+		int32_t v = (int32_t)(rt_rand(s) % 7) - 3;
+
+		if (a->dtype == HLRT_INT32)
+			((int32_t *)a->data)[i] = v;
+		else
+			((float *)a->data)[i] = 0.5f * (float)v;
+	}
+}
+
+struct bc_case {
+	uint32_t na, nb;
+	uint64_t a[4], b[4];
+};
+
+static const struct bc_case bc_cases[] = {
+	{ 2, 1, { 5, 70 }, { 70 } },			/* a bias row */
+	{ 2, 2, { 7, 1 }, { 1, 4100 } },		/* outer product, partial tiles */
+	{ 3, 3, { 3, 1, 65 }, { 3, 6, 1 } },		/* the middle and the last */
+	{ 1, 2, { 1 }, { 4, 9 } },			/* a scalar */
+	{ 2, 2, { 6, 33 }, { 6, 33 } },			/* no broadcasting */
+	{ 4, 3, { 2, 1, 3, 5 }, { 4, 1, 1 } },		/* 4-D against 3-D */
+};
+
+START_TEST(broadcast_elementwise)
+{
+	static const char *const guids[] = { "add_f32", "sub_f32", "mul_f32", "maximum_f32",
+					     "minimum_f32", "equal_f32", "greater_f32",
+					     "less_f32", "add_i32", "equal_i32" };
+	const struct bc_case *bc = &bc_cases[_i];
+	uint32_t s = 1234 + (uint32_t)_i, g;
+
+	for (g = 0; g < sizeof(guids) / sizeof(guids[0]); g++) {
+		bool i32 = g >= 8, cmp = (g >= 5 && g <= 7) || g == 9;
+		hlrt_dtype dt = i32 ? HLRT_INT32 : HLRT_FP32;
+		struct rt_arg in[2] = { argn(dt, bc->na, bc->a), argn(dt, bc->nb, bc->b) }, out[1];
+		uint64_t i, n;
+		uint32_t d;
+
+		fill_small(&in[0], &s);
+		fill_small(&in[1], &s);
+		rt_run_op(guids[g], in, 2, out, 1, NULL, 0, 0);
+		ck_assert_uint_eq(out[0].ndims, bc->na > bc->nb ? bc->na : bc->nb);
+		ck_assert_int_eq(out[0].dtype, cmp ? HLRT_INT32 : dt);
+		for (d = 0; d < out[0].ndims; d++) {
+			uint64_t da = d + bc->na >= out[0].ndims ?
+				      bc->a[d + bc->na - out[0].ndims] : 1;
+			uint64_t db = d + bc->nb >= out[0].ndims ?
+				      bc->b[d + bc->nb - out[0].ndims] : 1;
+
+			ck_assert_uint_eq(out[0].dims[d], da > db ? da : db);
+		}
+		n = rt_arg_elems(&out[0]);
+		for (i = 0; i < n; i++) {
+			uint64_t oa = bc_off(&in[0], out[0].ndims, out[0].dims, i);
+			uint64_t ob = bc_off(&in[1], out[0].ndims, out[0].dims, i);
+
+			if (i32) {
+				int32_t a = ((int32_t *)in[0].data)[oa], b = ((int32_t *)in[1].data)[ob];
+				int32_t want = g == 8 ? a + b : a == b;
+
+				ck_assert_msg(((int32_t *)out[0].data)[i] == want,
+					      "%s case %d element %llu", guids[g], _i,
+					      (unsigned long long)i);
+			} else {
+				float a = ((float *)in[0].data)[oa], b = ((float *)in[1].data)[ob];
+				float want = g == 0 ? a + b : g == 1 ? a - b : g == 2 ? a * b :
+					     g == 3 ? (a > b ? a : b) : (a < b ? a : b);
+				int32_t wc = g == 5 ? a == b : g == 6 ? a > b : a < b;
+
+				if (cmp)
+					ck_assert_msg(((int32_t *)out[0].data)[i] == wc,
+						      "%s case %d element %llu", guids[g], _i,
+						      (unsigned long long)i);
+				else
+					expect_bits((float *)out[0].data + i, &want, 1, 4, guids[g]);
+			}
+		}
+		free_args(in, 2);
+		free_args(out, 1);
+	}
+}
+END_TEST
+
+START_TEST(broadcast_refused)
+{
+	static const uint64_t a[2] = { 3, 4 }, b[1] = { 5 };
+	struct rt_arg in[2] = { argn(HLRT_FP32, 2, a), argn(HLRT_FP32, 1, b) };
+	struct hlrt_tensor_desc da = { .name = "x", .dtype = HLRT_FP32, .ndims = 2,
+				       .dims = { 3, 4 }, .role = HLRT_TENSOR_INPUT };
+	struct hlrt_tensor_desc db = { .name = "y", .dtype = HLRT_FP32, .ndims = 1,
+				       .dims = { 5 }, .role = HLRT_TENSOR_INPUT };
+	hlrt_tensor *t[2];
+	hlrt_graph *g;
+	hlrt_node *n;
+
+	HLRT_OK(hlrt_graph_create(&g));
+	HLRT_OK(hlrt_tensor_create(g, &da, &t[0]));
+	HLRT_OK(hlrt_tensor_create(g, &db, &t[1]));
+	ck_assert_int_eq(hlrt_node_create(g, "mul_f32", t, 2, NULL, 0, NULL, 0, "m", &n),
+			 HLRT_INVALID_ARGUMENT);
+	ck_assert_str_eq(hlrt_last_error(),
+			 "mul_f32: inputs \"x\" [3,4] and \"y\" [5] do not broadcast");
+	HLRT_OK(hlrt_graph_destroy(g));
+	free_args(in, 2);
+}
+END_TEST
+
+START_TEST(square_and_where)
+{
+	static const uint64_t xd[2] = { 9, 4101 }, cd[2] = { 9, 1 }, bd[1] = { 4101 };
+	uint32_t s = 4242;
+	struct rt_arg x[2] = { argn(HLRT_FP32, 2, xd), argn(HLRT_FP32, 2, xd) }, sq[1], sb[1];
+	struct rt_arg w[3] = { argn(HLRT_INT32, 2, cd), argn(HLRT_FP32, 2, xd),
+			       argn(HLRT_FP32, 1, bd) }, wo[1], wb[2];
+	uint64_t i, n = xd[0] * xd[1];
+
+	fill_f32(&x[0], &s, -3, 3);
+	fill_f32(&x[1], &s, -3, 3);
+	rt_run_op("square_f32", x, 1, sq, 1, NULL, 0, 0);
+	/* square_bwd {dy, x}: dy = x[0], x = x[1] */
+	rt_run_op("square_bwd_f32", x, 2, sb, 1, NULL, 0, 0);
+	for (i = 0; i < n; i++) {
+		float a = ((float *)x[0].data)[i], b = ((float *)x[1].data)[i];
+		float want = a * a, wantb = a * (b + b);
+
+		expect_bits((float *)sq[0].data + i, &want, 1, 4, "square_f32");
+		expect_bits((float *)sb[0].data + i, &wantb, 1, 4, "square_bwd_f32");
+	}
+	fill_i32(&w[0], &s, -1, 1);
+	fill_f32(&w[1], &s, -3, 3);
+	fill_f32(&w[2], &s, -3, 3);
+	rt_run_op("where_f32", w, 3, wo, 1, NULL, 0, 0);
+	ck_assert_uint_eq(wo[0].ndims, 2);
+	ck_assert_uint_eq(wo[0].dims[1], xd[1]);
+	for (i = 0; i < n; i++) {
+		int32_t c = ((int32_t *)w[0].data)[i / xd[1]];
+		float want = c ? ((float *)w[1].data)[i] : ((float *)w[2].data)[i % xd[1]];
+
+		expect_bits((float *)wo[0].data + i, &want, 1, 4, "where_f32");
+	}
+	free_args(wo, 1);
+	rt_run_op("select_f32", w, 3, wo, 1, NULL, 0, 0);
+	for (i = 0; i < n; i++) {
+		int32_t c = ((int32_t *)w[0].data)[i / xd[1]];
+		float want = c ? ((float *)w[1].data)[i] : ((float *)w[2].data)[i % xd[1]];
+
+		expect_bits((float *)wo[0].data + i, &want, 1, 4, "select_f32");
+	}
+	/* where_bwd {cond, dy}: dy = w[1] */
+	rt_run_op("where_bwd_f32", w, 2, wb, 2, NULL, 0, 0);
+	for (i = 0; i < n; i++) {
+		int32_t c = ((int32_t *)w[0].data)[i / xd[1]];
+		float dy = ((float *)w[1].data)[i], da = c ? dy : 0.0f, db = c ? 0.0f : dy;
+
+		expect_bits((float *)wb[0].data + i, &da, 1, 4, "where_bwd_f32 da");
+		expect_bits((float *)wb[1].data + i, &db, 1, 4, "where_bwd_f32 db");
+	}
+	free_args(x, 2);
+	free_args(sq, 1);
+	free_args(sb, 1);
+	free_args(w, 3);
+	free_args(wo, 1);
+	free_args(wb, 2);
+}
+END_TEST
+
+/* tanh and sigmoid, forward and backward, against the same binary32 operations. */
+START_TEST(tanh_and_sigmoid)
+{
+	static const uint64_t d[2] = { 5, 4099 };
+	uint32_t s = 31337;
+	struct rt_arg x[1] = { argn(HLRT_FP32, 2, d) }, bin[2] = { argn(HLRT_FP32, 2, d),
+								  argn(HLRT_FP32, 2, d) };
+	struct rt_arg th[1], sg[1], tb[1], sb[1];
+	uint64_t i, n = d[0] * d[1];
+
+	fill_f32(&x[0], &s, -6, 6);
+	fill_f32(&bin[0], &s, -2, 2);		/* dy */
+	fill_f32(&bin[1], &s, -1, 1);		/* y */
+	rt_run_op("tanh_fwd_f32", x, 1, th, 1, NULL, 0, 0);
+	rt_run_op("sigmoid_fwd_f32", x, 1, sg, 1, NULL, 0, 0);
+	rt_run_op("tanh_bwd_f32", bin, 2, tb, 1, NULL, 0, 0);
+	rt_run_op("sigmoid_bwd_f32", bin, 2, sb, 1, NULL, 0, 0);
+	for (i = 0; i < n; i++) {
+		float v = ((float *)x[0].data)[i], dy = ((float *)bin[0].data)[i];
+		float y = ((float *)bin[1].data)[i];
+		float t = tanhf(v), sig = 1.0f / (1.0f + expf(-v));
+		float dt = dy * (1.0f - y * y), ds = dy * (y * (1.0f - y));
+
+		expect_bits((float *)th[0].data + i, &t, 1, 4, "tanh_fwd_f32");
+		expect_bits((float *)sg[0].data + i, &sig, 1, 4, "sigmoid_fwd_f32");
+		expect_bits((float *)tb[0].data + i, &dt, 1, 4, "tanh_bwd_f32");
+		expect_bits((float *)sb[0].data + i, &ds, 1, 4, "sigmoid_bwd_f32");
+	}
+	free_args(x, 1);
+	free_args(bin, 2);
+	free_args(th, 1);
+	free_args(sg, 1);
+	free_args(tb, 1);
+	free_args(sb, 1);
+}
+END_TEST
+
+/* argmax_i64 on the TPC; equal_i64 on the CPU, broadcasting an INT64 constant. */
+START_TEST(argmax_i64_on_device)
+{
+	uint32_t s = 777, it;
+
+	for (it = 0; it < ITERS; it++) {
+		uint64_t rows = 3 + rt_rand(&s) % 40, cols = it == 2 ? 300 : 7 + it, i, j;
+		struct rt_arg x[1] = { arg2(HLRT_FP32, rows, cols) }, am[1];
+
+		fill_f32(&x[0], &s, -5, 5);
+		((float *)x[0].data)[cols - 1] = ((float *)x[0].data)[2] = 9.0f;	/* a tie */
+		rt_run_op("argmax_i64", x, 1, am, 1, NULL, 0, 0);
+		ck_assert_int_eq(am[0].dtype, HLRT_INT64);
+		for (i = 0; i < rows; i++) {
+			const float *row = (float *)x[0].data + i * cols;
+			uint64_t best = 0;
+
+			for (j = 1; j < cols; j++)
+				if (row[j] > row[best])
+					best = j;
+			ck_assert_int_eq(((int64_t *)am[0].data)[i], (int64_t)best);
+		}
+		free_args(x, 1);
+		free_args(am, 1);
+	}
+}
+END_TEST
+
+START_TEST(equal_i64_broadcasts_on_cpu)
+{
+	static const uint64_t ad[2] = { 6, 1 }, bd[1] = { 5 };
+	struct rt_arg in[2] = { argn(HLRT_INT64, 2, ad), argn(HLRT_INT64, 1, bd) }, out[1];
+	uint64_t i, j;
+
+	for (i = 0; i < 6; i++)
+		((int64_t *)in[0].data)[i] = (int64_t)i + ((int64_t)1 << 40);
+	for (j = 0; j < 5; j++)	/* equal high words, so the low ones decide */
+		((int64_t *)in[1].data)[j] = (int64_t)(j * 2) + ((int64_t)1 << 40);
+	rt_run_op("equal_i64", in, 2, out, 1, NULL, 0, 0);
+	ck_assert_uint_eq(out[0].ndims, 2);
+	ck_assert_uint_eq(out[0].dims[0], 6);
+	ck_assert_uint_eq(out[0].dims[1], 5);
+	for (i = 0; i < 6; i++)
+		for (j = 0; j < 5; j++)
+			ck_assert_int_eq(((int32_t *)out[0].data)[i * 5 + j], i == j * 2);
+	free_args(in, 2);
+	free_args(out, 1);
+}
+END_TEST
+
 Suite *kernels_suite(void)
 {
 	Suite *s = suite_create("kernels");
@@ -830,6 +1121,13 @@ Suite *kernels_suite(void)
 	tcase_add_test(tc, softmax_and_batch_gemm);
 	tcase_add_loop_test(tc, conv2d_matches_direct_loops, 0, 3);
 	tcase_add_test(tc, maxpool_fwd_bwd);
+	tcase_add_loop_test(tc, broadcast_elementwise, 0,
+			    (int)(sizeof(bc_cases) / sizeof(bc_cases[0])));
+	tcase_add_test(tc, broadcast_refused);
+	tcase_add_test(tc, square_and_where);
+	tcase_add_test(tc, tanh_and_sigmoid);
+	tcase_add_test(tc, argmax_i64_on_device);
+	tcase_add_test(tc, equal_i64_broadcasts_on_cpu);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -9,6 +9,7 @@ static const check_suite_fn suites[] = {
 	rng_suite,	   idx_suite,	     model_json_suite, safetensors_suite,
 	ref_trainer_suite, lamb_suite,	     train_loop_suite, cli_suite,
 	prof_suite,
+	optimizers_suite, lambda_suite,
 };
 
 int main(void)

@@ -13,5 +13,7 @@ Suite *lamb_suite(void);
 Suite *train_loop_suite(void);
 Suite *cli_suite(void);
 Suite *prof_suite(void);
+Suite *optimizers_suite(void);
+Suite *lambda_suite(void);
 
 #endif

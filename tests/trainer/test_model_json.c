@@ -70,6 +70,109 @@ START_TEST(mlp_and_lenet_files)
 }
 END_TEST
 
+#define LAYERS_MODEL(layers) \
+	"{\"input_shape\": [8, 8], \"layers\": [" layers "], \"training\": {\"loss\":" \
+	" \"sparse_categorical_crossentropy\", \"from_logits\": true, \"optimizer\":" \
+	" {\"type\": \"sgd\"}}}"
+
+/* Keras's own spellings: MaxPooling2D, and Activation("relu" / "linear"). */
+START_TEST(keras_layer_spellings)
+{
+	ck_assert_msg(model_parse(LAYERS_MODEL(
+		"{\"type\": \"Conv2D\", \"filters\": 2, \"kernel_size\": 3},"
+		" {\"type\": \"Activation\", \"activation\": \"relu\"},"
+		" {\"type\": \"MaxPooling2D\", \"pool_size\": 2},"
+		" {\"type\": \"Activation\", \"activation\": \"linear\"},"
+		" {\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10},"
+		" {\"type\": \"Activation\", \"activation\": \"relu\", \"name\": \"out\"}"),
+		"m.json", &m, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(model_infer_shapes(&m, DATASET_CLASSES, &err), 0);
+	ck_assert_uint_eq(m.nlayers, 6);	/* "linear" adds no layer */
+	ck_assert_int_eq(m.layers[1].kind, MODEL_RELU);
+	ck_assert_str_eq(m.layers[1].name, "re_lu");
+	ck_assert_int_eq(m.layers[2].kind, MODEL_MAXPOOL2D);
+	ck_assert_uint_eq(m.layers[2].out.h, 3);	/* 8 -3x3-> 6 -pool 2-> 3 */
+	ck_assert_str_eq(m.layers[5].name, "out");
+	expect_error(LAYERS_MODEL("{\"type\": \"Flatten\"}, {\"type\": \"Activation\","
+				  " \"activation\": \"swish\"}"),
+		     "m.json: layers[1].activation: must be \"relu\", \"tanh\", \"sigmoid\", "
+		     "\"softmax\" or \"linear\"");
+	/* tanh and sigmoid: as Activation layers and as a Dense's activation */
+	ck_assert_msg(model_parse(LAYERS_MODEL(
+		"{\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10, \"activation\": \"tanh\"},"
+		" {\"type\": \"Activation\", \"activation\": \"sigmoid\"}"), "m.json", &m, &err) == 0,
+		"%s", err.msg);
+	ck_assert_uint_eq(m.nlayers, 4);
+	ck_assert_int_eq(m.layers[2].kind, MODEL_TANH);
+	ck_assert_str_eq(m.layers[2].name, "dense/tanh");
+	ck_assert_int_eq(m.layers[3].kind, MODEL_SIGMOID);
+	ck_assert_str_eq(m.layers[3].name, "sigmoid");
+	/* softmax: the Softmax layer (axis -1 only), Activation and a Dense's activation */
+	ck_assert_msg(model_parse(LAYERS_MODEL(
+		"{\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10, \"activation\": \"softmax\"},"
+		" {\"type\": \"Activation\", \"activation\": \"softmax\"},"
+		" {\"type\": \"Softmax\", \"axis\": -1}"), "m.json", &m, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(m.nlayers, 5);
+	ck_assert_int_eq(m.layers[2].kind, MODEL_SOFTMAX);
+	ck_assert_str_eq(m.layers[2].name, "dense/softmax");
+	ck_assert_int_eq(m.layers[3].kind, MODEL_SOFTMAX);
+	ck_assert_int_eq(m.layers[4].kind, MODEL_SOFTMAX);
+	expect_error(LAYERS_MODEL("{\"type\": \"Softmax\", \"axis\": 1}"),
+		     "m.json: layers[0]: \"axis\" must be -1 (the last axis)");
+	expect_error(LAYERS_MODEL("{\"type\": \"Softmax\", \"units\": 3}"),
+		     "m.json: layers[0] (Softmax): \"units\" does not apply to Softmax");
+	expect_error(LAYERS_MODEL("{\"type\": \"Activation\"}"),
+		     "m.json: layers[0].activation: missing, or not a string");
+	expect_error(LAYERS_MODEL("{\"type\": \"Activation\", \"activation\": \"relu\","
+				  " \"units\": 3}"),
+		     "m.json: layers[0] (Activation): unknown key \"units\"");
+}
+END_TEST
+
+/* "use_bias": false: no bias tensor, and the reference trains without one. */
+START_TEST(use_bias_false)
+{
+	struct params p;
+
+	ck_assert_msg(model_parse(LAYERS_MODEL(
+		"{\"type\": \"Conv2D\", \"filters\": 2, \"kernel_size\": 3, \"use_bias\": false},"
+		" {\"type\": \"Flatten\"},"
+		" {\"type\": \"Dense\", \"units\": 10, \"use_bias\": false}"),
+		"m.json", &m, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(model_infer_shapes(&m, DATASET_CLASSES, &err), 0);
+	ck_assert_int_eq(params_create(&m, &p, &err), 0);
+	ck_assert_uint_eq(p.count, 2);
+	ck_assert_str_eq(p.t[0].name, "conv2d/kernel");
+	ck_assert_str_eq(p.t[1].name, "dense/kernel");
+	ck_assert_ptr_null(params_find(&p, 2, 1));
+	params_free(&p);
+	ck_assert_int_eq(model_parse(LAYERS_MODEL("{\"type\": \"Flatten\"}, {\"type\": \"Dense\","
+						  " \"units\": 10, \"use_bias\": true}"),
+				     "m.json", &m, &err), 0);
+	ck_assert_int_eq(model_infer_shapes(&m, DATASET_CLASSES, &err), 0);
+	ck_assert_int_eq(params_create(&m, &p, &err), 0);
+	ck_assert_uint_eq(p.count, 2);
+	params_free(&p);
+	expect_error(LAYERS_MODEL("{\"type\": \"Flatten\", \"use_bias\": false}"),
+		     "m.json: layers[0] (Flatten): \"use_bias\" does not apply to Flatten");
+	expect_error(LAYERS_MODEL("{\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10,"
+				  " \"rate\": 0.5}"),
+		     "m.json: layers[1] (Dense): unknown key \"rate\"");
+	/* the device's pooling gradient: windows neither overlap nor leave gaps */
+	ck_assert_int_eq(model_parse(LAYERS_MODEL("{\"type\": \"MaxPooling2D\", \"pool_size\": [2, 4]},"
+						  " {\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10}"),
+				     "m.json", &m, &err), 0);
+	ck_assert_int_eq(model_infer_shapes(&m, DATASET_CLASSES, &err), 0);
+	ck_assert_uint_eq(m.layers[0].stride[1], 4);
+	expect_error(LAYERS_MODEL("{\"type\": \"MaxPooling2D\", \"pool_size\": 3, \"strides\": 2},"
+				  " {\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10}"),
+		     "layer max_pooling2d (MaxPooling2D): strides 2x2 must equal pool_size 3x3");
+	expect_error(LAYERS_MODEL("{\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10,"
+				  " \"use_bias\": 0}"),
+		     "m.json: layers[1].use_bias: must be true or false");
+}
+END_TEST
+
 START_TEST(syntax_errors_give_line_and_column)
 {
 	expect_error("{\n  \"name\": \"x\",\n  \"layers\": [,]\n}", "m.json:3:14:");
@@ -97,8 +200,9 @@ START_TEST(semantic_errors_name_the_value)
 	expect_error("{\"input_shape\": [28], \"layers\": [{\"type\": \"Flatten\"}], " TRAINING "}",
 		     "input_shape: must be [h, w] or [h, w, c]");
 	expect_error("{\"input_shape\": [28, 28], \"layers\": [{\"type\": \"Flatten\"},"
-		     " {\"type\": \"Dense\", \"units\": 10}], \"training\": {\"loss\": \"mse\"}}",
-		     "\"loss\" must be \"sparse_categorical_crossentropy\"");
+		     " {\"type\": \"Dense\", \"units\": 10}], \"training\": {\"loss\": \"hinge\"}}",
+		     "\"loss\" must be \"sparse_categorical_crossentropy\", "
+		     "\"categorical_crossentropy\" or \"mse\"");
 	expect_error("{\"input_shape\": [28, 28], \"layers\": [{\"type\": \"Flatten\"},"
 		     " {\"type\": \"Dense\", \"units\": 10}], \"training\": {\"loss\": "
 		     "\"sparse_categorical_crossentropy\", \"from_logits\": true, \"optimizer\": "
@@ -107,8 +211,46 @@ START_TEST(semantic_errors_name_the_value)
 	expect_error("{\"input_shape\": [28, 28], \"layers\": [{\"type\": \"Flatten\"},"
 		     " {\"type\": \"Dense\", \"units\": 10}], \"training\": {\"loss\": "
 		     "\"sparse_categorical_crossentropy\", \"from_logits\": true, \"optimizer\": "
-		     "{\"type\": \"adam\"}}}",
+		     "{\"type\": \"rmsprop\"}}}",
 		     "\"type\" must be \"sgd\"");
+}
+END_TEST
+
+/* categorical_crossentropy, and from_logits false folding a final softmax into the loss */
+START_TEST(losses_and_from_logits)
+{
+#define DENSE_SOFTMAX(training) \
+	"{\"input_shape\": [28, 28], \"layers\": [{\"type\": \"Flatten\"}," \
+	" {\"type\": \"Dense\", \"units\": 10, \"activation\": \"softmax\"}]," \
+	" \"training\": {" training " \"optimizer\": {\"type\": \"sgd\"}}}"
+	ck_assert_msg(model_parse(DENSE_SOFTMAX("\"loss\": \"categorical_crossentropy\","),
+				  "m.json", &m, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(m.train.loss, MODEL_LOSS_CCE);
+	ck_assert(m.train.softmax_folded);
+	ck_assert_uint_eq(m.nlayers, 2);	/* Flatten, Dense: dense/softmax went into the loss */
+	ck_assert_int_eq(m.layers[1].kind, MODEL_DENSE);
+	ck_assert_msg(model_parse(DENSE_SOFTMAX("\"loss\": \"sparse_categorical_crossentropy\","
+						" \"from_logits\": true,"),
+				  "m.json", &m, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(m.train.loss, MODEL_LOSS_SPARSE_CCE);
+	ck_assert(!m.train.softmax_folded);
+	ck_assert_uint_eq(m.nlayers, 3);
+	expect_error("{\"input_shape\": [28, 28], \"layers\": [{\"type\": \"Flatten\"},"
+		     " {\"type\": \"Dense\", \"units\": 10}], \"training\": {\"loss\":"
+		     " \"categorical_crossentropy\", \"optimizer\": {\"type\": \"sgd\"}}}",
+		     "training: \"from_logits\": false needs a final softmax");
+	/* mse: on the last layer's outputs, a final softmax kept; no from_logits */
+	ck_assert_msg(model_parse(DENSE_SOFTMAX("\"loss\": \"mse\","), "m.json", &m, &err) == 0,
+		      "%s", err.msg);
+	ck_assert_int_eq(m.train.loss, MODEL_LOSS_MSE);
+	ck_assert(!m.train.softmax_folded);
+	ck_assert_uint_eq(m.nlayers, 3);
+	ck_assert_msg(model_parse(DENSE_SOFTMAX("\"loss\": \"mean_squared_error\","), "m.json",
+				  &m, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(m.train.loss, MODEL_LOSS_MSE);
+	expect_error(DENSE_SOFTMAX("\"loss\": \"mse\", \"from_logits\": true,"),
+		     "training: \"from_logits\" does not apply to mse");
+#undef DENSE_SOFTMAX
 }
 END_TEST
 
@@ -203,7 +345,7 @@ START_TEST(lamb_optimizer)
 	expect_error(LAMB_MODEL("{\"type\": \"lamb\", \"beta1\": 0.9}"),
 		     "training.optimizer: unknown key \"beta1\"");
 	expect_error(LAMB_MODEL("{\"type\": \"LAMB\"}"),
-		     "training.optimizer: \"type\" must be \"sgd\" or \"lamb\"");
+		     "training.optimizer: \"type\" must be \"sgd\", \"adam\", \"adamw\", \"adagrad\" or \"lamb\"");
 }
 END_TEST
 
@@ -213,6 +355,9 @@ Suite *model_json_suite(void)
 	TCase *tc = tcase_create("model_json");
 
 	tcase_add_test(tc, seed_model_file);
+	tcase_add_test(tc, keras_layer_spellings);
+	tcase_add_test(tc, losses_and_from_logits);
+	tcase_add_test(tc, use_bias_false);
 	tcase_add_test(tc, mlp_and_lenet_files);
 	tcase_add_test(tc, syntax_errors_give_line_and_column);
 	tcase_add_test(tc, semantic_errors_name_the_value);

@@ -183,6 +183,48 @@ START_TEST(cnn_gradients_match_finite_differences)
 }
 END_TEST
 
+/* softmax's gradient, scaled up so that the check's tolerance cannot hide it */
+START_TEST(softmax_gradients_match_finite_differences)
+{
+	gradient_check("{\"input_shape\": [4, 5], \"layers\": [{\"type\": \"Flatten\"},"
+		       " {\"type\": \"Dense\", \"units\": 10, \"activation\": \"softmax\"},"
+		       " {\"type\": \"Lambda\", \"function\": \"20.0 * x\"}], " TRAINING "}", 4, 5);
+}
+END_TEST
+
+/* mse against the labels' one-hot rows, on a Dense's outputs and through a softmax */
+START_TEST(mse_gradients_match_finite_differences)
+{
+#define MSE_TRAINING "\"training\": {\"loss\": \"mse\", \"optimizer\": {\"type\": \"sgd\"}}"
+	gradient_check("{\"input_shape\": [4, 5], \"layers\": [{\"type\": \"Flatten\"},"
+		       " {\"type\": \"Dense\", \"units\": 10}], " MSE_TRAINING "}", 4, 5);
+	gradient_check("{\"input_shape\": [4, 5], \"layers\": [{\"type\": \"Flatten\"},"
+		       " {\"type\": \"Dense\", \"units\": 10, \"activation\": \"tanh\"},"
+		       " {\"type\": \"Dense\", \"units\": 10, \"activation\": \"softmax\"},"
+		       " {\"type\": \"Lambda\", \"function\": \"20.0 * x\"}], " MSE_TRAINING "}",
+		       4, 5);
+#undef MSE_TRAINING
+}
+END_TEST
+
+/* "use_bias": false, tanh, sigmoid, softmax, a Lambda layer and Keras's spellings of the layers. */
+START_TEST(keras_layers_gradients_match_finite_differences)
+{
+	gradient_check("{\"input_shape\": [6, 6, 1], \"layers\": ["
+		       " {\"type\": \"Conv2D\", \"filters\": 3, \"kernel_size\": 3,"
+		       "  \"use_bias\": false},"
+		       " {\"type\": \"Activation\", \"activation\": \"relu\"},"
+		       " {\"type\": \"MaxPooling2D\", \"pool_size\": 2},"
+		       " {\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 12, \"activation\": \"tanh\"},"
+		       " {\"type\": \"Activation\", \"activation\": \"sigmoid\"},"
+		       " {\"type\": \"Dense\", \"units\": 8, \"activation\": \"softmax\"},"
+		       " {\"type\": \"Dense\", \"units\": 10, \"use_bias\": false},"
+		       " {\"type\": \"Lambda\", \"function\": \"tf.where(tf.expand_dims(tf.equal("
+		       "tf.math.argmax(x, axis=-1), 2), -1), x, tf.math.square(x)) - 0.5 * x\"}], "
+		       TRAINING "}", 6, 6);
+}
+END_TEST
+
 START_TEST(momentum_and_weight_decay_follow_pytorch)
 {
 	/*
@@ -237,6 +279,9 @@ Suite *ref_trainer_suite(void)
 	tcase_add_test(tc, two_steps_by_hand);
 	tcase_add_test(tc, mlp_gradients_match_finite_differences);
 	tcase_add_test(tc, cnn_gradients_match_finite_differences);
+	tcase_add_test(tc, softmax_gradients_match_finite_differences);
+	tcase_add_test(tc, mse_gradients_match_finite_differences);
+	tcase_add_test(tc, keras_layers_gradients_match_finite_differences);
 	tcase_add_test(tc, momentum_and_weight_decay_follow_pytorch);
 	suite_add_tcase(s, tc);
 	return s;

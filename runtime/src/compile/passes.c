@@ -182,7 +182,8 @@ hlrt_status hlrt_pass_placement(struct compile_state *cs)
 		c->engine = n->op->engine;
 		if (c->engine == ENG_NONE && !c->folded)
 			c->engine = ENG_DMA;	/* an unfolded view: a copy */
-		else if (c->engine != ENG_NONE && (has_int64(n) || !n->op->lower))
+		else if (c->engine != ENG_NONE &&
+			 ((has_int64(n) && !n->op->device_i64) || !n->op->lower))
 			c->engine = ENG_CPU;
 		if (c->engine == ENG_CPU && !n->op->cpu)
 			return hlrt_fail(HLRT_UNSUPPORTED, "%s (%s): no device kernel and no "

@@ -44,23 +44,47 @@ hlrt_status hlrt_cpu_argmax(const struct rwork *w, const struct hlrt_recipe *r,
 	return HLRT_SUCCESS;
 }
 
-hlrt_status hlrt_cpu_equal(const struct rwork *w, const struct hlrt_recipe *r,
-		      void *const *in, void *const *out)
+/* equal_{i32,i64}: c = a == b, the inputs read through the broadcast layout. */
+hlrt_status hlrt_cpu_compare(const struct rwork *w, const struct hlrt_recipe *r,
+			     void *const *in, void *const *out)
 {
+	struct hlrt_cpu_bcast b;
+	bool i64 = strstr(w->guid, "i64") != NULL;
+	uint32_t idx[HLRT_MAX_DIMS] = { 0 }, d;
+	uint64_t off[2] = { 0, 0 }, i, n = 1;
 	int32_t *c = out[0];
-	uint64_t i, n = w->rows * w->cols;
 
 	(void)r;
-	if (strstr(w->guid, "i64")) {
-		const int64_t *a = in[0], *b = in[1];
+	if (w->params_size != sizeof(b))
+		return hlrt_fail(HLRT_INTERNAL, "%s: no broadcast layout", w->guid);
+	memcpy(&b, w->params, sizeof(b));
+	if (w->n_cin != 2 || w->n_cout != 1 || !b.ndims || b.ndims > HLRT_MAX_DIMS)
+		return hlrt_fail(HLRT_BAD_FORMAT, "%s: malformed broadcast layout", w->guid);
+	for (d = 0; d < b.ndims; d++)
+		n *= b.dims[d];
+	/* a recipe read from a file must not make the loop leave the buffers */
+	for (i = 0; i < 2; i++) {
+		uint64_t last = 0;
 
-		for (i = 0; i < n; i++)
-			c[i] = a[i] == b[i];
-	} else {
-		const int32_t *a = in[0], *b = in[1];
-
-		for (i = 0; i < n; i++)
-			c[i] = a[i] == b[i];
+		for (d = 0; d < b.ndims; d++)
+			last += (uint64_t)(b.dims[d] ? b.dims[d] - 1 : 0) * b.stride[i][d];
+		if (!n || (last + 1) * (i64 ? 8 : 4) > w->cin_bytes[i] || n * 4 > w->cout_bytes[0])
+			return hlrt_fail(HLRT_BAD_FORMAT, "%s: broadcast layout outside the operands",
+					 w->guid);
+	}
+	for (i = 0; i < n; i++) {
+		c[i] = i64 ? ((const int64_t *)in[0])[off[0]] == ((const int64_t *)in[1])[off[1]] :
+			     ((const int32_t *)in[0])[off[0]] == ((const int32_t *)in[1])[off[1]];
+		/* step the output coordinates, last dimension fastest */
+		for (d = b.ndims; d-- > 0;) {
+			off[0] += b.stride[0][d];
+			off[1] += b.stride[1][d];
+			if (++idx[d] < b.dims[d])
+				break;
+			off[0] -= (uint64_t)b.stride[0][d] * b.dims[d];
+			off[1] -= (uint64_t)b.stride[1][d] * b.dims[d];
+			idx[d] = 0;
+		}
 	}
 	return HLRT_SUCCESS;
 }

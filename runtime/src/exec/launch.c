@@ -175,10 +175,11 @@ hlrt_status hlrt_recipe_load_on(hlrt_device *dev, struct hlrt_recipe *r,
 		off += hlrt_align_up((uint64_t)lr->cbs[i].n * 4, HLRT_ALIGN);
 		lr->cb_bytes += lr->cbs[i].n * 4;
 	}
-	lr->image_size = off;
-	st = hlrt_device_malloc(dev, off, &lr->image_addr);
+	/* a recipe of CPU works only has an empty image: keep one unit */
+	lr->image_size = off ? off : HLRT_ALIGN;
+	st = hlrt_device_malloc(dev, lr->image_size, &lr->image_addr);
 	if (!st)
-		st = hlrt_host_malloc(dev, off, (void **)&lr->image);
+		st = hlrt_host_malloc(dev, lr->image_size, (void **)&lr->image);
 	if (st)
 		goto fail;
 	for (i = 0; i < r->n_kernels; i++)

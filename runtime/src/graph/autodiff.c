@@ -97,23 +97,92 @@ hlrt_status hlrt_grad_gemm(struct ad_ctx *ac, const struct hlrt_node *n)
 	return HLRT_SUCCESS;
 }
 
+/*
+ * g, of the result's shape, summed over the dimensions t was broadcast
+ * along (NumPy rules) and given t's shape: the broadcast axes are moved to
+ * the front (transpose_f32, when they are not there already) and the rows
+ * summed in order (reduce_sum_f32 over axis 0). t's own shape: g itself.
+ */
+static hlrt_status unbroadcast(struct ad_ctx *ac, const struct hlrt_node *n, hlrt_tensor *g,
+			       const hlrt_tensor *t, const char *suffix, hlrt_tensor **out)
+{
+	struct hlrt_transpose_params tp = { { 0 } };
+	struct hlrt_reshape_params rows = { .ndims = 2 }, back = { .ndims = t->ndims };
+	struct hlrt_reduce_params axis0 = { .axis = 0 };
+	uint64_t st[HLRT_MAX_DIMS], r = 1;
+	uint32_t nd = g->ndims, k = 0, d;
+	char name[HLRT_NAME_MAX];
+	hlrt_tensor *in[1] = { g };
+	bool moved = false;
+	hlrt_status s;
+
+	if (hlrt_bcast_is_plain(t, g)) {
+		*out = g;
+		return HLRT_SUCCESS;
+	}
+	hlrt_bcast_strides(t, nd, g->dims, st);
+	for (d = 0; d < nd; d++) {
+		if (!st[d] && g->dims[d] != 1) {
+			moved = moved || k != d;
+			tp.perm[k++] = d;
+			r *= g->dims[d];
+		}
+	}
+	for (d = 0; d < nd; d++)
+		if (st[d] || g->dims[d] == 1)
+			tp.perm[k++] = d;
+	rows.dims[0] = r;
+	rows.dims[1] = hlrt_elems(nd, g->dims) / r;
+	for (d = 0; d < t->ndims; d++)
+		back.dims[d] = t->dims[d];
+	s = HLRT_SUCCESS;
+	if (moved) {
+		snprintf(name, sizeof(name), "%s_t", suffix);
+		s = hlrt_ad_node(ac, "transpose_f32", in, 1, &tp, sizeof(tp), name, n, &in[0]);
+	}
+	if (!s) {
+		snprintf(name, sizeof(name), "%s_rows", suffix);
+		s = hlrt_ad_node(ac, "reshape", in, 1, &rows, sizeof(rows), name, n, &in[0]);
+	}
+	if (!s) {
+		snprintf(name, sizeof(name), "%s_sum", suffix);
+		s = hlrt_ad_node(ac, "reduce_sum_f32", in, 1, &axis0, sizeof(axis0), name, n,
+				 &in[0]);
+	}
+	if (!s)
+		s = hlrt_ad_node(ac, "reshape", in, 1, &back, sizeof(back), suffix, n, out);
+	return s;
+}
+
+/* Accumulate g (the result's shape) into input i's gradient, summed to its shape. */
+static hlrt_status accumulate_input(struct ad_ctx *ac, const struct hlrt_node *n, uint32_t i,
+				    hlrt_tensor *g, const char *suffix)
+{
+	hlrt_status st;
+
+	if (!requires(ac, n->in[i]))
+		return HLRT_SUCCESS;
+	st = unbroadcast(ac, n, g, n->in[i], suffix, &g);
+	return st ? st : hlrt_ad_accumulate(ac, n->in[i], g);
+}
+
 hlrt_status hlrt_grad_add(struct ad_ctx *ac, const struct hlrt_node *n)
 {
-	hlrt_status st = hlrt_ad_accumulate(ac, n->in[0], dout(n));
+	hlrt_status st = accumulate_input(ac, n, 0, dout(n), "dA");
 
-	return st ? st : hlrt_ad_accumulate(ac, n->in[1], dout(n));
+	return st ? st : accumulate_input(ac, n, 1, dout(n), "dB");
 }
 
 hlrt_status hlrt_grad_sub(struct ad_ctx *ac, const struct hlrt_node *n)
 {
 	struct hlrt_scale_params neg = { .alpha = -1.0f };
 	hlrt_tensor *in[1] = { dout(n) }, *g;
-	hlrt_status st = hlrt_ad_accumulate(ac, n->in[0], dout(n));
+	hlrt_status st = accumulate_input(ac, n, 0, dout(n), "dA");
 
 	if (st || !requires(ac, n->in[1]))
 		return st;
-	st = hlrt_ad_node(ac, "scale_f32", in, 1, &neg, sizeof(neg), "dB", n, &g);
-	return st ? st : hlrt_ad_accumulate(ac, n->in[1], g);
+	st = hlrt_ad_node(ac, "scale_f32", in, 1, &neg, sizeof(neg), "dB_neg", n, &g);
+	return st ? st : accumulate_input(ac, n, 1, g, "dB");
 }
 
 hlrt_status hlrt_grad_mul(struct ad_ctx *ac, const struct hlrt_node *n)
@@ -127,13 +196,91 @@ hlrt_status hlrt_grad_mul(struct ad_ctx *ac, const struct hlrt_node *n)
 			continue;
 		in[0] = dout(n);
 		in[1] = n->in[1 - i];
-		st = hlrt_ad_node(ac, "mul_f32", in, 2, NULL, 0, i ? "dB" : "dA", n, &g);
+		st = hlrt_ad_node(ac, "mul_f32", in, 2, NULL, 0, i ? "dB_full" : "dA_full", n, &g);
 		if (!st)
-			st = hlrt_ad_accumulate(ac, n->in[i], g);
+			st = accumulate_input(ac, n, i, g, i ? "dB" : "dA");
 		if (st)
 			return st;
 	}
 	return HLRT_SUCCESS;
+}
+
+hlrt_status hlrt_grad_square(struct ad_ctx *ac, const struct hlrt_node *n)
+{
+	hlrt_tensor *in[2] = { dout(n), n->in[0] }, *g;
+	hlrt_status st;
+
+	if (!requires(ac, n->in[0]))
+		return HLRT_SUCCESS;
+	st = hlrt_ad_node(ac, "square_bwd_f32", in, 2, NULL, 0, "dx", n, &g);
+	return st ? st : hlrt_ad_accumulate(ac, n->in[0], g);
+}
+
+/* tanh and sigmoid: the gradient from the forward's output y. */
+static hlrt_status grad_from_output(struct ad_ctx *ac, const struct hlrt_node *n,
+				    const char *guid)
+{
+	hlrt_tensor *in[2] = { dout(n), n->out[0] }, *g;
+	hlrt_status st;
+
+	if (!requires(ac, n->in[0]))
+		return HLRT_SUCCESS;
+	st = hlrt_ad_node(ac, guid, in, 2, NULL, 0, "dx", n, &g);
+	return st ? st : hlrt_ad_accumulate(ac, n->in[0], g);
+}
+
+hlrt_status hlrt_grad_tanh(struct ad_ctx *ac, const struct hlrt_node *n)
+{
+	return grad_from_output(ac, n, "tanh_bwd_f32");
+}
+
+hlrt_status hlrt_grad_sigmoid(struct ad_ctx *ac, const struct hlrt_node *n)
+{
+	return grad_from_output(ac, n, "sigmoid_bwd_f32");
+}
+
+/*
+ * softmax along the last axis: dx = y * (dy - sum(dy * y, -1)), from the
+ * forward's output y; the row sums keep their axis so that they broadcast.
+ */
+hlrt_status hlrt_grad_softmax(struct ad_ctx *ac, const struct hlrt_node *n)
+{
+	struct hlrt_reduce_params last = { .axis = -1, .keepdims = 1 };
+	hlrt_tensor *in[2] = { dout(n), n->out[0] }, *p, *s, *g;
+	hlrt_status st;
+
+	if (!requires(ac, n->in[0]))
+		return HLRT_SUCCESS;
+	st = hlrt_ad_node(ac, "mul_f32", in, 2, NULL, 0, "dy_y", n, &p);
+	if (!st)
+		st = hlrt_ad_node(ac, "reduce_sum_f32", &p, 1, &last, sizeof(last), "dy_y_sum",
+				  n, &s);
+	in[1] = s;
+	if (!st)
+		st = hlrt_ad_node(ac, "sub_f32", in, 2, NULL, 0, "dy_centered", n, &p);
+	in[0] = p, in[1] = n->out[0];
+	if (!st)
+		st = hlrt_ad_node(ac, "mul_f32", in, 2, NULL, 0, "dx", n, &g);
+	return st ? st : hlrt_ad_accumulate(ac, n->in[0], g);
+}
+
+/* where_bwd_f32 splits dy by cond; each part summed to its input's shape. */
+hlrt_status hlrt_grad_where(struct ad_ctx *ac, const struct hlrt_node *n)
+{
+	hlrt_tensor *in[2] = { n->in[0], dout(n) };
+	struct hlrt_node *bwd;
+	char name[HLRT_NAME_MAX];
+	hlrt_status st;
+
+	if (!requires(ac, n->in[1]) && !requires(ac, n->in[2]))
+		return HLRT_SUCCESS;
+	snprintf(name, sizeof(name), "%.40s/dAB", n->name);
+	st = hlrt_node_create(ac->g, "where_bwd_f32", in, 2, NULL, 0, NULL, 0, name, &bwd);
+	if (st)
+		return st;
+	bwd->backward = true;
+	st = accumulate_input(ac, n, 1, bwd->out[0], "dA");
+	return st ? st : accumulate_input(ac, n, 2, bwd->out[1], "dB");
 }
 
 hlrt_status hlrt_grad_scale(struct ad_ctx *ac, const struct hlrt_node *n)

@@ -187,8 +187,6 @@ hlrt_status hlrt_tensor_create(hlrt_graph *graph, const struct hlrt_tensor_desc 
 		return hlrt_fail(HLRT_INVALID_ARGUMENT,
 				 "tensor \"%s\": data goes with the CONSTANT role, and only there",
 				 desc->name ? desc->name : "?");
-	if (desc->dtype == HLRT_INT64 && desc->role == HLRT_TENSOR_CONSTANT)
-		return hlrt_fail(HLRT_UNSUPPORTED, "INT64 constants are not supported");
 	st = hlrt_graph_new_tensor(graph, desc->name, desc->dtype, desc->ndims, desc->dims,
 				   desc->role, &t);
 	if (st)

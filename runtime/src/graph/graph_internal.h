@@ -56,6 +56,19 @@ hlrt_status hlrt_graph_new_tensor(hlrt_graph *g, const char *name, hlrt_dtype dt
 				  uint32_t ndims, const uint64_t *dims,
 				  hlrt_tensor_role role, hlrt_tensor **out);
 
+/* ---- NumPy broadcasting (broadcast.c) ------------------------------------ */
+
+/* The shape t[0..n-1] broadcast to; false when two dimensions clash. */
+bool hlrt_bcast_shape(const hlrt_tensor *const *t, uint32_t n, uint32_t *nd, uint64_t *dims);
+/*
+ * Element strides of in read at the coordinates of a result of out_nd
+ * dimensions out_dims (outermost first): 0 along the dimensions in repeats.
+ */
+void hlrt_bcast_strides(const hlrt_tensor *in, uint32_t out_nd, const uint64_t *out_dims,
+			uint64_t *stride);
+/* in has out's shape exactly (no broadcasting). */
+bool hlrt_bcast_is_plain(const hlrt_tensor *in, const hlrt_tensor *out);
+
 /* ---- the op registry (registry.c) ---------------------------------------- */
 
 struct lower_ctx;
@@ -71,8 +84,10 @@ struct op_def {
 	const char *signature;
 	const char *summary;
 	uint8_t n_in_min, n_in_max, n_out;
-	uint8_t elementwise;		/* fusable, shape-preserving */
+	uint8_t elementwise;		/* element by element (shape-preserving unless broadcast) */
 	uint8_t in_place_ok;		/* outputs may be inputs (optimizers) */
+	uint8_t broadcast;		/* inputs broadcast to the output (NumPy rules) */
+	uint8_t device_i64;		/* its lowering handles INT64 operands itself */
 	uint32_t params_size;		/* expected size, 0 = none */
 	/* Check the inputs and params, write output shapes/dtypes (may lower n->n_out). */
 	hlrt_status (*infer)(struct hlrt_node *n, struct hlrt_tensor_desc *outs);

@@ -40,16 +40,32 @@ hlrt_status hlrt_grad_mul(struct ad_ctx *ac, const struct hlrt_node *n);
 hlrt_status hlrt_grad_scale(struct ad_ctx *ac, const struct hlrt_node *n);
 hlrt_status hlrt_grad_bias_add(struct ad_ctx *ac, const struct hlrt_node *n);
 hlrt_status hlrt_grad_relu(struct ad_ctx *ac, const struct hlrt_node *n);
+hlrt_status hlrt_grad_square(struct ad_ctx *ac, const struct hlrt_node *n);
+hlrt_status hlrt_grad_tanh(struct ad_ctx *ac, const struct hlrt_node *n);
+hlrt_status hlrt_grad_sigmoid(struct ad_ctx *ac, const struct hlrt_node *n);
+hlrt_status hlrt_grad_softmax(struct ad_ctx *ac, const struct hlrt_node *n);
+hlrt_status hlrt_grad_where(struct ad_ctx *ac, const struct hlrt_node *n);
 hlrt_status hlrt_grad_reduce_sum(struct ad_ctx *ac, const struct hlrt_node *n);
 hlrt_status hlrt_grad_reduce_mean(struct ad_ctx *ac, const struct hlrt_node *n);
 hlrt_status hlrt_grad_sce(struct ad_ctx *ac, const struct hlrt_node *n);
 hlrt_status hlrt_grad_reshape(struct ad_ctx *ac, const struct hlrt_node *n);
 hlrt_status hlrt_grad_transpose(struct ad_ctx *ac, const struct hlrt_node *n);
 
+/*
+ * How a CPU-placed broadcasting op reads its two inputs at the output's
+ * coordinates: lowering stores it in the work's params (the comparisons
+ * have none of their own).
+ */
+struct hlrt_cpu_bcast {
+	uint32_t ndims;
+	uint32_t dims[HLRT_MAX_DIMS];		/* the output's, outermost first */
+	uint32_t stride[2][HLRT_MAX_DIMS];	/* inputs 0 and 1, in elements */
+};
+
 hlrt_status hlrt_cpu_argmax(const struct rwork *w, const struct hlrt_recipe *r,
 		       void *const *in, void *const *out);
-hlrt_status hlrt_cpu_equal(const struct rwork *w, const struct hlrt_recipe *r,
-		      void *const *in, void *const *out);
+hlrt_status hlrt_cpu_compare(const struct rwork *w, const struct hlrt_recipe *r,
+			void *const *in, void *const *out);
 hlrt_status hlrt_cpu_cast(const struct rwork *w, const struct hlrt_recipe *r,
 		     void *const *in, void *const *out);
 

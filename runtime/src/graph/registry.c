@@ -70,13 +70,96 @@ static hlrt_status infer_binary(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 	return HLRT_SUCCESS;
 }
 
+static void shape_text(char *buf, size_t len, const hlrt_tensor *t)
+{
+	size_t k = (size_t)snprintf(buf, len, "[");
+	uint32_t i;
+
+	for (i = 0; i < t->ndims && k < len; i++)
+		k += (size_t)snprintf(buf + k, len - k, i ? ",%llu" : "%llu",
+				      (unsigned long long)t->dims[i]);
+	if (k < len)
+		snprintf(buf + k, len - k, "]");
+}
+
+/* Inputs first..n_in-1 broadcast (NumPy rules) to o's shape; dtype dt. */
+static hlrt_status bcast_out(struct hlrt_node *n, uint32_t first, struct hlrt_tensor_desc *o,
+			     hlrt_dtype dt)
+{
+	char sa[96], sb[96];
+	uint32_t i, j, nd;
+	uint64_t dims[HLRT_MAX_DIMS];
+
+	if (hlrt_bcast_shape((const hlrt_tensor *const *)n->in + first, n->n_in - first,
+			     &o[0].ndims, o[0].dims)) {
+		o[0].dtype = dt;
+		return HLRT_SUCCESS;
+	}
+	for (i = first; i < n->n_in; i++) {
+		for (j = i + 1; j < n->n_in; j++) {
+			const hlrt_tensor *pair[2] = { n->in[i], n->in[j] };
+
+			if (hlrt_bcast_shape(pair, 2, &nd, dims))
+				continue;
+			shape_text(sa, sizeof(sa), pair[0]);
+			shape_text(sb, sizeof(sb), pair[1]);
+			return hlrt_fail(HLRT_INVALID_ARGUMENT,
+					 "%s: inputs \"%s\" %s and \"%s\" %s do not broadcast",
+					 n->guid, pair[0]->name, sa, pair[1]->name, sb);
+		}
+	}
+	return hlrt_fail(HLRT_INVALID_ARGUMENT, "%s: inputs do not broadcast", n->guid);
+}
+
+/* {a, b} -> {c}: the GUID's dtype, shapes broadcast. */
+static hlrt_status infer_bcast_binary(struct hlrt_node *n, struct hlrt_tensor_desc *o)
+{
+	hlrt_status st = want_dtype(n, 0, hlrt_op_dtype(n));
+
+	if (!st)
+		st = want_dtype(n, 1, hlrt_op_dtype(n));
+	return st ? st : bcast_out(n, 0, o, hlrt_op_dtype(n));
+}
+
+/* Comparisons: {a, b} -> {c i32}, shapes broadcast. */
 static hlrt_status infer_equal(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 {
-	hlrt_status st = infer_binary(n, o);
+	hlrt_status st = infer_bcast_binary(n, o);
 
 	if (!st)
 		o[0].dtype = HLRT_INT32;
 	return st;
+}
+
+/* {cond i32, a, b} -> {c}: the three broadcast. */
+static hlrt_status infer_where(struct hlrt_node *n, struct hlrt_tensor_desc *o)
+{
+	hlrt_status st = want_dtype(n, 0, HLRT_INT32);
+
+	if (!st)
+		st = want_dtype(n, 1, hlrt_op_dtype(n));
+	if (!st)
+		st = want_dtype(n, 2, hlrt_op_dtype(n));
+	return st ? st : bcast_out(n, 0, o, hlrt_op_dtype(n));
+}
+
+/* {cond i32, dy} -> {da, db}: cond broadcasts to dy's shape. */
+static hlrt_status infer_where_bwd(struct hlrt_node *n, struct hlrt_tensor_desc *o)
+{
+	hlrt_status st = want_dtype(n, 0, HLRT_INT32);
+
+	if (!st)
+		st = want_dtype(n, 1, hlrt_op_dtype(n));
+	if (!st)
+		st = bcast_out(n, 0, o, hlrt_op_dtype(n));
+	if (st)
+		return st;
+	if (o[0].ndims != n->in[1]->ndims ||
+	    hlrt_elems(o[0].ndims, o[0].dims) != hlrt_elems(n->in[1]->ndims, n->in[1]->dims))
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "%s: cond \"%s\" must broadcast to dy's shape",
+				 n->guid, n->in[0]->name);
+	o[1] = o[0];
+	return HLRT_SUCCESS;
 }
 
 /* {x} -> {y}: same shape and dtype. */
@@ -578,24 +661,84 @@ static const struct op_def ops[] = {
 	  .infer = infer_gemm_dedw, .lower = hlrt_lower_gemm_dedw, .dtype = BF16, .from = NONE },
 	{ .guid = "add_f32", .op_class = "Add", .engine = ENG_TPC,
 	  .signature = "{a, b} -> {c}",
-	  .summary = "c = a + b",
-	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .elementwise = 1, .infer = infer_binary,
+	  .summary = "c = a + b; shapes broadcast (NumPy rules)",
+	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .elementwise = 1, .broadcast = 1,
+	  .infer = infer_bcast_binary,
 	  .lower = hlrt_lower_binary, .grad = hlrt_grad_add, .dtype = F32, .from = NONE },
 	{ .guid = "add_i32", .op_class = "Add", .engine = ENG_TPC,
 	  .signature = "{a, b} -> {c}",
-	  .summary = "c = a + b (wrapping); c may be a",
+	  .summary = "c = a + b (wrapping); shapes broadcast; c may be a",
 	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .elementwise = 1, .in_place_ok = 1,
-	  .infer = infer_binary, .lower = hlrt_lower_binary, .dtype = I32, .from = NONE },
+	  .broadcast = 1, .infer = infer_bcast_binary, .lower = hlrt_lower_binary, .dtype = I32, .from = NONE },
 	{ .guid = "sub_f32", .op_class = "Sub", .engine = ENG_TPC,
 	  .signature = "{a, b} -> {c}",
-	  .summary = "c = a - b",
-	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .elementwise = 1, .infer = infer_binary,
+	  .summary = "c = a - b; shapes broadcast",
+	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .elementwise = 1, .broadcast = 1,
+	  .infer = infer_bcast_binary,
 	  .lower = hlrt_lower_binary, .grad = hlrt_grad_sub, .dtype = F32, .from = NONE },
 	{ .guid = "mul_f32", .op_class = "Mul", .engine = ENG_TPC,
 	  .signature = "{a, b} -> {c}",
-	  .summary = "c = a * b",
-	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .elementwise = 1, .infer = infer_binary,
+	  .summary = "c = a * b; shapes broadcast",
+	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .elementwise = 1, .broadcast = 1,
+	  .infer = infer_bcast_binary,
 	  .lower = hlrt_lower_binary, .grad = hlrt_grad_mul, .dtype = F32, .from = NONE },
+	{ .guid = "maximum_f32", .op_class = "Maximum", .engine = ENG_TPC,
+	  .signature = "{a, b} -> {c}",
+	  .summary = "c = a > b ? a : b (a NaN operand gives b); shapes broadcast",
+	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .elementwise = 1, .broadcast = 1,
+	  .infer = infer_bcast_binary, .lower = hlrt_lower_binary, .dtype = F32, .from = NONE },
+	{ .guid = "minimum_f32", .op_class = "Minimum", .engine = ENG_TPC,
+	  .signature = "{a, b} -> {c}",
+	  .summary = "c = a < b ? a : b (a NaN operand gives b); shapes broadcast",
+	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .elementwise = 1, .broadcast = 1,
+	  .infer = infer_bcast_binary, .lower = hlrt_lower_binary, .dtype = F32, .from = NONE },
+	{ .guid = "tanh_fwd_f32", .op_class = "Tanh", .engine = ENG_TPC,
+	  .signature = "{x} -> {y}",
+	  .summary = "y = tanh(x) (the host C library's tanhf)",
+	  .n_in_min = 1, .n_in_max = 1, .n_out = 1, .elementwise = 1, .infer = infer_unary,
+	  .lower = hlrt_lower_unary, .grad = hlrt_grad_tanh, .dtype = F32, .from = NONE },
+	{ .guid = "tanh_bwd_f32", .op_class = "TanhGrad", .engine = ENG_TPC,
+	  .signature = "{dy, y} -> {dx}",
+	  .summary = "dx = dy * (1 - y * y), y the forward's output",
+	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .elementwise = 1, .infer = infer_binary,
+	  .lower = hlrt_lower_binary, .dtype = F32, .from = NONE },
+	{ .guid = "sigmoid_fwd_f32", .op_class = "Sigmoid", .engine = ENG_TPC,
+	  .signature = "{x} -> {y}",
+	  .summary = "y = 1 / (1 + exp(-x)) (expf, then a reciprocal)",
+	  .n_in_min = 1, .n_in_max = 1, .n_out = 1, .elementwise = 1, .infer = infer_unary,
+	  .lower = hlrt_lower_unary, .grad = hlrt_grad_sigmoid, .dtype = F32, .from = NONE },
+	{ .guid = "sigmoid_bwd_f32", .op_class = "SigmoidGrad", .engine = ENG_TPC,
+	  .signature = "{dy, y} -> {dx}",
+	  .summary = "dx = dy * (y * (1 - y)), y the forward's output",
+	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .elementwise = 1, .infer = infer_binary,
+	  .lower = hlrt_lower_binary, .dtype = F32, .from = NONE },
+	{ .guid = "square_f32", .op_class = "Square", .engine = ENG_TPC,
+	  .signature = "{x} -> {y}",
+	  .summary = "y = x * x",
+	  .n_in_min = 1, .n_in_max = 1, .n_out = 1, .elementwise = 1, .infer = infer_unary,
+	  .lower = hlrt_lower_unary, .grad = hlrt_grad_square, .dtype = F32, .from = NONE },
+	{ .guid = "square_bwd_f32", .op_class = "SquareGrad", .engine = ENG_TPC,
+	  .signature = "{dy, x} -> {dx}",
+	  .summary = "dx = dy * (x + x)",
+	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .elementwise = 1, .infer = infer_binary,
+	  .lower = hlrt_lower_binary, .dtype = F32, .from = NONE },
+	{ .guid = "where_f32", .op_class = "SelectV2", .engine = ENG_TPC,
+	  .signature = "{cond i32, a, b} -> {c}",
+	  .summary = "c = cond != 0 ? a : b (tf.where); the three broadcast",
+	  .n_in_min = 3, .n_in_max = 3, .n_out = 1, .elementwise = 1, .broadcast = 1,
+	  .infer = infer_where, .lower = hlrt_lower_binary, .grad = hlrt_grad_where,
+	  .dtype = F32, .from = NONE },
+	{ .guid = "select_f32", .op_class = "Select", .engine = ENG_TPC,
+	  .signature = "{cond i32, a, b} -> {c}",
+	  .summary = "where_f32 under its other name",
+	  .n_in_min = 3, .n_in_max = 3, .n_out = 1, .elementwise = 1, .broadcast = 1,
+	  .infer = infer_where, .lower = hlrt_lower_binary, .grad = hlrt_grad_where,
+	  .dtype = F32, .from = NONE },
+	{ .guid = "where_bwd_f32", .op_class = "SelectGrad", .engine = ENG_TPC,
+	  .signature = "{cond i32, dy} -> {da, db}",
+	  .summary = "da = cond != 0 ? dy : 0, db = cond != 0 ? 0 : dy (cond broadcast to dy)",
+	  .n_in_min = 2, .n_in_max = 2, .n_out = 2, .broadcast = 1, .infer = infer_where_bwd,
+	  .lower = hlrt_lower_binary, .dtype = F32, .from = NONE },
 	{ .guid = "scale_f32", .op_class = "Scale", .engine = ENG_TPC,
 	  .signature = "{x} -> {y}",
 	  .summary = "y = alpha * x",
@@ -643,7 +786,7 @@ static const struct op_def ops[] = {
 	  .signature = "{x[..., C]} -> {y}",
 	  .summary = "softmax along the last axis (max-subtracted)",
 	  .n_in_min = 1, .n_in_max = 1, .n_out = 1, .infer = infer_softmax,
-	  .lower = hlrt_lower_softmax, .dtype = F32, .from = NONE },
+	  .lower = hlrt_lower_softmax, .grad = hlrt_grad_softmax, .dtype = F32, .from = NONE },
 	{ .guid = "softmax_cross_entropy_fwd_f32",
 	  .op_class = "SparseSoftmaxCrossEntropyWithLogits", .engine = ENG_TPC,
 	  .signature = "{logits[B,C], labels i32[B]} -> {loss[1], row_loss[B]}",
@@ -663,21 +806,38 @@ static const struct op_def ops[] = {
 	  .n_in_min = 1, .n_in_max = 1, .n_out = 1, .params_size = P(hlrt_argmax_params),
 	  .infer = infer_argmax, .lower = hlrt_lower_argmax, .cpu = hlrt_cpu_argmax, .dtype = I32,
 	  .from = NONE },
-	{ .guid = "argmax_i64", .op_class = "ArgMax", .engine = ENG_CPU,
+	{ .guid = "argmax_i64", .op_class = "ArgMax", .engine = ENG_TPC,
 	  .signature = "{x[B,C]} -> {idx i64[B]}",
-	  .summary = "INT64 output: runs on the CPU",
+	  .summary = "index of the first maximum along the last axis, INT64 output (on the device)",
 	  .n_in_min = 1, .n_in_max = 1, .n_out = 1, .params_size = P(hlrt_argmax_params),
-	  .infer = infer_argmax, .cpu = hlrt_cpu_argmax, .dtype = I64, .from = NONE },
+	  .device_i64 = 1, .infer = infer_argmax, .lower = hlrt_lower_argmax,
+	  .cpu = hlrt_cpu_argmax, .dtype = I64, .from = NONE },
 	{ .guid = "equal_i32", .op_class = "Equal", .engine = ENG_TPC,
 	  .signature = "{a, b} -> {c i32}",
-	  .summary = "c = a == b ? 1 : 0",
-	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .elementwise = 1, .infer = infer_equal,
-	  .lower = hlrt_lower_binary, .cpu = hlrt_cpu_equal, .dtype = I32, .from = NONE },
+	  .summary = "c = a == b ? 1 : 0; shapes broadcast",
+	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .elementwise = 1, .broadcast = 1,
+	  .infer = infer_equal, .lower = hlrt_lower_binary, .cpu = hlrt_cpu_compare, .dtype = I32,
+	  .from = NONE },
+	{ .guid = "equal_f32", .op_class = "Equal", .engine = ENG_TPC,
+	  .signature = "{a, b} -> {c i32}",
+	  .summary = "c = a == b ? 1 : 0 (NaN: 0, -0 == +0); shapes broadcast",
+	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .elementwise = 1, .broadcast = 1,
+	  .infer = infer_equal, .lower = hlrt_lower_binary, .dtype = F32, .from = NONE },
+	{ .guid = "greater_f32", .op_class = "Greater", .engine = ENG_TPC,
+	  .signature = "{a, b} -> {c i32}",
+	  .summary = "c = a > b ? 1 : 0 (NaN: 0); shapes broadcast",
+	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .elementwise = 1, .broadcast = 1,
+	  .infer = infer_equal, .lower = hlrt_lower_binary, .dtype = F32, .from = NONE },
+	{ .guid = "less_f32", .op_class = "Less", .engine = ENG_TPC,
+	  .signature = "{a, b} -> {c i32}",
+	  .summary = "c = a < b ? 1 : 0 (NaN: 0); shapes broadcast",
+	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .elementwise = 1, .broadcast = 1,
+	  .infer = infer_equal, .lower = hlrt_lower_binary, .dtype = F32, .from = NONE },
 	{ .guid = "equal_i64", .op_class = "Equal", .engine = ENG_CPU,
 	  .signature = "{a, b} -> {c i32}",
-	  .summary = "INT64 inputs: runs on the CPU",
-	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .infer = infer_equal, .cpu = hlrt_cpu_equal,
-	  .dtype = I64, .from = NONE },
+	  .summary = "INT64 inputs: runs on the CPU; shapes broadcast",
+	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .broadcast = 1, .infer = infer_equal,
+	  .cpu = hlrt_cpu_compare, .dtype = I64, .from = NONE },
 	{ .guid = "gather_rows_f32", .op_class = "GatherRows", .engine = ENG_TPC,
 	  .signature = "{src[R,...], index i32[N], offset i32[1]} -> {dst[B,...]}",
 	  .summary = "dst[i] = src[index[offset + i]]; B from reshape params dims[0], else N",

@@ -74,33 +74,68 @@ static const char *kernel_of(const char *guid)
 		return "add_f32";
 	if (!strcmp(guid, "relu_fwd_f32"))
 		return "relu";
+	if (!strcmp(guid, "select_f32"))
+		return "where_f32";
 	return guid;
 }
 
-/* {a, b} -> {c} element by element; bias_add broadcasts b over rows. */
+/*
+ * Elementwise ops over operands that broadcast (NumPy rules; bias_add is
+ * the case of a last-dimension vector): every operand is described with
+ * the result's sizes, in TPC order (dimension 0 contiguous), with stride 0
+ * along the dimensions it repeats in. Neighbouring dimensions that every
+ * operand walks contiguously merge, so same-shape operands are one row.
+ * T0.. are the inputs, then the outputs.
+ */
 hlrt_status hlrt_lower_binary(struct lower_ctx *lc, const struct cnode *cn)
 {
 	const struct hlrt_node *n = cn->node;
-	const hlrt_tensor *a = n->in[0], *b = n->in[1], *c = n->out[0];
-	bool bias = !strncmp(n->guid, "bias_add", 8);
+	const hlrt_tensor *shape = n->out[0], *opnd[HLRT_MAX_IN + HLRT_MAX_OUT];
+	uint64_t st[HLRT_MAX_IN + HLRT_MAX_OUT][HLRT_MAX_DIMS], size[HLRT_MAX_DIMS];
+	uint32_t n_op = n->n_in + n->n_out, nd = shape->ndims, d, k, i;
 	struct rwork *w;
-	hlrt_status st = tpc_work(lc, kernel_of(n->guid), &w);
-	uint64_t cols, rows;
+	hlrt_status st_ = tpc_work(lc, kernel_of(n->guid), &w);
 
-	if (st)
-		return st;
-	if (bias) {
-		cols = last_dim(a);
-		rows = lead_rows(a);
-	} else {
-		cols = hlrt_elems(a->ndims, a->dims);
-		rows = 1;
+	if (st_)
+		return st_;
+	if (n_op > 8)
+		return hlrt_fail(HLRT_INTERNAL, "%s: more than 8 operands", n->guid);
+	for (i = 0; i < n_op; i++) {
+		uint64_t s[HLRT_MAX_DIMS];
+
+		opnd[i] = i < n->n_in ? n->in[i] : n->out[i - n->n_in];
+		hlrt_bcast_strides(opnd[i], nd, shape->dims, s);
+		for (d = 0; d < nd; d++)
+			st[i][d] = s[nd - 1 - d];
 	}
-	tdesc(lc, w, 0, a, cols, rows, cols, 0, false);
-	tdesc(lc, w, 1, b, cols, rows, bias ? 0 : cols, 0, false);
-	tdesc(lc, w, 2, c, cols, rows, cols, 0, true);
-	w->ispace[0] = ceil_div(cols, 4096);
-	w->ispace[1] = (uint32_t)rows;
+	for (d = 0; d < nd; d++)
+		size[d] = shape->dims[nd - 1 - d];
+	/* merge dimension d + 1 into d where every operand allows it */
+	for (d = 0; d + 1 < nd;) {
+		bool merge = true;
+
+		for (i = 0; i < n_op && merge; i++)
+			merge = st[i][d + 1] == st[i][d] * size[d];
+		if (!merge) {
+			d++;
+			continue;
+		}
+		size[d] *= size[d + 1];
+		for (k = d + 1; k + 1 < nd; k++) {
+			size[k] = size[k + 1];
+			for (i = 0; i < n_op; i++)
+				st[i][k] = st[i][k + 1];
+		}
+		nd--;
+	}
+	for (d = 0; d < nd; d++)
+		if (size[d] > UINT32_MAX)
+			return hlrt_fail(HLRT_UNSUPPORTED, "%s: a dimension over 2^32", n->guid);
+	for (i = 0; i < n_op; i++)
+		hlrt_lower_tdesc(lc, w, i, opnd[i], size, st[i], nd, 0, i >= n->n_in);
+	w->ispace[0] = ceil_div(size[0], 4096);
+	for (d = 1; d < nd; d++)
+		w->ispace[d] = (uint32_t)size[d];
 	return HLRT_SUCCESS;
 }
 
@@ -302,17 +337,20 @@ hlrt_status hlrt_lower_sce_bwd(struct lower_ctx *lc, const struct cnode *cn)
 	return HLRT_SUCCESS;
 }
 
+/* INT64 output: the kernel writes each index as two INT32 words (low, then 0). */
 hlrt_status hlrt_lower_argmax(struct lower_ctx *lc, const struct cnode *cn)
 {
 	const struct hlrt_node *n = cn->node;
 	uint64_t b = n->in[0]->dims[0], c = n->in[0]->dims[1];
+	bool i64 = n->out[0]->dtype == HLRT_INT64;
 	struct rwork *w;
-	hlrt_status st = tpc_work(lc, "argmax_f32", &w);
+	hlrt_status st = tpc_work(lc, i64 ? "argmax_i64" : "argmax_f32", &w);
 
 	if (st)
 		return st;
 	tdesc(lc, w, 0, n->in[0], c, b, c, PAD_NEG_INF, false);
-	tdesc(lc, w, 1, n->out[0], 1, b, 1, 0, true);
+	tdesc(lc, w, 1, n->out[0], i64 ? 2 : 1, b, i64 ? 2 : 1, 0, true);
+	w->t[1].dtype = HLRT_INT32;
 	w->ispace[1] = (uint32_t)b;
 	return HLRT_SUCCESS;
 }

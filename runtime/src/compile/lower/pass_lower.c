@@ -35,6 +35,30 @@ static hlrt_status add_rnode(struct compile_state *cs, const struct cnode *c)
 	return HLRT_SUCCESS;
 }
 
+/* A broadcasting op on the CPU: its operands' layout goes in the params. */
+static hlrt_status cpu_bcast(struct rwork *w, const struct hlrt_node *n)
+{
+	const hlrt_tensor *out = n->out[0];
+	struct hlrt_cpu_bcast b = { .ndims = out->ndims };
+	uint64_t s[HLRT_MAX_DIMS];
+	uint32_t i, d;
+
+	_Static_assert(sizeof(b) <= HLRT_MAX_PARAMS, "broadcast layout in the params");
+	if (n->n_in != 2 || n->params_size || hlrt_elems(out->ndims, out->dims) > UINT32_MAX)
+		return hlrt_fail(HLRT_UNSUPPORTED, "%s: the CPU broadcasts two inputs of under "
+				 "2^32 elements", n->name);
+	for (d = 0; d < out->ndims; d++)
+		b.dims[d] = (uint32_t)out->dims[d];
+	for (i = 0; i < 2; i++) {
+		hlrt_bcast_strides(n->in[i], out->ndims, out->dims, s);
+		for (d = 0; d < out->ndims; d++)
+			b.stride[i][d] = (uint32_t)s[d];
+	}
+	memcpy(w->params, &b, sizeof(b));
+	w->params_size = sizeof(b);
+	return HLRT_SUCCESS;
+}
+
 static hlrt_status lower_cpu(struct lower_ctx *lc, const struct cnode *c)
 {
 	const struct hlrt_node *n = c->node;
@@ -58,6 +82,11 @@ static hlrt_status lower_cpu(struct lower_ctx *lc, const struct cnode *c)
 	for (i = 0; i < n->n_out; i++) {
 		w->cout[i] = hlrt_lower_addr(lc, n->out[i], 0);
 		w->cout_bytes[i] = hlrt_tensor_bytes(n->out[i]);
+	}
+	if (n->op->broadcast) {
+		st = cpu_bcast(w, n);
+		if (st)
+			return st;
 	}
 	w->cols = n->in[0]->dims[n->in[0]->ndims - 1];
 	w->rows = hlrt_elems(n->in[0]->ndims, n->in[0]->dims) / w->cols;
