@@ -78,6 +78,7 @@ struct GaudisimState {
     uint64_t hbm_bar_size;
     uint32_t threads;           /* engine workers; 0: one per host CPU */
     bool tpc_portable;          /* TPC kernels on the portable interpreter */
+    char *tpc_isa;              /* TPC interpreter build, NULL: GSIM_TPC_ISA/auto */
     uint32_t module_id;         /* place in the box, GAUDISIM_REG_MODULE_ID */
     char *serial;               /* board serial, NULL: derived from uuid */
     QemuUUID uuid;              /* board UUID, RFC 4122 byte order */
@@ -619,6 +620,7 @@ static void gaudisim_realize(PCIDevice *pdev, Error **errp)
         .hbm_size = s->hbm_size,
         .hbm_bar_size = s->hbm_bar_size,
         .tpc_portable = s->tpc_portable,
+        .tpc_isa = s->tpc_isa,
     };
     const char *err = NULL;
     int ret;
@@ -637,7 +639,7 @@ static void gaudisim_realize(PCIDevice *pdev, Error **errp)
         s->run_bh = NULL;
         return;
     }
-    trace_gaudisim_threads(gsim_core_threads(s->core));
+    trace_gaudisim_threads(gsim_core_threads(s->core), gsim_core_tpc_isa(s->core));
     gsim_core_set_module_id(s->core, s->module_id);
     /* Report the derived serial through qom-get, as the board would. */
     if (!s->serial) {
@@ -778,6 +780,7 @@ static const Property gaudisim_properties[] = {
                      GAUDISIM_HBM_BAR_SIZE_DEFAULT),
     DEFINE_PROP_UINT32("threads", GaudisimState, threads, 0),
     DEFINE_PROP_BOOL("tpc-portable", GaudisimState, tpc_portable, false),
+    DEFINE_PROP_STRING("tpc-isa", GaudisimState, tpc_isa),
     DEFINE_PROP_UINT32("module-id", GaudisimState, module_id, 0),
     DEFINE_PROP_STRING("serial", GaudisimState, serial),
     DEFINE_PROP_UUID("uuid", GaudisimState, uuid),

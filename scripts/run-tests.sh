@@ -58,7 +58,11 @@ for s in "${suites[@]}"; do
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
 	[ "$f" -ne 0 ] && failed_suites+=("$s")
-	summary+=("$(printf '%-6s %s passed, %s failed (%ss)' "$s" "$p" "$f" "$secs")")
+	# Tests a suite could not run on this host say so ("skipped: ...").
+	k=$(grep -c '^skipped: ' "$logs/$s.log")
+	skipped=""
+	[ "$k" -ne 0 ] && skipped=", $k skipped"
+	summary+=("$(printf '%-6s %s passed, %s failed%s (%ss)' "$s" "$p" "$f" "$skipped" "$secs")")
 done
 
 # Name what failed just above the summary, so the end of the output alone

@@ -22,6 +22,7 @@
 #include "gsim_faults.h"
 #include "gsim_mmu.h"
 #include "gsim_telemetry.h"
+#include "gsim_tpc.h"
 
 #define GSIM_HBM_GRANULE	(2ull << 20)	/* hbm_size must be a multiple */
 #define GSIM_HBM_BAR_MIN	4096ull
@@ -123,9 +124,12 @@ struct gsim_core *gsim_core_new(const struct gsim_core_config *cfg,
 {
 	static const uint8_t nil_uuid[GSIM_UUID_LEN];
 	const char *msg = check_config(cfg, ops);
+	const struct gsim_tpc_isa *isa = NULL;
 	struct gsim_core *core;
 	unsigned int q;
 
+	if (!msg)
+		isa = gsim_tpc_isa_choose(cfg->tpc_isa, &msg);
 	if (msg) {
 		if (err)
 			*err = msg;
@@ -143,6 +147,7 @@ struct gsim_core *gsim_core_new(const struct gsim_core_config *cfg,
 	core->hbm_size = cfg->hbm_size;
 	core->hbm_bar_size = cfg->hbm_bar_size;
 	core->tpc_portable = cfg->tpc_portable;
+	core->tpc_isa = isa;
 	core->hbm = map_sparse(cfg->hbm_size);
 	core->sram = map_sparse(GAUDISIM_SRAM_SIZE);
 	core->bounce = malloc(GSIM_BOUNCE_SIZE);
@@ -306,6 +311,11 @@ uint64_t gsim_core_hbm_window(const struct gsim_core *core)
 unsigned int gsim_core_threads(const struct gsim_core *core)
 {
 	return gsim_pool_threads(core->pool);
+}
+
+const char *gsim_core_tpc_isa(const struct gsim_core *core)
+{
+	return core->tpc_isa->name;
 }
 
 bool gsim_core_work_in_flight(struct gsim_core *core)

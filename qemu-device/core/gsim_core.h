@@ -100,6 +100,12 @@ struct gsim_core_config {
 	 * reference the fast handlers are tested against.
 	 */
 	bool tpc_portable;
+	/*
+	 * The build of the TPC interpreter: "avx512", "avx2", the baseline's
+	 * name or "auto"; NULL takes the environment's GSIM_TPC_ISA, else the
+	 * widest build this CPU runs. All builds give the same results.
+	 */
+	const char *tpc_isa;
 };
 
 #define GSIM_CORE_MAX_THREADS	256u
@@ -162,6 +168,8 @@ bool gsim_core_run_budget(struct gsim_core *core, uint64_t bytes, uint32_t packe
 
 /* Worker threads the core runs (0: synchronous engines). */
 unsigned int gsim_core_threads(const struct gsim_core *core);
+/* The TPC interpreter build running ("avx512", "avx2", "sse2", ...). */
+const char *gsim_core_tpc_isa(const struct gsim_core *core);
 /* Engine work is queued or running on a worker. */
 bool gsim_core_work_in_flight(struct gsim_core *core);
 /*

@@ -302,6 +302,8 @@ struct gsim_core {
 	uint64_t hbm_bar_size;
 	/* gsim_core_config.tpc_portable; tests switch it on a live core. */
 	bool tpc_portable;
+	/* The TPC interpreter build (gsim_tpc_isa.c); tests switch it too. */
+	const struct gsim_tpc_isa *tpc_isa;
 	uint8_t *hbm;
 	uint8_t *sram;
 	uint8_t *bounce;

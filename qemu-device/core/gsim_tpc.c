@@ -181,6 +181,7 @@ static struct gsim_tpc_kernel *cache_get(struct gsim_core *core, const uint8_t *
 	for (i = 0; i < GSIM_TPC_CACHE_ENTRIES; i++) {
 		k = set->cache[i];
 		if (k && k->size == size && k->hash == h && k->portable == core->tpc_portable &&
+		    k->isa == core->tpc_isa &&
 		    !memcmp(k->bytes, code, size)) {
 			k->lru = ++set->lru_clock;
 			k->refs++;
@@ -188,7 +189,7 @@ static struct gsim_tpc_kernel *cache_get(struct gsim_core *core, const uint8_t *
 			return k;
 		}
 	}
-	k = gsim_tpc_kernel_decode(code, size, core->tpc_portable);
+	k = gsim_tpc_kernel_decode(code, size, core->tpc_portable, core->tpc_isa);
 	if (!k)
 		return NULL;
 	set->cache_misses++;
@@ -376,7 +377,7 @@ static int prepare(struct gsim_core *core, struct gsim_tpc_unit *u, unsigned int
 	if (!j->budget)
 		j->budget = GAUDISIM_TPC_WATCHDOG_DEFAULT;
 	u->x->job = j;
-	gsim_tpc_exec_begin(u->x);
+	j->k->isa->begin(u->x);
 	return GAUDISIM_TPC_ERR_NONE;
 }
 
@@ -411,7 +412,7 @@ bool gsim_tpc_run(struct gsim_core *core, unsigned int e, uint64_t max_bundles)
 
 	if (!u || !u->busy || u->job.done)
 		return false;
-	return gsim_tpc_exec_run(u->x, max_bundles);
+	return u->job.k->isa->run(u->x, max_bundles);
 }
 
 int gsim_tpc_finish(struct gsim_core *core, unsigned int e)

@@ -11,6 +11,10 @@
  *   gsim_tpc_exec.c    the interpreter: per-member loop, slot handlers,
  *                      fused bundle handlers, the lane arithmetic in plain
  *                      loops
+ *   gsim_tpc_exec_avx2.c, gsim_tpc_exec_avx512.c
+ *                      the same interpreter built again for wider host
+ *                      vectors
+ *   gsim_tpc_isa.c     which of those builds runs (CPU, GSIM_TPC_ISA)
  *
  * A launch goes through three steps so that the heavy part can leave the
  * MMIO path:
@@ -74,6 +78,7 @@ struct gsim_tpc_uop {
 };
 
 struct gsim_tpc_dbundle;
+struct gsim_tpc_isa;
 
 /* A handler for a whole bundle (a fused common shape), or NULL. */
 typedef int (*gsim_tpc_bfn)(struct gsim_tpc_exec *x, const struct gsim_tpc_dbundle *b);
@@ -98,6 +103,7 @@ struct gsim_tpc_kernel {
 	uint64_t lru;
 	uint8_t *bytes;				/* copy of the code: the cache key */
 	bool portable;				/* bound to the portable handlers */
+	const struct gsim_tpc_isa *isa;		/* the interpreter build bound */
 	struct gsim_tpc_dbundle *b;
 	union gsim_tpc_vreg *immv;
 	/* dtype every load/store of tensor t uses, or GSIM_TPC_TENSOR_*. */
@@ -209,9 +215,10 @@ const char *gsim_tpc_err_name(int err);
 
 /* ---- gsim_tpc_decode.c ----------------------------------------------------- */
 
-/* Decode size bytes of code (a multiple of the bundle size). NULL: no memory. */
+/* Decode size bytes of code (a multiple of the bundle size) for the
+ * interpreter build isa (gsim_tpc_isa_base when NULL). NULL: no memory. */
 struct gsim_tpc_kernel *gsim_tpc_kernel_decode(const uint8_t *code, uint32_t size,
-					       bool portable);
+					       bool portable, const struct gsim_tpc_isa *isa);
 void gsim_tpc_kernel_put(struct gsim_tpc_kernel *k);
 uint64_t gsim_tpc_code_hash(const uint8_t *code, uint32_t size);
 
@@ -224,15 +231,46 @@ uint64_t gsim_tpc_code_hash(const uint8_t *code, uint32_t size);
  * core's configuration selects it (gsim_core_config.tpc_portable, kept in
  * core->tpc_portable, which tests switch); a kernel is decoded for one
  * interpreter, and a switch decodes it again.
+ *
+ * gsim_tpc_exec.c is compiled once per host vector ISA (the baseline, and
+ * AVX2 and AVX-512 on x86-64); each build exports its entry points as one
+ * table. All builds give the same results bit for bit: the source is the
+ * same, float operations never contract, reductions keep their tree.
  */
+struct gsim_tpc_isa {
+	const char *name;			/* "avx512", "avx2", GSIM_TPC_ISA_BASE */
+	/* Choose the handler of a decoded slot (fills fn, vk and rk). */
+	void (*bind)(struct gsim_tpc_uop *u, bool portable);
+	/* After all slots are bound: a fused handler for the bundle, if one fits. */
+	void (*fuse)(struct gsim_tpc_dbundle *b, bool portable);
+	/* Reset the machine state for a new launch of x->job. */
+	void (*begin)(struct gsim_tpc_exec *x);
+	/* Run at most max_bundles of x->job; true while bundles remain. */
+	bool (*run)(struct gsim_tpc_exec *x, uint64_t max_bundles);
+};
 
-/* Choose the handler of a decoded slot (fills fn, vk and rk). */
-void gsim_tpc_bind(struct gsim_tpc_uop *u, bool portable);
-/* After all slots are bound: a fused handler for the bundle, if one fits. */
-void gsim_tpc_fuse(struct gsim_tpc_dbundle *b, bool portable);
-/* Reset the machine state for a new launch of x->job. */
-void gsim_tpc_exec_begin(struct gsim_tpc_exec *x);
-/* Run at most max_bundles of x->job; true while bundles remain. */
-bool gsim_tpc_exec_run(struct gsim_tpc_exec *x, uint64_t max_bundles);
+#if defined(__x86_64__) || defined(__i386__)
+#define GSIM_TPC_ISA_BASE	"sse2"
+#else
+#define GSIM_TPC_ISA_BASE	"generic"
+#endif
+
+/* The baseline build: runs on every host. */
+extern const struct gsim_tpc_isa gsim_tpc_isa_base;
+
+/* ---- gsim_tpc_isa.c -------------------------------------------------------- */
+
+/* The builds of this binary, widest first (index 0..count-1). */
+unsigned int gsim_tpc_isa_count(void);
+const struct gsim_tpc_isa *gsim_tpc_isa_at(unsigned int i);
+/* Does this CPU (and OS) run the build? */
+bool gsim_tpc_isa_runs(const struct gsim_tpc_isa *isa);
+/*
+ * The build to use: name ("avx512", "avx2", GSIM_TPC_ISA_BASE, or "base")
+ * when given, else the environment's GSIM_TPC_ISA when set, else the
+ * widest build this CPU runs ("auto" also means that). NULL with *err set
+ * to a static message when the name is unknown or this CPU cannot run it.
+ */
+const struct gsim_tpc_isa *gsim_tpc_isa_choose(const char *name, const char **err);
 
 #endif /* GSIM_TPC_H */

@@ -102,14 +102,14 @@ static void decode_bundle(struct gsim_tpc_kernel *k, uint32_t pc, uint32_t *nimm
 			note_tensor(k, s.sa, s.dt);
 		else if (slot == GAUDISIM_TPC_SLOT_STORE)
 			note_tensor(k, s.dst, s.dt);
-		gsim_tpc_bind(u, k->portable);
+		k->isa->bind(u, k->portable);
 		b->n++;
 	}
-	gsim_tpc_fuse(b, k->portable);
+	k->isa->fuse(b, k->portable);
 }
 
 struct gsim_tpc_kernel *gsim_tpc_kernel_decode(const uint8_t *code, uint32_t size,
-					       bool portable)
+					       bool portable, const struct gsim_tpc_isa *isa)
 {
 	struct gsim_tpc_kernel *k = calloc(1, sizeof(*k));
 	uint32_t pc, nimm = 0;
@@ -118,6 +118,7 @@ struct gsim_tpc_kernel *gsim_tpc_kernel_decode(const uint8_t *code, uint32_t siz
 		return NULL;
 	k->refs = 1;
 	k->portable = portable;
+	k->isa = isa ? isa : &gsim_tpc_isa_base;
 	k->size = size;
 	k->nbundles = size / GAUDISIM_TPC_BUNDLE_SIZE;
 	k->hash = gsim_tpc_code_hash(code, size);

@@ -13,6 +13,11 @@
  * other operation goes through one per-lane function, lane_alu(), which
  * is also what the scalar unit uses, so both units compute the same thing.
  *
+ * This file is compiled once per host vector ISA: as itself for the
+ * baseline, and included by gsim_tpc_exec_avx2.c / gsim_tpc_exec_avx512.c
+ * under a target pragma, which define GSIM_TPC_ISA_TABLE and
+ * GSIM_TPC_ISA_NAME. Only the table of entry points is exported.
+ *
  * Nothing here can fail at run time except the three documented ways
  * (illegal bundle, running past the end, watchdog): registers were
  * range-checked at decode, every tensor a kernel can touch was checked
@@ -24,7 +29,7 @@
 #include <string.h>
 
 #if defined(__SSE2__)
-#include <emmintrin.h>
+#include <immintrin.h>
 #endif
 
 #include "gsim_bf16.h"
@@ -50,6 +55,11 @@
 #define GSIM_IVDEP _Pragma("GCC ivdep")
 #else
 #define GSIM_IVDEP
+#endif
+
+#ifndef GSIM_TPC_ISA_TABLE
+#define GSIM_TPC_ISA_TABLE	gsim_tpc_isa_base
+#define GSIM_TPC_ISA_NAME	GSIM_TPC_ISA_BASE
 #endif
 
 #define L GSIM_TPC_L
@@ -822,8 +832,17 @@ static inline void tile_in(vreg *r, const uint8_t *p)
 	for (k = 0; k < (int)sizeof(r->u); k += 64)
 		__builtin_prefetch(p + GSIM_TPC_PREFETCH_AHEAD + k);
 
+#if defined(__AVX512F__)
+	for (k = 0; k < (int)(sizeof(r->u) / 64); k++)
+		_mm512_store_si512((__m512i *)r->u + k, _mm512_loadu_si512((const __m512i *)p + k));
+#elif defined(__AVX2__)
+	for (k = 0; k < (int)(sizeof(r->u) / 32); k++)
+		_mm256_store_si256((__m256i *)r->u + k,
+				   _mm256_loadu_si256((const __m256i *)p + k));
+#else
 	for (k = 0; k < (int)(sizeof(r->u) / 16); k++)
 		_mm_store_si128((__m128i *)r->u + k, _mm_loadu_si128((const __m128i *)p + k));
+#endif
 #else
 	memcpy(r->u, p, sizeof(r->u));
 #endif
@@ -831,7 +850,17 @@ static inline void tile_in(vreg *r, const uint8_t *p)
 
 static inline void tile_out(uint8_t *p, const vreg *v)
 {
-#if defined(__SSE2__)
+#if defined(__AVX512F__)
+	int k;
+
+	for (k = 0; k < (int)(sizeof(v->u) / 64); k++)
+		_mm512_storeu_si512((__m512i *)p + k, _mm512_load_si512((const __m512i *)v->u + k));
+#elif defined(__AVX2__)
+	int k;
+
+	for (k = 0; k < (int)(sizeof(v->u) / 32); k++)
+		_mm256_storeu_si256((__m256i *)p + k, _mm256_load_si256((const __m256i *)v->u + k));
+#elif defined(__SSE2__)
 	int k;
 
 	for (k = 0; k < (int)(sizeof(v->u) / 16); k++)
@@ -1442,7 +1471,7 @@ static gsim_tpc_fn bind_spu(const struct gsim_tpc_uop *u, bool portable)
 	}
 }
 
-void gsim_tpc_bind(struct gsim_tpc_uop *u, bool portable)
+static void tpc_bind(struct gsim_tpc_uop *u, bool portable)
 {
 	u->vk = NULL;
 	u->rk = NULL;
@@ -1528,7 +1557,7 @@ static bool four_bytes(unsigned int dt)
 	return gaudisim_dtype_size(dt) == 4;
 }
 
-void gsim_tpc_fuse(struct gsim_tpc_dbundle *b, bool portable)
+static void tpc_fuse(struct gsim_tpc_dbundle *b, bool portable)
 {
 	const struct gsim_tpc_uop *ld = &b->u[0], *op = &b->u[1], *st = &b->u[2];
 
@@ -1549,7 +1578,7 @@ void gsim_tpc_fuse(struct gsim_tpc_dbundle *b, bool portable)
 
 /* ---- the run loop ------------------------------------------------------------------ */
 
-void gsim_tpc_exec_begin(struct gsim_tpc_exec *x)
+static void tpc_begin(struct gsim_tpc_exec *x)
 {
 	memset(x->v, 0, sizeof(x->v));
 	memset(x->vp, 0, sizeof(x->vp));
@@ -1599,7 +1628,7 @@ static bool fail(struct gsim_tpc_job *j, uint8_t err, uint32_t pc, uint32_t info
 
 static bool exec_run(struct gsim_tpc_exec *x, uint64_t max_bundles);
 
-bool gsim_tpc_exec_run(struct gsim_tpc_exec *x, uint64_t max_bundles)
+static bool tpc_run(struct gsim_tpc_exec *x, uint64_t max_bundles)
 {
 	bool more = exec_run(x, max_bundles);
 
@@ -1670,3 +1699,11 @@ static bool exec_run(struct gsim_tpc_exec *x, uint64_t max_bundles)
 	}
 	return false;
 }
+
+const struct gsim_tpc_isa GSIM_TPC_ISA_TABLE = {
+	.name = GSIM_TPC_ISA_NAME,
+	.bind = tpc_bind,
+	.fuse = tpc_fuse,
+	.begin = tpc_begin,
+	.run = tpc_run,
+};

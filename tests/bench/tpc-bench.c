@@ -16,6 +16,8 @@
  *   THREADS: the device's worker threads (default: online CPUs)
  * GSIM_TPC_PORTABLE=1 (tpc-bench's own switch) creates the device with
  * tpc_portable set: the portable interpreter (the line says which).
+ * GSIM_TPC_ISA (the core's own) picks the interpreter build; the line
+ * names the one that ran (core_isa=).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,7 +193,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("tpc: kernel=%s tpcs=%u device_threads=%u core_isa=%s interpreter=%s mib=%lu "
-	       "rounds=%lu\n", kpath, np, gsim_core_threads(bench_core(d)), bench_build_isa(),
+	       "rounds=%lu\n", kpath, np, gsim_core_threads(bench_core(d)), gsim_core_tpc_isa(bench_core(d)),
 	       portable ? "portable" : "fast", mib, rounds);
 	printf("tpc_relu: device_GBps=%.2f memcpy_GBps=%.2f ratio=%.3f goal>=0.8 checked=all\n",
 	       bytes / m_tpc / 1e9, bytes / m_cpy / 1e9, m_cpy / m_tpc);

@@ -710,6 +710,71 @@ START_TEST(test_resumable_run)
 }
 END_TEST
 
+/*
+ * The interpreter build: GSIM_TPC_ISA forces each build this CPU runs
+ * (the core reports it), "auto" or nothing takes the widest it runs, the
+ * configuration's name wins over the environment, and an unknown name or
+ * a build the CPU cannot run is refused with a message.
+ */
+START_TEST(test_isa_choice)
+{
+	const struct gsim_tpc_isa *widest = NULL;
+	const char *err = NULL;
+	unsigned int i, runs = 0;
+
+	ck_assert_uint_ge(gsim_tpc_isa_count(), 1);
+	ck_assert_ptr_eq(gsim_tpc_isa_at(gsim_tpc_isa_count() - 1), &gsim_tpc_isa_base);
+	ck_assert_ptr_null(gsim_tpc_isa_at(gsim_tpc_isa_count()));
+	ck_assert(gsim_tpc_isa_runs(&gsim_tpc_isa_base));
+	for (i = 0; i < gsim_tpc_isa_count(); i++) {
+		const struct gsim_tpc_isa *isa = gsim_tpc_isa_at(i);
+
+		ck_assert_int_eq(setenv("GSIM_TPC_ISA", isa->name, 1), 0);
+		if (!gsim_tpc_isa_runs(isa)) {
+			err = NULL;
+			ck_assert_ptr_null(gsim_tpc_isa_choose(NULL, &err));
+			ck_assert_ptr_nonnull(strstr(err, "cannot run"));
+			printf("skipped: test_isa_choice[%s]: this CPU cannot run the build\n",
+			       isa->name);
+			continue;
+		}
+		if (!widest)
+			widest = isa;
+		runs++;
+		{
+			struct th *t = th_new(4096);
+
+			ck_assert_str_eq(gsim_core_tpc_isa(t->core), isa->name);
+			th_free(t);
+		}
+	}
+	ck_assert_uint_ge(runs, 1);
+
+	ck_assert_int_eq(setenv("GSIM_TPC_ISA", "auto", 1), 0);
+	ck_assert_ptr_eq(gsim_tpc_isa_choose(NULL, &err), widest);
+	ck_assert_ptr_eq(gsim_tpc_isa_choose("base", &err), &gsim_tpc_isa_base);
+	ck_assert_int_eq(unsetenv("GSIM_TPC_ISA"), 0);
+	ck_assert_ptr_eq(gsim_tpc_isa_choose(NULL, &err), widest);
+	ck_assert_ptr_eq(gsim_tpc_isa_choose("", &err), widest);
+
+	ck_assert_int_eq(setenv("GSIM_TPC_ISA", "avx9000", 1), 0);
+	err = NULL;
+	ck_assert_ptr_null(gsim_tpc_isa_choose(NULL, &err));
+	ck_assert_ptr_nonnull(strstr(err, "unknown"));
+	ck_assert_ptr_eq(gsim_tpc_isa_choose(GSIM_TPC_ISA_BASE, &err), &gsim_tpc_isa_base);
+	{
+		struct gsim_core_config cfg = {
+			.hbm_size = T_HBM_SIZE, .hbm_bar_size = T_BAR_SIZE, .tpc_isa = "AVX2",
+		};
+
+		err = NULL;
+		ck_assert_ptr_null(gsim_core_new(&cfg, &T->core->ops, NULL, &err));
+		ck_assert_ptr_nonnull(strstr(err, "unknown"));
+	}
+	ck_assert_int_eq(unsetenv("GSIM_TPC_ISA"), 0);
+}
+END_TEST
+
 START_TEST(test_decode_cache)
 {
 	const uint32_t size[5] = { 64, 1, 1, 1, 1 };
@@ -1102,6 +1167,7 @@ Suite *tpc_suite(void)
 	tcase_add_test(tc, test_watchdog_and_reset);
 	tcase_add_test(tc, test_resumable_run);
 	tcase_add_test(tc, test_decode_cache);
+	tcase_add_test(tc, test_isa_choice);
 	tcase_add_test(tc, test_split);
 	suite_add_tcase(s, tc);
 

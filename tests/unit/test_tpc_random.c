@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_runner.h"
 #include "test_tpc.h"
 
 #define REGION		0x10000u	/* device memory per tensor */
@@ -77,7 +78,8 @@ static void guards_check(void)
 /* Write code, launch it over a random index space, check the outcome. */
 static int run_program(const uint8_t *code, uint32_t nb, bool all_legal)
 {
-	struct gsim_tpc_kernel *k = gsim_tpc_kernel_decode(code, nb * GAUDISIM_TPC_BUNDLE_SIZE, false);
+	struct gsim_tpc_kernel *k =
+		gsim_tpc_kernel_decode(code, nb * GAUDISIM_TPC_BUNDLE_SIZE, false, NULL);
 	struct tt_launch l;
 	unsigned int d, mixed = 0, t;
 	int err;
@@ -200,12 +202,13 @@ struct tpc_outcome {
 	uint8_t mem[GAUDISIM_TPC_NUM_TENSORS * REGION];
 };
 
-static void run_in_mode(const struct tt_launch *l, bool portable, const uint8_t *init,
-			struct tpc_outcome *o)
+static void run_in_mode(const struct tt_launch *l, bool portable, const struct gsim_tpc_isa *isa,
+			const uint8_t *init, struct tpc_outcome *o)
 {
 	const struct gsim_tpc_exec *x = T->core->tpc->unit[0].x;
 
 	T->core->tpc_portable = portable;
+	T->core->tpc_isa = isa;
 	memcpy(tt_mem(region(0)), init, sizeof(o->mem));
 	o->err = tt_run(l, 1);
 	memcpy(o->v, x->v, sizeof(o->v));
@@ -216,15 +219,17 @@ static void run_in_mode(const struct tt_launch *l, bool portable, const uint8_t 
 	memcpy(o->mem, tt_mem(region(0)), sizeof(o->mem));
 }
 
-/* Is code decoded for the given interpreter in the core's decode cache? */
-static bool cached(const uint8_t *code, uint32_t size, bool portable)
+/* Is code decoded for the given interpreter and build in the core's decode cache? */
+static bool cached(const uint8_t *code, uint32_t size, bool portable,
+		   const struct gsim_tpc_isa *isa)
 {
 	unsigned int i;
 
 	for (i = 0; i < GSIM_TPC_CACHE_ENTRIES; i++) {
 		const struct gsim_tpc_kernel *k = T->core->tpc->cache[i];
 
-		if (k && k->portable == portable && k->size == size && !memcmp(k->bytes, code, size))
+		if (k && k->portable == portable && k->isa == isa && k->size == size &&
+		    !memcmp(k->bytes, code, size))
 			return true;
 	}
 	return false;
@@ -253,11 +258,13 @@ static void one_dtype_per_tensor(uint8_t *bundle, uint32_t nb, const unsigned in
 
 /*
  * The fast handlers (specialised loops, partial-tile copies, fused
- * bundles) against the portable interpreter: random legal programs over
+ * bundles) of the interpreter build _i (gsim_tpc_isa_at()) against the
+ * portable interpreter of the baseline build: random legal programs over
  * random data give the same error, registers and memory, bit for bit.
  */
 START_TEST(test_random_fast_matches_portable)
 {
+	const struct gsim_tpc_isa *isa = gsim_tpc_isa_at((unsigned int)_i);
 	static struct tpc_outcome fast, port;
 	static uint8_t init[GAUDISIM_TPC_NUM_TENSORS * REGION];
 	uint8_t code[MAX_BUNDLES * GAUDISIM_TPC_BUNDLE_SIZE];
@@ -288,7 +295,7 @@ START_TEST(test_random_fast_matches_portable)
 			if (tt_rand() % 4 == 0)
 				halt_slot(b);
 		}
-		k = gsim_tpc_kernel_decode(code, nb * GAUDISIM_TPC_BUNDLE_SIZE, false);
+		k = gsim_tpc_kernel_decode(code, nb * GAUDISIM_TPC_BUNDLE_SIZE, false, NULL);
 		ck_assert_ptr_nonnull(k);
 		memcpy(tt_mem(TT_KERNEL), code, (size_t)nb * GAUDISIM_TPC_BUNDLE_SIZE);
 		tt_init(&l, TT_KERNEL, nb * GAUDISIM_TPC_BUNDLE_SIZE);
@@ -308,24 +315,28 @@ START_TEST(test_random_fast_matches_portable)
 			memcpy(init + i, &w, 4);
 		}
 
-		run_in_mode(&l, true, init, &port);
-		run_in_mode(&l, false, init, &fast);
+		run_in_mode(&l, true, &gsim_tpc_isa_base, init, &port);
+		run_in_mode(&l, false, isa, init, &fast);
 		T->core->tpc_portable = false;
-		/* A switch of interpreter decodes the kernel again. */
-		ck_assert(cached(code, nb * GAUDISIM_TPC_BUNDLE_SIZE, true));
-		ck_assert(cached(code, nb * GAUDISIM_TPC_BUNDLE_SIZE, false));
-		ck_assert_msg(fast.err == port.err, "iteration %u: error %d, portable %d", iter,
+		/* A switch of interpreter or build decodes the kernel again. */
+		ck_assert(cached(code, nb * GAUDISIM_TPC_BUNDLE_SIZE, true, &gsim_tpc_isa_base));
+		ck_assert(cached(code, nb * GAUDISIM_TPC_BUNDLE_SIZE, false, isa));
+		ck_assert_msg(fast.err == port.err, "%s iteration %u: error %d, portable %d",
+			      isa->name, iter,
 			      fast.err, port.err);
-		ck_assert_msg(!memcmp(fast.v, port.v, sizeof(fast.v)), "iteration %u: V differ",
-			      iter);
+		ck_assert_msg(!memcmp(fast.v, port.v, sizeof(fast.v)), "%s iteration %u: V differ",
+			      isa->name, iter);
 		ck_assert_msg(!memcmp(fast.vp, port.vp, sizeof(fast.vp)),
-			      "iteration %u: VP differ", iter);
+			      "%s iteration %u: VP differ",
+			      isa->name, iter);
 		ck_assert_msg(!memcmp(fast.s, port.s, sizeof(fast.s)) &&
 			      !memcmp(fast.irf, port.irf, sizeof(fast.irf)) &&
 			      !memcmp(fast.sp, port.sp, sizeof(fast.sp)),
-			      "iteration %u: scalar state differs", iter);
+			      "%s iteration %u: scalar state differs",
+			      isa->name, iter);
 		ck_assert_msg(!memcmp(fast.mem, port.mem, sizeof(fast.mem)),
-			      "iteration %u: memory differs", iter);
+			      "%s iteration %u: memory differs",
+			      isa->name, iter);
 		ran += fast.err == GAUDISIM_TPC_ERR_NONE;
 	}
 	ck_assert_uint_gt(ran, 100);
@@ -335,11 +346,27 @@ END_TEST
 void tpc_add_random_tests(Suite *s)
 {
 	TCase *tc = tcase_create("random");
+	unsigned int i;
 
 	tcase_add_checked_fixture(tc, tt_setup, tt_teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_random_legal_programs);
 	tcase_add_test(tc, test_random_bytes);
-	tcase_add_test(tc, test_random_fast_matches_portable);
+	suite_add_tcase(s, tc);
+
+	/* Every interpreter build this CPU runs; the others are reported skipped. */
+	tc = tcase_create("random-isa");
+	tcase_add_checked_fixture(tc, tt_setup, tt_teardown);
+	tcase_set_timeout(tc, 60);
+	for (i = 0; i < gsim_tpc_isa_count(); i++) {
+		const struct gsim_tpc_isa *isa = gsim_tpc_isa_at(i);
+
+		if (gsim_tpc_isa_runs(isa))
+			tcase_add_loop_test(tc, test_random_fast_matches_portable, (int)i,
+					    (int)i + 1);
+		else
+			check_skip("test_random_fast_matches_portable", isa->name,
+				   "this CPU cannot run the build");
+	}
 	suite_add_tcase(s, tc);
 }
