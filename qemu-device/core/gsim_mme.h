@@ -120,6 +120,14 @@ int gsim_mme_execute(struct gsim_core *core, struct gsim_mme *mme,
 /* Floating-point operations of a decoded GEMM (2 per multiply-add). */
 uint64_t gsim_mme_gemm_flops(const struct gsim_mme_gemm *g);
 
+/*
+ * Work of at most this many FLOPs runs inside launch() even on a core
+ * with worker threads: handing it to a worker and the completion back to
+ * the owner thread costs more than OpenBLAS takes for it (a training
+ * step's 128x784x10 GEMM is 2 MFLOP, some 20 us). Same code, same results.
+ */
+#define GSIM_MME_INLINE_FLOPS	(4ull << 20)
+
 /* "openblas" or "portable": what computes the FP32 products. */
 const char *gsim_mme_backend(void);
 

@@ -8,7 +8,7 @@
  * With worker threads (the device's normal mode) launch() decodes the
  * registers into mme->job and returns GSIM_ENGINE_ASYNC; mme_work() runs
  * the GEMM on a worker, mme_complete() logs and counts on the owner
- * thread. The engine is busy meanwhile: a CB orders work after the GEMM
+ * thread. Small GEMMs (GSIM_MME_INLINE_FLOPS) run inside launch() instead. The engine is busy meanwhile: a CB orders work after the GEMM
  * with the engine barrier (EB) or the completion message. Without workers
  * the GEMM runs inside the launch, so the CB's next packet sees D.
  */
@@ -99,7 +99,8 @@ static int mme_launch(struct gsim_core *core, unsigned int e)
 	err = gsim_mme_decode(core, &core->mme->regs, &core->mme->job);
 	if (err)
 		return err;
-	if (gsim_engine_threaded(core))
+	if (gsim_engine_threaded(core) &&
+	    gsim_mme_gemm_flops(&core->mme->job) > GSIM_MME_INLINE_FLOPS)
 		return GSIM_ENGINE_ASYNC;
 	return mme_complete(core, e, gsim_mme_run(core->mme, &core->mme->job));
 }

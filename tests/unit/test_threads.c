@@ -15,6 +15,7 @@
 
 #include "gsim_bf16.h"
 #include "gsim_core_internal.h"
+#include "gsim_mme.h"
 #include "gsim_pool.h"
 #include "hw/gaudisim_hw_mme.h"
 #include "test_tpc.h"
@@ -584,6 +585,43 @@ START_TEST(test_mme_overlaps_tpc)
 }
 END_TEST
 
+/*
+ * A GEMM of at most GSIM_MME_INLINE_FLOPS completes inside the run that
+ * launched it, with no worker involved; one just above goes to a worker.
+ * Both give the serial result (test_mme_threaded_matches_serial).
+ */
+START_TEST(test_small_gemm_runs_inline)
+{
+	/* The seed model's forward GEMM: 2 * 128 * 10 * 784 FLOPs. */
+	static const struct gemm small = {
+		128, 10, 784, 1, GAUDISIM_DTYPE_FP32, GAUDISIM_DTYPE_FP32, false, false, 1, 0,
+	};
+	static const struct gemm big = {
+		128, 128, 129, 1, GAUDISIM_DTYPE_FP32, GAUDISIM_DTYPE_FP32, false, false, 1, 0,
+	};
+
+	ck_assert_uint_le(2ull * small.m * small.n * small.k, GSIM_MME_INLINE_FLOPS);
+	ck_assert_uint_gt(2ull * big.m * big.n * big.k, GSIM_MME_INLINE_FLOPS);
+	mme_fill(&small, 3);
+	comp_setup(GAUDISIM_ENGINE_MME);
+	mme_commit(&small);
+	gsim_core_run(T->core);
+	ck_assert(!gsim_core_work_in_flight(T->core));
+	ck_assert(!eng_busy(GAUDISIM_ENGINE_MME));
+	ck_assert_uint_eq(comp_word(GAUDISIM_ENGINE_MME), COMP_VALUE);
+
+	mme_fill(&big, 4);
+	comp_setup(GAUDISIM_ENGINE_MME);
+	mme_commit(&big);
+	ck_assert(!gsim_core_run(T->core));
+	ck_assert(eng_busy(GAUDISIM_ENGINE_MME) || gsim_core_work_in_flight(T->core) ||
+		  comp_word(GAUDISIM_ENGINE_MME) != COMP_VALUE);
+	run_all();
+	ck_assert_uint_eq(comp_word(GAUDISIM_ENGINE_MME), COMP_VALUE);
+	ck_assert_uint_eq(eng_reg(GAUDISIM_ENGINE_MME, GAUDISIM_ENG_LAUNCH_CNT), 2);
+}
+END_TEST
+
 START_TEST(test_mme_reset_while_running)
 {
 	/* Several seconds of portable GEMM, a fraction of one with OpenBLAS. */
@@ -702,6 +740,7 @@ Suite *threads_suite(void)
 	tcase_add_test(tc, test_soft_reset_while_running);
 	tcase_add_test(tc, test_mme_overlaps_tpc);
 	tcase_add_test(tc, test_mme_reset_while_running);
+	tcase_add_test(tc, test_small_gemm_runs_inline);
 	tcase_add_test(tc, test_hbm_dma_on_worker);
 	tcase_add_test(tc, test_reset_during_hbm_dma);
 	suite_add_tcase(s, tc);
