@@ -797,14 +797,15 @@ hlrt_status hlrt_barrier(hlrt_comm *comm, hlrt_stream *stream);
  *   collectives (all-reduce, reduce-scatter, all-gather, broadcast,
  *   barrier; sums; ring over the NIC links, docs/collectives.md).
  *   ops (every GUID of docs/ops.md, by family, the dtype suffix dropped):
- *   add, argmax, batch_gemm, bias_add, broadcast, cast, col2im,
- *   conv2d_dedw, conv2d_dedx, conv2d_fwd, dedw, dedx, equal, flatten,
- *   gather_rows, gemm, gemm_dedw, gemm_dedx, im2col, lamb_apply,
- *   lamb_moments, lamb_sumsq, maxpool2d_bwd, maxpool2d_fwd, memcpy,
- *   memset, mul, optimizer_adagrad, optimizer_adamw, optimizer_lamb,
+ *   add, argmax, batch_gemm, bias_add, broadcast, cast, col2im, conv2d_dedw,
+ *   conv2d_dedx, conv2d_fwd, dedw, dedx, equal, flatten, gather_rows, gemm,
+ *   gemm_dedw, gemm_dedx, greater, im2col, lamb_apply, lamb_moments,
+ *   lamb_sumsq, less, maximum, maxpool2d_bwd, maxpool2d_fwd, memcpy, memset,
+ *   minimum, mul, optimizer_adagrad, optimizer_adamw, optimizer_lamb,
  *   optimizer_sgd, reduce_mean, reduce_sum, relu_bwd, relu_fwd, reshape,
- *   scale, softmax_cross_entropy_bwd, softmax_cross_entropy_fwd,
- *   softmax_fwd, spatial_convolution, sub, transpose.
+ *   scale, select, sigmoid_bwd, sigmoid_fwd, softmax_cross_entropy_bwd,
+ *   softmax_cross_entropy_fwd, softmax_fwd, spatial_convolution, square,
+ *   square_bwd, sub, tanh_bwd, tanh_fwd, transpose, where, where_bwd.
  *   Convolutions take any stride (the MME's convolution modes); the
  *   optimizers sgd (momentum, nesterov, weight decay), adamw, adagrad and
  *   lamb are fused per parameter.

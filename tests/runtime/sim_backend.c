@@ -590,6 +590,8 @@ static int fabric_submit_locked(struct sim *s, const struct hlrt_be_job *jobs, u
 	return 0;
 }
 
+static void grant_rights(struct sim *s);
+
 static int sim_submit(struct hlrt_backend *be, const struct hlrt_be_job *jobs, uint32_t n_jobs,
 		      uint32_t ext_queue, const struct hlrt_be_ext *ext, uint64_t *seq)
 {
