@@ -47,6 +47,7 @@ static void gaudisim_rights_program(struct gaudisim_device *gdev, u32 asid)
 	gaudisim_rights_wreg(gdev, asid, GAUDISIM_RIGHTS_HBM_BASE_HI, upper_32_bits(e->hbm_base));
 	gaudisim_rights_wreg(gdev, asid, GAUDISIM_RIGHTS_HBM_SIZE_LO, lower_32_bits(e->hbm_size));
 	gaudisim_rights_wreg(gdev, asid, GAUDISIM_RIGHTS_HBM_SIZE_HI, upper_32_bits(e->hbm_size));
+	gaudisim_rights_wreg(gdev, asid, GAUDISIM_RIGHTS_USER_INTR, e->user_intr);
 	/* Last: a new generation with every field in place. */
 	gaudisim_rights_wreg(gdev, asid, GAUDISIM_RIGHTS_CTRL, e->ctrl);
 }
@@ -118,6 +119,16 @@ void gaudisim_rights_hw_init(struct gaudisim_device *gdev)
 	mutex_unlock(&gdev->rights.lock);
 }
 
+/* Its own user interrupts (all of them on an unshared device), one bit each. */
+static u32 gaudisim_rights_user_intr(const struct gaudisim_ctx *ctx)
+{
+	u32 first = ctx->uirq_first - GAUDISIM_MSIX_VEC_USER_FIRST;
+
+	if (!ctx->uirq_count)
+		return 0;
+	return GENMASK(first + ctx->uirq_count - 1, first);
+}
+
 /**
  * gaudisim_rights_ctx_init() - tell the device what a new context owns
  * @ctx: the context being opened; its ASID and limits are set
@@ -131,6 +142,7 @@ void gaudisim_rights_ctx_init(struct gaudisim_ctx *ctx)
 		.sob_end = ctx->sob_end,
 		.mon_first = ctx->mon_first,
 		.mon_end = ctx->mon_end,
+		.user_intr = gaudisim_rights_user_intr(ctx),
 	};
 	u32 q;
 

@@ -29,6 +29,7 @@ struct gaudisim_rights_entry {
 	u32 mon_first, mon_end;
 	u32 queues[GAUDISIM_RIGHTS_QUEUE_WORDS];
 	u64 hbm_base, hbm_size;
+	u32 user_intr;
 };
 
 /**

@@ -133,7 +133,8 @@
  *   - SOB_OBJ(n) for SOB_FIRST <= n < SOB_END;
  *   - CP_FENCE_RDATA(f, s) of a queue whose bit is set in QUEUES(0..3)
  *     (bit q % 32 of word q / 32, q the queue ID of stream s);
- *   - USER_INTR (gaudisim_hw_regs.h);
+ *   - USER_INTR (gaudisim_hw_regs.h) with an interrupt ID whose bit is set
+ *     in USER_INTR (bit id - GAUDISIM_MSIX_VEC_USER_FIRST);
  *   - HBM in [HBM_BASE, HBM_BASE + HBM_SIZE), SRAM if CTRL.SRAM, and host
  *     memory through the device MMU with the entry's ASID.
  * Every other register - monitor configuration included, the payload's own
@@ -168,6 +169,7 @@
 #define GAUDISIM_RIGHTS_HBM_BASE_HI	0x28
 #define GAUDISIM_RIGHTS_HBM_SIZE_LO	0x2C
 #define GAUDISIM_RIGHTS_HBM_SIZE_HI	0x30
+#define GAUDISIM_RIGHTS_USER_INTR	0x34	/* bit i: user interrupt VEC_USER_FIRST + i */
 
 /*
  * ---- Reserved ranges (Gaudi's, kept so software ports 1:1) --------------

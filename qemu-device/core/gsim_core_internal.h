@@ -227,6 +227,7 @@ struct gsim_rights {
 	uint32_t queues[GAUDISIM_RIGHTS_QUEUE_WORDS];
 	uint32_t hbm_base_lo, hbm_base_hi;
 	uint32_t hbm_size_lo, hbm_size_hi;
+	uint32_t user_intr;		/* bit i: may raise user interrupt i */
 	uint32_t gen;			/* bumped by every CTRL write */
 };
 
@@ -679,7 +680,7 @@ void gsim_sync_rights_bind(struct gsim_core *core, unsigned int m, unsigned int 
  * May the payload being written now (core->requester == GSIM_REQ_SYNC)
  * write the register at CFG offset off / this memory?
  */
-bool gsim_sync_payload_reg_ok(const struct gsim_core *core, uint32_t off);
+bool gsim_sync_payload_reg_ok(const struct gsim_core *core, uint32_t off, uint32_t value);
 bool gsim_sync_payload_mem_ok(const struct gsim_core *core, enum gsim_region rgn,
 			      uint64_t addr, uint64_t len);
 

@@ -747,7 +747,7 @@ enum gsim_reg_status gsim_regs_write(struct gsim_core *core, uint32_t offset,
 	if (offset % 4 || offset >= GAUDISIM_CFG_BAR_SIZE)
 		return GSIM_REG_UNKNOWN;
 	/* A CB-armed monitor's payload: only what its context's rights name. */
-	if (core->requester == GSIM_REQ_SYNC && !gsim_sync_payload_reg_ok(core, offset))
+	if (core->requester == GSIM_REQ_SYNC && !gsim_sync_payload_reg_ok(core, offset, value))
 		return GSIM_REG_PROTECTED;
 	if (offset < GAUDISIM_BLOCK_SIZE)
 		return global_write(core, offset, value, origin, kick);

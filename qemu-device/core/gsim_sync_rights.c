@@ -44,6 +44,8 @@ static uint32_t *rights_field(struct gsim_rights *r, uint32_t reg)
 		return &r->hbm_size_lo;
 	case GAUDISIM_RIGHTS_HBM_SIZE_HI:
 		return &r->hbm_size_hi;
+	case GAUDISIM_RIGHTS_USER_INTR:
+		return &r->user_intr;
 	default:
 		break;
 	}
@@ -155,7 +157,7 @@ static bool fence_rdata_queue(uint32_t off, unsigned int *q)
 	return true;
 }
 
-bool gsim_sync_payload_reg_ok(const struct gsim_core *core, uint32_t off)
+bool gsim_sync_payload_reg_ok(const struct gsim_core *core, uint32_t off, uint32_t value)
 {
 	const struct gsim_rights *r = payload_rights(core);
 	uint32_t sob_first = GAUDISIM_BLOCK_SYNC_MNGR + GAUDISIM_SYNC_SOB_OBJ(0);
@@ -163,8 +165,16 @@ bool gsim_sync_payload_reg_ok(const struct gsim_core *core, uint32_t off)
 
 	if (!r)
 		return false;
-	if (off == GAUDISIM_REG_USER_INTR)
-		return true;
+	if (off == GAUDISIM_REG_USER_INTR) {
+		/*
+		 * Only the context's own interrupts: another's waiters are not its
+		 * to wake. An ID that names no user interrupt passes on to the
+		 * register, which drops and logs it.
+		 */
+		uint32_t bit = value - GAUDISIM_MSIX_VEC_USER_FIRST;
+
+		return bit >= GAUDISIM_MSIX_NUM_USER || (r->user_intr & (1u << bit));
+	}
 	if (off >= sob_first && off < sob_first + 4 * GAUDISIM_SYNC_NUM_SOBS) {
 		uint32_t n = (off - sob_first) / 4;
 

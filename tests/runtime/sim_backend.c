@@ -795,6 +795,8 @@ static void grant_rights(struct sim *s)
 	wr(s, blk + GAUDISIM_SYNC_RIGHTS(asid, GAUDISIM_RIGHTS_HBM_SIZE_LO), (uint32_t)size);
 	wr(s, blk + GAUDISIM_SYNC_RIGHTS(asid, GAUDISIM_RIGHTS_HBM_SIZE_HI),
 	   (uint32_t)(size >> 32));
+	wr(s, blk + GAUDISIM_SYNC_RIGHTS(asid, GAUDISIM_RIGHTS_USER_INTR),
+	   (1u << GAUDISIM_MSIX_NUM_USER) - 1);
 	wr(s, blk + GAUDISIM_SYNC_RIGHTS(asid, GAUDISIM_RIGHTS_CTRL),
 	   GAUDISIM_RIGHTS_CTRL_VALID | GAUDISIM_RIGHTS_CTRL_SRAM);
 }

@@ -121,6 +121,7 @@ const struct th_rights th_rights_exclusive = {
 	.queues = { ~0u, ~0u, ~0u, ~0u },
 	.hbm_base = GAUDISIM_HBM_USER_BASE,
 	.hbm_size = T_HBM_SIZE - GAUDISIM_HBM_USER_BASE,
+	.user_intr = (1u << GAUDISIM_MSIX_NUM_USER) - 1,
 	.sram = true,
 };
 
@@ -144,6 +145,7 @@ void th_grant(struct th *t, unsigned int asid, const struct th_rights *r)
 	rights_wr(t, asid, GAUDISIM_RIGHTS_HBM_BASE_HI, (uint32_t)(r->hbm_base >> 32));
 	rights_wr(t, asid, GAUDISIM_RIGHTS_HBM_SIZE_LO, (uint32_t)r->hbm_size);
 	rights_wr(t, asid, GAUDISIM_RIGHTS_HBM_SIZE_HI, (uint32_t)(r->hbm_size >> 32));
+	rights_wr(t, asid, GAUDISIM_RIGHTS_USER_INTR, r->user_intr);
 	rights_wr(t, asid, GAUDISIM_RIGHTS_CTRL,
 		  GAUDISIM_RIGHTS_CTRL_VALID | (r->sram ? GAUDISIM_RIGHTS_CTRL_SRAM : 0));
 }

@@ -79,11 +79,12 @@ struct th_rights {
 	uint32_t sob_first, sob_end, mon_first, mon_end;
 	uint32_t queues[GAUDISIM_RIGHTS_QUEUE_WORDS];
 	uint64_t hbm_base, hbm_size;
+	uint32_t user_intr;
 	bool sram;
 };
 void th_grant(struct th *t, unsigned int asid, const struct th_rights *r);
 /* Register writes th_grant() makes. */
-#define T_GRANT_WRITES		(9 + GAUDISIM_RIGHTS_QUEUE_WORDS)
+#define T_GRANT_WRITES		(10 + GAUDISIM_RIGHTS_QUEUE_WORDS)
 void th_revoke(struct th *t, unsigned int asid);
 /*
  * What the driver grants the one context of a device (ASID T_ASID): the

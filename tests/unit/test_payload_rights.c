@@ -6,7 +6,8 @@
  * monitors, queues and HBM; A arms monitors whose payloads aim at every
  * kind of target. Its own SOBs, fences and HBM are written; everything
  * else - monitor configuration (its own included), other QMAN registers,
- * engines (MME, TPC, NIC), the MMU, B's SOBs, fences and HBM - is refused
+ * engines (MME, TPC, NIC), the MMU, B's SOBs, fences, HBM and user
+ * interrupts - is refused
  * with PRIV, leaves the target untouched and fails the triggering write.
  */
 #include "gsim_test.h"
@@ -36,6 +37,8 @@ static void rights_for(struct th_rights *r, uint32_t sob, uint32_t mon, unsigned
 		.sob_first = sob, .sob_end = sob + 16,
 		.mon_first = mon, .mon_end = mon + 8,
 		.hbm_base = hbm, .hbm_size = 1u << 20,
+		/* A's user interrupts are the first half, B's the second. */
+		.user_intr = sob == SOB_A ? 0x0fu : 0xf0u,
 	};
 	r->queues[qi / 32] |= 1u << (qi % 32);
 	r->queues[qe / 32] |= 1u << (qe % 32);
@@ -217,6 +220,21 @@ END_TEST
 
 /* ---- allowed -------------------------------------------------------------- */
 
+START_TEST(test_refuses_other_user_intr)
+{
+	assert_refused(CFG(GAUDISIM_REG_USER_INTR), GAUDISIM_MSIX_VEC_USER_FIRST + 5);
+}
+END_TEST
+
+START_TEST(test_allows_own_user_intr)
+{
+	ck_assert_uint_eq(a_payload(CFG(GAUDISIM_REG_USER_INTR),
+				    GAUDISIM_MSIX_VEC_USER_FIRST + 1), 0);
+	ck_assert_uint_eq(rd(SYNC_REG(GAUDISIM_SYNC_MON_STATUS(MON_A))),
+			  GAUDISIM_SYNC_MON_STATUS_FIRED);
+}
+END_TEST
+
 START_TEST(test_allows_own_sob)
 {
 	ck_assert_uint_eq(a_payload(SYNC_ADDR(GAUDISIM_SYNC_SOB_OBJ(SOB_A + 9)),
@@ -311,7 +329,9 @@ Suite *payload_rights_suite(void)
 	tcase_add_test(tc, test_refuses_other_fence);
 	tcase_add_test(tc, test_refuses_other_hbm);
 	tcase_add_test(tc, test_refuses_rights_table_from_cb);
+	tcase_add_test(tc, test_refuses_other_user_intr);
 	tcase_add_test(tc, test_allows_own_sob);
+	tcase_add_test(tc, test_allows_own_user_intr);
 	tcase_add_test(tc, test_allows_own_fence);
 	tcase_add_test(tc, test_allows_own_hbm);
 	tcase_add_test(tc, test_external_arm_binds_monitor_owner);
