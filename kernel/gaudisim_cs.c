@@ -60,8 +60,25 @@ void gaudisim_cs_put(struct gaudisim_cs *cs)
 }
 
 /*
+ * May jobs of @cs still be on the device? External jobs that have not
+ * completed, or internal jobs (they have no completion of their own).
+ */
+static bool gaudisim_cs_may_linger(struct gaudisim_cs *cs)
+{
+	return atomic_read(&cs->jobs_left) || cs->num_jobs != cs->num_ext_jobs;
+}
+
+static void gaudisim_cs_cancel_tdr(struct gaudisim_cs *cs)
+{
+	if (cancel_delayed_work(&cs->tdr))
+		gaudisim_cs_put(cs);
+}
+
+/*
  * Make the outcome of @cs final. Only the first call counts; it returns
- * true. Drops the pending-table and TDR references.
+ * true. Drops the pending-table reference, and the TDR's unless an error
+ * left jobs of the CS on the device: the TDR then ends them as it ends a
+ * CS that timed out (gaudisim_cs_tdr_work()).
  */
 static bool gaudisim_cs_signal(struct gaudisim_cs *cs, int status)
 {
@@ -100,8 +117,8 @@ static bool gaudisim_cs_signal(struct gaudisim_cs *cs, int status)
 			atomic64_inc(&cnt->errors);
 	}
 
-	if (cancel_delayed_work(&cs->tdr))
-		gaudisim_cs_put(cs);
+	if (!status || !gaudisim_cs_may_linger(cs))
+		gaudisim_cs_cancel_tdr(cs);
 	if (cs->seq)
 		gaudisim_cs_put(cs);
 	return true;
@@ -114,6 +131,40 @@ void gaudisim_cs_count_drop(struct gaudisim_ctx *ctx, enum gaudisim_cs_drop why)
 	atomic64_inc(&ctx->drop[why]);
 }
 
+/*
+ * Are jobs of @cs still on the device, its outcome an error? Internal jobs
+ * are looked up on their queues.
+ */
+static bool gaudisim_cs_on_device(struct gaudisim_cs *cs)
+{
+	struct gaudisim_device *gdev = cs->ctx->gdev;
+	bool on = atomic_read(&cs->jobs_left);
+	int idx;
+	u32 i;
+
+	if (on || cs->num_jobs == cs->num_ext_jobs)
+		return on;
+	/* After removal the device was stopped: nothing runs. */
+	if (!drm_dev_enter(&gdev->drm, &idx))
+		return false;
+	mutex_lock(&gdev->submit_lock);
+	for (i = 0; !on && i < cs->num_jobs; i++) {
+		const struct gaudisim_job *job = &cs->jobs[i];
+
+		on = job->internal &&
+		     !gaudisim_iqueue_job_done(&gdev->iqueues[job->queue_id], job->iq_ticket);
+	}
+	mutex_unlock(&gdev->submit_lock);
+	drm_dev_exit(idx);
+	return on;
+}
+
+/*
+ * The CS's timeout: it has not finished, or it failed while some of its
+ * jobs stayed on the device (a sibling parked on a FENCE the failed job
+ * would have raised). Either way the device is locked up for those
+ * engines, and is reset as after any lockup.
+ */
 static void gaudisim_cs_tdr_work(struct work_struct *work)
 {
 	struct gaudisim_cs *cs = container_of(to_delayed_work(work), struct gaudisim_cs, tdr);
@@ -126,12 +177,18 @@ static void gaudisim_cs_tdr_work(struct work_struct *work)
 		}
 		gaudisim_err_ratelimited(gdev, "CS %llu has not finished in %u seconds\n",
 					 cs->seq, cs->timeout_s);
-		gaudisim_coredump_note_cs(gdev, cs);
-		if (gaudisim_reset_on_lockup)
-			gaudisim_request_reset(gdev, "command submission timed out");
-		else
-			gaudisim_coredump_capture(gdev, "command submission timed out");
+	} else if (gaudisim_cs_on_device(cs)) {
+		gaudisim_err_ratelimited(gdev, "CS %llu failed; jobs of it still run after %u seconds\n",
+					 cs->seq, cs->timeout_s);
+	} else {
+		gaudisim_cs_put(cs);
+		return;
 	}
+	gaudisim_coredump_note_cs(gdev, cs);
+	if (gaudisim_reset_on_lockup)
+		gaudisim_request_reset(gdev, "command submission timed out");
+	else
+		gaudisim_coredump_capture(gdev, "command submission timed out");
 	gaudisim_cs_put(cs);
 }
 
@@ -199,14 +256,22 @@ static void gaudisim_job_finish(struct gaudisim_job *job, int err)
 {
 	struct gaudisim_cs *cs = job->cs;
 	struct gaudisim_ctx *ctx = cs->ctx;
+	bool last;
 
 	gaudisim_job_release(job);
 
+	/*
+	 * The error is final before this job counts as done, so no sibling
+	 * completes the CS first; the TDR stays armed until the last one.
+	 */
 	if (err)
 		gaudisim_cs_signal(cs, err);
-	if (atomic_dec_and_test(&cs->jobs_left)) {
+	last = atomic_dec_and_test(&cs->jobs_left);
+	if (last) {
 		gaudisim_fdinfo_cs_done(cs);
-		gaudisim_cs_signal(cs, 0);
+		/* After an error: every external job is off the device now. */
+		if (!gaudisim_cs_signal(cs, 0) && !gaudisim_cs_may_linger(cs))
+			gaudisim_cs_cancel_tdr(cs);
 	}
 	if (atomic_dec_and_test(&ctx->jobs_inflight))
 		wake_up_all(&ctx->idle_wq);

@@ -34,8 +34,12 @@ struct gaudisim_userptr;
 
 /* CSs in flight per context; a CS whose slot is still busy gets EAGAIN. */
 #define GAUDISIM_MAX_PENDING_CS	256
-/* Outcomes of retired CSs kept per context for late WAIT_CS calls. */
-#define GAUDISIM_CS_OUTCOMES	1024
+/*
+ * Outcomes (status, timestamp) of retired CSs kept per context for late
+ * WAIT_CS calls: as many as habanalabs keeps fences on Gaudi (its
+ * max_pending_cs), so a WAIT_CS that gets an answer there gets it here.
+ */
+#define GAUDISIM_CS_OUTCOMES	16384
 
 static_assert((GAUDISIM_MAX_PENDING_CS & (GAUDISIM_MAX_PENDING_CS - 1)) == 0);
 static_assert((GAUDISIM_CS_OUTCOMES & (GAUDISIM_CS_OUTCOMES - 1)) == 0);
@@ -47,6 +51,7 @@ static_assert((GAUDISIM_CS_OUTCOMES & (GAUDISIM_CS_OUTCOMES - 1)) == 0);
  * @internal: an internal-queue job: the device runs the user's CB at
  *            @cb_addr in place; no kernel CB, no completion of its own
  * @cb_addr: device address of the CB of an internal job
+ * @iq_ticket: internal job: its place on the queue (gaudisim_iqueue_job_done())
  * @user_cb: the user CB it was copied from (reference, usage count)
  * @kcb: kernel CB: patched packets followed by the completion tail
  * @kcb_dma: its bus address
@@ -65,6 +70,7 @@ struct gaudisim_job {
 	u32 queue_id;
 	bool internal;
 	u64 cb_addr;
+	u64 iq_ticket;
 	struct gaudisim_cb *user_cb;
 	void *kcb;
 	dma_addr_t kcb_dma;
@@ -97,7 +103,8 @@ enum gaudisim_cs_type {
  * @status: 0, -EIO or -ETIMEDOUT (under ctx->cs_lock)
  * @timestamp_ns: CLOCK_MONOTONIC time of the outcome (under ctx->cs_lock)
  * @done: completed when the outcome is final
- * @tdr: timeout work
+ * @tdr: timeout work; it stays armed after an error outcome while jobs
+ *       of the CS may still be on the device (gaudisim_cs_tdr_work())
  * @type: default, SIGNAL or WAIT (gaudisim_cs_sigwait.c)
  * @sig_sob: SIGNAL: the sync object it adds 1 to
  * @sig_value: SIGNAL: the value that SOB holds once the signal happened

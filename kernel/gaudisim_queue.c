@@ -445,6 +445,27 @@ void gaudisim_iqueue_push(struct gaudisim_iqueue *q, struct gaudisim_job *job)
 	q->pq[slot].len = cpu_to_le32(job->kcb_size);
 	q->pq[slot].ptr = cpu_to_le64(job->cb_addr);
 	q->pi = (q->pi + 1) & (2 * GAUDISIM_IQUEUE_LEN - 1);
+	job->iq_ticket = ++q->pushed;
+}
+
+/**
+ * gaudisim_iqueue_job_done() - has the CP finished the job of @ticket?
+ * @q: the internal queue
+ * @ticket: the job's gaudisim_job.iq_ticket
+ *
+ * The CP moves PQ_CI past a BD when it finished that CB, so the BDs not
+ * yet finished are the last PI - CI pushed. A reset empties the ring:
+ * every job pushed before it counts as done.
+ *
+ * Return: true when the job is off the engine.
+ */
+bool gaudisim_iqueue_job_done(struct gaudisim_iqueue *q, u64 ticket)
+{
+	u32 left;
+
+	lockdep_assert_held(&q->gdev->submit_lock);
+	left = (q->pi - gaudisim_iqueue_hw_ci(q)) & (2 * GAUDISIM_IQUEUE_LEN - 1);
+	return q->pushed - left >= ticket;
 }
 
 void gaudisim_iqueue_ring_doorbell(struct gaudisim_iqueue *q)

@@ -123,6 +123,8 @@ static_assert(GAUDISIM_IQUEUE_LEN_LOG2 <= GAUDISIM_QM_PQ_SIZE_LOG2_MAX);
  * @pq: PQ ring
  * @pq_dma: its bus address
  * @pi: next PQ slot to fill, modulo 2 * GAUDISIM_IQUEUE_LEN (under submit_lock)
+ * @pushed: BDs pushed since probe (under submit_lock); a job's ticket is
+ *          the count after its own BD
  */
 struct gaudisim_iqueue {
 	struct gaudisim_device *gdev;
@@ -133,6 +135,7 @@ struct gaudisim_iqueue {
 	struct gaudisim_bd_le *pq;
 	dma_addr_t pq_dma;
 	u32 pi;
+	u64 pushed;
 };
 
 int gaudisim_queues_init(struct gaudisim_device *gdev);
@@ -150,6 +153,7 @@ void gaudisim_queue_abort(struct gaudisim_queue *q);
 
 u32 gaudisim_iqueue_free_slots(struct gaudisim_iqueue *q);
 bool gaudisim_iqueue_busy(struct gaudisim_iqueue *q);
+bool gaudisim_iqueue_job_done(struct gaudisim_iqueue *q, u64 ticket);
 void gaudisim_iqueue_push(struct gaudisim_iqueue *q, struct gaudisim_job *job);
 void gaudisim_iqueue_ring_doorbell(struct gaudisim_iqueue *q);
 

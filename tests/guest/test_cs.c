@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * CS and WAIT_CS: NOP jobs on every external queue, multi-chunk and
- * restore chunks, many CSs in flight, polling, timestamps, MSG_LONG to
- * host memory, counters, closing with work in flight, and WAIT_CS checks.
+ * restore chunks, many CSs in flight, polling, timestamps (kept over many
+ * later CSs), MSG_LONG to host memory, counters, closing with work in
+ * flight, a failed job whose sibling stays parked, and WAIT_CS checks.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -10,6 +11,7 @@
 #include <time.h>
 
 #include "common.h"
+#include "hw/gaudisim_hw_sync.h"
 
 #define IN_FLIGHT	256
 
@@ -244,6 +246,38 @@ START_TEST(wait_old_seq_after_many)
 }
 END_TEST
 
+/*
+ * The outcome of a TIMESTAMP CS, its completion time included, is kept
+ * over more than a thousand later CSs, as habanalabs keeps it.
+ */
+START_TEST(timestamp_kept_after_many)
+{
+	struct gaudisim_cs_chunk chunk = make_chunk(nop_cb.handle, QUEUE_H2D, nop_cb.w.used);
+	struct hlthunk_cs_in in = { .chunks_execute = &chunk, .num_chunks_execute = 1,
+				    .flags = GAUDISIM_CS_FLAGS_TIMESTAMP };
+	struct hlthunk_cs_out out;
+	uint32_t status = ~0u, flags = 0;
+	int64_t ts = 0, ts_late = 0;
+	uint64_t seq;
+	int i;
+
+	ck_assert_int_eq(hlthunk_command_submission(dev_fd, &in, &out), 0);
+	ck_assert_int_eq(hlthunk_wait_for_cs_with_flags(dev_fd, out.seq, WAIT_US_SHORT,
+							    &status, &flags, &ts), 0);
+	ck_assert(flags & GAUDISIM_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD);
+	for (i = 0; i < 2100; i++) {
+		ck_assert_int_eq(submit_chunk(dev_fd, &chunk, &seq), 0);
+		wait_completed_ok(dev_fd, seq, WAIT_US_SHORT);
+	}
+	flags = 0;
+	ck_assert_int_eq(hlthunk_wait_for_cs_with_flags(dev_fd, out.seq, 0, &status, &flags,
+							    &ts_late), 0);
+	ck_assert_uint_eq(status, GAUDISIM_WAIT_CS_STATUS_COMPLETED);
+	ck_assert_uint_eq(flags, GAUDISIM_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD);
+	ck_assert_int_eq(ts_late, ts);
+}
+END_TEST
+
 START_TEST(timestamp_flag)
 {
 	struct gaudisim_cs_chunk chunk = make_chunk(nop_cb.handle, QUEUE_H2D, nop_cb.w.used);
@@ -438,6 +472,128 @@ START_TEST(satisfied_fence_passes)
 }
 END_TEST
 
+/* ---- A job fails while a sibling is parked --------------------------------- */
+
+/*
+ * A job the parser passes and the device fails: it arms a monitor that
+ * fires at once with a payload into another monitor's configuration,
+ * which the device refuses, failing the write that armed it.
+ */
+static void write_device_error(struct test_cb *cb)
+{
+	struct gaudisim_info_sync_manager sm;
+	uint32_t sob, mon;
+	uint64_t addr;
+
+	memset(&sm, 0, sizeof(sm));
+	ck_assert_int_eq(hlthunk_get_info_op(dev_fd, GAUDISIM_INFO_SYNC_MANAGER, &sm,
+					  sizeof(sm)), 0);
+	sob = sm.first_available_sync_object;
+	mon = sm.first_available_monitor;
+	addr = GAUDISIM_CFG_BASE + GAUDISIM_BLOCK_SYNC_MNGR + GAUDISIM_SYNC_MON_PAY_ADDRL(mon + 1);
+	cb_reset(cb);
+	cbw_sob(&cb->w, sob, GAUDISIM_SYNC_SOB_SET(0), 0);
+	cbw_mon_reg(&cb->w, GAUDISIM_SYNC_MON_PAY_ADDRL(mon), (uint32_t)addr);
+	cbw_mon_reg(&cb->w, GAUDISIM_SYNC_MON_PAY_ADDRH(mon), (uint32_t)(addr >> 32));
+	cbw_mon_reg(&cb->w, GAUDISIM_SYNC_MON_PAY_DATA(mon), 1);
+	cbw_mon_reg(&cb->w, GAUDISIM_SYNC_MON_ARM(mon), GAUDISIM_SYNC_MON_ARM_SOB(sob, 0, 0));
+}
+
+static uint32_t hard_resets(void)
+{
+	struct hlthunk_reset_count_info rc;
+
+	ck_assert_int_eq(hlthunk_get_reset_count_info(dev_fd, &rc), 0);
+	return rc.hard_reset_count;
+}
+
+/*
+ * One job of a CS fails at once; its sibling waits on a fence nobody
+ * raises, on external queue D2H (_i == 0) or on an internal queue (_i ==
+ * 1). The CS ends ABORTED at the error; the sibling must not keep its
+ * engine busy for good: when the CS's timeout fires with it still parked
+ * the device is reset, the engines are idle and the next job runs.
+ */
+START_TEST(error_ends_parked_sibling)
+{
+	const uint32_t timeout_s = 2;
+	struct gaudisim_cs_chunk chunks[2];
+	struct test_cb bad, park;
+	struct hbm_buf hbm = { 0 };
+	uint32_t status = ~0u, resets;
+	uint64_t seq;
+	bool idle = false;
+	int rc, i;
+
+	cb_create_ok(dev_fd, &bad, 4096);
+	cb_create_ok(dev_fd, &park, 4096);
+	write_device_error(&bad);
+	ck_assert_int_eq(hlthunk_cbw_fence(&park.w, 0, 1, 1, 0), 0);
+	if (_i) {
+		hbm_alloc_ok(dev_fd, &hbm, 4 * MiB);
+		put_in_hbm_ok(park.w.base, park.w.used, hbm.addr);
+		chunks[0] = make_chunk(hbm.addr, GAUDISIM_QUEUE_ID_DMA_2_0, park.w.used);
+	} else {
+		chunks[0] = make_chunk(park.handle, QUEUE_D2H, park.w.used);
+	}
+	chunks[1] = make_chunk(bad.handle, QUEUE_H2D, bad.w.used);
+	resets = hard_resets();
+
+	ck_assert_int_eq(submit_chunks(chunks, 2, timeout_s, &seq), 0);
+	rc = hlthunk_wait_for_cs(dev_fd, seq, WAIT_US_SHORT, &status);
+	ck_assert_msg(rc == -EIO && status == GAUDISIM_WAIT_CS_STATUS_ABORTED,
+		      "CS with a failed job: rc %d (%s) status %u, expected EIO/ABORTED", rc,
+		      strerror(-rc), status);
+
+	for (i = 0; i < 300 && !idle; i++) {
+		idle = hlthunk_is_device_idle(dev_fd);
+		if (!idle)
+			sleep_ms(100);
+	}
+	ck_assert_msg(idle, "the parked job still holds its engine 30 s after its CS failed");
+	ck_assert_uint_eq(hard_resets(), resets + 1);
+	wait_operational_ok(dev_fd);
+
+	/* The outcome stays the error; the engines take work again. */
+	rc = hlthunk_wait_for_cs(dev_fd, seq, 0, &status);
+	ck_assert_int_eq(rc, -EIO);
+	ck_assert_uint_eq(status, GAUDISIM_WAIT_CS_STATUS_ABORTED);
+	run_cb_ok(dev_fd, &nop_cb, QUEUE_D2H, WAIT_US_SHORT);
+	run_cb_ok(dev_fd, &nop_cb, QUEUE_H2D, WAIT_US_SHORT);
+	if (_i)
+		hbm_free_ok(dev_fd, &hbm);
+	cb_destroy_ok(dev_fd, &park);
+	cb_destroy_ok(dev_fd, &bad);
+}
+END_TEST
+
+/* A failed CS whose jobs all left the device resets nothing. */
+START_TEST(error_without_parked_sibling_resets_nothing)
+{
+	struct gaudisim_cs_chunk chunks[2];
+	struct test_cb bad;
+	uint32_t status = ~0u, resets;
+	uint64_t seq;
+	int rc;
+
+	cb_create_ok(dev_fd, &bad, 4096);
+	write_device_error(&bad);
+	chunks[0] = make_chunk(nop_cb.handle, QUEUE_D2H, nop_cb.w.used);
+	chunks[1] = make_chunk(bad.handle, QUEUE_H2D, bad.w.used);
+	resets = hard_resets();
+	ck_assert_int_eq(submit_chunks(chunks, 2, 1, &seq), 0);
+	rc = hlthunk_wait_for_cs(dev_fd, seq, WAIT_US_SHORT, &status);
+	ck_assert_int_eq(rc, -EIO);
+	ck_assert_uint_eq(status, GAUDISIM_WAIT_CS_STATUS_ABORTED);
+	/* Past the CS's timeout: no reset, the device idle. */
+	sleep_ms(2500);
+	ck_assert_uint_eq(hard_resets(), resets);
+	ck_assert_int_eq(hlthunk_is_device_idle(dev_fd), 1);
+	run_cb_ok(dev_fd, &nop_cb, QUEUE_H2D, WAIT_US_SHORT);
+	cb_destroy_ok(dev_fd, &bad);
+}
+END_TEST
+
 /* ---- WAIT_CS arguments ------------------------------------------------------ */
 
 static int wait_raw(uint64_t seq, uint64_t timeout_us, uint32_t ctx_id, uint32_t flags)
@@ -504,6 +660,7 @@ static Suite *cs_suite(void)
 	TCase *nop = nop_tcase("nop");
 	TCase *msg = compute_tcase("msg_long", TCASE_TIMEOUT_SHORT);
 	TCase *wait = nop_tcase("wait");
+	TCase *err = nop_tcase("job_error");
 
 	tcase_add_loop_test(nop, nop_on_each_external_queue, 0, GAUDISIM_NUM_EXT_QUEUES);
 	tcase_add_test(nop, nop_single_packet_cb);
@@ -522,6 +679,10 @@ static Suite *cs_suite(void)
 	tcase_add_test(nop, close_with_work_in_flight);
 	suite_add_tcase(s, nop);
 
+	tcase_add_loop_test(err, error_ends_parked_sibling, 0, 2);
+	tcase_add_test(err, error_without_parked_sibling_resets_nothing);
+	suite_add_tcase(s, err);
+
 	tcase_add_test(msg, msg_long_to_host);
 	tcase_add_loop_test(msg, msg_long_on_each_queue, 0, GAUDISIM_NUM_EXT_QUEUES);
 	tcase_add_test(msg, msg_long_timestamps_advance);
@@ -530,6 +691,7 @@ static Suite *cs_suite(void)
 
 	tcase_add_test(wait, wait_poll_then_block);
 	tcase_add_test(wait, wait_old_seq_after_many);
+	tcase_add_test(wait, timestamp_kept_after_many);
 	tcase_add_test(wait, wait_bad_seq);
 	tcase_add_test(wait, wait_bad_fields);
 	tcase_add_test(wait, wait_seq_of_another_file);
