@@ -376,8 +376,10 @@ static int gaudisim_chunk_check(struct gaudisim_device *gdev,
 
 /*
  * An internal job runs the user's CB in place: it must lie, whole, in
- * user HBM or in SRAM (the device fetches internal CBs from device memory
- * only) and be no longer than a CB the device accepts.
+ * user HBM, in SRAM or in the device VAs of host memory, and be no longer
+ * than a CB the device accepts. The device reads a host CB through its
+ * MMU with the context's ASID (internal queues serve only a context that
+ * has the device to itself): a VA the context did not map faults there.
  */
 static int gaudisim_internal_job_prepare(struct gaudisim_device *gdev,
 					 struct gaudisim_job *job,
@@ -395,8 +397,10 @@ static int gaudisim_internal_job_prepare(struct gaudisim_device *gdev,
 	if (!IS_ALIGNED(addr, GAUDISIM_PKT_ALIGN) ||
 	    check_add_overflow(addr, (u64)chunk->cb_size, &end) ||
 	    !((addr >= GAUDISIM_HBM_USER_BASE && end <= gdev->hbm_size) ||
-	      (addr >= GAUDISIM_SRAM_BASE && end <= sram_end))) {
-		gaudisim_dbg(gdev, "internal CB 0x%llx + %u is not in user HBM or SRAM\n",
+	      (addr >= GAUDISIM_SRAM_BASE && end <= sram_end) ||
+	      (addr >= GAUDISIM_HOST_VA_BASE &&
+	       end <= GAUDISIM_HOST_VA_BASE + GAUDISIM_HOST_VA_SIZE))) {
+		gaudisim_dbg(gdev, "internal CB 0x%llx + %u is not in user HBM, SRAM or host VAs\n",
 			     addr, chunk->cb_size);
 		return -EINVAL;
 	}

@@ -34,6 +34,7 @@
 
 #include "gsim_core_internal.h"
 #include "gsim_faults.h"
+#include "gsim_mmu.h"
 #include "gsim_telemetry.h"
 #include "hw/gaudisim_hw_pkt_legal.h"
 
@@ -347,6 +348,7 @@ static enum gsim_pkt_result exec_cp_dma(struct pkt *k)
 	uint32_t tsize = k->dw0;
 	uint64_t src = gsim_ld_le64(k->p + offsetof(struct gaudisim_packet_cp_dma, src));
 	struct gsim_span span;
+	int rc;
 
 	if (s->depth != GSIM_FRAME_CB)
 		return fail(k, GAUDISIM_CP_ERR_PKT_FIELD, "CP_DMA inside a CP_DMA'd buffer");
@@ -356,11 +358,17 @@ static enum gsim_pkt_result exec_cp_dma(struct pkt *k)
 		return fail(k, GAUDISIM_CP_ERR_PKT_FIELD,
 			    "tsize 0x%x is not a multiple of %u up to 0x%x", tsize,
 			    GAUDISIM_PKT_ALIGN, GSIM_CB_MAX_LEN);
+	/* Device memory, or host memory through the MMU with the queue's ASID. */
 	if (!gsim_dma_decode(k->core, src, tsize, &span) ||
-	    (span.rgn != GSIM_RGN_HBM && span.rgn != GSIM_RGN_SRAM))
+	    (span.rgn != GSIM_RGN_HBM && span.rgn != GSIM_RGN_SRAM &&
+	     !(span.rgn == GSIM_RGN_HOST && gsim_mmu_is_va(src))))
 		return fail(k, GAUDISIM_CP_ERR_DMA_ADDR,
-			    "source 0x%" PRIx64 " + 0x%x is not inside HBM or SRAM", src, tsize);
-	gsim_dma_load(k->core, &span, sub->buf, tsize);
+			    "source 0x%" PRIx64 " + 0x%x is not inside HBM, SRAM or device VAs",
+			    src, tsize);
+	rc = gsim_dma_load(k->core, &span, sub->buf, tsize);
+	if (rc)
+		return fail(k, (uint8_t)rc, "source 0x%" PRIx64 " + 0x%x: host read failed",
+			    src, tsize);
 	gsim_budget_take_bytes(k->budget, tsize);
 	sub->addr = src;
 	sub->len = tsize;

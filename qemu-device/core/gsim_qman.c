@@ -11,9 +11,11 @@
  *
  * External queues (the PCI-DMA QMANs, secured CPs) run CBs from anywhere
  * and may end them with the driver's completion tail. Internal queues
- * (HBM-DMA, MME, TPC) fetch their PQ from host memory too, as on Gaudi,
- * but their CBs must be in HBM or SRAM and there is no completion tail:
- * they signal through the sync manager.
+ * (HBM-DMA, MME, TPC) fetch their PQ from host memory too, as on Gaudi;
+ * their CBs are in HBM, in SRAM or in host memory at a device VA, read
+ * through the device MMU with the queue's ASID (never at a physical host
+ * address), and there is no completion tail: they signal through the sync
+ * manager.
  *
  * A CP_DMA pushes a second frame (the lower CP's buffer); when it ends,
  * the CB continues after the CP_DMA packet.
@@ -37,6 +39,7 @@
 
 #include "gsim_core_internal.h"
 #include "gsim_faults.h"
+#include "gsim_mmu.h"
 
 void gsim_stream_init(struct gsim_stream *s, unsigned int engine, unsigned int index)
 {
@@ -276,13 +279,17 @@ static void packet_failed(struct gsim_core *core, struct gsim_stream *s)
 	finish_cb(core, s);
 }
 
-/* Where the CB of an entry may live: anywhere for the secured external CPs,
- * device memory for internal queues. */
-static bool cb_region_ok(const struct gsim_stream *s, const struct gsim_span *span)
+/* Where the CB of an entry may live: anywhere for the secured external CPs;
+ * device memory, or host memory at a device VA (the MMU translates it with
+ * the queue's ASID), for internal queues. */
+static bool cb_region_ok(const struct gsim_stream *s, const struct gsim_span *span,
+			 uint64_t ptr)
 {
 	if (span->rgn == GSIM_RGN_CFG)
 		return false;
-	return s->external || span->rgn == GSIM_RGN_HBM || span->rgn == GSIM_RGN_SRAM;
+	if (s->external || span->rgn == GSIM_RGN_HBM || span->rgn == GSIM_RGN_SRAM)
+		return true;
+	return span->rgn == GSIM_RGN_HOST && gsim_mmu_is_va(ptr);
 }
 
 static void load_cb(struct gsim_core *core, struct gsim_stream *s,
@@ -297,6 +304,7 @@ static void load_cb(struct gsim_core *core, struct gsim_stream *s,
 	uint32_t ctl, len;
 	uint64_t ptr;
 	char why[160];
+	int rc;
 
 	/* The PQ holds bus addresses the driver gave: read it directly. */
 	if (bd_bus < pq_base ||
@@ -329,16 +337,20 @@ static void load_cb(struct gsim_core *core, struct gsim_stream *s,
 		skip_entry(core, s, GAUDISIM_CP_ERR_CB_FETCH, ptr, why);
 		return;
 	}
-	if (!gsim_dma_decode(core, ptr, len, &span) || !cb_region_ok(s, &span)) {
+	if (!gsim_dma_decode(core, ptr, len, &span) || !cb_region_ok(s, &span, ptr)) {
 		snprintf(why, sizeof(why), "CB 0x%" PRIx64 " + 0x%x is not inside %s", ptr, len,
-			 s->external ? "HBM, SRAM or host memory" : "HBM or SRAM (internal queue)");
+			 s->external ? "HBM, SRAM or host memory" :
+			 "HBM, SRAM or device VAs (internal queue)");
 		skip_entry(core, s, GAUDISIM_CP_ERR_CB_FETCH, ptr, why);
 		return;
 	}
-	if (gsim_dma_load(core, &span, f->buf, len)) {
+	rc = gsim_dma_load(core, &span, f->buf, len);
+	if (rc) {
+		/* An MMU fault was posted already; the entry reports it as such. */
 		snprintf(why, sizeof(why), "CB 0x%" PRIx64 " + 0x%x: host read failed",
 			 ptr, len);
-		skip_entry(core, s, GAUDISIM_CP_ERR_CB_FETCH, ptr, why);
+		skip_entry(core, s, rc == GAUDISIM_CP_ERR_MMU_FAULT ? GAUDISIM_CP_ERR_MMU_FAULT :
+			   GAUDISIM_CP_ERR_CB_FETCH, ptr, why);
 		return;
 	}
 	gsim_budget_take_bytes(budget, len);

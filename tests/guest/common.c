@@ -462,6 +462,14 @@ void cbw_monitor_to_fence(struct hlthunk_cb_writer *w, uint32_t mon, uint32_t so
 int run_internal_cb(struct hlthunk_cb_writer *icb, uint64_t icb_addr, uint32_t queue,
 		    uint32_t ext_queue, uint32_t sob, uint32_t mon, uint32_t *status)
 {
+	cbw_sob(icb, sob, GAUDISIM_SYNC_SOB_ADD(1), GAUDISIM_PKT_CTL_EB);
+	put_in_hbm_ok(icb->base, icb->used, icb_addr);
+	return run_internal_cb_at(icb_addr, icb->used, queue, ext_queue, sob, mon, status);
+}
+
+int run_internal_cb_at(uint64_t icb_addr, uint32_t size, uint32_t queue, uint32_t ext_queue,
+		       uint32_t sob, uint32_t mon, uint32_t *status)
+{
 	struct gaudisim_cs_chunk chunks[2];
 	struct test_cb cb;
 	uint64_t seq;
@@ -474,10 +482,8 @@ int run_internal_cb(struct hlthunk_cb_writer *icb, uint64_t icb_addr, uint32_t q
 	run_cb_ok(dev_fd, &cb, ext_queue, WAIT_US_SHORT);
 	cb_reset(&cb);
 
-	cbw_sob(icb, sob, GAUDISIM_SYNC_SOB_ADD(1), GAUDISIM_PKT_CTL_EB);
-	put_in_hbm_ok(icb->base, icb->used, icb_addr);
 	ck_assert_int_eq(hlthunk_cbw_fence(&cb.w, 0, 1, 1, 0), 0);
-	chunks[0] = make_chunk(icb_addr, queue, icb->used);
+	chunks[0] = make_chunk(icb_addr, queue, size);
 	chunks[1] = make_chunk(cb.handle, ext_queue, cb.w.used);
 	ck_assert_int_eq(submit_chunks(chunks, 2, 60, &seq), 0);
 	*status = ~0u;

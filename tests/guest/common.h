@@ -180,6 +180,12 @@ void cbw_monitor_to_fence(struct hlthunk_cb_writer *w, uint32_t mon, uint32_t so
  */
 int run_internal_cb(struct hlthunk_cb_writer *icb, uint64_t icb_addr, uint32_t queue,
 		    uint32_t ext_queue, uint32_t sob, uint32_t mon, uint32_t *status);
+/*
+ * The same with a CB of size bytes already at icb_addr (HBM, SRAM or a
+ * mapped host VA), which signals sob itself.
+ */
+int run_internal_cb_at(uint64_t icb_addr, uint32_t size, uint32_t queue, uint32_t ext_queue,
+		       uint32_t sob, uint32_t mon, uint32_t *status);
 /* Wait (up to 30 s) until the device reports OPERATIONAL again after a reset. */
 void wait_operational_ok(int fd);
 /* Device events received per type since the driver loaded (HW_EVENTS_AGGREGATE). */

@@ -5,8 +5,8 @@
  * HBM-DMA queue; external and internal streams wait for each other through
  * sync objects, monitors and fences (Gaudi's signal/wait); a host buffer
  * mapped with MAP + USERPTR is reachable from an internal queue through its
- * device VA, an unmapped VA faults (event counted, CS aborted, device
- * recovers); a GEMM on the MME queue matches a CPU reference; device
+ * device VA, and so is an internal CB or CP_DMA buffer placed in one; an
+ * unmapped VA faults (event counted, CS aborted, device recovers); a GEMM on the MME queue matches a CPU reference; device
  * events are counted in INFO HW_EVENTS(_AGGREGATE).
  */
 #include <errno.h>
@@ -123,7 +123,9 @@ START_TEST(internal_chunk_refusals)
 	/* CB running past the end of HBM / in host memory / misaligned. */
 	chunks[0] = make_chunk(GAUDISIM_HBM_USER_BASE - 8, QUEUE_INT, 64);
 	ck_assert_int_eq(submit_chunks(chunks, 2, 0, &seq), -EINVAL);
-	chunks[0] = make_chunk(GAUDISIM_HOST_BASE, QUEUE_INT, 64);
+	chunks[0] = make_chunk(GAUDISIM_HOST_BASE, QUEUE_INT, 64);	/* physical */
+	ck_assert_int_eq(submit_chunks(chunks, 2, 0, &seq), -EINVAL);
+	chunks[0] = make_chunk(GAUDISIM_HOST_VA_BASE + GAUDISIM_HOST_VA_SIZE - 32, QUEUE_INT, 64);
 	ck_assert_int_eq(submit_chunks(chunks, 2, 0, &seq), -EINVAL);
 	chunks[0] = make_chunk(hbm.addr + 4, QUEUE_INT, 64);
 	ck_assert_int_eq(submit_chunks(chunks, 2, 0, &seq), -EINVAL);
@@ -388,6 +390,99 @@ START_TEST(internal_dma_from_userptr_va)
 	host_buf_release(dev_fd, &src);
 	host_buf_release(dev_fd, &dst);
 	hbm_free_ok(dev_fd, &hbm);
+}
+END_TEST
+
+/*
+ * Gaudi's internal QMANs read CBs and CP_DMA buffers in host memory
+ * through the MMU: an internal CB in a userptr mapping (_i == 0), and an
+ * internal CB in HBM whose CP_DMA buffer is in one (_i == 1), each
+ * writing a word into HBM.
+ */
+START_TEST(internal_cb_in_host_memory)
+{
+	const uint32_t word = 0x600dcb00u + (uint32_t)_i;
+	struct hlthunk_cb_writer w;
+	struct host_buf hcb, out;
+	struct hbm_buf hbm;
+	uint32_t status = ~0u;
+	uint64_t cb_addr;
+	uint32_t cb_size;
+
+	sync_info_ok();
+	hbm_alloc_ok(dev_fd, &hbm, 4 * MiB);
+	memset_ok(dev_fd, hbm.addr, 0, 4096, QUEUE_H2D);
+	host_buf_map_ok(dev_fd, &hcb, 4096);
+	host_buf_map_ok(dev_fd, &out, 4096);
+
+	hlthunk_cbw_init(&w, hcb.ptr, hcb.size);
+	ck_assert_int_eq(hlthunk_cbw_msg_long(&w, hbm.addr + 64, word, 0), 0);
+	if (_i == 0) {
+		cbw_sob(&w, user_sob(4), GAUDISIM_SYNC_SOB_ADD(1), GAUDISIM_PKT_CTL_EB);
+		cb_addr = hcb.va;
+		cb_size = w.used;
+	} else {
+		struct gaudisim_packet_cp_dma cp = {
+			.tsize = w.used,
+			.ctl = GAUDISIM_PKT_CTL(GAUDISIM_PKT_CP_DMA),
+			.src = hcb.va,
+		};
+		uint8_t icb[128];
+
+		hlthunk_cbw_init(&w, icb, sizeof(icb));
+		ck_assert_int_eq(hlthunk_cbw_packet(&w, &cp, sizeof(cp)), 0);
+		cbw_sob(&w, user_sob(4), GAUDISIM_SYNC_SOB_ADD(1), GAUDISIM_PKT_CTL_EB);
+		cb_addr = hbm.addr + 3 * MiB;
+		cb_size = w.used;
+		put_in_hbm_ok(icb, w.used, cb_addr);
+	}
+	ck_assert_int_eq(run_internal_cb_at(cb_addr, cb_size, QUEUE_INT, QUEUE_EXT_A,
+					    user_sob(4), user_mon(4), &status), 0);
+	ck_assert_uint_eq(status, GAUDISIM_WAIT_CS_STATUS_COMPLETED);
+
+	dma_ok(dev_fd, hbm.addr, out.va, 4096, QUEUE_D2H);
+	ck_assert_uint_eq(*(uint32_t *)(out.ptr + 64), word);
+
+	host_buf_release(dev_fd, &hcb);
+	host_buf_release(dev_fd, &out);
+	hbm_free_ok(dev_fd, &hbm);
+}
+END_TEST
+
+/*
+ * An internal CB at a host VA the context never mapped: the device MMU
+ * faults with the context's ASID, the CS ends ABORTED, the device resets
+ * and runs work again.
+ */
+START_TEST(internal_cb_at_unmapped_va_faults)
+{
+	uint32_t before[GAUDISIM_INFO_HW_EVENTS_NUM], after[GAUDISIM_INFO_HW_EVENTS_NUM];
+	const uint64_t unmapped = GAUDISIM_HOST_VA_BASE + GAUDISIM_HOST_VA_SIZE - 16 * MiB;
+	struct gaudisim_page_fault_info pf;
+	uint32_t status = ~0u;
+	int rc;
+
+	sync_info_ok();
+	events_ok(before);
+	rc = run_internal_cb_at(unmapped, 64, QUEUE_INT, QUEUE_EXT_A, user_sob(5), user_mon(5),
+				&status);
+	ck_assert_msg(rc == -EIO && status == GAUDISIM_WAIT_CS_STATUS_ABORTED,
+		      "wait rc %d status %u, expected an aborted CS", rc, status);
+	events_ok(after);
+	ck_assert_uint_gt(after[GAUDISIM_EQ_EVENT_MMU_FAULT],
+			  before[GAUDISIM_EQ_EVENT_MMU_FAULT]);
+	ck_assert_int_eq(hlthunk_get_page_fault_info(dev_fd, &pf), 0);
+	ck_assert_msg(pf.addr >= unmapped && pf.addr < unmapped + 64, "fault at 0x%llx",
+		      (unsigned long long)pf.addr);
+	wait_operational_ok(dev_fd);
+	{
+		struct test_cb cb;
+
+		cb_create_ok(dev_fd, &cb, 4096);
+		ck_assert_int_eq(hlthunk_cbw_nop(&cb.w, 0), 0);
+		run_cb_ok(dev_fd, &cb, QUEUE_EXT_A, WAIT_US_SHORT);
+		cb_destroy_ok(dev_fd, &cb);
+	}
 }
 END_TEST
 
@@ -749,6 +844,8 @@ int main(void)
 	tc = compute_tcase("mmu", TCASE_TIMEOUT_DMA);
 	tcase_add_test(tc, internal_dma_from_userptr_va);
 	tcase_add_test(tc, internal_dma_from_unmapped_va_faults);
+	tcase_add_loop_test(tc, internal_cb_in_host_memory, 0, 2);
+	tcase_add_test(tc, internal_cb_at_unmapped_va_faults);
 	suite_add_tcase(s, tc);
 
 	tc = compute_tcase("events", TCASE_TIMEOUT_SHORT);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * How the queues use the MMU, range protection and injected faults:
- * internal queues reach host memory through device VAs only, reserved HBM
+ * internal queues reach host memory (data, CBs, CP_DMA buffers) through
+ * device VAs only, reserved HBM
  * belongs to the driver's queues, an uncorrectable ECC error fails the next
  * HBM job, a hung engine finishes nothing until it is released.
  */
@@ -122,6 +123,80 @@ START_TEST(test_iq_physical_host_refused)
 }
 END_TEST
 
+/* An internal CB in host memory, fetched through the MMU at VA(0). */
+START_TEST(test_iq_cb_from_host_va)
+{
+	struct cb cb = cb_new(64);
+
+	map_one_page();
+	cb_msg(&cb, GAUDISIM_PKT_MSG_LONG, HBM_DATA, 0x600dcb, 0);
+	memcpy(host_ptr(T_DATA_OFF), cb.p, cb.len);
+	iq_submit_bd(IQ, 0, cb.len, VA(0));
+	run_all();
+	ck_assert_uint_eq(iq_err(), 0);
+	ck_assert_uint_eq(dev_rd32(hbm_ptr(HBM_DATA)), 0x600dcb);
+	ck_assert_uint_eq(rd(QQ_REG(IQ, GAUDISIM_QM_PQ_CI)), 1);
+	ck_assert_uint_eq(T->errors, 0);
+}
+END_TEST
+
+/* A CB at an unmapped VA: an MMU fault with the queue's ASID, the entry skipped. */
+START_TEST(test_iq_cb_at_unmapped_va_faults)
+{
+	int ev;
+
+	map_one_page();
+	iq_submit_bd(IQ, 0, 64, VA(0x5000));
+	run_all();
+	ck_assert_uint_eq(iq_err(), GAUDISIM_CP_ERR_MMU_FAULT);
+	ck_assert_uint_eq(rd(QQ_REG(IQ, GAUDISIM_QM_PQ_CI)), 1);
+	ev = th_eq_find(0, GAUDISIM_EQ_EVENT_MMU_FAULT);
+	ck_assert_int_ge(ev, 0);
+	ck_assert_uint_eq(th_eq_entry((unsigned int)ev).addr, VA(0x5000));
+	ck_assert_uint_eq(th_eq_entry((unsigned int)ev).queue, IQ);
+	ck_assert_uint_eq(th_eq_entry((unsigned int)ev).data[0], ASID);
+	/* Without the queue's ASID, even a mapped VA is out of reach. */
+	mmu_wr(GAUDISIM_MMU_QUEUE_ASID(IQ), ASID + 1);
+	iq_submit_bd(IQ, 0, 64, VA(0));
+	run_all();
+	ck_assert_uint_eq(iq_err(), GAUDISIM_CP_ERR_MMU_FAULT);
+}
+END_TEST
+
+static void cb_cp_dma(struct cb *cb, uint64_t src, uint32_t size)
+{
+	cb_raw(cb, size, GAUDISIM_PKT_CTL(GAUDISIM_PKT_CP_DMA));
+	cb_raw64(cb, src);
+}
+
+/* CP_DMA from host memory through the MMU; a physical host source stays refused. */
+START_TEST(test_iq_cp_dma_from_host_va)
+{
+	struct cb sub = cb_new(64), cb = cb_new(64);
+
+	map_one_page();
+	cb_msg(&sub, GAUDISIM_PKT_MSG_LONG, HBM_DATA + 4, 0xcd, 0);
+	memcpy(host_ptr(T_DATA_OFF + 0x100), sub.p, sub.len);
+	cb_cp_dma(&cb, VA(0x100), sub.len);
+	iq_submit(IQ, &cb);
+	run_all();
+	ck_assert_uint_eq(iq_err(), 0);
+	ck_assert_uint_eq(dev_rd32(hbm_ptr(HBM_DATA + 4)), 0xcd);
+
+	cb = cb_new(64);
+	cb_cp_dma(&cb, VA(0x5000), sub.len);
+	iq_submit(IQ, &cb);
+	run_all();
+	ck_assert_uint_eq(iq_err(), GAUDISIM_CP_ERR_MMU_FAULT);
+
+	cb = cb_new(64);
+	cb_cp_dma(&cb, host_dev(T_DATA_OFF + 0x100), sub.len);
+	iq_submit(IQ, &cb);
+	run_all();
+	ck_assert_uint_eq(iq_err(), GAUDISIM_CP_ERR_DMA_ADDR);
+}
+END_TEST
+
 START_TEST(test_reserved_hbm_protected)
 {
 	struct cb cb = cb_new(256);
@@ -184,6 +259,9 @@ Suite *wiring_suite(void)
 	tcase_add_test(tc, test_iq_dma_through_mmu);
 	tcase_add_test(tc, test_iq_unmapped_va_faults);
 	tcase_add_test(tc, test_iq_physical_host_refused);
+	tcase_add_test(tc, test_iq_cb_from_host_va);
+	tcase_add_test(tc, test_iq_cb_at_unmapped_va_faults);
+	tcase_add_test(tc, test_iq_cp_dma_from_host_va);
 	tcase_add_test(tc, test_reserved_hbm_protected);
 	tcase_add_test(tc, test_ecc_fails_next_hbm_job);
 	tcase_add_test(tc, test_hang_then_release);
