@@ -50,6 +50,8 @@ static void gaudisim_cs_release(struct kref *ref)
 {
 	struct gaudisim_cs *cs = container_of(ref, struct gaudisim_cs, ref);
 
+	if (cs->staged_head)
+		gaudisim_cs_put(cs->staged_head);
 	gaudisim_ctx_put(cs->ctx);
 	kvfree(cs);
 }
@@ -61,17 +63,67 @@ void gaudisim_cs_put(struct gaudisim_cs *cs)
 
 /*
  * May jobs of @cs still be on the device? External jobs that have not
- * completed, or internal jobs (they have no completion of their own).
+ * completed (of any part of a staged CS, which may still get parts), or
+ * internal jobs (they have no completion of their own).
  */
 static bool gaudisim_cs_may_linger(struct gaudisim_cs *cs)
 {
-	return atomic_read(&cs->jobs_left) || cs->num_jobs != cs->num_ext_jobs;
+	return atomic_read(&cs->jobs_left) || cs->num_jobs != cs->num_ext_jobs ||
+	       READ_ONCE(cs->staged_internal);
+}
+
+/* Off gaudisim_device.cs_linger; before the TDR's reference goes. */
+static void gaudisim_cs_unlinger(struct gaudisim_cs *cs)
+{
+	struct gaudisim_device *gdev = cs->ctx->gdev;
+
+	spin_lock(&gdev->cs_linger_lock);
+	list_del_init(&cs->linger_node);
+	spin_unlock(&gdev->cs_linger_lock);
 }
 
 static void gaudisim_cs_cancel_tdr(struct gaudisim_cs *cs)
 {
-	if (cancel_delayed_work(&cs->tdr))
+	if (cancel_delayed_work(&cs->tdr)) {
+		gaudisim_cs_unlinger(cs);
 		gaudisim_cs_put(cs);
+	}
+}
+
+/**
+ * gaudisim_cs_flush_lingering() - end the timeouts failed CSs left armed
+ * @gdev: the device
+ * @ctx: only the CSs of this context; NULL for all
+ *
+ * For a closing context once none of its jobs is on the device, and at
+ * removal once the device is stopped. Process context, no lock held: it
+ * waits for a timeout that is running.
+ */
+void gaudisim_cs_flush_lingering(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx)
+{
+	struct gaudisim_cs *cs, *it;
+
+	for (;;) {
+		cs = NULL;
+		spin_lock(&gdev->cs_linger_lock);
+		list_for_each_entry(it, &gdev->cs_linger, linger_node) {
+			if (!ctx || it->ctx == ctx) {
+				cs = it;
+				break;
+			}
+		}
+		/* On the list, the TDR's reference keeps it: take our own. */
+		if (cs) {
+			list_del_init(&cs->linger_node);
+			kref_get(&cs->ref);
+		}
+		spin_unlock(&gdev->cs_linger_lock);
+		if (!cs)
+			return;
+		if (cancel_delayed_work_sync(&cs->tdr))
+			gaudisim_cs_put(cs);
+		gaudisim_cs_put(cs);
+	}
 }
 
 /*
@@ -84,6 +136,7 @@ static bool gaudisim_cs_signal(struct gaudisim_cs *cs, int status)
 {
 	struct gaudisim_ctx *ctx = cs->ctx;
 	struct gaudisim_cs_counters *cnt = &ctx->gdev->cs_cnt;
+	bool linger;
 
 	spin_lock(&ctx->cs_lock);
 	if (cs->signalled) {
@@ -91,6 +144,13 @@ static bool gaudisim_cs_signal(struct gaudisim_cs *cs, int status)
 		return false;
 	}
 	cs->signalled = true;
+	/* Listed before a TDR that is running can look for it (it signals first). */
+	linger = status && cs->timeout_s && gaudisim_cs_may_linger(cs);
+	if (linger) {
+		spin_lock(&ctx->gdev->cs_linger_lock);
+		list_add_tail(&cs->linger_node, &ctx->gdev->cs_linger);
+		spin_unlock(&ctx->gdev->cs_linger_lock);
+	}
 	cs->status = status;
 	cs->timestamp_ns = ktime_get_ns();
 	if (cs->seq) {
@@ -117,7 +177,7 @@ static bool gaudisim_cs_signal(struct gaudisim_cs *cs, int status)
 			atomic64_inc(&cnt->errors);
 	}
 
-	if (!status || !gaudisim_cs_may_linger(cs))
+	if (!linger)
 		gaudisim_cs_cancel_tdr(cs);
 	if (cs->seq)
 		gaudisim_cs_put(cs);
@@ -138,10 +198,14 @@ void gaudisim_cs_count_drop(struct gaudisim_ctx *ctx, enum gaudisim_cs_drop why)
 static bool gaudisim_cs_on_device(struct gaudisim_cs *cs)
 {
 	struct gaudisim_device *gdev = cs->ctx->gdev;
-	bool on = atomic_read(&cs->jobs_left);
+	/* An open staged CS counts one more, for the LAST part to come. */
+	bool on = atomic_read(&cs->jobs_left) > atomic_read(&cs->staged_open);
 	int idx;
 	u32 i;
 
+	/* Internal jobs of later parts are not looked up: assume they run. */
+	if (READ_ONCE(cs->staged_internal))
+		return true;
 	if (on || cs->num_jobs == cs->num_ext_jobs)
 		return on;
 	/* After removal the device was stopped: nothing runs. */
@@ -177,18 +241,22 @@ static void gaudisim_cs_tdr_work(struct work_struct *work)
 		}
 		gaudisim_err_ratelimited(gdev, "CS %llu has not finished in %u seconds\n",
 					 cs->seq, cs->timeout_s);
+		/* A staged CS whose LAST part never came: nothing to reset. */
+		if (!gaudisim_cs_on_device(cs))
+			goto out;
 	} else if (gaudisim_cs_on_device(cs)) {
 		gaudisim_err_ratelimited(gdev, "CS %llu failed; jobs of it still run after %u seconds\n",
 					 cs->seq, cs->timeout_s);
 	} else {
-		gaudisim_cs_put(cs);
-		return;
+		goto out;
 	}
 	gaudisim_coredump_note_cs(gdev, cs);
 	if (gaudisim_reset_on_lockup)
 		gaudisim_request_reset(gdev, "command submission timed out");
 	else
 		gaudisim_coredump_capture(gdev, "command submission timed out");
+out:
+	gaudisim_cs_unlinger(cs);
 	gaudisim_cs_put(cs);
 }
 
@@ -252,11 +320,26 @@ int gaudisim_job_alloc_kcb(struct gaudisim_job *job, u32 size)
 	return 0;
 }
 
+/*
+ * One unit of the work @cs waits for is done: an external job, or the
+ * LAST part of a staged CS arrived. The last unit completes the CS.
+ */
+static void gaudisim_cs_work_done(struct gaudisim_cs *cs)
+{
+	if (!atomic_dec_and_test(&cs->jobs_left))
+		return;
+	gaudisim_fdinfo_cs_done(cs);
+	/* After an error: every external job is off the device now. */
+	if (!gaudisim_cs_signal(cs, 0) && !gaudisim_cs_may_linger(cs))
+		gaudisim_cs_cancel_tdr(cs);
+}
+
 static void gaudisim_job_finish(struct gaudisim_job *job, int err)
 {
 	struct gaudisim_cs *cs = job->cs;
+	/* The jobs of a later staged part count towards the staged CS. */
+	struct gaudisim_cs *owner = cs->staged_head ? cs->staged_head : cs;
 	struct gaudisim_ctx *ctx = cs->ctx;
-	bool last;
 
 	gaudisim_job_release(job);
 
@@ -265,14 +348,8 @@ static void gaudisim_job_finish(struct gaudisim_job *job, int err)
 	 * completes the CS first; the TDR stays armed until the last one.
 	 */
 	if (err)
-		gaudisim_cs_signal(cs, err);
-	last = atomic_dec_and_test(&cs->jobs_left);
-	if (last) {
-		gaudisim_fdinfo_cs_done(cs);
-		/* After an error: every external job is off the device now. */
-		if (!gaudisim_cs_signal(cs, 0) && !gaudisim_cs_may_linger(cs))
-			gaudisim_cs_cancel_tdr(cs);
-	}
+		gaudisim_cs_signal(owner, err);
+	gaudisim_cs_work_done(owner);
 	if (atomic_dec_and_test(&ctx->jobs_inflight))
 		wake_up_all(&ctx->idle_wq);
 
@@ -324,6 +401,7 @@ struct gaudisim_cs *gaudisim_cs_alloc(struct gaudisim_ctx *ctx, u32 num_jobs,
 	cs->timeout_s = timeout_s;
 	init_completion(&cs->done);
 	INIT_DELAYED_WORK(&cs->tdr, gaudisim_cs_tdr_work);
+	INIT_LIST_HEAD(&cs->linger_node);
 	cs->num_jobs = num_jobs;
 	for (i = 0; i < num_jobs; i++)
 		cs->jobs[i].cs = cs;
@@ -464,9 +542,13 @@ validation_drop:
 	return rc;
 }
 
-/* Copy a chunk array from user space and build a CS from it. */
+/*
+ * Copy a chunk array from user space and build a CS from it; @head: the
+ * staged CS this is a later part of, or NULL.
+ */
 static int gaudisim_cs_build(struct gaudisim_ctx *ctx, u64 uptr, u32 num_chunks,
-			     u32 flags, u32 timeout_s, struct gaudisim_cs **out)
+			     u32 flags, u32 timeout_s, struct gaudisim_cs *head,
+			     struct gaudisim_cs **out)
 {
 	struct gaudisim_cs_chunk *chunks;
 	struct gaudisim_cs *cs;
@@ -484,11 +566,16 @@ static int gaudisim_cs_build(struct gaudisim_ctx *ctx, u64 uptr, u32 num_chunks,
 		goto out_free_chunks;
 	}
 
-	cs = gaudisim_cs_alloc(ctx, num_chunks, flags, timeout_s);
+	/* A later part runs under the staged CS's timeout. */
+	cs = gaudisim_cs_alloc(ctx, num_chunks, flags, head ? 0 : timeout_s);
 	if (!cs) {
 		gaudisim_cs_count_drop(ctx, GAUDISIM_DROP_OUT_OF_MEM);
 		rc = -ENOMEM;
 		goto out_free_chunks;
+	}
+	if (head) {
+		kref_get(&head->ref);
+		cs->staged_head = head;
 	}
 
 	for (i = 0; i < num_chunks; i++) {
@@ -507,9 +594,12 @@ static int gaudisim_cs_build(struct gaudisim_ctx *ctx, u64 uptr, u32 num_chunks,
 	/*
 	 * Internal jobs complete with the external jobs of their CS (which
 	 * wait for them through the sync manager), as on Gaudi; without an
-	 * external job nothing would ever tell the CS is done.
+	 * external job nothing would ever tell the CS is done. Parts of a
+	 * staged CS but its LAST complete with the later parts.
 	 */
-	if (!cs->num_ext_jobs) {
+	if (!cs->num_ext_jobs &&
+	    (!(flags & GAUDISIM_CS_FLAGS_STAGED_SUBMISSION) ||
+	     (flags & GAUDISIM_CS_FLAGS_STAGED_SUBMISSION_LAST))) {
 		gaudisim_dbg(ctx->gdev, "a CS needs at least one external queue job\n");
 		gaudisim_cs_count_drop(ctx, GAUDISIM_DROP_VALIDATION);
 		gaudisim_cs_discard(cs);
@@ -610,7 +700,13 @@ int gaudisim_cs_push(struct gaudisim_cs *cs, bool user)
 		atomic64_inc(&gdev->cs_cnt.submitted);
 	}
 
-	atomic_set(&cs->jobs_left, cs->num_ext_jobs);
+	if (cs->staged_head) {
+		atomic_add(cs->num_ext_jobs, &cs->staged_head->jobs_left);
+		if (cs->num_jobs != cs->num_ext_jobs)
+			WRITE_ONCE(cs->staged_head->staged_internal, true);
+	} else {
+		atomic_set(&cs->jobs_left, cs->num_ext_jobs + atomic_read(&cs->staged_open));
+	}
 	atomic_add(cs->num_ext_jobs, &ctx->jobs_inflight);
 
 	if (cs->timeout_s) {
@@ -653,7 +749,7 @@ out_unlock:
 /* Build and push a CS; returns the CS with the caller's reference. */
 static int gaudisim_cs_submit(struct gaudisim_ctx *ctx, u64 chunks, u32 num_chunks,
 			      u32 flags, u32 timeout_s, bool user,
-			      struct gaudisim_cs **out)
+			      struct gaudisim_cs *head, struct gaudisim_cs **out)
 {
 	struct gaudisim_device *gdev = ctx->gdev;
 	struct gaudisim_cs *cs;
@@ -667,11 +763,15 @@ static int gaudisim_cs_submit(struct gaudisim_ctx *ctx, u64 chunks, u32 num_chun
 	 * counts the jobs in flight, a FREE must wait for this CS too.
 	 */
 	atomic_inc(&ctx->cs_building);
-	rc = gaudisim_cs_build(ctx, chunks, num_chunks, flags, timeout_s, &cs);
+	rc = gaudisim_cs_build(ctx, chunks, num_chunks, flags, timeout_s, head, &cs);
 	if (rc)
 		goto out_built;
+	/* A FIRST part without LAST waits for the LAST part to come. */
+	if ((flags & GAUDISIM_CS_FLAGS_STAGED_SUBMISSION_FIRST) &&
+	    !(flags & GAUDISIM_CS_FLAGS_STAGED_SUBMISSION_LAST))
+		atomic_set(&cs->staged_open, 1);
 
-	rc = gaudisim_cs_push(cs, user);
+	rc = gaudisim_cs_push(cs, user && !head);
 	if (rc) {
 		gaudisim_cs_discard(cs);
 		goto out_built;
@@ -752,7 +852,7 @@ static int gaudisim_cs_restore(struct gaudisim_ctx *ctx,
 	lockdep_assert_held(&ctx->restore_lock);
 
 	rc = gaudisim_cs_submit(ctx, in->chunks_restore, in->num_chunks_restore,
-				0, timeout_s, false, &cs);
+				0, timeout_s, false, NULL, &cs);
 	if (rc)
 		return rc;
 
@@ -774,14 +874,24 @@ static int gaudisim_cs_restore(struct gaudisim_ctx *ctx,
 static int gaudisim_cs_check_args(struct gaudisim_device *gdev,
 				  const struct gaudisim_cs_in *in, u32 *timeout_s)
 {
-	/* seq serves habanalabs' staged and encapsulated-signal CSs only. */
-	if (in->ctx_id || in->seq || memchr_inv(in->pad, 0, sizeof(in->pad))) {
-		gaudisim_dbg(gdev, "ctx_id, seq and pad must be 0\n");
+	u32 staged = in->cs_flags & (GAUDISIM_CS_FLAGS_STAGED_SUBMISSION |
+				     GAUDISIM_CS_FLAGS_STAGED_SUBMISSION_FIRST |
+				     GAUDISIM_CS_FLAGS_STAGED_SUBMISSION_LAST);
+	/* seq names the staged CS a later part belongs to, and nothing else. */
+	bool part = staged && !(staged & GAUDISIM_CS_FLAGS_STAGED_SUBMISSION_FIRST);
+
+	if (in->ctx_id || memchr_inv(in->pad, 0, sizeof(in->pad)) || part != !!in->seq) {
+		gaudisim_dbg(gdev, "ctx_id and pad must be 0, seq only names a staged CS\n");
 		return -EINVAL;
 	}
 	if (in->cs_flags & ~GAUDISIM_CS_FLAGS_ALL) {
 		gaudisim_dbg(gdev, "unknown CS flags 0x%x\n",
 			     in->cs_flags & ~GAUDISIM_CS_FLAGS_ALL);
+		return -EINVAL;
+	}
+	if (staged && (!(staged & GAUDISIM_CS_FLAGS_STAGED_SUBMISSION) ||
+		       (in->cs_flags & (GAUDISIM_CS_FLAGS_SIGNAL | GAUDISIM_CS_FLAGS_WAIT)))) {
+		gaudisim_dbg(gdev, "staged FIRST / LAST need STAGED_SUBMISSION, never SIGNAL or WAIT\n");
 		return -EINVAL;
 	}
 	if (!in->num_chunks_execute ||
@@ -801,6 +911,47 @@ static int gaudisim_cs_check_args(struct gaudisim_device *gdev,
 		}
 		*timeout_s = in->timeout;
 	}
+	return 0;
+}
+
+/*
+ * A later part of a staged CS: its jobs count towards the staged CS named
+ * by in->seq (of this context, still open, not ended); the LAST part
+ * closes it. *out gets the staged CS (a reference), whose seq answers.
+ */
+static int gaudisim_cs_staged_part(struct gaudisim_ctx *ctx, const struct gaudisim_cs_in *in,
+				   u32 timeout_s, struct gaudisim_cs **out)
+{
+	struct gaudisim_cs *head, *part;
+	int rc;
+
+	spin_lock(&ctx->cs_lock);
+	head = in->seq < ctx->next_seq ?
+	       ctx->pending[in->seq & (GAUDISIM_MAX_PENDING_CS - 1)] : NULL;
+	if (head && (head->seq != in->seq || head->signalled ||
+		     !atomic_read(&head->staged_open)))
+		head = NULL;
+	if (head)
+		kref_get(&head->ref);
+	spin_unlock(&ctx->cs_lock);
+	if (!head) {
+		gaudisim_dbg(ctx->gdev, "no open staged CS %llu\n", in->seq);
+		gaudisim_cs_count_drop(ctx, GAUDISIM_DROP_VALIDATION);
+		return -EINVAL;
+	}
+
+	rc = gaudisim_cs_submit(ctx, in->chunks_execute, in->num_chunks_execute, in->cs_flags,
+				timeout_s, true, head, &part);
+	if (rc) {
+		gaudisim_cs_put(head);
+		return rc;
+	}
+	gaudisim_cs_put(part);
+	/* Only one LAST part closes it; a second one's jobs still count. */
+	if ((in->cs_flags & GAUDISIM_CS_FLAGS_STAGED_SUBMISSION_LAST) &&
+	    atomic_xchg(&head->staged_open, 0))
+		gaudisim_cs_work_done(head);
+	*out = head;
 	return 0;
 }
 
@@ -841,9 +992,11 @@ int gaudisim_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 
 	if (in.cs_flags & (GAUDISIM_CS_FLAGS_SIGNAL | GAUDISIM_CS_FLAGS_WAIT))
 		rc = gaudisim_cs_sigwait_submit(ctx, &in, timeout_s, &sw_out);
+	else if (in.seq)
+		rc = gaudisim_cs_staged_part(ctx, &in, timeout_s, &cs);
 	else
 		rc = gaudisim_cs_submit(ctx, in.chunks_execute, in.num_chunks_execute,
-					in.cs_flags, timeout_s, true, &cs);
+					in.cs_flags, timeout_s, true, NULL, &cs);
 	if (restore) {
 		if (!rc)
 			WRITE_ONCE(ctx->restore_done, true);

@@ -30,6 +30,7 @@ struct drm_device;
 struct drm_file;
 struct gaudisim_ctx;
 struct gaudisim_cb;
+struct gaudisim_device;
 struct gaudisim_userptr;
 
 /* CSs in flight per context; a CS whose slot is still busy gets EAGAIN. */
@@ -110,6 +111,13 @@ enum gaudisim_cs_type {
  * @sig_value: SIGNAL: the value that SOB holds once the signal happened
  * @wait_seqs: WAIT: the signal seqs, copied from the user
  * @num_wait_seqs: WAIT: entries in @wait_seqs
+ * @staged_head: a later part of a staged submission: the CS of its
+ *               FIRST part, whose outcome its jobs count towards (reference)
+ * @staged_open: a staged CS whose LAST part has not come: 1, and one
+ *               more in @jobs_left; dropped by the LAST part
+ * @staged_internal: a part of this staged CS has internal jobs
+ * @linger_node: in gaudisim_device.cs_linger while its timeout stays armed
+ *               after an error outcome
  * @num_ext_jobs: jobs on external queues (the ones that complete)
  * @num_jobs: entries in @jobs
  * @jobs: the jobs
@@ -132,6 +140,10 @@ struct gaudisim_cs {
 	u16 sig_value;
 	u64 wait_seqs[GAUDISIM_CS_WAIT_MAX_SIGNALS];
 	u32 num_wait_seqs;
+	struct gaudisim_cs *staged_head;
+	atomic_t staged_open;
+	bool staged_internal;
+	struct list_head linger_node;
 	u32 num_ext_jobs;
 	u32 num_jobs;
 	struct gaudisim_job jobs[] __counted_by(num_jobs);
@@ -157,6 +169,7 @@ void gaudisim_cs_count_drop(struct gaudisim_ctx *ctx, enum gaudisim_cs_drop why)
 void gaudisim_job_complete(struct gaudisim_job *job);
 void gaudisim_job_abort(struct gaudisim_job *job, int err);
 
+void gaudisim_cs_flush_lingering(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx);
 int gaudisim_cs_run_driver_cb(struct gaudisim_ctx *ctx, u32 queue_id, const void *body,
 			      u32 size, u32 timeout_s);
 int gaudisim_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file);

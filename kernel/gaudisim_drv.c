@@ -169,6 +169,8 @@ static int gaudisim_sw_init(struct gaudisim_device *gdev)
 		return rc;
 	spin_lock_init(&gdev->err_lock);
 	INIT_LIST_HEAD(&gdev->notifiers);
+	spin_lock_init(&gdev->cs_linger_lock);
+	INIT_LIST_HEAD(&gdev->cs_linger);
 
 	drm_mm_init(&gdev->hbm_mm, GAUDISIM_HBM_USER_BASE, gaudisim_hbm_user_size(gdev));
 	rc = drmm_add_action_or_reset(&gdev->drm, gaudisim_hbm_mm_fini, gdev);
@@ -299,6 +301,8 @@ static void gaudisim_remove(struct pci_dev *pdev)
 	gaudisim_eq_fini(gdev);
 	gaudisim_device_stop(gdev);
 	gaudisim_irq_fini(gdev);
+	/* Nothing runs on the device any more: no timeout is left to fire. */
+	gaudisim_cs_flush_lingering(gdev, NULL);
 	destroy_workqueue(gdev->wq);
 	gaudisim_coredump_fini(gdev);
 	gaudisim_mmu_fini(gdev);

@@ -113,6 +113,9 @@ struct gaudisim_captured_errors {
  * @notifiers: eventfds registered with INFO REGISTER_EVENTFD (gaudisim_notifier)
  * @throttle_since_us: per throttle reason, when INFO first saw it active
  * @wq: ordered workqueue for CS timeouts and device resets
+ * @cs_linger_lock: see below
+ * @cs_linger: failed CSs whose timeout stays armed while jobs of them may
+ *             still be on the device (gaudisim_cs.c)
  * @reset_work: hard reset requested by a CS timeout or a device event
  * @reset_reason: why @reset_work was queued, for the log
  * @coredump: the CS that last timed out, for the crash dump
@@ -190,6 +193,9 @@ struct gaudisim_device {
 	u64 throttle_since_us[GAUDISIM_CLK_THROTTLE_TYPE_MAX];
 
 	struct workqueue_struct *wq;
+	/* Protects @cs_linger; taken inside a context's cs_lock. */
+	spinlock_t cs_linger_lock;
+	struct list_head cs_linger;
 	struct work_struct reset_work;
 	const char *reset_reason;
 	struct gaudisim_coredump coredump;

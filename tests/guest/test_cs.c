@@ -594,6 +594,132 @@ START_TEST(error_without_parked_sibling_resets_nothing)
 }
 END_TEST
 
+/* ---- Staged submission -------------------------------------------------------- */
+
+/* One part of a staged CS: rc of the submission, *seq its answer. */
+static int submit_staged(const struct gaudisim_cs_chunk *chunks, uint32_t n, uint32_t flags,
+			 uint64_t staged_seq, uint64_t *seq)
+{
+	union gaudisim_cs_args a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.in.chunks_execute = (uintptr_t)chunks;
+	a.in.num_chunks_execute = n;
+	a.in.cs_flags = GAUDISIM_CS_FLAGS_STAGED_SUBMISSION | flags;
+	a.in.seq = staged_seq;
+	rc = hlthunk_ioctl(dev_fd, DRM_IOCTL_GAUDISIM_CS, &a);
+	*seq = rc ? 0 : a.out.seq;
+	return rc;
+}
+
+static uint32_t poll_status(uint64_t seq)
+{
+	uint32_t status = ~0u;
+
+	hlthunk_wait_for_cs(dev_fd, seq, 0, &status);
+	return status;
+}
+
+/*
+ * A CS in three parts (habanalabs' staged submission): the FIRST part's
+ * sequence number names it; it is BUSY until the LAST part came and every
+ * part's jobs completed; a middle part may hold internal jobs only.
+ */
+START_TEST(staged_submission_in_parts)
+{
+	struct gaudisim_cs_chunk ext = make_chunk(nop_cb.handle, QUEUE_H2D, nop_cb.w.used);
+	struct gaudisim_cs_chunk intl;
+	struct hbm_buf hbm;
+	uint64_t staged, seq;
+	uint8_t icb[64];
+	struct hlthunk_cb_writer w;
+
+	hbm_alloc_ok(dev_fd, &hbm, 2 * MiB);
+	hlthunk_cbw_init(&w, icb, sizeof(icb));
+	ck_assert_int_eq(hlthunk_cbw_nop(&w, 0), 0);
+	put_in_hbm_ok(icb, w.used, hbm.addr);
+	intl = make_chunk(hbm.addr, GAUDISIM_QUEUE_ID_DMA_2_0, w.used);
+
+	ck_assert_int_eq(submit_staged(&ext, 1, GAUDISIM_CS_FLAGS_STAGED_SUBMISSION_FIRST, 0,
+				       &staged), 0);
+	ck_assert_uint_ne(staged, 0);
+	/* Its job is done, the CS is not: the LAST part has not come. */
+	sleep_ms(200);
+	ck_assert_uint_eq(poll_status(staged), GAUDISIM_WAIT_CS_STATUS_BUSY);
+
+	ck_assert_int_eq(submit_staged(&intl, 1, 0, staged, &seq), 0);
+	ck_assert_uint_eq(seq, staged);
+	ck_assert_int_eq(submit_staged(&ext, 1, 0, staged, &seq), 0);
+	ck_assert_uint_eq(seq, staged);
+	sleep_ms(200);
+	ck_assert_uint_eq(poll_status(staged), GAUDISIM_WAIT_CS_STATUS_BUSY);
+	/* The LAST part needs an external job. */
+	ck_assert_int_eq(submit_staged(&intl, 1, GAUDISIM_CS_FLAGS_STAGED_SUBMISSION_LAST,
+				       staged, &seq), -EINVAL);
+
+	ck_assert_int_eq(submit_staged(&ext, 1, GAUDISIM_CS_FLAGS_STAGED_SUBMISSION_LAST,
+				       staged, &seq), 0);
+	ck_assert_uint_eq(seq, staged);
+	wait_completed_ok(dev_fd, staged, WAIT_US_SHORT);
+	/* Closed: no more parts. */
+	ck_assert_int_eq(submit_staged(&ext, 1, 0, staged, &seq), -EINVAL);
+	hbm_free_ok(dev_fd, &hbm);
+}
+END_TEST
+
+START_TEST(staged_submission_refusals)
+{
+	struct gaudisim_cs_chunk ext = make_chunk(nop_cb.handle, QUEUE_H2D, nop_cb.w.used);
+	union gaudisim_cs_args a;
+	uint64_t plain, seq;
+
+	ck_assert_int_eq(submit_chunk(dev_fd, &ext, &plain), 0);
+	wait_completed_ok(dev_fd, plain, WAIT_US_SHORT);
+	/* A part of a CS that is not staged, of none, or without a seq. */
+	ck_assert_int_eq(submit_staged(&ext, 1, 0, plain, &seq), -EINVAL);
+	ck_assert_int_eq(submit_staged(&ext, 1, 0, plain + 1000, &seq), -EINVAL);
+	ck_assert_int_eq(submit_staged(&ext, 1, 0, 0, &seq), -EINVAL);
+	/* FIRST takes no seq; FIRST / LAST need STAGED_SUBMISSION. */
+	ck_assert_int_eq(submit_staged(&ext, 1, GAUDISIM_CS_FLAGS_STAGED_SUBMISSION_FIRST, plain,
+				       &seq), -EINVAL);
+	memset(&a, 0, sizeof(a));
+	a.in.chunks_execute = (uintptr_t)&ext;
+	a.in.num_chunks_execute = 1;
+	a.in.cs_flags = GAUDISIM_CS_FLAGS_STAGED_SUBMISSION_FIRST;
+	ck_assert_int_eq(hlthunk_ioctl(dev_fd, DRM_IOCTL_GAUDISIM_CS, &a), -EINVAL);
+	/* FIRST and LAST at once: a staged CS of one part. */
+	ck_assert_int_eq(submit_staged(&ext, 1, GAUDISIM_CS_FLAGS_STAGED_SUBMISSION_FIRST |
+				       GAUDISIM_CS_FLAGS_STAGED_SUBMISSION_LAST, 0, &seq), 0);
+	wait_completed_ok(dev_fd, seq, WAIT_US_SHORT);
+}
+END_TEST
+
+/* An error in a later part fails the whole staged CS. */
+START_TEST(staged_part_error_fails_the_cs)
+{
+	struct gaudisim_cs_chunk ext = make_chunk(nop_cb.handle, QUEUE_H2D, nop_cb.w.used);
+	struct gaudisim_cs_chunk bad_chunk;
+	struct test_cb bad;
+	uint32_t status = ~0u;
+	uint64_t staged, seq;
+
+	cb_create_ok(dev_fd, &bad, 4096);
+	write_device_error(&bad);
+	bad_chunk = make_chunk(bad.handle, QUEUE_D2H, bad.w.used);
+	ck_assert_int_eq(submit_staged(&ext, 1, GAUDISIM_CS_FLAGS_STAGED_SUBMISSION_FIRST, 0,
+				       &staged), 0);
+	ck_assert_int_eq(submit_staged(&bad_chunk, 1, 0, staged, &seq), 0);
+	ck_assert_int_eq(hlthunk_wait_for_cs(dev_fd, staged, WAIT_US_SHORT, &status), -EIO);
+	ck_assert_uint_eq(status, GAUDISIM_WAIT_CS_STATUS_ABORTED);
+	/* It ended: a LAST part is refused, the queues work. */
+	ck_assert_int_eq(submit_staged(&ext, 1, GAUDISIM_CS_FLAGS_STAGED_SUBMISSION_LAST, staged,
+				       &seq), -EINVAL);
+	run_cb_ok(dev_fd, &nop_cb, QUEUE_D2H, WAIT_US_SHORT);
+	cb_destroy_ok(dev_fd, &bad);
+}
+END_TEST
+
 /* ---- WAIT_CS arguments ------------------------------------------------------ */
 
 static int wait_raw(uint64_t seq, uint64_t timeout_us, uint32_t ctx_id, uint32_t flags)
@@ -677,10 +803,13 @@ static Suite *cs_suite(void)
 	tcase_add_test(nop, cb_can_be_rewritten_after_submit);
 	tcase_add_test(nop, destroy_cb_after_submit);
 	tcase_add_test(nop, close_with_work_in_flight);
+	tcase_add_test(nop, staged_submission_in_parts);
+	tcase_add_test(nop, staged_submission_refusals);
 	suite_add_tcase(s, nop);
 
 	tcase_add_loop_test(err, error_ends_parked_sibling, 0, 2);
 	tcase_add_test(err, error_without_parked_sibling_resets_nothing);
+	tcase_add_test(err, staged_part_error_fails_the_cs);
 	suite_add_tcase(s, err);
 
 	tcase_add_test(msg, msg_long_to_host);

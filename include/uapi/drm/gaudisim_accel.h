@@ -742,10 +742,24 @@ struct gaudisim_cs_chunk {
 #define GAUDISIM_CS_FLAGS_SIGNAL	0x2
 #define GAUDISIM_CS_FLAGS_WAIT		0x4
 #define GAUDISIM_CS_FLAGS_TIMESTAMP	0x20
+/*
+ * Staged submission (habanalabs' flags): one CS submitted in parts. The
+ * FIRST part gets the sequence number; every later part passes it in
+ * @seq and gets it back; the LAST part closes the CS. The CS completes
+ * when it is closed and the jobs of all its parts completed, fails with
+ * the first error of any part, and times out (one timeout, from the first
+ * part) as one CS. Only the LAST part needs an external-queue job.
+ */
+#define GAUDISIM_CS_FLAGS_STAGED_SUBMISSION		0x40
+#define GAUDISIM_CS_FLAGS_STAGED_SUBMISSION_FIRST	0x80
+#define GAUDISIM_CS_FLAGS_STAGED_SUBMISSION_LAST	0x100
 #define GAUDISIM_CS_FLAGS_CUSTOM_TIMEOUT	0x200
 #define GAUDISIM_CS_FLAGS_ALL \
 	(GAUDISIM_CS_FLAGS_FORCE_RESTORE | GAUDISIM_CS_FLAGS_SIGNAL | \
 	 GAUDISIM_CS_FLAGS_WAIT | GAUDISIM_CS_FLAGS_TIMESTAMP | \
+	 GAUDISIM_CS_FLAGS_STAGED_SUBMISSION | \
+	 GAUDISIM_CS_FLAGS_STAGED_SUBMISSION_FIRST | \
+	 GAUDISIM_CS_FLAGS_STAGED_SUBMISSION_LAST | \
 	 GAUDISIM_CS_FLAGS_CUSTOM_TIMEOUT)
 
 /* Signals one WAIT CS may name (habanalabs takes 1; a project extension). */
@@ -758,7 +772,8 @@ struct gaudisim_cs_chunk {
  * @chunks_restore: user pointer to restore chunks, run before the execute
  *                  chunks on a context's first CS or with FORCE_RESTORE
  * @chunks_execute: user pointer to the execute chunks
- * @seq: habanalabs' staged-submission / encapsulated-signal field; must be 0
+ * @seq: STAGED_SUBMISSION without FIRST: the sequence number of the
+ *       staged CS (its FIRST part's); otherwise 0
  * @num_chunks_restore: 0..GAUDISIM_MAX_JOBS_PER_CS
  * @num_chunks_execute: 1..GAUDISIM_MAX_JOBS_PER_CS
  * @timeout: seconds, used with CUSTOM_TIMEOUT (1..3600)
