@@ -7,7 +7,10 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/klog.h>
 #include <time.h>
 
 #include "common.h"
@@ -567,6 +570,86 @@ START_TEST(error_ends_parked_sibling)
 }
 END_TEST
 
+static void kmsg_mark_ok(const char *marker)
+{
+	FILE *f = fopen("/dev/kmsg", "w");
+
+	ck_assert_msg(f != NULL, "/dev/kmsg: %s", strerror(errno));
+	ck_assert_int_gt(fprintf(f, "%s\n", marker), 0);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/* No warning, bug or oops in the kernel log since marker. */
+static void kernel_log_clean_ok(const char *marker)
+{
+	static const char *const bad[] = {
+		"WARNING:", "BUG:", "Oops", "Call Trace", "general protection",
+	};
+	int len = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
+	char *buf, *from;
+	unsigned int i;
+	int n;
+
+	ck_assert_int_gt(len, 0);
+	buf = calloc(1, (size_t)len + 1);
+	ck_assert_ptr_nonnull(buf);
+	n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, len);
+	ck_assert_int_gt(n, 0);
+	buf[n] = '\0';
+	from = strstr(buf, marker);
+	ck_assert_msg(from != NULL, "kernel log lost the test's start marker");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(!strstr(from, bad[i]), "kernel log reports \"%s\"", bad[i]);
+	free(buf);
+}
+
+/*
+ * A failed CS keeps its timeout armed while its sibling stays parked on an
+ * internal queue. Closing the context ends both: the driver can be
+ * unloaded and loaded again at once, and when the CS's timeout would have
+ * fired nothing of it is left to run (the kernel log stays clean).
+ */
+START_TEST(failed_cs_timeout_ends_with_its_context)
+{
+	const char *marker = "gsim-test-cs: failed CS, close, reload";
+	struct gaudisim_cs_chunk chunks[2];
+	struct test_cb bad;
+	struct hbm_buf hbm;
+	uint32_t status = ~0u;
+	uint8_t icb[64];
+	struct hlthunk_cb_writer w;
+	uint64_t seq;
+	int rc;
+
+	kmsg_mark_ok(marker);
+	cb_create_ok(dev_fd, &bad, 4096);
+	write_device_error(&bad);
+	hbm_alloc_ok(dev_fd, &hbm, 2 * MiB);
+	hlthunk_cbw_init(&w, icb, sizeof(icb));
+	ck_assert_int_eq(hlthunk_cbw_fence(&w, 0, 1, 1, 0), 0);
+	put_in_hbm_ok(icb, w.used, hbm.addr);
+	chunks[0] = make_chunk(hbm.addr, GAUDISIM_QUEUE_ID_DMA_2_0, w.used);
+	chunks[1] = make_chunk(bad.handle, QUEUE_H2D, bad.w.used);
+	ck_assert_int_eq(submit_chunks(chunks, 2, 8, &seq), 0);
+	rc = hlthunk_wait_for_cs(dev_fd, seq, WAIT_US_SHORT, &status);
+	ck_assert_int_eq(rc, -EIO);
+	ck_assert_uint_eq(status, GAUDISIM_WAIT_CS_STATUS_ABORTED);
+
+	cb_destroy_ok(dev_fd, &bad);
+	close_device();
+	dev_fd = -1;
+	ck_assert_int_eq(system("rmmod gaudisim && modprobe gaudisim"), 0);
+	/* Past the CS's timeout (closing waited 5 s for the parked job). */
+	sleep_ms(6000);
+	kernel_log_clean_ok(marker);
+	dev_fd = open_compute_ok();
+	cb_create_ok(dev_fd, &bad, 4096);
+	ck_assert_int_eq(hlthunk_cbw_nop(&bad.w, 0), 0);
+	run_cb_ok(dev_fd, &bad, QUEUE_H2D, WAIT_US_SHORT);
+	cb_destroy_ok(dev_fd, &bad);
+}
+END_TEST
+
 /* A failed CS whose jobs all left the device resets nothing. */
 START_TEST(error_without_parked_sibling_resets_nothing)
 {
@@ -810,6 +893,7 @@ static Suite *cs_suite(void)
 	tcase_add_loop_test(err, error_ends_parked_sibling, 0, 2);
 	tcase_add_test(err, error_without_parked_sibling_resets_nothing);
 	tcase_add_test(err, staged_part_error_fails_the_cs);
+	tcase_add_test(err, failed_cs_timeout_ends_with_its_context);
 	suite_add_tcase(s, err);
 
 	tcase_add_test(msg, msg_long_to_host);
