@@ -6,8 +6,9 @@
  * sync objects, monitors and fences (Gaudi's signal/wait); a host buffer
  * mapped with MAP + USERPTR is reachable from an internal queue through its
  * device VA, and so is an internal CB or CP_DMA buffer placed in one; an
- * unmapped VA faults (event counted, CS aborted, device recovers); a GEMM on the MME queue matches a CPU reference; device
- * events are counted in INFO HW_EVENTS(_AGGREGATE).
+ * unmapped VA faults (event counted, CS aborted, device recovers); a GEMM
+ * on the MME queue matches a CPU reference; device events are counted in
+ * INFO HW_EVENTS(_AGGREGATE).
  */
 #include <errno.h>
 #include <stdio.h>
