@@ -128,7 +128,7 @@ void gaudisim_cs_flush_lingering(struct gaudisim_device *gdev, struct gaudisim_c
 
 /*
  * Make the outcome of @cs final. Only the first call counts; it returns
- * true. Drops the pending-table reference, and the TDR's unless an error
+ * true. -ETIMEDOUT comes from the TDR only (process context). Drops the pending-table reference, and the TDR's unless an error
  * left jobs of the CS on the device: the TDR then ends them as it ends a
  * CS that timed out (gaudisim_cs_tdr_work()).
  */
@@ -166,16 +166,21 @@ static bool gaudisim_cs_signal(struct gaudisim_cs *cs, int status)
 	}
 	spin_unlock(&ctx->cs_lock);
 
+	/* Counted, and a timeout recorded, before a waiter can ask about it. */
+	if (cs->seq) {
+		if (!status) {
+			atomic64_inc(&cnt->completed);
+		} else if (status == -EIO) {
+			atomic64_inc(&cnt->errors);
+		} else if (status == -ETIMEDOUT) {
+			atomic64_inc(&cnt->timed_out);
+			gaudisim_capture_cs_timeout(ctx->gdev, ctx->asid, cs->seq);
+		}
+	}
+
 	complete_all(&cs->done);
 	if (cs->seq)
 		wake_up_all(&ctx->cs_done_wq);
-
-	if (cs->seq) {
-		if (!status)
-			atomic64_inc(&cnt->completed);
-		else if (status == -EIO)
-			atomic64_inc(&cnt->errors);
-	}
 
 	if (!linger)
 		gaudisim_cs_cancel_tdr(cs);
@@ -235,10 +240,6 @@ static void gaudisim_cs_tdr_work(struct work_struct *work)
 	struct gaudisim_device *gdev = cs->ctx->gdev;
 
 	if (gaudisim_cs_signal(cs, -ETIMEDOUT)) {
-		if (cs->seq) {
-			atomic64_inc(&gdev->cs_cnt.timed_out);
-			gaudisim_capture_cs_timeout(gdev, cs->ctx->asid, cs->seq);
-		}
 		gaudisim_err_ratelimited(gdev, "CS %llu has not finished in %u seconds\n",
 					 cs->seq, cs->timeout_s);
 		/* A staged CS whose LAST part never came: nothing to reset. */
