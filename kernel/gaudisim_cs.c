@@ -128,9 +128,10 @@ void gaudisim_cs_flush_lingering(struct gaudisim_device *gdev, struct gaudisim_c
 
 /*
  * Make the outcome of @cs final. Only the first call counts; it returns
- * true. -ETIMEDOUT comes from the TDR only (process context). Drops the pending-table reference, and the TDR's unless an error
- * left jobs of the CS on the device: the TDR then ends them as it ends a
- * CS that timed out (gaudisim_cs_tdr_work()).
+ * true. -ETIMEDOUT comes from the TDR only (process context). Drops the
+ * pending-table reference, and the TDR's unless an error left jobs of the
+ * CS on the device: the TDR then ends them as it ends a CS that timed out
+ * (gaudisim_cs_tdr_work()).
  */
 static bool gaudisim_cs_signal(struct gaudisim_cs *cs, int status)
 {
