@@ -11,11 +11,13 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 epochs=${BENCH_TRIAL_EPOCHS:-2}
+# shellcheck source=scripts/bench-lib.sh
+. "$top/scripts/bench-lib.sh"
 lrs=0.001,0.002,0.005,0.01,0.02,0.05,0.1,0.2
 
 echo "== hl-trials: 8 trials of the seed model ($epochs epochs), 8 at once vs in turn"
 bash "$top/scripts/fetch-data.sh" mnist >/dev/null
-out=$(GAUDISIM_DEVICES=8 bash "$top/scripts/vm.sh" run -t 1800 -- \
+out=$(GAUDISIM_DEVICES=8 bench_vm -t 1800 -- \
 	"mkdir -p /tmp/d/mnist && cp /mnt/host/data/mnist/*-ubyte /tmp/d/mnist/ &&
 	 hl-trials --model /usr/share/gaudisim/models/seed.json --data-dir /tmp/d \
 		--epochs 1 --lr $lrs --no-asha --quiet --no-eval > /dev/null || exit 1
@@ -36,5 +38,7 @@ fi
 # The runs' headers, tables and totals, so the figure can be checked.
 grep -E '^(hl-trials:|trial +module|[0-9]+ +[0-9]+ +[0-9.]+ |8 trials in)' <<<"$out"
 echo "$best"
-printf 'trials_8 parallel_s=%.2f sequential_s=%.2f speedup=%.2f\n' \
-	"$par" "$seq" "$(echo "$seq / $par" | bc -l)"
+r=$(printf '%.2f' "$(echo "$seq / $par" | bc -l)")
+printf 'trials_8 parallel_s=%.2f sequential_s=%.2f speedup=%s\n' "$par" "$seq" "$r"
+bench_row 8 "8 parallel hl-trials (seed, $epochs epochs) vs the same 8 one after another" \
+	"$par s vs $seq s = ${r}x" ">= 1.0x" "$(bench_met "$r" '>=' 1.0)" "$(bench_vm_path "$out")"
