@@ -1,8 +1,11 @@
+# shellcheck shell=bash
 # Shared by the benchmark scripts (sourced): guest runs that report the
 # device's code path, and the rows of the summary table make bench ends with.
 #
 # BENCH_TABLE names a file the rows are collected in (bench.sh sets it);
 # without it a script run on its own prints its rows only as it goes.
+# The sourcing script sets top, the repository's top folder.
+# shellcheck disable=SC2154
 
 # bench_vm ARGS...: scripts/vm.sh run ARGS, with the device's start-up trace
 # (worker threads and TPC interpreter build of each device) appended to the

@@ -188,7 +188,7 @@ dp_out=$(GAUDISIM_DEVICES=8 bench_vm -t 1800 -- \
 			--batch 1024 --devices $n | grep "samples/s";
 	 done')
 echo "$dp_out"
-one= dp_fig= dp_min= dp_two=
+one='' dp_fig='' dp_min='' dp_two=''
 while read -r n; do
 	sps=$(awk -v n="$n" '$0 == "dp_devices=" n { getline; sub(/ samples\/s.*/, ""); print $NF }' <<<"$dp_out")
 	[ -n "$sps" ] || { echo "bench: no samples/s for $n devices" >&2; exit 1; }
