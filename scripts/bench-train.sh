@@ -25,6 +25,8 @@ ref=$top/build/apps/hl-train-ref
 # Debian's interpreter, where python3-torch is installed (the python3
 # first on PATH may be another one).
 python=/usr/bin/python3
+# shellcheck source=scripts/bench-lib.sh
+. "$top/scripts/bench-lib.sh"
 
 as_root() {
 	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
@@ -37,10 +39,20 @@ launch_bench() {
 	[ -x "$top/build/apps/hl-step-bench" ] ||
 		{ echo "bench-train: hl-step-bench missing; run 'make user initramfs'" >&2; exit 2; }
 	echo "== launch overhead in the VM: hl-step-bench, $rounds rounds of $count samples"
-	out=$(bash "$top/scripts/vm.sh" run -t 600 -- "hl-step-bench -n $count -r $rounds")
+	out=$(bench_vm -t 600 -- "hl-step-bench -n $count -r $rounds")
 	echo "$out" | grep -E '^(step_|op_|nop_cs|info_ioctl)' ||
 		{ echo "$out" | tail -n 20 >&2; echo "bench-train: hl-step-bench printed no figures" >&2
 		  exit 1; }
+	# The summary's row: the seed model's step (lazy) against the NOP CS.
+	local step nop ratio
+	step=$(sed -n 's/^step_launch_seed median_us=\([0-9.]*\) .*/\1/p' <<<"$out" | head -n 1)
+	ratio=$(sed -n 's/^step_launch_seed .* ratio_to_nop_cs=\([0-9.]*\) .*/\1/p' <<<"$out" | head -n 1)
+	nop=$(sed -n 's/^nop_cs median_us=\([0-9.]*\) .*/\1/p' <<<"$out" | head -n 1)
+	[ -n "$step" ] && [ -n "$ratio" ] ||
+		{ echo "bench-train: no step_launch_seed figure" >&2; exit 1; }
+	bench_row 3 "one seed step's launch in the guest (hl-step-bench) vs a NOP CS, medians" \
+		"$step us vs ${nop:-?} us = ${ratio}x" "<= 5x" "$(bench_met "$ratio" '<=' 5)" \
+		"$(bench_vm_path "$out")"
 }
 
 models=() launch=0
@@ -78,8 +90,9 @@ for model in "${models[@]}"; do
 		torch+=("$(echo "$out" | sed -n 's/.* epochs in \([0-9.]*\) s.*/\1/p')")
 		torch_acc=$(echo "$out" | accuracy)
 
-		out=$(bash "$top/scripts/vm.sh" run -t 3000 -- \
+		out=$(bench_vm -t 3000 -- \
 			"hl-train --model /usr/share/gaudisim/models/$model.json --data mnist")
+		path=$(bench_vm_path "$out")
 		echo "$out" | grep -E 'samples in|test accuracy' | sed "s/^/round $r hl-train (VM): /"
 		dev+=("$(echo "$out" | train_seconds)")
 		dev_acc=$(echo "$out" | accuracy)
@@ -95,5 +108,13 @@ for model in "${models[@]}"; do
 	printf 'train_%s_s hl-train=%.2f (accuracy %s) pytorch=%.2f (accuracy %s) ratio=%.2f target<=1.0; cpu-reference=%.2f (accuracy %s, %.2fx pytorch)\n' \
 		"$model" "$d" "$dev_acc" "$t" "$torch_acc" "$(echo "$d / $t" | bc -l)" \
 		"$c" "$cpu_acc" "$(echo "$c / $t" | bc -l)"
+	r=$(printf '%.2f' "$(echo "$d / $t" | bc -l)")
+	case $model in
+	seed) order=1 what="seed model" ;;
+	mlp) order=2 what="MLP 784-128-10" ;;
+	*) order=2 what="model $model" ;;
+	esac
+	bench_row "$order" "$what, full recipe, hl-train in the VM vs PyTorch ($threads threads) on the host" \
+		"$d s vs $t s = ${r}x" "<= 1.0x" "$(bench_met "$r" '<=' 1.0)" "$path pytorch_threads=$threads"
 done
 [ "$launch" -eq 0 ] || launch_bench

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "asha.h"
 #include "hlthunk.h"
@@ -38,7 +39,8 @@ static void usage(FILE *f)
 		"  --no-eval          skip the test-set evaluation\n"
 		"Scheduling:\n"
 		"  --modules LIST     cards to use, e.g. 0-3 or 0,2 (default: every device)\n"
-		"  --parallel N       trials at once (default: one per card; 1 runs them in turn)\n"
+		"  --parallel N       trials at once (default: one per card, as many as the CPUs\n"
+		"                     hold: about 2 each; 1 runs them in turn)\n"
 		"  --grace N          first rung, in epochs (default 1)\n"
 		"  --eta N            reduction factor: the top 1/N of a rung goes on (default 3)\n"
 		"  --metric NAME      accuracy (default, higher is better) or loss\n"
@@ -215,6 +217,7 @@ int main(int argc, char **argv)
 	struct trial *trials;
 	struct asha asha;
 	int c, n, best, rc, sig;
+	long cpus;
 	struct timespec a, b;
 
 	/* A line as it happens, also into a log file or a pipe (a script watching it). */
@@ -293,8 +296,24 @@ int main(int argc, char **argv)
 		for (c = 0; c < count && c < RUNNER_MAX_MODULES; c++)
 			o.modules[o.n_modules++] = c;
 	}
-	if (!o.parallel || o.parallel > o.n_modules)
+	/*
+	 * By default as many trials at once as the CPUs hold, the others
+	 * queue: more would make each slower than running them in turn.
+	 */
+	cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (!o.parallel) {
+		o.parallel = runner_default_parallel(o.n_modules, cpus);
+		if (o.parallel < o.n_modules)
+			printf("hl-trials: %u cards but %ld CPUs: %u trial%s at once, the others "
+			       "queue (a trial keeps about %u CPUs busy; --parallel N to choose)\n",
+			       o.n_modules, cpus, o.parallel, o.parallel == 1 ? "" : "s",
+			       RUNNER_CPUS_PER_TRIAL);
+	} else if (o.parallel > o.n_modules) {
 		o.parallel = o.n_modules;
+	}
+	if (o.parallel > runner_default_parallel(o.n_modules, cpus))
+		printf("hl-trials: %u trials at once on %ld CPUs: they share the CPUs and may "
+		       "run slower than in turn\n", o.parallel, cpus);
 	if (o.log_dir && mkdir(o.log_dir, 0755) && errno != EEXIST) {
 		fprintf(stderr, "hl-trials: --log-dir %s: %s\n", o.log_dir, strerror(errno));
 		return EXIT_USAGE;

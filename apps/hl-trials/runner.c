@@ -16,6 +16,15 @@
 
 #define MAX_ARGS	24
 
+uint32_t runner_default_parallel(uint32_t n_modules, long cpus)
+{
+	uint32_t fit = cpus > 0 ? (uint32_t)((unsigned long)cpus / RUNNER_CPUS_PER_TRIAL) : 1;
+
+	if (fit < 1)
+		fit = 1;
+	return n_modules < fit ? n_modules : fit;
+}
+
 const char *trial_state_name(enum trial_state s)
 {
 	static const char *const names[] = {

@@ -67,6 +67,20 @@ const char *trial_state_name(enum trial_state s);
 /* The trial's metric of its last epoch (NaN when it finished none). */
 double trial_metric(const struct trial *t, enum trial_metric m);
 
+/*
+ * CPUs a trial keeps busy: its trainer's process (which builds and submits
+ * the steps) and its card's engine work, which runs on the CPUs of the
+ * machine that hosts the card. More trials at once than the CPUs hold
+ * make each slower than running them in turn.
+ */
+#define RUNNER_CPUS_PER_TRIAL	2u
+
+/*
+ * Trials at once by default on n_modules cards and a machine of 'cpus'
+ * CPUs: one per card, as many as the CPUs hold (at least one).
+ */
+uint32_t runner_default_parallel(uint32_t n_modules, long cpus);
+
 /* Run every trial; returns 0, or -1 when the search itself broke (pipe, fork). */
 int runner_run(const struct runner_options *o, struct trial *trials, uint32_t n);
 

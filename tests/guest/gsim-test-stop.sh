@@ -99,7 +99,7 @@ next_job "after SIGKILL"
 
 # 4. SIGINT to hl-trials: the trials stop, the results so far are printed.
 hl-trials --model "$models/seed.json" --data-dir "$data" --epochs 20 --lr 0.1,0.01 \
-	--modules 0-1 --no-eval --no-asha > "$work/out" 2>&1 &
+	--modules 0-1 --parallel 2 --no-eval --no-asha > "$work/out" 2>&1 &
 pid=$!
 i=0
 while [ $i -lt 120 ] && ! grep -q "epoch 1 loss" "$work/out"; do

@@ -4,7 +4,9 @@
 # configuration is the one with the highest accuracy; a trial whose trainer
 # crashes is reported and the others finish; trials in turn with falling
 # learning rates are stopped at the first rung by ASHA (deterministic in
-# sequence); bad usage fails with a clear message. Prints "N passed, N failed".
+# sequence); by default no more trials run at once than the CPUs hold (two
+# CPUs a trial), the others queue and the output says so; bad usage fails
+# with a clear message. Prints "N passed, N failed".
 #   GSIM_TRAIN_DATA   data root (default /mnt/host/data)
 #   GSIM_TRAIN_MODELS model folder (default /usr/share/gaudisim/models)
 . "$(dirname "$0")/gsim-train-prelude.sh" trials 4
@@ -13,7 +15,7 @@ trials() { hl-trials --model "$models/seed.json" --data-dir "$data" "$@"; }
 rows() { awk '$1 == "trial" && $2 == "module" { t = 1; next } t && NF == 0 { t = 0 } t' "$work/out"; }
 
 # 1. Four learning rates on cards 0-3 at once.
-if trials --epochs 3 --lr 0.0003,0.003,0.03,0.3 --modules 0-3 --log-dir "$work/logs" \
+if trials --epochs 3 --lr 0.0003,0.003,0.03,0.3 --modules 0-3 --parallel 4 --log-dir "$work/logs" \
 	> "$work/out" 2>&1; then
 	pass "4 trials on 4 cards: $(grep '^4 trials in' "$work/out")"
 else
@@ -54,7 +56,8 @@ case " $* " in *" --lr 0.05 "*) echo "Epoch 1/2"; kill -SEGV $$ ;; esac
 exec hl-train "$@"
 CRASHY
 chmod +x "$work/crashy"
-if trials --trainer "$work/crashy" --epochs 2 --lr 0.1,0.05,0.2,0.01 --modules 0-3 --no-eval \
+if trials --trainer "$work/crashy" --epochs 2 --lr 0.1,0.05,0.2,0.01 --modules 0-3 --parallel 4 \
+	--no-eval \
 	> "$work/out" 2>&1 &&
 	rows | awk '$3 == "0.05" && $6 == "crashed" { c++ } $6 == "done" { d++ }
 		END { exit !(c == 1 && d >= 1) }' &&
@@ -77,7 +80,44 @@ else
 	show
 fi
 
-# 4. Bad usage.
+# 4. The default on this machine: as many at once as its CPUs hold (two a
+#    trial, at least one), the others queue, and the output says so. A
+#    stand-in trainer that ends at once (no epoch, so no best configuration
+#    and exit status 1): only the scheduling is looked at.
+cat > "$work/quick" <<'QUICK'
+#!/bin/sh
+echo "Epoch 1/1"
+QUICK
+chmod +x "$work/quick"
+cpus=$(nproc 2>/dev/null || grep -c "^processor" /proc/cpuinfo)
+fit=$((cpus / 2))
+[ "$fit" -ge 1 ] || fit=1
+[ "$fit" -le 4 ] || fit=4
+trials --trainer "$work/quick" --epochs 1 --lr 0.1,0.2,0.3,0.4 --modules 0-3 --no-asha \
+	--no-eval > "$work/out" 2>&1
+if grep -q "^hl-trials: 4 trials of .*, $fit at once on 4 cards" "$work/out" &&
+	{ [ "$fit" -eq 4 ] || grep -q "^hl-trials: 4 cards but $cpus CPUs: $fit trials* at once, the others queue" "$work/out"; } &&
+	awk -v fit="$fit" '/: started on/ { s++; if (s - e > fit) bad = 1 }
+		/: (done|stopped|failed|crashed)/ { e++ } END { exit bad || s != 4 }' "$work/out"; then
+	pass "$cpus CPUs: $fit at once by default, the others queue"
+else
+	fail "the default trials at once on $cpus CPUs (expected $fit)"
+	show
+fi
+# Asking for more at once than that runs them, with a note.
+[ "$fit" -ge 4 ] ||
+	trials --trainer "$work/quick" --epochs 1 --lr 0.1,0.2,0.3,0.4 --modules 0-3 --no-asha \
+		--no-eval --parallel 4 > "$work/out" 2>&1
+if [ "$fit" -lt 4 ] &&
+	grep -q "^hl-trials: 4 trials at once on $cpus CPUs: they share the CPUs" "$work/out" &&
+	grep -q "^hl-trials: 4 trials of .*, 4 at once on 4 cards" "$work/out"; then
+	pass "--parallel 4 on $cpus CPUs runs 4 at once and says they share the CPUs"
+elif [ "$fit" -lt 4 ]; then
+	fail "--parallel 4 on $cpus CPUs"
+	show
+fi
+
+# 5. Bad usage.
 expect_usage() { # desc pattern args...
 	desc=$1
 	pattern=$2

@@ -5,7 +5,7 @@
  * parameters), reading hl-train's output, the search-space grid and file,
  * and the runner on a stand-in trainer script (a scheduler STOP reaches
  * the trial as SIGINT, a crash and a failure are reported, the other
- * trials finish, cards are reused).
+ * trials finish, cards are reused), and the default trials at once.
  */
 #include <math.h>
 #include <stdio.h>
@@ -367,6 +367,22 @@ START_TEST(runner_parallel_on_disjoint_cards)
 }
 END_TEST
 
+/* The default trials at once: one per card, as many as the CPUs hold. */
+START_TEST(runner_default_parallel_fits_the_cpus)
+{
+	ck_assert_uint_eq(runner_default_parallel(8, 2), 1);	/* the 2-CPU VM of 8 cards */
+	ck_assert_uint_eq(runner_default_parallel(8, 3), 1);
+	ck_assert_uint_eq(runner_default_parallel(8, 4), 2);
+	ck_assert_uint_eq(runner_default_parallel(8, 6), 3);
+	ck_assert_uint_eq(runner_default_parallel(8, 16), 8);
+	ck_assert_uint_eq(runner_default_parallel(8, 64), 8);	/* never more than the cards */
+	ck_assert_uint_eq(runner_default_parallel(4, 8), 4);
+	ck_assert_uint_eq(runner_default_parallel(1, 1), 1);	/* always at least one */
+	ck_assert_uint_eq(runner_default_parallel(3, 0), 1);	/* CPUs unknown */
+	ck_assert_uint_eq(runner_default_parallel(3, -1), 1);
+}
+END_TEST
+
 /*
  * SIGINT to hl-trials: no more trials start, the running ones get the
  * signal and stop (the one that ignores it is killed after the grace
@@ -435,6 +451,7 @@ Suite *trials_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, runner_stops_reports_and_goes_on);
 	tcase_add_test(tc, runner_parallel_on_disjoint_cards);
+	tcase_add_test(tc, runner_default_parallel_fits_the_cpus);
 	tcase_add_test(tc, runner_interrupted_keeps_results);
 	suite_add_tcase(s, tc);
 	return s;
