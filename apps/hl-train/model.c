@@ -87,8 +87,28 @@ const char *model_layer_kind_name(enum model_layer_kind kind)
 		return "sigmoid";
 	case MODEL_SOFTMAX:
 		return "softmax";
+	case MODEL_DROPOUT:
+		return "dropout";
+	case MODEL_BATCHNORM:
+		return "batch_normalization";
 	}
 	return "?";
+}
+
+uint32_t model_dropout_seed(const struct model *m, uint32_t layer)
+{
+	const struct model_layer *l = &m->layers[layer];
+	uint64_t h = m->train.seed * 0x9e3779b97f4a7c15ull + layer + 1;
+
+	return l->seed_given ? l->seed : (uint32_t)(h ^ (h >> 32));
+}
+
+bool model_has_layer(const struct model *m, enum model_layer_kind kind)
+{
+	for (uint32_t i = 0; i < m->nlayers; i++)
+		if (m->layers[i].kind == kind)
+			return true;
+	return false;
 }
 
 uint32_t model_shape_size(const struct model_shape *s)
@@ -135,6 +155,8 @@ int model_infer_shapes(struct model *m, uint32_t classes, struct train_err *err)
 		case MODEL_TANH:
 		case MODEL_SIGMOID:
 		case MODEL_SOFTMAX:
+		case MODEL_DROPOUT:
+		case MODEL_BATCHNORM:
 			break;
 		case MODEL_LAMBDA:
 			if (cur.h != 1 || cur.w != 1)

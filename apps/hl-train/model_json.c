@@ -245,7 +245,8 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 {
 	static const char *const keys[] = {
 		"type", "name", "units", "activation", "filters", "kernel_size",
-		"strides", "padding", "pool_size", "function", "use_bias", "axis", NULL
+		"strides", "padding", "pool_size", "function", "use_bias", "axis", "rate", "seed",
+		"momentum", "epsilon", "center", "scale", NULL
 	};
 	static const struct {
 		const char *type;
@@ -255,6 +256,7 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 		{ "ReLU", MODEL_RELU }, { "Conv2D", MODEL_CONV2D },
 		{ "MaxPool2D", MODEL_MAXPOOL2D }, { "MaxPooling2D", MODEL_MAXPOOL2D },
 		{ "Lambda", MODEL_LAMBDA }, { "Softmax", MODEL_SOFTMAX },
+		{ "Dropout", MODEL_DROPOUT }, { "BatchNormalization", MODEL_BATCHNORM },
 	};
 	char where[64], label[112], msg[160];
 	const char *type, *name = NULL, *padding;
@@ -279,7 +281,7 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 	if (t == sizeof(types) / sizeof(types[0])) {
 		snprintf(msg, sizeof(msg),
 			 "unknown layer type \"%s\" (Flatten, Dense, ReLU, Activation, Conv2D, "
-			 "MaxPool2D, MaxPooling2D, Lambda, Softmax)",
+			 "MaxPool2D, MaxPooling2D, Lambda, Softmax, Dropout, BatchNormalization)",
 			 type);
 		return model_json_fail(cx, where, msg);
 	}
@@ -344,6 +346,36 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 			return model_json_fail(cx, where, "\"axis\" must be -1 (the last axis)");
 		break;
 	}
+	case MODEL_DROPOUT: {
+		json_t *rate = json_object_get(obj, "rate"), *seed = json_object_get(obj, "seed");
+
+		if (!rate)
+			return model_json_fail(cx, label, "missing \"rate\"");
+		if (model_json_number(cx, obj, "rate", label, 0.0, 0.0, 0.999, &l->rate))
+			return -1;
+		if (seed && (!json_is_integer(seed) || json_integer_value(seed) < 0 ||
+			     json_integer_value(seed) > UINT32_MAX))
+			return model_json_fail(cx, label,
+					       "\"seed\" must be an integer in 0..4294967295");
+		l->seed_given = seed != NULL;
+		l->seed = seed ? (uint32_t)json_integer_value(seed) : 0;
+		break;
+	}
+	case MODEL_BATCHNORM: {
+		json_t *axis = json_object_get(obj, "axis");
+
+		/* Keras's defaults */
+		l->center = l->scale = true;
+		if (axis && (!json_is_integer(axis) || json_integer_value(axis) != -1))
+			return model_json_fail(cx, label,
+					       "\"axis\" must be -1 (the channels, the last axis)");
+		if (model_json_number(cx, obj, "momentum", label, 0.99, 0.0, 1.0, &l->momentum) ||
+		    model_json_number(cx, obj, "epsilon", label, 0.001, 1e-12, 1.0, &l->epsilon) ||
+		    model_json_bool(cx, obj, "center", label, &l->center) ||
+		    model_json_bool(cx, obj, "scale", label, &l->scale))
+			return -1;
+		break;
+	}
 	case MODEL_FLATTEN:
 	case MODEL_RELU:
 	case MODEL_TANH:
@@ -363,6 +395,9 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 			[MODEL_TANH] = { NULL },
 			[MODEL_SIGMOID] = { NULL },
 			[MODEL_SOFTMAX] = { "axis", NULL },
+			[MODEL_DROPOUT] = { "rate", "seed", NULL },
+			[MODEL_BATCHNORM] = { "axis", "momentum", "epsilon", "center", "scale",
+					      NULL },
 		};
 		bool ok = false;
 
