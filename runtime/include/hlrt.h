@@ -328,6 +328,8 @@ hlrt_status hlrt_tensor_set_role(hlrt_tensor *tensor, hlrt_tensor_role role);
  *   conv2d_dedw_f32          {dy, x} -> {dw}                     hlrt_conv_params
  *   maxpool2d_fwd_f32        {x[N,H,W,C]} -> {y}
  *   maxpool2d_bwd_f32        {dy, x (, y)} -> {dx}               hlrt_pool_params
+ *                            (any stride: overlapping windows add up)
+ *   pad2d_f32                {x[N,H,W,C]} -> {y}, spatial padding  hlrt_pad2d_params
  */
 struct hlrt_gemm_params {
 	uint8_t transpose_a;		/* op(A) = A^T: A stored [K, M] */
@@ -456,6 +458,18 @@ struct hlrt_conv_params {
 	uint32_t kernel_h, kernel_w;
 	uint32_t stride_h, stride_w;	/* 0 means 1 */
 	uint32_t pad_h, pad_w;		/* zero padding on each side */
+};
+
+/*
+ * pad2d_f32: top/bottom rows and left/right columns of `value` around
+ * x[N,H,W,C] (negative amounts crop; the result must keep at least one
+ * row and column). Its gradient crops (the same op, signs turned).
+ * Convolutions and pools with Keras' "same" padding of an odd total put
+ * the extra row and column after: pad2d, then a "valid" one.
+ */
+struct hlrt_pad2d_params {
+	int32_t top, bottom, left, right;
+	float value;
 };
 
 struct hlrt_pool_params {
@@ -854,7 +868,7 @@ hlrt_status hlrt_barrier(hlrt_comm *comm, hlrt_stream *stream);
  *   gemm_dedw, gemm_dedx, greater, im2col, lamb_apply, lamb_moments,
  *   lamb_sumsq, less, maximum, maxpool2d_bwd, maxpool2d_fwd, memcpy, memset,
  *   minimum, mul, optimizer_adagrad, optimizer_adamw, optimizer_lamb,
- *   optimizer_sgd, reduce_mean, reduce_sum, relu_bwd, relu_fwd, reshape,
+ *   optimizer_sgd, pad2d, reduce_mean, reduce_sum, relu_bwd, relu_fwd, reshape,
  *   scale, select, sigmoid_bwd, sigmoid_fwd, softmax_cross_entropy_bwd,
  *   softmax_cross_entropy_fwd, softmax_fwd, spatial_convolution, square,
  *   square_bwd, sub, tanh_bwd, tanh_fwd, transpose, where, where_bwd.

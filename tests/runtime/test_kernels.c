@@ -1049,6 +1049,120 @@ START_TEST(tanh_and_sigmoid)
 }
 END_TEST
 
+/*
+ * Overlapping (3x3, stride 2) and gapped (2x2, stride 3) windows: each
+ * window's dy added to its first maximum (a host scatter-add in window
+ * order; sums of a few values, compared within 1e-6), with and without
+ * the forward's y.
+ */
+static void pool_any_stride(uint32_t k, uint32_t st, bool with_y)
+{
+	uint32_t s = 17 + k;
+	uint64_t n = 2, h = 11, w = 67, c = 3, oh = (h - k) / st + 1, ow = (w - k) / st + 1;
+	struct hlrt_pool_params p = { .kernel_h = k, .kernel_w = k, .stride_h = st, .stride_w = st };
+	struct rt_arg x[1], y[1], bin[3], dx[1];
+	uint64_t i, a, b, ch, kh, kw, total = n * h * w * c;
+	float *want;
+
+	x[0] = arg2(HLRT_FP32, n * h, w * c);
+	x[0].ndims = 4;
+	x[0].dims[0] = n, x[0].dims[1] = h, x[0].dims[2] = w, x[0].dims[3] = c;
+	fill_f32(&x[0], &s, -1, 1);
+	/* a maximum shared by two overlapping windows */
+	((float *)x[0].data)[(2 * w + 2) * c] = 7.0f;
+	rt_run_op("maxpool2d_fwd_f32", x, 1, y, 1, &p, sizeof(p), 0);
+	ck_assert_uint_eq(y[0].dims[1], oh);
+	ck_assert_uint_eq(y[0].dims[2], ow);
+	bin[0] = y[0];
+	bin[1] = x[0];
+	bin[2] = y[0];
+	bin[0].data = malloc(4 * rt_arg_elems(&y[0]));
+	fill_f32(&bin[0], &s, -1, 1);
+	rt_run_op("maxpool2d_bwd_f32", bin, with_y ? 3 : 2, dx, 1, &p, sizeof(p), 0);
+	want = calloc(total, sizeof(float));
+	for (i = 0; i < n; i++)
+		for (a = 0; a < oh; a++)
+			for (b = 0; b < ow; b++)
+				for (ch = 0; ch < c; ch++) {
+					const float *xv = x[0].data;
+					float m = -INFINITY, g = ((float *)bin[0].data)[((i * oh + a) * ow + b) * c + ch];
+					bool given = false;
+
+					for (kh = 0; kh < k; kh++)
+						for (kw = 0; kw < k; kw++)
+							m = fmaxf(m, xv[((i * h + a * st + kh) * w + b * st + kw) * c + ch]);
+					ck_assert_float_eq(((float *)y[0].data)[((i * oh + a) * ow + b) * c + ch], m);
+					for (kh = 0; kh < k && !given; kh++)
+						for (kw = 0; kw < k && !given; kw++) {
+							uint64_t at = ((i * h + a * st + kh) * w + b * st + kw) * c + ch;
+
+							if (xv[at] == m) {
+								want[at] += g;
+								given = true;
+							}
+						}
+				}
+	for (i = 0; i < total; i++)
+		ck_assert_msg(fabsf(((float *)dx[0].data)[i] - want[i]) <= 1e-6f,
+			      "dx[%llu] %g, want %g", (unsigned long long)i,
+			      ((float *)dx[0].data)[i], want[i]);
+	free(want);
+	free_args(x, 1);
+	free_args(y, 1);
+	free_args(bin, 1);
+	free_args(dx, 1);
+}
+
+START_TEST(maxpool_overlapping_and_gapped_windows)
+{
+	pool_any_stride(3, 2, false);
+	pool_any_stride(3, 2, true);
+	pool_any_stride(2, 3, false);
+}
+END_TEST
+
+/* pad2d_f32: zeros or -inf around, asymmetric; negative amounts crop. */
+START_TEST(pad2d_pads_and_crops)
+{
+	static const struct hlrt_pad2d_params cases[] = {
+		{ .top = 0, .bottom = 1, .left = 2, .right = 1 },
+		{ .top = 1, .bottom = 2, .left = 0, .right = 3, .value = -INFINITY },
+		{ .top = -1, .bottom = -2, .left = -3, .right = 0 },
+	};
+	uint64_t n = 2, h = 5, w = 6, c = 70, i, a, b, ch;
+	uint32_t s = 23, k;
+
+	for (k = 0; k < 3; k++) {
+		const struct hlrt_pad2d_params *p = &cases[k];
+		struct rt_arg x[1], y[1];
+		uint64_t oh = h + p->top + p->bottom, ow = w + p->left + p->right;
+
+		x[0] = arg2(HLRT_FP32, n * h, w * c);
+		x[0].ndims = 4;
+		x[0].dims[0] = n, x[0].dims[1] = h, x[0].dims[2] = w, x[0].dims[3] = c;
+		fill_f32(&x[0], &s, -1, 1);
+		rt_run_op("pad2d_f32", x, 1, y, 1, p, sizeof(*p), 0);
+		ck_assert_uint_eq(y[0].dims[1], oh);
+		ck_assert_uint_eq(y[0].dims[2], ow);
+		for (i = 0; i < n; i++)
+			for (a = 0; a < oh; a++)
+				for (b = 0; b < ow; b++)
+					for (ch = 0; ch < c; ch++) {
+						int64_t sy = (int64_t)a - p->top, sx = (int64_t)b - p->left;
+						float want = sy < 0 || sx < 0 || sy >= (int64_t)h ||
+							     sx >= (int64_t)w ? p->value :
+							     ((float *)x[0].data)[((i * h + (uint64_t)sy) * w +
+										  (uint64_t)sx) * c + ch];
+
+						expect_bits((float *)y[0].data + ((i * oh + a) * ow + b) * c + ch,
+							    &want, 1, 4, "pad2d");
+					}
+		free_args(x, 1);
+		free_args(y, 1);
+	}
+}
+END_TEST
+
 /* ---- dropout and batch normalization ---------------------------------------- */
 
 /* The keep rule of hlrt.h, written out here so that a change to either side shows. */
@@ -1365,6 +1479,8 @@ Suite *kernels_suite(void)
 	tcase_add_test(tc, square_and_where);
 	tcase_add_test(tc, tanh_and_sigmoid);
 	tcase_add_test(tc, dropout_train_and_eval);
+	tcase_add_test(tc, maxpool_overlapping_and_gapped_windows);
+	tcase_add_test(tc, pad2d_pads_and_crops);
 	tcase_add_test(tc, dropout_refuses_bad_rate);
 	tcase_add_test(tc, batchnorm_training);
 	tcase_add_test(tc, batchnorm_eval);

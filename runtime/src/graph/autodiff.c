@@ -296,6 +296,26 @@ hlrt_status hlrt_grad_batchnorm(struct ad_ctx *ac, const struct hlrt_node *n)
 	return st;
 }
 
+/* pad2d: the gradient crops dy (the padding with the signs turned). */
+hlrt_status hlrt_grad_pad2d(struct ad_ctx *ac, const struct hlrt_node *n)
+{
+	const struct hlrt_pad2d_params *p = (const void *)n->params;
+	struct hlrt_pad2d_params crop = { 0 };
+	hlrt_tensor *in[1] = { dout(n) }, *g;
+	hlrt_status st;
+
+	if (!requires(ac, n->in[0]))
+		return HLRT_SUCCESS;
+	if (n->params_size) {
+		crop.top = -p->top;
+		crop.bottom = -p->bottom;
+		crop.left = -p->left;
+		crop.right = -p->right;
+	}
+	st = hlrt_ad_node(ac, "pad2d_f32", in, 1, &crop, sizeof(crop), "dx", n, &g);
+	return st ? st : hlrt_ad_accumulate(ac, n->in[0], g);
+}
+
 /* where_bwd_f32 splits dy by cond; each part summed to its input's shape. */
 hlrt_status hlrt_grad_where(struct ad_ctx *ac, const struct hlrt_node *n)
 {

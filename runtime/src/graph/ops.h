@@ -105,6 +105,11 @@ hlrt_status hlrt_lower_batchnorm_fwd(struct lower_ctx *lc, const struct cnode *c
 hlrt_status hlrt_lower_batchnorm_bwd(struct lower_ctx *lc, const struct cnode *cn);
 hlrt_status hlrt_grad_batchnorm(struct ad_ctx *ac, const struct hlrt_node *n);
 
+/* Spatial padding (compile/lower/pad.c). */
+hlrt_status hlrt_infer_pad2d(struct hlrt_node *n, struct hlrt_tensor_desc *o);
+hlrt_status hlrt_lower_pad2d(struct lower_ctx *lc, const struct cnode *cn);
+hlrt_status hlrt_grad_pad2d(struct ad_ctx *ac, const struct hlrt_node *n);
+
 /* LAMB (compile/lower/lamb.c). */
 hlrt_status hlrt_infer_lamb_moments(struct hlrt_node *n, struct hlrt_tensor_desc *o);
 hlrt_status hlrt_infer_lamb_sumsq(struct hlrt_node *n, struct hlrt_tensor_desc *o);
