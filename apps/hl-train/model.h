@@ -43,7 +43,9 @@ struct model_layer {
 	uint32_t filters;		/* Conv2D */
 	uint32_t kernel[2];		/* Conv2D kernel, MaxPool2D pool size */
 	uint32_t stride[2];		/* Conv2D, MaxPool2D */
-	uint32_t pad[2];		/* Conv2D: 0 for "valid", (k-1)/2 for "same" */
+	bool same;			/* Conv2D, MaxPool2D: "padding": "same" */
+	uint32_t pad[2];		/* rows, columns before (0 for "valid") */
+	uint32_t pad_end[2];		/* and after: "same" with an odd total puts one more here */
 	bool no_bias;			/* Dense, Conv2D: "use_bias": false */
 	float rate;			/* Dropout */
 	uint32_t seed;			/* Dropout: its "seed", else from the model's */

@@ -4,6 +4,7 @@
  * for training libhlrt's autodiff and optimizer, compiled to recipes the
  * device backend binds and launches.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +148,19 @@ static hlrt_tensor *mg_batchnorm(struct mg_graph *gb, const struct model_layer *
 		return NULL;
 	}
 	return hlrt_node_output(node, 0);
+}
+
+/* Layer L's "same" padding of x as a pad2d_f32 node of VALUE. */
+static hlrt_tensor *mg_pad(struct mg_graph *gb, const struct model_layer *l, hlrt_tensor *x,
+			   float value)
+{
+	struct hlrt_pad2d_params pp = { .top = (int32_t)l->pad[0], .bottom = (int32_t)l->pad_end[0],
+					 .left = (int32_t)l->pad[1], .right = (int32_t)l->pad_end[1],
+					 .value = value };
+	char name[MODEL_NAME_LEN + 32];
+
+	snprintf(name, sizeof(name), "model/%s/Pad", l->name);
+	return mg_node(gb, "pad2d_f32", name, &x, 1, NULL, &pp, sizeof(pp));
 }
 
 /* Dropout in training (dropout_f32, the mask drawn from STEP); evaluation: none. */
@@ -312,13 +326,17 @@ static hlrt_tensor *mg_forward(struct mg_graph *gb, const struct model *m,
 			x = mg_node(gb, "relu_fwd_f32", name, &x, 1, NULL, NULL, 0);
 			break;
 		case MODEL_CONV2D: {
+			bool even = l->pad[0] == l->pad_end[0] && l->pad[1] == l->pad_end[1];
 			struct hlrt_conv_params cp = {
 				.kernel_h = l->kernel[0], .kernel_w = l->kernel[1],
 				.stride_h = l->stride[0], .stride_w = l->stride[1],
-				.pad_h = l->pad[0], .pad_w = l->pad[1],
+				.pad_h = even ? l->pad[0] : 0, .pad_w = even ? l->pad[1] : 0,
 			};
 			hlrt_tensor *in[3] = { x, w, b };
 
+			/* "same" with an odd total: the padding first, then a "valid" convolution */
+			if (!even)
+				in[0] = x = mg_pad(gb, l, x, 0.0f);
 			snprintf(name, sizeof(name), "model/%s/Conv2D", l->name);
 			x = mg_node(gb, "conv2d_fwd_f32", name, in, b ? 3 : 2, NULL, &cp,
 				    sizeof(cp));
@@ -330,6 +348,9 @@ static hlrt_tensor *mg_forward(struct mg_graph *gb, const struct model *m,
 				.stride_h = l->stride[0], .stride_w = l->stride[1],
 			};
 
+			/* "same": the padding takes no part in any maximum */
+			if (l->pad[0] || l->pad[1] || l->pad_end[0] || l->pad_end[1])
+				x = mg_pad(gb, l, x, -INFINITY);
 			snprintf(name, sizeof(name), "model/%s/MaxPool", l->name);
 			x = mg_node(gb, "maxpool2d_fwd_f32", name, &x, 1, NULL, &pp, sizeof(pp));
 			break;

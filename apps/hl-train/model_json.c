@@ -240,6 +240,19 @@ static int model_json_activation_layer(struct model_json_ctx *cx, struct model *
 	return model_json_add_layer(cx, m, kind, n, where, &l);
 }
 
+/* "padding": "valid" (the default) or "same" (the amounts follow from the input's size). */
+static int model_json_padding(struct model_json_ctx *cx, json_t *obj, const char *label,
+			      struct model_layer *l)
+{
+	json_t *v = json_object_get(obj, "padding");
+	const char *padding = json_string_value(v);
+
+	if (v && (!padding || (strcmp(padding, "valid") && strcmp(padding, "same"))))
+		return model_json_fail(cx, label, "\"padding\" must be \"valid\" or \"same\"");
+	l->same = padding && strcmp(padding, "same") == 0;
+	return 0;
+}
+
 static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 			    json_t *obj, size_t index)
 {
@@ -259,7 +272,7 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 		{ "Dropout", MODEL_DROPOUT }, { "BatchNormalization", MODEL_BATCHNORM },
 	};
 	char where[64], label[112], msg[160];
-	const char *type, *name = NULL, *padding;
+	const char *type, *name = NULL;
 	struct model_layer *l = NULL;
 	size_t t;
 
@@ -304,23 +317,13 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 		    model_json_pair(cx, obj, "kernel_size", where, 0, l->kernel) ||
 		    model_json_pair(cx, obj, "strides", where, 1, l->stride))
 			return -1;
-		padding = json_string_value(json_object_get(obj, "padding"));
-		if (json_object_get(obj, "padding") &&
-		    (!padding || (strcmp(padding, "valid") && strcmp(padding, "same"))))
-			return model_json_fail(cx, where,
-					       "\"padding\" must be \"valid\" or \"same\"");
-		if (padding && strcmp(padding, "same") == 0) {
-			if (l->kernel[0] % 2 == 0 || l->kernel[1] % 2 == 0 ||
-			    l->stride[0] != 1 || l->stride[1] != 1)
-				return model_json_fail(cx, where,
-					"\"same\" padding needs an odd kernel and stride 1");
-			l->pad[0] = (l->kernel[0] - 1) / 2;
-			l->pad[1] = (l->kernel[1] - 1) / 2;
-		}
+		if (model_json_padding(cx, obj, label, l))
+			return -1;
 		break;
 	case MODEL_MAXPOOL2D:
 		if (model_json_pair(cx, obj, "pool_size", where, 2, l->kernel) ||
-		    model_json_pair(cx, obj, "strides", where, l->kernel[0], l->stride))
+		    model_json_pair(cx, obj, "strides", where, l->kernel[0], l->stride) ||
+		    model_json_padding(cx, obj, label, l))
 			return -1;
 		if (!json_object_get(obj, "strides")) {	/* Keras: strides = pool_size */
 			l->stride[0] = l->kernel[0];
@@ -390,7 +393,7 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 			[MODEL_RELU] = { NULL },
 			[MODEL_CONV2D] = { "filters", "kernel_size", "strides",
 					   "padding", "activation", "use_bias", NULL },
-			[MODEL_MAXPOOL2D] = { "pool_size", "strides", NULL },
+			[MODEL_MAXPOOL2D] = { "pool_size", "strides", "padding", NULL },
 			[MODEL_LAMBDA] = { "function", NULL },
 			[MODEL_TANH] = { NULL },
 			[MODEL_SIGMOID] = { NULL },

@@ -118,10 +118,16 @@ static void ref_maxpool_fwd(float *y, uint32_t *arg, const float *x, uint32_t ba
 
 					for (uint32_t ky = 0; ky < l->kernel[0]; ky++)
 						for (uint32_t kx = 0; kx < l->kernel[1]; kx++) {
-							size_t iy = oy * l->stride[0] + ky;
-							size_t ix = ox * l->stride[1] + kx;
-							size_t i = ((n * is->h + iy) * is->w + ix) * is->c + c;
+							/* "same": the padding takes no part */
+							long iy = (long)(oy * l->stride[0] + ky) - l->pad[0];
+							long ix = (long)(ox * l->stride[1] + kx) - l->pad[1];
+							size_t i;
 
+							if (iy < 0 || ix < 0 || iy >= (long)is->h ||
+							    ix >= (long)is->w)
+								continue;
+							i = ((n * is->h + (size_t)iy) * is->w + (size_t)ix) *
+							    is->c + c;
 							if (x[i] > v) {
 								v = x[i];
 								best = i;

@@ -1,6 +1,8 @@
 #!/bin/sh
-# hl-train's layers with a training and an inference mode, and the
-# convolution and pooling geometries beyond the plain ones, on the device
+# hl-train's layers with a training and an inference mode (Dropout,
+# BatchNormalization) and the convolution and pooling geometries beyond
+# the plain ones ("same" padding for any kernel and stride, overlapping
+# pool windows), on the device
 # against the CPU reference trainer (hl-train-ref): per-step losses within
 # 1e-4 relative, the test loss and accuracy after training (inference
 # mode: Dropout off, BatchNormalization on its moving statistics) within
@@ -96,6 +98,25 @@ against bn-dropout 20
 check "bn-dropout: a second device run repeats the losses bit for bit" \
 	sh -c "hl-train --data-dir '$data' --model '$work/bn-dropout.json' --max-steps 20 --no-eval \
 		--dump-losses '$work/bn-dropout-again.txt' && cmp '$work/bn-dropout-dev.txt' '$work/bn-dropout-again.txt'"
+
+# "same" padding with odd totals (the extra row and column after: pad2d,
+# then a "valid" convolution or pool), stride 2, an even kernel, and max
+# pooling windows that overlap (3x3 stride 2 "same", 3x3 stride 1), Adam.
+cat > "$work/same-overlap.json" <<'JSON'
+{ "name": "same-overlap", "input_shape": [28, 28, 1],
+  "layers": [ { "type": "Conv2D", "filters": 4, "kernel_size": 3, "strides": 2,
+                "padding": "same", "activation": "relu" },
+              { "type": "MaxPooling2D", "pool_size": 3, "strides": 2, "padding": "same" },
+              { "type": "Conv2D", "filters": 8, "kernel_size": 2, "padding": "same",
+                "activation": "relu" },
+              { "type": "MaxPooling2D", "pool_size": 3, "strides": 1 },
+              { "type": "Flatten" },
+              { "type": "Dense", "units": 10 } ],
+  "training": { "loss": "sparse_categorical_crossentropy", "from_logits": true,
+                "optimizer": { "type": "adam", "learning_rate": 0.002 },
+                "batch_size": 64, "seed": 4 } }
+JSON
+against same-overlap 20
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -158,15 +158,16 @@ START_TEST(use_bias_false)
 	expect_error(LAYERS_MODEL("{\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10,"
 				  " \"rate\": 0.5}"),
 		     "m.json: layers[1] (Dense): \"rate\" does not apply to Dense");
-	/* the device's pooling gradient: windows neither overlap nor leave gaps */
-	ck_assert_int_eq(model_parse(LAYERS_MODEL("{\"type\": \"MaxPooling2D\", \"pool_size\": [2, 4]},"
-						  " {\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10}"),
+	/* the device pools with one stride for both axes; windows may overlap or leave gaps */
+	expect_error(LAYERS_MODEL("{\"type\": \"MaxPooling2D\", \"pool_size\": [2, 4]},"
+				  " {\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10}"),
+		     "layer max_pooling2d (MaxPooling2D): strides 2x4 must be equal");
+	ck_assert_int_eq(model_parse(LAYERS_MODEL("{\"type\": \"MaxPooling2D\", \"pool_size\": 3,"
+						  " \"strides\": 2}, {\"type\": \"Flatten\"},"
+						  " {\"type\": \"Dense\", \"units\": 10}"),
 				     "m.json", &m, &err), 0);
 	ck_assert_int_eq(model_infer_shapes(&m, DATASET_CLASSES, &err), 0);
-	ck_assert_uint_eq(m.layers[0].stride[1], 4);
-	expect_error(LAYERS_MODEL("{\"type\": \"MaxPooling2D\", \"pool_size\": 3, \"strides\": 2},"
-				  " {\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10}"),
-		     "layer max_pooling2d (MaxPooling2D): strides 2x2 must equal pool_size 3x3");
+	ck_assert_uint_eq(m.layers[0].out.h, 3);
 	expect_error(LAYERS_MODEL("{\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10,"
 				  " \"use_bias\": 0}"),
 		     "m.json: layers[1].use_bias: must be true or false");
@@ -370,6 +371,42 @@ START_TEST(dropout_and_batchnorm_layers)
 }
 END_TEST
 
+/* "same" padding for any kernel and stride, as TensorFlow: out = ceil(in / stride),
+ * total max((out - 1) * stride + k - in, 0), the smaller half before. */
+START_TEST(same_padding_any_kernel_and_stride)
+{
+	ck_assert_int_eq(model_parse("{\"input_shape\": [28, 27, 1], \"layers\": ["
+		" {\"type\": \"Conv2D\", \"filters\": 2, \"kernel_size\": 4, \"strides\": 2,"
+		"  \"padding\": \"same\"},"
+		" {\"type\": \"Conv2D\", \"filters\": 2, \"kernel_size\": [3, 2], \"padding\": \"same\"},"
+		" {\"type\": \"MaxPooling2D\", \"pool_size\": 3, \"strides\": 2, \"padding\": \"same\"},"
+		" {\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10}], " TRAINING "}",
+		"m.json", &m, &err), 0);
+	ck_assert_msg(model_infer_shapes(&m, DATASET_CLASSES, &err) == 0, "%s", err.msg);
+	/* 28x27 -4/2-> 14x14: totals 2 and 3 (1 before, 2 after) */
+	ck_assert_uint_eq(m.layers[0].out.h, 14);
+	ck_assert_uint_eq(m.layers[0].out.w, 14);
+	ck_assert_uint_eq(m.layers[0].pad[0], 1);
+	ck_assert_uint_eq(m.layers[0].pad_end[0], 1);
+	ck_assert_uint_eq(m.layers[0].pad[1], 1);
+	ck_assert_uint_eq(m.layers[0].pad_end[1], 2);
+	/* stride 1, an even kernel: 0 before, 1 after */
+	ck_assert_uint_eq(m.layers[1].out.w, 14);
+	ck_assert_uint_eq(m.layers[1].pad[1], 0);
+	ck_assert_uint_eq(m.layers[1].pad_end[1], 1);
+	/* 14 -3/2-> 7: total 1, after */
+	ck_assert_uint_eq(m.layers[2].out.h, 7);
+	ck_assert_uint_eq(m.layers[2].pad[0], 0);
+	ck_assert_uint_eq(m.layers[2].pad_end[0], 1);
+	expect_error(LAYERS_MODEL("{\"type\": \"MaxPooling2D\", \"padding\": \"full\"},"
+				  " {\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10}"),
+		     "layers[0] (MaxPooling2D): \"padding\" must be \"valid\" or \"same\"");
+	expect_error(LAYERS_MODEL("{\"type\": \"Conv2D\", \"filters\": 2, \"kernel_size\": 9},"
+				  " {\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10}"),
+		     "layer conv2d (Conv2D): 9x9 window does not fit the 8x8 input");
+}
+END_TEST
+
 START_TEST(lamb_optimizer)
 {
 	ck_assert_int_eq(model_load(MODELS_DIR "/seed-lamb.json", &m, &err), 0);
@@ -430,6 +467,7 @@ Suite *model_json_suite(void)
 	tcase_add_test(tc, glorot_init_bounds_and_determinism);
 	tcase_add_test(tc, lamb_optimizer);
 	tcase_add_test(tc, dropout_and_batchnorm_layers);
+	tcase_add_test(tc, same_padding_any_kernel_and_stride);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -392,6 +392,21 @@ START_TEST(dropout_trains_and_evaluates_as_identity)
 }
 END_TEST
 
+/* "same" padding with an odd total (an even kernel, stride 2) and overlapping pool windows. */
+START_TEST(same_padding_and_overlapping_pool_gradients)
+{
+	gradient_check("{\"input_shape\": [7, 6, 1], \"layers\": ["
+		       " {\"type\": \"Conv2D\", \"filters\": 3, \"kernel_size\": 4, \"strides\": 2,"
+		       "  \"padding\": \"same\"},"
+		       " {\"type\": \"MaxPooling2D\", \"pool_size\": 3, \"strides\": 1,"
+		       "  \"padding\": \"same\"},"
+		       " {\"type\": \"Conv2D\", \"filters\": 2, \"kernel_size\": 2, \"padding\": \"same\"},"
+		       " {\"type\": \"MaxPooling2D\", \"pool_size\": 2, \"strides\": 1},"
+		       " {\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10}], " TRAINING "}",
+		       7, 6);
+}
+END_TEST
+
 START_TEST(momentum_and_weight_decay_follow_pytorch)
 {
 	/*
@@ -452,6 +467,7 @@ Suite *ref_trainer_suite(void)
 	tcase_add_test(tc, momentum_and_weight_decay_follow_pytorch);
 	tcase_add_test(tc, batchnorm_training_gradients_and_moving_statistics);
 	tcase_add_test(tc, dropout_trains_and_evaluates_as_identity);
+	tcase_add_test(tc, same_padding_and_overlapping_pool_gradients);
 	suite_add_tcase(s, tc);
 	return s;
 }
