@@ -874,7 +874,9 @@ hlrt_status hlrt_barrier(hlrt_comm *comm, hlrt_stream *stream);
  *   square_bwd, sub, tanh_bwd, tanh_fwd, transpose, where, where_bwd.
  *   Convolutions take any stride (the MME's convolution modes); the
  *   optimizers sgd (momentum, nesterov, weight decay), adamw, adagrad and
- *   lamb are fused per parameter.
+ *   lamb are fused per parameter. dropout and batchnorm_fwd have a training
+ *   and an inference mode; max pooling takes any stride (where windows
+ *   overlap their gradients add up); pad2d gives "same" padding of any total.
  *   not yet (HLRT_UNSUPPORTED): im2col/col2im with a stride above 1;
  *   collectives other than sums of FP32, BF16 or INT32.
  */
