@@ -6,8 +6,9 @@
 # against the CPU reference trainer (hl-train-ref): per-step losses within
 # 1e-4 relative, the test loss and accuracy after training (inference
 # mode: Dropout off, BatchNormalization on its moving statistics) within
-# 1e-3 relative; a second device run gives the same losses bit for bit
-# (Dropout's masks are a counter-based hash, not a random stream).
+# 1e-3 relative; a second device run and an eager one give the same
+# losses bit for bit (Dropout's masks are a counter-based hash, not a
+# random stream); BF16 stays within 2% of FP32.
 # Prints "N passed, N failed".
 #   GSIM_TRAIN_DATA   data root (default /mnt/host/data)
 share_data=${GSIM_TRAIN_DATA:-/mnt/host/data}
@@ -98,6 +99,15 @@ against bn-dropout 20
 check "bn-dropout: a second device run repeats the losses bit for bit" \
 	sh -c "hl-train --data-dir '$data' --model '$work/bn-dropout.json' --max-steps 20 --no-eval \
 		--dump-losses '$work/bn-dropout-again.txt' && cmp '$work/bn-dropout-dev.txt' '$work/bn-dropout-again.txt'"
+check "bn-dropout: eager (one submission per node) repeats the lazy losses bit for bit" \
+	sh -c "hl-train --data-dir '$data' --model '$work/bn-dropout.json' --max-steps 20 --no-eval \
+		--eager --dump-losses '$work/bn-dropout-eager.txt' && cmp '$work/bn-dropout-dev.txt' '$work/bn-dropout-eager.txt'"
+check "bn-dropout: BF16 (GEMM and convolution inputs) trains within 2% of FP32 over 20 steps" \
+	sh -c "hl-train --data-dir '$data' --model '$work/bn-dropout.json' --max-steps 20 --no-eval \
+		--bf16 --dump-losses '$work/bn-dropout-bf16.txt' &&
+	       awk 'NR == FNR { if (\$1 !~ /^#/) a[\$2] = \$3; next }
+		    \$1 !~ /^#/ { d = \$3 - a[\$2]; if (d < 0) d = -d; if (d > 0.02 * a[\$2]) bad++; n++ }
+		    END { exit !(n == 20 && !bad) }' '$work/bn-dropout-dev.txt' '$work/bn-dropout-bf16.txt'"
 
 # "same" padding with odd totals (the extra row and column after: pad2d,
 # then a "valid" convolution or pool), stride 2, an even kernel, and max
