@@ -66,12 +66,14 @@ struct dev_ctx {
 	 */
 	struct dev_slot {
 		int32_t offset;
+		int32_t step;		/* training steps before this one (Dropout) */
 		float lr;
 		float loss;
 		int32_t correct;
 		uint32_t count;
 	} *slot;
 	uint32_t queued;	/* steps launched, not yet collected */
+	uint32_t steps;		/* training steps launched since open */
 	bool lr_valid;		/* lr_dev is on the device */
 	float lr_dev;
 	int32_t *order;		/* pinned staging of an epoch's order */
@@ -223,12 +225,12 @@ static int dev_prepare_dp(struct dev_ctx *d, struct params *p, uint32_t batch,
 	uint64_t total = align, off = 0;
 	uint32_t lo, n;
 
-	for (uint32_t i = 0; i < p->count; i++)
+	for (uint32_t i = 0; i < p->trainable; i++)
 		total += (p->t[i].count * sizeof(float) + align - 1) / align * align;
 	d->sum = dev_buf_get(d, "dp/sum", total, err);
 	if (!d->sum)
 		return -1;
-	for (uint32_t i = 0; i < p->count; i++) {
+	for (uint32_t i = 0; i < p->trainable; i++) {
 		char name[HLRT_NAME_MAX];
 		uint64_t bytes = p->t[i].count * sizeof(float);
 
@@ -334,6 +336,14 @@ static int dev_open(void **ctx, const struct backend_setup *setup, struct train_
 	d->eager = setup->eager;
 	d->rank = setup->rank;
 	d->nranks = setup->nranks > 1 ? setup->nranks : 1;
+	/* each rank would draw its own masks and keep its own moving statistics */
+	if (d->nranks > 1 && (model_has_layer(d->m, MODEL_DROPOUT) ||
+			      model_has_layer(d->m, MODEL_BATCHNORM))) {
+		train_err_set(err, "data-parallel training (--devices %u) does not support Dropout "
+			      "or BatchNormalization layers yet; train on one device", d->nranks);
+		free(d);
+		return -1;
+	}
 	if (params_layout(d->m, &shapes, err)) {
 		free(d);
 		return -1;
@@ -555,8 +565,8 @@ static int dev_launch(struct dev_ctx *d, struct dev_step *s, uint32_t offset, fl
 		      struct train_err *err)
 {
 	struct dev_slot *sl = &d->slot[d->queued];
-	struct dev_buf *lrb = dev_buf_find(d, "lr");
-	struct hlrt_host_copy pre[2] = {
+	struct dev_buf *lrb = dev_buf_find(d, "lr"), *stepb = dev_buf_find(d, MODEL_GRAPH_STEP);
+	struct hlrt_host_copy pre[3] = {
 		{ &sl->offset, dev_buf_find(d, "offset")->addr, sizeof(int32_t) },
 	};
 	struct hlrt_host_copy post[2] = {
@@ -575,9 +585,14 @@ static int dev_launch(struct dev_ctx *d, struct dev_step *s, uint32_t offset, fl
 		d->lr_valid = true;
 		pre[n_pre++] = (struct hlrt_host_copy){ &sl->lr, lrb->addr, sizeof(float) };
 	}
+	if (lr > 0 && stepb) {
+		sl->step = (int32_t)d->steps;
+		pre[n_pre++] = (struct hlrt_host_copy){ &sl->step, stepb->addr, sizeof(int32_t) };
+	}
 	if (dev_fail(hlrt_launch_ex(d->stream, s->recipe, s->bind, s->n_bind, d->workspace,
 				    pre, n_pre, post, 2), "launch", err))
 		return -1;
+	d->steps += lr > 0;
 	d->queued++;
 	return 0;
 }

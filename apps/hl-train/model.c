@@ -87,8 +87,28 @@ const char *model_layer_kind_name(enum model_layer_kind kind)
 		return "sigmoid";
 	case MODEL_SOFTMAX:
 		return "softmax";
+	case MODEL_DROPOUT:
+		return "dropout";
+	case MODEL_BATCHNORM:
+		return "batch_normalization";
 	}
 	return "?";
+}
+
+uint32_t model_dropout_seed(const struct model *m, uint32_t layer)
+{
+	const struct model_layer *l = &m->layers[layer];
+	uint64_t h = m->train.seed * 0x9e3779b97f4a7c15ull + layer + 1;
+
+	return l->seed_given ? l->seed : (uint32_t)(h ^ (h >> 32));
+}
+
+bool model_has_layer(const struct model *m, enum model_layer_kind kind)
+{
+	for (uint32_t i = 0; i < m->nlayers; i++)
+		if (m->layers[i].kind == kind)
+			return true;
+	return false;
 }
 
 uint32_t model_shape_size(const struct model_shape *s)
@@ -96,13 +116,27 @@ uint32_t model_shape_size(const struct model_shape *s)
 	return s->c * s->h * s->w;
 }
 
-/* Output extent of a window of size K, stride S, padding P over N. */
-static int model_window(uint32_t n, uint32_t k, uint32_t s, uint32_t p,
-			uint32_t *out)
+/*
+ * Output extent of a window of size K, stride S over N: "valid" takes
+ * whole windows; "same" (TensorFlow's rule) gives ceil(N / S) with
+ * max((out - 1) * S + K - N, 0) padding, the smaller half before.
+ */
+static int model_window(uint32_t n, uint32_t k, uint32_t s, bool same, uint32_t *out,
+			uint32_t *before, uint32_t *after)
 {
-	if (n + 2 * p < k)
-		return -1;
-	*out = (n + 2 * p - k) / s + 1;
+	uint32_t total;
+
+	*before = *after = 0;
+	if (!same) {
+		if (n < k)
+			return -1;
+		*out = (n - k) / s + 1;
+		return 0;
+	}
+	*out = (n + s - 1) / s;
+	total = (*out - 1) * s + k > n ? (*out - 1) * s + k - n : 0;
+	*before = total / 2;
+	*after = total - *before;
 	return 0;
 }
 
@@ -135,6 +169,8 @@ int model_infer_shapes(struct model *m, uint32_t classes, struct train_err *err)
 		case MODEL_TANH:
 		case MODEL_SIGMOID:
 		case MODEL_SOFTMAX:
+		case MODEL_DROPOUT:
+		case MODEL_BATCHNORM:
 			break;
 		case MODEL_LAMBDA:
 			if (cur.h != 1 || cur.w != 1)
@@ -146,19 +182,19 @@ int model_infer_shapes(struct model *m, uint32_t classes, struct train_err *err)
 		case MODEL_MAXPOOL2D: {
 			uint32_t oh, ow;
 
-			/* maxpool2d_bwd_f32 routes each window's gradient: no overlaps, no gaps */
-			if (l->kind == MODEL_MAXPOOL2D &&
-			    (l->stride[0] != l->kernel[0] || l->stride[1] != l->kernel[1]))
+			/* the device's pooling walks one stride for both axes */
+			if (l->kind == MODEL_MAXPOOL2D && l->stride[0] != l->stride[1])
 				return train_err_set(err,
-					"layer %s (MaxPooling2D): strides %ux%u must equal pool_size "
-					"%ux%u (windows that overlap or leave gaps are not supported)",
-					l->name, l->stride[0], l->stride[1], l->kernel[0],
-					l->kernel[1]);
-			if (model_window(cur.h, l->kernel[0], l->stride[0], l->pad[0], &oh) ||
-			    model_window(cur.w, l->kernel[1], l->stride[1], l->pad[1], &ow))
+					"layer %s (MaxPooling2D): strides %ux%u must be equal",
+					l->name, l->stride[0], l->stride[1]);
+			if (model_window(cur.h, l->kernel[0], l->stride[0], l->same, &oh, &l->pad[0],
+					 &l->pad_end[0]) ||
+			    model_window(cur.w, l->kernel[1], l->stride[1], l->same, &ow, &l->pad[1],
+					 &l->pad_end[1]))
 				return train_err_set(err,
-					"layer %s: %ux%u window does not fit the %ux%u input",
-					l->name, l->kernel[0], l->kernel[1], cur.h, cur.w);
+					"layer %s (%s): %ux%u window does not fit the %ux%u input",
+					l->name, l->kind == MODEL_CONV2D ? "Conv2D" : "MaxPooling2D",
+					l->kernel[0], l->kernel[1], cur.h, cur.w);
 			cur = (struct model_shape){
 				.h = oh, .w = ow,
 				.c = l->kind == MODEL_CONV2D ? l->filters : cur.c,

@@ -27,6 +27,8 @@ enum model_layer_kind {
 	MODEL_TANH,			/* Activation("tanh") */
 	MODEL_SIGMOID,			/* Activation("sigmoid") */
 	MODEL_SOFTMAX,			/* Softmax, Activation("softmax"): the last axis */
+	MODEL_DROPOUT,			/* training: a kept share 1 - rate, scaled; eval: identity */
+	MODEL_BATCHNORM,		/* BatchNormalization over the channels (the last axis) */
 };
 
 /* A per-sample activation shape h x w x c (a vector: h = w = 1, c = n). */
@@ -41,8 +43,15 @@ struct model_layer {
 	uint32_t filters;		/* Conv2D */
 	uint32_t kernel[2];		/* Conv2D kernel, MaxPool2D pool size */
 	uint32_t stride[2];		/* Conv2D, MaxPool2D */
-	uint32_t pad[2];		/* Conv2D: 0 for "valid", (k-1)/2 for "same" */
+	bool same;			/* Conv2D, MaxPool2D: "padding": "same" */
+	uint32_t pad[2];		/* rows, columns before (0 for "valid") */
+	uint32_t pad_end[2];		/* and after: "same" with an odd total puts one more here */
 	bool no_bias;			/* Dense, Conv2D: "use_bias": false */
+	float rate;			/* Dropout */
+	uint32_t seed;			/* Dropout: its "seed", else from the model's */
+	bool seed_given;
+	float momentum, epsilon;	/* BatchNormalization (Keras: 0.99, 0.001) */
+	bool center, scale;		/* BatchNormalization: beta, gamma trained */
 	struct model_shape in, out;
 	struct lambda_expr expr;	/* Lambda */
 };
@@ -98,6 +107,10 @@ const char *model_layer_kind_name(enum model_layer_kind kind);
 /* The layer kind of a Keras activation name ("relu", "tanh", "sigmoid", "softmax");
  * *none for "linear"; false for an unknown name. */
 bool model_activation_kind(const char *name, enum model_layer_kind *kind, bool *none);
+/* The seed of Dropout layer LAYER's masks: its own, else one from the model's seed. */
+uint32_t model_dropout_seed(const struct model *m, uint32_t layer);
+/* The model has a layer of KIND. */
+bool model_has_layer(const struct model *m, enum model_layer_kind kind);
 /* The optimizer as model files name it: "sgd", "lamb", "adam", "adamw", "adagrad". */
 const char *model_optimizer_name(enum model_optimizer opt);
 /* State tensors per parameter (libhlrt's names: "momentum", "m", "v", "accum"). */

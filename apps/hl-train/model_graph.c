@@ -4,6 +4,7 @@
  * for training libhlrt's autodiff and optimizer, compiled to recipes the
  * device backend binds and launches.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,13 +72,108 @@ static hlrt_tensor *mg_node(struct mg_graph *gb, const char *guid, const char *n
 	return hlrt_node_output(node, 0);
 }
 
-static hlrt_tensor *mg_param(struct mg_graph *gb, const struct params_tensor *p)
+static hlrt_tensor *mg_tensor_of(struct mg_graph *gb, const struct params_tensor *p,
+				  hlrt_tensor_role role)
 {
 	uint64_t dims[PARAMS_MAX_DIMS];
 
 	for (uint32_t i = 0; i < p->ndims; i++)
 		dims[i] = p->dims[i];
-	return mg_tensor(gb, p->name, HLRT_FP32, HLRT_TENSOR_PARAMETER, p->ndims, dims);
+	return mg_tensor(gb, p->name, HLRT_FP32, role, p->ndims, dims);
+}
+
+static hlrt_tensor *mg_param(struct mg_graph *gb, const struct params_tensor *p)
+{
+	return mg_tensor_of(gb, p, HLRT_TENSOR_PARAMETER);
+}
+
+/* A constant [C] of VALUE (BatchNormalization without gamma or beta). */
+static hlrt_tensor *mg_fill(struct mg_graph *gb, const char *name, uint32_t c, float value)
+{
+	struct hlrt_tensor_desc d = { .name = name, .dtype = HLRT_FP32, .ndims = 1,
+				      .dims = { c }, .role = HLRT_TENSOR_CONSTANT };
+	float *v = malloc(sizeof(float) * c);
+	hlrt_tensor *t = NULL;
+
+	if (gb->st)
+		goto out;
+	if (!v) {
+		gb->st = HLRT_OUT_OF_HOST_MEMORY;
+		snprintf(gb->what, sizeof(gb->what), "%s", name);
+		goto out;
+	}
+	for (uint32_t i = 0; i < c; i++)
+		v[i] = value;
+	d.data = v;
+	gb->st = hlrt_tensor_create(gb->g, &d, &t);
+	if (gb->st)
+		snprintf(gb->what, sizeof(gb->what), "%s", name);
+out:
+	free(v);
+	return t;
+}
+
+/*
+ * BatchNormalization (batchnorm_fwd_f32) on x[..., C]: training uses the
+ * batch's statistics and updates the moving ones (INPUT tensors, not
+ * trained, updated in place); evaluation uses the moving ones.
+ */
+static hlrt_tensor *mg_batchnorm(struct mg_graph *gb, const struct model_layer *l, uint32_t i,
+				 struct params *p, bool train, hlrt_tensor *x)
+{
+	struct hlrt_batchnorm_params bp = { .momentum = l->momentum, .epsilon = l->epsilon,
+					    .training = train };
+	struct params_tensor *pg = params_find_named(p, i, "gamma");
+	struct params_tensor *pb = params_find_named(p, i, "beta");
+	char name[MODEL_NAME_LEN + 32];
+	hlrt_tensor *in[5], *out[5] = { NULL };
+	hlrt_node *node = NULL;
+
+	snprintf(name, sizeof(name), "model/%s/gamma/ones", l->name);
+	in[1] = pg ? mg_param(gb, pg) : mg_fill(gb, name, l->in.c, 1.0f);
+	snprintf(name, sizeof(name), "model/%s/beta/zeros", l->name);
+	in[2] = pb ? mg_param(gb, pb) : mg_fill(gb, name, l->in.c, 0.0f);
+	in[3] = out[3] = mg_tensor_of(gb, params_find_named(p, i, "moving_mean"),
+				      HLRT_TENSOR_INPUT);
+	in[4] = out[4] = mg_tensor_of(gb, params_find_named(p, i, "moving_variance"),
+				      HLRT_TENSOR_INPUT);
+	in[0] = x;
+	if (gb->st)
+		return NULL;
+	snprintf(name, sizeof(name), "model/%s/FusedBatchNormV3", l->name);
+	gb->st = hlrt_node_create(gb->g, "batchnorm_fwd_f32", in, 5, out, train ? 5 : 0, &bp,
+				  sizeof(bp), name, &node);
+	if (gb->st) {
+		snprintf(gb->what, sizeof(gb->what), "node %.60s (batchnorm_fwd_f32)", name);
+		return NULL;
+	}
+	return hlrt_node_output(node, 0);
+}
+
+/* Layer L's "same" padding of x as a pad2d_f32 node of VALUE. */
+static hlrt_tensor *mg_pad(struct mg_graph *gb, const struct model_layer *l, hlrt_tensor *x,
+			   float value)
+{
+	struct hlrt_pad2d_params pp = { .top = (int32_t)l->pad[0], .bottom = (int32_t)l->pad_end[0],
+					 .left = (int32_t)l->pad[1], .right = (int32_t)l->pad_end[1],
+					 .value = value };
+	char name[MODEL_NAME_LEN + 32];
+
+	snprintf(name, sizeof(name), "model/%s/Pad", l->name);
+	return mg_node(gb, "pad2d_f32", name, &x, 1, NULL, &pp, sizeof(pp));
+}
+
+/* Dropout in training (dropout_f32, the mask drawn from STEP); evaluation: none. */
+static hlrt_tensor *mg_dropout(struct mg_graph *gb, const struct model *m, uint32_t i,
+			       hlrt_tensor *step, hlrt_tensor *x)
+{
+	struct hlrt_dropout_params dp = { .rate = m->layers[i].rate,
+					  .seed = model_dropout_seed(m, i), .training = 1 };
+	char name[MODEL_NAME_LEN + 32];
+	hlrt_tensor *in[2] = { x, step };
+
+	snprintf(name, sizeof(name), "model/%s/Dropout", m->layers[i].name);
+	return mg_node(gb, "dropout_f32", name, in, 2, NULL, &dp, sizeof(dp));
 }
 
 /* A number of a Lambda expression: a one-element constant of its operand's type. */
@@ -189,15 +285,21 @@ static hlrt_tensor *mg_lambda(struct mg_graph *gb, const struct model_layer *l, 
 	return gb->st ? NULL : t[e->n - 1];
 }
 
-/* The model's layers on x[batch, h, w, c]; returns the logits. */
+/*
+ * The model's layers on x[batch, h, w, c]; returns the logits. TRAIN:
+ * Dropout drops (its masks drawn from STEP) and BatchNormalization uses
+ * the batch's statistics.
+ */
 static hlrt_tensor *mg_forward(struct mg_graph *gb, const struct model *m,
-				struct params *p, hlrt_tensor *x)
+				struct params *p, bool train, hlrt_tensor *step, hlrt_tensor *x)
 {
 	char name[MODEL_NAME_LEN + 32];
 
 	for (uint32_t i = 0; i < m->nlayers && !gb->st; i++) {
 		const struct model_layer *l = &m->layers[i];
-		struct params_tensor *pw = params_find(p, i, 0), *pb = params_find(p, i, 1);
+		bool weights = l->kind == MODEL_DENSE || l->kind == MODEL_CONV2D;
+		struct params_tensor *pw = weights ? params_find(p, i, 0) : NULL;
+		struct params_tensor *pb = weights ? params_find(p, i, 1) : NULL;
 		hlrt_tensor *w = pw ? mg_param(gb, pw) : NULL;
 		hlrt_tensor *b = pb ? mg_param(gb, pb) : NULL;
 
@@ -224,13 +326,17 @@ static hlrt_tensor *mg_forward(struct mg_graph *gb, const struct model *m,
 			x = mg_node(gb, "relu_fwd_f32", name, &x, 1, NULL, NULL, 0);
 			break;
 		case MODEL_CONV2D: {
+			bool even = l->pad[0] == l->pad_end[0] && l->pad[1] == l->pad_end[1];
 			struct hlrt_conv_params cp = {
 				.kernel_h = l->kernel[0], .kernel_w = l->kernel[1],
 				.stride_h = l->stride[0], .stride_w = l->stride[1],
-				.pad_h = l->pad[0], .pad_w = l->pad[1],
+				.pad_h = even ? l->pad[0] : 0, .pad_w = even ? l->pad[1] : 0,
 			};
 			hlrt_tensor *in[3] = { x, w, b };
 
+			/* "same" with an odd total: the padding first, then a "valid" convolution */
+			if (!even)
+				in[0] = x = mg_pad(gb, l, x, 0.0f);
 			snprintf(name, sizeof(name), "model/%s/Conv2D", l->name);
 			x = mg_node(gb, "conv2d_fwd_f32", name, in, b ? 3 : 2, NULL, &cp,
 				    sizeof(cp));
@@ -242,6 +348,9 @@ static hlrt_tensor *mg_forward(struct mg_graph *gb, const struct model *m,
 				.stride_h = l->stride[0], .stride_w = l->stride[1],
 			};
 
+			/* "same": the padding takes no part in any maximum */
+			if (l->pad[0] || l->pad[1] || l->pad_end[0] || l->pad_end[1])
+				x = mg_pad(gb, l, x, -INFINITY);
 			snprintf(name, sizeof(name), "model/%s/MaxPool", l->name);
 			x = mg_node(gb, "maxpool2d_fwd_f32", name, &x, 1, NULL, &pp, sizeof(pp));
 			break;
@@ -260,6 +369,13 @@ static hlrt_tensor *mg_forward(struct mg_graph *gb, const struct model *m,
 		case MODEL_SOFTMAX:
 			snprintf(name, sizeof(name), "model/%s/Softmax", l->name);
 			x = mg_node(gb, "softmax_fwd_f32", name, &x, 1, NULL, NULL, 0);
+			break;
+		case MODEL_DROPOUT:
+			if (train)
+				x = mg_dropout(gb, m, i, step, x);
+			break;
+		case MODEL_BATCHNORM:
+			x = mg_batchnorm(gb, l, i, p, train, x);
 			break;
 		}
 	}
@@ -322,7 +438,7 @@ static void mg_note_state(const struct model *m, struct mg_graph *gb, struct par
 
 	state->count = 0;
 	for (uint32_t k = 0; k < slots && !gb->st; k++)
-		for (uint32_t i = 0; i < p->count && !gb->st; i++) {
+		for (uint32_t i = 0; i < p->trainable && !gb->st; i++) {
 			snprintf(gb->what, sizeof(gb->what), "optimizer state of %s", p->t[i].name);
 			gb->st = hlrt_graph_find_tensor(gb->g, p->t[i].name, &w);
 			if (!gb->st)
@@ -351,15 +467,15 @@ static void mg_gradients(struct mg_graph *gb, struct params *p, hlrt_tensor *los
 	hlrt_tensor *w[PARAMS_MAX], *g[PARAMS_MAX];
 	char name[HLRT_NAME_MAX];
 
-	for (uint32_t i = 0; i < p->count && !gb->st; i++) {
+	for (uint32_t i = 0; i < p->trainable && !gb->st; i++) {
 		gb->st = hlrt_graph_find_tensor(gb->g, p->t[i].name, &w[i]);
 		snprintf(gb->what, sizeof(gb->what), "parameter %s", p->t[i].name);
 	}
 	if (!gb->st) {
-		gb->st = hlrt_graph_gradients(gb->g, loss, w, p->count, g);
+		gb->st = hlrt_graph_gradients(gb->g, loss, w, p->trainable, g);
 		snprintf(gb->what, sizeof(gb->what), "autodiff");
 	}
-	for (uint32_t i = 0; i < p->count && !gb->st; i++) {
+	for (uint32_t i = 0; i < p->trainable && !gb->st; i++) {
 		hlrt_tensor *out = mg_grad(gb, &p->t[i], HLRT_TENSOR_OUTPUT);
 
 		snprintf(name, sizeof(name), "%.48s/grad/Share", p->t[i].name);
@@ -387,12 +503,12 @@ int model_graph_optimizer(const struct model *m, bool eager, struct params *p,
 	if (gb.st)
 		return dev_fail(gb.st, "creating a graph", err);
 	lr = mg_tensor(&gb, "lr", HLRT_FP32, HLRT_TENSOR_INPUT, 1, &one);
-	for (uint32_t i = 0; i < p->count && !gb.st; i++) {
+	for (uint32_t i = 0; i < p->trainable && !gb.st; i++) {
 		g[i] = mg_grad(&gb, &p->t[i], HLRT_TENSOR_INPUT);
 		w[i] = mg_param(&gb, &p->t[i]);
 	}
 	if (!gb.st) {
-		gb.st = hlrt_graph_apply_optimizer(gb.g, &opt, lr, w, g, p->count);
+		gb.st = hlrt_graph_apply_optimizer(gb.g, &opt, lr, w, g, p->trainable);
 		snprintf(gb.what, sizeof(gb.what), "the optimizer");
 	}
 	mg_note_state(m, &gb, p, state);
@@ -473,7 +589,7 @@ int model_graph_step(const struct model_graph_setup *d, struct params *p, uint32
 	};
 	char name[32];
 	hlrt_tensor *images, *labels, *order, *offset, *x, *y, *logits, *t2[3];
-	hlrt_tensor *loss, *correct, *eq, *mean = NULL;
+	hlrt_tensor *loss, *correct, *eq, *mean = NULL, *step = NULL;
 
 	gb.st = hlrt_graph_create(&gb.g);
 	if (gb.st)
@@ -493,7 +609,10 @@ int model_graph_step(const struct model_graph_setup *d, struct params *p, uint32
 	t2[0] = labels;
 	y = mg_node(&gb, "gather_rows_i32", "model/labels/Gather", t2, 3, y, &rows,
 		     sizeof(rows));
-	logits = mg_forward(&gb, d->m, p, x);
+	/* Dropout's masks: a new draw each training step (the step count, uploaded) */
+	if (train && model_has_layer(d->m, MODEL_DROPOUT))
+		step = mg_tensor(&gb, MODEL_GRAPH_STEP, HLRT_INT32, HLRT_TENSOR_INPUT, 1, &one);
+	logits = mg_forward(&gb, d->m, p, train, step, x);
 
 	loss = mg_tensor(&gb, "loss", HLRT_FP32, HLRT_TENSOR_OUTPUT, 1, &one);
 	t2[0] = logits, t2[1] = y;

@@ -17,6 +17,9 @@
 #include "params.h"
 #include "train_err.h"
 
+/* The training step's INT32 input: the count of training steps run before it. */
+#define MODEL_GRAPH_STEP "train/step"
+
 struct model_graph_setup {
 	const struct model *m;
 	const struct dataset *data;

@@ -240,12 +240,26 @@ static int model_json_activation_layer(struct model_json_ctx *cx, struct model *
 	return model_json_add_layer(cx, m, kind, n, where, &l);
 }
 
+/* "padding": "valid" (the default) or "same" (the amounts follow from the input's size). */
+static int model_json_padding(struct model_json_ctx *cx, json_t *obj, const char *label,
+			      struct model_layer *l)
+{
+	json_t *v = json_object_get(obj, "padding");
+	const char *padding = json_string_value(v);
+
+	if (v && (!padding || (strcmp(padding, "valid") && strcmp(padding, "same"))))
+		return model_json_fail(cx, label, "\"padding\" must be \"valid\" or \"same\"");
+	l->same = padding && strcmp(padding, "same") == 0;
+	return 0;
+}
+
 static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 			    json_t *obj, size_t index)
 {
 	static const char *const keys[] = {
 		"type", "name", "units", "activation", "filters", "kernel_size",
-		"strides", "padding", "pool_size", "function", "use_bias", "axis", NULL
+		"strides", "padding", "pool_size", "function", "use_bias", "axis", "rate", "seed",
+		"momentum", "epsilon", "center", "scale", NULL
 	};
 	static const struct {
 		const char *type;
@@ -255,9 +269,10 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 		{ "ReLU", MODEL_RELU }, { "Conv2D", MODEL_CONV2D },
 		{ "MaxPool2D", MODEL_MAXPOOL2D }, { "MaxPooling2D", MODEL_MAXPOOL2D },
 		{ "Lambda", MODEL_LAMBDA }, { "Softmax", MODEL_SOFTMAX },
+		{ "Dropout", MODEL_DROPOUT }, { "BatchNormalization", MODEL_BATCHNORM },
 	};
 	char where[64], label[112], msg[160];
-	const char *type, *name = NULL, *padding;
+	const char *type, *name = NULL;
 	struct model_layer *l = NULL;
 	size_t t;
 
@@ -279,7 +294,7 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 	if (t == sizeof(types) / sizeof(types[0])) {
 		snprintf(msg, sizeof(msg),
 			 "unknown layer type \"%s\" (Flatten, Dense, ReLU, Activation, Conv2D, "
-			 "MaxPool2D, MaxPooling2D, Lambda, Softmax)",
+			 "MaxPool2D, MaxPooling2D, Lambda, Softmax, Dropout, BatchNormalization)",
 			 type);
 		return model_json_fail(cx, where, msg);
 	}
@@ -302,23 +317,13 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 		    model_json_pair(cx, obj, "kernel_size", where, 0, l->kernel) ||
 		    model_json_pair(cx, obj, "strides", where, 1, l->stride))
 			return -1;
-		padding = json_string_value(json_object_get(obj, "padding"));
-		if (json_object_get(obj, "padding") &&
-		    (!padding || (strcmp(padding, "valid") && strcmp(padding, "same"))))
-			return model_json_fail(cx, where,
-					       "\"padding\" must be \"valid\" or \"same\"");
-		if (padding && strcmp(padding, "same") == 0) {
-			if (l->kernel[0] % 2 == 0 || l->kernel[1] % 2 == 0 ||
-			    l->stride[0] != 1 || l->stride[1] != 1)
-				return model_json_fail(cx, where,
-					"\"same\" padding needs an odd kernel and stride 1");
-			l->pad[0] = (l->kernel[0] - 1) / 2;
-			l->pad[1] = (l->kernel[1] - 1) / 2;
-		}
+		if (model_json_padding(cx, obj, label, l))
+			return -1;
 		break;
 	case MODEL_MAXPOOL2D:
 		if (model_json_pair(cx, obj, "pool_size", where, 2, l->kernel) ||
-		    model_json_pair(cx, obj, "strides", where, l->kernel[0], l->stride))
+		    model_json_pair(cx, obj, "strides", where, l->kernel[0], l->stride) ||
+		    model_json_padding(cx, obj, label, l))
 			return -1;
 		if (!json_object_get(obj, "strides")) {	/* Keras: strides = pool_size */
 			l->stride[0] = l->kernel[0];
@@ -344,6 +349,36 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 			return model_json_fail(cx, where, "\"axis\" must be -1 (the last axis)");
 		break;
 	}
+	case MODEL_DROPOUT: {
+		json_t *rate = json_object_get(obj, "rate"), *seed = json_object_get(obj, "seed");
+
+		if (!rate)
+			return model_json_fail(cx, label, "missing \"rate\"");
+		if (model_json_number(cx, obj, "rate", label, 0.0, 0.0, 0.999, &l->rate))
+			return -1;
+		if (seed && (!json_is_integer(seed) || json_integer_value(seed) < 0 ||
+			     json_integer_value(seed) > UINT32_MAX))
+			return model_json_fail(cx, label,
+					       "\"seed\" must be an integer in 0..4294967295");
+		l->seed_given = seed != NULL;
+		l->seed = seed ? (uint32_t)json_integer_value(seed) : 0;
+		break;
+	}
+	case MODEL_BATCHNORM: {
+		json_t *axis = json_object_get(obj, "axis");
+
+		/* Keras's defaults */
+		l->center = l->scale = true;
+		if (axis && (!json_is_integer(axis) || json_integer_value(axis) != -1))
+			return model_json_fail(cx, label,
+					       "\"axis\" must be -1 (the channels, the last axis)");
+		if (model_json_number(cx, obj, "momentum", label, 0.99, 0.0, 1.0, &l->momentum) ||
+		    model_json_number(cx, obj, "epsilon", label, 0.001, 1e-12, 1.0, &l->epsilon) ||
+		    model_json_bool(cx, obj, "center", label, &l->center) ||
+		    model_json_bool(cx, obj, "scale", label, &l->scale))
+			return -1;
+		break;
+	}
 	case MODEL_FLATTEN:
 	case MODEL_RELU:
 	case MODEL_TANH:
@@ -358,11 +393,14 @@ static int model_json_layer(struct model_json_ctx *cx, struct model *m,
 			[MODEL_RELU] = { NULL },
 			[MODEL_CONV2D] = { "filters", "kernel_size", "strides",
 					   "padding", "activation", "use_bias", NULL },
-			[MODEL_MAXPOOL2D] = { "pool_size", "strides", NULL },
+			[MODEL_MAXPOOL2D] = { "pool_size", "strides", "padding", NULL },
 			[MODEL_LAMBDA] = { "function", NULL },
 			[MODEL_TANH] = { NULL },
 			[MODEL_SIGMOID] = { NULL },
 			[MODEL_SOFTMAX] = { "axis", NULL },
+			[MODEL_DROPOUT] = { "rate", "seed", NULL },
+			[MODEL_BATCHNORM] = { "axis", "momentum", "epsilon", "center", "scale",
+					      NULL },
 		};
 		bool ok = false;
 

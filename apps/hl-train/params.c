@@ -1,5 +1,6 @@
 /* Parameter layout and initialisation (params.h). */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,10 +24,25 @@ static void params_add(struct params *p, uint32_t layer, const char *lname,
 	p->total += t->count;
 }
 
+/* BatchNormalization's tensors: gamma and beta (pass 0), the moving statistics (pass 1). */
+static void params_add_bn(struct params *p, uint32_t i, const struct model_layer *l, int pass)
+{
+	if (pass == 0 && l->scale)
+		params_add(p, i, l->name, "gamma", 1, &l->in.c);
+	if (pass == 0 && l->center)
+		params_add(p, i, l->name, "beta", 1, &l->in.c);
+	if (pass == 1) {
+		params_add(p, i, l->name, "moving_mean", 1, &l->in.c);
+		params_add(p, i, l->name, "moving_variance", 1, &l->in.c);
+	}
+}
+
 int params_layout(const struct model *m, struct params *p, struct train_err *err)
 {
 	memset(p, 0, sizeof(*p));
 	for (uint32_t i = 0; i < m->nlayers; i++) {
+		if (m->layers[i].kind == MODEL_BATCHNORM)
+			params_add_bn(p, i, &m->layers[i], 0);
 		const struct model_layer *l = &m->layers[i];
 
 		if (l->kind == MODEL_DENSE) {
@@ -43,7 +59,12 @@ int params_layout(const struct model *m, struct params *p, struct train_err *err
 				params_add(p, i, l->name, "bias", 1, &l->filters);
 		}
 	}
-	if (p->count == 0)
+	p->trainable = p->count;
+	p->trainable_total = p->total;
+	for (uint32_t i = 0; i < m->nlayers; i++)
+		if (m->layers[i].kind == MODEL_BATCHNORM)
+			params_add_bn(p, i, &m->layers[i], 1);
+	if (p->trainable == 0)
 		return train_err_set(err, "the model has no trainable layer");
 	return 0;
 }
@@ -78,7 +99,7 @@ int params_create_state(const struct model *m, struct params *s, struct train_er
 	if (params_layout(m, &layout, err))
 		return -1;
 	for (uint32_t k = 0; k < slots; k++)
-		for (uint32_t i = 0; i < layout.count; i++) {
+		for (uint32_t i = 0; i < layout.trainable; i++) {
 			struct params_tensor *t = &s->t[s->count++];
 
 			*t = layout.t[i];
@@ -106,7 +127,12 @@ void params_init_glorot(const struct model *m, struct params *p)
 		float fan_in, fan_out, limit;
 
 		if (t->ndims == 1) {
-			memset(t->data, 0, t->count * sizeof(float));
+			size_t n = strlen(t->name);
+			bool one = (n > 6 && !strcmp(t->name + n - 6, "/gamma")) ||
+				   (n > 16 && !strcmp(t->name + n - 16, "/moving_variance"));
+
+			for (size_t j = 0; j < t->count; j++)
+				t->data[j] = one ? 1.0f : 0.0f;
 			continue;
 		}
 		if (t->ndims == 2) {
@@ -130,6 +156,17 @@ struct params_tensor *params_find(struct params *p, uint32_t layer, int bias)
 	for (uint32_t i = 0; i < p->count; i++)
 		if (p->t[i].layer == layer && (p->t[i].ndims == 1) == !!bias)
 			return &p->t[i];
+	return NULL;
+}
+
+struct params_tensor *params_find_named(struct params *p, uint32_t layer, const char *what)
+{
+	for (uint32_t i = 0; i < p->count; i++) {
+		const char *slash = strrchr(p->t[i].name, '/');
+
+		if (p->t[i].layer == layer && slash && !strcmp(slash + 1, what))
+			return &p->t[i];
+	}
 	return NULL;
 }
 

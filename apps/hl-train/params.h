@@ -1,8 +1,10 @@
 /*
- * The trainable parameters of a model: for each Dense and Conv2D layer a
- * kernel and a bias, named "<layer>/kernel" and "<layer>/bias" as Keras
- * names them, all in one FP32 allocation, and their Glorot-uniform
- * initialisation from the model's seed.
+ * The parameters of a model: for each Dense and Conv2D layer a kernel and
+ * a bias, named "<layer>/kernel" and "<layer>/bias" as Keras names them;
+ * for BatchNormalization "<layer>/gamma" and "<layer>/beta" (trained) and
+ * "<layer>/moving_mean" and "<layer>/moving_variance" (not trained, after
+ * all the trained ones); all in one FP32 allocation, and their
+ * initialisation from the model's seed (kernels Glorot-uniform).
  */
 #ifndef PARAMS_H
 #define PARAMS_H
@@ -28,6 +30,13 @@ struct params_tensor {
 
 struct params {
 	uint32_t count;
+	/*
+	 * The first `trainable` tensors (trainable_total floats) are trained;
+	 * the rest (BatchNormalization's moving statistics) are state the
+	 * forward pass updates, saved with the weights as Keras does.
+	 */
+	uint32_t trainable;
+	size_t trainable_total;
 	struct params_tensor t[PARAMS_STATE_MAX];
 	size_t total;			/* floats in storage */
 	float *storage;
@@ -48,10 +57,13 @@ int params_create(const struct model *m, struct params *p, struct train_err *err
  * tensor's device copy through hlrt_graph_optimizer_state, not by name.
  */
 int params_create_state(const struct model *m, struct params *s, struct train_err *err);
-/* Kernels Glorot-uniform from the seed's init stream, biases zero. */
+/* Kernels Glorot-uniform from the seed's init stream, biases, betas and
+ * moving means zero, gammas and moving variances one. */
 void params_init_glorot(const struct model *m, struct params *p);
 /* The parameter of layer LAYER: kernel (bias = 0) or bias (bias = 1). */
 struct params_tensor *params_find(struct params *p, uint32_t layer, int bias);
+/* The tensor of layer LAYER named "<layer>/WHAT" (BatchNormalization's), or NULL. */
+struct params_tensor *params_find_named(struct params *p, uint32_t layer, const char *what);
 void params_copy(struct params *dst, const struct params *src);
 void params_free(struct params *p);
 

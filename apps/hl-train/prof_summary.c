@@ -2,10 +2,10 @@
  * hl-prof-summary: where a profiled run's time went. Reads a Chrome
  * Trace Event file written by libhlrt's profiler (HLRT_PROFILE or
  * hl-train --profile) and prints, per lane (each DMA, the MME, each TPC,
- * the launches' engine spans, the CPU ops, the host API), the events, the
- * busy time (the union of the lane's events) and its share of the
- * profile's span, then the ops that took the most time. All lanes are on
- * one clock (prof_lanes.h).
+ * the launches' engine spans, the CPU ops, the collectives, the host API),
+ * the events, the busy time (the union of the lane's events) and its
+ * share of the profile's span, then the ops that took the most time. All
+ * lanes are on one clock (prof_lanes.h).
  *
  *   hl-prof-summary [--require LANE]... FILE
  *

@@ -22,6 +22,10 @@ struct ref_trainer {
 	uint32_t *argmax[MODEL_MAX_LAYERS];	/* MaxPool2D: winning input index */
 	float *lambda_vals[MODEL_MAX_LAYERS];	/* Lambda: every node's values */
 	float *lambda_grads;			/* Lambda: scratch of the backward */
+	float *bn_mean[MODEL_MAX_LAYERS];	/* BatchNormalization: the statistics used */
+	float *bn_invstd[MODEL_MAX_LAYERS];
+	float *mask[MODEL_MAX_LAYERS];		/* Dropout: 0 or 1/(1-rate) per element */
+	uint32_t steps;				/* training steps run (Dropout's draws) */
 	float *dlogits;
 	int32_t *labels;			/* of the batch in act[0] */
 	uint32_t *test_idx;			/* 0..max_batch-1, for evaluation */
@@ -114,10 +118,16 @@ static void ref_maxpool_fwd(float *y, uint32_t *arg, const float *x, uint32_t ba
 
 					for (uint32_t ky = 0; ky < l->kernel[0]; ky++)
 						for (uint32_t kx = 0; kx < l->kernel[1]; kx++) {
-							size_t iy = oy * l->stride[0] + ky;
-							size_t ix = ox * l->stride[1] + kx;
-							size_t i = ((n * is->h + iy) * is->w + ix) * is->c + c;
+							/* "same": the padding takes no part */
+							long iy = (long)(oy * l->stride[0] + ky) - l->pad[0];
+							long ix = (long)(ox * l->stride[1] + kx) - l->pad[1];
+							size_t i;
 
+							if (iy < 0 || ix < 0 || iy >= (long)is->h ||
+							    ix >= (long)is->w)
+								continue;
+							i = ((n * is->h + (size_t)iy) * is->w + (size_t)ix) *
+							    is->c + c;
 							if (x[i] > v) {
 								v = x[i];
 								best = i;
@@ -129,7 +139,105 @@ static void ref_maxpool_fwd(float *y, uint32_t *arg, const float *x, uint32_t ba
 				}
 }
 
+/* MurmurHash3's finalizer: Dropout's counter-based draws (hlrt.h's hlrt_dropout_keep). */
+static uint32_t ref_fmix32(uint32_t h)
+{
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	return h ^ (h >> 16);
+}
+
+/* y = x * mask; element i is kept when its hash clears rate * 2^24. */
+static void ref_dropout_fwd(float *y, float *mask, const float *x, size_t count, float rate,
+			    uint32_t seed, uint32_t step)
+{
+	uint32_t key = ref_fmix32(seed ^ ref_fmix32(step + 0x9e3779b9u));
+	uint32_t threshold = (uint32_t)((double)rate * 16777216.0);
+	float scale = 1.0f / (1.0f - rate);
+
+	for (size_t i = 0; i < count; i++) {
+		mask[i] = (ref_fmix32((uint32_t)i ^ key) >> 8) >= threshold ? scale : 0.0f;
+		y[i] = x[i] * mask[i];
+	}
+}
+
+/*
+ * BatchNormalization over the channels of x[rows, c] in the kernel's
+ * operations (batchnorm_fwd_f32.tpcs): training takes the batch's mean
+ * and biased variance, rows summed in order, and updates the moving
+ * statistics; evaluation takes the moving ones. gamma/beta NULL: 1/0.
+ */
+static void ref_bn_fwd(float *y, float *mean, float *invstd, const float *x, size_t rows,
+		       uint32_t c, const float *gamma, const float *beta, float *mm, float *mv,
+		       const struct model_layer *l, bool train)
+{
+	float inv_r = 1.0f / (float)rows;
+
+	for (uint32_t ch = 0; ch < c; ch++) {
+		float m = mm[ch], v = mv[ch];
+
+		if (train) {
+			float sum = 0.0f, sq = 0.0f;
+
+			for (size_t r = 0; r < rows; r++)
+				sum += x[r * c + ch];
+			m = sum * inv_r;
+			for (size_t r = 0; r < rows; r++) {
+				float d = x[r * c + ch] - m;
+
+				sq += d * d;
+			}
+			v = sq * inv_r;
+			mv[ch] = mv[ch] * l->momentum + v * (1.0f - l->momentum);
+			mm[ch] = mm[ch] * l->momentum + m * (1.0f - l->momentum);
+		}
+		mean[ch] = m;
+		invstd[ch] = 1.0f / sqrtf(v + l->epsilon);
+		for (size_t r = 0; r < rows; r++) {
+			float t = (x[r * c + ch] - m) * invstd[ch];
+
+			t = t * (gamma ? gamma[ch] : 1.0f);
+			y[r * c + ch] = t + (beta ? beta[ch] : 0.0f);
+		}
+	}
+}
+
 /* ---- layers: backward (dx may be NULL when nobody needs it) ------------- */
+
+/*
+ * BatchNormalization's gradient (batchnorm_bwd_f32.tpcs), training mode:
+ * through the batch statistics. dgamma/dbeta may be NULL (not trained).
+ */
+static void ref_bn_bwd(float *dx, float *dgamma, float *dbeta, const float *dy, const float *x,
+		       size_t rows, uint32_t c, const float *gamma, const float *mean,
+		       const float *invstd)
+{
+	float inv_r = 1.0f / (float)rows;
+
+	for (uint32_t ch = 0; ch < c; ch++) {
+		float db = 0.0f, dg = 0.0f, k = (gamma ? gamma[ch] : 1.0f) * invstd[ch];
+
+		for (size_t r = 0; r < rows; r++) {
+			float xh = (x[r * c + ch] - mean[ch]) * invstd[ch];
+
+			db += dy[r * c + ch];
+			dg += dy[r * c + ch] * xh;
+		}
+		if (dgamma)
+			dgamma[ch] = dg;
+		if (dbeta)
+			dbeta[ch] = db;
+		for (size_t r = 0; dx && r < rows; r++) {
+			float xh = (x[r * c + ch] - mean[ch]) * invstd[ch];
+			float a = dy[r * c + ch] - db * inv_r;
+
+			dx[r * c + ch] = (a - xh * (dg * inv_r)) * k;
+		}
+	}
+}
+
 
 static void ref_dense_bwd(float *dx, float *dw, float *db, const float *dy,
 			  const float *x, const float *w, uint32_t batch, uint32_t in,
@@ -338,7 +446,7 @@ static double ref_loss(const struct ref_trainer *r, const float *out, uint32_t b
 
 /* ---- the model ----------------------------------------------------------- */
 
-static void ref_forward(struct ref_trainer *r, uint32_t batch)
+static void ref_forward(struct ref_trainer *r, uint32_t batch, bool train)
 {
 	for (uint32_t i = 0; i < r->m->nlayers; i++) {
 		const struct model_layer *l = &r->m->layers[i];
@@ -373,6 +481,25 @@ static void ref_forward(struct ref_trainer *r, uint32_t batch)
 		case MODEL_SOFTMAX:
 			ref_softmax_fwd(y, x, (size_t)batch * l->in.h * l->in.w, l->in.c);
 			break;
+		case MODEL_DROPOUT:
+			if (train)
+				ref_dropout_fwd(y, r->mask[i], x,
+						(size_t)batch * model_shape_size(&l->in), l->rate,
+						model_dropout_seed(r->m, i), r->steps);
+			else
+				memcpy(y, x, sizeof(float) * batch * model_shape_size(&l->in));
+			break;
+		case MODEL_BATCHNORM: {
+			struct params_tensor *g = params_find_named(&r->p, i, "gamma");
+			struct params_tensor *be = params_find_named(&r->p, i, "beta");
+
+			ref_bn_fwd(y, r->bn_mean[i], r->bn_invstd[i], x,
+				   (size_t)batch * l->in.h * l->in.w, l->in.c, g ? g->data : NULL,
+				   be ? be->data : NULL,
+				   params_find_named(&r->p, i, "moving_mean")->data,
+				   params_find_named(&r->p, i, "moving_variance")->data, l, train);
+			break;
+		}
 		}
 	}
 }
@@ -427,6 +554,20 @@ static void ref_backward(struct ref_trainer *r, uint32_t batch)
 				lambda_backward(&l->expr, dy, dx, r->lambda_vals[i],
 						r->lambda_grads, batch, l->in.c);
 			break;
+		case MODEL_DROPOUT:
+			for (size_t k = 0; dx && k < (size_t)batch * model_shape_size(&l->in); k++)
+				dx[k] = dy[k] * r->mask[i][k];
+			break;
+		case MODEL_BATCHNORM: {
+			struct params_tensor *g = params_find_named(&r->p, i, "gamma");
+			struct params_tensor *gg = params_find_named(&r->grad, i, "gamma");
+			struct params_tensor *gbe = params_find_named(&r->grad, i, "beta");
+
+			ref_bn_bwd(dx, gg ? gg->data : NULL, gbe ? gbe->data : NULL, dy, r->act[i],
+				   (size_t)batch * l->in.h * l->in.w, l->in.c, g ? g->data : NULL,
+				   r->bn_mean[i], r->bn_invstd[i]);
+			break;
+		}
 		}
 	}
 }
@@ -437,7 +578,7 @@ static void ref_sgd(struct ref_trainer *r, float lr)
 {
 	const struct model_training *t = &r->m->train;
 
-	for (size_t i = 0; i < r->p.total; i++) {
+	for (size_t i = 0; i < r->p.trainable_total; i++) {
 		float w = r->p.storage[i];
 		float g = r->grad.storage[i] + t->weight_decay * w;
 
@@ -460,12 +601,12 @@ static void ref_lamb(struct ref_trainer *r, float lr)
 		.weight_decay = t->weight_decay,
 	};
 
-	for (uint32_t i = 0; i < r->p.count; i++) {
+	for (uint32_t i = 0; i < r->p.trainable; i++) {
 		struct params_tensor *w = &r->p.t[i];
 
 		ref_lamb_update(&lp, lr, r->state.updates, w->data,
 				r->grad.t[i].data, r->state.t[i].data,
-				r->state.t[r->p.count + i].data, r->lamb_u, w->count);
+				r->state.t[r->p.trainable + i].data, r->lamb_u, w->count);
 	}
 	r->state.updates++;
 }
@@ -483,9 +624,9 @@ static void ref_adamw(struct ref_trainer *r, float lr)
 	float omb1 = 1.0f - t->beta1, omb2 = 1.0f - t->beta2;
 	float keep = 1.0f - lr * t->weight_decay;
 
-	for (uint32_t i = 0; i < r->p.count; i++) {
+	for (uint32_t i = 0; i < r->p.trainable; i++) {
 		float *w = r->p.t[i].data, *m = r->state.t[i].data;
-		float *v = r->state.t[r->p.count + i].data;
+		float *v = r->state.t[r->p.trainable + i].data;
 		const float *g = r->grad.t[i].data;
 
 		for (size_t k = 0; k < r->p.t[i].count; k++) {
@@ -506,7 +647,7 @@ static void ref_adagrad(struct ref_trainer *r, float lr)
 {
 	const struct model_training *t = &r->m->train;
 
-	for (size_t i = 0; i < r->p.total; i++) {
+	for (size_t i = 0; i < r->p.trainable_total; i++) {
 		float w = r->p.storage[i];
 		float d = r->grad.storage[i] + w * t->weight_decay;
 		float a = r->state.storage[i] + d * d;
@@ -543,6 +684,9 @@ static void ref_close(void *ctx)
 	for (uint32_t i = 0; i < MODEL_MAX_LAYERS; i++) {
 		free(r->argmax[i]);
 		free(r->lambda_vals[i]);
+		free(r->bn_mean[i]);
+		free(r->bn_invstd[i]);
+		free(r->mask[i]);
 	}
 	free(r->lambda_grads);
 	free(r->dlogits);
@@ -596,6 +740,12 @@ static int ref_open(void **ctx, const struct backend_setup *setup,
 			goto oom;
 		if (m->layers[i].kind == MODEL_MAXPOOL2D &&
 		    !(r->argmax[i] = malloc(sizeof(uint32_t) * b * out)))
+			goto oom;
+		if (m->layers[i].kind == MODEL_DROPOUT && !(r->mask[i] = malloc(sizeof(float) * b * out)))
+			goto oom;
+		if (m->layers[i].kind == MODEL_BATCHNORM &&
+		    (!(r->bn_mean[i] = malloc(sizeof(float) * m->layers[i].in.c)) ||
+		     !(r->bn_invstd[i] = malloc(sizeof(float) * m->layers[i].in.c))))
 			goto oom;
 		if (m->layers[i].kind == MODEL_LAMBDA) {
 			size_t n = (size_t)m->layers[i].expr.n * b * out;
@@ -671,11 +821,12 @@ static int ref_step(void *ctx, uint32_t first, uint32_t count, float lr,
 	    first + count > r->data->train.count)
 		return train_err_set(err, "reference step: bad batch %u+%u", first, count);
 	ref_gather(r, &r->data->train, r->order + first, count, r->labels);
-	ref_forward(r, count);
+	ref_forward(r, count, true);
 	r->result.count = count;
 	r->result.loss = (float)(ref_loss(r, logits, count, r->dlogits, &r->result.correct) /
 				 count);
 	ref_backward(r, count);
+	r->steps++;
 	switch (r->m->train.optimizer) {
 	case MODEL_OPT_LAMB:
 		ref_lamb(r, lr);
@@ -721,7 +872,7 @@ static int ref_evaluate(void *ctx, struct backend_eval_result *out,
 		for (uint32_t n = 0; n < count; n++)
 			r->test_idx[n] = first + n;
 		ref_gather(r, s, r->test_idx, count, r->labels);
-		ref_forward(r, count);
+		ref_forward(r, count, false);
 		out->loss_sum += ref_loss(r, r->act[r->m->nlayers], count, NULL, &correct);
 		out->correct += correct;
 		out->count += count;

@@ -300,6 +300,15 @@ hlrt_status hlrt_tensor_set_role(hlrt_tensor *tensor, hlrt_tensor_role role);
  *   gather_rows_{f32,i32}    {src[R, ...], index i32[N], offset i32[1]}
  *                            -> {dst[B, ...]}: dst[i] = src[index[offset + i]]
  *                            (B rows; a row past the end of index reads 0s)
+ *  TPC, layers with a training and an inference mode
+ *   dropout_f32              {x, step i32[1]} -> {y, mask}       hlrt_dropout_params
+ *                            y = x * mask, mask = 0 or 1/(1-rate) from
+ *                            hlrt_dropout_keep(); the gradient is dy * mask
+ *   batchnorm_fwd_f32        {x[..., C], gamma[C], beta[C], moving_mean[C],
+ *                            moving_var[C]} -> {y, mean[C], invstd[C]
+ *                            (, moving_mean, moving_var: training, in place)}
+ *                                                                hlrt_batchnorm_params
+ *   batchnorm_bwd_f32        {dy, x, gamma, mean, invstd} -> {dx, dgamma, dbeta}
  *  Optimizers (update PARAMETER tensors in place: outputs = the inputs)
  *   optimizer_sgd_f32        {grad, weights, lr[1] (, momentum)} -> {weights (, momentum)}
  *                                                                hlrt_sgd_params
@@ -319,6 +328,8 @@ hlrt_status hlrt_tensor_set_role(hlrt_tensor *tensor, hlrt_tensor_role role);
  *   conv2d_dedw_f32          {dy, x} -> {dw}                     hlrt_conv_params
  *   maxpool2d_fwd_f32        {x[N,H,W,C]} -> {y}
  *   maxpool2d_bwd_f32        {dy, x (, y)} -> {dx}               hlrt_pool_params
+ *                            (any stride: overlapping windows add up)
+ *   pad2d_f32                {x[N,H,W,C]} -> {y}, spatial padding  hlrt_pad2d_params
  */
 struct hlrt_gemm_params {
 	uint8_t transpose_a;		/* op(A) = A^T: A stored [K, M] */
@@ -358,6 +369,48 @@ struct hlrt_broadcast_params {
 
 struct hlrt_argmax_params {
 	int32_t axis;			/* only the last axis (-1) is supported */
+};
+
+/*
+ * dropout_f32: in training, element i of x is kept when
+ * hlrt_dropout_keep(rate, seed, step, i) (i the row-major index; step the
+ * INT32 input, e.g. the optimizer's step count) and scaled by 1/(1-rate)
+ * (rounded to binary32); dropped elements give 0. training = 0 is the
+ * identity (mask all 1). rate in [0, 1), else the node is refused.
+ */
+struct hlrt_dropout_params {
+	float rate;			/* the share of elements dropped */
+	uint32_t seed;
+	uint32_t training;		/* 1: draw the mask; 0: y = x */
+};
+
+/*
+ * The dropout decision, the same on the device and on the host:
+ *   key = fmix32(seed ^ fmix32(step + 0x9e3779b9)),
+ *   keep = (fmix32(index ^ key) >> 8) >= (uint32_t)(rate * 2^24)
+ * (fmix32: MurmurHash3's 32-bit finalizer). Returns 1 to keep, 0 to drop.
+ */
+int hlrt_dropout_keep(float rate, uint32_t seed, uint32_t step, uint32_t index);
+
+/*
+ * batchnorm_fwd_f32 over the channel axis, the last one (NHWC, Keras):
+ * statistics per channel over all other axes (R rows). Training (5
+ * outputs; outputs 3 and 4 must be the moving_mean and moving_var inputs,
+ * updated in place): mean and the biased variance of the batch, then
+ *   moving = moving * momentum + batch * (1 - momentum)
+ * (Keras' rule; PyTorch's momentum p is momentum = 1 - p), the variance
+ * that enters the moving one multiplied by R/(R-1) when unbiased_moving_var
+ * (PyTorch). Eval (3 outputs): the moving statistics. Both give
+ *   invstd = 1/sqrt(var + epsilon), y = ((x - mean) * invstd) * gamma + beta
+ * and output mean and invstd, which batchnorm_bwd_f32 takes. For Keras'
+ * center = false / scale = false pass beta = 0 / gamma = 1. Taken as given:
+ * epsilon > 0 and momentum in [0, 1], else the node is refused.
+ */
+struct hlrt_batchnorm_params {
+	float momentum;
+	float epsilon;
+	uint32_t training;		/* 1: batch statistics; 0: moving ones */
+	uint32_t unbiased_moving_var;	/* 1: PyTorch's running_var */
 };
 
 struct hlrt_sgd_params {
@@ -405,6 +458,18 @@ struct hlrt_conv_params {
 	uint32_t kernel_h, kernel_w;
 	uint32_t stride_h, stride_w;	/* 0 means 1 */
 	uint32_t pad_h, pad_w;		/* zero padding on each side */
+};
+
+/*
+ * pad2d_f32: top/bottom rows and left/right columns of `value` around
+ * x[N,H,W,C] (negative amounts crop; the result must keep at least one
+ * row and column). Its gradient crops (the same op, signs turned).
+ * Convolutions and pools with Keras' "same" padding of an odd total put
+ * the extra row and column after: pad2d, then a "valid" one.
+ */
+struct hlrt_pad2d_params {
+	int32_t top, bottom, left, right;
+	float value;
 };
 
 struct hlrt_pool_params {
@@ -797,18 +862,21 @@ hlrt_status hlrt_barrier(hlrt_comm *comm, hlrt_stream *stream);
  *   collectives (all-reduce, reduce-scatter, all-gather, broadcast,
  *   barrier; sums; ring over the NIC links, docs/collectives.md).
  *   ops (every GUID of docs/ops.md, by family, the dtype suffix dropped):
- *   add, argmax, batch_gemm, bias_add, broadcast, cast, col2im, conv2d_dedw,
- *   conv2d_dedx, conv2d_fwd, dedw, dedx, equal, flatten, gather_rows, gemm,
+ *   add, argmax, batch_gemm, batchnorm_bwd, batchnorm_fwd, bias_add,
+ *   broadcast, cast, col2im, conv2d_dedw, conv2d_dedx, conv2d_fwd, dedw,
+ *   dedx, dropout, equal, flatten, gather_rows, gemm,
  *   gemm_dedw, gemm_dedx, greater, im2col, lamb_apply, lamb_moments,
  *   lamb_sumsq, less, maximum, maxpool2d_bwd, maxpool2d_fwd, memcpy, memset,
  *   minimum, mul, optimizer_adagrad, optimizer_adamw, optimizer_lamb,
- *   optimizer_sgd, reduce_mean, reduce_sum, relu_bwd, relu_fwd, reshape,
+ *   optimizer_sgd, pad2d, reduce_mean, reduce_sum, relu_bwd, relu_fwd, reshape,
  *   scale, select, sigmoid_bwd, sigmoid_fwd, softmax_cross_entropy_bwd,
  *   softmax_cross_entropy_fwd, softmax_fwd, spatial_convolution, square,
  *   square_bwd, sub, tanh_bwd, tanh_fwd, transpose, where, where_bwd.
  *   Convolutions take any stride (the MME's convolution modes); the
  *   optimizers sgd (momentum, nesterov, weight decay), adamw, adagrad and
- *   lamb are fused per parameter.
+ *   lamb are fused per parameter. dropout and batchnorm_fwd have a training
+ *   and an inference mode; max pooling takes any stride (where windows
+ *   overlap their gradients add up); pad2d gives "same" padding of any total.
  *   not yet (HLRT_UNSUPPORTED): im2col/col2im with a stride above 1;
  *   collectives other than sums of FP32, BF16 or INT32.
  */

@@ -5,7 +5,8 @@
 # unequally (255: 127 + 128 samples) and with LAMB; rank 0 alone prints the
 # report; two ranks started by hand with HLRT_RANK/HLRT_NRANKS/HLRT_COMM_ID
 # (as an external launcher would) give the same losses; --profile writes a
-# profile per rank, of its own module; a rank that fails
+# profile per rank, of its own module, with its collectives lane; Dropout
+# and BatchNormalization are refused with a message; a rank that fails
 # fails the run with a message naming it; a bad --devices value fails with
 # a clear message. Prints "N passed, N failed".
 #   GSIM_TRAIN_DATA   data root (default /mnt/host/data)
@@ -131,11 +132,13 @@ check "external launcher = 1 device, 6 steps" one6 ext 6
 # 4b. --profile: every rank profiles its own device, rank R into FILE.rankR.
 if train prof seed --batch 256 --max-steps 4 --devices 2 --profile "$work/dp.json" &&
    grep -q "profile: $work/dp.json (ranks 1..1: $work/dp.json.rankR)" "$work/out" &&
-   hl-prof-summary --require MME --require launch "$work/dp.json" > "$work/out" 2>&1 &&
-   hl-prof-summary --require MME --require launch "$work/dp.json.rank1" > "$work/out" 2>&1 &&
+   hl-prof-summary --require MME --require launch --require Collectives "$work/dp.json" \
+	> "$work/out" 2>&1 &&
+   hl-prof-summary --require MME --require launch --require Collectives "$work/dp.json.rank1" \
+	> "$work/out" 2>&1 &&
    grep -q '"device (module 0)"' "$work/dp.json" &&
    grep -q '"device (module 1)"' "$work/dp.json.rank1"; then
-	pass "--profile with 2 devices: a profile per rank, each of its own module"
+	pass "--profile with 2 devices: a profile per rank, each of its own module and its collectives lane"
 else
 	fail "--profile with 2 devices"
 	show
@@ -187,6 +190,15 @@ bad "--devices 2 in a 3-rank job" "HLRT_NRANKS is 3" \
 	env HLRT_RANK=0 HLRT_NRANKS=3 HLRT_COMM_ID="$id" hl-train $seed --devices 2
 # shellcheck disable=SC2086
 bad "hl-train-ref --devices 2" "need the device" hl-train-ref $seed --devices 2
+cat > "$work/dropout.json" <<'JSON'
+{ "input_shape": [28, 28],
+  "layers": [ { "type": "Flatten" }, { "type": "Dropout", "rate": 0.2 },
+              { "type": "Dense", "units": 10 } ],
+  "training": { "loss": "sparse_categorical_crossentropy", "from_logits": true,
+                "optimizer": { "type": "sgd" }, "batch_size": 64 } }
+JSON
+bad "Dropout with --devices 2" "does not support Dropout or BatchNormalization" \
+	hl-train --model "$work/dropout.json" --data-dir "$data" --max-steps 1 --no-eval --devices 2
 # After all that, the devices are free: one device trains again.
 if train again seed --batch 256 --max-steps 2; then
 	pass "the devices are free afterwards"

@@ -9,6 +9,8 @@
  * a new communicator works; the rendezvous and the argument checks
  * answer bad input with errors.
  */
+#include <jansson.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -388,6 +390,146 @@ START_TEST(ops_chain_on_a_stream_without_host_waits)
 }
 END_TEST
 
+/*
+ * The profiler's collectives lane, per rank: each rank's profile has a
+ * "Collectives" lane with one event per call (named by the op and its
+ * bytes), none overlapping, whose busy time (their union) is their sum and
+ * lies within the wall time of the calls.
+ */
+struct prof_ctx {
+	hlrt_comm_id id;
+	uint32_t rank, n;
+	hlrt_status st;
+	char err[256], path[64];
+	uint64_t wall_ns;
+};
+
+static void *prof_rank(void *arg)
+{
+	struct prof_ctx *x = arg;
+	hlrt_device *dev = NULL;
+	hlrt_stream *s = NULL;
+	hlrt_comm *c = NULL;
+	uint64_t a = 0, t0;
+	hlrt_status st;
+
+	st = hlrt_device_acquire(x->rank, &dev);
+	if (!st)
+		st = hlrt_stream_create(dev, &s);
+	if (!st)
+		st = hlrt_device_malloc(dev, 1 << 20, &a);
+	if (!st)
+		st = hlrt_comm_init_rank(&c, x->n, &x->id, x->rank, dev);
+	if (!st)
+		st = hlrt_profiler_start(dev, x->path);
+	t0 = hlrt_now_ns();
+	if (!st)
+		st = hlrt_all_reduce(c, a, a, 1 << 18, HLRT_FP32, HLRT_REDUCE_SUM, s);
+	if (!st)
+		st = hlrt_barrier(c, s);
+	if (!st)
+		st = hlrt_all_gather(c, a, a + (1 << 19), 1000, HLRT_INT32, s);
+	if (!st)
+		st = hlrt_stream_synchronize(s);
+	x->wall_ns = hlrt_now_ns() - t0;
+	if (!st)
+		st = hlrt_profiler_stop(dev);
+	if (st)
+		snprintf(x->err, sizeof(x->err), "rank %u: %s", x->rank, hlrt_last_error());
+	x->st = st;
+	if (c)
+		hlrt_comm_destroy(c);
+	if (dev)
+		hlrt_device_release(dev);
+	return NULL;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const double *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+START_TEST(profile_has_a_collectives_lane_per_rank)
+{
+	static const char *const want[3] = { "all_reduce (1048576 bytes)", "barrier (0 bytes)",
+					     "all_gather (8000 bytes)" };
+	struct prof_ctx ctx[2];
+	pthread_t t[2];
+	hlrt_comm_id id;
+	uint32_t r, n = 2;
+
+	ck_assert_int_eq(sim_install_fabric(n), 0);
+	HLRT_OK(hlrt_comm_get_unique_id(&id));
+	for (r = 0; r < n; r++) {
+		memset(&ctx[r], 0, sizeof(ctx[r]));
+		ctx[r].id = id;
+		ctx[r].rank = r;
+		ctx[r].n = n;
+		snprintf(ctx[r].path, sizeof(ctx[r].path), "/tmp/rt-coll-prof-%d-%u.json",
+			 (int)getpid(), r);
+		pthread_create(&t[r], NULL, prof_rank, &ctx[r]);
+	}
+	for (r = 0; r < n; r++)
+		pthread_join(t[r], NULL);
+	sim_uninstall_fabric();
+	for (r = 0; r < n; r++) {
+		json_error_t je;
+		json_t *root, *evs, *e;
+		json_int_t tid = -1;
+		double iv[8][2], sum = 0, busy = 0, end = 0;
+		size_t i, k = 0;
+
+		ck_assert_msg(!ctx[r].st, "%s", ctx[r].err);
+		root = json_load_file(ctx[r].path, 0, &je);
+		ck_assert_msg(root != NULL, "%s: %s", ctx[r].path, je.text);
+		evs = json_object_get(root, "traceEvents");
+		json_array_foreach(evs, i, e) {
+			json_t *args = json_object_get(e, "args");
+
+			if (!strcmp(json_string_value(json_object_get(e, "ph")), "M") && args &&
+			    json_object_get(args, "name") &&
+			    !strcmp(json_string_value(json_object_get(args, "name")), "Collectives"))
+				tid = json_integer_value(json_object_get(e, "tid"));
+		}
+		ck_assert_msg(tid >= 0, "rank %u: no Collectives lane", r);
+		json_array_foreach(evs, i, e) {
+			if (strcmp(json_string_value(json_object_get(e, "ph")), "X") ||
+			    json_integer_value(json_object_get(e, "pid")) != 1 ||
+			    json_integer_value(json_object_get(e, "tid")) != tid)
+				continue;
+			ck_assert_uint_lt(k, 3);
+			ck_assert_str_eq(json_string_value(json_object_get(e, "name")), want[k]);
+			ck_assert_str_eq(json_string_value(json_object_get(e, "cat")), "collective");
+			iv[k][0] = json_number_value(json_object_get(e, "ts"));
+			iv[k][1] = iv[k][0] + json_number_value(json_object_get(e, "dur"));
+			ck_assert(iv[k][1] > iv[k][0]);
+			sum += iv[k][1] - iv[k][0];
+			k++;
+		}
+		ck_assert_uint_eq(k, 3);
+		/* the union of the intervals, as hl-prof-summary takes a lane's busy time */
+		qsort(iv, k, sizeof(iv[0]), by_start);
+		for (i = 0; i < k; i++) {
+			double lo = iv[i][0] > end ? iv[i][0] : end;
+
+			if (iv[i][1] > lo)
+				busy += iv[i][1] - lo;
+			if (iv[i][1] > end)
+				end = iv[i][1];
+		}
+		ck_assert_msg(fabs(busy - sum) < 1e-3, "rank %u: events overlap (busy %g, sum %g)",
+			      r, busy, sum);
+		ck_assert_msg(busy * 1000.0 <= (double)ctx[r].wall_ns,
+			      "rank %u: busy %g us beyond the calls' %g us", r, busy,
+			      ctx[r].wall_ns / 1000.0);
+		json_decref(root);
+		unlink(ctx[r].path);
+	}
+}
+END_TEST
+
 START_TEST(ids_and_rendezvous_errors)
 {
 	hlrt_comm_id id, id2;
@@ -524,6 +666,7 @@ Suite *coll_suite(void)
 	tcase_add_test(tc, matrix_eight_ranks);
 	tcase_add_test(tc, large_buffers_pipeline);
 	tcase_add_test(tc, ops_chain_on_a_stream_without_host_waits);
+	tcase_add_test(tc, profile_has_a_collectives_lane_per_rank);
 	tcase_add_test(tc, cut_link_fails_then_a_new_communicator_works);
 	tcase_set_timeout(tc, 600);
 	suite_add_tcase(s, tc);

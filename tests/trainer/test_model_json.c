@@ -157,16 +157,17 @@ START_TEST(use_bias_false)
 		     "m.json: layers[0] (Flatten): \"use_bias\" does not apply to Flatten");
 	expect_error(LAYERS_MODEL("{\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10,"
 				  " \"rate\": 0.5}"),
-		     "m.json: layers[1] (Dense): unknown key \"rate\"");
-	/* the device's pooling gradient: windows neither overlap nor leave gaps */
-	ck_assert_int_eq(model_parse(LAYERS_MODEL("{\"type\": \"MaxPooling2D\", \"pool_size\": [2, 4]},"
-						  " {\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10}"),
+		     "m.json: layers[1] (Dense): \"rate\" does not apply to Dense");
+	/* the device pools with one stride for both axes; windows may overlap or leave gaps */
+	expect_error(LAYERS_MODEL("{\"type\": \"MaxPooling2D\", \"pool_size\": [2, 4]},"
+				  " {\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10}"),
+		     "layer max_pooling2d (MaxPooling2D): strides 2x4 must be equal");
+	ck_assert_int_eq(model_parse(LAYERS_MODEL("{\"type\": \"MaxPooling2D\", \"pool_size\": 3,"
+						  " \"strides\": 2}, {\"type\": \"Flatten\"},"
+						  " {\"type\": \"Dense\", \"units\": 10}"),
 				     "m.json", &m, &err), 0);
 	ck_assert_int_eq(model_infer_shapes(&m, DATASET_CLASSES, &err), 0);
-	ck_assert_uint_eq(m.layers[0].stride[1], 4);
-	expect_error(LAYERS_MODEL("{\"type\": \"MaxPooling2D\", \"pool_size\": 3, \"strides\": 2},"
-				  " {\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10}"),
-		     "layer max_pooling2d (MaxPooling2D): strides 2x2 must equal pool_size 3x3");
+	ck_assert_uint_eq(m.layers[0].out.h, 3);
 	expect_error(LAYERS_MODEL("{\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10,"
 				  " \"use_bias\": 0}"),
 		     "m.json: layers[1].use_bias: must be true or false");
@@ -305,6 +306,107 @@ END_TEST
 	" {\"type\": \"Dense\", \"units\": 10}], \"training\": {\"loss\":" \
 	" \"sparse_categorical_crossentropy\", \"from_logits\": true, \"optimizer\": " opt "}}"
 
+/* Dropout and BatchNormalization: Keras's keys and defaults; mistakes name the layer. */
+START_TEST(dropout_and_batchnorm_layers)
+{
+	struct params p;
+
+	ck_assert_int_eq(model_parse(LAYERS_MODEL(
+		"{\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 12},"
+		" {\"type\": \"BatchNormalization\"}, {\"type\": \"Dropout\", \"rate\": 0.3},"
+		" {\"type\": \"BatchNormalization\", \"momentum\": 0.9, \"epsilon\": 1e-5,"
+		"  \"center\": false, \"scale\": false, \"axis\": -1},"
+		" {\"type\": \"Dropout\", \"rate\": 0.1, \"seed\": 5}, {\"type\": \"Dense\", \"units\": 10}"),
+		"m.json", &m, &err), 0);
+	ck_assert_int_eq(model_infer_shapes(&m, DATASET_CLASSES, &err), 0);
+	ck_assert_int_eq(m.layers[2].kind, MODEL_BATCHNORM);
+	ck_assert_str_eq(m.layers[2].name, "batch_normalization");
+	ck_assert_float_eq(m.layers[2].momentum, 0.99f);
+	ck_assert_float_eq(m.layers[2].epsilon, 0.001f);
+	ck_assert(m.layers[2].center && m.layers[2].scale);
+	ck_assert_int_eq(m.layers[3].kind, MODEL_DROPOUT);
+	ck_assert_str_eq(m.layers[3].name, "dropout");
+	ck_assert_float_eq(m.layers[3].rate, 0.3f);
+	ck_assert_str_eq(m.layers[4].name, "batch_normalization_1");
+	ck_assert(!m.layers[4].center && !m.layers[4].scale);
+	ck_assert_float_eq(m.layers[4].epsilon, 1e-5f);
+	ck_assert_uint_eq(model_dropout_seed(&m, 5), 5);
+	ck_assert_uint_ne(model_dropout_seed(&m, 3), model_dropout_seed(&m, 5));
+	ck_assert_int_eq(m.layers[4].out.c, 12);
+	/* gamma, beta of the first; the moving statistics of both after every trained tensor */
+	ck_assert_int_eq(params_layout(&m, &p, &err), 0);
+	ck_assert_uint_eq(p.trainable, 6);
+	ck_assert_uint_eq(p.count, 10);
+	ck_assert_str_eq(p.t[2].name, "batch_normalization/gamma");
+	ck_assert_str_eq(p.t[3].name, "batch_normalization/beta");
+	ck_assert_str_eq(p.t[6].name, "batch_normalization/moving_mean");
+	ck_assert_str_eq(p.t[9].name, "batch_normalization_1/moving_variance");
+	expect_error(LAYERS_MODEL("{\"type\": \"Flatten\"}, {\"type\": \"Dropout\"},"
+				  " {\"type\": \"Dense\", \"units\": 10}"),
+		     "layers[1] (Dropout): missing \"rate\"");
+	expect_error(LAYERS_MODEL("{\"type\": \"Flatten\"}, {\"type\": \"Dropout\", \"rate\": 1.5},"
+				  " {\"type\": \"Dense\", \"units\": 10}"),
+		     "layers[1] (Dropout).rate: must be a number in [0, 0.999]");
+	expect_error(LAYERS_MODEL("{\"type\": \"Flatten\"}, {\"type\": \"Dropout\", \"rate\": 0.5,"
+				  " \"units\": 3}, {\"type\": \"Dense\", \"units\": 10}"),
+		     "layers[1] (Dropout): \"units\" does not apply to Dropout");
+	expect_error(LAYERS_MODEL("{\"type\": \"Flatten\"}, {\"type\": \"Dropout\", \"rate\": 0.5,"
+				  " \"noise_shape\": 3}, {\"type\": \"Dense\", \"units\": 10}"),
+		     "layers[1] (Dropout): unknown key \"noise_shape\"");
+	expect_error(LAYERS_MODEL("{\"type\": \"Flatten\"}, {\"type\": \"Dropout\", \"rate\": 0.5,"
+				  " \"seed\": -1}, {\"type\": \"Dense\", \"units\": 10}"),
+		     "layers[1] (Dropout): \"seed\" must be an integer in 0..4294967295");
+	expect_error(LAYERS_MODEL("{\"type\": \"BatchNormalization\", \"axis\": 1},"
+				  " {\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10}"),
+		     "layers[0] (BatchNormalization): \"axis\" must be -1");
+	expect_error(LAYERS_MODEL("{\"type\": \"BatchNormalization\", \"epsilon\": 0},"
+				  " {\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10}"),
+		     "layers[0] (BatchNormalization).epsilon: must be a number");
+	expect_error(LAYERS_MODEL("{\"type\": \"BatchNormalization\", \"pool_size\": 2},"
+				  " {\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10}"),
+		     "layers[0] (BatchNormalization): \"pool_size\" does not apply to BatchNormalization");
+	expect_error(LAYERS_MODEL("{\"type\": \"BatchNormalization\", \"beta_initializer\": 2},"
+				  " {\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10}"),
+		     "layers[0] (BatchNormalization): unknown key \"beta_initializer\"");
+}
+END_TEST
+
+/* "same" padding for any kernel and stride, as TensorFlow: out = ceil(in / stride),
+ * total max((out - 1) * stride + k - in, 0), the smaller half before. */
+START_TEST(same_padding_any_kernel_and_stride)
+{
+	ck_assert_int_eq(model_parse("{\"input_shape\": [28, 27, 1], \"layers\": ["
+		" {\"type\": \"Conv2D\", \"filters\": 2, \"kernel_size\": 4, \"strides\": 2,"
+		"  \"padding\": \"same\"},"
+		" {\"type\": \"Conv2D\", \"filters\": 2, \"kernel_size\": [3, 2], \"padding\": \"same\"},"
+		" {\"type\": \"MaxPooling2D\", \"pool_size\": 3, \"strides\": 2, \"padding\": \"same\"},"
+		" {\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10}], " TRAINING "}",
+		"m.json", &m, &err), 0);
+	ck_assert_msg(model_infer_shapes(&m, DATASET_CLASSES, &err) == 0, "%s", err.msg);
+	/* 28x27 -4/2-> 14x14: totals 2 and 3 (1 before, 2 after) */
+	ck_assert_uint_eq(m.layers[0].out.h, 14);
+	ck_assert_uint_eq(m.layers[0].out.w, 14);
+	ck_assert_uint_eq(m.layers[0].pad[0], 1);
+	ck_assert_uint_eq(m.layers[0].pad_end[0], 1);
+	ck_assert_uint_eq(m.layers[0].pad[1], 1);
+	ck_assert_uint_eq(m.layers[0].pad_end[1], 2);
+	/* stride 1, an even kernel: 0 before, 1 after */
+	ck_assert_uint_eq(m.layers[1].out.w, 14);
+	ck_assert_uint_eq(m.layers[1].pad[1], 0);
+	ck_assert_uint_eq(m.layers[1].pad_end[1], 1);
+	/* 14 -3/2-> 7: total 1, after */
+	ck_assert_uint_eq(m.layers[2].out.h, 7);
+	ck_assert_uint_eq(m.layers[2].pad[0], 0);
+	ck_assert_uint_eq(m.layers[2].pad_end[0], 1);
+	expect_error(LAYERS_MODEL("{\"type\": \"MaxPooling2D\", \"padding\": \"full\"},"
+				  " {\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10}"),
+		     "layers[0] (MaxPooling2D): \"padding\" must be \"valid\" or \"same\"");
+	expect_error(LAYERS_MODEL("{\"type\": \"Conv2D\", \"filters\": 2, \"kernel_size\": 9},"
+				  " {\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10}"),
+		     "layer conv2d (Conv2D): 9x9 window does not fit the 8x8 input");
+}
+END_TEST
+
 START_TEST(lamb_optimizer)
 {
 	ck_assert_int_eq(model_load(MODELS_DIR "/seed-lamb.json", &m, &err), 0);
@@ -364,6 +466,8 @@ Suite *model_json_suite(void)
 	tcase_add_test(tc, shape_errors);
 	tcase_add_test(tc, glorot_init_bounds_and_determinism);
 	tcase_add_test(tc, lamb_optimizer);
+	tcase_add_test(tc, dropout_and_batchnorm_layers);
+	tcase_add_test(tc, same_padding_any_kernel_and_stride);
 	suite_add_tcase(s, tc);
 	return s;
 }

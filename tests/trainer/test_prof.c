@@ -91,12 +91,44 @@ START_TEST(lane_busy_is_the_union_of_its_events)
 }
 END_TEST
 
+/* The profiler's Collectives lane (one per rank's profile) reads like any other. */
+START_TEST(collectives_lane_busy_time)
+{
+	static const double coll[][2] = { { 10, 30 }, { 31, 32 }, { 40, 70 } };
+	struct prof *p = calloc(1, sizeof(*p));
+	json_t *ev = json_array();
+	const struct prof_lane *l;
+	unsigned i;
+
+	ck_assert_ptr_nonnull(p);
+	json_array_append_new(ev, lane_name(13, "Collectives"));
+	json_array_append_new(ev, lane_name(2, "MME"));
+	json_array_append_new(ev, x_event("g/matmul", "MME", 2, 0, 12));
+	for (i = 0; i < 3; i++)
+		json_array_append_new(ev, x_event(i == 1 ? "barrier (0 bytes)" :
+						  "all_reduce (4096 bytes)", "collective", 13,
+						  coll[i][0], coll[i][1] - coll[i][0]));
+	ck_assert_int_eq(prof_read(p, ev), 0);
+	l = prof_find_lane(p, "Collectives");
+	ck_assert_ptr_nonnull(l);
+	ck_assert_uint_eq(l->events, 3);
+	ck_assert_double_eq_tol(l->busy_us, union_by_cells(coll, 3), 1e-9);
+	ck_assert_double_eq_tol(l->busy_us, 51, 1e-9);
+	ck_assert_str_eq(p->op[0].name, "collective all_reduce (4096 bytes)");
+	ck_assert_double_eq_tol(p->op[0].busy_us, 50, 1e-9);
+	prof_free(p);
+	free(p);
+	json_decref(ev);
+}
+END_TEST
+
 Suite *prof_suite(void)
 {
 	Suite *s = suite_create("prof");
 	TCase *tc = tcase_create("lanes");
 
 	tcase_add_test(tc, lane_busy_is_the_union_of_its_events);
+	tcase_add_test(tc, collectives_lane_busy_time);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -225,6 +225,188 @@ START_TEST(keras_layers_gradients_match_finite_differences)
 }
 END_TEST
 
+/*
+ * BatchNormalization in training mode: the gradient (through the batch's
+ * statistics) of one step with lr 1 against central differences of the
+ * training-mode loss (steps with lr 0, which move no trained parameter);
+ * the moving statistics follow Keras's rule; evaluation uses them.
+ */
+START_TEST(batchnorm_training_gradients_and_moving_statistics)
+{
+	enum { N = 6, R = 5, C = 4 };
+	const char *json = "{\"input_shape\": [5, 4], \"layers\": ["
+		" {\"type\": \"Conv2D\", \"filters\": 3, \"kernel_size\": 2},"
+		" {\"type\": \"BatchNormalization\", \"momentum\": 0.8},"
+		" {\"type\": \"Activation\", \"activation\": \"tanh\"},"
+		" {\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10}], " TRAINING "}";
+	uint32_t order[N] = { 0, 1, 2, 3, 4, 5 };
+	float img[N * R * C];
+	int32_t lbl[N] = { 1, 4, 4, 9, 0, 2 };
+	struct dataset ds = { .name = "bn", .rows = R, .cols = C,
+			      .train = { N, img, lbl }, .test = { N, img, lbl } };
+	struct backend_setup setup = { .data = &ds, .batch = N };
+	struct backend_step_result r;
+	struct params p0, p1, probe;
+	struct params_tensor *mm, *mv, *gamma;
+	struct train_rng rng;
+	struct model m;
+	void *ctx;
+	int checked = 0;
+
+	build(&m, json);
+	setup.model = &m;
+	train_rng_seed(&rng, 5);
+	for (uint32_t i = 0; i < N * R * C; i++)
+		img[i] = train_rng_uniform(&rng);
+	ck_assert_int_eq(params_create(&m, &p0, &err), 0);
+	ck_assert_int_eq(params_create(&m, &p1, &err), 0);
+	ck_assert_int_eq(params_create(&m, &probe, &err), 0);
+	params_init_glorot(&m, &p0);
+	/* kernel, bias, gamma, beta, kernel, bias trained; the moving statistics last */
+	ck_assert_uint_eq(p0.count, 8);
+	ck_assert_uint_eq(p0.trainable, 6);
+	gamma = params_find_named(&p0, 1, "gamma");
+	mm = params_find_named(&p0, 1, "moving_mean");
+	mv = params_find_named(&p0, 1, "moving_variance");
+	ck_assert_ptr_nonnull(gamma);
+	ck_assert_str_eq(mv->name, "batch_normalization/moving_variance");
+	ck_assert_float_eq(gamma->data[2], 1.0f);
+	ck_assert_float_eq(mm->data[0], 0.0f);
+	ck_assert_float_eq(mv->data[0], 1.0f);
+	for (size_t j = 0; j < gamma->count; j++)
+		gamma->data[j] = 0.7f + 0.2f * (float)j;
+	ck_assert_int_eq(ref_trainer_ops.open(&ctx, &setup, &err), 0);
+	ck_assert_int_eq(ref_trainer_ops.begin_epoch(ctx, order, &err), 0);
+	ck_assert_int_eq(ref_trainer_ops.load_params(ctx, &p0, NULL, &err), 0);
+	ck_assert_int_eq(run_step(ctx, 0, N, 1.0f, &r), 0);
+	ck_assert_int_eq(ref_trainer_ops.store_params(ctx, &p1, NULL, &err), 0);
+	/* moving = 0.8 moving + 0.2 batch: the batch's mean and variance are not 0 and 1 */
+	mm = params_find_named(&p1, 1, "moving_mean");
+	mv = params_find_named(&p1, 1, "moving_variance");
+	for (size_t j = 0; j < mm->count; j++) {
+		ck_assert_float_ne(mm->data[j], 0.0f);
+		ck_assert_msg(mv->data[j] > 0.8f && mv->data[j] != 1.0f, "moving var %g",
+			      mv->data[j]);
+	}
+	for (uint32_t t = 0; t < p0.trainable; t++) {
+		size_t stride = p0.t[t].count / 5 + 1;
+
+		for (size_t j = 0; j < p0.t[t].count; j += stride) {
+			size_t at = (size_t)(p0.t[t].data - p0.storage) + j;
+			double analytic = p0.storage[at] - p1.storage[at], lp, lm;
+			const float h = 1e-3f;
+
+			params_copy(&probe, &p0);
+			probe.storage[at] = p0.storage[at] + h;
+			ck_assert_int_eq(ref_trainer_ops.load_params(ctx, &probe, NULL, &err), 0);
+			ck_assert_int_eq(run_step(ctx, 0, N, 0.0f, &r), 0);
+			lp = r.loss;
+			probe.storage[at] = p0.storage[at] - h;
+			ck_assert_int_eq(ref_trainer_ops.load_params(ctx, &probe, NULL, &err), 0);
+			ck_assert_int_eq(run_step(ctx, 0, N, 0.0f, &r), 0);
+			lm = r.loss;
+			ck_assert_msg(fabs((lp - lm) / (2 * h) - analytic) <= 3e-3 + 0.03 * fabs(analytic),
+				      "%s[%zu]: analytic %g, numeric %g", p0.t[t].name, j, analytic,
+				      (lp - lm) / (2 * h));
+			checked++;
+		}
+	}
+	ck_assert_int_gt(checked, 12);
+	/* evaluation on the moving statistics: not the training-mode loss */
+	{
+		struct backend_eval_result ev;
+
+		ck_assert_int_eq(ref_trainer_ops.load_params(ctx, &p0, NULL, &err), 0);
+		ck_assert_int_eq(run_step(ctx, 0, N, 0.0f, &r), 0);
+		ck_assert_int_eq(ref_trainer_ops.load_params(ctx, &p0, NULL, &err), 0);
+		ck_assert_int_eq(ref_trainer_ops.evaluate(ctx, &ev, &err), 0);
+		ck_assert_msg(fabs(ev.loss_sum / ev.count - r.loss) > 1e-4,
+			      "eval %g equals the training-mode loss %g", ev.loss_sum / ev.count,
+			      (double)r.loss);
+	}
+	ref_trainer_ops.close(ctx);
+	params_free(&p0);
+	params_free(&p1);
+	params_free(&probe);
+}
+END_TEST
+
+/*
+ * Dropout: in training about `rate` of the activations are dropped and
+ * every step draws new ones (the loss changes with the step, not with the
+ * parameters); evaluation is the identity (the loss of the model without
+ * the layer); the gradient goes through the kept elements only.
+ */
+START_TEST(dropout_trains_and_evaluates_as_identity)
+{
+	enum { N = 6, R = 5, C = 4 };
+	const char *with = "{\"input_shape\": [5, 4], \"layers\": [{\"type\": \"Flatten\"},"
+		" {\"type\": \"Dense\", \"units\": 16, \"activation\": \"relu\"},"
+		" {\"type\": \"Dropout\", \"rate\": 0.5, \"seed\": 11},"
+		" {\"type\": \"Dense\", \"units\": 10}], " TRAINING "}";
+	const char *without = "{\"input_shape\": [5, 4], \"layers\": [{\"type\": \"Flatten\"},"
+		" {\"type\": \"Dense\", \"units\": 16, \"activation\": \"relu\"},"
+		" {\"type\": \"Dense\", \"units\": 10}], " TRAINING "}";
+	uint32_t order[N] = { 0, 1, 2, 3, 4, 5 };
+	float img[N * R * C];
+	int32_t lbl[N] = { 1, 4, 4, 9, 0, 2 };
+	struct dataset ds = { .name = "do", .rows = R, .cols = C,
+			      .train = { N, img, lbl }, .test = { N, img, lbl } };
+	struct backend_setup setup = { .data = &ds, .batch = N };
+	struct backend_step_result r1, r2;
+	struct backend_eval_result e1, e2;
+	struct params p, q;
+	struct train_rng rng;
+	struct model m1, m2;
+	void *c1, *c2;
+
+	build(&m1, with);
+	build(&m2, without);
+	train_rng_seed(&rng, 6);
+	for (uint32_t i = 0; i < N * R * C; i++)
+		img[i] = train_rng_uniform(&rng);
+	ck_assert_int_eq(params_create(&m1, &p, &err), 0);
+	ck_assert_int_eq(params_create(&m2, &q, &err), 0);
+	params_init_glorot(&m1, &p);
+	ck_assert_uint_eq(p.total, q.total);	/* Dropout has no parameters */
+	params_copy(&q, &p);
+	setup.model = &m1;
+	ck_assert_int_eq(ref_trainer_ops.open(&c1, &setup, &err), 0);
+	setup.model = &m2;
+	ck_assert_int_eq(ref_trainer_ops.open(&c2, &setup, &err), 0);
+	ck_assert_int_eq(ref_trainer_ops.load_params(c1, &p, NULL, &err), 0);
+	ck_assert_int_eq(ref_trainer_ops.load_params(c2, &q, NULL, &err), 0);
+	ck_assert_int_eq(ref_trainer_ops.evaluate(c1, &e1, &err), 0);
+	ck_assert_int_eq(ref_trainer_ops.evaluate(c2, &e2, &err), 0);
+	ck_assert_double_eq(e1.loss_sum, e2.loss_sum);
+	ck_assert_int_eq(ref_trainer_ops.begin_epoch(c1, order, &err), 0);
+	ck_assert_int_eq(run_step(c1, 0, N, 0.0f, &r1), 0);
+	ck_assert_int_eq(run_step(c1, 0, N, 0.0f, &r2), 0);
+	/* lr 0: the same parameters, another step's mask */
+	ck_assert_msg(r1.loss != r2.loss, "two steps drew the same mask");
+	ck_assert_msg(fabs(r1.loss - e1.loss_sum / e1.count) > 1e-5, "training loss is eval's");
+	ref_trainer_ops.close(c1);
+	ref_trainer_ops.close(c2);
+	params_free(&p);
+	params_free(&q);
+}
+END_TEST
+
+/* "same" padding with an odd total (an even kernel, stride 2) and overlapping pool windows. */
+START_TEST(same_padding_and_overlapping_pool_gradients)
+{
+	gradient_check("{\"input_shape\": [7, 6, 1], \"layers\": ["
+		       " {\"type\": \"Conv2D\", \"filters\": 3, \"kernel_size\": 4, \"strides\": 2,"
+		       "  \"padding\": \"same\"},"
+		       " {\"type\": \"MaxPooling2D\", \"pool_size\": 3, \"strides\": 1,"
+		       "  \"padding\": \"same\"},"
+		       " {\"type\": \"Conv2D\", \"filters\": 2, \"kernel_size\": 2, \"padding\": \"same\"},"
+		       " {\"type\": \"MaxPooling2D\", \"pool_size\": 2, \"strides\": 1},"
+		       " {\"type\": \"Flatten\"}, {\"type\": \"Dense\", \"units\": 10}], " TRAINING "}",
+		       7, 6);
+}
+END_TEST
+
 START_TEST(momentum_and_weight_decay_follow_pytorch)
 {
 	/*
@@ -283,6 +465,9 @@ Suite *ref_trainer_suite(void)
 	tcase_add_test(tc, mse_gradients_match_finite_differences);
 	tcase_add_test(tc, keras_layers_gradients_match_finite_differences);
 	tcase_add_test(tc, momentum_and_weight_decay_follow_pytorch);
+	tcase_add_test(tc, batchnorm_training_gradients_and_moving_statistics);
+	tcase_add_test(tc, dropout_trains_and_evaluates_as_identity);
+	tcase_add_test(tc, same_padding_and_overlapping_pool_gradients);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -4,11 +4,15 @@
  * pieces small enough for one launch each (COLL_MAX_CHUNKS receives, so
  * every count fits a sync object and every CB its limit), each piece a
  * ring or chain plan launched on the stream. Pieces of one call run one
- * after another on the stream; nothing waits on the host.
+ * after another on the stream; nothing waits on the host, except while a
+ * profile runs: then each call runs alone, for the profile's collectives
+ * lane.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "coll/coll_internal.h"
+#include "prof/profiler.h"
 
 static hlrt_status check(const hlrt_comm *c, hlrt_stream *s, hlrt_dtype dtype, uint64_t count,
 			 const char *what)
@@ -49,6 +53,37 @@ static uint64_t piece_elems(const hlrt_comm *c, hlrt_dtype dt, uint32_t phases)
 	return k * (COLL_SLOT_BYTES / coll_dtype_size(dt));
 }
 
+/*
+ * While a profile runs, a collective runs alone: the stream is drained
+ * before it and waited for after, and the span goes on the profile's
+ * collectives lane as NAME (the whole call, all its pieces).
+ */
+static hlrt_status prof_begin(hlrt_stream *s, uint64_t *t0)
+{
+	hlrt_status st = HLRT_SUCCESS;
+
+	*t0 = 0;
+	if (s->dev->prof) {
+		st = hlrt_stream_synchronize(s);
+		*t0 = hlrt_now_ns();
+	}
+	return st;
+}
+
+static hlrt_status prof_end(hlrt_stream *s, const char *name, uint64_t bytes, uint64_t t0,
+			    hlrt_status st)
+{
+	char what[64];
+
+	if (st || !t0 || !s->dev->prof)
+		return st;
+	st = hlrt_stream_synchronize(s);
+	snprintf(what, sizeof(what), "%s (%llu bytes)", name, (unsigned long long)bytes);
+	if (!st)
+		hlrt_profiler_coll_event(s->dev, what, t0, hlrt_now_ns());
+	return st;
+}
+
 static hlrt_status run(hlrt_comm *c, struct coll_plan *p, hlrt_stream *s)
 {
 	hlrt_status st;
@@ -78,7 +113,7 @@ hlrt_status hlrt_all_reduce(hlrt_comm *comm, uint64_t sendbuf, uint64_t recvbuf,
 {
 	hlrt_status st = check(comm, stream, dtype, count, "hlrt_all_reduce");
 	uint32_t es = coll_dtype_size(dtype), n, r;
-	uint64_t a, step;
+	uint64_t a, step, t0;
 
 	if (!st)
 		st = check_op(op, "hlrt_all_reduce");
@@ -90,6 +125,7 @@ hlrt_status hlrt_all_reduce(hlrt_comm *comm, uint64_t sendbuf, uint64_t recvbuf,
 	if (n == 1)
 		return local_copy(comm, recvbuf, sendbuf, count * es, dtype, stream);
 	step = piece_elems(comm, dtype, 2) * n;
+	st = prof_begin(stream, &t0);
 	for (a = 0; a < count && !st; a += step) {
 		uint64_t m = count - a < step ? count - a : step;
 		struct coll_plan p = { .dtype = dtype };
@@ -109,7 +145,7 @@ hlrt_status hlrt_all_reduce(hlrt_comm *comm, uint64_t sendbuf, uint64_t recvbuf,
 		if (!st)
 			st = run(comm, &p, stream);
 	}
-	return st;
+	return prof_end(stream, "all_reduce", count * es, t0, st);
 }
 
 /* The working copy reduce-scatter sums in (sendbuf stays as it was). */
@@ -140,7 +176,7 @@ hlrt_status hlrt_reduce_scatter(hlrt_comm *comm, uint64_t sendbuf, uint64_t recv
 {
 	hlrt_status st = check(comm, stream, dtype, recvcount, "hlrt_reduce_scatter");
 	uint32_t es = coll_dtype_size(dtype), n, r;
-	uint64_t a, step;
+	uint64_t a, step, t0 = 0;
 
 	if (!st)
 		st = check_op(op, "hlrt_reduce_scatter");
@@ -155,6 +191,8 @@ hlrt_status hlrt_reduce_scatter(hlrt_comm *comm, uint64_t sendbuf, uint64_t recv
 	if (step > recvcount)
 		step = recvcount;
 	st = scratch(comm, step * n * es);
+	if (!st)
+		st = prof_begin(stream, &t0);
 	for (a = 0; a < recvcount && !st; a += step) {
 		uint64_t m = recvcount - a < step ? recvcount - a : step;
 		struct coll_plan p = { .dtype = dtype };
@@ -174,7 +212,7 @@ hlrt_status hlrt_reduce_scatter(hlrt_comm *comm, uint64_t sendbuf, uint64_t recv
 		if (!st)
 			st = run(comm, &p, stream);
 	}
-	return st;
+	return prof_end(stream, "reduce_scatter", recvcount * n * es, t0, st);
 }
 
 hlrt_status hlrt_all_gather(hlrt_comm *comm, uint64_t sendbuf, uint64_t recvbuf,
@@ -182,7 +220,7 @@ hlrt_status hlrt_all_gather(hlrt_comm *comm, uint64_t sendbuf, uint64_t recvbuf,
 {
 	hlrt_status st = check(comm, stream, dtype, sendcount, "hlrt_all_gather");
 	uint32_t es = coll_dtype_size(dtype), n, r;
-	uint64_t a, step;
+	uint64_t a, step, t0;
 
 	if (!st)
 		st = check_addr(sendbuf, recvbuf, "hlrt_all_gather");
@@ -192,6 +230,7 @@ hlrt_status hlrt_all_gather(hlrt_comm *comm, uint64_t sendbuf, uint64_t recvbuf,
 	if (n == 1)
 		return local_copy(comm, recvbuf, sendbuf, sendcount * es, dtype, stream);
 	step = piece_elems(comm, dtype, 1);
+	st = prof_begin(stream, &t0);
 	for (a = 0; a < sendcount && !st; a += step) {
 		uint64_t m = sendcount - a < step ? sendcount - a : step;
 		struct coll_plan p = { .dtype = dtype };
@@ -210,7 +249,7 @@ hlrt_status hlrt_all_gather(hlrt_comm *comm, uint64_t sendbuf, uint64_t recvbuf,
 		if (!st)
 			st = run(comm, &p, stream);
 	}
-	return st;
+	return prof_end(stream, "all_gather", sendcount * n * es, t0, st);
 }
 
 hlrt_status hlrt_broadcast(hlrt_comm *comm, uint64_t sendbuf, uint64_t recvbuf,
@@ -218,7 +257,7 @@ hlrt_status hlrt_broadcast(hlrt_comm *comm, uint64_t sendbuf, uint64_t recvbuf,
 {
 	hlrt_status st = check(comm, stream, dtype, count, "hlrt_broadcast");
 	uint32_t es = coll_dtype_size(dtype);
-	uint64_t bytes = count * es, a, step = (uint64_t)COLL_MAX_CHUNKS * COLL_SLOT_BYTES;
+	uint64_t bytes = count * es, a, step = (uint64_t)COLL_MAX_CHUNKS * COLL_SLOT_BYTES, t0;
 
 	if (!st && root >= comm->nranks)
 		st = hlrt_fail(HLRT_INVALID_ARGUMENT, "hlrt_broadcast: root %u of %u ranks", root,
@@ -229,6 +268,7 @@ hlrt_status hlrt_broadcast(hlrt_comm *comm, uint64_t sendbuf, uint64_t recvbuf,
 		return st;
 	if (comm->nranks == 1)
 		return local_copy(comm, recvbuf, sendbuf, bytes, dtype, stream);
+	st = prof_begin(stream, &t0);
 	for (a = 0; a < bytes && !st; a += step) {
 		uint64_t m = bytes - a < step ? bytes - a : step;
 		struct coll_plan p = { .dtype = dtype };
@@ -241,7 +281,7 @@ hlrt_status hlrt_broadcast(hlrt_comm *comm, uint64_t sendbuf, uint64_t recvbuf,
 		if (!st)
 			st = run(comm, &p, stream);
 	}
-	return st;
+	return prof_end(stream, "broadcast", bytes, t0, st);
 }
 
 hlrt_status hlrt_barrier(hlrt_comm *comm, hlrt_stream *stream)
@@ -249,6 +289,7 @@ hlrt_status hlrt_barrier(hlrt_comm *comm, hlrt_stream *stream)
 	hlrt_status st = check(comm, stream, HLRT_INT32, 1, "hlrt_barrier");
 	struct coll_plan p = { .dtype = HLRT_INT32 };
 	struct coll_segs segs;
+	uint64_t t0 = 0;
 	uint32_t r;
 
 	if (st)
@@ -261,5 +302,9 @@ hlrt_status hlrt_barrier(hlrt_comm *comm, hlrt_stream *stream)
 		segs.elems[r] = 0;
 	}
 	st = hlrt_coll_plan_ring(comm, &p, &segs, false, true);
-	return st ? st : run(comm, &p, stream);
+	if (!st)
+		st = prof_begin(stream, &t0);
+	if (!st)
+		st = run(comm, &p, stream);
+	return prof_end(stream, "barrier", 0, t0, st);
 }

@@ -7,7 +7,10 @@
  * timestamps back with its results, and they become "X" events on one
  * lane per engine (DMA 0 for the external copies, DMA 2, MME, TPC 0..7)
  * of the "device" process, plus a lane with each launch's span of engine
- * work and one with the ops that ran on the CPU. The host API calls are a
+ * work, one with the ops that ran on the CPU and one with the collectives
+ * (each call from its start to its end; a profile runs them one at a
+ * time, so the span is the NIC transfers' and the reductions' own). Each
+ * rank of a job writes its own profile. The host API calls are a
  * lane of the "host" process. Everything is on one clock, the host's:
  * the device clock is read (with the host's around it) when the profile
  * starts and when it stops, and device timestamps are mapped linearly
@@ -24,7 +27,7 @@
 
 #define MAX_EVENTS	(1u << 20)	/* bounds the memory of a long run */
 
-#define LANE_COUNT	(HLRT_LANE_CPU + 1)	/* the host API's lane */
+#define LANE_COUNT	(HLRT_LANE_COLL + 1)	/* the host API's lane */
 
 struct prof_event {
 	uint32_t name;		/* index into the name table */
@@ -170,6 +173,13 @@ void hlrt_profiler_cpu_event(hlrt_device *dev, const char *name, uint64_t t0_ns,
 		add_event(dev->prof, name, HLRT_LANE_CPU, ENG_CPU, false, t0_ns, t1_ns);
 }
 
+void hlrt_profiler_coll_event(hlrt_device *dev, const char *name, uint64_t t0_ns,
+			      uint64_t t1_ns)
+{
+	if (dev && dev->prof)
+		add_event(dev->prof, name, HLRT_LANE_COLL, ENG_NONE, false, t0_ns, t1_ns);
+}
+
 uint32_t hlrt_profiler_slot_lane(uint32_t slot)
 {
 	if (slot == 0)
@@ -198,6 +208,8 @@ static const char *lane_name(uint32_t lane, char *buf, size_t len)
 		return "launch (engines)";
 	if (lane == HLRT_LANE_CPU)
 		return "CPU ops";
+	if (lane == HLRT_LANE_COLL)
+		return "Collectives";
 	snprintf(buf, len, "TPC %u", lane - HLRT_LANE_TPC0);
 	return buf;
 }
@@ -264,6 +276,7 @@ static hlrt_status write_trace(const struct hlrt_profiler *p)
 		fprintf(f, "\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%u,\"tid\":%u,"
 			"\"ts\":%.3f,\"dur\":%.3f}",
 			host ? "host" : e->lane == HLRT_LANE_LAUNCH ? "launch" :
+			e->lane == HLRT_LANE_COLL ? "collective" :
 			hlrt_engine_name((enum hlrt_engine)e->cat), host ? 0 : 1,
 			host ? 0 : e->lane, t / 1000.0, e->dur / 1000.0);
 	}

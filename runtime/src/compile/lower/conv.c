@@ -157,9 +157,6 @@ hlrt_status hlrt_infer_maxpool_bwd(struct hlrt_node *n, struct hlrt_tensor_desc 
 
 	if (st)
 		return st;
-	if (s != g.kh || s != g.kw)
-		return hlrt_fail(HLRT_UNSUPPORTED, "%s: the gradient needs windows that do not "
-				 "overlap (stride = pool size)", n->guid);
 	if (dy->ndims != 4 || dy->dims[0] != g.n || dy->dims[1] != g.oh || dy->dims[2] != g.ow ||
 	    dy->dims[3] != g.c || dy->dtype != HLRT_FP32)
 		return hlrt_fail(HLRT_INVALID_ARGUMENT, "%s: dy must have the pooled shape", n->guid);
@@ -289,6 +286,7 @@ static hlrt_status lower_pool(struct lower_ctx *lc, const struct cnode *cn, bool
 	uint64_t xs[5], xt[5], ys[4], yt[4], s;
 	struct rwork *w;
 	struct geom g;
+	bool acc;
 	hlrt_status st = pool_geom(n, x, &g, &s);
 
 	if (st)
@@ -304,22 +302,27 @@ static hlrt_status lower_pool(struct lower_ctx *lc, const struct cnode *cn, bool
 		w->memset = 1;
 		hlrt_lower_access(w, w->dst, w->size, true);
 	}
-	/* given the forward's y, the gradient loads the maxima instead of recomputing them */
-	st = tpc(lc, !bwd ? "maxpool_fwd_f32" : n->n_in == 3 ? "maxpool_bwd_y_f32" :
-		 "maxpool_bwd_f32", &w);
+	/*
+	 * Given the forward's y, the gradient loads the maxima instead of
+	 * recomputing them. Windows that overlap or leave gaps: a member per
+	 * channel and image adds up every window's share in order.
+	 */
+	acc = bwd && (s != g.kh || s != g.kw);
+	st = tpc(lc, !bwd ? "maxpool_fwd_f32" : acc ? "maxpool_bwd_acc_f32" :
+		 n->n_in == 3 ? "maxpool_bwd_y_f32" : "maxpool_bwd_f32", &w);
 	if (st)
 		return st;
 	hlrt_lower_tdesc(lc, w, 0, x, xs, xt, 5, 0, false);
 	if (bwd) {
 		hlrt_lower_tdesc(lc, w, 1, n->in[0], ys, yt, 4, 0, false);
 		hlrt_lower_tdesc(lc, w, 2, n->out[0], xs, xt, 5, 0, true);
-		if (n->n_in == 3)
+		if (n->n_in == 3 && !acc)
 			hlrt_lower_tdesc(lc, w, 3, n->in[2], ys, yt, 4, 0, false);
 	} else {
 		hlrt_lower_tdesc(lc, w, 1, n->out[0], ys, yt, 4, 0, true);
 	}
 	w->ispace[0] = (uint32_t)g.c;
-	w->ispace[1] = (uint32_t)g.oh;
+	w->ispace[1] = acc ? 1 : (uint32_t)g.oh;
 	w->ispace[2] = (uint32_t)g.n;
 	w->ispace[3] = w->ispace[4] = 1;
 	w->n_args = 3;
