@@ -153,6 +153,10 @@ struct gsim_stream {
 struct gsim_qman {
 	uint32_t glbl_cfg0;		/* stream enable bits */
 	int arb_owner;			/* stream holding the arbiter, -1 if none */
+	/* Gaudi's arbitration settings: stored, not used to schedule. */
+	uint32_t arb_cfg;
+	uint32_t arb_wrr_weight[GAUDISIM_STREAMS_PER_QMAN];
+	uint32_t arb_mst_quiet_per;
 	struct gsim_stream stream[GAUDISIM_STREAMS_PER_QMAN];
 };
 

@@ -91,6 +91,10 @@ void gsim_qman_reset(struct gsim_qman *qm)
 		gsim_stream_reset(&qm->stream[i]);
 	qm->glbl_cfg0 = 0;
 	qm->arb_owner = -1;
+	qm->arb_cfg = 0;
+	for (i = 0; i < GAUDISIM_STREAMS_PER_QMAN; i++)
+		qm->arb_wrr_weight[i] = 0;
+	qm->arb_mst_quiet_per = 0;
 }
 
 uint32_t gsim_stream_entries(const struct gsim_stream *s)

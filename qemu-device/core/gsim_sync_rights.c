@@ -153,7 +153,10 @@ static bool fence_rdata_queue(uint32_t off, unsigned int *q)
 	r = in - GAUDISIM_QM_OFFSET;
 	if (r < first || r >= end)
 		return false;
-	*q = gaudisim_engine_queue_id(e, (r - first) % 0x10 / 4);
+	/* Each fence's RDATA array has a slot for Gaudi's lower CP, a hole here. */
+	if ((r - first) % GAUDISIM_QM_CP_ARRAY_STRIDE >= 4 * GAUDISIM_STREAMS_PER_QMAN)
+		return false;
+	*q = gaudisim_engine_queue_id(e, (r - first) % GAUDISIM_QM_CP_ARRAY_STRIDE / 4);
 	return true;
 }
 
