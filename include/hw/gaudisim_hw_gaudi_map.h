@@ -35,6 +35,7 @@
 
 #include "gaudisim_hw_queues.h"
 #include "gaudisim_hw_regs.h"
+#include "gaudisim_hw_sync.h"
 
 /* Gaudi's configuration space: CFG_BASE up to host memory. */
 #define GAUDISIM_GAUDI_CFG_SIZE		0x4000000ULL	/* 64 MiB */
@@ -64,6 +65,15 @@ static inline unsigned int gaudisim_gaudi_qm_block(unsigned int e)
 	if (e >= GAUDISIM_ENGINE_TPC_0 && e <= GAUDISIM_ENGINE_TPC_7)
 		return GAUDISIM_GAUDI_TPC_QM(e - GAUDISIM_ENGINE_TPC_0);
 	return 0;
+}
+
+/*
+ * Gaudi's CFG-relative address of SOB n in the W_S manager, where Gaudi's
+ * driver keeps its own: what a SIGNAL CS reports as sob_base_addr_offset.
+ */
+static inline unsigned int gaudisim_gaudi_sob_offset(unsigned int n)
+{
+	return GAUDISIM_GAUDI_SYNC_W_S + GAUDISIM_SYNC_SOB_OBJ(n);
 }
 
 /* Gaudi's CFG-relative address of CP_FENCE<f>_RDATA of queue q's stream. */
