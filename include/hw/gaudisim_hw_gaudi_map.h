@@ -13,8 +13,9 @@
  *
  *   - the QMAN of each engine Gaudi has and gaudisim models: DMA0..7, the
  *     MME QMAN of queues 33..36 (Gaudi's MME2_QM, as habanalabs maps
- *     them), TPC0..7. A QMAN's registers have the same offsets in both
- *     maps, so Gaudi's QMAN block decodes onto GAUDISIM_QM_BLOCK(e).
+ *     them), TPC0..7 and the NIC ports 0..9 (port n: NIC<n/2>_QM<n%2>).
+ *     A QMAN's registers have the same offsets in both maps, so Gaudi's
+ *     QMAN block decodes onto GAUDISIM_QM_BLOCK(e).
  *   - the sync manager: gaudisim models one block (gaudisim_hw_sync.h);
  *     Gaudi's E_N window (the one user CBs address: CP_MSG_BASE0/1) and
  *     W_S window (the one holding the driver's reserved objects) both
@@ -46,6 +47,8 @@
 #define GAUDISIM_GAUDI_MME0_QM		0x068000u	/* queues 37..40: not modelled */
 #define GAUDISIM_GAUDI_MME2_QM		0x168000u	/* queues 33..36 */
 #define GAUDISIM_GAUDI_TPC_QM(n)	(0xE08000u + 0x40000u * (n))	/* n < 8 */
+/* NIC port n (n < 10): two QMANs per NIC macro. */
+#define GAUDISIM_GAUDI_NIC_QM(n)	(0xCE0000u + 0x40000u * ((n) / 2) + 0x2000u * ((n) % 2))
 
 /* Sync-manager blocks; each has gaudisim_hw_sync.h's layout from its base. */
 #define GAUDISIM_GAUDI_SYNC_W_S		0x490000u
@@ -64,6 +67,8 @@ static inline unsigned int gaudisim_gaudi_qm_block(unsigned int e)
 		return GAUDISIM_GAUDI_MME2_QM;
 	if (e >= GAUDISIM_ENGINE_TPC_0 && e <= GAUDISIM_ENGINE_TPC_7)
 		return GAUDISIM_GAUDI_TPC_QM(e - GAUDISIM_ENGINE_TPC_0);
+	if (e >= GAUDISIM_ENGINE_NIC_0 && e <= GAUDISIM_ENGINE_NIC_9)
+		return GAUDISIM_GAUDI_NIC_QM(e - GAUDISIM_ENGINE_NIC_0);
 	return 0;
 }
 

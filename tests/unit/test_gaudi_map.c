@@ -49,6 +49,14 @@ START_TEST(test_decode_vendor_addresses)
 			  GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_TPC_0) + GAUDISIM_QM_CP_FENCE_RDATA(0, 0));
 	ck_assert_uint_eq(decoded(0xfc8308 + 4 * 3, 4),
 			  GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_TPC_7) + GAUDISIM_QM_CP_FENCE_RDATA(0, 3));
+	/* NIC0_QM0 (port 0), NIC0_QM1 (port 1), NIC4_QM1 (port 9). */
+	ck_assert_uint_eq(decoded(0xce0308, 4),
+			  GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_NIC_0) + GAUDISIM_QM_CP_FENCE_RDATA(0, 0));
+	ck_assert_uint_eq(decoded(0xce2308, 4),
+			  GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_NIC_0 + 1) +
+			  GAUDISIM_QM_CP_FENCE_RDATA(0, 0));
+	ck_assert_uint_eq(decoded(0xde20a0, 4),
+			  GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_NIC_9) + GAUDISIM_QM_PQ_PI(0));
 	/* Fence 1..3 use Gaudi's five-CP stride: CP_FENCE1_RDATA_0 is at 0x31C. */
 	ck_assert_uint_eq(decoded(0x50831c, 4),
 			  GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_DMA_0) + GAUDISIM_QM_CP_FENCE_RDATA(1, 0));
@@ -78,13 +86,14 @@ START_TEST(test_decode_refuses_unmodelled)
 	not_decoded(0x4d2000, 4);		/* W_N */
 	not_decoded(0x4f0000 + GAUDISIM_SYNC_RIGHTS_BASE, 4);	/* not the rights table */
 	not_decoded(0x500000, 4);		/* DMA0 core registers */
+	not_decoded(0xce4308, 4);		/* between NIC0_QM1 and NIC1_QM0 */
 	not_decoded(0x508000 + GAUDISIM_GAUDI_QM_SIZE - 2, 4);	/* leaves the block */
 	not_decoded(0x508308, 0);
 	not_decoded(GAUDISIM_GAUDI_CFG_SIZE, 4);
 	not_decoded(~0ull - 2, 4);
-	/* Engines Gaudi has no QMAN of ours for: the NIC ports. */
-	ck_assert_uint_eq(gaudisim_gaudi_qm_block(GAUDISIM_ENGINE_NIC_0), 0);
-	ck_assert_uint_eq(gaudisim_gaudi_fence_rdata(GAUDISIM_QUEUE_ID_NIC_0_0, 0), 0);
+	/* Queue IDs that name no queue have no Gaudi fence either. */
+	ck_assert_uint_eq(gaudisim_gaudi_qm_block(GAUDISIM_ENGINE_COUNT), 0);
+	ck_assert_uint_eq(gaudisim_gaudi_fence_rdata(GAUDISIM_QUEUE_ID_SIZE, 0), 0);
 	ck_assert_uint_eq(gaudisim_gaudi_fence_rdata(GAUDISIM_QUEUE_ID_CPU_PQ, 0), 0);
 	ck_assert_uint_eq(gaudisim_gaudi_fence_rdata(GAUDISIM_QUEUE_ID_MME_1, 0), 0);
 }
@@ -123,7 +132,7 @@ START_TEST(test_aliases_clear_of_compact_map)
 				      "Gaudi QMAN of engine %u at 0x%x hides a compact block", e, base);
 		checked++;
 	}
-	ck_assert_uint_eq(checked, 17);		/* DMA0..7, MME, TPC0..7 */
+	ck_assert_uint_eq(checked, GAUDISIM_ENGINE_COUNT);	/* every engine */
 	for (e = 0; e < 2; e++)
 		for (i = 0; i < sizeof(compact) / sizeof(compact[0]); i++)
 			ck_assert(!overlaps(sync[e], GAUDISIM_GAUDI_SYNC_SIZE, compact[i].base,
@@ -136,7 +145,7 @@ START_TEST(test_fence_rdata_every_queue)
 {
 	unsigned int q, f, reg, n = 0;
 
-	for (q = 0; q < GAUDISIM_QUEUE_ID_NIC_0_0; q++) {
+	for (q = 0; q < GAUDISIM_QUEUE_ID_SIZE; q++) {
 		if (gaudisim_queue_engine(q) < 0)
 			continue;
 		for (f = 0; f < GAUDISIM_QM_NUM_FENCES; f++) {
@@ -145,7 +154,7 @@ START_TEST(test_fence_rdata_every_queue)
 		}
 		n++;
 	}
-	ck_assert_uint_eq(n, 8 + 24 + 4 + 32);
+	ck_assert_uint_eq(n, 8 + 24 + 4 + 32 + 40);
 }
 END_TEST
 
