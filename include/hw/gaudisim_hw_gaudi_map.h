@@ -16,11 +16,13 @@
  *     them), TPC0..7 and the NIC ports 0..9 (port n: NIC<n/2>_QM<n%2>).
  *     A QMAN's registers have the same offsets in both maps, so Gaudi's
  *     QMAN block decodes onto GAUDISIM_QM_BLOCK(e).
- *   - the sync manager: gaudisim models one block (gaudisim_hw_sync.h);
- *     Gaudi's E_N window (the one user CBs address: CP_MSG_BASE0/1) and
- *     W_S window (the one holding the driver's reserved objects) both
- *     decode onto it, so SOB n of either is the same object. E_S and W_N
- *     are not modelled and decode to nothing.
+ *   - the sync manager: gaudisim models one block (gaudisim_hw_sync.h),
+ *     which stands for each of Gaudi's four as the driver's
+ *     INFO_SYNC_MANAGER answers for every dcore: the E_N window (the one
+ *     Gaudi's user CBs address through CP_MSG_BASE0/1), W_S (where Gaudi's
+ *     driver keeps its reserved objects), E_S and W_N all decode onto it,
+ *     so SOB n of any window is the same object, and Gaudi's W_S
+ *     reservations apply to all four.
  *
  * Not decoded (an access fails as an address with no register,
  * GAUDISIM_CP_ERR_DMA_ADDR): MME0_QM (the second MME QMAN, queues 37..40,
@@ -102,7 +104,8 @@ static inline int gaudisim_gaudi_cfg_decode(unsigned long long off, unsigned lon
 					    unsigned int *reg)
 {
 	static const unsigned int sync_blocks[] = {
-		GAUDISIM_GAUDI_SYNC_E_N, GAUDISIM_GAUDI_SYNC_W_S,
+		GAUDISIM_GAUDI_SYNC_W_S, GAUDISIM_GAUDI_SYNC_E_S,
+		GAUDISIM_GAUDI_SYNC_W_N, GAUDISIM_GAUDI_SYNC_E_N,
 	};
 	unsigned int e, i, base;
 

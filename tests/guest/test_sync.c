@@ -15,7 +15,8 @@
  *   releases the stream.
  * - MSG_LONG to DMA0_QM_ARB_CFG_0, its weights and quiet period: accepted.
  * - Every other register at a Gaudi address (a doorbell, the second MME
- *   QMAN, E_S) is refused at submit with EPERM.
+ *   QMAN, a SOB: MSG_SHORT is the way to SOBs) is refused at submit with
+ *   EPERM.
  */
 #include <errno.h>
 #include <string.h>
@@ -161,7 +162,7 @@ START_TEST(other_registers_refused_at_submit)
 	static const uint32_t refused[] = {
 		0x5080a0,					/* DMA0_QM_PQ_PI_0 */
 		GAUDISIM_GAUDI_MME0_QM + 0x308,			/* the second MME QMAN */
-		GAUDISIM_GAUDI_SYNC_E_S + 0x2000,		/* E_S SOB 0 */
+		GAUDISIM_GAUDI_SYNC_E_S + 0x2000,		/* a reserved SOB */
 		0x508318,					/* CP 4's fence slot */
 		0x500000,					/* DMA0 core */
 	};

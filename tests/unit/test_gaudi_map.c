@@ -71,9 +71,11 @@ START_TEST(test_decode_vendor_addresses)
 			  GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_DMA_0) + GAUDISIM_QM_ARB_WRR_WEIGHT(3));
 	ck_assert_uint_eq(decoded(0x508b34, 4),
 			  GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_DMA_0) + GAUDISIM_QM_ARB_MST_QUIET_PER);
-	/* E_N and W_S SOB_OBJ_0 and MON_ARM_511: the one modelled sync manager. */
+	/* SOB_OBJ_0 of E_N, W_S, E_S, W_N and MON_ARM_511: the one modelled sync manager. */
 	ck_assert_uint_eq(decoded(0x4f2000, 4), GAUDISIM_BLOCK_SYNC_MNGR + GAUDISIM_SYNC_SOB_OBJ(0));
 	ck_assert_uint_eq(decoded(0x492000, 4), GAUDISIM_BLOCK_SYNC_MNGR + GAUDISIM_SYNC_SOB_OBJ(0));
+	ck_assert_uint_eq(decoded(0x4b2000, 4), GAUDISIM_BLOCK_SYNC_MNGR + GAUDISIM_SYNC_SOB_OBJ(0));
+	ck_assert_uint_eq(decoded(0x4d2004, 4), GAUDISIM_BLOCK_SYNC_MNGR + GAUDISIM_SYNC_SOB_OBJ(1));
 	ck_assert_uint_eq(decoded(0x4f5800 + 4 * 511, 4),
 			  GAUDISIM_BLOCK_SYNC_MNGR + GAUDISIM_SYNC_MON_ARM(511));
 }
@@ -82,8 +84,7 @@ END_TEST
 START_TEST(test_decode_refuses_unmodelled)
 {
 	not_decoded(0x068308, 4);		/* MME0_QM: the second MME QMAN */
-	not_decoded(0x4b2000, 4);		/* E_S */
-	not_decoded(0x4d2000, 4);		/* W_N */
+	not_decoded(0x4a0000, 4);		/* between W_S and E_S */
 	not_decoded(0x4f0000 + GAUDISIM_SYNC_RIGHTS_BASE, 4);	/* not the rights table */
 	not_decoded(0x500000, 4);		/* DMA0 core registers */
 	not_decoded(0xce4308, 4);		/* between NIC0_QM1 and NIC1_QM0 */
@@ -115,7 +116,10 @@ START_TEST(test_aliases_clear_of_compact_map)
 		{ GAUDISIM_ENGINE_BLOCK_BASE,
 		  (uint64_t)GAUDISIM_ENGINE_COUNT * GAUDISIM_ENGINE_BLOCK_SIZE },
 	};
-	const uint32_t sync[] = { GAUDISIM_GAUDI_SYNC_E_N, GAUDISIM_GAUDI_SYNC_W_S };
+	const uint32_t sync[] = {
+		GAUDISIM_GAUDI_SYNC_W_S, GAUDISIM_GAUDI_SYNC_E_S,
+		GAUDISIM_GAUDI_SYNC_W_N, GAUDISIM_GAUDI_SYNC_E_N,
+	};
 	unsigned int e, i, checked = 0;
 
 	ck_assert_uint_le(GAUDISIM_ENGINE_BLOCK(GAUDISIM_ENGINE_COUNT), GAUDISIM_CFG_BAR_SIZE);
@@ -133,7 +137,7 @@ START_TEST(test_aliases_clear_of_compact_map)
 		checked++;
 	}
 	ck_assert_uint_eq(checked, GAUDISIM_ENGINE_COUNT);	/* every engine */
-	for (e = 0; e < 2; e++)
+	for (e = 0; e < sizeof(sync) / sizeof(sync[0]); e++)
 		for (i = 0; i < sizeof(compact) / sizeof(compact[0]); i++)
 			ck_assert(!overlaps(sync[e], GAUDISIM_GAUDI_SYNC_SIZE, compact[i].base,
 					    compact[i].size));
