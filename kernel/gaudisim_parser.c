@@ -225,7 +225,7 @@ static int gaudisim_parse_qm_write(struct gaudisim_parser *p,
 				   const struct gaudisim_packet_msg_long *pkt, u32 op, u64 addr)
 {
 	u64 off = addr - GAUDISIM_CFG_BASE;
-	unsigned int reg, e, r, f, s;
+	unsigned int reg, e, r, f, s, cp;
 
 	if (!gaudisim_gaudi_cfg_decode(off, sizeof(u32), &reg)) {
 		if (off >= GAUDISIM_CFG_BAR_SIZE)
@@ -251,10 +251,13 @@ static int gaudisim_parse_qm_write(struct gaudisim_parser *p,
 	if (r >= GAUDISIM_QM_CP_FENCE_RDATA(0, 0) &&
 	    r < GAUDISIM_QM_CP_FENCE_RDATA(GAUDISIM_QM_NUM_FENCES, 0)) {
 		f = (r - GAUDISIM_QM_CP_FENCE_RDATA(0, 0)) / GAUDISIM_QM_CP_ARRAY_STRIDE;
-		s = (r - GAUDISIM_QM_CP_FENCE_RDATA(f, 0)) / 4;
-		if (s < GAUDISIM_STREAMS_PER_QMAN &&
-		    gaudisim_parse_owns_queue(p, gaudisim_engine_queue_id(e, s)))
-			return gaudisim_emit(p, pkt, sizeof(*pkt));
+		cp = (r - GAUDISIM_QM_CP_FENCE_RDATA(f, 0)) / 4;
+		/* The lower CP runs buffers of all four streams: all must be ours. */
+		for (s = 0; s < GAUDISIM_STREAMS_PER_QMAN; s++)
+			if ((cp == s || cp == GAUDISIM_QM_LOWER_CP) &&
+			    !gaudisim_parse_owns_queue(p, gaudisim_engine_queue_id(e, s)))
+				goto refused;
+		return gaudisim_emit(p, pkt, sizeof(*pkt));
 	}
 refused:
 	gaudisim_parse_dbg(p, "MSG_LONG may not write register 0x%llx\n", addr);

@@ -280,9 +280,14 @@
  * entries per register (the four upper CPs, one per stream, and the lower
  * CP 4 of Gaudi's internal QMANs), so register i of CP s is at
  * +GAUDISIM_QM_CP_ARRAY_STRIDE*i + 4*s. gaudisim's streams are the upper
- * CPs; it has no lower CP, so the CP 4 slots are holes.
+ * CPs. The lower CP is where Gaudi runs the buffers a CB fetches with
+ * CP_DMA; gaudisim runs them on the stream that fetched them, but a FENCE
+ * or WAIT in such a buffer uses the lower CP's fence counters
+ * (CP_FENCE<f>_RDATA/CNT of CP 4), one set per QMAN shared by its
+ * streams. Its other CP 4 slots are holes.
  */
 #define GAUDISIM_QM_NUM_CPS		5
+#define GAUDISIM_QM_LOWER_CP		4
 #define GAUDISIM_QM_CP_ARRAY_STRIDE	(4 * GAUDISIM_QM_NUM_CPS)	/* 0x14 */
 #define GAUDISIM_QM_GLBL_CFG0		0x000	/* [3:0] stream enable bits */
 #define GAUDISIM_QM_GLBL_STS0		0x038	/* RO: [3:0] stream busy bits */

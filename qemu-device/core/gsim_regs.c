@@ -58,6 +58,8 @@ enum qm_reg {
 	QM_ARB_CFG,
 	QM_ARB_WRR_WEIGHT,
 	QM_ARB_MST_QUIET_PER,
+	QM_LOWER_FENCE_RDATA,	/* Gaudi's CP 4: the fences of CP_DMA'd buffers */
+	QM_LOWER_FENCE_CNT,
 };
 
 /* Per-stream registers: one 32-bit register per stream, 4 bytes apart. */
@@ -121,6 +123,14 @@ static enum qm_reg qm_decode(uint32_t r, unsigned int *stream, unsigned int *ind
 			return qm_stream_regs[i].reg;
 		}
 	}
+	for (i = 0; i < GAUDISIM_QM_NUM_FENCES; i++) {
+		*index = (unsigned int)i;
+		if (r == GAUDISIM_QM_CP_FENCE_RDATA(i, GAUDISIM_QM_LOWER_CP))
+			return QM_LOWER_FENCE_RDATA;
+		if (r == GAUDISIM_QM_CP_FENCE_CNT(i, GAUDISIM_QM_LOWER_CP))
+			return QM_LOWER_FENCE_CNT;
+	}
+	*index = 0;
 	if (decode_2d(r, GAUDISIM_QM_CP_FENCE_RDATA(0, 0), GSIM_QM_FENCE_STRIDE,
 		      GAUDISIM_QM_NUM_FENCES, index, stream))
 		return QM_FENCE_RDATA;
@@ -329,6 +339,9 @@ static uint32_t qm_read(struct gsim_qman *qm, uint32_t r)
 		return qm->arb_wrr_weight[si];
 	case QM_ARB_MST_QUIET_PER:
 		return qm->arb_mst_quiet_per;
+	case QM_LOWER_FENCE_CNT:
+		return qm->lower_fence[idx];
+	case QM_LOWER_FENCE_RDATA:	/* write-only */
 	case QM_FENCE_RDATA:	/* write-only */
 	case QM_UNKNOWN:
 		break;
@@ -674,6 +687,7 @@ static enum gsim_reg_status qm_write(struct gsim_core *core, unsigned int e, uin
 	case QM_GLBL_STS0:
 	case QM_PQ_CI:
 	case QM_FENCE_CNT:
+	case QM_LOWER_FENCE_CNT:
 	case QM_CP_STS:
 	case QM_ERR_ADDR_LO:
 	case QM_ERR_ADDR_HI:
@@ -682,6 +696,10 @@ static enum gsim_reg_status qm_write(struct gsim_core *core, unsigned int e, uin
 		return GSIM_REG_READ_ONLY;
 	case QM_FENCE_RDATA:
 		if (gsim_stream_fence_add(s, idx, value))
+			*kick |= GSIM_KICK_RUN;
+		return GSIM_REG_OK;
+	case QM_LOWER_FENCE_RDATA:
+		if (gsim_qman_lower_fence_add(qm, idx, value))
 			*kick |= GSIM_KICK_RUN;
 		return GSIM_REG_OK;
 	default:

@@ -10,6 +10,9 @@
  *   on fence 0; stream 1 signals the SOB. The CS completes.
  * - The MME queue: a monitor payload at Gaudi's MME QMAN address raises
  *   its fence, and a CB parked on it runs.
+ * - The common-CB idiom: an HBM-DMA stream CP_DMAs a buffer that waits on
+ *   fence 0 of Gaudi's lower CP; a payload to DMA2's CP_FENCE0_RDATA_4
+ *   releases it.
  * - A chain through Gaudi's E_N SOB address: one monitor's payload adds to
  *   a SOB named by its E_N address, which fires a second monitor that
  *   releases the stream.
@@ -118,6 +121,41 @@ START_TEST(mme_fence_by_gaudi_address)
 }
 END_TEST
 
+START_TEST(lower_cp_fence_by_gaudi_address)
+{
+	const uint32_t queue = GAUDISIM_QUEUE_ID_DMA_2_0;
+	struct gaudisim_packet_cp_dma cp_dma;
+	struct hlthunk_cb_writer iw, sw;
+	struct test_cb cb;
+	struct hbm_buf hbm;
+	uint8_t icb[64], sub[64];
+	uint32_t status;
+
+	/* The common buffer in HBM: one FENCE on the lower CP's fence 0. */
+	hbm_alloc_ok(dev_fd, &hbm, MiB);
+	hlthunk_cbw_init(&sw, sub, sizeof(sub));
+	ck_assert_int_eq(hlthunk_cbw_fence(&sw, 0, 1, 1, 0), 0);
+	put_in_hbm_ok(sub, sw.used, hbm.addr + 0x1000);
+	cp_dma.tsize = htole32(sw.used);
+	cp_dma.ctl = htole32(GAUDISIM_PKT_CTL(GAUDISIM_PKT_CP_DMA));
+	cp_dma.src = htole64(hbm.addr + 0x1000);
+
+	cb_create_ok(dev_fd, &cb, 4096);
+	cbw_sob(&cb.w, sob(5), GAUDISIM_SYNC_SOB_SET(0), 0);
+	cbw_monitor(&cb.w, mon(5), sob(5), GAUDI(0x548318), 1);
+	cbw_sob(&cb.w, sob(5), GAUDISIM_SYNC_SOB_ADD(1), 0);
+	run_cb_ok(dev_fd, &cb, QUEUE_W, WAIT_US_SHORT);
+	cb_destroy_ok(dev_fd, &cb);
+
+	hlthunk_cbw_init(&iw, icb, sizeof(icb));
+	ck_assert_int_eq(hlthunk_cbw_packet(&iw, &cp_dma, sizeof(cp_dma)), 0);
+	ck_assert_int_eq(run_internal_cb(&iw, hbm.addr, queue, QUEUE_W, sob(6), mon(6), &status),
+			 0);
+	ck_assert_uint_eq(status, GAUDISIM_WAIT_CS_STATUS_COMPLETED);
+	hbm_free_ok(dev_fd, &hbm);
+}
+END_TEST
+
 START_TEST(sob_chain_by_gaudi_e_n_address)
 {
 	uint64_t sob_b = GAUDI(GAUDISIM_GAUDI_SYNC_E_N + GAUDISIM_SYNC_SOB_OBJ(sob(4)));
@@ -163,7 +201,7 @@ START_TEST(other_registers_refused_at_submit)
 		0x5080a0,					/* DMA0_QM_PQ_PI_0 */
 		GAUDISIM_GAUDI_MME0_QM + 0x308,			/* the second MME QMAN */
 		GAUDISIM_GAUDI_SYNC_E_S + 0x2000,		/* a reserved SOB */
-		0x508318,					/* CP 4's fence slot */
+		0x508000,					/* DMA0_QM_GLBL_CFG0 */
 		0x500000,					/* DMA0 core */
 	};
 	struct test_cb cb;
@@ -188,6 +226,7 @@ int main(void)
 
 	tcase_add_test(tc, two_streams_fence_by_gaudi_address);
 	tcase_add_test(tc, mme_fence_by_gaudi_address);
+	tcase_add_test(tc, lower_cp_fence_by_gaudi_address);
 	tcase_add_test(tc, sob_chain_by_gaudi_e_n_address);
 	tcase_add_test(tc, arbitration_by_gaudi_address);
 	tcase_add_test(tc, other_registers_refused_at_submit);

@@ -7,6 +7,8 @@
  * vendor tests' idiom of a monitor payload to CP_FENCE0_RDATA releasing a
  * FENCE on another stream, on an external, an HBM-DMA and the MME queue.
  */
+#include <string.h>
+
 #include "gsim_test.h"
 #include "hw/gaudisim_hw_gaudi_map.h"
 
@@ -40,9 +42,10 @@ START_TEST(test_decode_vendor_addresses)
 			  GAUDISIM_QM_CP_FENCE_RDATA(0, 1));
 	ck_assert_uint_eq(decoded(0x548308, 4),
 			  GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_DMA_2) + GAUDISIM_QM_CP_FENCE_RDATA(0, 0));
-	/* DMA2's CP_FENCE0_RDATA_4 (lower CP): the decode lands on a hole. */
+	/* DMA2's CP_FENCE0_RDATA_4: the lower CP's fence. */
 	ck_assert_uint_eq(decoded(0x548318, 4),
-			  GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_DMA_2) + 0x318);
+			  GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_DMA_2) +
+			  GAUDISIM_QM_CP_FENCE_RDATA(0, GAUDISIM_QM_LOWER_CP));
 	ck_assert_uint_eq(decoded(0x168308, 4),
 			  GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_MME) + GAUDISIM_QM_CP_FENCE_RDATA(0, 0));
 	ck_assert_uint_eq(decoded(0xe08308, 4),
@@ -232,6 +235,46 @@ START_TEST(test_mme_fence_by_gaudi_address)
 }
 END_TEST
 
+/*
+ * The vendor tests' common-CB idiom: a stream CP_DMAs a buffer (on Gaudi
+ * run by the lower CP) that waits on fence 0; a payload to the QMAN's
+ * CP_FENCE0_RDATA_4 (DMA2: 0x548318) releases it, the stream's own fence
+ * does not.
+ */
+START_TEST(test_lower_cp_fence_by_gaudi_address)
+{
+	const unsigned int q = GAUDISIM_QUEUE_ID_DMA_2_0 + 1;
+	const uint64_t sub_addr = T_HBM_CB_BASE + (8u << 20), mark = GAUDISIM_HBM_USER_BASE;
+	struct cb sub = cb_new(64), cb = cb_new(64);
+
+	cb_fence(&sub, 0, 1, 1);
+	cb_msg(&sub, GAUDISIM_PKT_MSG_LONG, mark, 0x10c, 0);
+	memcpy(hbm_ptr(sub_addr), sub.p, sub.len);
+	cb_raw(&cb, sub.len, GAUDISIM_PKT_CTL(GAUDISIM_PKT_CP_DMA));
+	cb_raw64(&cb, sub_addr);
+	iq_setup(q, 2);
+	iq_submit(q, &cb);
+	ck_assert(!gsim_core_run(T->core));
+	ck_assert_uint_eq(rd(QQ_REG(q, GAUDISIM_QM_CP_STS)) & GAUDISIM_CP_STS_FENCE_WAIT,
+			  GAUDISIM_CP_STS_FENCE_WAIT);
+
+	sm_mon_setup(MON, GCFG(0x548308 + 4 * gaudisim_queue_stream(q)), 1);
+	ck_assert_uint_eq(sm_mon_arm(MON, GAUDISIM_SYNC_MON_ARM_SOB(SOB, 0, 1)), 0);
+	sm_sob_wr(SOB, GAUDISIM_SYNC_SOB_ADD(1));
+	run_all();
+	ck_assert_uint_eq(dev_rd32(hbm_ptr(mark)), 0);
+
+	sm_mon_setup(MON + 1, GCFG(0x548318), 1);
+	ck_assert_uint_eq(sm_mon_arm(MON + 1, GAUDISIM_SYNC_MON_ARM_SOB(SOB + 8, 0, 1)), 0);
+	ck_assert_uint_eq(sm_sob_wr(SOB + 8, GAUDISIM_SYNC_SOB_ADD(1)), GSIM_KICK_RUN);
+	run_all();
+	ck_assert_uint_eq(dev_rd32(hbm_ptr(mark)), 0x10c);
+	ck_assert_uint_eq(rd(QQ_REG(q, GAUDISIM_QM_PQ_CI)), 1);
+	ck_assert_uint_eq(rd(QQ_REG(q, GAUDISIM_QM_CP_STS)), 0);
+	ck_assert_uint_eq(T->errors, 0);
+}
+END_TEST
+
 /* MSG_LONG from a CB to Gaudi's ARB registers: stored and read back; reset clears them. */
 START_TEST(test_arbitration_registers_stored)
 {
@@ -297,6 +340,7 @@ Suite *gaudi_map_suite(void)
 	tcase_add_test(dev, test_two_streams_fence_by_gaudi_address);
 	tcase_add_test(dev, test_hbm_dma_fence_by_gaudi_address);
 	tcase_add_test(dev, test_mme_fence_by_gaudi_address);
+	tcase_add_test(dev, test_lower_cp_fence_by_gaudi_address);
 	tcase_add_test(dev, test_arbitration_registers_stored);
 	tcase_add_test(dev, test_second_mme_qman_is_a_hole);
 	suite_add_tcase(s, dev);

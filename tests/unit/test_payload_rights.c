@@ -205,7 +205,7 @@ START_TEST(test_refuses_other_fence_at_gaudi_address)
 }
 END_TEST
 
-/* Gaudi's lower CP (CP 4) has a slot in the fence array; gaudisim has no such CP. */
+/* Gaudi's lower CP (CP 4) serves all four streams; A owns only one of DMA2's. */
 START_TEST(test_refuses_lower_cp_fence)
 {
 	uint32_t base = gaudisim_gaudi_qm_block(gaudisim_queue_engine(Q_A_INT));
