@@ -3,7 +3,7 @@
  * gaudisim device core: the register file of the CFG BAR.
  *
  * Map: the global block at 0 (device description, reset, HBM window,
- * MSI-X request), the EQ, MMU and telemetry blocks, the 17 engine blocks
+ * MSI-X request), the EQ, MMU and telemetry blocks, the engine blocks
  * (engine registers, then the QMAN at +GAUDISIM_QM_OFFSET) and the sync
  * manager. Writes only latch state and return GSIM_KICK_* bits; packets
  * are never executed from here (an engine COMMIT written over MMIO is only
@@ -11,10 +11,13 @@
  *
  * Command buffers reach this file too (MSG_LONG/MSG_SHORT/MSG_PROT to a
  * CFG address, WREG_32/WREG_BULK, monitor payloads, completion messages).
- * They may write what a job legitimately needs: fence counters, the sync
- * manager, MSIX_REQ (the completion tail; secured requesters only),
- * USER_INTR (a job wakes the process waiting on it), engine registers, and the
- * CP_MSG_BASE registers of internal QMANs (users own those CPs). PQ
+ * They may write what a job legitimately needs: fence counters (the
+ * streams' and the lower CP's), the sync manager, MSIX_REQ (the completion
+ * tail; secured requesters only), USER_INTR (a job wakes the process
+ * waiting on it), engine registers, the QMANs' arbitration settings
+ * (stored only) and the CP_MSG_BASE registers of internal QMANs (users own
+ * those CPs). Packets and payloads reach these at Gaudi's addresses too;
+ * gsim_dma_decode() turns those into offsets of this map. PQ
  * programming, stream enables, resets, the HBM window, the EQ and the
  * external QMANs' message bases are refused, so a job cannot redirect a
  * queue or reset the device under the driver's feet.
