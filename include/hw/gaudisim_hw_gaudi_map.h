@@ -95,6 +95,24 @@ static inline unsigned int gaudisim_gaudi_fence_rdata(unsigned int q, unsigned i
 }
 
 /*
+ * Index of the block of a strided array (count blocks of size bytes, stride
+ * apart from first) holding [off, off + len), or -1.
+ */
+static inline int gaudisim_gaudi_block_index(unsigned long long off, unsigned long long len,
+					     unsigned int first, unsigned int stride,
+					     unsigned int count, unsigned int size)
+{
+	unsigned long long rel;
+
+	if (off < first)
+		return -1;
+	rel = off - first;
+	if (rel / stride >= count || rel % stride + len > size)
+		return -1;
+	return (int)(rel / stride);
+}
+
+/*
  * Decode [off, off + len), an offset from CFG_BASE as Gaudi names it, onto
  * the device's register map. Returns 1 and the register offset (from
  * CFG_BASE, inside the compact map) in *reg when the whole range falls in
@@ -103,27 +121,41 @@ static inline unsigned int gaudisim_gaudi_fence_rdata(unsigned int q, unsigned i
 static inline int gaudisim_gaudi_cfg_decode(unsigned long long off, unsigned long long len,
 					    unsigned int *reg)
 {
-	static const unsigned int sync_blocks[] = {
-		GAUDISIM_GAUDI_SYNC_W_S, GAUDISIM_GAUDI_SYNC_E_S,
-		GAUDISIM_GAUDI_SYNC_W_N, GAUDISIM_GAUDI_SYNC_E_N,
-	};
-	unsigned int e, i, base;
+	const unsigned int qm = GAUDISIM_GAUDI_QM_SIZE;
+	unsigned int in;
+	int n;
 
 	if (!len || off >= GAUDISIM_GAUDI_CFG_SIZE || len > GAUDISIM_GAUDI_CFG_SIZE - off)
 		return 0;
-	for (e = 0; e < GAUDISIM_ENGINE_COUNT; e++) {
-		base = gaudisim_gaudi_qm_block(e);
-		if (base && off >= base && off + len <= base + GAUDISIM_GAUDI_QM_SIZE) {
-			*reg = GAUDISIM_QM_BLOCK(e) + (unsigned int)(off - base);
-			return 1;
-		}
+	in = (unsigned int)(off % qm);
+	n = gaudisim_gaudi_block_index(off, len, GAUDISIM_GAUDI_DMA_QM(0), 0x20000u, 8, qm);
+	if (n >= 0) {
+		*reg = GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_DMA_0 + n) + in;
+		return 1;
 	}
-	for (i = 0; i < sizeof(sync_blocks) / sizeof(sync_blocks[0]); i++) {
-		base = sync_blocks[i];
-		if (off >= base && off + len <= base + GAUDISIM_GAUDI_SYNC_SIZE) {
-			*reg = GAUDISIM_BLOCK_SYNC_MNGR + (unsigned int)(off - base);
-			return 1;
-		}
+	if (gaudisim_gaudi_block_index(off, len, GAUDISIM_GAUDI_MME2_QM, qm, 1, qm) >= 0) {
+		*reg = GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_MME) + in;
+		return 1;
+	}
+	n = gaudisim_gaudi_block_index(off, len, GAUDISIM_GAUDI_TPC_QM(0), 0x40000u, 8, qm);
+	if (n >= 0) {
+		*reg = GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_TPC_0 + n) + in;
+		return 1;
+	}
+	/* NIC macros hold two QMANs 0x2000 apart: port 2m + p. */
+	n = gaudisim_gaudi_block_index(off, len, GAUDISIM_GAUDI_NIC_QM(0), 0x2000u,
+				       GAUDISIM_NUM_NIC / 2 * 0x20, qm);
+	if (n >= 0 && n % 0x20 < 2) {
+		*reg = GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_NIC_0 + n / 0x20 * 2 + n % 0x20) + in;
+		return 1;
+	}
+	/* The four sync managers, 0x20000 apart from W_S, onto the one block. */
+	n = gaudisim_gaudi_block_index(off, len, GAUDISIM_GAUDI_SYNC_W_S, 0x20000u, 4,
+				       GAUDISIM_GAUDI_SYNC_SIZE);
+	if (n >= 0) {
+		*reg = GAUDISIM_BLOCK_SYNC_MNGR +
+		       (unsigned int)(off - GAUDISIM_GAUDI_SYNC_W_S - 0x20000u * (unsigned int)n);
+		return 1;
 	}
 	return 0;
 }

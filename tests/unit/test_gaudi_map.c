@@ -91,6 +91,11 @@ START_TEST(test_decode_refuses_unmodelled)
 	not_decoded(0x4f0000 + GAUDISIM_SYNC_RIGHTS_BASE, 4);	/* not the rights table */
 	not_decoded(0x500000, 4);		/* DMA0 core registers */
 	not_decoded(0xce4308, 4);		/* between NIC0_QM1 and NIC1_QM0 */
+	not_decoded(0x509308, 4);		/* past DMA0_QM's registers */
+	not_decoded(0xe09308, 4);		/* past TPC0_QM's registers */
+	not_decoded(0x169308, 4);		/* past MME2_QM's registers */
+	not_decoded(0x508000 + 8 * 0x20000 + 0x308, 4);	/* no DMA8 */
+	not_decoded(0xce0000 + 5 * 0x40000 + 0x308, 4);	/* no NIC5 macro */
 	not_decoded(0x508000 + GAUDISIM_GAUDI_QM_SIZE - 2, 4);	/* leaves the block */
 	not_decoded(0x508308, 0);
 	not_decoded(GAUDISIM_GAUDI_CFG_SIZE, 4);
