@@ -141,6 +141,80 @@ START_TEST(launch_checks_bindings)
 }
 END_TEST
 
+/* y = relu(x) on 64 floats, launched with the bindings of launch k; y checked. */
+static void relu_launch(const hlrt_recipe *r, const struct hlrt_tensor_binding *b, uint32_t n,
+			uint64_t ws, uint64_t x_addr, uint64_t y_addr, float scale)
+{
+	float x[64], y[64];
+	uint32_t i;
+
+	for (i = 0; i < 64; i++)
+		x[i] = scale * ((float)i - 31.5f);
+	HLRT_OK(hlrt_memcpy_h2d(rt_dev, x_addr, x, sizeof(x)));
+	HLRT_OK(hlrt_launch(rt_stream, r, b, n, ws));
+	HLRT_OK(hlrt_stream_synchronize(rt_stream));
+	rt_download(y, y_addr, sizeof(y));
+	for (i = 0; i < 64; i++)
+		ck_assert_float_eq(y[i], x[i] > 0 ? x[i] : 0.0f);
+}
+
+/*
+ * A launch remembers which tensor each binding named; the next launch's
+ * bindings may come in another order, with other names in the same
+ * places, or with a name rewritten in the same buffer, and still bind by
+ * name.
+ */
+START_TEST(launch_binds_by_name_every_time)
+{
+	struct hlrt_tensor_desc d = { .name = "x", .dtype = HLRT_FP32, .ndims = 1,
+				      .dims = { 64 }, .role = HLRT_TENSOR_INPUT };
+	char long_name[100], yname[8] = "y";
+	struct hlrt_tensor_binding b[4];
+	uint64_t xa[2], ya[2], ws, wsa;
+	hlrt_tensor *x, *y;
+	hlrt_graph *g;
+	hlrt_node *n;
+	hlrt_recipe *r;
+
+	HLRT_OK(hlrt_graph_create(&g));
+	HLRT_OK(hlrt_tensor_create(g, &d, &x));
+	d.name = "y";
+	d.role = HLRT_TENSOR_OUTPUT;
+	HLRT_OK(hlrt_tensor_create(g, &d, &y));
+	HLRT_OK(hlrt_node_create(g, "relu_fwd_f32", &x, 1, &y, 1, NULL, 0, NULL, &n));
+	HLRT_OK(hlrt_graph_compile(g, NULL, &r));
+	HLRT_OK(hlrt_recipe_workspace_size(r, &ws));
+	wsa = ws ? rt_upload(NULL, ws) : 0;
+	for (int i = 0; i < 2; i++) {
+		xa[i] = rt_upload(NULL, 64 * sizeof(float));
+		ya[i] = rt_upload(NULL, 64 * sizeof(float));
+	}
+	memset(long_name, 'x', sizeof(long_name) - 1);
+	long_name[sizeof(long_name) - 1] = 0;
+	b[0] = (struct hlrt_tensor_binding){ "x", xa[0] };
+	b[1] = (struct hlrt_tensor_binding){ yname, ya[0] };
+	relu_launch(r, b, 2, wsa, xa[0], ya[0], 1.0f);
+	/* the other order, with a name the recipe lacks and one too long to be a tensor's */
+	b[0] = (struct hlrt_tensor_binding){ yname, ya[1] };
+	b[1] = (struct hlrt_tensor_binding){ "unused", 4096 };
+	b[2] = (struct hlrt_tensor_binding){ long_name, 4096 };
+	b[3] = (struct hlrt_tensor_binding){ "x", xa[1] };
+	relu_launch(r, b, 4, wsa, xa[1], ya[1], 2.0f);
+	relu_launch(r, b, 4, wsa, xa[1], ya[1], -3.0f);
+	/* the same buffer now names no tensor: y is not bound */
+	strcpy(yname, "z");
+	ck_assert_int_eq(hlrt_launch(rt_stream, r, b, 4, wsa), HLRT_INVALID_ARGUMENT);
+	ck_assert_ptr_nonnull(strstr(hlrt_last_error(), "\"y\" is not bound"));
+	/* and back to the first bindings */
+	strcpy(yname, "y");
+	b[0] = (struct hlrt_tensor_binding){ "x", xa[0] };
+	b[1] = (struct hlrt_tensor_binding){ yname, ya[0] };
+	relu_launch(r, b, 2, wsa, xa[0], ya[0], 0.5f);
+	HLRT_OK(hlrt_recipe_destroy(r));
+	HLRT_OK(hlrt_graph_destroy(g));
+}
+END_TEST
+
 START_TEST(copies_memset_events)
 {
 	uint8_t *pinned, buf[10000], back[10000];
@@ -321,6 +395,7 @@ Suite *api_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, bad_arguments);
 	tcase_add_test(tc, launch_checks_bindings);
+	tcase_add_test(tc, launch_binds_by_name_every_time);
 	tcase_add_test(tc, copies_memset_events);
 	tcase_add_test(tc, stream_limit_and_info);
 	suite_add_tcase(s, tc);

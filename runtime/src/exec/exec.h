@@ -54,7 +54,18 @@ struct loaded_recipe {
 	uint64_t code_offset, const_offset;
 	uint64_t *kernel_off;
 	uint64_t *bound;			/* last bound addresses, per persistent tensor */
+	uint64_t *bound_next;			/* this launch's, before they are kept */
 	uint64_t bound_ws;
+	/*
+	 * The last launch's bindings by name and the persistent tensor each
+	 * named (~0u: none): a launch with the same names in the same order
+	 * finds its tensors with one comparison per binding.
+	 */
+	struct bind_memo {
+		char name[HLRT_NAME_MAX];
+		uint32_t tensor;
+	} *bind_memo;
+	uint32_t n_bind_memo, cap_bind_memo;
 	bool uploaded;
 	uint32_t parity;			/* SOB set of the next launch */
 	uint8_t *image;				/* pinned host copy of the image */

@@ -68,6 +68,8 @@ void hlrt_loaded_free(struct loaded_recipe *lr)
 	free(lr->segs);
 	free(lr->patches);
 	free(lr->bound);
+	free(lr->bound_next);
+	free(lr->bind_memo);
 	free(lr);
 }
 
@@ -141,8 +143,9 @@ hlrt_status hlrt_recipe_load_on(hlrt_device *dev, struct hlrt_recipe *r,
 	lr->next = dev->loaded;
 	dev->loaded = lr;
 	lr->bound = calloc(r->n_persistent + 1, sizeof(uint64_t));
+	lr->bound_next = calloc(r->n_persistent + 1, sizeof(uint64_t));
 	lr->kernel_off = calloc(r->n_kernels + 1, sizeof(uint64_t));
-	if (!lr->bound || !lr->kernel_off) {
+	if (!lr->bound || !lr->bound_next || !lr->kernel_off) {
 		st = hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "loading a recipe");
 		goto fail;
 	}
@@ -212,10 +215,54 @@ static void apply_patches(const struct hlrt_recipe *r, struct loaded_recipe *lr,
 	}
 }
 
+/* The persistent tensor a binding names, ~0u when the recipe has none of that name. */
+static uint32_t find_tensor(const struct hlrt_recipe *r, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < r->n_persistent; i++)
+		if (!strcmp(r->tensors[i].name, name))
+			return i;
+	return ~0u;
+}
+
+/*
+ * The tensor binding j names: the last launch's answer when its binding j
+ * had the same name (remembered for the next launch otherwise). A name
+ * too long to remember is looked up every time.
+ */
+static uint32_t bind_lookup(struct loaded_recipe *lr, uint32_t j, const char *name)
+{
+	struct bind_memo *m;
+
+	if (j < lr->n_bind_memo && !strcmp(lr->bind_memo[j].name, name))
+		return lr->bind_memo[j].tensor;
+	if (strnlen(name, HLRT_NAME_MAX) == HLRT_NAME_MAX)
+		return find_tensor(lr->recipe, name);
+	if (j >= lr->cap_bind_memo) {
+		uint32_t cap = j < 16 ? 16 : 2 * j;
+
+		m = realloc(lr->bind_memo, sizeof(*m) * cap);
+		if (!m)
+			return find_tensor(lr->recipe, name);
+		lr->bind_memo = m;
+		lr->cap_bind_memo = cap;
+	}
+	/* a gap (an earlier name not remembered) ends what the next launch reuses */
+	if (j > lr->n_bind_memo)
+		return find_tensor(lr->recipe, name);
+	m = &lr->bind_memo[j];
+	strcpy(m->name, name);
+	m->tensor = find_tensor(lr->recipe, name);
+	lr->n_bind_memo = j + 1;
+	return m->tensor;
+}
+
 /* Bindings by name -> addresses per persistent tensor. */
-static hlrt_status bind(const struct hlrt_recipe *r, const struct hlrt_tensor_binding *b,
+static hlrt_status bind(struct loaded_recipe *lr, const struct hlrt_tensor_binding *b,
 			uint32_t n, uint64_t *bound)
 {
+	const struct hlrt_recipe *r = lr->recipe;
 	uint32_t i, j;
 
 	for (i = 0; i < r->n_persistent; i++)
@@ -223,10 +270,8 @@ static hlrt_status bind(const struct hlrt_recipe *r, const struct hlrt_tensor_bi
 	for (j = 0; j < n; j++) {
 		if (!b[j].name)
 			return hlrt_fail(HLRT_INVALID_ARGUMENT, "binding %u has no name", j);
-		for (i = 0; i < r->n_persistent; i++)
-			if (!strcmp(r->tensors[i].name, b[j].name))
-				break;
-		if (i == r->n_persistent)
+		i = bind_lookup(lr, j, b[j].name);
+		if (i == ~0u)
 			continue;	/* a tensor this recipe does not touch */
 		if (!b[j].device_addr || b[j].device_addr % 4)
 			return hlrt_fail(HLRT_INVALID_ARGUMENT, "binding \"%s\": bad address 0x%llx",
@@ -500,33 +545,26 @@ hlrt_status hlrt_launch_ex(hlrt_stream *stream, const hlrt_recipe *recipe,
 		st = ensure_loaded(dev, r, &lr);
 	if (st)
 		return st;
-	bound = malloc(sizeof(uint64_t) * (r->n_persistent + 1));
-	if (!bound)
-		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "launch");
-	st = bind(r, bindings, n_bindings, bound);
+	bound = lr->bound_next;
+	st = bind(lr, bindings, n_bindings, bound);
 	if (!st)
 		st = patch_and_upload(r, lr, bound, workspace);
-	if (st) {
-		free(bound);
+	if (st)
 		return st;
-	}
 	p = lr->parity;
 	lr->parity ^= 1;
 	lr->last_stream = stream;
 	if (lr->profiled) {
 		/* one profiled launch in flight per recipe: its timestamps come back */
 		st = hlrt_stream_synchronize(stream);
-		if (st) {
-			free(bound);
+		if (st)
 			return st;
-		}
 		memset(lr->ts_host, 0, lr->ts_size);
 		HLRT_PROFILE_COPY(bpost, n_post, lr);
 	}
 	st = run_segments(stream, r, lr, p, bound, workspace, bpre, n_pre, bpost, n_post);
 	if (!st && lr->profiled && stream->n_harvest < 8)
 		stream->harvest[stream->n_harvest++] = lr;
-	free(bound);
 	hlrt_profiler_host_event(dev, "hlrt_launch", t0, hlrt_now_ns());
 	return st;
 }
