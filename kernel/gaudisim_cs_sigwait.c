@@ -28,6 +28,7 @@
 
 #include <drm/drm_drv.h>
 
+#include <hw/gaudisim_hw_gaudi_map.h>
 #include <hw/gaudisim_hw_packets.h>
 #include <hw/gaudisim_hw_sync.h>
 
@@ -442,7 +443,7 @@ int gaudisim_cs_sigwait_submit(struct gaudisim_ctx *ctx, const struct gaudisim_c
 	out->seq = cs->seq;
 	out->status = GAUDISIM_CS_STATUS_SUCCESS;
 	if (!wait) {
-		out->sob_base_addr_offset = GAUDISIM_SYNC_SOB_OBJ(cs->sig_sob);
+		out->sob_base_addr_offset = gaudisim_gaudi_sob_offset(cs->sig_sob);
 		out->sob_count_before_submission = cs->sig_value - 1;
 	}
 	gaudisim_cs_put(cs);

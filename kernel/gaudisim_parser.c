@@ -53,6 +53,7 @@
 #include "gaudisim_parser.h"
 #include "gaudisim_queue.h"
 
+#include <hw/gaudisim_hw_gaudi_map.h>
 #include <hw/gaudisim_hw_pkt_legal.h>
 #include <hw/gaudisim_hw_sync.h>
 
@@ -197,11 +198,70 @@ static int gaudisim_check_range(struct gaudisim_parser *p, u64 addr, u64 len,
 		return end <= sram_end ? 0 : -EINVAL;
 	}
 	if (end > GAUDISIM_CFG_BASE &&
-	    addr < GAUDISIM_CFG_BASE + GAUDISIM_CFG_BAR_SIZE)
+	    addr < GAUDISIM_CFG_BASE + GAUDISIM_GAUDI_CFG_SIZE)
 		return -EPERM;
 	if (addr >= GAUDISIM_HOST_BASE && addr < GAUDISIM_HOST_END)
 		return -EPERM;
 	return -EINVAL;
+}
+
+/* May this context's work use queue @q (the rights the driver grants it)? */
+static bool gaudisim_parse_owns_queue(struct gaudisim_parser *p, unsigned int q)
+{
+	if (q >= GAUDISIM_QUEUE_ID_SIZE)
+		return false;
+	if (GAUDISIM_QUEUE_IS_EXTERNAL(q))
+		return p->gdev->queues[q].present;
+	return !p->ctx->shared && p->gdev->iqueues[q].present;
+}
+
+/*
+ * MSG_LONG to a QMAN register, at Gaudi's address or the register map's:
+ * as on Gaudi, a user CB may add to the fence counters of its own queues
+ * and set its QMANs' arbitration (stored, not scheduled by: device.md).
+ * Everything else in register space stays the driver's.
+ */
+static int gaudisim_parse_qm_write(struct gaudisim_parser *p,
+				   const struct gaudisim_packet_msg_long *pkt, u32 op, u64 addr)
+{
+	u64 off = addr - GAUDISIM_CFG_BASE;
+	unsigned int reg, e, r, f, s, cp;
+
+	if (!gaudisim_gaudi_cfg_decode(off, sizeof(u32), &reg)) {
+		if (off >= GAUDISIM_CFG_BAR_SIZE)
+			goto refused;
+		reg = off;
+	}
+	if (op != GAUDISIM_MSG_OP_WRITE_VALUE || reg < GAUDISIM_ENGINE_BLOCK_BASE)
+		goto refused;
+	e = (reg - GAUDISIM_ENGINE_BLOCK_BASE) / GAUDISIM_ENGINE_BLOCK_SIZE;
+	r = (reg - GAUDISIM_ENGINE_BLOCK_BASE) % GAUDISIM_ENGINE_BLOCK_SIZE;
+	if (e >= GAUDISIM_ENGINE_COUNT || r < GAUDISIM_QM_OFFSET)
+		goto refused;
+	r -= GAUDISIM_QM_OFFSET;
+
+	if (r == GAUDISIM_QM_ARB_CFG || r == GAUDISIM_QM_ARB_MST_QUIET_PER ||
+	    (r >= GAUDISIM_QM_ARB_WRR_WEIGHT(0) &&
+	     r < GAUDISIM_QM_ARB_WRR_WEIGHT(GAUDISIM_STREAMS_PER_QMAN))) {
+		for (s = 0; s < GAUDISIM_STREAMS_PER_QMAN; s++)
+			if (gaudisim_parse_owns_queue(p, gaudisim_engine_queue_id(e, s)))
+				return gaudisim_emit(p, pkt, sizeof(*pkt));
+		goto refused;
+	}
+	if (r >= GAUDISIM_QM_CP_FENCE_RDATA(0, 0) &&
+	    r < GAUDISIM_QM_CP_FENCE_RDATA(GAUDISIM_QM_NUM_FENCES, 0)) {
+		f = (r - GAUDISIM_QM_CP_FENCE_RDATA(0, 0)) / GAUDISIM_QM_CP_ARRAY_STRIDE;
+		cp = (r - GAUDISIM_QM_CP_FENCE_RDATA(f, 0)) / 4;
+		/* The lower CP runs buffers of all four streams: all must be ours. */
+		for (s = 0; s < GAUDISIM_STREAMS_PER_QMAN; s++)
+			if ((cp == s || cp == GAUDISIM_QM_LOWER_CP) &&
+			    !gaudisim_parse_owns_queue(p, gaudisim_engine_queue_id(e, s)))
+				goto refused;
+		return gaudisim_emit(p, pkt, sizeof(*pkt));
+	}
+refused:
+	gaudisim_parse_dbg(p, "MSG_LONG may not write register 0x%llx\n", addr);
+	return -EPERM;
 }
 
 /* MSG_LONG to USER_INTR: a 32-bit user interrupt ID, nothing else. */
@@ -256,6 +316,8 @@ static int gaudisim_parse_msg_long(struct gaudisim_parser *p,
 				   addr);
 		return -EINVAL;
 	}
+	if (addr >= GAUDISIM_CFG_BASE && addr - GAUDISIM_CFG_BASE < GAUDISIM_GAUDI_CFG_SIZE)
+		return gaudisim_parse_qm_write(p, pkt, op, addr);
 	rc = gaudisim_check_range(p, addr, len, &up);
 	if (rc) {
 		gaudisim_parse_dbg(p, "MSG_LONG may not write %u bytes at 0x%llx\n",

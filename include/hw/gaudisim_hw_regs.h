@@ -8,9 +8,11 @@
  * C11 user space, so it uses only integer constants and macros.
  *
  * The layout follows first-generation Gaudi where that matters to software
- * (memory map, QMAN stream registers, PQ/CQ semantics) and is compacted
- * where Gaudi's map is only sparse (one 4 MiB register BAR instead of
- * 128 MiB). docs/device.md describes every block.
+ * (memory map, QMAN registers, PQ/CQ semantics) and is compacted where
+ * Gaudi's map is only sparse (one 4 MiB register BAR instead of 128 MiB).
+ * Engines and packets also reach the QMAN and sync-manager registers at
+ * Gaudi's own addresses (gaudisim_hw_gaudi_map.h). docs/device.md
+ * describes every block.
  */
 #ifndef GAUDISIM_HW_REGS_H
 #define GAUDISIM_HW_REGS_H
@@ -223,9 +225,11 @@
 
 /*
  * Every engine owns a 16 KiB block: its core registers at +0x0000 and its
- * queue manager (QMAN) at +GAUDISIM_QM_OFFSET.
+ * queue manager (QMAN) at +GAUDISIM_QM_OFFSET. The blocks start at 3 MiB,
+ * clear of the addresses Gaudi gives its MME QMANs inside the first 4 MiB
+ * (gaudisim_hw_gaudi_map.h), so both names of a QMAN decode unambiguously.
  */
-#define GAUDISIM_ENGINE_BLOCK_BASE	0x100000
+#define GAUDISIM_ENGINE_BLOCK_BASE	0x300000
 #define GAUDISIM_ENGINE_BLOCK_SIZE	0x4000
 #define GAUDISIM_QM_OFFSET		0x2000
 
@@ -270,10 +274,21 @@
 #define GAUDISIM_ENG_COMMON_END		0x1F40
 
 /*
- * QMAN registers, offsets inside the QM block. Offsets are Gaudi's
- * (gaudi QMAN block); per-stream registers are 4 bytes apart, stream s
- * at +4*s.
+ * QMAN registers, offsets inside the QM block. Offsets are Gaudi's (gaudi
+ * QMAN block, e.g. DMA0_QM): the PQ registers have one entry per stream
+ * (4 bytes apart, stream s at +4*s); the CP arrays have Gaudi's five
+ * entries per register (the four upper CPs, one per stream, and the lower
+ * CP 4 of Gaudi's internal QMANs), so register i of CP s is at
+ * +GAUDISIM_QM_CP_ARRAY_STRIDE*i + 4*s. gaudisim's streams are the upper
+ * CPs. The lower CP is where Gaudi runs the buffers a CB fetches with
+ * CP_DMA; gaudisim runs them on the stream that fetched them, but a FENCE
+ * or WAIT in such a buffer uses the lower CP's fence counters
+ * (CP_FENCE<f>_RDATA/CNT of CP 4), one set per QMAN shared by its
+ * streams. Its other CP 4 slots are holes.
  */
+#define GAUDISIM_QM_NUM_CPS		5
+#define GAUDISIM_QM_LOWER_CP		4
+#define GAUDISIM_QM_CP_ARRAY_STRIDE	(4 * GAUDISIM_QM_NUM_CPS)	/* 0x14 */
 #define GAUDISIM_QM_GLBL_CFG0		0x000	/* [3:0] stream enable bits */
 #define GAUDISIM_QM_GLBL_STS0		0x038	/* RO: [3:0] stream busy bits */
 #define GAUDISIM_QM_PQ_BASE_LO(s)	(0x070 + 4 * (s))	/* bus address */
@@ -286,25 +301,50 @@
  * The driver points them at the sync manager (gaudisim_hw_sync.h); 0 means
  * not programmed and fails the MSG_SHORT. Internal QMANs' bases are also
  * writable from command buffers (users own those CPs); external ones are
- * MMIO only.
+ * MMIO only. Gaudi: CP_MSG_BASE<b>_ADDR_LO_<s> / _HI_<s>.
  */
 #define GAUDISIM_QM_NUM_MSG_BASES	4
-#define GAUDISIM_QM_CP_MSG_BASE_LO(b, s) (0x228 + 0x20 * (b) + 4 * (s))
-#define GAUDISIM_QM_CP_MSG_BASE_HI(b, s) (0x238 + 0x20 * (b) + 4 * (s))
-#define GAUDISIM_QM_CP_FENCE_RDATA(f, s) (0x308 + 0x10 * (f) + 4 * (s))	/* WO: add */
-#define GAUDISIM_QM_CP_FENCE_CNT(f, s)	(0x358 + 0x10 * (f) + 4 * (s))	/* RO */
+#define GAUDISIM_QM_CP_MSG_BASE_LO(b, s) \
+	(0x228 + 2 * GAUDISIM_QM_CP_ARRAY_STRIDE * (b) + 4 * (s))
+#define GAUDISIM_QM_CP_MSG_BASE_HI(b, s) \
+	(0x23C + 2 * GAUDISIM_QM_CP_ARRAY_STRIDE * (b) + 4 * (s))
+/* Gaudi's CP_FENCE<f>_RDATA_<s> (WO: adds) and CP_FENCE<f>_CNT_<s> (RO). */
+#define GAUDISIM_QM_CP_FENCE_RDATA(f, s) (0x308 + GAUDISIM_QM_CP_ARRAY_STRIDE * (f) + 4 * (s))
+#define GAUDISIM_QM_CP_FENCE_CNT(f, s)	(0x358 + GAUDISIM_QM_CP_ARRAY_STRIDE * (f) + 4 * (s))
 #define GAUDISIM_QM_CP_STS(s)		(0x3A8 + 4 * (s))	/* RO: GAUDISIM_CP_STS_* */
-#define GAUDISIM_QM_CP_ERR_ADDR_LO(s)	(0x3B8 + 4 * (s))	/* RO: CB address of last error */
-#define GAUDISIM_QM_CP_ERR_ADDR_HI(s)	(0x3C8 + 4 * (s))	/* RO */
-#define GAUDISIM_QM_CP_ERR_CNT(s)	(0x3D8 + 4 * (s))	/* RO */
+/*
+ * gaudisim's own per-stream error registers, in a hole of Gaudi's QMAN
+ * block (after CP_AWUSER, before ARB_CFG_0).
+ */
+#define GAUDISIM_QM_CP_ERR_ADDR_LO(s)	(0x480 + 4 * (s))	/* RO: CB address of last error */
+#define GAUDISIM_QM_CP_ERR_ADDR_HI(s)	(0x490 + 4 * (s))	/* RO */
+#define GAUDISIM_QM_CP_ERR_CNT(s)	(0x4A0 + 4 * (s))	/* RO */
+/*
+ * Arbitration, Gaudi's registers: ARB_CFG_0 (TYPE [0]: 0 priority, 1
+ * weighted round robin; IS_MASTER [4]; EN [8]), the per-stream weights and
+ * the quiet period between grants. They are stored and read back but do
+ * not change the order in which the device serves streams: its scheduler
+ * gives every runnable stream one slice in turn, a difference that only
+ * timing can show (a CB that orders its streams does so with fences, which
+ * are modelled). ARB_POINT holds are modelled (ARB_OWNER below).
+ */
+#define GAUDISIM_QM_ARB_CFG		0xA00
+#define GAUDISIM_QM_ARB_CFG_TYPE_WRR	(1u << 0)
+#define GAUDISIM_QM_ARB_CFG_IS_MASTER	(1u << 4)
+#define GAUDISIM_QM_ARB_CFG_EN		(1u << 8)
+#define GAUDISIM_QM_ARB_WRR_WEIGHT(s)	(0xA08 + 4 * (s))
+#define GAUDISIM_QM_ARB_MST_QUIET_PER	0xB34
 /*
  * RO: the stream holding the QMAN's arbiter (ARB_POINT without rls): while
  * held, the other streams of the QMAN do not run. Released by ARB_POINT
- * with rls, at the end of the holder's CB, on STOP and on reset.
+ * with rls, at the end of the holder's CB, on STOP and on reset. gaudisim's
+ * format, in the slot of Gaudi's ARB_STATE_STS.
  */
-#define GAUDISIM_QM_ARB_OWNER		0xA00
+#define GAUDISIM_QM_ARB_OWNER		0xB80
 #define GAUDISIM_QM_ARB_OWNER_HELD	(1u << 31)
 #define GAUDISIM_QM_ARB_OWNER_STREAM_MASK 0x3u
+/* End of the QMAN registers inside the QM block (Gaudi's end at 0xD04). */
+#define GAUDISIM_QM_REGS_END		0xD04
 
 #define GAUDISIM_QM_PQ_SIZE_LOG2_MIN	1
 #define GAUDISIM_QM_PQ_SIZE_LOG2_MAX	16

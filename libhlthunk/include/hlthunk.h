@@ -464,7 +464,7 @@ struct hlthunk_signal_in {
 struct hlthunk_signal_out {
 	uint64_t seq;
 	uint32_t status;
-	uint32_t sob_base_addr_offset;	/* the SOB's offset in the sync-manager block */
+	uint32_t sob_base_addr_offset;	/* the SOB's address - CFG_BASE, in Gaudi's W_S manager */
 	uint16_t sob_count_before_submission;
 };
 

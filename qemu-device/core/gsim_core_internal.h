@@ -153,6 +153,16 @@ struct gsim_stream {
 struct gsim_qman {
 	uint32_t glbl_cfg0;		/* stream enable bits */
 	int arb_owner;			/* stream holding the arbiter, -1 if none */
+	/*
+	 * Fence counters of Gaudi's lower CP (CP 4): a FENCE or WAIT in a
+	 * CP_DMA'd buffer uses these, shared by the QMAN's streams, raised by
+	 * CP_FENCE<f>_RDATA_4.
+	 */
+	uint32_t lower_fence[GAUDISIM_QM_NUM_FENCES];
+	/* Gaudi's arbitration settings: stored, not used to schedule. */
+	uint32_t arb_cfg;
+	uint32_t arb_wrr_weight[GAUDISIM_STREAMS_PER_QMAN];
+	uint32_t arb_mst_quiet_per;
 	struct gsim_stream stream[GAUDISIM_STREAMS_PER_QMAN];
 };
 
@@ -430,6 +440,9 @@ bool gsim_stream_busy(const struct gsim_stream *s);
 bool gsim_stream_runnable(const struct gsim_core *core, const struct gsim_stream *s);
 /* Add to a fence counter; true when a stream parked on it may now resume. */
 bool gsim_stream_fence_add(struct gsim_stream *s, unsigned int fence, uint32_t value);
+bool gsim_qman_lower_fence_add(struct gsim_qman *qm, unsigned int fence, uint32_t value);
+/* The fence counter a FENCE or WAIT of the stream's current frame uses. */
+uint32_t *gsim_stream_fence_cnt(struct gsim_qman *qm, struct gsim_stream *s, unsigned int id);
 /* Run one slice of a runnable stream. */
 void gsim_stream_step(struct gsim_core *core, struct gsim_stream *s,
 		      struct gsim_budget *budget);

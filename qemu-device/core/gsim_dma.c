@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "hw/gaudisim_hw_gaudi_map.h"
 #include "gsim_core_internal.h"
 #include "gsim_mmu.h"
 #include "gsim_telemetry.h"
@@ -179,6 +180,8 @@ int gsim_dev_mem_check(struct gsim_core *core, uint64_t addr, uint64_t len, bool
 bool gsim_dma_decode(const struct gsim_core *core, uint64_t addr, uint64_t len,
 		     struct gsim_span *span)
 {
+	unsigned int reg;
+
 	if (range_in(addr, len, GAUDISIM_HBM_BASE, core->hbm_size)) {
 		if (gsim_dma_protected(core, addr, len))
 			return false;
@@ -191,6 +194,14 @@ bool gsim_dma_decode(const struct gsim_core *core, uint64_t addr, uint64_t len,
 		span->rgn = GSIM_RGN_SRAM;
 		span->mem = core->sram + (addr - GAUDISIM_SRAM_BASE);
 		span->off = 0;
+		return true;
+	}
+	/* Gaudi's address of a QMAN or sync-manager register first (hw_gaudi_map.h). */
+	if (range_in(addr, len, GAUDISIM_CFG_BASE, GAUDISIM_GAUDI_CFG_SIZE) &&
+	    gaudisim_gaudi_cfg_decode(addr - GAUDISIM_CFG_BASE, len ? len : 1, &reg)) {
+		span->rgn = GSIM_RGN_CFG;
+		span->mem = NULL;
+		span->off = reg;
 		return true;
 	}
 	if (range_in(addr, len, GAUDISIM_CFG_BASE, GAUDISIM_CFG_BAR_SIZE)) {

@@ -232,15 +232,17 @@ static enum gsim_pkt_result exec_fence(struct pkt *k)
 	unsigned int id = (k->dw0 & GAUDISIM_FENCE_ID_MASK) >> GAUDISIM_FENCE_ID_SHIFT;
 	uint32_t target = (k->dw0 & GAUDISIM_FENCE_TARGET_MASK) >> GAUDISIM_FENCE_TARGET_SHIFT;
 	uint32_t dec = (k->dw0 & GAUDISIM_FENCE_DEC_VAL_MASK) >> GAUDISIM_FENCE_DEC_VAL_SHIFT;
+	/* In a CP_DMA'd buffer: the counters of Gaudi's lower CP. */
+	uint32_t *cnt = gsim_stream_fence_cnt(&k->core->qman[s->engine], s, id);
 
-	if (s->fence[id] < target) {
+	if (*cnt < target) {
 		s->park = GSIM_PARK_FENCE;
 		s->wait_fence_id = id;
 		s->wait_target = target;
 		return GSIM_PKT_BLOCKED;
 	}
 	/* A decrement larger than the counter stops at zero. */
-	s->fence[id] = s->fence[id] > dec ? s->fence[id] - dec : 0;
+	*cnt = *cnt > dec ? *cnt - dec : 0;
 	return GSIM_PKT_NEXT;
 }
 
@@ -457,7 +459,10 @@ static enum gsim_pkt_result exec_wait(struct pkt *k)
 	if (cycles)
 		gsim_telemetry_engine_busy(k->core, k->s->engine,
 					   cycles * 1000 / GAUDISIM_TEL_CLOCK_LIMIT_MHZ);
-	gsim_stream_fence_add(k->s, id, inc);
+	if (k->s->depth == GSIM_FRAME_CP_DMA)
+		gsim_qman_lower_fence_add(&k->core->qman[k->s->engine], id, inc);
+	else
+		gsim_stream_fence_add(k->s, id, inc);
 	return GSIM_PKT_NEXT;
 }
 

@@ -94,6 +94,12 @@ void gsim_qman_reset(struct gsim_qman *qm)
 		gsim_stream_reset(&qm->stream[i]);
 	qm->glbl_cfg0 = 0;
 	qm->arb_owner = -1;
+	for (i = 0; i < GAUDISIM_QM_NUM_FENCES; i++)
+		qm->lower_fence[i] = 0;
+	qm->arb_cfg = 0;
+	for (i = 0; i < GAUDISIM_STREAMS_PER_QMAN; i++)
+		qm->arb_wrr_weight[i] = 0;
+	qm->arb_mst_quiet_per = 0;
 }
 
 uint32_t gsim_stream_entries(const struct gsim_stream *s)
@@ -129,16 +135,56 @@ bool gsim_stream_runnable(const struct gsim_core *core, const struct gsim_stream
 	return s->active || (gsim_stream_entries(s) && s->pi != s->ci);
 }
 
+static void fence_cnt_add(uint32_t *cnt, uint32_t value)
+{
+	*cnt = value > UINT32_MAX - *cnt ? UINT32_MAX : *cnt + value;
+}
+
+/* Is the stream parked on a FENCE of Gaudi's lower CP (inside a CP_DMA'd buffer)? */
+static bool parked_on_lower_cp(const struct gsim_stream *s)
+{
+	return s->active && s->depth == GSIM_FRAME_CP_DMA;
+}
+
+uint32_t *gsim_stream_fence_cnt(struct gsim_qman *qm, struct gsim_stream *s, unsigned int id)
+{
+	return parked_on_lower_cp(s) ? &qm->lower_fence[id] : &s->fence[id];
+}
+
 bool gsim_stream_fence_add(struct gsim_stream *s, unsigned int fence, uint32_t value)
 {
 	uint32_t *cnt = &s->fence[fence];
 
-	*cnt = value > UINT32_MAX - *cnt ? UINT32_MAX : *cnt + value;
-	if (s->park != GSIM_PARK_FENCE || s->wait_fence_id != fence || *cnt < s->wait_target)
+	fence_cnt_add(cnt, value);
+	if (s->park != GSIM_PARK_FENCE || parked_on_lower_cp(s) || s->wait_fence_id != fence ||
+	    *cnt < s->wait_target)
 		return false;
 	/* The FENCE packet runs again and consumes the counter itself. */
 	s->park = GSIM_PARK_NONE;
 	return true;
+}
+
+/*
+ * Add to a fence of the QMAN's lower CP: every stream parked on it inside a
+ * CP_DMA'd buffer whose target is met runs again (the first to run consumes
+ * the count; the others park again if it is no longer enough).
+ */
+bool gsim_qman_lower_fence_add(struct gsim_qman *qm, unsigned int fence, uint32_t value)
+{
+	bool woke = false;
+	unsigned int i;
+
+	fence_cnt_add(&qm->lower_fence[fence], value);
+	for (i = 0; i < GAUDISIM_STREAMS_PER_QMAN; i++) {
+		struct gsim_stream *s = &qm->stream[i];
+
+		if (s->park != GSIM_PARK_FENCE || !parked_on_lower_cp(s) ||
+		    s->wait_fence_id != fence || qm->lower_fence[fence] < s->wait_target)
+			continue;
+		s->park = GSIM_PARK_NONE;
+		woke = true;
+	}
+	return woke;
 }
 
 static void advance_ci(struct gsim_stream *s)

@@ -55,6 +55,11 @@ enum qm_reg {
 	QM_ERR_ADDR_HI,
 	QM_ERR_CNT,
 	QM_ARB_OWNER,
+	QM_ARB_CFG,
+	QM_ARB_WRR_WEIGHT,
+	QM_ARB_MST_QUIET_PER,
+	QM_LOWER_FENCE_RDATA,	/* Gaudi's CP 4: the fences of CP_DMA'd buffers */
+	QM_LOWER_FENCE_CNT,
 };
 
 /* Per-stream registers: one 32-bit register per stream, 4 bytes apart. */
@@ -71,6 +76,7 @@ static const struct {
 	{ GAUDISIM_QM_CP_ERR_ADDR_LO(0), QM_ERR_ADDR_LO },
 	{ GAUDISIM_QM_CP_ERR_ADDR_HI(0), QM_ERR_ADDR_HI },
 	{ GAUDISIM_QM_CP_ERR_CNT(0), QM_ERR_CNT },
+	{ GAUDISIM_QM_ARB_WRR_WEIGHT(0), QM_ARB_WRR_WEIGHT },
 };
 
 /*
@@ -107,12 +113,24 @@ static enum qm_reg qm_decode(uint32_t r, unsigned int *stream, unsigned int *ind
 		return QM_GLBL_STS0;
 	if (r == GAUDISIM_QM_ARB_OWNER)
 		return QM_ARB_OWNER;
+	if (r == GAUDISIM_QM_ARB_CFG)
+		return QM_ARB_CFG;
+	if (r == GAUDISIM_QM_ARB_MST_QUIET_PER)
+		return QM_ARB_MST_QUIET_PER;
 	for (i = 0; i < sizeof(qm_stream_regs) / sizeof(qm_stream_regs[0]); i++) {
 		if (r >= qm_stream_regs[i].base && r < qm_stream_regs[i].base + span) {
 			*stream = (r - qm_stream_regs[i].base) / 4;
 			return qm_stream_regs[i].reg;
 		}
 	}
+	for (i = 0; i < GAUDISIM_QM_NUM_FENCES; i++) {
+		*index = (unsigned int)i;
+		if (r == GAUDISIM_QM_CP_FENCE_RDATA(i, GAUDISIM_QM_LOWER_CP))
+			return QM_LOWER_FENCE_RDATA;
+		if (r == GAUDISIM_QM_CP_FENCE_CNT(i, GAUDISIM_QM_LOWER_CP))
+			return QM_LOWER_FENCE_CNT;
+	}
+	*index = 0;
 	if (decode_2d(r, GAUDISIM_QM_CP_FENCE_RDATA(0, 0), GSIM_QM_FENCE_STRIDE,
 		      GAUDISIM_QM_NUM_FENCES, index, stream))
 		return QM_FENCE_RDATA;
@@ -315,6 +333,15 @@ static uint32_t qm_read(struct gsim_qman *qm, uint32_t r)
 		return (uint32_t)(s->err_addr >> 32);
 	case QM_ERR_CNT:
 		return s->err_cnt;
+	case QM_ARB_CFG:
+		return qm->arb_cfg;
+	case QM_ARB_WRR_WEIGHT:
+		return qm->arb_wrr_weight[si];
+	case QM_ARB_MST_QUIET_PER:
+		return qm->arb_mst_quiet_per;
+	case QM_LOWER_FENCE_CNT:
+		return qm->lower_fence[idx];
+	case QM_LOWER_FENCE_RDATA:	/* write-only */
 	case QM_FENCE_RDATA:	/* write-only */
 	case QM_UNKNOWN:
 		break;
@@ -660,6 +687,7 @@ static enum gsim_reg_status qm_write(struct gsim_core *core, unsigned int e, uin
 	case QM_GLBL_STS0:
 	case QM_PQ_CI:
 	case QM_FENCE_CNT:
+	case QM_LOWER_FENCE_CNT:
 	case QM_CP_STS:
 	case QM_ERR_ADDR_LO:
 	case QM_ERR_ADDR_HI:
@@ -668,6 +696,10 @@ static enum gsim_reg_status qm_write(struct gsim_core *core, unsigned int e, uin
 		return GSIM_REG_READ_ONLY;
 	case QM_FENCE_RDATA:
 		if (gsim_stream_fence_add(s, idx, value))
+			*kick |= GSIM_KICK_RUN;
+		return GSIM_REG_OK;
+	case QM_LOWER_FENCE_RDATA:
+		if (gsim_qman_lower_fence_add(qm, idx, value))
 			*kick |= GSIM_KICK_RUN;
 		return GSIM_REG_OK;
 	default:
@@ -686,6 +718,19 @@ static enum gsim_reg_status qm_write(struct gsim_core *core, unsigned int e, uin
 			s->msg_base_lo[idx] = value;
 		else
 			s->msg_base_hi[idx] = value;
+		return GSIM_REG_OK;
+	/*
+	 * Arbitration settings: Gaudi lets user CBs set them. Stored only, so
+	 * one context's setting cannot slow another's streams.
+	 */
+	case QM_ARB_CFG:
+		qm->arb_cfg = value;
+		return GSIM_REG_OK;
+	case QM_ARB_WRR_WEIGHT:
+		qm->arb_wrr_weight[si] = value;
+		return GSIM_REG_OK;
+	case QM_ARB_MST_QUIET_PER:
+		qm->arb_mst_quiet_per = value;
 		return GSIM_REG_OK;
 	default:
 		break;

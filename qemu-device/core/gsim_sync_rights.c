@@ -136,24 +136,42 @@ static const struct gsim_rights *payload_rights(const struct gsim_core *core)
 	return rights_live(r) && r->gen == sync->fire_gen ? r : NULL;
 }
 
-/* A CP_FENCE_RDATA register: true and its queue ID in *q. */
-static bool fence_rdata_queue(uint32_t off, unsigned int *q)
+/*
+ * A CP_FENCE_RDATA register: true, its engine in *e and its CP in *cp
+ * (a stream, or GAUDISIM_QM_LOWER_CP).
+ */
+static bool fence_rdata_cp(uint32_t off, unsigned int *e, unsigned int *cp)
 {
 	uint32_t first = GAUDISIM_QM_CP_FENCE_RDATA(0, 0);
 	uint32_t end = GAUDISIM_QM_CP_FENCE_RDATA(GAUDISIM_QM_NUM_FENCES, 0);
 	uint32_t in, r;
-	unsigned int e;
 
 	if (off < GAUDISIM_ENGINE_BLOCK_BASE)
 		return false;
-	e = (off - GAUDISIM_ENGINE_BLOCK_BASE) / GAUDISIM_ENGINE_BLOCK_SIZE;
+	*e = (off - GAUDISIM_ENGINE_BLOCK_BASE) / GAUDISIM_ENGINE_BLOCK_SIZE;
 	in = (off - GAUDISIM_ENGINE_BLOCK_BASE) % GAUDISIM_ENGINE_BLOCK_SIZE;
-	if (e >= GAUDISIM_ENGINE_COUNT || in < GAUDISIM_QM_OFFSET)
+	if (*e >= GAUDISIM_ENGINE_COUNT || in < GAUDISIM_QM_OFFSET)
 		return false;
 	r = in - GAUDISIM_QM_OFFSET;
 	if (r < first || r >= end)
 		return false;
-	*q = gaudisim_engine_queue_id(e, (r - first) % 0x10 / 4);
+	*cp = (r - first) % GAUDISIM_QM_CP_ARRAY_STRIDE / 4;
+	return true;
+}
+
+/* May the entry raise a fence of CP cp of engine e's QMAN? */
+static bool fence_cp_owned(const struct gsim_rights *r, unsigned int e, unsigned int cp)
+{
+	unsigned int s, q;
+
+	/* The lower CP runs buffers of all four streams: all must be the context's. */
+	for (s = 0; s < GAUDISIM_STREAMS_PER_QMAN; s++) {
+		if (cp != s && cp != GAUDISIM_QM_LOWER_CP)
+			continue;
+		q = gaudisim_engine_queue_id(e, s);
+		if (q >= GAUDISIM_QUEUE_ID_SIZE || !(r->queues[q / 32] & (1u << (q % 32))))
+			return false;
+	}
 	return true;
 }
 
@@ -161,7 +179,7 @@ bool gsim_sync_payload_reg_ok(const struct gsim_core *core, uint32_t off, uint32
 {
 	const struct gsim_rights *r = payload_rights(core);
 	uint32_t sob_first = GAUDISIM_BLOCK_SYNC_MNGR + GAUDISIM_SYNC_SOB_OBJ(0);
-	unsigned int q;
+	unsigned int e, cp;
 
 	if (!r)
 		return false;
@@ -180,8 +198,8 @@ bool gsim_sync_payload_reg_ok(const struct gsim_core *core, uint32_t off, uint32
 
 		return n >= r->sob_first && n < r->sob_end;
 	}
-	if (fence_rdata_queue(off, &q))
-		return q < GAUDISIM_QUEUE_ID_SIZE && (r->queues[q / 32] & (1u << (q % 32)));
+	if (fence_rdata_cp(off, &e, &cp))
+		return fence_cp_owned(r, e, cp);
 	return false;
 }
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "hw/gaudisim_hw_gaudi_map.h"
 #include "hw/gaudisim_hw_sync.h"
 
 #define QUEUE_B		(GAUDISIM_QUEUE_ID_DMA_0_0 + 1)/* signals (gated) */
@@ -173,9 +174,9 @@ START_TEST(signal_completes_and_counts)
 	ck_assert_uint_eq(a.status, GAUDISIM_CS_STATUS_SUCCESS);
 	/* The queue's sync object: one of the driver's two for QUEUE_B2. */
 	ck_assert_uint_ge(a.sob_base_addr_offset,
-			  GAUDISIM_SYNC_SOB_OBJ(GAUDISIM_SYNC_DRIVER_SOB_FIRST + 2 * QUEUE_B2));
+			  gaudisim_gaudi_sob_offset(GAUDISIM_SYNC_DRIVER_SOB_FIRST + 2 * QUEUE_B2));
 	ck_assert_uint_le(a.sob_base_addr_offset,
-			  GAUDISIM_SYNC_SOB_OBJ(GAUDISIM_SYNC_DRIVER_SOB_FIRST + 2 * QUEUE_B2 + 1));
+			  gaudisim_gaudi_sob_offset(GAUDISIM_SYNC_DRIVER_SOB_FIRST + 2 * QUEUE_B2 + 1));
 	if (b.sob_base_addr_offset == a.sob_base_addr_offset)
 		ck_assert_uint_eq(b.sob_count_before_submission,
 				  a.sob_count_before_submission + 1);

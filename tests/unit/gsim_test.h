@@ -236,6 +236,7 @@ Suite *threads_suite(void);
 Suite *mme_bf16_suite(void);
 Suite *security_suite(void);
 Suite *payload_rights_suite(void);
+Suite *gaudi_map_suite(void);
 Suite *board_suite(void);
 Suite *pkt_table_suite(void);
 

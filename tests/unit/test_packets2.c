@@ -160,9 +160,17 @@ START_TEST(test_cp_dma)
 	ck_assert_uint_eq(dev_rd32(hbm_ptr(HBM_P)), 1);
 	ck_assert_uint_eq(dev_rd32(hbm_ptr(HBM_P + 4)), 0);
 	ck_assert_uint_eq(sts(QI), GAUDISIM_CP_STS_BUSY | GAUDISIM_CP_STS_FENCE_WAIT);
+	/* The buffer runs on Gaudi's lower CP: the stream's own fence does not release it. */
 	wr(QQ_FENCE_REG(QI, GAUDISIM_QM_CP_FENCE_RDATA, 0), 1);
 	run_all();
+	ck_assert_uint_eq(dev_rd32(hbm_ptr(HBM_P)), 1);
+	ck_assert_uint_eq(rd(QQ_FENCE_REG(QI, GAUDISIM_QM_CP_FENCE_CNT, 0)), 1);
+	wr(GAUDISIM_QM_BLOCK(gaudisim_queue_engine(QI)) +
+	   GAUDISIM_QM_CP_FENCE_RDATA(0, GAUDISIM_QM_LOWER_CP), 1);
+	run_all();
 	ck_assert_uint_eq(dev_rd32(hbm_ptr(HBM_P)), 2);
+	ck_assert_uint_eq(rd(GAUDISIM_QM_BLOCK(gaudisim_queue_engine(QI)) +
+			     GAUDISIM_QM_CP_FENCE_CNT(0, GAUDISIM_QM_LOWER_CP)), 0);
 	ck_assert_uint_eq(dev_rd32(hbm_ptr(HBM_P + 4)), 3);
 	ck_assert_uint_eq(sts(QI), 0);
 	ck_assert_uint_eq(rd(QQ_REG(QI, GAUDISIM_QM_PQ_CI)), 1);

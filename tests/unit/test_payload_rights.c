@@ -11,6 +11,7 @@
  * with PRIV, leaves the target untouched and fails the triggering write.
  */
 #include "gsim_test.h"
+#include "hw/gaudisim_hw_gaudi_map.h"
 #include "hw/gaudisim_hw_mme.h"
 #include "hw/gaudisim_hw_mmu.h"
 #include "hw/gaudisim_hw_nic.h"
@@ -29,6 +30,8 @@
 #define HBM_B		(GAUDISIM_HBM_USER_BASE + (32ull << 20))
 #define CFG(off)	(GAUDISIM_CFG_BASE + (off))
 #define ENG(e, off)	CFG(GAUDISIM_ENGINE_BLOCK(e) + (off))
+/* The same fence at the address Gaudi gives it. */
+#define GAUDI_FENCE(q, f)	CFG(gaudisim_gaudi_fence_rdata(q, f))
 
 static void rights_for(struct th_rights *r, uint32_t sob, uint32_t mon, unsigned int qi,
 		       unsigned int qe, uint64_t hbm)
@@ -194,6 +197,36 @@ START_TEST(test_refuses_other_fence)
 }
 END_TEST
 
+/* Gaudi's name for B's fence is still B's. */
+START_TEST(test_refuses_other_fence_at_gaudi_address)
+{
+	assert_refused(GAUDI_FENCE(Q_B_INT, 0), 1);
+	ck_assert_uint_eq(fence_cnt(Q_B_INT, 0), 0);
+}
+END_TEST
+
+/* Gaudi's lower CP (CP 4) serves all four streams; A owns only one of DMA2's. */
+START_TEST(test_refuses_lower_cp_fence)
+{
+	uint32_t base = gaudisim_gaudi_qm_block(gaudisim_queue_engine(Q_A_INT));
+
+	assert_refused(CFG(base + GAUDISIM_QM_CP_FENCE_RDATA(0, GAUDISIM_STREAMS_PER_QMAN)), 1);
+	ck_assert_uint_eq(fence_cnt(Q_A_INT, 0), 0);
+	ck_assert_uint_eq(fence_cnt(Q_A_INT, 1), 0);
+}
+END_TEST
+
+/* Gaudi's address of another QMAN register is refused like its compact one. */
+START_TEST(test_refuses_qman_register_at_gaudi_address)
+{
+	uint32_t base = gaudisim_gaudi_qm_block(gaudisim_queue_engine(Q_A_INT));
+
+	assert_refused(CFG(base + GAUDISIM_QM_ARB_CFG), GAUDISIM_QM_ARB_CFG_EN);
+	ck_assert_uint_eq(rd(GAUDISIM_QM_BLOCK(gaudisim_queue_engine(Q_A_INT)) +
+			     GAUDISIM_QM_ARB_CFG), 0);
+}
+END_TEST
+
 START_TEST(test_refuses_other_hbm)
 {
 	assert_refused(HBM_B + 0x40, 0xbad);
@@ -249,6 +282,24 @@ START_TEST(test_allows_own_fence)
 {
 	ck_assert_uint_eq(a_payload(FENCE_ADDR(Q_A_INT, 1), 3), 0);
 	ck_assert_uint_eq(fence_cnt(Q_A_INT, 1), 3);
+}
+END_TEST
+
+/* The vendor's idiom: the payload names the fence by Gaudi's address. */
+START_TEST(test_allows_own_fence_at_gaudi_address)
+{
+	ck_assert_uint_eq(a_payload(GAUDI_FENCE(Q_A_INT, 0), 2), 0);
+	ck_assert_uint_eq(fence_cnt(Q_A_INT, 0), 2);
+}
+END_TEST
+
+/* SOBs by Gaudi's E_N address. */
+START_TEST(test_allows_own_sob_at_gaudi_address)
+{
+	ck_assert_uint_eq(a_payload(CFG(GAUDISIM_GAUDI_SYNC_E_N +
+					GAUDISIM_SYNC_SOB_OBJ(SOB_A + 3)),
+				    GAUDISIM_SYNC_SOB_SET(7)), 0);
+	ck_assert_uint_eq(sm_sob_rd(SOB_A + 3), 7);
 }
 END_TEST
 
@@ -334,6 +385,11 @@ Suite *payload_rights_suite(void)
 	tcase_add_test(tc, test_allows_own_user_intr);
 	tcase_add_test(tc, test_allows_own_fence);
 	tcase_add_test(tc, test_allows_own_hbm);
+	tcase_add_test(tc, test_allows_own_fence_at_gaudi_address);
+	tcase_add_test(tc, test_allows_own_sob_at_gaudi_address);
+	tcase_add_test(tc, test_refuses_other_fence_at_gaudi_address);
+	tcase_add_test(tc, test_refuses_lower_cp_fence);
+	tcase_add_test(tc, test_refuses_qman_register_at_gaudi_address);
 	tcase_add_test(tc, test_external_arm_binds_monitor_owner);
 	tcase_add_test(tc, test_closed_context_monitor_has_no_rights);
 	suite_add_tcase(s, tc);

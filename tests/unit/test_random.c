@@ -345,8 +345,12 @@ static void run_internal_job(unsigned int q)
 		}
 		ck_assert_msg(sts & GAUDISIM_CP_STS_FENCE_WAIT,
 			      "queue %u neither done nor waiting (CP_STS 0x%x)", q, sts);
-		for (f = 0; f < GAUDISIM_QM_NUM_FENCES; f++)
+		/* The stream's fences, and the lower CP's for a CP_DMA'd buffer. */
+		for (f = 0; f < GAUDISIM_QM_NUM_FENCES; f++) {
 			wr(QQ_FENCE_REG(q, GAUDISIM_QM_CP_FENCE_RDATA, f), 255);
+			wr(GAUDISIM_QM_BLOCK(gaudisim_queue_engine(q)) +
+			   GAUDISIM_QM_CP_FENCE_RDATA(f, GAUDISIM_QM_LOWER_CP), 255);
+		}
 	}
 }
 

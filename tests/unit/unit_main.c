@@ -16,7 +16,7 @@ static const check_suite_fn suites[] = {
 	faults_suite,	   wiring_suite,      tpc_golden_suite,	 mmu_golden_suite,
 	mme_backend_suite, threads_suite,     mme_bf16_suite,	 security_suite,
 	mme_conv_suite,	   nic_suite,	      board_suite,	 pkt_table_suite,
-	payload_rights_suite,
+	payload_rights_suite, gaudi_map_suite,
 };
 
 int main(void)

@@ -798,7 +798,7 @@ struct gaudisim_cs_in {
 struct gaudisim_cs_out {
 	__u64 seq;		/* never 0 */
 	__u32 status;		/* GAUDISIM_CS_STATUS_* */
-	/* SIGNAL CSs: the SOB's offset in the sync-manager block, its count before */
+	/* SIGNAL CSs: the SOB's address as an offset from CFG_BASE (Gaudi's W_S), its count before */
 	__u32 sob_base_addr_offset;
 	__u16 sob_count_before_submission;
 	__u16 pad[3];
