@@ -6,8 +6,9 @@
  * (a user monitor on fence 0 that the test opens), B signals after it, and
  * queue A's copy of that HBM back to the host waits for B's signal; A's
  * result is the pattern only if it ran after B. Also: several signals in
- * one WAIT, a WAIT on signals already done, sync-object wraparound, and
- * the negative matrix.
+ * one WAIT, a WAIT on signals already done, sync-object wraparound,
+ * encapsulated signals (reserved on a queue's SOB, added by a CS's own
+ * jobs, waited for by offset), and the negative matrix.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -581,6 +582,248 @@ START_TEST(wrapper_arguments)
 }
 END_TEST
 
+/* ---- Encapsulated signals ------------------------------------------------ */
+
+static int reserve_on(int fd, uint32_t queue, uint32_t count, struct gaudisim_cs_out *out)
+{
+	union gaudisim_cs_args a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.in.encaps_signals_q_idx = queue;
+	a.in.encaps_signals_count = count;
+	a.in.num_chunks_execute = 1;
+	a.in.cs_flags = GAUDISIM_CS_FLAGS_RESERVE_SIGNALS_ONLY;
+	rc = hlthunk_ioctl(fd, DRM_IOCTL_GAUDISIM_CS, &a);
+	if (!rc)
+		*out = a.out;
+	return rc;
+}
+
+static int unreserve(int fd, uint32_t handle)
+{
+	union gaudisim_cs_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.in.encaps_sig_handle_id = handle;
+	a.in.num_chunks_execute = 1;
+	a.in.cs_flags = GAUDISIM_CS_FLAGS_UNRESERVE_SIGNALS_ONLY;
+	return hlthunk_ioctl(fd, DRM_IOCTL_GAUDISIM_CS, &a);
+}
+
+/* A CS with ENCAP_SIGNALS running cb on queue. */
+static int encap_submit(uint32_t handle, const struct test_cb *cb, uint32_t queue,
+			struct gaudisim_cs_out *out)
+{
+	struct gaudisim_cs_chunk chunk = make_chunk(cb->handle, queue, cb->w.used);
+	union gaudisim_cs_args a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.in.chunks_execute = (uint64_t)(uintptr_t)&chunk;
+	a.in.num_chunks_execute = 1;
+	a.in.encaps_sig_handle_id = handle;
+	a.in.cs_flags = GAUDISIM_CS_FLAGS_ENCAP_SIGNALS;
+	rc = hlthunk_ioctl(dev_fd, DRM_IOCTL_GAUDISIM_CS, &a);
+	if (!rc)
+		*out = a.out;
+	return rc;
+}
+
+/* A WAIT CS on queue for offset signals of the reservation CS seq used. */
+static int encap_wait(uint64_t seq, uint32_t offset, uint32_t queue, uint64_t *wseq)
+{
+	struct gaudisim_cs_chunk chunk;
+	union gaudisim_cs_args a;
+	int rc;
+
+	memset(&chunk, 0, sizeof(chunk));
+	chunk.encaps_signal_seq = seq;
+	chunk.encaps_signal_offset = offset;
+	chunk.queue_index = queue;
+	memset(&a, 0, sizeof(a));
+	a.in.chunks_execute = (uint64_t)(uintptr_t)&chunk;
+	a.in.num_chunks_execute = 1;
+	a.in.cs_flags = GAUDISIM_CS_FLAGS_WAIT | GAUDISIM_CS_FLAGS_ENCAP_SIGNALS;
+	rc = hlthunk_ioctl(dev_fd, DRM_IOCTL_GAUDISIM_CS, &a);
+	if (!rc)
+		*wseq = a.out.seq;
+	return rc;
+}
+
+static uint32_t sob_of(uint32_t sob_base_addr_offset)
+{
+	return (sob_base_addr_offset - gaudisim_gaudi_sob_offset(0)) / 4;
+}
+
+/*
+ * Two signals reserved on QUEUE_B; a CS there adds one, waits at the gate,
+ * adds the other. A WAIT for offset 1 ends while the gate is shut, one for
+ * offset 2 only once it opens. The reservation took two of the SOB's
+ * values: the next SIGNAL counts from after them.
+ */
+START_TEST(encap_reserve_signal_wait_unreserve)
+{
+	struct gaudisim_cs_out res, ecs;
+	struct hlthunk_signal_out before, after;
+	struct test_cb cb;
+	uint64_t w1, w2;
+	uint32_t sob;
+
+	ck_assert_int_eq(signal_on(dev_fd, QUEUE_B, &before), 0);
+	wait_completed_ok(dev_fd, before.seq, WAIT_US_SHORT);
+	ck_assert_int_eq(reserve_on(dev_fd, QUEUE_B, 2, &res), 0);
+	ck_assert_uint_ne(res.handle_id, 0);
+	ck_assert_uint_eq(res.count, 2);
+	ck_assert_uint_eq(res.status, GAUDISIM_CS_STATUS_SUCCESS);
+	sob = sob_of(res.sob_base_addr_offset);
+	ck_assert_uint_ge(sob, GAUDISIM_SYNC_DRIVER_SOB_FIRST + 2 * QUEUE_B);
+	ck_assert_uint_le(sob, GAUDISIM_SYNC_DRIVER_SOB_FIRST + 2 * QUEUE_B + 1);
+
+	arm_gate();
+	cb_create_ok(dev_fd, &cb, 4096);
+	cbw_sob(&cb.w, sob, GAUDISIM_SYNC_SOB_ADD(1), 0);
+	ck_assert_int_eq(hlthunk_cbw_fence(&cb.w, 0, 1, 1, 0), 0);
+	cbw_sob(&cb.w, sob, GAUDISIM_SYNC_SOB_ADD(1), 0);
+	ck_assert_int_eq(encap_submit(res.handle_id, &cb, QUEUE_B, &ecs), 0);
+	ck_assert_uint_ne(ecs.seq, 0);
+	ck_assert_uint_eq(ecs.sob_base_addr_offset, res.sob_base_addr_offset);
+	if (res.sob_base_addr_offset == before.sob_base_addr_offset)
+		ck_assert_uint_eq(ecs.sob_count_before_submission,
+				  before.sob_count_before_submission + 1);
+
+	ck_assert_int_eq(encap_wait(ecs.seq, 1, QUEUE_A, &w1), 0);
+	wait_completed_ok(dev_fd, w1, WAIT_US_SHORT);
+	ck_assert_int_eq(encap_wait(ecs.seq, 2, QUEUE_A, &w2), 0);
+	usleep(HOLD_MS * 1000);
+	ck_assert_uint_eq(cs_status_now(w2), GAUDISIM_WAIT_CS_STATUS_BUSY);
+	ck_assert_uint_eq(cs_status_now(ecs.seq), GAUDISIM_WAIT_CS_STATUS_BUSY);
+	open_gate();
+	wait_completed_ok(dev_fd, ecs.seq, WAIT_US_SHORT);
+	wait_completed_ok(dev_fd, w2, WAIT_US_SHORT);
+
+	ck_assert_int_eq(signal_on(dev_fd, QUEUE_B, &after), 0);
+	if (after.sob_base_addr_offset == res.sob_base_addr_offset)
+		ck_assert_uint_eq(after.sob_count_before_submission,
+				  ecs.sob_count_before_submission + 2);
+	wait_completed_ok(dev_fd, after.seq, WAIT_US_SHORT);
+	ck_assert_int_eq(unreserve(dev_fd, res.handle_id), 0);
+	/* The handle is gone: neither a second unreserve nor a WAIT on it. */
+	ck_assert_int_eq(unreserve(dev_fd, res.handle_id), -EINVAL);
+	ck_assert_int_eq(encap_wait(ecs.seq, 1, QUEUE_A, &w1), -EINVAL);
+	cb_destroy_ok(dev_fd, &cb);
+}
+END_TEST
+
+/* Signals reserved and released unused go back to the queue. */
+START_TEST(encap_unused_signals_return)
+{
+	struct gaudisim_cs_out res;
+	struct hlthunk_signal_out sig;
+
+	ck_assert_int_eq(reserve_on(dev_fd, QUEUE_B2, 5, &res), 0);
+	ck_assert_int_eq(unreserve(dev_fd, res.handle_id), 0);
+	ck_assert_int_eq(signal_on(dev_fd, QUEUE_B2, &sig), 0);
+	ck_assert_uint_eq(sig.sob_base_addr_offset, res.sob_base_addr_offset);
+	ck_assert_uint_eq(sig.sob_count_before_submission,
+			  res.sob_count_before_submission);
+	wait_completed_ok(dev_fd, sig.seq, WAIT_US_SHORT);
+}
+END_TEST
+
+/*
+ * Bad handles, queues, counts and offsets are refused (EINVAL); a CS's
+ * jobs add to the reserved SOB only with ENCAP_SIGNALS, only increments,
+ * and no more than reserved (EPERM).
+ */
+START_TEST(encap_refusals)
+{
+	struct gaudisim_cs_out res, ecs, out;
+	struct gaudisim_cs_chunk chunk;
+	struct test_cb cb, nop;
+	uint64_t w, seq;
+	uint32_t sob;
+
+	ck_assert_int_eq(reserve_on(dev_fd, QUEUE_B2, 2, &res), 0);
+	sob = sob_of(res.sob_base_addr_offset);
+	/* Reservations: an internal or absent queue, 0 or too many signals. */
+	ck_assert_int_eq(reserve_on(dev_fd, GAUDISIM_QUEUE_ID_SIZE, 1, &out), -EINVAL);
+	ck_assert_int_eq(reserve_on(dev_fd, GAUDISIM_NUM_EXT_QUEUES, 1, &out), -EINVAL);
+	ck_assert_int_eq(reserve_on(dev_fd, QUEUE_B2, 0, &out), -EINVAL);
+	ck_assert_int_eq(reserve_on(dev_fd, QUEUE_B2, GAUDISIM_SYNC_SOB_MAX + 1, &out), -EINVAL);
+	ck_assert_int_eq(unreserve(dev_fd, res.handle_id + 1000), -EINVAL);
+
+	cb_create_ok(dev_fd, &cb, 4096);
+	cbw_sob(&cb.w, sob, GAUDISIM_SYNC_SOB_ADD(1), 0);
+	/* Without the flag the SOB is the driver's; a handle not held. */
+	chunk = make_chunk(cb.handle, QUEUE_B2, cb.w.used);
+	ck_assert_int_eq(submit_chunk(dev_fd, &chunk, &seq), -EPERM);
+	ck_assert_int_eq(encap_submit(res.handle_id + 1000, &cb, QUEUE_B2, &out), -EINVAL);
+	cb_destroy_ok(dev_fd, &cb);
+
+	/* A set, and three increments of two reserved. */
+	cb_create_ok(dev_fd, &cb, 4096);
+	cbw_sob(&cb.w, sob, GAUDISIM_SYNC_SOB_SET(1), 0);
+	ck_assert_int_eq(encap_submit(res.handle_id, &cb, QUEUE_B2, &out), -EPERM);
+	cb_destroy_ok(dev_fd, &cb);
+	cb_create_ok(dev_fd, &cb, 4096);
+	cbw_sob(&cb.w, sob, GAUDISIM_SYNC_SOB_ADD(1), 0);
+	cbw_sob(&cb.w, sob, GAUDISIM_SYNC_SOB_ADD(2), 0);
+	ck_assert_int_eq(encap_submit(res.handle_id, &cb, QUEUE_B2, &out), -EPERM);
+	cb_destroy_ok(dev_fd, &cb);
+
+	/* Waits: on a CS that used no reservation, past the count, seq 0. */
+	cb_create_ok(dev_fd, &nop, 4096);
+	ck_assert_int_eq(hlthunk_cbw_nop(&nop.w, 0), 0);
+	seq = submit_copy(&cb, QUEUE_B2, false, 0, 0, 0);
+	ck_assert_int_eq(encap_wait(seq, 1, QUEUE_A, &w), -EINVAL);
+	ck_assert_int_eq(encap_wait(0, 1, QUEUE_A, &w), -EINVAL);
+	ck_assert_int_eq(encap_submit(res.handle_id, &nop, QUEUE_B2, &ecs), 0);
+	ck_assert_int_eq(encap_wait(ecs.seq, 3, QUEUE_A, &w), -EINVAL);
+	/* ENCAP_SIGNALS with SIGNAL, and a wait on an internal queue. */
+	memset(&chunk, 0, sizeof(chunk));
+	chunk.queue_index = QUEUE_B2;
+	ck_assert_int_eq(cs_raw(&chunk, 1, GAUDISIM_CS_FLAGS_SIGNAL |
+				GAUDISIM_CS_FLAGS_ENCAP_SIGNALS), -EINVAL);
+	ck_assert_int_eq(encap_wait(ecs.seq, 1, GAUDISIM_NUM_EXT_QUEUES, &w), -EINVAL);
+	wait_completed_ok(dev_fd, ecs.seq, WAIT_US_SHORT);
+	wait_completed_ok(dev_fd, seq, WAIT_US_SHORT);
+	ck_assert_int_eq(unreserve(dev_fd, res.handle_id), 0);
+	cb_destroy_ok(dev_fd, &nop);
+	cb_destroy_ok(dev_fd, &cb);
+}
+END_TEST
+
+/*
+ * signal_sob_max 4: a reservation of 4 holds its SOB, so after 4 signals
+ * on the other one the move back is refused (EBUSY); closing the context
+ * ends the reservation, and the next context's signal moves back.
+ */
+START_TEST(encap_reservation_ends_with_context)
+{
+	struct gaudisim_cs_out res;
+	struct hlthunk_signal_out out;
+	uint64_t last = 0;
+	int i;
+
+	ck_assert_int_eq(reserve_on(dev_fd, QUEUE_B2, 4, &res), 0);
+	for (i = 0; i < 4; i++) {
+		ck_assert_int_eq(signal_on(dev_fd, QUEUE_B2, &out), 0);
+		ck_assert_uint_ne(out.sob_base_addr_offset, res.sob_base_addr_offset);
+		last = out.seq;
+	}
+	wait_completed_ok(dev_fd, last, WAIT_US_SHORT);
+	ck_assert_int_eq(signal_on(dev_fd, QUEUE_B2, &out), -EBUSY);
+	compute_teardown();
+
+	dev_fd = open_compute_ok();
+	ck_assert_int_eq(signal_on(dev_fd, QUEUE_B2, &out), 0);
+	ck_assert_uint_eq(out.sob_base_addr_offset, res.sob_base_addr_offset);
+	ck_assert_uint_eq(out.sob_count_before_submission, 0);
+	wait_completed_ok(dev_fd, out.seq, WAIT_US_SHORT);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("sigwait");
@@ -596,15 +839,19 @@ int main(void)
 	tcase_add_test(pos, wait_on_completed_signal_returns_at_once);
 	tcase_add_test(pos, timeout_variants);
 	tcase_add_test(pos, reset_aborts_and_restarts_counts);
+	tcase_add_test(pos, encap_reserve_signal_wait_unreserve);
+	tcase_add_test(pos, encap_unused_signals_return);
 	suite_add_tcase(s, pos);
 	tcase_add_test(wrap, sob_wraparound);
 	tcase_add_test(wrap, sob_wraparound_blocked_while_in_use);
+	tcase_add_test(wrap, encap_reservation_ends_with_context);
 	suite_add_tcase(s, wrap);
 	tcase_add_test(neg, signal_bad_queues);
 	tcase_add_test(neg, bad_chunks_and_flags);
 	tcase_add_test(neg, wait_bad_seqs);
 	tcase_add_test(neg, signal_of_another_context);
 	tcase_add_test(neg, wrapper_arguments);
+	tcase_add_test(neg, encap_refusals);
 	suite_add_tcase(s, neg);
 	return run_suite(s);
 }
