@@ -796,10 +796,11 @@ END_TEST
 
 /*
  * signal_sob_max 4: a reservation of 4 holds its SOB, so after 4 signals
- * on the other one the move back is refused (EBUSY); closing the context
- * ends the reservation, and the next context's signal moves back.
+ * on the other one the move back is refused (EBUSY) until the handle is
+ * released; then the queue moves back to that SOB, zeroed. (Release by
+ * closing the context: test_contexts.)
  */
-START_TEST(encap_reservation_ends_with_context)
+START_TEST(encap_reservation_holds_its_sob)
 {
 	struct gaudisim_cs_out res;
 	struct hlthunk_signal_out out;
@@ -814,9 +815,7 @@ START_TEST(encap_reservation_ends_with_context)
 	}
 	wait_completed_ok(dev_fd, last, WAIT_US_SHORT);
 	ck_assert_int_eq(signal_on(dev_fd, QUEUE_B2, &out), -EBUSY);
-	compute_teardown();
-
-	dev_fd = open_compute_ok();
+	ck_assert_int_eq(unreserve(dev_fd, res.handle_id), 0);
 	ck_assert_int_eq(signal_on(dev_fd, QUEUE_B2, &out), 0);
 	ck_assert_uint_eq(out.sob_base_addr_offset, res.sob_base_addr_offset);
 	ck_assert_uint_eq(out.sob_count_before_submission, 0);
@@ -844,7 +843,7 @@ int main(void)
 	suite_add_tcase(s, pos);
 	tcase_add_test(wrap, sob_wraparound);
 	tcase_add_test(wrap, sob_wraparound_blocked_while_in_use);
-	tcase_add_test(wrap, encap_reservation_ends_with_context);
+	tcase_add_test(wrap, encap_reservation_holds_its_sob);
 	suite_add_tcase(s, wrap);
 	tcase_add_test(neg, signal_bad_queues);
 	tcase_add_test(neg, bad_chunks_and_flags);
