@@ -715,6 +715,100 @@ START_TEST(encap_reserve_signal_wait_unreserve)
 }
 END_TEST
 
+/* A CB adding 1 to sob. */
+static void encap_cb(struct test_cb *cb, uint32_t sob)
+{
+	cb_create_ok(dev_fd, cb, 4096);
+	cbw_sob(&cb->w, sob, GAUDISIM_SYNC_SOB_ADD(1), 0);
+}
+
+/*
+ * As habanalabs' users do: the reservation's handle on the FIRST part of
+ * a staged CS; the LAST part's job adds to the reserved SOB too (it is
+ * the staged CS's), and a WAIT for both signals ends.
+ */
+START_TEST(encap_staged_submission)
+{
+	struct gaudisim_cs_chunk chunk;
+	struct gaudisim_cs_out res;
+	struct test_cb first, last;
+	union gaudisim_cs_args a;
+	uint64_t seq, w;
+
+	ck_assert_int_eq(reserve_on(dev_fd, QUEUE_B2, 2, &res), 0);
+	encap_cb(&first, sob_of(res.sob_base_addr_offset));
+	encap_cb(&last, sob_of(res.sob_base_addr_offset));
+
+	chunk = make_chunk(first.handle, QUEUE_B2, first.w.used);
+	memset(&a, 0, sizeof(a));
+	a.in.chunks_execute = (uint64_t)(uintptr_t)&chunk;
+	a.in.num_chunks_execute = 1;
+	a.in.encaps_sig_handle_id = res.handle_id;
+	a.in.cs_flags = GAUDISIM_CS_FLAGS_STAGED_SUBMISSION |
+			GAUDISIM_CS_FLAGS_STAGED_SUBMISSION_FIRST | GAUDISIM_CS_FLAGS_ENCAP_SIGNALS;
+	ck_assert_int_eq(hlthunk_ioctl(dev_fd, DRM_IOCTL_GAUDISIM_CS, &a), 0);
+	seq = a.out.seq;
+	ck_assert_uint_ne(seq, 0);
+
+	/* A later part names the staged CS, not a reservation. */
+	chunk = make_chunk(last.handle, QUEUE_B2, last.w.used);
+	memset(&a, 0, sizeof(a));
+	a.in.chunks_execute = (uint64_t)(uintptr_t)&chunk;
+	a.in.num_chunks_execute = 1;
+	a.in.seq = seq;
+	a.in.cs_flags = GAUDISIM_CS_FLAGS_STAGED_SUBMISSION |
+			GAUDISIM_CS_FLAGS_STAGED_SUBMISSION_LAST | GAUDISIM_CS_FLAGS_ENCAP_SIGNALS;
+	ck_assert_int_eq(hlthunk_ioctl(dev_fd, DRM_IOCTL_GAUDISIM_CS, &a), -EINVAL);
+	a.in.cs_flags &= ~GAUDISIM_CS_FLAGS_ENCAP_SIGNALS;
+	ck_assert_int_eq(hlthunk_ioctl(dev_fd, DRM_IOCTL_GAUDISIM_CS, &a), 0);
+	ck_assert_uint_eq(a.out.seq, seq);
+
+	ck_assert_int_eq(encap_wait(seq, 2, QUEUE_A, &w), 0);
+	wait_completed_ok(dev_fd, w, WAIT_US_SHORT);
+	wait_completed_ok(dev_fd, seq, WAIT_US_SHORT);
+	ck_assert_int_eq(unreserve(dev_fd, res.handle_id), 0);
+	cb_destroy_ok(dev_fd, &first);
+	cb_destroy_ok(dev_fd, &last);
+}
+END_TEST
+
+/*
+ * A hard reset zeroes the reserved SOB: the handle stays (until released)
+ * but CSs and WAITs naming it fail with EIO.
+ */
+START_TEST(encap_reset_ends_reserved_signals)
+{
+	struct gaudisim_cs_out res, ecs, out;
+	struct gaudisim_cs_chunk chunk;
+	struct test_cb cb, hang;
+	uint64_t hung, behind, w;
+	uint32_t status;
+
+	ck_assert_int_eq(reserve_on(dev_fd, QUEUE_B2, 1, &res), 0);
+	encap_cb(&cb, sob_of(res.sob_base_addr_offset));
+	ck_assert_int_eq(encap_submit(res.handle_id, &cb, QUEUE_B2, &ecs), 0);
+	wait_completed_ok(dev_fd, ecs.seq, WAIT_US_SHORT);
+
+	arm_gate();
+	cb_create_ok(dev_fd, &hang, 4096);
+	ck_assert_int_eq(hlthunk_cbw_fence(&hang.w, 0, 1, 1, 0), 0);
+	chunk = make_chunk(hang.handle, QUEUE_B, hang.w.used);
+	ck_assert_int_eq(submit_chunks(&chunk, 1, 2, &hung), 0);
+	/* Aborted by the reset, under the lock that also ends the reservation. */
+	behind = signal_ok(QUEUE_B);
+	ck_assert_int_eq(hlthunk_wait_for_cs(dev_fd, hung, WAIT_US_SHORT, &status), -ETIMEDOUT);
+	ck_assert_int_eq(hlthunk_wait_for_cs(dev_fd, behind, WAIT_US_SHORT, &status), -EIO);
+	wait_operational_ok(dev_fd);
+
+	ck_assert_int_eq(encap_wait(ecs.seq, 1, QUEUE_A, &w), -EIO);
+	ck_assert_int_eq(encap_submit(res.handle_id, &cb, QUEUE_B2, &out), -EIO);
+	ck_assert_int_eq(unreserve(dev_fd, res.handle_id), 0);
+	ck_assert_int_eq(unreserve(dev_fd, res.handle_id), -EINVAL);
+	cb_destroy_ok(dev_fd, &hang);
+	cb_destroy_ok(dev_fd, &cb);
+}
+END_TEST
+
 /* Signals reserved and released unused go back to the queue. */
 START_TEST(encap_unused_signals_return)
 {
@@ -840,6 +934,8 @@ int main(void)
 	tcase_add_test(pos, reset_aborts_and_restarts_counts);
 	tcase_add_test(pos, encap_reserve_signal_wait_unreserve);
 	tcase_add_test(pos, encap_unused_signals_return);
+	tcase_add_test(pos, encap_staged_submission);
+	tcase_add_test(pos, encap_reset_ends_reserved_signals);
 	suite_add_tcase(s, pos);
 	tcase_add_test(wrap, sob_wraparound);
 	tcase_add_test(wrap, sob_wraparound_blocked_while_in_use);
