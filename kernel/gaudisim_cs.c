@@ -695,6 +695,12 @@ int gaudisim_cs_push(struct gaudisim_cs *cs, bool user)
 		if (rc)
 			goto out_unlock;
 	}
+	/* Its jobs add to a reserved SOB: still reserved, not reset since. */
+	if (cs->encap.id) {
+		rc = gaudisim_encap_check(ctx, &cs->encap);
+		if (rc)
+			goto out_unlock;
+	}
 
 	if (user) {
 		u64 seq;
@@ -707,6 +713,9 @@ int gaudisim_cs_push(struct gaudisim_cs *cs, bool user)
 		ctx->next_seq++;
 		spin_unlock(&ctx->cs_lock);
 		atomic64_inc(&gdev->cs_cnt.submitted);
+		/* WAIT CSs on the reserved signals name this CS from now on. */
+		if (cs->encap.id && !cs->staged_head)
+			gaudisim_encap_bind(ctx, cs->encap.id, seq);
 	}
 
 	if (cs->staged_head) {
@@ -1069,8 +1078,6 @@ int gaudisim_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	args->out.seq = cs->seq;
 	args->out.status = GAUDISIM_CS_STATUS_SUCCESS;
 	if (encap.id) {
-		/* WAIT CSs on the reserved signals name this CS from now on. */
-		gaudisim_encap_bind(ctx, encap.id, cs->seq);
 		args->out.sob_base_addr_offset = gaudisim_gaudi_sob_offset(encap.sob);
 		args->out.sob_count_before_submission = encap.pre;
 	}

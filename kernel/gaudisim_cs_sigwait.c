@@ -363,6 +363,23 @@ int gaudisim_encap_unreserve(struct gaudisim_ctx *ctx, const struct gaudisim_cs_
 	return 0;
 }
 
+/* Under submit_lock: -EINVAL, -EIO or 0 for @ctx's handle @id. */
+static int gaudisim_encap_state(struct gaudisim_ctx *ctx, u32 id, struct gaudisim_encap **out)
+{
+	struct gaudisim_encap *e = gaudisim_encap_find(ctx, id);
+
+	if (!e) {
+		gaudisim_dbg(ctx->gdev, "no reserved signals with handle %u\n", id);
+		return -EINVAL;
+	}
+	if (!e->sob) {
+		gaudisim_dbg(ctx->gdev, "reserved signals %u were lost to a reset\n", id);
+		return -EIO;
+	}
+	*out = e;
+	return 0;
+}
+
 /**
  * gaudisim_encap_get() - the reservation a CS with ENCAP_SIGNALS names
  * @ctx: the context
@@ -374,43 +391,49 @@ int gaudisim_encap_unreserve(struct gaudisim_ctx *ctx, const struct gaudisim_cs_
  */
 int gaudisim_encap_get(struct gaudisim_ctx *ctx, u32 id, struct gaudisim_encap_info *info)
 {
-	struct gaudisim_device *gdev = ctx->gdev;
 	struct gaudisim_encap *e;
-	int rc = 0;
+	int rc;
 
-	mutex_lock(&gdev->submit_lock);
-	e = gaudisim_encap_find(ctx, id);
-	if (!e) {
-		gaudisim_dbg(gdev, "no reserved signals with handle %u\n", id);
-		rc = -EINVAL;
-	} else if (!e->sob) {
-		gaudisim_dbg(gdev, "reserved signals %u were lost to a reset\n", id);
-		rc = -EIO;
-	} else {
+	mutex_lock(&ctx->gdev->submit_lock);
+	rc = gaudisim_encap_state(ctx, id, &e);
+	if (!rc) {
 		info->id = id;
 		info->sob = e->sob;
 		info->count = e->count;
 		info->pre = e->pre;
 	}
-	mutex_unlock(&gdev->submit_lock);
+	mutex_unlock(&ctx->gdev->submit_lock);
 	return rc;
 }
 
 /**
- * gaudisim_encap_bind() - a CS with ENCAP_SIGNALS was submitted
- * @ctx: the context
- * @id: its handle
+ * gaudisim_encap_check() - is a CS's reservation still what it was parsed for
+ * @ctx: the context; gdev->submit_lock is held
+ * @info: what gaudisim_encap_get() answered when the CS was built
+ *
+ * Return: 0, -EINVAL when the handle was released meanwhile, -EIO when a
+ * hard reset ended it.
+ */
+int gaudisim_encap_check(struct gaudisim_ctx *ctx, const struct gaudisim_encap_info *info)
+{
+	struct gaudisim_encap *e;
+
+	lockdep_assert_held(&ctx->gdev->submit_lock);
+	return gaudisim_encap_state(ctx, info->id, &e);
+}
+
+/**
+ * gaudisim_encap_bind() - a CS with ENCAP_SIGNALS got its seq
+ * @ctx: the context; gdev->submit_lock is held
+ * @id: its handle (gaudisim_encap_check() found it)
  * @seq: the CS's seq, which WAIT CSs name from now on
  */
 void gaudisim_encap_bind(struct gaudisim_ctx *ctx, u32 id, u64 seq)
 {
-	struct gaudisim_encap *e;
+	struct gaudisim_encap *e = gaudisim_encap_find(ctx, id);
 
-	mutex_lock(&ctx->gdev->submit_lock);
-	e = gaudisim_encap_find(ctx, id);
 	if (e)
 		e->cs_seq = seq;
-	mutex_unlock(&ctx->gdev->submit_lock);
 }
 
 /**

@@ -95,6 +95,7 @@ int gaudisim_encap_reserve(struct gaudisim_ctx *ctx, const struct gaudisim_cs_in
 			   struct gaudisim_cs_out *out);
 int gaudisim_encap_unreserve(struct gaudisim_ctx *ctx, const struct gaudisim_cs_in *in);
 int gaudisim_encap_get(struct gaudisim_ctx *ctx, u32 id, struct gaudisim_encap_info *info);
+int gaudisim_encap_check(struct gaudisim_ctx *ctx, const struct gaudisim_encap_info *info);
 void gaudisim_encap_bind(struct gaudisim_ctx *ctx, u32 id, u64 seq);
 void gaudisim_encap_ctx_fini(struct gaudisim_ctx *ctx);
 
