@@ -584,31 +584,24 @@ END_TEST
 
 /* ---- Encapsulated signals ------------------------------------------------ */
 
-static int reserve_on(int fd, uint32_t queue, uint32_t count, struct gaudisim_cs_out *out)
+static int reserve_on(int fd, uint32_t queue, uint32_t count, struct hlthunk_sig_res_out *out)
 {
-	union gaudisim_cs_args a;
-	int rc;
+	struct hlthunk_sig_res_in in = { .queue_index = queue, .count = count };
 
-	memset(&a, 0, sizeof(a));
-	a.in.encaps_signals_q_idx = queue;
-	a.in.encaps_signals_count = count;
-	a.in.num_chunks_execute = 1;
-	a.in.cs_flags = GAUDISIM_CS_FLAGS_RESERVE_SIGNALS_ONLY;
-	rc = hlthunk_ioctl(fd, DRM_IOCTL_GAUDISIM_CS, &a);
-	if (!rc)
-		*out = a.out;
-	return rc;
+	memset(out, 0, sizeof(*out));
+	return hlthunk_reserve_encaps_signals(fd, &in, out);
 }
 
 static int unreserve(int fd, uint32_t handle)
 {
-	union gaudisim_cs_args a;
+	struct reserve_sig_handle h = { .id = handle };
+	uint32_t status = UINT32_MAX;
+	int rc;
 
-	memset(&a, 0, sizeof(a));
-	a.in.encaps_sig_handle_id = handle;
-	a.in.num_chunks_execute = 1;
-	a.in.cs_flags = GAUDISIM_CS_FLAGS_UNRESERVE_SIGNALS_ONLY;
-	return hlthunk_ioctl(fd, DRM_IOCTL_GAUDISIM_CS, &a);
+	rc = hlthunk_unreserve_encaps_signals(fd, &h, &status);
+	if (!rc)
+		ck_assert_uint_eq(status, GAUDISIM_CS_STATUS_SUCCESS);
+	return rc;
 }
 
 /* A CS with ENCAP_SIGNALS running cb on queue. */
@@ -633,21 +626,18 @@ static int encap_submit(uint32_t handle, const struct test_cb *cb, uint32_t queu
 /* A WAIT CS on queue for offset signals of the reservation CS seq used. */
 static int encap_wait(uint64_t seq, uint32_t offset, uint32_t queue, uint64_t *wseq)
 {
-	struct gaudisim_cs_chunk chunk;
-	union gaudisim_cs_args a;
+	struct hlthunk_wait_for_signal_data data = {
+		.encaps_signal_seq = seq, .encaps_signal_offset = offset, .signal_seq_nr = 1,
+		.queue_index = queue,
+	};
+	struct hlthunk_wait_in in = { .hlthunk_wait_for_signal = (uint64_t *)&data,
+				      .num_wait_for_signal = 1 };
+	struct hlthunk_wait_out out = { 0 };
 	int rc;
 
-	memset(&chunk, 0, sizeof(chunk));
-	chunk.encaps_signal_seq = seq;
-	chunk.encaps_signal_offset = offset;
-	chunk.queue_index = queue;
-	memset(&a, 0, sizeof(a));
-	a.in.chunks_execute = (uint64_t)(uintptr_t)&chunk;
-	a.in.num_chunks_execute = 1;
-	a.in.cs_flags = GAUDISIM_CS_FLAGS_WAIT | GAUDISIM_CS_FLAGS_ENCAP_SIGNALS;
-	rc = hlthunk_ioctl(dev_fd, DRM_IOCTL_GAUDISIM_CS, &a);
+	rc = hlthunk_wait_for_reserved_encaps_signals(dev_fd, &in, &out);
 	if (!rc)
-		*wseq = a.out.seq;
+		*wseq = out.seq;
 	return rc;
 }
 
@@ -664,7 +654,8 @@ static uint32_t sob_of(uint32_t sob_base_addr_offset)
  */
 START_TEST(encap_reserve_signal_wait_unreserve)
 {
-	struct gaudisim_cs_out res, ecs;
+	struct hlthunk_sig_res_out res;
+	struct gaudisim_cs_out ecs;
 	struct hlthunk_signal_out before, after;
 	struct test_cb cb;
 	uint64_t w1, w2;
@@ -673,10 +664,10 @@ START_TEST(encap_reserve_signal_wait_unreserve)
 	ck_assert_int_eq(signal_on(dev_fd, QUEUE_B, &before), 0);
 	wait_completed_ok(dev_fd, before.seq, WAIT_US_SHORT);
 	ck_assert_int_eq(reserve_on(dev_fd, QUEUE_B, 2, &res), 0);
-	ck_assert_uint_ne(res.handle_id, 0);
-	ck_assert_uint_eq(res.count, 2);
+	ck_assert_uint_ne(res.handle.id, 0);
+	ck_assert_uint_eq(res.handle.count, 2);
 	ck_assert_uint_eq(res.status, GAUDISIM_CS_STATUS_SUCCESS);
-	sob = sob_of(res.sob_base_addr_offset);
+	sob = sob_of(res.handle.sob_base_addr_offset);
 	ck_assert_uint_ge(sob, GAUDISIM_SYNC_DRIVER_SOB_FIRST + 2 * QUEUE_B);
 	ck_assert_uint_le(sob, GAUDISIM_SYNC_DRIVER_SOB_FIRST + 2 * QUEUE_B + 1);
 
@@ -685,10 +676,10 @@ START_TEST(encap_reserve_signal_wait_unreserve)
 	cbw_sob(&cb.w, sob, GAUDISIM_SYNC_SOB_ADD(1), 0);
 	ck_assert_int_eq(hlthunk_cbw_fence(&cb.w, 0, 1, 1, 0), 0);
 	cbw_sob(&cb.w, sob, GAUDISIM_SYNC_SOB_ADD(1), 0);
-	ck_assert_int_eq(encap_submit(res.handle_id, &cb, QUEUE_B, &ecs), 0);
+	ck_assert_int_eq(encap_submit(res.handle.id, &cb, QUEUE_B, &ecs), 0);
 	ck_assert_uint_ne(ecs.seq, 0);
-	ck_assert_uint_eq(ecs.sob_base_addr_offset, res.sob_base_addr_offset);
-	if (res.sob_base_addr_offset == before.sob_base_addr_offset)
+	ck_assert_uint_eq(ecs.sob_base_addr_offset, res.handle.sob_base_addr_offset);
+	if (res.handle.sob_base_addr_offset == before.sob_base_addr_offset)
 		ck_assert_uint_eq(ecs.sob_count_before_submission,
 				  before.sob_count_before_submission + 1);
 
@@ -703,13 +694,13 @@ START_TEST(encap_reserve_signal_wait_unreserve)
 	wait_completed_ok(dev_fd, w2, WAIT_US_SHORT);
 
 	ck_assert_int_eq(signal_on(dev_fd, QUEUE_B, &after), 0);
-	if (after.sob_base_addr_offset == res.sob_base_addr_offset)
+	if (after.sob_base_addr_offset == res.handle.sob_base_addr_offset)
 		ck_assert_uint_eq(after.sob_count_before_submission,
 				  ecs.sob_count_before_submission + 2);
 	wait_completed_ok(dev_fd, after.seq, WAIT_US_SHORT);
-	ck_assert_int_eq(unreserve(dev_fd, res.handle_id), 0);
+	ck_assert_int_eq(unreserve(dev_fd, res.handle.id), 0);
 	/* The handle is gone: neither a second unreserve nor a WAIT on it. */
-	ck_assert_int_eq(unreserve(dev_fd, res.handle_id), -EINVAL);
+	ck_assert_int_eq(unreserve(dev_fd, res.handle.id), -EINVAL);
 	ck_assert_int_eq(encap_wait(ecs.seq, 1, QUEUE_A, &w1), -EINVAL);
 	cb_destroy_ok(dev_fd, &cb);
 }
@@ -730,20 +721,20 @@ static void encap_cb(struct test_cb *cb, uint32_t sob)
 START_TEST(encap_staged_submission)
 {
 	struct gaudisim_cs_chunk chunk;
-	struct gaudisim_cs_out res;
+	struct hlthunk_sig_res_out res;
 	struct test_cb first, last;
 	union gaudisim_cs_args a;
 	uint64_t seq, w;
 
 	ck_assert_int_eq(reserve_on(dev_fd, QUEUE_B2, 2, &res), 0);
-	encap_cb(&first, sob_of(res.sob_base_addr_offset));
-	encap_cb(&last, sob_of(res.sob_base_addr_offset));
+	encap_cb(&first, sob_of(res.handle.sob_base_addr_offset));
+	encap_cb(&last, sob_of(res.handle.sob_base_addr_offset));
 
 	chunk = make_chunk(first.handle, QUEUE_B2, first.w.used);
 	memset(&a, 0, sizeof(a));
 	a.in.chunks_execute = (uint64_t)(uintptr_t)&chunk;
 	a.in.num_chunks_execute = 1;
-	a.in.encaps_sig_handle_id = res.handle_id;
+	a.in.encaps_sig_handle_id = res.handle.id;
 	a.in.cs_flags = GAUDISIM_CS_FLAGS_STAGED_SUBMISSION |
 			GAUDISIM_CS_FLAGS_STAGED_SUBMISSION_FIRST | GAUDISIM_CS_FLAGS_ENCAP_SIGNALS;
 	ck_assert_int_eq(hlthunk_ioctl(dev_fd, DRM_IOCTL_GAUDISIM_CS, &a), 0);
@@ -766,7 +757,7 @@ START_TEST(encap_staged_submission)
 	ck_assert_int_eq(encap_wait(seq, 2, QUEUE_A, &w), 0);
 	wait_completed_ok(dev_fd, w, WAIT_US_SHORT);
 	wait_completed_ok(dev_fd, seq, WAIT_US_SHORT);
-	ck_assert_int_eq(unreserve(dev_fd, res.handle_id), 0);
+	ck_assert_int_eq(unreserve(dev_fd, res.handle.id), 0);
 	cb_destroy_ok(dev_fd, &first);
 	cb_destroy_ok(dev_fd, &last);
 }
@@ -778,15 +769,16 @@ END_TEST
  */
 START_TEST(encap_reset_ends_reserved_signals)
 {
-	struct gaudisim_cs_out res, ecs, out;
+	struct hlthunk_sig_res_out res;
+	struct gaudisim_cs_out ecs, out;
 	struct gaudisim_cs_chunk chunk;
 	struct test_cb cb, hang;
 	uint64_t hung, behind, w;
 	uint32_t status;
 
 	ck_assert_int_eq(reserve_on(dev_fd, QUEUE_B2, 1, &res), 0);
-	encap_cb(&cb, sob_of(res.sob_base_addr_offset));
-	ck_assert_int_eq(encap_submit(res.handle_id, &cb, QUEUE_B2, &ecs), 0);
+	encap_cb(&cb, sob_of(res.handle.sob_base_addr_offset));
+	ck_assert_int_eq(encap_submit(res.handle.id, &cb, QUEUE_B2, &ecs), 0);
 	wait_completed_ok(dev_fd, ecs.seq, WAIT_US_SHORT);
 
 	arm_gate();
@@ -801,9 +793,9 @@ START_TEST(encap_reset_ends_reserved_signals)
 	wait_operational_ok(dev_fd);
 
 	ck_assert_int_eq(encap_wait(ecs.seq, 1, QUEUE_A, &w), -EIO);
-	ck_assert_int_eq(encap_submit(res.handle_id, &cb, QUEUE_B2, &out), -EIO);
-	ck_assert_int_eq(unreserve(dev_fd, res.handle_id), 0);
-	ck_assert_int_eq(unreserve(dev_fd, res.handle_id), -EINVAL);
+	ck_assert_int_eq(encap_submit(res.handle.id, &cb, QUEUE_B2, &out), -EIO);
+	ck_assert_int_eq(unreserve(dev_fd, res.handle.id), 0);
+	ck_assert_int_eq(unreserve(dev_fd, res.handle.id), -EINVAL);
 	cb_destroy_ok(dev_fd, &hang);
 	cb_destroy_ok(dev_fd, &cb);
 }
@@ -812,15 +804,19 @@ END_TEST
 /* Signals reserved and released unused go back to the queue. */
 START_TEST(encap_unused_signals_return)
 {
-	struct gaudisim_cs_out res;
-	struct hlthunk_signal_out sig;
+	struct hlthunk_signal_out before, sig;
+	struct hlthunk_sig_res_out res;
 
+	ck_assert_int_eq(signal_on(dev_fd, QUEUE_B2, &before), 0);
+	wait_completed_ok(dev_fd, before.seq, WAIT_US_SHORT);
 	ck_assert_int_eq(reserve_on(dev_fd, QUEUE_B2, 5, &res), 0);
-	ck_assert_int_eq(unreserve(dev_fd, res.handle_id), 0);
+	ck_assert_int_eq(unreserve(dev_fd, res.handle.id), 0);
 	ck_assert_int_eq(signal_on(dev_fd, QUEUE_B2, &sig), 0);
-	ck_assert_uint_eq(sig.sob_base_addr_offset, res.sob_base_addr_offset);
-	ck_assert_uint_eq(sig.sob_count_before_submission,
-			  res.sob_count_before_submission);
+	if (sig.sob_base_addr_offset == before.sob_base_addr_offset)
+		ck_assert_uint_eq(sig.sob_count_before_submission,
+				  before.sob_count_before_submission + 1);
+	else
+		ck_assert_uint_eq(sig.sob_count_before_submission, 0);
 	wait_completed_ok(dev_fd, sig.seq, WAIT_US_SHORT);
 }
 END_TEST
@@ -832,38 +828,39 @@ END_TEST
  */
 START_TEST(encap_refusals)
 {
-	struct gaudisim_cs_out res, ecs, out;
+	struct hlthunk_sig_res_out res, bad;
+	struct gaudisim_cs_out ecs, out;
 	struct gaudisim_cs_chunk chunk;
 	struct test_cb cb, nop;
 	uint64_t w, seq;
 	uint32_t sob;
 
 	ck_assert_int_eq(reserve_on(dev_fd, QUEUE_B2, 2, &res), 0);
-	sob = sob_of(res.sob_base_addr_offset);
+	sob = sob_of(res.handle.sob_base_addr_offset);
 	/* Reservations: an internal or absent queue, 0 or too many signals. */
-	ck_assert_int_eq(reserve_on(dev_fd, GAUDISIM_QUEUE_ID_SIZE, 1, &out), -EINVAL);
-	ck_assert_int_eq(reserve_on(dev_fd, GAUDISIM_NUM_EXT_QUEUES, 1, &out), -EINVAL);
-	ck_assert_int_eq(reserve_on(dev_fd, QUEUE_B2, 0, &out), -EINVAL);
-	ck_assert_int_eq(reserve_on(dev_fd, QUEUE_B2, GAUDISIM_SYNC_SOB_MAX + 1, &out), -EINVAL);
-	ck_assert_int_eq(unreserve(dev_fd, res.handle_id + 1000), -EINVAL);
+	ck_assert_int_eq(reserve_on(dev_fd, GAUDISIM_QUEUE_ID_SIZE, 1, &bad), -EINVAL);
+	ck_assert_int_eq(reserve_on(dev_fd, GAUDISIM_NUM_EXT_QUEUES, 1, &bad), -EINVAL);
+	ck_assert_int_eq(reserve_on(dev_fd, QUEUE_B2, 0, &bad), -EINVAL);
+	ck_assert_int_eq(reserve_on(dev_fd, QUEUE_B2, GAUDISIM_SYNC_SOB_MAX + 1, &bad), -EINVAL);
+	ck_assert_int_eq(unreserve(dev_fd, res.handle.id + 1000), -EINVAL);
 
 	cb_create_ok(dev_fd, &cb, 4096);
 	cbw_sob(&cb.w, sob, GAUDISIM_SYNC_SOB_ADD(1), 0);
 	/* Without the flag the SOB is the driver's; a handle not held. */
 	chunk = make_chunk(cb.handle, QUEUE_B2, cb.w.used);
 	ck_assert_int_eq(submit_chunk(dev_fd, &chunk, &seq), -EPERM);
-	ck_assert_int_eq(encap_submit(res.handle_id + 1000, &cb, QUEUE_B2, &out), -EINVAL);
+	ck_assert_int_eq(encap_submit(res.handle.id + 1000, &cb, QUEUE_B2, &out), -EINVAL);
 	cb_destroy_ok(dev_fd, &cb);
 
 	/* A set, and three increments of two reserved. */
 	cb_create_ok(dev_fd, &cb, 4096);
 	cbw_sob(&cb.w, sob, GAUDISIM_SYNC_SOB_SET(1), 0);
-	ck_assert_int_eq(encap_submit(res.handle_id, &cb, QUEUE_B2, &out), -EPERM);
+	ck_assert_int_eq(encap_submit(res.handle.id, &cb, QUEUE_B2, &out), -EPERM);
 	cb_destroy_ok(dev_fd, &cb);
 	cb_create_ok(dev_fd, &cb, 4096);
 	cbw_sob(&cb.w, sob, GAUDISIM_SYNC_SOB_ADD(1), 0);
 	cbw_sob(&cb.w, sob, GAUDISIM_SYNC_SOB_ADD(2), 0);
-	ck_assert_int_eq(encap_submit(res.handle_id, &cb, QUEUE_B2, &out), -EPERM);
+	ck_assert_int_eq(encap_submit(res.handle.id, &cb, QUEUE_B2, &out), -EPERM);
 	cb_destroy_ok(dev_fd, &cb);
 
 	/* Waits: on a CS that used no reservation, past the count, seq 0. */
@@ -872,7 +869,7 @@ START_TEST(encap_refusals)
 	seq = submit_copy(&cb, QUEUE_B2, false, 0, 0, 0);
 	ck_assert_int_eq(encap_wait(seq, 1, QUEUE_A, &w), -EINVAL);
 	ck_assert_int_eq(encap_wait(0, 1, QUEUE_A, &w), -EINVAL);
-	ck_assert_int_eq(encap_submit(res.handle_id, &nop, QUEUE_B2, &ecs), 0);
+	ck_assert_int_eq(encap_submit(res.handle.id, &nop, QUEUE_B2, &ecs), 0);
 	ck_assert_int_eq(encap_wait(ecs.seq, 3, QUEUE_A, &w), -EINVAL);
 	/* ENCAP_SIGNALS with SIGNAL, and a wait on an internal queue. */
 	memset(&chunk, 0, sizeof(chunk));
@@ -882,7 +879,7 @@ START_TEST(encap_refusals)
 	ck_assert_int_eq(encap_wait(ecs.seq, 1, GAUDISIM_NUM_EXT_QUEUES, &w), -EINVAL);
 	wait_completed_ok(dev_fd, ecs.seq, WAIT_US_SHORT);
 	wait_completed_ok(dev_fd, seq, WAIT_US_SHORT);
-	ck_assert_int_eq(unreserve(dev_fd, res.handle_id), 0);
+	ck_assert_int_eq(unreserve(dev_fd, res.handle.id), 0);
 	cb_destroy_ok(dev_fd, &nop);
 	cb_destroy_ok(dev_fd, &cb);
 }
@@ -896,7 +893,7 @@ END_TEST
  */
 START_TEST(encap_reservation_holds_its_sob)
 {
-	struct gaudisim_cs_out res;
+	struct hlthunk_sig_res_out res;
 	struct hlthunk_signal_out out;
 	uint64_t last = 0;
 	int i;
@@ -904,14 +901,14 @@ START_TEST(encap_reservation_holds_its_sob)
 	ck_assert_int_eq(reserve_on(dev_fd, QUEUE_B2, 4, &res), 0);
 	for (i = 0; i < 4; i++) {
 		ck_assert_int_eq(signal_on(dev_fd, QUEUE_B2, &out), 0);
-		ck_assert_uint_ne(out.sob_base_addr_offset, res.sob_base_addr_offset);
+		ck_assert_uint_ne(out.sob_base_addr_offset, res.handle.sob_base_addr_offset);
 		last = out.seq;
 	}
 	wait_completed_ok(dev_fd, last, WAIT_US_SHORT);
 	ck_assert_int_eq(signal_on(dev_fd, QUEUE_B2, &out), -EBUSY);
-	ck_assert_int_eq(unreserve(dev_fd, res.handle_id), 0);
+	ck_assert_int_eq(unreserve(dev_fd, res.handle.id), 0);
 	ck_assert_int_eq(signal_on(dev_fd, QUEUE_B2, &out), 0);
-	ck_assert_uint_eq(out.sob_base_addr_offset, res.sob_base_addr_offset);
+	ck_assert_uint_eq(out.sob_base_addr_offset, res.handle.sob_base_addr_offset);
 	ck_assert_uint_eq(out.sob_count_before_submission, 0);
 	wait_completed_ok(dev_fd, out.seq, WAIT_US_SHORT);
 }
