@@ -25,6 +25,8 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 
+#include <hw/gaudisim_hw_gaudi_map.h>
+
 #include "gaudisim_cb.h"
 #include "gaudisim_coredump.h"
 #include "gaudisim_cs.h"
@@ -546,10 +548,12 @@ validation_drop:
 
 /*
  * Copy a chunk array from user space and build a CS from it; @head: the
- * staged CS this is a later part of, or NULL.
+ * staged CS this is a later part of, or NULL; @encap: the reserved
+ * signals its jobs may add to, or NULL (a later part has its head's).
  */
 static int gaudisim_cs_build(struct gaudisim_ctx *ctx, u64 uptr, u32 num_chunks,
 			     u32 flags, u32 timeout_s, struct gaudisim_cs *head,
+			     const struct gaudisim_encap_info *encap,
 			     struct gaudisim_cs **out)
 {
 	struct gaudisim_cs_chunk *chunks;
@@ -578,6 +582,9 @@ static int gaudisim_cs_build(struct gaudisim_ctx *ctx, u64 uptr, u32 num_chunks,
 	if (head) {
 		kref_get(&head->ref);
 		cs->staged_head = head;
+		cs->encap = head->encap;
+	} else if (encap) {
+		cs->encap = *encap;
 	}
 
 	for (i = 0; i < num_chunks; i++) {
@@ -688,6 +695,12 @@ int gaudisim_cs_push(struct gaudisim_cs *cs, bool user)
 		if (rc)
 			goto out_unlock;
 	}
+	/* Its jobs add to a reserved SOB: still reserved, not reset since. */
+	if (cs->encap.id) {
+		rc = gaudisim_encap_check(ctx, &cs->encap);
+		if (rc)
+			goto out_unlock;
+	}
 
 	if (user) {
 		u64 seq;
@@ -700,6 +713,9 @@ int gaudisim_cs_push(struct gaudisim_cs *cs, bool user)
 		ctx->next_seq++;
 		spin_unlock(&ctx->cs_lock);
 		atomic64_inc(&gdev->cs_cnt.submitted);
+		/* WAIT CSs on the reserved signals name this CS from now on. */
+		if (cs->encap.id && !cs->staged_head)
+			gaudisim_encap_bind(ctx, cs->encap.id, seq);
 	}
 
 	if (cs->staged_head) {
@@ -751,7 +767,9 @@ out_unlock:
 /* Build and push a CS; returns the CS with the caller's reference. */
 static int gaudisim_cs_submit(struct gaudisim_ctx *ctx, u64 chunks, u32 num_chunks,
 			      u32 flags, u32 timeout_s, bool user,
-			      struct gaudisim_cs *head, struct gaudisim_cs **out)
+			      struct gaudisim_cs *head,
+			      const struct gaudisim_encap_info *encap,
+			      struct gaudisim_cs **out)
 {
 	struct gaudisim_device *gdev = ctx->gdev;
 	struct gaudisim_cs *cs;
@@ -765,7 +783,7 @@ static int gaudisim_cs_submit(struct gaudisim_ctx *ctx, u64 chunks, u32 num_chun
 	 * counts the jobs in flight, a FREE must wait for this CS too.
 	 */
 	atomic_inc(&ctx->cs_building);
-	rc = gaudisim_cs_build(ctx, chunks, num_chunks, flags, timeout_s, head, &cs);
+	rc = gaudisim_cs_build(ctx, chunks, num_chunks, flags, timeout_s, head, encap, &cs);
 	if (rc)
 		goto out_built;
 	/* A FIRST part without LAST waits for the LAST part to come. */
@@ -854,7 +872,7 @@ static int gaudisim_cs_restore(struct gaudisim_ctx *ctx,
 	lockdep_assert_held(&ctx->restore_lock);
 
 	rc = gaudisim_cs_submit(ctx, in->chunks_restore, in->num_chunks_restore,
-				0, timeout_s, false, NULL, &cs);
+				0, timeout_s, false, NULL, NULL, &cs);
 	if (rc)
 		return rc;
 
@@ -881,9 +899,14 @@ static int gaudisim_cs_check_args(struct gaudisim_device *gdev,
 				     GAUDISIM_CS_FLAGS_STAGED_SUBMISSION_LAST);
 	/* seq names the staged CS a later part belongs to, and nothing else. */
 	bool part = staged && !(staged & GAUDISIM_CS_FLAGS_STAGED_SUBMISSION_FIRST);
+	/* A CS with encapsulated signals names its reservation there instead. */
+	bool encap = (in->cs_flags & GAUDISIM_CS_FLAGS_ENCAP_SIGNALS) &&
+		     !(in->cs_flags & GAUDISIM_CS_FLAGS_WAIT);
 
-	if (in->ctx_id || memchr_inv(in->pad, 0, sizeof(in->pad)) || part != !!in->seq) {
-		gaudisim_dbg(gdev, "ctx_id and pad must be 0, seq only names a staged CS\n");
+	if (in->ctx_id || memchr_inv(in->pad, 0, sizeof(in->pad)) ||
+	    (encap ? part || !in->encaps_sig_handle_id || upper_32_bits(in->seq) :
+		     part != !!in->seq)) {
+		gaudisim_dbg(gdev, "ctx_id and pad must be 0, seq only names a staged CS or a reservation\n");
 		return -EINVAL;
 	}
 	if (in->cs_flags & ~GAUDISIM_CS_FLAGS_ALL) {
@@ -943,7 +966,7 @@ static int gaudisim_cs_staged_part(struct gaudisim_ctx *ctx, const struct gaudis
 	}
 
 	rc = gaudisim_cs_submit(ctx, in->chunks_execute, in->num_chunks_execute, in->cs_flags,
-				timeout_s, true, head, &part);
+				timeout_s, true, head, NULL, &part);
 	if (rc) {
 		gaudisim_cs_put(head);
 		return rc;
@@ -957,6 +980,32 @@ static int gaudisim_cs_staged_part(struct gaudisim_ctx *ctx, const struct gaudis
 	return 0;
 }
 
+/* RESERVE_SIGNALS_ONLY and UNRESERVE_SIGNALS_ONLY: nothing is submitted. */
+static int gaudisim_cs_reservation(struct gaudisim_ctx *ctx, union gaudisim_cs_args *args)
+{
+	const struct gaudisim_cs_in in = args->in;
+	u32 flags = in.cs_flags & ~GAUDISIM_CS_FLAGS_FORCE_RESTORE;
+	struct gaudisim_cs_out out = {};
+	int rc;
+
+	if ((flags != GAUDISIM_CS_FLAGS_RESERVE_SIGNALS_ONLY &&
+	     flags != GAUDISIM_CS_FLAGS_UNRESERVE_SIGNALS_ONLY) ||
+	    in.ctx_id || memchr_inv(in.pad, 0, sizeof(in.pad))) {
+		gaudisim_dbg(ctx->gdev, "(UN)RESERVE_SIGNALS_ONLY takes no other flag; ctx_id and pad 0\n");
+		return -EINVAL;
+	}
+	if (flags == GAUDISIM_CS_FLAGS_RESERVE_SIGNALS_ONLY) {
+		rc = gaudisim_encap_reserve(ctx, &in, &out);
+	} else {
+		rc = gaudisim_encap_unreserve(ctx, &in);
+		out.status = GAUDISIM_CS_STATUS_SUCCESS;
+	}
+	if (rc)
+		return rc;
+	args->out = out;
+	return 0;
+}
+
 int gaudisim_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 {
 	struct gaudisim_device *gdev = to_gaudisim(drm);
@@ -964,14 +1013,27 @@ int gaudisim_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	union gaudisim_cs_args *args = data;
 	struct gaudisim_cs_in in = args->in;
 	struct gaudisim_cs_out sw_out = {};
+	struct gaudisim_encap_info encap = {};
 	struct gaudisim_cs *cs = NULL;
 	bool restore;
 	u32 timeout_s;
 	int rc;
 
+	if (in.cs_flags & (GAUDISIM_CS_FLAGS_RESERVE_SIGNALS_ONLY |
+			   GAUDISIM_CS_FLAGS_UNRESERVE_SIGNALS_ONLY))
+		return gaudisim_cs_reservation(ctx, args);
+
 	rc = gaudisim_cs_check_args(gdev, &in, &timeout_s);
 	if (rc)
 		return rc;
+	if ((in.cs_flags & GAUDISIM_CS_FLAGS_ENCAP_SIGNALS) &&
+	    !(in.cs_flags & GAUDISIM_CS_FLAGS_WAIT)) {
+		rc = gaudisim_encap_get(ctx, in.encaps_sig_handle_id, &encap);
+		if (rc) {
+			gaudisim_cs_count_drop(ctx, GAUDISIM_DROP_VALIDATION);
+			return rc;
+		}
+	}
 
 	/*
 	 * Until the first CS went through, every CS takes restore_lock, so the
@@ -994,11 +1056,12 @@ int gaudisim_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 
 	if (in.cs_flags & (GAUDISIM_CS_FLAGS_SIGNAL | GAUDISIM_CS_FLAGS_WAIT))
 		rc = gaudisim_cs_sigwait_submit(ctx, &in, timeout_s, &sw_out);
-	else if (in.seq)
+	else if (in.seq && !encap.id)
 		rc = gaudisim_cs_staged_part(ctx, &in, timeout_s, &cs);
 	else
 		rc = gaudisim_cs_submit(ctx, in.chunks_execute, in.num_chunks_execute,
-					in.cs_flags, timeout_s, true, NULL, &cs);
+					in.cs_flags, timeout_s, true, NULL,
+					encap.id ? &encap : NULL, &cs);
 	if (restore) {
 		if (!rc)
 			WRITE_ONCE(ctx->restore_done, true);
@@ -1014,6 +1077,10 @@ int gaudisim_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	}
 	args->out.seq = cs->seq;
 	args->out.status = GAUDISIM_CS_STATUS_SUCCESS;
+	if (encap.id) {
+		args->out.sob_base_addr_offset = gaudisim_gaudi_sob_offset(encap.sob);
+		args->out.sob_count_before_submission = encap.pre;
+	}
 	gaudisim_cs_put(cs);
 	return 0;
 }

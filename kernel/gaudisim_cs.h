@@ -15,6 +15,8 @@
 #include <hw/gaudisim_hw_queues.h>
 #include <uapi/drm/gaudisim_accel.h>
 
+#include "gaudisim_cs_sigwait.h"
+
 /* Why a command submission was refused (INFO CS_COUNTERS, in its order). */
 enum gaudisim_cs_drop {
 	GAUDISIM_DROP_OUT_OF_MEM,
@@ -111,6 +113,9 @@ enum gaudisim_cs_type {
  * @sig_value: SIGNAL: the value that SOB holds once the signal happened
  * @wait_seqs: WAIT: the signal seqs, copied from the user
  * @num_wait_seqs: WAIT: entries in @wait_seqs
+ * @encap_offset: WAIT with ENCAP_SIGNALS: the reserved signals to wait for
+ * @encap: CS with ENCAP_SIGNALS (a staged part: its head's): the SOB its
+ *         jobs may add to
  * @staged_head: a later part of a staged submission: the CS of its
  *               FIRST part, whose outcome its jobs count towards (reference)
  * @staged_open: a staged CS whose LAST part has not come: 1, and one
@@ -140,6 +145,8 @@ struct gaudisim_cs {
 	u16 sig_value;
 	u64 wait_seqs[GAUDISIM_CS_WAIT_MAX_SIGNALS];
 	u32 num_wait_seqs;
+	u32 encap_offset;
+	struct gaudisim_encap_info encap;
 	struct gaudisim_cs *staged_head;
 	atomic_t staged_open;
 	bool staged_internal;

@@ -19,8 +19,17 @@
  * watches it, else the SIGNAL CS gets EBUSY (not EAGAIN, which libdrm
  * retries at once; habanalabs answers EINVAL). A hard reset zeroes every
  * SOB in the device and the counts here.
+ *
+ * Encapsulated signals: a reservation takes a run of values of the
+ * queue's current SOB, as that many SIGNAL CSs would, and holds the SOB
+ * against wraparound until it is released. A CS submitted with the handle
+ * may add to that SOB itself (the parser lets each job add up to the
+ * reserved count); a WAIT CS naming that CS's seq and an offset waits for
+ * the SOB to reach the reservation's start plus the offset. A hard reset
+ * ends every reservation's signals: waits on them then fail with EIO.
  */
 
+#include <linux/list.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -142,25 +151,33 @@ static void gaudisim_sigwait_get_sob(struct gaudisim_device *gdev, struct gaudis
  * @gdev: the device, its sync manager just reset (every SOB is 0)
  *
  * Called under submit_lock once every job was aborted, so no job holds a
- * SOB any more.
+ * SOB any more; reservations drop theirs.
  */
 void gaudisim_sigwait_hw_reset(struct gaudisim_device *gdev)
 {
+	struct gaudisim_encap *e;
+
 	lockdep_assert_held(&gdev->submit_lock);
+	/* Reservations stay until released, their signals gone. */
+	list_for_each_entry(e, &gdev->sigwait.encaps, node) {
+		if (e->sob)
+			atomic_dec(&gdev->sigwait.users[e->sob - GAUDISIM_SYNC_DRIVER_SOB_FIRST]);
+		e->sob = 0;
+	}
 	memset(gdev->sigwait.curr, 0, sizeof(gdev->sigwait.curr));
 	memset(gdev->sigwait.count, 0, sizeof(gdev->sigwait.count));
 }
 
-/* Under submit_lock: give a SIGNAL CS its SOB and value, write its packet. */
-static int gaudisim_signal_prepare(struct gaudisim_cs *cs)
+/*
+ * Under submit_lock: take @n values of queue @q's current SOB, moving to
+ * its other SOB first when they would pass signal_sob_max. *@pre gets
+ * the SOB's value before them.
+ */
+static int gaudisim_sigwait_take(struct gaudisim_device *gdev, u32 q, u32 n, u32 *sob, u16 *pre)
 {
-	struct gaudisim_device *gdev = cs->ctx->gdev;
 	struct gaudisim_sigwait *sw = &gdev->sigwait;
-	struct gaudisim_job *job = &cs->jobs[0];
-	u32 q = job->queue_id;
-	u32 sob;
 
-	if (sw->count[q] >= READ_ONCE(gaudisim_signal_sob_max)) {
+	if (sw->count[q] + n > READ_ONCE(gaudisim_signal_sob_max)) {
 		u32 other = sw->curr[q] ^ 1;
 		u32 osob = gaudisim_sigwait_sob(q, other);
 
@@ -175,15 +192,273 @@ static int gaudisim_signal_prepare(struct gaudisim_cs *cs)
 		sw->curr[q] = other;
 		sw->count[q] = 0;
 	}
-	sob = gaudisim_sigwait_sob(q, sw->curr[q]);
+	*sob = gaudisim_sigwait_sob(q, sw->curr[q]);
+	*pre = sw->count[q];
+	sw->count[q] += n;
+	return 0;
+}
+
+/* Under submit_lock: give a SIGNAL CS its SOB and value, write its packet. */
+static int gaudisim_signal_prepare(struct gaudisim_cs *cs)
+{
+	struct gaudisim_device *gdev = cs->ctx->gdev;
+	struct gaudisim_job *job = &cs->jobs[0];
+	u32 sob;
+	u16 pre;
+	int rc;
+
+	rc = gaudisim_sigwait_take(gdev, job->queue_id, 1, &sob, &pre);
+	if (rc)
+		return rc;
 	cs->sig_sob = sob;
-	cs->sig_value = ++sw->count[q];
+	cs->sig_value = pre + 1;
 	gaudisim_sigwait_get_sob(gdev, job, sob);
 	/* Behind the queue's earlier work: engine and message barriers. */
 	gaudisim_sigwait_msg_short(job->kcb, GAUDISIM_MSG_BASE_SOB, 4 * sob,
 				   GAUDISIM_SYNC_SOB_ADD(1),
 				   GAUDISIM_PKT_CTL_EB | GAUDISIM_PKT_CTL_MB);
 	return 0;
+}
+
+/* Under submit_lock: @ctx's reservation @id, or NULL. */
+static struct gaudisim_encap *gaudisim_encap_find(struct gaudisim_ctx *ctx, u32 id)
+{
+	struct gaudisim_encap *e;
+
+	lockdep_assert_held(&ctx->gdev->submit_lock);
+	list_for_each_entry(e, &ctx->gdev->sigwait.encaps, node)
+		if (e->ctx == ctx && e->id == id)
+			return e;
+	return NULL;
+}
+
+/* Under submit_lock: @ctx's reservation whose last CS is @seq, or NULL. */
+static struct gaudisim_encap *gaudisim_encap_find_seq(struct gaudisim_ctx *ctx, u64 seq)
+{
+	struct gaudisim_encap *e;
+
+	list_for_each_entry(e, &ctx->gdev->sigwait.encaps, node)
+		if (e->ctx == ctx && e->cs_seq == seq)
+			return e;
+	return NULL;
+}
+
+static void gaudisim_encap_free(struct gaudisim_device *gdev, struct gaudisim_encap *e)
+{
+	if (e->sob)
+		atomic_dec(&gdev->sigwait.users[e->sob - GAUDISIM_SYNC_DRIVER_SOB_FIRST]);
+	list_del(&e->node);
+	kfree(e);
+}
+
+/**
+ * gaudisim_encap_reserve() - RESERVE_SIGNALS_ONLY
+ * @ctx: the context
+ * @in: encaps_signals_q_idx and encaps_signals_count
+ * @out: the handle, the count and the SOB's offset from CFG_BASE
+ *
+ * Return: 0; -EINVAL for a queue without a sync stream, a count of 0 or
+ * above signal_sob_max, or too many reservations; -EBUSY when the queue
+ * cannot move to its other SOB, or the device is not operational.
+ */
+int gaudisim_encap_reserve(struct gaudisim_ctx *ctx, const struct gaudisim_cs_in *in,
+			   struct gaudisim_cs_out *out)
+{
+	struct gaudisim_device *gdev = ctx->gdev;
+	struct gaudisim_sigwait *sw = &gdev->sigwait;
+	u32 q = in->encaps_signals_q_idx, n = in->encaps_signals_count;
+	struct gaudisim_encap *e, *it;
+	u32 held = 0, sob;
+	int rc, idx;
+
+	if (q >= GAUDISIM_QUEUE_ID_SIZE || !GAUDISIM_QUEUE_IS_EXTERNAL(q) ||
+	    !gaudisim_queue_present(gdev, q)) {
+		gaudisim_dbg(gdev, "queue %u has no sync stream to reserve signals on\n", q);
+		return -EINVAL;
+	}
+	if (!n || n > READ_ONCE(gaudisim_signal_sob_max)) {
+		gaudisim_dbg(gdev, "cannot reserve %u signals (1..%u)\n", n,
+			     READ_ONCE(gaudisim_signal_sob_max));
+		return -EINVAL;
+	}
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	if (!drm_dev_enter(&gdev->drm, &idx)) {
+		kfree(e);
+		return -ENODEV;
+	}
+	mutex_lock(&gdev->submit_lock);
+	list_for_each_entry(it, &sw->encaps, node)
+		held += it->ctx == ctx;
+	if (held >= GAUDISIM_ENCAP_MAX_PER_CTX) {
+		gaudisim_dbg(gdev, "a context holds at most %u reservations\n",
+			     GAUDISIM_ENCAP_MAX_PER_CTX);
+		rc = -EINVAL;
+		goto out_unlock;
+	}
+	if (gaudisim_status(gdev) != GAUDISIM_DEVICE_STATUS_OPERATIONAL) {
+		rc = -EBUSY;
+		goto out_unlock;
+	}
+	rc = gaudisim_sigwait_take(gdev, q, n, &sob, &e->pre);
+	if (rc)
+		goto out_unlock;
+	atomic_inc(&sw->users[sob - GAUDISIM_SYNC_DRIVER_SOB_FIRST]);
+	e->ctx = ctx;
+	e->queue_id = q;
+	e->sob = sob;
+	e->count = n;
+	/* Handles stay unique however many come and go (0 is never one). */
+	do {
+		e->id = ++sw->next_encap_id;
+	} while (!e->id || gaudisim_encap_find(ctx, e->id));
+	list_add_tail(&e->node, &sw->encaps);
+
+	memset(out, 0, sizeof(*out));
+	out->handle_id = e->id;
+	out->count = n;
+	out->sob_base_addr_offset = gaudisim_gaudi_sob_offset(sob);
+	out->status = GAUDISIM_CS_STATUS_SUCCESS;
+	e = NULL;
+out_unlock:
+	mutex_unlock(&gdev->submit_lock);
+	drm_dev_exit(idx);
+	kfree(e);
+	return rc;
+}
+
+/**
+ * gaudisim_encap_unreserve() - UNRESERVE_SIGNALS_ONLY
+ * @ctx: the context
+ * @in: encaps_sig_handle_id
+ *
+ * The handle ends. Its signals go back to the queue when no CS used it
+ * and nothing was reserved or signalled on the queue since; otherwise
+ * they stay counted, so later signals keep values the SOB will reach.
+ *
+ * Return: 0, or -EINVAL for a handle this context does not hold.
+ */
+int gaudisim_encap_unreserve(struct gaudisim_ctx *ctx, const struct gaudisim_cs_in *in)
+{
+	struct gaudisim_device *gdev = ctx->gdev;
+	struct gaudisim_sigwait *sw = &gdev->sigwait;
+	struct gaudisim_encap *e;
+	u32 q;
+
+	mutex_lock(&gdev->submit_lock);
+	e = gaudisim_encap_find(ctx, in->encaps_sig_handle_id);
+	if (!e) {
+		mutex_unlock(&gdev->submit_lock);
+		gaudisim_dbg(gdev, "no reserved signals with handle %u\n",
+			     in->encaps_sig_handle_id);
+		return -EINVAL;
+	}
+	q = e->queue_id;
+	if (e->sob && !e->cs_seq && e->sob == gaudisim_sigwait_sob(q, sw->curr[q]) &&
+	    sw->count[q] == e->pre + e->count)
+		sw->count[q] = e->pre;
+	gaudisim_encap_free(gdev, e);
+	mutex_unlock(&gdev->submit_lock);
+	return 0;
+}
+
+/* Under submit_lock: -EINVAL, -EIO or 0 for @ctx's handle @id. */
+static int gaudisim_encap_state(struct gaudisim_ctx *ctx, u32 id, struct gaudisim_encap **out)
+{
+	struct gaudisim_encap *e = gaudisim_encap_find(ctx, id);
+
+	if (!e) {
+		gaudisim_dbg(ctx->gdev, "no reserved signals with handle %u\n", id);
+		return -EINVAL;
+	}
+	if (!e->sob) {
+		gaudisim_dbg(ctx->gdev, "reserved signals %u were lost to a reset\n", id);
+		return -EIO;
+	}
+	*out = e;
+	return 0;
+}
+
+/**
+ * gaudisim_encap_get() - the reservation a CS with ENCAP_SIGNALS names
+ * @ctx: the context
+ * @id: the handle
+ * @info: what its jobs may signal
+ *
+ * Return: 0, -EINVAL for a handle this context does not hold, -EIO for
+ * one a hard reset ended.
+ */
+int gaudisim_encap_get(struct gaudisim_ctx *ctx, u32 id, struct gaudisim_encap_info *info)
+{
+	struct gaudisim_encap *e;
+	int rc;
+
+	mutex_lock(&ctx->gdev->submit_lock);
+	rc = gaudisim_encap_state(ctx, id, &e);
+	if (!rc) {
+		info->id = id;
+		info->sob = e->sob;
+		info->count = e->count;
+		info->pre = e->pre;
+	}
+	mutex_unlock(&ctx->gdev->submit_lock);
+	return rc;
+}
+
+/**
+ * gaudisim_encap_check() - is a CS's reservation still what it was parsed for
+ * @ctx: the context; gdev->submit_lock is held
+ * @info: what gaudisim_encap_get() answered when the CS was built
+ *
+ * Return: 0, -EINVAL when the handle was released meanwhile, -EIO when a
+ * hard reset ended it.
+ */
+int gaudisim_encap_check(struct gaudisim_ctx *ctx, const struct gaudisim_encap_info *info)
+{
+	struct gaudisim_encap *e;
+
+	lockdep_assert_held(&ctx->gdev->submit_lock);
+	return gaudisim_encap_state(ctx, info->id, &e);
+}
+
+/**
+ * gaudisim_encap_bind() - a CS with ENCAP_SIGNALS got its seq
+ * @ctx: the context; gdev->submit_lock is held
+ * @id: its handle (gaudisim_encap_check() found it)
+ * @seq: the CS's seq, which WAIT CSs name from now on
+ */
+void gaudisim_encap_bind(struct gaudisim_ctx *ctx, u32 id, u64 seq)
+{
+	struct gaudisim_encap *e = gaudisim_encap_find(ctx, id);
+
+	if (e)
+		e->cs_seq = seq;
+}
+
+/**
+ * gaudisim_encap_ctx_fini() - end a closing context's reservations
+ * @ctx: the context; none of its jobs is on the device any more
+ */
+void gaudisim_encap_ctx_fini(struct gaudisim_ctx *ctx)
+{
+	struct gaudisim_device *gdev = ctx->gdev;
+	struct gaudisim_encap *e, *tmp;
+
+	mutex_lock(&gdev->submit_lock);
+	list_for_each_entry_safe(e, tmp, &gdev->sigwait.encaps, node)
+		if (e->ctx == ctx)
+			gaudisim_encap_free(gdev, e);
+	mutex_unlock(&gdev->submit_lock);
+}
+
+/**
+ * gaudisim_sigwait_init() - empty SIGNAL/WAIT state at probe
+ * @gdev: the device
+ */
+void gaudisim_sigwait_init(struct gaudisim_device *gdev)
+{
+	INIT_LIST_HEAD(&gdev->sigwait.encaps);
 }
 
 /*
@@ -238,6 +513,36 @@ out:
 }
 
 /*
+ * Under submit_lock: what a WAIT on @offset signals of the reservation
+ * last used by CS @seq waits for (always 1: the SOB is read by the
+ * monitor), -EINVAL for no such reservation or an offset past it, -EIO
+ * for one a hard reset ended.
+ */
+static int gaudisim_encap_lookup(struct gaudisim_ctx *ctx, u64 seq, u32 offset,
+				 u32 *sob, u32 *value)
+{
+	struct gaudisim_device *gdev = ctx->gdev;
+	struct gaudisim_encap *e = seq ? gaudisim_encap_find_seq(ctx, seq) : NULL;
+
+	if (!e) {
+		gaudisim_dbg(gdev, "no reserved signals used by CS %llu\n", seq);
+		return -EINVAL;
+	}
+	if (offset > e->count) {
+		gaudisim_dbg(gdev, "offset %u is past the %u reserved signals\n",
+			     offset, e->count);
+		return -EINVAL;
+	}
+	if (!e->sob) {
+		gaudisim_dbg(gdev, "reserved signals %u were lost to a reset\n", e->id);
+		return -EIO;
+	}
+	*sob = e->sob;
+	*value = e->pre + offset;
+	return 1;
+}
+
+/*
  * Under submit_lock: write the WAIT job's packets for the signals still
  * to come (NOPs for those that already happened) and hold their SOBs.
  */
@@ -255,7 +560,11 @@ static int gaudisim_wait_prepare(struct gaudisim_cs *cs)
 	int rc;
 
 	for (i = 0; i < cs->num_wait_seqs; i++, p += GAUDISIM_WAIT_PKTS_PER_SIGNAL) {
-		rc = gaudisim_signal_lookup(ctx, cs->wait_seqs[i], &sob, &value);
+		if (cs->flags & GAUDISIM_CS_FLAGS_ENCAP_SIGNALS)
+			rc = gaudisim_encap_lookup(ctx, cs->wait_seqs[i], cs->encap_offset,
+						   &sob, &value);
+		else
+			rc = gaudisim_signal_lookup(ctx, cs->wait_seqs[i], &sob, &value);
 		if (rc < 0)
 			goto err;
 		if (!rc) {
@@ -300,7 +609,8 @@ int gaudisim_cs_sigwait_prepare(struct gaudisim_cs *cs)
 
 /* Checks of the one chunk of a SIGNAL/WAIT CS. */
 static int gaudisim_sigwait_chunk_check(struct gaudisim_device *gdev,
-					const struct gaudisim_cs_chunk *chunk, bool wait)
+					const struct gaudisim_cs_chunk *chunk, bool wait,
+					bool encap)
 {
 	u32 q = chunk->queue_index;
 
@@ -318,7 +628,12 @@ static int gaudisim_sigwait_chunk_check(struct gaudisim_device *gdev,
 			     q);
 		return -EINVAL;
 	}
-	if (wait) {
+	if (wait && encap) {
+		if (!chunk->encaps_signal_seq) {
+			gaudisim_dbg(gdev, "a WAIT on encapsulated signals names a CS\n");
+			return -EINVAL;
+		}
+	} else if (wait) {
 		if (!chunk->num_signal_seq_arr ||
 		    chunk->num_signal_seq_arr > GAUDISIM_CS_WAIT_MAX_SIGNALS) {
 			gaudisim_dbg(gdev, "a WAIT CS names 1 to %u signals, not %u\n",
@@ -362,14 +677,15 @@ int gaudisim_cs_sigwait_submit(struct gaudisim_ctx *ctx, const struct gaudisim_c
 {
 	struct gaudisim_device *gdev = ctx->gdev;
 	bool wait = in->cs_flags & GAUDISIM_CS_FLAGS_WAIT;
+	bool encap = in->cs_flags & GAUDISIM_CS_FLAGS_ENCAP_SIGNALS;
 	struct gaudisim_cs_chunk chunk;
 	struct gaudisim_job *job;
 	struct gaudisim_cs *cs;
 	u32 size;
 	int rc, idx;
 
-	if ((in->cs_flags & GAUDISIM_CS_FLAGS_SIGNAL) && wait) {
-		gaudisim_dbg(gdev, "a CS is SIGNAL or WAIT, not both\n");
+	if (((in->cs_flags & GAUDISIM_CS_FLAGS_SIGNAL) && wait) || (encap && !wait)) {
+		gaudisim_dbg(gdev, "a CS is SIGNAL or WAIT, not both; ENCAP_SIGNALS only WAITs\n");
 		rc = -EINVAL;
 		goto validation_drop;
 	}
@@ -381,7 +697,7 @@ int gaudisim_cs_sigwait_submit(struct gaudisim_ctx *ctx, const struct gaudisim_c
 	}
 	if (copy_from_user(&chunk, u64_to_user_ptr(in->chunks_execute), sizeof(chunk)))
 		return -EFAULT;
-	rc = gaudisim_sigwait_chunk_check(gdev, &chunk, wait);
+	rc = gaudisim_sigwait_chunk_check(gdev, &chunk, wait, encap);
 	if (rc)
 		goto validation_drop;
 
@@ -393,7 +709,13 @@ int gaudisim_cs_sigwait_submit(struct gaudisim_ctx *ctx, const struct gaudisim_c
 	job = &cs->jobs[0];
 	job->queue_id = chunk.queue_index;
 	cs->num_ext_jobs = 1;
-	if (wait) {
+	if (wait && encap) {
+		cs->type = GAUDISIM_CS_TYPE_WAIT;
+		cs->num_wait_seqs = 1;
+		cs->wait_seqs[0] = chunk.encaps_signal_seq;
+		cs->encap_offset = chunk.encaps_signal_offset;
+		size = GAUDISIM_WAIT_PKTS_PER_SIGNAL * sizeof(union gaudisim_sigwait_pkt);
+	} else if (wait) {
 		cs->type = GAUDISIM_CS_TYPE_WAIT;
 		cs->num_wait_seqs = chunk.num_signal_seq_arr;
 		if (copy_from_user(cs->wait_seqs, u64_to_user_ptr(chunk.signal_seq_arr),

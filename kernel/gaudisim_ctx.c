@@ -218,6 +218,8 @@ void gaudisim_postclose(struct drm_device *drm, struct drm_file *file)
 	gaudisim_ctx_release_engines(ctx);
 	/* None of its jobs is on the device now: end the timeouts left armed. */
 	gaudisim_cs_flush_lingering(gdev, ctx);
+	/* Its reserved signals go with it (their SOBs may wrap again). */
+	gaudisim_encap_ctx_fini(ctx);
 	/* Monitors it left armed write nothing from now on. */
 	gaudisim_rights_ctx_fini(ctx);
 	/* No device access to the context's pages once they are unpinned. */

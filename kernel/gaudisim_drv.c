@@ -157,6 +157,7 @@ static int gaudisim_sw_init(struct gaudisim_device *gdev)
 	int rc;
 
 	rc = drmm_mutex_init(&gdev->drm, &gdev->submit_lock);
+	gaudisim_sigwait_init(gdev);
 	if (!rc)
 		rc = drmm_mutex_init(&gdev->drm, &gdev->open_lock);
 	if (!rc)

@@ -106,6 +106,8 @@ struct gaudisim_parser {
 	u32 nrefs;
 	bool has_dma;
 	u32 stream;
+	const struct gaudisim_encap_info *encap;
+	u32 encap_added;
 };
 
 static __printf(2, 3)
@@ -541,6 +543,29 @@ static int gaudisim_check_sync_value(struct gaudisim_parser *p, u32 base, u32 re
 	return gaudisim_check_mon_payload(p, reg, value);
 }
 
+/*
+ * A CS with encapsulated signals adds to its reservation's SOB: an
+ * increment (a set would move every later signal of the queue), at most
+ * the reserved count per job.
+ */
+static int gaudisim_check_encap_signal(struct gaudisim_parser *p, u32 value)
+{
+	u32 add = value & GAUDISIM_SYNC_SOB_VALUE_MASK;
+
+	if (!(value & GAUDISIM_SYNC_SOB_INC) || !gaudisim_sob_update_legal(value)) {
+		gaudisim_parse_dbg(p, "reserved SOB %u: only increments, not 0x%08x\n",
+				   p->encap->sob, value);
+		return -EPERM;
+	}
+	if (add > p->encap->count - p->encap_added) {
+		gaudisim_parse_dbg(p, "reserved SOB %u: more than the %u reserved signals\n",
+				   p->encap->sob, p->encap->count);
+		return -EPERM;
+	}
+	p->encap_added += add;
+	return 0;
+}
+
 static int gaudisim_parse_msg_short(struct gaudisim_parser *p,
 				    const struct gaudisim_packet_msg_short *pkt)
 {
@@ -563,6 +588,10 @@ static int gaudisim_parse_msg_short(struct gaudisim_parser *p,
 	case GAUDISIM_MSG_BASE_SOB:
 		if (offset / 4 >= GAUDISIM_SYNC_NUM_SOBS)
 			break;
+		if (p->encap->id && offset / 4 == p->encap->sob) {
+			rc = gaudisim_check_encap_signal(p, value);
+			return rc ? rc : gaudisim_emit(p, pkt, sizeof(*pkt));
+		}
 		if (offset / 4 < GAUDISIM_SYNC_FIRST_USER_SOB) {
 			gaudisim_parse_dbg(p, "MSG_SHORT to reserved SOB %u\n", offset / 4);
 			return -EPERM;
@@ -723,6 +752,7 @@ int gaudisim_parser_make_kcb(struct gaudisim_ctx *ctx, struct gaudisim_job *job,
 		.gdev = gdev,
 		.src_size = cb_size,
 		.stream = gaudisim_queue_stream(job->queue_id),
+		.encap = &job->cs->encap,
 	};
 	u8 *snapshot;
 	u32 body;
@@ -759,6 +789,7 @@ int gaudisim_parser_make_kcb(struct gaudisim_ctx *ctx, struct gaudisim_job *job,
 	p.max_refs = p.nrefs;
 	p.nrefs = 0;
 	p.has_dma = false;
+	p.encap_added = 0;
 	rc = gaudisim_parse(&p);
 	/* References taken before a failure are dropped with the job. */
 	job->num_uptrs = p.nrefs;

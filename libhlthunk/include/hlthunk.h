@@ -471,13 +471,13 @@ struct hlthunk_signal_out {
 struct hlthunk_wait_for_signal_data {
 	union {
 		uint64_t *signal_seq_arr;
-		uint64_t encaps_signal_seq;	/* encapsulated signals: not supported */
+		uint64_t encaps_signal_seq;	/* reserved-signals wait: the CS's seq */
 	};
 	uint32_t signal_seq_nr;		/* 1..GAUDISIM_CS_WAIT_MAX_SIGNALS (hl-thunk: 1) */
 	uint32_t queue_index;		/* the external queue that waits */
 	uint32_t flags;			/* unused */
 	uint32_t collective_engine_id;	/* unused */
-	uint32_t encaps_signal_offset;	/* unused */
+	uint32_t encaps_signal_offset;	/* reserved-signals wait: 0..count */
 };
 
 struct hlthunk_wait_in {
@@ -509,6 +509,42 @@ int hlthunk_signal_submission_timeout(int fd, struct hlthunk_signal_in *in,
 int hlthunk_wait_for_signal(int fd, struct hlthunk_wait_in *in, struct hlthunk_wait_out *out);
 int hlthunk_wait_for_signal_timeout(int fd, struct hlthunk_wait_in *in,
 				    struct hlthunk_wait_out *out, uint32_t timeout);
+
+/* ---- Encapsulated signals (hl-thunk's structs) ---------------------------- */
+
+struct reserve_sig_handle {
+	uint32_t id;			/* the handle, never 0 */
+	uint32_t sob_base_addr_offset;	/* the SOB's address - CFG_BASE (Gaudi's W_S) */
+	uint32_t count;			/* signals reserved */
+};
+
+struct hlthunk_sig_res_in {
+	uint32_t queue_index;		/* an external queue */
+	uint32_t count;			/* signals to reserve */
+};
+
+struct hlthunk_sig_res_out {
+	struct reserve_sig_handle handle;
+	uint32_t status;
+};
+
+/*
+ * Reserve in->count signals of queue in->queue_index's sync object; a CS
+ * submitted with GAUDISIM_CS_FLAGS_ENCAP_SIGNALS and the handle may add to
+ * it. Returns 0 or a negative errno.
+ */
+int hlthunk_reserve_encaps_signals(int fd, struct hlthunk_sig_res_in *in,
+				   struct hlthunk_sig_res_out *out);
+/* Release a reservation; *status gets the CS status. */
+int hlthunk_unreserve_encaps_signals(int fd, struct reserve_sig_handle *handle,
+				     uint32_t *status);
+/*
+ * Submit a WAIT CS on reserved signals: the hlthunk_wait_for_signal_data's
+ * encaps_signal_seq names the CS submitted with the handle, and the queue
+ * waits until encaps_signal_offset of the reserved signals happened.
+ */
+int hlthunk_wait_for_reserved_encaps_signals(int fd, struct hlthunk_wait_in *in,
+					     struct hlthunk_wait_out *out);
 
 /* ---- debugfs (root): device registers and HBM through addr / data32 ------ */
 

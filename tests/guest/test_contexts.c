@@ -12,7 +12,8 @@
  * is reported to the context whose CS it was, not to the others; each
  * context has user interrupts of its own, and may neither raise nor wait
  * on another's. A context registers for NIC peers only its own HBM and
- * SOBs, within its share of the registrations.
+ * SOBs, within its share of the registrations. Signals a context reserved
+ * end when it closes.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -870,6 +871,64 @@ START_TEST(signal_wait_in_two_contexts)
 }
 END_TEST
 
+/* RESERVE_SIGNALS_ONLY: count signals of queue's sync object. */
+static int reserve_signals(int fd, uint32_t queue, uint32_t count, struct gaudisim_cs_out *out)
+{
+	union gaudisim_cs_args a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.in.encaps_signals_q_idx = queue;
+	a.in.encaps_signals_count = count;
+	a.in.num_chunks_execute = 1;
+	a.in.cs_flags = GAUDISIM_CS_FLAGS_RESERVE_SIGNALS_ONLY;
+	rc = hlthunk_ioctl(fd, DRM_IOCTL_GAUDISIM_CS, &a);
+	if (!rc)
+		*out = a.out;
+	return rc;
+}
+
+static void write_sob_max(const char *value)
+{
+	FILE *f = fopen(PARAM_DIR "signal_sob_max", "w");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_ge(fputs(value, f), 0);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/*
+ * Reserved signals end with the context that reserved them, while others
+ * keep the device (whose sync manager a shared context's close leaves
+ * alone). With signal_sob_max 4, the other context's reservation of 4
+ * holds its SOB: after 4 signals on the queue's other SOB, the move back
+ * is refused (EBUSY) until the reserving context closes.
+ */
+START_TEST(reserved_signals_end_with_their_context)
+{
+	int other = open_compute_ok();
+	struct hlthunk_signal_in sin = { .queue_index = QUEUE_H2D };
+	struct hlthunk_signal_out sout;
+	struct gaudisim_cs_out res;
+	int i;
+
+	write_sob_max("4");
+	ck_assert_int_eq(reserve_signals(other, QUEUE_H2D, 4, &res), 0);
+	for (i = 0; i < 4; i++) {
+		ck_assert_int_eq(hlthunk_signal_submission(dev_fd, &sin, &sout), 0);
+		ck_assert_uint_ne(sout.sob_base_addr_offset, res.sob_base_addr_offset);
+	}
+	wait_completed_ok(dev_fd, sout.seq, WAIT_US_SHORT);
+	ck_assert_int_eq(hlthunk_signal_submission(dev_fd, &sin, &sout), -EBUSY);
+	ck_assert_int_eq(hlthunk_close(other), 0);
+	ck_assert_int_eq(hlthunk_signal_submission(dev_fd, &sin, &sout), 0);
+	ck_assert_uint_eq(sout.sob_base_addr_offset, res.sob_base_addr_offset);
+	ck_assert_uint_eq(sout.sob_count_before_submission, 0);
+	wait_completed_ok(dev_fd, sout.seq, WAIT_US_SHORT);
+	write_sob_max("32767");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("contexts");
@@ -907,6 +966,7 @@ int main(void)
 	tcase_add_test(iso, another_process_cannot_reach_my_memory);
 	tcase_add_test(iso, two_contexts_work_side_by_side);
 	tcase_add_test(iso, signal_wait_in_two_contexts);
+	tcase_add_test(iso, reserved_signals_end_with_their_context);
 	suite_add_tcase(s, iso);
 	rc = run_suite(s);
 

@@ -6,8 +6,9 @@
  * (a user monitor on fence 0 that the test opens), B signals after it, and
  * queue A's copy of that HBM back to the host waits for B's signal; A's
  * result is the pattern only if it ran after B. Also: several signals in
- * one WAIT, a WAIT on signals already done, sync-object wraparound, and
- * the negative matrix.
+ * one WAIT, a WAIT on signals already done, sync-object wraparound,
+ * encapsulated signals (reserved on a queue's SOB, added by a CS's own
+ * jobs, waited for by offset), and the negative matrix.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -581,6 +582,338 @@ START_TEST(wrapper_arguments)
 }
 END_TEST
 
+/* ---- Encapsulated signals ------------------------------------------------ */
+
+static int reserve_on(int fd, uint32_t queue, uint32_t count, struct hlthunk_sig_res_out *out)
+{
+	struct hlthunk_sig_res_in in = { .queue_index = queue, .count = count };
+
+	memset(out, 0, sizeof(*out));
+	return hlthunk_reserve_encaps_signals(fd, &in, out);
+}
+
+static int unreserve(int fd, uint32_t handle)
+{
+	struct reserve_sig_handle h = { .id = handle };
+	uint32_t status = UINT32_MAX;
+	int rc;
+
+	rc = hlthunk_unreserve_encaps_signals(fd, &h, &status);
+	if (!rc)
+		ck_assert_uint_eq(status, GAUDISIM_CS_STATUS_SUCCESS);
+	return rc;
+}
+
+/* A CS with ENCAP_SIGNALS running cb on queue. */
+static int encap_submit(uint32_t handle, const struct test_cb *cb, uint32_t queue,
+			struct gaudisim_cs_out *out)
+{
+	struct gaudisim_cs_chunk chunk = make_chunk(cb->handle, queue, cb->w.used);
+	union gaudisim_cs_args a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.in.chunks_execute = (uint64_t)(uintptr_t)&chunk;
+	a.in.num_chunks_execute = 1;
+	a.in.encaps_sig_handle_id = handle;
+	a.in.cs_flags = GAUDISIM_CS_FLAGS_ENCAP_SIGNALS;
+	rc = hlthunk_ioctl(dev_fd, DRM_IOCTL_GAUDISIM_CS, &a);
+	if (!rc)
+		*out = a.out;
+	return rc;
+}
+
+/* A WAIT CS on queue for offset signals of the reservation CS seq used. */
+static int encap_wait(uint64_t seq, uint32_t offset, uint32_t queue, uint64_t *wseq)
+{
+	struct hlthunk_wait_for_signal_data data = {
+		.encaps_signal_seq = seq, .encaps_signal_offset = offset, .signal_seq_nr = 1,
+		.queue_index = queue,
+	};
+	struct hlthunk_wait_in in = { .hlthunk_wait_for_signal = (uint64_t *)&data,
+				      .num_wait_for_signal = 1 };
+	struct hlthunk_wait_out out = { 0 };
+	int rc;
+
+	rc = hlthunk_wait_for_reserved_encaps_signals(dev_fd, &in, &out);
+	if (!rc)
+		*wseq = out.seq;
+	return rc;
+}
+
+static uint32_t sob_of(uint32_t sob_base_addr_offset)
+{
+	return (sob_base_addr_offset - gaudisim_gaudi_sob_offset(0)) / 4;
+}
+
+/*
+ * Two signals reserved on QUEUE_B; a CS there adds one, waits at the gate,
+ * adds the other. A WAIT for offset 1 ends while the gate is shut, one for
+ * offset 2 only once it opens. The reservation took two of the SOB's
+ * values: the next SIGNAL counts from after them.
+ */
+START_TEST(encap_reserve_signal_wait_unreserve)
+{
+	struct hlthunk_sig_res_out res;
+	struct gaudisim_cs_out ecs;
+	struct hlthunk_signal_out before, after;
+	struct test_cb cb;
+	uint64_t w1, w2;
+	uint32_t sob;
+
+	ck_assert_int_eq(signal_on(dev_fd, QUEUE_B, &before), 0);
+	wait_completed_ok(dev_fd, before.seq, WAIT_US_SHORT);
+	ck_assert_int_eq(reserve_on(dev_fd, QUEUE_B, 2, &res), 0);
+	ck_assert_uint_ne(res.handle.id, 0);
+	ck_assert_uint_eq(res.handle.count, 2);
+	ck_assert_uint_eq(res.status, GAUDISIM_CS_STATUS_SUCCESS);
+	sob = sob_of(res.handle.sob_base_addr_offset);
+	ck_assert_uint_ge(sob, GAUDISIM_SYNC_DRIVER_SOB_FIRST + 2 * QUEUE_B);
+	ck_assert_uint_le(sob, GAUDISIM_SYNC_DRIVER_SOB_FIRST + 2 * QUEUE_B + 1);
+
+	arm_gate();
+	cb_create_ok(dev_fd, &cb, 4096);
+	cbw_sob(&cb.w, sob, GAUDISIM_SYNC_SOB_ADD(1), 0);
+	ck_assert_int_eq(hlthunk_cbw_fence(&cb.w, 0, 1, 1, 0), 0);
+	cbw_sob(&cb.w, sob, GAUDISIM_SYNC_SOB_ADD(1), 0);
+	ck_assert_int_eq(encap_submit(res.handle.id, &cb, QUEUE_B, &ecs), 0);
+	ck_assert_uint_ne(ecs.seq, 0);
+	ck_assert_uint_eq(ecs.sob_base_addr_offset, res.handle.sob_base_addr_offset);
+	if (res.handle.sob_base_addr_offset == before.sob_base_addr_offset)
+		ck_assert_uint_eq(ecs.sob_count_before_submission,
+				  before.sob_count_before_submission + 1);
+
+	ck_assert_int_eq(encap_wait(ecs.seq, 1, QUEUE_A, &w1), 0);
+	wait_completed_ok(dev_fd, w1, WAIT_US_SHORT);
+	ck_assert_int_eq(encap_wait(ecs.seq, 2, QUEUE_A, &w2), 0);
+	usleep(HOLD_MS * 1000);
+	ck_assert_uint_eq(cs_status_now(w2), GAUDISIM_WAIT_CS_STATUS_BUSY);
+	ck_assert_uint_eq(cs_status_now(ecs.seq), GAUDISIM_WAIT_CS_STATUS_BUSY);
+	open_gate();
+	wait_completed_ok(dev_fd, ecs.seq, WAIT_US_SHORT);
+	wait_completed_ok(dev_fd, w2, WAIT_US_SHORT);
+
+	ck_assert_int_eq(signal_on(dev_fd, QUEUE_B, &after), 0);
+	if (after.sob_base_addr_offset == res.handle.sob_base_addr_offset)
+		ck_assert_uint_eq(after.sob_count_before_submission,
+				  ecs.sob_count_before_submission + 2);
+	wait_completed_ok(dev_fd, after.seq, WAIT_US_SHORT);
+	ck_assert_int_eq(unreserve(dev_fd, res.handle.id), 0);
+	/* The handle is gone: neither a second unreserve nor a WAIT on it. */
+	ck_assert_int_eq(unreserve(dev_fd, res.handle.id), -EINVAL);
+	ck_assert_int_eq(encap_wait(ecs.seq, 1, QUEUE_A, &w1), -EINVAL);
+	cb_destroy_ok(dev_fd, &cb);
+}
+END_TEST
+
+/* A CB adding 1 to sob. */
+static void encap_cb(struct test_cb *cb, uint32_t sob)
+{
+	cb_create_ok(dev_fd, cb, 4096);
+	cbw_sob(&cb->w, sob, GAUDISIM_SYNC_SOB_ADD(1), 0);
+}
+
+/*
+ * As habanalabs' users do: the reservation's handle on the FIRST part of
+ * a staged CS; the LAST part's job adds to the reserved SOB too (it is
+ * the staged CS's), and a WAIT for both signals ends.
+ */
+START_TEST(encap_staged_submission)
+{
+	struct gaudisim_cs_chunk chunk;
+	struct hlthunk_sig_res_out res;
+	struct test_cb first, last;
+	union gaudisim_cs_args a;
+	uint64_t seq, w;
+
+	ck_assert_int_eq(reserve_on(dev_fd, QUEUE_B2, 2, &res), 0);
+	encap_cb(&first, sob_of(res.handle.sob_base_addr_offset));
+	encap_cb(&last, sob_of(res.handle.sob_base_addr_offset));
+
+	chunk = make_chunk(first.handle, QUEUE_B2, first.w.used);
+	memset(&a, 0, sizeof(a));
+	a.in.chunks_execute = (uint64_t)(uintptr_t)&chunk;
+	a.in.num_chunks_execute = 1;
+	a.in.encaps_sig_handle_id = res.handle.id;
+	a.in.cs_flags = GAUDISIM_CS_FLAGS_STAGED_SUBMISSION |
+			GAUDISIM_CS_FLAGS_STAGED_SUBMISSION_FIRST | GAUDISIM_CS_FLAGS_ENCAP_SIGNALS;
+	ck_assert_int_eq(hlthunk_ioctl(dev_fd, DRM_IOCTL_GAUDISIM_CS, &a), 0);
+	seq = a.out.seq;
+	ck_assert_uint_ne(seq, 0);
+
+	/* A later part names the staged CS, not a reservation. */
+	chunk = make_chunk(last.handle, QUEUE_B2, last.w.used);
+	memset(&a, 0, sizeof(a));
+	a.in.chunks_execute = (uint64_t)(uintptr_t)&chunk;
+	a.in.num_chunks_execute = 1;
+	a.in.seq = seq;
+	a.in.cs_flags = GAUDISIM_CS_FLAGS_STAGED_SUBMISSION |
+			GAUDISIM_CS_FLAGS_STAGED_SUBMISSION_LAST | GAUDISIM_CS_FLAGS_ENCAP_SIGNALS;
+	ck_assert_int_eq(hlthunk_ioctl(dev_fd, DRM_IOCTL_GAUDISIM_CS, &a), -EINVAL);
+	a.in.cs_flags &= ~GAUDISIM_CS_FLAGS_ENCAP_SIGNALS;
+	ck_assert_int_eq(hlthunk_ioctl(dev_fd, DRM_IOCTL_GAUDISIM_CS, &a), 0);
+	ck_assert_uint_eq(a.out.seq, seq);
+
+	ck_assert_int_eq(encap_wait(seq, 2, QUEUE_A, &w), 0);
+	wait_completed_ok(dev_fd, w, WAIT_US_SHORT);
+	wait_completed_ok(dev_fd, seq, WAIT_US_SHORT);
+	ck_assert_int_eq(unreserve(dev_fd, res.handle.id), 0);
+	cb_destroy_ok(dev_fd, &first);
+	cb_destroy_ok(dev_fd, &last);
+}
+END_TEST
+
+/*
+ * A hard reset zeroes the reserved SOB: the handle stays (until released)
+ * but CSs and WAITs naming it fail with EIO.
+ */
+START_TEST(encap_reset_ends_reserved_signals)
+{
+	struct hlthunk_sig_res_out res;
+	struct gaudisim_cs_out ecs, out;
+	struct gaudisim_cs_chunk chunk;
+	struct test_cb cb, hang;
+	uint64_t hung, behind, w;
+	uint32_t status;
+
+	ck_assert_int_eq(reserve_on(dev_fd, QUEUE_B2, 1, &res), 0);
+	encap_cb(&cb, sob_of(res.handle.sob_base_addr_offset));
+	ck_assert_int_eq(encap_submit(res.handle.id, &cb, QUEUE_B2, &ecs), 0);
+	wait_completed_ok(dev_fd, ecs.seq, WAIT_US_SHORT);
+
+	arm_gate();
+	cb_create_ok(dev_fd, &hang, 4096);
+	ck_assert_int_eq(hlthunk_cbw_fence(&hang.w, 0, 1, 1, 0), 0);
+	chunk = make_chunk(hang.handle, QUEUE_B, hang.w.used);
+	ck_assert_int_eq(submit_chunks(&chunk, 1, 2, &hung), 0);
+	/* Aborted by the reset, under the lock that also ends the reservation. */
+	behind = signal_ok(QUEUE_B);
+	ck_assert_int_eq(hlthunk_wait_for_cs(dev_fd, hung, WAIT_US_SHORT, &status), -ETIMEDOUT);
+	ck_assert_int_eq(hlthunk_wait_for_cs(dev_fd, behind, WAIT_US_SHORT, &status), -EIO);
+	wait_operational_ok(dev_fd);
+
+	ck_assert_int_eq(encap_wait(ecs.seq, 1, QUEUE_A, &w), -EIO);
+	ck_assert_int_eq(encap_submit(res.handle.id, &cb, QUEUE_B2, &out), -EIO);
+	ck_assert_int_eq(unreserve(dev_fd, res.handle.id), 0);
+	ck_assert_int_eq(unreserve(dev_fd, res.handle.id), -EINVAL);
+	cb_destroy_ok(dev_fd, &hang);
+	cb_destroy_ok(dev_fd, &cb);
+}
+END_TEST
+
+/* Signals reserved and released unused go back to the queue. */
+START_TEST(encap_unused_signals_return)
+{
+	struct hlthunk_signal_out before, sig;
+	struct hlthunk_sig_res_out res;
+
+	ck_assert_int_eq(signal_on(dev_fd, QUEUE_B2, &before), 0);
+	wait_completed_ok(dev_fd, before.seq, WAIT_US_SHORT);
+	ck_assert_int_eq(reserve_on(dev_fd, QUEUE_B2, 5, &res), 0);
+	ck_assert_int_eq(unreserve(dev_fd, res.handle.id), 0);
+	ck_assert_int_eq(signal_on(dev_fd, QUEUE_B2, &sig), 0);
+	if (sig.sob_base_addr_offset == before.sob_base_addr_offset)
+		ck_assert_uint_eq(sig.sob_count_before_submission,
+				  before.sob_count_before_submission + 1);
+	else
+		ck_assert_uint_eq(sig.sob_count_before_submission, 0);
+	wait_completed_ok(dev_fd, sig.seq, WAIT_US_SHORT);
+}
+END_TEST
+
+/*
+ * Bad handles, queues, counts and offsets are refused (EINVAL); a CS's
+ * jobs add to the reserved SOB only with ENCAP_SIGNALS, only increments,
+ * and no more than reserved (EPERM).
+ */
+START_TEST(encap_refusals)
+{
+	struct hlthunk_sig_res_out res, bad;
+	struct gaudisim_cs_out ecs, out;
+	struct gaudisim_cs_chunk chunk;
+	struct test_cb cb, nop;
+	uint64_t w, seq;
+	uint32_t sob;
+
+	ck_assert_int_eq(reserve_on(dev_fd, QUEUE_B2, 2, &res), 0);
+	sob = sob_of(res.handle.sob_base_addr_offset);
+	/* Reservations: an internal or absent queue, 0 or too many signals. */
+	ck_assert_int_eq(reserve_on(dev_fd, GAUDISIM_QUEUE_ID_SIZE, 1, &bad), -EINVAL);
+	ck_assert_int_eq(reserve_on(dev_fd, GAUDISIM_NUM_EXT_QUEUES, 1, &bad), -EINVAL);
+	ck_assert_int_eq(reserve_on(dev_fd, QUEUE_B2, 0, &bad), -EINVAL);
+	ck_assert_int_eq(reserve_on(dev_fd, QUEUE_B2, GAUDISIM_SYNC_SOB_MAX + 1, &bad), -EINVAL);
+	ck_assert_int_eq(unreserve(dev_fd, res.handle.id + 1000), -EINVAL);
+
+	cb_create_ok(dev_fd, &cb, 4096);
+	cbw_sob(&cb.w, sob, GAUDISIM_SYNC_SOB_ADD(1), 0);
+	/* Without the flag the SOB is the driver's; a handle not held. */
+	chunk = make_chunk(cb.handle, QUEUE_B2, cb.w.used);
+	ck_assert_int_eq(submit_chunk(dev_fd, &chunk, &seq), -EPERM);
+	ck_assert_int_eq(encap_submit(res.handle.id + 1000, &cb, QUEUE_B2, &out), -EINVAL);
+	cb_destroy_ok(dev_fd, &cb);
+
+	/* A set, and three increments of two reserved. */
+	cb_create_ok(dev_fd, &cb, 4096);
+	cbw_sob(&cb.w, sob, GAUDISIM_SYNC_SOB_SET(1), 0);
+	ck_assert_int_eq(encap_submit(res.handle.id, &cb, QUEUE_B2, &out), -EPERM);
+	cb_destroy_ok(dev_fd, &cb);
+	cb_create_ok(dev_fd, &cb, 4096);
+	cbw_sob(&cb.w, sob, GAUDISIM_SYNC_SOB_ADD(1), 0);
+	cbw_sob(&cb.w, sob, GAUDISIM_SYNC_SOB_ADD(2), 0);
+	ck_assert_int_eq(encap_submit(res.handle.id, &cb, QUEUE_B2, &out), -EPERM);
+	cb_destroy_ok(dev_fd, &cb);
+
+	/* Waits: on a CS that used no reservation, past the count, seq 0. */
+	cb_create_ok(dev_fd, &nop, 4096);
+	ck_assert_int_eq(hlthunk_cbw_nop(&nop.w, 0), 0);
+	seq = submit_copy(&cb, QUEUE_B2, false, 0, 0, 0);
+	ck_assert_int_eq(encap_wait(seq, 1, QUEUE_A, &w), -EINVAL);
+	ck_assert_int_eq(encap_wait(0, 1, QUEUE_A, &w), -EINVAL);
+	ck_assert_int_eq(encap_submit(res.handle.id, &nop, QUEUE_B2, &ecs), 0);
+	ck_assert_int_eq(encap_wait(ecs.seq, 3, QUEUE_A, &w), -EINVAL);
+	/* ENCAP_SIGNALS with SIGNAL, and a wait on an internal queue. */
+	memset(&chunk, 0, sizeof(chunk));
+	chunk.queue_index = QUEUE_B2;
+	ck_assert_int_eq(cs_raw(&chunk, 1, GAUDISIM_CS_FLAGS_SIGNAL |
+				GAUDISIM_CS_FLAGS_ENCAP_SIGNALS), -EINVAL);
+	ck_assert_int_eq(encap_wait(ecs.seq, 1, GAUDISIM_NUM_EXT_QUEUES, &w), -EINVAL);
+	wait_completed_ok(dev_fd, ecs.seq, WAIT_US_SHORT);
+	wait_completed_ok(dev_fd, seq, WAIT_US_SHORT);
+	ck_assert_int_eq(unreserve(dev_fd, res.handle.id), 0);
+	cb_destroy_ok(dev_fd, &nop);
+	cb_destroy_ok(dev_fd, &cb);
+}
+END_TEST
+
+/*
+ * signal_sob_max 4: a reservation of 4 holds its SOB, so after 4 signals
+ * on the other one the move back is refused (EBUSY) until the handle is
+ * released; then the queue moves back to that SOB, zeroed. (Release by
+ * closing the context: test_contexts.)
+ */
+START_TEST(encap_reservation_holds_its_sob)
+{
+	struct hlthunk_sig_res_out res;
+	struct hlthunk_signal_out out;
+	uint64_t last = 0;
+	int i;
+
+	ck_assert_int_eq(reserve_on(dev_fd, QUEUE_B2, 4, &res), 0);
+	for (i = 0; i < 4; i++) {
+		ck_assert_int_eq(signal_on(dev_fd, QUEUE_B2, &out), 0);
+		ck_assert_uint_ne(out.sob_base_addr_offset, res.handle.sob_base_addr_offset);
+		last = out.seq;
+	}
+	wait_completed_ok(dev_fd, last, WAIT_US_SHORT);
+	ck_assert_int_eq(signal_on(dev_fd, QUEUE_B2, &out), -EBUSY);
+	ck_assert_int_eq(unreserve(dev_fd, res.handle.id), 0);
+	ck_assert_int_eq(signal_on(dev_fd, QUEUE_B2, &out), 0);
+	ck_assert_uint_eq(out.sob_base_addr_offset, res.handle.sob_base_addr_offset);
+	ck_assert_uint_eq(out.sob_count_before_submission, 0);
+	wait_completed_ok(dev_fd, out.seq, WAIT_US_SHORT);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("sigwait");
@@ -596,15 +929,21 @@ int main(void)
 	tcase_add_test(pos, wait_on_completed_signal_returns_at_once);
 	tcase_add_test(pos, timeout_variants);
 	tcase_add_test(pos, reset_aborts_and_restarts_counts);
+	tcase_add_test(pos, encap_reserve_signal_wait_unreserve);
+	tcase_add_test(pos, encap_unused_signals_return);
+	tcase_add_test(pos, encap_staged_submission);
+	tcase_add_test(pos, encap_reset_ends_reserved_signals);
 	suite_add_tcase(s, pos);
 	tcase_add_test(wrap, sob_wraparound);
 	tcase_add_test(wrap, sob_wraparound_blocked_while_in_use);
+	tcase_add_test(wrap, encap_reservation_holds_its_sob);
 	suite_add_tcase(s, wrap);
 	tcase_add_test(neg, signal_bad_queues);
 	tcase_add_test(neg, bad_chunks_and_flags);
 	tcase_add_test(neg, wait_bad_seqs);
 	tcase_add_test(neg, signal_of_another_context);
 	tcase_add_test(neg, wrapper_arguments);
+	tcase_add_test(neg, encap_refusals);
 	suite_add_tcase(s, neg);
 	return run_suite(s);
 }

@@ -703,9 +703,13 @@ union gaudisim_cb_args {
  * @cb_handle: external queue: a CB handle; internal queue: device address;
  *             SIGNAL CS: 0
  * @signal_seq_arr: WAIT CS: user pointer to the u64 seqs of the signals
+ * @encaps_signal_seq: WAIT CS with ENCAP_SIGNALS: the seq of the CS that
+ *                     was submitted with the reservation
  * @queue_index: GAUDISIM_QUEUE_ID_* (see include/hw/gaudisim_hw_queues.h)
  * @cb_size: bytes of the CB to execute, multiple of 8, at least 8; SIGNAL: 0
  * @num_signal_seq_arr: WAIT CS: entries of @signal_seq_arr
+ * @encaps_signal_offset: WAIT CS with ENCAP_SIGNALS: wait until that many
+ *                        of the reserved signals happened (0..count)
  * @cs_chunk_flags: 0, or GAUDISIM_CS_CHUNK_FLAGS_USER_ALLOC_CB on an
  *                  internal queue (whose CB is always the user's own, in
  *                  device memory: the flag changes nothing there)
@@ -719,11 +723,13 @@ struct gaudisim_cs_chunk {
 	union {
 		__u64 cb_handle;
 		__u64 signal_seq_arr;	/* WAIT CS: user pointer to u64 seqs */
+		__u64 encaps_signal_seq;	/* WAIT CS with ENCAP_SIGNALS */
 	};
 	__u32 queue_index;
 	union {
 		__u32 cb_size;
 		__u32 num_signal_seq_arr;	/* WAIT CS: 1..GAUDISIM_CS_WAIT_MAX_SIGNALS */
+		__u32 encaps_signal_offset;	/* WAIT CS with ENCAP_SIGNALS */
 	};
 	__u32 cs_chunk_flags;
 	__u32 collective_engine_id;
@@ -754,13 +760,30 @@ struct gaudisim_cs_chunk {
 #define GAUDISIM_CS_FLAGS_STAGED_SUBMISSION_FIRST	0x80
 #define GAUDISIM_CS_FLAGS_STAGED_SUBMISSION_LAST	0x100
 #define GAUDISIM_CS_FLAGS_CUSTOM_TIMEOUT	0x200
+/*
+ * Encapsulated signals (habanalabs' flags). RESERVE_SIGNALS_ONLY reserves
+ * @encaps_signals_count signals of external queue @encaps_signals_q_idx's
+ * sync object and answers @handle_id, @count and @sob_base_addr_offset
+ * (nothing is submitted). A CS with ENCAP_SIGNALS (not a later staged
+ * part) passes the handle in @encaps_sig_handle_id: its jobs may add to
+ * that sync object, up to the reserved count per job. A WAIT CS with
+ * ENCAP_SIGNALS names that CS's seq in the chunk's @encaps_signal_seq and
+ * waits for @encaps_signal_offset of the reserved signals.
+ * UNRESERVE_SIGNALS_ONLY releases the handle in @encaps_sig_handle_id; a
+ * context's reservations end when it closes.
+ */
+#define GAUDISIM_CS_FLAGS_ENCAP_SIGNALS		0x800
+#define GAUDISIM_CS_FLAGS_RESERVE_SIGNALS_ONLY	0x1000
+#define GAUDISIM_CS_FLAGS_UNRESERVE_SIGNALS_ONLY	0x2000
 #define GAUDISIM_CS_FLAGS_ALL \
 	(GAUDISIM_CS_FLAGS_FORCE_RESTORE | GAUDISIM_CS_FLAGS_SIGNAL | \
 	 GAUDISIM_CS_FLAGS_WAIT | GAUDISIM_CS_FLAGS_TIMESTAMP | \
 	 GAUDISIM_CS_FLAGS_STAGED_SUBMISSION | \
 	 GAUDISIM_CS_FLAGS_STAGED_SUBMISSION_FIRST | \
 	 GAUDISIM_CS_FLAGS_STAGED_SUBMISSION_LAST | \
-	 GAUDISIM_CS_FLAGS_CUSTOM_TIMEOUT)
+	 GAUDISIM_CS_FLAGS_CUSTOM_TIMEOUT | GAUDISIM_CS_FLAGS_ENCAP_SIGNALS | \
+	 GAUDISIM_CS_FLAGS_RESERVE_SIGNALS_ONLY | \
+	 GAUDISIM_CS_FLAGS_UNRESERVE_SIGNALS_ONLY)
 
 /* Signals one WAIT CS may name (habanalabs takes 1; a project extension). */
 #define GAUDISIM_CS_WAIT_MAX_SIGNALS	8
@@ -774,6 +797,10 @@ struct gaudisim_cs_chunk {
  * @chunks_execute: user pointer to the execute chunks
  * @seq: STAGED_SUBMISSION without FIRST: the sequence number of the
  *       staged CS (its FIRST part's); otherwise 0
+ * @encaps_sig_handle_id: ENCAP_SIGNALS (not with a later staged part) and
+ *                        UNRESERVE_SIGNALS_ONLY: a reservation's handle
+ * @encaps_signals_count: RESERVE_SIGNALS_ONLY: signals to reserve
+ * @encaps_signals_q_idx: RESERVE_SIGNALS_ONLY: the external queue
  * @num_chunks_restore: 0..GAUDISIM_MAX_JOBS_PER_CS
  * @num_chunks_execute: 1..GAUDISIM_MAX_JOBS_PER_CS
  * @timeout: seconds, used with CUSTOM_TIMEOUT (1..3600)
@@ -784,7 +811,14 @@ struct gaudisim_cs_chunk {
 struct gaudisim_cs_in {
 	__u64 chunks_restore;
 	__u64 chunks_execute;
-	__u64 seq;
+	union {
+		__u64 seq;
+		__u32 encaps_sig_handle_id;
+		struct {
+			__u32 encaps_signals_count;
+			__u32 encaps_signals_q_idx;
+		};
+	};
 	__u32 num_chunks_restore;
 	__u32 num_chunks_execute;
 	__u32 timeout;
@@ -796,9 +830,19 @@ struct gaudisim_cs_in {
 #define GAUDISIM_CS_STATUS_SUCCESS	0
 
 struct gaudisim_cs_out {
-	__u64 seq;		/* never 0 */
+	union {
+		__u64 seq;		/* never 0 */
+		struct {		/* RESERVE_SIGNALS_ONLY */
+			__u32 handle_id;
+			__u32 count;
+		};
+	};
 	__u32 status;		/* GAUDISIM_CS_STATUS_* */
-	/* SIGNAL CSs: the SOB's address as an offset from CFG_BASE (Gaudi's W_S), its count before */
+	/*
+	 * SIGNAL CSs and reservations: the SOB's address as an offset from
+	 * CFG_BASE (Gaudi's W_S); SIGNAL and ENCAP_SIGNALS CSs: its count
+	 * before (a reservation's first signal makes it this + 1)
+	 */
 	__u32 sob_base_addr_offset;
 	__u16 sob_count_before_submission;
 	__u16 pad[3];
