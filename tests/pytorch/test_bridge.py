@@ -121,8 +121,10 @@ class BridgeOps(EagerMode):
     def test_recipe_cache(self):
         a, b = self.rand(11, 3), self.rand(3, 2)
         torch.mm(a.to(HPU), b.to(HPU))
+        htcore.mark_step()
         before = torch.ops.hpu_bridge.compiled_recipes()
         torch.mm(a.to(HPU), b.to(HPU))
+        htcore.mark_step()
         self.assertEqual(torch.ops.hpu_bridge.compiled_recipes(), before)
 
     def test_in_place_add(self):
@@ -141,9 +143,107 @@ class BridgeOps(EagerMode):
         self.assertEqual(out.device.type, "hpu")
         torch.testing.assert_close(out.cpu(), torch.exp(x))
 
-    def test_fallback_broadcast(self):
-        a, b = self.rand(4, 6), self.rand(6)
-        self.check_fwd_bwd(torch.add, a, b, on_device=False)
+    def test_fallback_other_dtype(self):
+        # FP64 has no device kernels: the CPU runs the op, the result is on the hpu.
+        a = self.rand(4, 6).double()
+        before = launches()
+        out = a.to(HPU) * a.to(HPU)
+        self.assertEqual(launches(), before)
+        torch.testing.assert_close(out.cpu(), a * a)
+
+    def test_broadcasting_elementwise(self):
+        for sa, sb in (((4, 6), (6,)), ((4, 1), (1, 6)), ((3, 1, 5), (2, 1))):
+            a, b = self.rand(*sa), self.rand(*sb).abs() + 0.5
+            self.check_fwd_bwd(torch.add, a, b)
+            self.check_fwd_bwd(lambda x, y: torch.sub(x, y, alpha=2.0), a, b)
+            self.check_fwd_bwd(torch.mul, a, b)
+            self.check_fwd_bwd(torch.div, a, b)
+        x = self.rand(5, 3)
+        self.check_fwd_bwd(lambda t: t + 1.5, x)
+        self.check_fwd_bwd(lambda t: t / 4.0, x)
+
+    def test_log_softmax_softmax(self):
+        for shape in self.shapes():
+            x = self.rand(*shape) * 3
+            self.check_fwd_bwd(lambda t: torch.log_softmax(t, 1), x)
+            self.check_fwd_bwd(lambda t: torch.softmax(t, -1), x)
+
+    def test_cross_entropy(self):
+        for b, c in self.shapes():
+            c += 1
+            x = self.rand(b, c)
+            y = torch.randint(0, c, (b,), generator=self.gen)
+            y[0] = -100                         # ignore_index: counts for nothing
+            for reduction in ("mean", "sum"):
+                self.check_fwd_bwd(lambda t: torch.nn.functional.cross_entropy(
+                    t, y.to(t.device), reduction=reduction), x)
+
+    def test_nll_loss_with_weights_falls_back(self):
+        x, y, w = self.rand(6, 4), torch.tensor([0, 1, 2, 3, 0, 1]), torch.rand(4)
+        ref = torch.nn.functional.nll_loss(x, y, weight=w)
+        out = torch.nn.functional.nll_loss(x.to(HPU), y.to(HPU), weight=w.to(HPU))
+        torch.testing.assert_close(out.cpu(), ref, rtol=RTOL, atol=ATOL)
+
+    def test_mse_loss(self):
+        for shape in self.shapes():
+            x, t = self.rand(*shape), self.rand(*shape)
+            for reduction in ("mean", "sum"):
+                self.check_fwd_bwd(lambda a, b: torch.nn.functional.mse_loss(
+                    a, b, reduction=reduction), x, t)
+
+    def test_activations_and_square(self):
+        for shape in self.shapes():
+            x = self.rand(*shape) * 2
+            self.check_fwd_bwd(torch.sigmoid, x)
+            self.check_fwd_bwd(torch.tanh, x)
+            self.check_fwd_bwd(torch.square, x)
+
+    def test_where(self):
+        a, b = self.rand(6, 5), self.rand(5)
+        cond = a > 0
+        self.check_fwd_bwd(lambda x, y: torch.where(cond.to(x.device), x, y), a, b)
+
+    def test_accuracy_ops(self):
+        # argmax, eq and the count: INT64 results held as INT32 on the device.
+        logits, y = self.rand(50, 10), torch.randint(0, 10, (50,), generator=self.gen)
+        with OnDevice(self):
+            pred = logits.to(HPU).argmax(dim=1)
+            hit = pred == y.to(HPU)
+            count = hit.sum()
+        self.assertEqual(pred.dtype, torch.int64)
+        self.assertEqual(hit.dtype, torch.bool)
+        self.assertTrue(torch.equal(pred.cpu(), logits.argmax(dim=1)))
+        self.assertTrue(torch.equal(hit.cpu(), logits.argmax(dim=1) == y))
+        self.assertEqual(count.item(), (logits.argmax(dim=1) == y).sum().item())
+        f = self.rand(7, 3)
+        with OnDevice(self):
+            same = f.to(HPU) == f[0].to(HPU)
+        self.assertTrue(torch.equal(same.cpu(), f == f[0]))
+
+    def test_fill_and_ones_like(self):
+        d = torch.empty(9, 4, device=HPU)
+        with OnDevice(self):
+            d.fill_(2.5)
+            o = torch.ones_like(d)
+        self.assertTrue(torch.equal(d.cpu(), torch.full((9, 4), 2.5)))
+        self.assertTrue(torch.equal(o.cpu(), torch.ones(9, 4)))
+
+    def test_permute_contiguous_on_device(self):
+        x = self.rand(3, 4, 5)
+        for perm in ((1, 0, 2), (2, 0, 1), (0, 2, 1)):
+            with OnDevice(self):
+                out = x.to(HPU).permute(*perm).contiguous()
+            self.assertTrue(torch.equal(out.cpu(), x.permute(*perm).contiguous()))
+        self.check_fwd_bwd(lambda t: t.t().contiguous() * 2.0, self.rand(6, 7))
+
+
+class RecipeEviction(unittest.TestCase):
+    def test_many_shapes_unload_old_recipes(self):
+        # Each recipe loaded on the device holds sync objects; past what the
+        # device has, the bridge unloads the others and the op still runs.
+        for n in range(1, 400):
+            a = torch.full((n, 3), 1.0).to(HPU)
+            self.assertEqual(torch.relu(a).sum().item(), 3.0 * n)
 
 
 class BridgeTensors(unittest.TestCase):
@@ -166,6 +266,19 @@ class BridgeTensors(unittest.TestCase):
         d[:, 0, :] = torch.full((3, 5), -1.)
         x[:, 0, :] = -1.
         self.assertTrue(torch.equal(d.cpu(), x))
+
+    def test_int64_held_as_int32(self):
+        # As on Gaudi: INT64 device tensors hold INT32 values; views and
+        # strided copies of them work, values past INT32 wrap.
+        t = torch.arange(-6, 14).reshape(4, 5)
+        d = t.to(HPU)
+        self.assertTrue(torch.equal(d[1:, 2:].cpu(), t[1:, 2:]))
+        self.assertTrue(torch.equal(d.t().contiguous().cpu(), t.t().contiguous()))
+        d[:, 1] = torch.tensor([7, 8, 9, 10])
+        t[:, 1] = torch.tensor([7, 8, 9, 10])
+        self.assertTrue(torch.equal(d.cpu(), t))
+        big = torch.tensor([2 ** 31 + 5, -3])
+        self.assertEqual(big.to(HPU).cpu().tolist(), [-2 ** 31 + 5, -3])
 
     def test_zero_(self):
         for t in (torch.randn(7, 3), torch.arange(5)):
@@ -246,12 +359,41 @@ class BridgeTraining(EagerMode):
                 "from habana_frameworks.torch.utils.library_loader import load_habana_module\n"
                 "load_habana_module()\n"
                 "a = torch.arange(4).to('hpu')\n"
-                "print(torch.eq(a, a).cpu().all().item())\n")
+                "print(torch.eq(a, a).cpu().all().item())\n"
+                "print(torch.cumsum(a.float(), 0).cpu())\n")
         env = dict(os.environ, HLRT_LOG_DEVICE_PLACEMENT="1")
         r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                            text=True, timeout=120)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertRegex(r.stderr, r"aten/eq\.Tensor\S*: \(Equal\): /device:CPU:0")
+        self.assertRegex(r.stderr, r"aten/eq: \(Equal\): /device:HPU:0")
+        self.assertRegex(r.stderr, r"aten/cumsum\S*: \(Cumsum\): /device:CPU:0")
+
+    def test_seed_step_runs_on_device(self):
+        # The seed recipe's step (Flatten + Linear, cross_entropy, SGD) and
+        # its evaluation: every op on the hpu, nothing falls back.
+        code = ("import torch\n"
+                "import habana_frameworks.torch.core as htcore\n"
+                "m = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(784, 10)).to('hpu')\n"
+                "opt = torch.optim.SGD(m.parameters(), lr=0.01)\n"
+                "for _ in range(2):\n"
+                "    x, y = torch.rand(32, 28, 28).to('hpu'), torch.randint(0, 10, (32,)).to('hpu')\n"
+                "    opt.zero_grad()\n"
+                "    loss = torch.nn.functional.cross_entropy(m(x), y)\n"
+                "    loss.backward()\n"
+                "    htcore.mark_step()\n"
+                "    opt.step()\n"
+                "    htcore.mark_step()\n"
+                "    loss.item()\n"
+                "with torch.no_grad():\n"
+                "    print((m(x).argmax(dim=1) == y).sum().item())\n")
+        env = dict(os.environ, HLRT_LOG_DEVICE_PLACEMENT="1", PT_HPU_LAZY_MODE=self.LAZY)
+        r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                           text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for op in ("MatMul", "LogSoftmax", "NLLLoss", "NLLLossGrad", "LogSoftmaxGrad", "ArgMax",
+                   "Equal"):
+            self.assertRegex(r.stderr, r"\(%s\): /device:HPU:0" % op)
+        self.assertNotIn("/device:CPU:0", r.stderr)
 
 
 class Autocast(EagerMode):
@@ -318,6 +460,29 @@ class LazyTraining(BridgeTraining):
         a = torch.randn(5, 5)
         s = (a.to(HPU) + a.to(HPU)).sum()
         self.assertAlmostEqual(s.item(), (a + a).sum().item(), places=4)
+
+    def test_seed_step_is_one_launch(self):
+        # Lazy mode: forward and backward are one recipe, the optimizer's
+        # update another; from the third step on nothing compiles (the first
+        # step sets the gradients, the second adds into them).
+        torch.manual_seed(0)
+        m = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(784, 10)).to(HPU)
+        opt = torch.optim.SGD(m.parameters(), lr=0.01)
+        for step in range(4):
+            x, y = torch.rand(16, 28, 28).to(HPU), torch.randint(0, 10, (16,)).to(HPU)
+            runs = torch.ops.hpu_bridge.device_runs()
+            compiled = torch.ops.hpu_bridge.compiled_recipes()
+            opt.zero_grad()
+            loss = torch.nn.functional.cross_entropy(m(x), y)
+            loss.backward()
+            self.assertEqual(torch.ops.hpu_bridge.device_runs(), runs)
+            htcore.mark_step()
+            opt.step()
+            htcore.mark_step()
+            loss.item()
+            self.assertEqual(torch.ops.hpu_bridge.device_runs(), runs + 2)
+            if step >= 2:
+                self.assertEqual(torch.ops.hpu_bridge.compiled_recipes(), compiled)
 
     def test_second_step_compiles_nothing(self):
         train_mlp(HPU, steps=2)
