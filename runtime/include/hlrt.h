@@ -308,6 +308,15 @@ hlrt_status hlrt_tensor_set_role(hlrt_tensor *tensor, hlrt_tensor_role role);
  *   gather_rows_{f32,i32}    {src[R, ...], index i32[N], offset i32[1]}
  *                            -> {dst[B, ...]}: dst[i] = src[index[offset + i]]
  *                            (B rows; a row past the end of index reads 0s)
+ *  TPC, layers with a training and an inference mode
+ *   dropout_f32              {x, step i32[1]} -> {y, mask}       hlrt_dropout_params
+ *                            y = x * mask, mask = 0 or 1/(1-rate) from
+ *                            hlrt_dropout_keep(); the gradient is dy * mask
+ *   batchnorm_fwd_f32        {x[..., C], gamma[C], beta[C], moving_mean[C],
+ *                            moving_var[C]} -> {y, mean[C], invstd[C]
+ *                            (, moving_mean, moving_var: training, in place)}
+ *                                                                hlrt_batchnorm_params
+ *   batchnorm_bwd_f32        {dy, x, gamma, mean, invstd} -> {dx, dgamma, dbeta}
  *  Optimizers (update PARAMETER tensors in place: outputs = the inputs)
  *   optimizer_sgd_f32        {grad, weights, lr[1] (, momentum)} -> {weights (, momentum)}
  *                                                                hlrt_sgd_params
@@ -371,6 +380,48 @@ struct hlrt_nll_params {
 
 struct hlrt_argmax_params {
 	int32_t axis;			/* only the last axis (-1) is supported */
+};
+
+/*
+ * dropout_f32: in training, element i of x is kept when
+ * hlrt_dropout_keep(rate, seed, step, i) (i the row-major index; step the
+ * INT32 input, e.g. the optimizer's step count) and scaled by 1/(1-rate)
+ * (rounded to binary32); dropped elements give 0. training = 0 is the
+ * identity (mask all 1). rate in [0, 1), else the node is refused.
+ */
+struct hlrt_dropout_params {
+	float rate;			/* the share of elements dropped */
+	uint32_t seed;
+	uint32_t training;		/* 1: draw the mask; 0: y = x */
+};
+
+/*
+ * The dropout decision, the same on the device and on the host:
+ *   key = fmix32(seed ^ fmix32(step + 0x9e3779b9)),
+ *   keep = (fmix32(index ^ key) >> 8) >= (uint32_t)(rate * 2^24)
+ * (fmix32: MurmurHash3's 32-bit finalizer). Returns 1 to keep, 0 to drop.
+ */
+int hlrt_dropout_keep(float rate, uint32_t seed, uint32_t step, uint32_t index);
+
+/*
+ * batchnorm_fwd_f32 over the channel axis, the last one (NHWC, Keras):
+ * statistics per channel over all other axes (R rows). Training (5
+ * outputs; outputs 3 and 4 must be the moving_mean and moving_var inputs,
+ * updated in place): mean and the biased variance of the batch, then
+ *   moving = moving * momentum + batch * (1 - momentum)
+ * (Keras' rule; PyTorch's momentum p is momentum = 1 - p), the variance
+ * that enters the moving one multiplied by R/(R-1) when unbiased_moving_var
+ * (PyTorch). Eval (3 outputs): the moving statistics. Both give
+ *   invstd = 1/sqrt(var + epsilon), y = ((x - mean) * invstd) * gamma + beta
+ * and output mean and invstd, which batchnorm_bwd_f32 takes. For Keras'
+ * center = false / scale = false pass beta = 0 / gamma = 1. Taken as given:
+ * epsilon > 0 and momentum in [0, 1], else the node is refused.
+ */
+struct hlrt_batchnorm_params {
+	float momentum;
+	float epsilon;
+	uint32_t training;		/* 1: batch statistics; 0: moving ones */
+	uint32_t unbiased_moving_var;	/* 1: PyTorch's running_var */
 };
 
 struct hlrt_sgd_params {
@@ -810,14 +861,15 @@ hlrt_status hlrt_barrier(hlrt_comm *comm, hlrt_stream *stream);
  *   collectives (all-reduce, reduce-scatter, all-gather, broadcast,
  *   barrier; sums; ring over the NIC links, docs/collectives.md).
  *   ops (every GUID of docs/ops.md, by family, the dtype suffix dropped):
- *   add, argmax, batch_gemm, bias_add, broadcast, cast, col2im, conv2d_dedw,
- *   conv2d_dedx, conv2d_fwd, dedw, dedx, div, equal, flatten, gather_rows,
- *   gemm, gemm_dedw, gemm_dedx, greater, im2col, lamb_apply, lamb_moments,
- *   lamb_sumsq, less, log_softmax_bwd, log_softmax_fwd, maximum, maxpool2d_bwd,
- *   maxpool2d_fwd, memcpy, memset, minimum, mul, nll_loss_bwd, nll_loss_fwd,
- *   optimizer_adagrad, optimizer_adamw, optimizer_lamb, optimizer_sgd,
- *   reduce_mean, reduce_sum, relu_bwd, relu_fwd, reshape, scale, select,
- *   sigmoid_bwd, sigmoid_fwd, softmax_cross_entropy_bwd,
+ *   add, argmax, batch_gemm, batchnorm_bwd, batchnorm_fwd, bias_add, broadcast,
+ *   cast, col2im, conv2d_dedw, conv2d_dedx, conv2d_fwd, dedw, dedx, div,
+ *   dropout, equal, flatten, gather_rows, gemm, gemm_dedw, gemm_dedx, greater,
+ *   im2col, lamb_apply, lamb_moments, lamb_sumsq, less, log_softmax_bwd,
+ *   log_softmax_fwd, maximum, maxpool2d_bwd, maxpool2d_fwd, memcpy, memset,
+ *   minimum, mul, nll_loss_bwd, nll_loss_fwd, optimizer_adagrad,
+ *   optimizer_adamw, optimizer_lamb, optimizer_sgd, reduce_mean, reduce_sum,
+ *   relu_bwd, relu_fwd, reshape, scale, select, sigmoid_bwd, sigmoid_fwd,
+ *   softmax_cross_entropy_bwd,
  *   softmax_cross_entropy_fwd, softmax_fwd, spatial_convolution, square,
  *   square_bwd, sub, tanh_bwd, tanh_fwd, transpose, where, where_bwd.
  *   Convolutions take any stride (the MME's convolution modes); the

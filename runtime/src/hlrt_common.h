@@ -14,7 +14,7 @@
 
 #define HLRT_ALIGN		128u	/* memory plan and malloc alignment */
 #define HLRT_MAX_IN		8
-#define HLRT_MAX_OUT		4
+#define HLRT_MAX_OUT		5
 #define HLRT_MAX_PARAMS		64	/* bytes of a node's parameter struct */
 #define HLRT_MAX_STREAMS	4
 

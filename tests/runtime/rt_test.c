@@ -120,6 +120,62 @@ uint64_t rt_arg_elems(const struct rt_arg *a)
 	return n;
 }
 
+void rt_run_op_map(const char *guid, struct rt_arg *in, uint32_t n_in, struct rt_arg *out,
+		   uint32_t n_out, const void *params, size_t psize, const int *out_is_in)
+{
+	hlrt_tensor *ti[8], *to[5] = { 0 };
+	struct rt_binding_set bs = { 0 };
+	struct hlrt_compile_options opts = { .no_cache = 1 };
+	hlrt_recipe *r;
+	hlrt_graph *g;
+	hlrt_node *n;
+	uint32_t i;
+	char name[16];
+
+	HLRT_OK(hlrt_graph_create(&g));
+	for (i = 0; i < n_in; i++) {
+		struct hlrt_tensor_desc d = { .dtype = in[i].dtype, .ndims = in[i].ndims,
+					      .role = HLRT_TENSOR_INPUT };
+
+		snprintf(name, sizeof(name), "in%u", i);
+		d.name = name;
+		memcpy(d.dims, in[i].dims, sizeof(d.dims));
+		HLRT_OK(hlrt_tensor_create(g, &d, &ti[i]));
+	}
+	for (i = 0; i < n_out; i++)
+		to[i] = out_is_in[i] >= 0 ? ti[out_is_in[i]] : NULL;
+	HLRT_OK(hlrt_node_create(g, guid, ti, n_in, to, n_out, params, psize, "op", &n));
+	for (i = 0; i < n_out; i++)
+		if (out_is_in[i] < 0)
+			HLRT_OK(hlrt_tensor_set_role(hlrt_node_output(n, i), HLRT_TENSOR_OUTPUT));
+	HLRT_OK(hlrt_graph_compile(g, &opts, &r));
+	rt_bind_all(r, &bs);
+	for (i = 0; i < n_in; i++) {
+		snprintf(name, sizeof(name), "in%u", i);
+		HLRT_OK(hlrt_memcpy_h2d(rt_dev, rt_addr_of(&bs, name), in[i].data,
+					rt_arg_elems(&in[i]) * hlrt_dtype_size(in[i].dtype)));
+	}
+	rt_run(r, &bs);
+	for (i = 0; i < n_out; i++) {
+		hlrt_tensor *t = hlrt_node_output(n, i);
+		struct hlrt_tensor_desc d;
+
+		HLRT_OK(hlrt_tensor_get_desc(t, &d));
+		out[i].dtype = d.dtype;
+		out[i].ndims = d.ndims;
+		memcpy(out[i].dims, d.dims, sizeof(out[i].dims));
+		out[i].data = malloc(hlrt_tensor_bytes(t));
+		ck_assert_ptr_nonnull(out[i].data);
+		rt_download(out[i].data, rt_addr_of(&bs, hlrt_tensor_name(t)), hlrt_tensor_bytes(t));
+	}
+	for (i = 0; i < bs.n; i++) {
+		HLRT_OK(hlrt_device_free(rt_dev, bs.b[i].device_addr));
+		free((void *)bs.b[i].name);
+	}
+	HLRT_OK(hlrt_recipe_destroy(r));
+	HLRT_OK(hlrt_graph_destroy(g));
+}
+
 void rt_run_op(const char *guid, const struct rt_arg *in, uint32_t n_in, struct rt_arg *out,
 	       uint32_t n_out, const void *params, size_t psize, uint32_t in_place)
 {

@@ -63,6 +63,13 @@ uint64_t rt_arg_elems(const struct rt_arg *a);
 void rt_run_op(const char *guid, const struct rt_arg *in, uint32_t n_in, struct rt_arg *out,
 	       uint32_t n_out, const void *params, size_t psize, uint32_t in_place);
 
+/*
+ * Run one node whose output i is input out_is_in[i] (updated in place; its
+ * new data also comes back in out[i]) or, for -1, a new OUTPUT tensor.
+ */
+void rt_run_op_map(const char *guid, struct rt_arg *in, uint32_t n_in, struct rt_arg *out,
+		   uint32_t n_out, const void *params, size_t psize, const int *out_is_in);
+
 Suite *kernels_suite(void);
 Suite *compiler_suite(void);
 Suite *train_suite(void);

@@ -650,7 +650,7 @@ END_TEST
 enum fd_case { FD_GEMM, FD_GEMM_TA, FD_GEMM_TB, FD_BIAS, FD_ADD, FD_SUB, FD_MUL, FD_SCALE,
 	       FD_RELU, FD_RESHAPE, FD_CONV, FD_POOL, FD_RSUM, FD_RMEAN, FD_TRANSPOSE,
 	       FD_BCAST_ADD, FD_BCAST_SUB, FD_BCAST_MUL, FD_BCAST_MID, FD_SQUARE, FD_WHERE,
-	       FD_TANH, FD_SIGMOID, FD_SOFTMAX, FD_CASES };
+	       FD_TANH, FD_SIGMOID, FD_BATCHNORM, FD_DROPOUT, FD_SOFTMAX, FD_CASES };
 
 #define FD_B	4
 #define FD_C	5
@@ -808,6 +808,45 @@ static hlrt_graph *fd_graph(enum fd_case c, hlrt_tensor **p, uint32_t *np, hlrt_
 		win[1] = p[0];
 		win[2] = op(g, "square_f32", p[1], NULL, NULL, 0);
 		HLRT_OK(hlrt_node_create(g, "where_f32", win, 3, NULL, 0, NULL, 0, "where", &n));
+		y = hlrt_node_output(n, 0);
+		break;
+	}
+	case FD_BATCHNORM: {
+		/* training mode: the gradient through the batch statistics, for x and gamma */
+		static const float zeros[FD_C];
+		struct hlrt_tensor_desc bd = { .name = "beta", .dtype = HLRT_FP32, .ndims = 1,
+					       .dims = { FD_C }, .role = HLRT_TENSOR_CONSTANT,
+					       .data = zeros };
+		struct hlrt_batchnorm_params bp = { .momentum = 0.9f, .epsilon = 1e-3f,
+						    .training = 1 };
+		hlrt_tensor *bin[5], *bout[5] = { NULL };
+
+		p[0] = mk(g, "p0", HLRT_FP32, FD_B, FD_C, HLRT_TENSOR_PARAMETER);
+		p[1] = mk(g, "p1", HLRT_FP32, FD_C, 0, HLRT_TENSOR_PARAMETER);
+		bin[0] = p[0];
+		bin[1] = p[1];
+		HLRT_OK(hlrt_tensor_create(g, &bd, &bin[2]));
+		bin[3] = bout[3] = mk(g, "moving_mean", HLRT_FP32, FD_C, 0, HLRT_TENSOR_INPUT);
+		bin[4] = bout[4] = mk(g, "moving_var", HLRT_FP32, FD_C, 0, HLRT_TENSOR_INPUT);
+		HLRT_OK(hlrt_node_create(g, "batchnorm_fwd_f32", bin, 5, bout, 5, &bp, sizeof(bp),
+					 "bn", &n));
+		y = hlrt_node_output(n, 0);
+		break;
+	}
+	case FD_DROPOUT: {
+		static const int32_t step = 3;
+		struct hlrt_tensor_desc sd = { .name = "step", .dtype = HLRT_INT32, .ndims = 1,
+					       .dims = { 1 }, .role = HLRT_TENSOR_CONSTANT,
+					       .data = &step };
+		struct hlrt_dropout_params dp = { .rate = 0.5f, .seed = 17, .training = 1 };
+		hlrt_tensor *din[2];
+
+		*np = 1;
+		p[0] = mk(g, "p0", HLRT_FP32, FD_B, FD_C, HLRT_TENSOR_PARAMETER);
+		din[0] = p[0];
+		HLRT_OK(hlrt_tensor_create(g, &sd, &din[1]));
+		HLRT_OK(hlrt_node_create(g, "dropout_f32", din, 2, NULL, 0, &dp, sizeof(dp), "drop",
+					 &n));
 		y = hlrt_node_output(n, 0);
 		break;
 	}

@@ -1138,6 +1138,244 @@ START_TEST(log_softmax_nll_div)
 }
 END_TEST
 
+/* ---- dropout and batch normalization ---------------------------------------- */
+
+/* The keep rule of hlrt.h, written out here so that a change to either side shows. */
+static uint32_t test_fmix32(uint32_t h)
+{
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	return h ^ (h >> 16);
+}
+
+static bool test_keep(float rate, uint32_t seed, uint32_t step, uint32_t i)
+{
+	uint32_t key = test_fmix32(seed ^ test_fmix32(step + 0x9e3779b9u));
+
+	return (test_fmix32(i ^ key) >> 8) >= (uint32_t)((double)rate * 16777216.0);
+}
+
+/*
+ * dropout_f32 in training: the mask of the counter-based hash bit for bit
+ * (and hlrt_dropout_keep agrees), the kept share near 1 - rate, another
+ * step another mask; in eval the identity.
+ */
+START_TEST(dropout_train_and_eval)
+{
+	static const uint64_t d[3] = { 3, 5, 2777 };
+	struct hlrt_dropout_params p = { .rate = 0.3f, .seed = 1234, .training = 1 };
+	struct rt_arg in[2] = { argn(HLRT_FP32, 3, d), arg1(HLRT_INT32, 1) };
+	struct rt_arg o1[2], o2[2], o3[2];
+	uint64_t i, n = d[0] * d[1] * d[2], kept = 0, moved = 0;
+	float scale = 1.0f / (1.0f - p.rate);
+	uint32_t s = 99;
+
+	fill_f32(&in[0], &s, -3, 3);
+	((int32_t *)in[1].data)[0] = 7;
+	rt_run_op("dropout_f32", in, 2, o1, 2, &p, sizeof(p), 0);
+	((int32_t *)in[1].data)[0] = 8;
+	rt_run_op("dropout_f32", in, 2, o2, 2, &p, sizeof(p), 0);
+	p.training = 0;
+	rt_run_op("dropout_f32", in, 2, o3, 2, &p, sizeof(p), 0);
+	for (i = 0; i < n; i++) {
+		bool k = test_keep(0.3f, 1234, 7, (uint32_t)i);
+		float x = ((float *)in[0].data)[i], m = k ? scale : 0.0f, y = x * m, one = 1.0f;
+
+		ck_assert_int_eq(hlrt_dropout_keep(0.3f, 1234, 7, (uint32_t)i), k);
+		expect_bits((float *)o1[1].data + i, &m, 1, 4, "dropout mask");
+		expect_bits((float *)o1[0].data + i, &y, 1, 4, "dropout y");
+		expect_bits((float *)o3[0].data + i, &x, 1, 4, "dropout eval y");
+		expect_bits((float *)o3[1].data + i, &one, 1, 4, "dropout eval mask");
+		kept += k;
+		moved += k != test_keep(0.3f, 1234, 8, (uint32_t)i);
+		ck_assert(((float *)o2[1].data)[i] == (test_keep(0.3f, 1234, 8, (uint32_t)i) ?
+						       scale : 0.0f));
+	}
+	ck_assert_msg(kept > n * 68 / 100 && kept < n * 72 / 100, "kept %llu of %llu",
+		      (unsigned long long)kept, (unsigned long long)n);
+	ck_assert_msg(moved > n / 4, "steps 7 and 8 differ in only %llu", (unsigned long long)moved);
+	free_args(in, 2);
+	free_args(o1, 2);
+	free_args(o2, 2);
+	free_args(o3, 2);
+}
+END_TEST
+
+START_TEST(dropout_refuses_bad_rate)
+{
+	struct hlrt_dropout_params p = { .rate = 1.0f, .training = 1 };
+	hlrt_tensor *x, *step;
+	hlrt_graph *g;
+	hlrt_node *n;
+	struct hlrt_tensor_desc dx = { .name = "x", .dtype = HLRT_FP32, .ndims = 1, .dims = { 8 },
+				       .role = HLRT_TENSOR_INPUT };
+	struct hlrt_tensor_desc ds = { .name = "step", .dtype = HLRT_INT32, .ndims = 1,
+				       .dims = { 1 }, .role = HLRT_TENSOR_INPUT };
+
+	HLRT_OK(hlrt_graph_create(&g));
+	HLRT_OK(hlrt_tensor_create(g, &dx, &x));
+	HLRT_OK(hlrt_tensor_create(g, &ds, &step));
+	{
+		hlrt_tensor *in[2] = { x, step };
+
+		ck_assert_int_eq(hlrt_node_create(g, "dropout_f32", in, 2, NULL, 0, &p, sizeof(p),
+						  "d", &n), HLRT_INVALID_ARGUMENT);
+		ck_assert_ptr_nonnull(strstr(hlrt_last_error(), "rate 1 must be in [0, 1)"));
+		in[1] = x;
+		p.rate = 0.5f;
+		ck_assert_int_eq(hlrt_node_create(g, "dropout_f32", in, 2, NULL, 0, &p, sizeof(p),
+						  "d", &n), HLRT_INVALID_ARGUMENT);
+	}
+	HLRT_OK(hlrt_graph_destroy(g));
+}
+END_TEST
+
+/* The kernels' arithmetic, operation by operation, rows in order. */
+struct bn_ref {
+	float mean, invstd, mm, mv;
+};
+
+static struct bn_ref bn_ref_stats(const float *x, uint64_t r, uint64_t c, uint64_t ch,
+				  const struct hlrt_batchnorm_params *p, float mm, float mv)
+{
+	float inv_r = 1.0f / (float)r, sum = 0.0f, v = 0.0f, corr;
+	struct bn_ref o = { .mm = mm, .mv = mv };
+	uint64_t i;
+
+	if (!p->training) {
+		o.mean = mm;
+		o.invstd = 1.0f / sqrtf(mv + p->epsilon);
+		return o;
+	}
+	for (i = 0; i < r; i++)
+		sum += x[i * c + ch];
+	o.mean = sum * inv_r;
+	for (i = 0; i < r; i++) {
+		float dd = x[i * c + ch] - o.mean, sq = dd * dd;
+
+		v = v + sq;
+	}
+	v = v * inv_r;
+	corr = p->unbiased_moving_var && r > 1 ? (float)r / (float)(r - 1) : 1.0f;
+	{
+		float t = v * corr, u = t * (1.0f - p->momentum), w = mv * p->momentum;
+
+		o.mv = w + u;
+		t = mm * p->momentum;
+		u = o.mean * (1.0f - p->momentum);
+		o.mm = t + u;
+	}
+	o.invstd = 1.0f / sqrtf(v + p->epsilon);
+	return o;
+}
+
+static void bn_case(bool training, bool unbiased)
+{
+	static const uint64_t d[3] = { 3, 5, 70 };	/* R = 15, C = 70: two channel tiles */
+	struct hlrt_batchnorm_params p = { .momentum = 0.9f, .epsilon = 1e-3f,
+					   .training = training, .unbiased_moving_var = unbiased };
+	const uint64_t r = d[0] * d[1], c = d[2];
+	struct rt_arg in[5] = { argn(HLRT_FP32, 3, d), arg1(HLRT_FP32, c), arg1(HLRT_FP32, c),
+				arg1(HLRT_FP32, c), arg1(HLRT_FP32, c) };
+	struct rt_arg bin[5], out[5], gout[3];
+	const int fwd_map[5] = { -1, -1, -1, 3, 4 }, bwd_map[3] = { -1, -1, -1 };
+	uint32_t s = training ? 5 : 6, k;
+	uint64_t i, ch;
+	float *x, *g, *b;
+
+	fill_f32(&in[0], &s, -2, 3);
+	fill_f32(&in[1], &s, 0.5f, 1.5f);
+	fill_f32(&in[2], &s, -0.5f, 0.5f);
+	fill_f32(&in[3], &s, -0.2f, 0.2f);
+	fill_f32(&in[4], &s, 0.5f, 2.0f);
+	x = in[0].data;
+	g = in[1].data;
+	b = in[2].data;
+	{
+		/* the moving statistics are updated in place: keep the old ones */
+		float mm0[70], mv0[70];
+
+		memcpy(mm0, in[3].data, sizeof(mm0));
+		memcpy(mv0, in[4].data, sizeof(mv0));
+		rt_run_op_map("batchnorm_fwd_f32", in, 5, out, training ? 5 : 3, &p, sizeof(p),
+			      fwd_map);
+		for (ch = 0; ch < c; ch++) {
+			struct bn_ref ref = bn_ref_stats(x, r, c, ch, &p, mm0[ch], mv0[ch]);
+
+			expect_bits((float *)out[1].data + ch, &ref.mean, 1, 4, "bn mean");
+			expect_bits((float *)out[2].data + ch, &ref.invstd, 1, 4, "bn invstd");
+			if (training) {
+				expect_bits((float *)out[3].data + ch, &ref.mm, 1, 4, "bn moving mean");
+				expect_bits((float *)out[4].data + ch, &ref.mv, 1, 4, "bn moving var");
+			}
+			for (i = 0; i < r; i++) {
+				float y = (x[i * c + ch] - ref.mean) * ref.invstd;
+
+				y = y * g[ch];
+				y = y + b[ch];
+				expect_bits((float *)out[0].data + i * c + ch, &y, 1, 4, "bn y");
+			}
+		}
+	}
+	/* backward from the forward's statistics */
+	bin[0] = argn(HLRT_FP32, 3, d);
+	fill_f32(&bin[0], &s, -1, 1);
+	bin[1] = in[0];
+	bin[2] = in[1];
+	bin[3] = out[1];
+	bin[4] = out[2];
+	rt_run_op_map("batchnorm_bwd_f32", bin, 5, gout, 3, &p, sizeof(p), bwd_map);
+	for (ch = 0; ch < c; ch++) {
+		const float *dy = bin[0].data, mean = ((float *)out[1].data)[ch];
+		float inv = ((float *)out[2].data)[ch], db = 0.0f, dg = 0.0f, k1, inv_r = 1.0f / (float)r;
+
+		for (i = 0; i < r; i++) {
+			float xh = (x[i * c + ch] - mean) * inv, pr = dy[i * c + ch] * xh;
+
+			db = db + dy[i * c + ch];
+			dg = dg + pr;
+		}
+		expect_bits((float *)gout[1].data + ch, &dg, 1, 4, "bn dgamma");
+		expect_bits((float *)gout[2].data + ch, &db, 1, 4, "bn dbeta");
+		k1 = g[ch] * inv;
+		for (i = 0; i < r; i++) {
+			float dx;
+
+			if (training) {
+				float a = dy[i * c + ch] - db * inv_r;
+				float xh = (x[i * c + ch] - mean) * inv;
+
+				xh = xh * (dg * inv_r);
+				dx = (a - xh) * k1;
+			} else {
+				dx = dy[i * c + ch] * k1;
+			}
+			expect_bits((float *)gout[0].data + i * c + ch, &dx, 1, 4, "bn dx");
+		}
+	}
+	for (k = 0; k < 5; k++)
+		free(in[k].data);
+	for (k = 0; k < (training ? 5u : 3u); k++)
+		free(out[k].data);
+	free(bin[0].data);
+	free_args(gout, 3);
+}
+
+START_TEST(batchnorm_training)
+{
+	bn_case(true, false);
+	bn_case(true, true);
+}
+END_TEST
+
+START_TEST(batchnorm_eval)
+{
+	bn_case(false, false);
+}
+END_TEST
+
 /* argmax_i64 on the TPC; equal_i64 on the CPU, broadcasting an INT64 constant. */
 START_TEST(argmax_i64_on_device)
 {
@@ -1216,6 +1454,10 @@ Suite *kernels_suite(void)
 	tcase_add_test(tc, square_and_where);
 	tcase_add_test(tc, tanh_and_sigmoid);
 	tcase_add_test(tc, log_softmax_nll_div);
+	tcase_add_test(tc, dropout_train_and_eval);
+	tcase_add_test(tc, dropout_refuses_bad_rate);
+	tcase_add_test(tc, batchnorm_training);
+	tcase_add_test(tc, batchnorm_eval);
 	tcase_add_test(tc, argmax_i64_on_device);
 	tcase_add_test(tc, equal_i64_broadcasts_on_cpu);
 	suite_add_tcase(s, tc);

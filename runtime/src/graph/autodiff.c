@@ -264,6 +264,38 @@ hlrt_status hlrt_grad_softmax(struct ad_ctx *ac, const struct hlrt_node *n)
 	return st ? st : hlrt_ad_accumulate(ac, n->in[0], g);
 }
 
+/* dropout: dx = dy * mask (the forward's second output). */
+hlrt_status hlrt_grad_dropout(struct ad_ctx *ac, const struct hlrt_node *n)
+{
+	hlrt_tensor *in[2] = { dout(n), n->out[1] }, *g;
+	hlrt_status st;
+
+	if (!requires(ac, n->in[0]))
+		return HLRT_SUCCESS;
+	st = hlrt_ad_node(ac, "mul_f32", in, 2, NULL, 0, "dx", n, &g);
+	return st ? st : hlrt_ad_accumulate(ac, n->in[0], g);
+}
+
+/* batchnorm_bwd_f32 from the forward's mean and invstd: dx, dgamma, dbeta. */
+hlrt_status hlrt_grad_batchnorm(struct ad_ctx *ac, const struct hlrt_node *n)
+{
+	hlrt_tensor *in[5] = { dout(n), n->in[0], n->in[1], n->out[1], n->out[2] };
+	char name[HLRT_NAME_MAX];
+	struct hlrt_node *b;
+	uint32_t i;
+	hlrt_status st;
+
+	snprintf(name, sizeof(name), "%.40s/grad", n->name);
+	st = hlrt_node_create(ac->g, "batchnorm_bwd_f32", in, 5, NULL, 0, n->params,
+			      n->params_size, name, &b);
+	if (st)
+		return st;
+	b->backward = true;
+	for (i = 0; i < 3 && !st; i++)
+		st = hlrt_ad_accumulate(ac, n->in[i], b->out[i]);
+	return st;
+}
+
 /* where_bwd_f32 splits dy by cond; each part summed to its input's shape. */
 hlrt_status hlrt_grad_where(struct ad_ctx *ac, const struct hlrt_node *n)
 {

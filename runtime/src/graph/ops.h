@@ -97,6 +97,17 @@ hlrt_status hlrt_expand_conv2d_dedw(hlrt_graph *g, hlrt_tensor *const *in, uint3
 			       const void *params, const char *name, hlrt_tensor *out,
 			       struct hlrt_node **last);
 
+/* Dropout and batch normalization (compile/lower/norm.c, graph/dropout_hash.c). */
+uint32_t hlrt_dropout_threshold(float rate);
+hlrt_status hlrt_infer_dropout(struct hlrt_node *n, struct hlrt_tensor_desc *o);
+hlrt_status hlrt_lower_dropout(struct lower_ctx *lc, const struct cnode *cn);
+hlrt_status hlrt_grad_dropout(struct ad_ctx *ac, const struct hlrt_node *n);
+hlrt_status hlrt_infer_batchnorm_fwd(struct hlrt_node *n, struct hlrt_tensor_desc *o);
+hlrt_status hlrt_infer_batchnorm_bwd(struct hlrt_node *n, struct hlrt_tensor_desc *o);
+hlrt_status hlrt_lower_batchnorm_fwd(struct lower_ctx *lc, const struct cnode *cn);
+hlrt_status hlrt_lower_batchnorm_bwd(struct lower_ctx *lc, const struct cnode *cn);
+hlrt_status hlrt_grad_batchnorm(struct ad_ctx *ac, const struct hlrt_node *n);
+
 /* LAMB (compile/lower/lamb.c). */
 hlrt_status hlrt_infer_lamb_moments(struct hlrt_node *n, struct hlrt_tensor_desc *o);
 hlrt_status hlrt_infer_lamb_sumsq(struct hlrt_node *n, struct hlrt_tensor_desc *o);
