@@ -228,6 +228,71 @@ class BridgeOps(EagerMode):
         self.assertTrue(torch.equal(d.cpu(), torch.full((9, 4), 2.5)))
         self.assertTrue(torch.equal(o.cpu(), torch.ones(9, 4)))
 
+    def test_conv2d(self):
+        F = torch.nn.functional
+        x, w, b = self.rand(2, 3, 9, 9), self.rand(5, 3, 3, 3), self.rand(5)
+        self.check_fwd_bwd(lambda a, k, c: F.conv2d(a, k, c, padding=1), x, w, b)
+        self.check_fwd_bwd(lambda a, k: F.conv2d(a, k, stride=2), x, w)
+        self.check_fwd_bwd(lambda a, k, c: F.conv2d(a, k, c), self.rand(3, 1, 12, 12),
+                           self.rand(4, 1, 5, 5), self.rand(4))
+
+    def test_conv2d_groups_falls_back(self):
+        F = torch.nn.functional
+        self.check_fwd_bwd(lambda a, k: F.conv2d(a, k, groups=2), self.rand(1, 4, 6, 6),
+                           self.rand(4, 2, 3, 3), on_device=False)
+
+    def test_pooling(self):
+        F = torch.nn.functional
+        x = self.rand(2, 3, 8, 12)
+        self.check_fwd_bwd(lambda t: F.max_pool2d(t, 2), x)
+        self.check_fwd_bwd(lambda t: F.max_pool2d(t, 4), x)
+        self.check_fwd_bwd(lambda t: F.avg_pool2d(t, 2), x)
+        self.check_fwd_bwd(lambda t: F.avg_pool2d(t, (4, 3)), x)
+        # Overlapping or non-square windows: the CPU, through max_pool2d_with_indices.
+        self.check_fwd_bwd(lambda t: F.max_pool2d(t, 3, stride=1), x, on_device=False)
+        self.check_fwd_bwd(lambda t: F.max_pool2d(t, (2, 3)), x, on_device=False)
+
+    def test_batch_norm_train_and_eval(self):
+        for shape in ((16, 6), (4, 6, 5, 5)):
+            x = self.rand(*shape) * 2 + 1
+            cpu, dev = torch.nn.BatchNorm1d(6) if len(shape) == 2 else torch.nn.BatchNorm2d(6), None
+            with torch.no_grad():
+                cpu.weight.uniform_(0.5, 1.5)
+                cpu.bias.uniform_(-0.5, 0.5)
+            dev = type(cpu)(6)
+            dev.load_state_dict(cpu.state_dict())
+            dev.to(HPU)
+            self.check_fwd_bwd(lambda t: cpu(t) if t.device.type == "cpu" else dev(t), x)
+            torch.testing.assert_close(dev.running_mean.cpu(), cpu.running_mean,
+                                       rtol=RTOL, atol=ATOL)
+            torch.testing.assert_close(dev.running_var.cpu(), cpu.running_var,
+                                       rtol=RTOL, atol=ATOL)
+            cpu.eval()
+            dev.eval()
+            with torch.no_grad(), OnDevice(self):
+                out = dev(x.to(HPU))
+            torch.testing.assert_close(out.cpu(), cpu(x), rtol=RTOL, atol=ATOL)
+
+    def test_dropout(self):
+        x = self.rand(64, 50)
+        d = x.to(HPU).requires_grad_(True)
+        with OnDevice(self):
+            y = torch.nn.functional.dropout(d, 0.25)
+        y.backward(torch.ones(64, 50).to(HPU))
+        y, g = y.detach().cpu(), d.grad.cpu()
+        kept = y != 0
+        share = kept.float().mean().item()
+        self.assertGreater(share, 0.7)
+        self.assertLess(share, 0.8)
+        torch.testing.assert_close(y[kept], x[kept] / 0.75, rtol=RTOL, atol=ATOL)
+        # The gradient is the mask: 1/(1-p) where kept, 0 where dropped.
+        torch.testing.assert_close(g, kept.float() / 0.75, rtol=RTOL, atol=ATOL)
+        # A second call draws another mask; eval mode is the identity.
+        y2 = torch.nn.functional.dropout(x.to(HPU), 0.25).cpu()
+        self.assertFalse(torch.equal(y2 != 0, kept))
+        self.assertTrue(torch.equal(torch.nn.functional.dropout(x.to(HPU), 0.25,
+                                                                training=False).cpu(), x))
+
     def test_permute_contiguous_on_device(self):
         x = self.rand(3, 4, 5)
         for perm in ((1, 0, 2), (2, 0, 1), (0, 2, 1)):

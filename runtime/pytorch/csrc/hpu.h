@@ -34,6 +34,13 @@ void release_devices();
 /* Wait for every queued launch and copy. */
 void synchronize();
 
+/*
+ * hlrt_launch on the stream; when the device's sync objects run out, the
+ * op recipes other than r are unloaded first (hpu_ops.cpp).
+ */
+hlrt_status launch_recipe(hlrt_recipe *r, const struct hlrt_tensor_binding *b, size_t n,
+			  uint64_t ws);
+
 /* Lazy mode: run the ops recorded so far (hpu_ops.cpp); a no-op when none. */
 void flush_pending();
 /*

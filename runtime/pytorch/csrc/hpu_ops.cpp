@@ -78,6 +78,29 @@ struct Link {
 };
 
 /*
+ * Launch a recipe. Every recipe loaded on the device holds sync objects:
+ * with many distinct op sequences (shapes) they run out, and then the op
+ * recipes other than this one are unloaded and the launch tried again.
+ */
+hlrt_status launch_locked(hlrt_recipe *r, const struct hlrt_tensor_binding *b, size_t n,
+			  uint64_t ws)
+{
+	hlrt_status st = hlrt_launch(stream(), r, b, n, ws);
+	if (st != HLRT_UNSUPPORTED || !std::strstr(hlrt_last_error(), "sync objects"))
+		return st;
+	synchronize();
+	for (auto e = g_cache.begin(); e != g_cache.end();) {
+		if (e->second.recipe == r) {
+			++e;
+			continue;
+		}
+		hlrt_recipe_destroy(e->second.recipe);
+		e = g_cache.erase(e);
+	}
+	return hlrt_launch(stream(), r, b, n, ws);
+}
+
+/*
  * One graph for a sequence of ops, compiled once per structure (the ops'
  * signatures and how they connect) and launched with every op's outputs
  * bound: PyTorch holds each of them.
@@ -172,25 +195,8 @@ void run_ops(const std::vector<PendingOp> &ops)
 			b.push_back({c.outputs[n++].c_str(), a.addr});
 	/* Freed right after the launch: the next user is queued after it. */
 	c10::DataPtr ws = allocator()->allocate(c.workspace);
-	hlrt_status st = hlrt_launch(stream(), c.recipe, b.data(), b.size(),
-				     reinterpret_cast<uint64_t>(ws.get()));
-	if (st == HLRT_UNSUPPORTED && std::strstr(hlrt_last_error(), "sync objects")) {
-		/*
-		 * Every recipe loaded on the device holds sync objects: with many
-		 * distinct op sequences (shapes) they run out. Unload the others.
-		 */
-		synchronize();
-		for (auto e = g_cache.begin(); e != g_cache.end();) {
-			if (e == it) {
-				++e;
-				continue;
-			}
-			hlrt_recipe_destroy(e->second.recipe);
-			e = g_cache.erase(e);
-		}
-		st = hlrt_launch(stream(), c.recipe, b.data(), b.size(),
-				 reinterpret_cast<uint64_t>(ws.get()));
-	}
+	hlrt_status st = launch_locked(c.recipe, b.data(), b.size(),
+				       reinterpret_cast<uint64_t>(ws.get()));
 	check(st, "launching");
 	g_runs++;
 	/* The placement log's lines for the ops come from the runtime's compile. */
@@ -707,6 +713,13 @@ at::Tensor hpu_mean_dim(const at::Tensor &self, at::OptionalIntArrayRef dim, boo
 }
 
 } // namespace
+
+hlrt_status launch_recipe(hlrt_recipe *r, const struct hlrt_tensor_binding *b, size_t n,
+			  uint64_t ws)
+{
+	std::lock_guard<std::mutex> guard(g_lock);
+	return launch_locked(r, b, n, ws);
+}
 
 /* Run what lazy mode recorded. */
 void flush_pending()
