@@ -477,6 +477,46 @@ class Autocast(EagerMode):
                                    rtol=1e-5, atol=1e-5)
 
 
+    def test_lower_and_fp32_lists(self):
+        # Habana's LOWER_LIST / FP32_LIST files: which ops autocast lowers.
+        import tempfile
+        code = ("import torch\n"
+                "import habana_frameworks.torch.core as htcore\n"
+                "g = torch.Generator().manual_seed(9)\n"
+                "a, b = torch.randn((32, 64), generator=g), torch.randn((64, 16), generator=g)\n"
+                "c = torch.randn(16, generator=g)\n"
+                "with torch.hpu.amp.autocast():\n"
+                "    mm = torch.mm(a.to('hpu'), b.to('hpu')).cpu()\n"
+                "    addmm = torch.addmm(c.to('hpu'), a.to('hpu'), b.to('hpu')).cpu()\n"
+                "def bf16(x):\n"
+                "    return x.bfloat16().float()\n"
+                "print(int(torch.allclose(mm, bf16(a) @ bf16(b), rtol=1e-5, atol=1e-4)),\n"
+                "      int(torch.allclose(mm, a @ b, rtol=1e-5, atol=1e-5)),\n"
+                "      int(torch.allclose(addmm, bf16(a) @ bf16(b) + c, rtol=1e-5, atol=1e-4)),\n"
+                "      int(torch.allclose(addmm, a @ b + c, rtol=1e-5, atol=1e-5)))\n")
+
+        def run(**lists):
+            env = dict(os.environ, PT_HPU_LAZY_MODE=self.LAZY)
+            with tempfile.TemporaryDirectory() as tmp:
+                for var, ops in lists.items():
+                    path = os.path.join(tmp, var)
+                    with open(path, "w") as f:
+                        f.write("".join(op + "\n" for op in ops))
+                    env[var] = path
+                r = subprocess.run([sys.executable, "-c", code], env=env,
+                                   capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            return r.stdout.split()
+
+        # Default: both lowered. FP32_LIST keeps mm in FP32; LOWER_LIST with
+        # only addmm lowers addmm alone.
+        self.assertEqual(run(), ["1", "0", "1", "0"])
+        self.assertEqual(run(FP32_LIST=["mm"]), ["0", "1", "1", "0"])
+        self.assertEqual(run(LOWER_LIST=["addmm"]), ["0", "1", "1", "0"])
+        self.assertEqual(run(LOWER_LIST=["mm", "addmm"], FP32_LIST=["addmm"]),
+                         ["1", "0", "0", "1"])
+
+
 class LazyAutocast(Autocast):
     LAZY = "1"
 

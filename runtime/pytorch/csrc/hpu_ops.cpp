@@ -14,9 +14,11 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <mutex>
+#include <set>
 #include <vector>
 
 #include "hpu.h"
@@ -107,7 +109,7 @@ hlrt_status launch_locked(hlrt_recipe *r, const struct hlrt_tensor_binding *b, s
  */
 void run_ops(const std::vector<PendingOp> &ops)
 {
-	std::string key = g_bf16 ? "bf16:" : "";
+	std::string key;
 	std::vector<std::vector<Link>> links(ops.size());
 	std::vector<const Arg *> graph_ins;
 	for (size_t i = 0; i < ops.size(); i++) {
@@ -175,7 +177,6 @@ void run_ops(const std::vector<PendingOp> &ops)
 		struct hlrt_compile_options opts = {};
 		opts.eager = HLRT_EAGER_OFF;
 		opts.no_cache = 1;	/* cached here, so destroying one unloads it */
-		opts.bf16 = g_bf16;	/* the compiler's autocast: GEMM inputs cast to BF16 */
 		check(hlrt_graph_compile(g, &opts, &c.recipe), "compiling");
 		check(hlrt_recipe_workspace_size(c.recipe, &c.workspace), "sizing the workspace");
 		it = g_cache.emplace(key, c).first;
@@ -375,6 +376,41 @@ Matrix matrix(const at::Tensor &t)
 
 /* ---- matrix products ---------------------------------------------------- */
 
+/*
+ * Habana's autocast lists: the ops that run in BF16 inside autocast, by
+ * aten name. LOWER_LIST and FP32_LIST name files of op names, one a line:
+ * LOWER_LIST replaces the default list (the matrix products, mm and
+ * addmm: the ops with a BF16 form here), FP32_LIST keeps its ops in FP32.
+ */
+std::set<std::string> op_list(const char *env, std::set<std::string> dflt)
+{
+	const char *path = std::getenv(env);
+	if (!path || !*path)
+		return dflt;
+	std::ifstream f(path);
+	TORCH_CHECK(f, "hpu autocast: ", env, "=", path, ": cannot read the file");
+	std::set<std::string> ops;
+	std::string line;
+	while (std::getline(f, line)) {
+		line.erase(0, line.find_first_not_of(" \t"));
+		line.erase(line.find_last_not_of(" \t\r") + 1);
+		if (!line.empty() && line[0] != '#')
+			ops.insert(line);
+	}
+	return ops;
+}
+
+bool autocast_lowers(const std::string &op)
+{
+	static const std::set<std::string> lower = op_list("LOWER_LIST", {"mm", "addmm"});
+	static const std::set<std::string> fp32 = op_list("FP32_LIST", {});
+	return g_bf16 && lower.count(op) && !fp32.count(op);
+}
+
+/*
+ * A matrix product; inside autocast, when the lists lower it, its inputs
+ * are cast to BF16 and the MME accumulates and returns FP32.
+ */
 at::Tensor gemm(const Matrix &a, const Matrix &b, const at::Tensor *bias, at::Tensor out,
 		const char *op)
 {
@@ -384,11 +420,19 @@ at::Tensor gemm(const Matrix &a, const Matrix &b, const at::Tensor *bias, at::Te
 	std::vector<Arg> ins = {a.a, b.a};
 	if (bias)
 		ins.push_back(arg(*bias));
-	std::string params = std::to_string(p.transpose_a) + std::to_string(p.transpose_b);
+	bool bf16 = autocast_lowers(op);
+	std::string params = std::to_string(p.transpose_a) + std::to_string(p.transpose_b) +
+			     (bf16 ? "bf16" : "");
 	launch(op, ins, {arg(out)}, params,
 	       [=](hlrt_graph *g, const std::vector<hlrt_tensor *> &in) {
-		       hlrt_tensor *c = node(g, "gemm_f32", {in[0], in[1]}, &p, sizeof(p),
-					     std::string("aten/") + op + "/MatMul");
+		       std::string name = std::string("aten/") + op;
+		       hlrt_tensor *x = in[0], *y = in[1];
+		       if (bf16) {
+			       x = node(g, "cast_f32_to_bf16", {x}, nullptr, 0, name + "/cast0_bf16");
+			       y = node(g, "cast_f32_to_bf16", {y}, nullptr, 0, name + "/cast1_bf16");
+		       }
+		       hlrt_tensor *c = node(g, bf16 ? "gemm_bf16" : "gemm_f32", {x, y}, &p,
+					     sizeof(p), name + "/MatMul");
 		       if (in.size() > 2)
 			       c = node(g, "bias_add_f32", {c, in[2]}, nullptr, 0,
 					std::string("aten/") + op + "/BiasAdd");
