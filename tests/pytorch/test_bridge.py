@@ -345,6 +345,15 @@ class BridgeTensors(unittest.TestCase):
         big = torch.tensor([2 ** 31 + 5, -3])
         self.assertEqual(big.to(HPU).cpu().tolist(), [-2 ** 31 + 5, -3])
 
+    def test_integer_counter_add_(self):
+        # BatchNorm's num_batches_tracked += 1, on the device.
+        d = torch.tensor(41).to(HPU)
+        before = launches()
+        d += 1
+        d.add_(3, alpha=2)
+        self.assertGreater(launches(), before)
+        self.assertEqual(d.item(), 48)
+
     def test_zero_(self):
         for t in (torch.randn(7, 3), torch.arange(5)):
             d = t.to(HPU)

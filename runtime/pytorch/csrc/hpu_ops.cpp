@@ -327,21 +327,34 @@ Arg arg(const at::Tensor &t)
 	return arg_as(t, udims(t.sizes()));
 }
 
-at::Tensor device_constant(float v)
+/* A 1-element device tensor of dtype holding the 32 bits of v, uploaded once. */
+static at::Tensor constant_bits(uint32_t bits, at::ScalarType dtype)
 {
 	static std::mutex lock;
-	static std::map<uint32_t, at::Tensor> consts;
-	uint32_t bits;
-	std::memcpy(&bits, &v, sizeof(bits));
+	static std::map<std::pair<uint32_t, int>, at::Tensor> consts;
 	std::lock_guard<std::mutex> guard(lock);
-	auto it = consts.find(bits);
+	auto key = std::make_pair(bits, (int)dtype);
+	auto it = consts.find(key);
 	if (it != consts.end())
 		return it->second;
-	at::Tensor t = at::empty({1}, at::TensorOptions().dtype(at::kFloat).device(c10::DeviceType::HPU));
+	at::Tensor t = at::empty({1}, at::TensorOptions().dtype(dtype).device(c10::DeviceType::HPU));
 	/* Fresh memory no recorded op touches: no flush needed. */
-	check(hlrt_memcpy_h2d_async(stream(), addr_of(t), &v, sizeof(v)), "copying to the device");
-	consts.emplace(bits, t);
+	check(hlrt_memcpy_h2d_async(stream(), addr_of(t), &bits, sizeof(bits)),
+	      "copying to the device");
+	consts.emplace(key, t);
 	return t;
+}
+
+at::Tensor device_constant(float v)
+{
+	uint32_t bits;
+	std::memcpy(&bits, &v, sizeof(bits));
+	return constant_bits(bits, at::kFloat);
+}
+
+static at::Tensor device_constant_i32(int32_t v)
+{
+	return constant_bits((uint32_t)v, at::kInt);
 }
 
 bool unary_ok(const at::Tensor &x)
@@ -522,9 +535,32 @@ at::Tensor hpu_add(const at::Tensor &self, const at::Tensor &other, const at::Sc
 	return binary("add_f32", "add.Tensor", a, b, alpha.toDouble(), shape);
 }
 
+/* An integer counter's += n (BatchNorm's num_batches_tracked), INT32 on the device. */
+bool int_add_(at::Tensor &self, const at::Tensor &other, const at::Scalar &alpha)
+{
+	bool int_self = self.scalar_type() == at::kLong || self.scalar_type() == at::kInt;
+	if (!int_self || self.device().type() != c10::DeviceType::HPU || !self.is_contiguous() ||
+	    !self.numel() || !other.device().is_cpu() || other.dim() != 0 ||
+	    other.is_floating_point() || !alpha.isIntegral(false))
+		return false;
+	int64_t v = other.item<int64_t>() * alpha.toLong();
+	if (v < INT32_MIN || v > INT32_MAX)
+		return false;
+	at::Tensor c = device_constant_i32((int32_t)v);
+	launch("add_.Tensor", {arg(self), arg(c)}, {arg(self)}, "int",
+	       [](hlrt_graph *g, const std::vector<hlrt_tensor *> &in) {
+		       return std::vector<hlrt_tensor *>{
+			       node(g, "add_i32", {in[0], in[1]}, nullptr, 0, "aten/add_.Tensor")};
+	       },
+	       true);
+	return true;
+}
+
 /* In place, on the device (recorded in lazy mode, as the optimizer's update). */
 at::Tensor &hpu_add_(at::Tensor &self, const at::Tensor &other, const at::Scalar &alpha)
 {
+	if (int_add_(self, other, alpha))
+		return self;
 	at::Tensor a, b;
 	std::vector<int64_t> shape;
 	if (!broadcast_ok(self, other, &a, &b, &shape) || at::IntArrayRef(shape) != self.sizes())
