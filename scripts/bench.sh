@@ -155,3 +155,4 @@ done < <(printf '%s\n' 1 2 4 8)
 
 bash "$top/scripts/bench-train.sh"
 bash "$top/scripts/bench-trials.sh"
+bash "$top/scripts/bench-torch.sh"
