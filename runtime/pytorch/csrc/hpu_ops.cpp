@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * aten ops on the device: each op, for one signature (op, shapes,
- * parameters), is a small libhlrt graph compiled once into a recipe
- * (cached here by that signature) and launched on the device's stream with
- * the tensors' device addresses bound; the launch is asynchronous, a read
- * back to the host waits for it. Inputs the device ops do not take (other
- * dtypes than FP32, broadcasting, strided layouts other than a transposed
- * matrix) go to the CPU fallback.
+ * Recording device ops (hpu_graph.h) and the basic ops: each op, for one
+ * signature (op, shapes, parameters), adds a few libhlrt nodes; eager mode
+ * runs it alone, lazy mode a recorded sequence as one graph, compiled once
+ * per structure into a recipe (cached here) and launched on the device's
+ * stream with the tensors' device addresses bound; the launch is
+ * asynchronous, a read back to the host waits for it. Here: matrix
+ * products (BF16 under autocast, per Habana's lists), broadcasting
+ * elementwise ops, relu, zero_, sums and means. Inputs the device ops do
+ * not take (other dtypes, strided layouts other than a transposed matrix)
+ * go to the CPU fallback.
  */
 #include <ATen/native/CPUFallback.h>
 #include <ATen/Operators.h>
