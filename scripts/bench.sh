@@ -210,5 +210,6 @@ bench_row 6 "data-parallel seed model, global batch 1024, samples/s vs 1 device,
 
 bash "$top/scripts/bench-train.sh"
 bash "$top/scripts/bench-trials.sh"
+bash "$top/scripts/bench-torch.sh"
 
 bench_table

@@ -273,6 +273,7 @@ hlrt_status hlrt_tensor_set_role(hlrt_tensor *tensor, hlrt_tensor_role role);
  *   gemm_dedw_{f32,bf16}     {dC[M,N], A[M,K]} -> {dB[K,N]}     (dB = A^T dC)
  *  TPC, elementwise (inputs broadcast by NumPy's rules where marked *)
  *   add_f32 sub_f32 mul_f32  {a, b} -> {c}                      *
+ *   div_f32                  {a, b} -> {c = a * (1 / b)}         *
  *   maximum_f32 minimum_f32  {a, b} -> {c}                      *
  *   add_i32                  {a, b} -> {c}, wrapping           *
  *   square_f32               {x} -> {y = x * x}
@@ -289,6 +290,13 @@ hlrt_status hlrt_tensor_set_role(hlrt_tensor *tensor, hlrt_tensor_role role);
  *   broadcast_f32            {x} -> {y}, repeated along a new axis hlrt_broadcast_params
  *   reduce_mean_f32          {x} -> {y}
  *   softmax_fwd_f32          {x[B,C]} -> {y[B,C]}, along the last axis
+ *   log_softmax_fwd_f32      {x[..., C]} -> {y}, along the last axis
+ *   log_softmax_bwd_f32      {dy, y} -> {dx = dy - exp(y) * sum(dy)}, per row
+ *   nll_loss_fwd_f32         {logp[B,C], labels i32[B]} -> {loss[B], weight[B]}
+ *                            per row: -logp[label] and 1, or 0 and 0 where the
+ *                            label is ignore_index                 hlrt_nll_params
+ *   nll_loss_bwd_f32         {s[1], labels i32[B]} -> {dx[B,classes]}: -s at
+ *                            the label, 0 elsewhere (and on ignored rows)
  *   softmax_cross_entropy_fwd_f32  {logits[B,C], labels i32[B]} -> {loss[1]}
  *                            mean (or sum) of -log softmax(logits)[label]
  *                                                                hlrt_sce_params
@@ -365,6 +373,11 @@ struct hlrt_broadcast_params {
 	int32_t axis;			/* 0 or -1 */
 	float alpha;			/* 0 means 1 */
 	uint64_t n;
+};
+
+struct hlrt_nll_params {
+	int32_t ignore_index;		/* a label with this value counts for nothing */
+	uint32_t classes;		/* nll_loss_bwd_f32: dx's last dimension */
 };
 
 struct hlrt_argmax_params {
@@ -862,14 +875,15 @@ hlrt_status hlrt_barrier(hlrt_comm *comm, hlrt_stream *stream);
  *   collectives (all-reduce, reduce-scatter, all-gather, broadcast,
  *   barrier; sums; ring over the NIC links, docs/collectives.md).
  *   ops (every GUID of docs/ops.md, by family, the dtype suffix dropped):
- *   add, argmax, batch_gemm, batchnorm_bwd, batchnorm_fwd, bias_add,
- *   broadcast, cast, col2im, conv2d_dedw, conv2d_dedx, conv2d_fwd, dedw,
- *   dedx, dropout, equal, flatten, gather_rows, gemm,
- *   gemm_dedw, gemm_dedx, greater, im2col, lamb_apply, lamb_moments,
- *   lamb_sumsq, less, maximum, maxpool2d_bwd, maxpool2d_fwd, memcpy, memset,
- *   minimum, mul, optimizer_adagrad, optimizer_adamw, optimizer_lamb,
- *   optimizer_sgd, pad2d, reduce_mean, reduce_sum, relu_bwd, relu_fwd, reshape,
- *   scale, select, sigmoid_bwd, sigmoid_fwd, softmax_cross_entropy_bwd,
+ *   add, argmax, batch_gemm, batchnorm_bwd, batchnorm_fwd, bias_add, broadcast,
+ *   cast, col2im, conv2d_dedw, conv2d_dedx, conv2d_fwd, dedw, dedx, div,
+ *   dropout, equal, flatten, gather_rows, gemm, gemm_dedw, gemm_dedx, greater,
+ *   im2col, lamb_apply, lamb_moments, lamb_sumsq, less, log_softmax_bwd,
+ *   log_softmax_fwd, maximum, maxpool2d_bwd, maxpool2d_fwd, memcpy, memset,
+ *   minimum, mul, nll_loss_bwd, nll_loss_fwd, optimizer_adagrad,
+ *   optimizer_adamw, optimizer_lamb, optimizer_sgd, pad2d, reduce_mean,
+ *   reduce_sum, relu_bwd, relu_fwd, reshape, scale, select, sigmoid_bwd,
+ *   sigmoid_fwd, softmax_cross_entropy_bwd,
  *   softmax_cross_entropy_fwd, softmax_fwd, spatial_convolution, square,
  *   square_bwd, sub, tanh_bwd, tanh_fwd, transpose, where, where_bwd.
  *   Convolutions take any stride (the MME's convolution modes); the

@@ -121,8 +121,10 @@ class BridgeOps(EagerMode):
     def test_recipe_cache(self):
         a, b = self.rand(11, 3), self.rand(3, 2)
         torch.mm(a.to(HPU), b.to(HPU))
+        htcore.mark_step()
         before = torch.ops.hpu_bridge.compiled_recipes()
         torch.mm(a.to(HPU), b.to(HPU))
+        htcore.mark_step()
         self.assertEqual(torch.ops.hpu_bridge.compiled_recipes(), before)
 
     def test_in_place_add(self):
@@ -141,9 +143,172 @@ class BridgeOps(EagerMode):
         self.assertEqual(out.device.type, "hpu")
         torch.testing.assert_close(out.cpu(), torch.exp(x))
 
-    def test_fallback_broadcast(self):
-        a, b = self.rand(4, 6), self.rand(6)
-        self.check_fwd_bwd(torch.add, a, b, on_device=False)
+    def test_fallback_other_dtype(self):
+        # FP64 has no device kernels: the CPU runs the op, the result is on the hpu.
+        a = self.rand(4, 6).double()
+        before = launches()
+        out = a.to(HPU) * a.to(HPU)
+        self.assertEqual(launches(), before)
+        torch.testing.assert_close(out.cpu(), a * a)
+
+    def test_broadcasting_elementwise(self):
+        for sa, sb in (((4, 6), (6,)), ((4, 1), (1, 6)), ((3, 1, 5), (2, 1))):
+            a, b = self.rand(*sa), self.rand(*sb).abs() + 0.5
+            self.check_fwd_bwd(torch.add, a, b)
+            self.check_fwd_bwd(lambda x, y: torch.sub(x, y, alpha=2.0), a, b)
+            self.check_fwd_bwd(torch.mul, a, b)
+            self.check_fwd_bwd(torch.div, a, b)
+        x = self.rand(5, 3)
+        self.check_fwd_bwd(lambda t: t + 1.5, x)
+        self.check_fwd_bwd(lambda t: t / 4.0, x)
+
+    def test_log_softmax_softmax(self):
+        for shape in self.shapes():
+            x = self.rand(*shape) * 3
+            self.check_fwd_bwd(lambda t: torch.log_softmax(t, 1), x)
+            self.check_fwd_bwd(lambda t: torch.softmax(t, -1), x)
+
+    def test_cross_entropy(self):
+        for b, c in self.shapes():
+            c += 1
+            x = self.rand(b, c)
+            y = torch.randint(0, c, (b,), generator=self.gen)
+            y[0] = -100                         # ignore_index: counts for nothing
+            for reduction in ("mean", "sum"):
+                self.check_fwd_bwd(lambda t: torch.nn.functional.cross_entropy(
+                    t, y.to(t.device), reduction=reduction), x)
+
+    def test_nll_loss_with_weights_falls_back(self):
+        x, y, w = self.rand(6, 4), torch.tensor([0, 1, 2, 3, 0, 1]), torch.rand(4)
+        ref = torch.nn.functional.nll_loss(x, y, weight=w)
+        out = torch.nn.functional.nll_loss(x.to(HPU), y.to(HPU), weight=w.to(HPU))
+        torch.testing.assert_close(out.cpu(), ref, rtol=RTOL, atol=ATOL)
+
+    def test_mse_loss(self):
+        for shape in self.shapes():
+            x, t = self.rand(*shape), self.rand(*shape)
+            for reduction in ("mean", "sum"):
+                self.check_fwd_bwd(lambda a, b: torch.nn.functional.mse_loss(
+                    a, b, reduction=reduction), x, t)
+
+    def test_activations_and_square(self):
+        for shape in self.shapes():
+            x = self.rand(*shape) * 2
+            self.check_fwd_bwd(torch.sigmoid, x)
+            self.check_fwd_bwd(torch.tanh, x)
+            self.check_fwd_bwd(torch.square, x)
+
+    def test_where(self):
+        a, b = self.rand(6, 5), self.rand(5)
+        cond = a > 0
+        self.check_fwd_bwd(lambda x, y: torch.where(cond.to(x.device), x, y), a, b)
+
+    def test_accuracy_ops(self):
+        # argmax, eq and the count: INT64 results held as INT32 on the device.
+        logits, y = self.rand(50, 10), torch.randint(0, 10, (50,), generator=self.gen)
+        with OnDevice(self):
+            pred = logits.to(HPU).argmax(dim=1)
+            hit = pred == y.to(HPU)
+            count = hit.sum()
+        self.assertEqual(pred.dtype, torch.int64)
+        self.assertEqual(hit.dtype, torch.bool)
+        self.assertTrue(torch.equal(pred.cpu(), logits.argmax(dim=1)))
+        self.assertTrue(torch.equal(hit.cpu(), logits.argmax(dim=1) == y))
+        self.assertEqual(count.item(), (logits.argmax(dim=1) == y).sum().item())
+        f = self.rand(7, 3)
+        with OnDevice(self):
+            same = f.to(HPU) == f[0].to(HPU)
+        self.assertTrue(torch.equal(same.cpu(), f == f[0]))
+
+    def test_fill_and_ones_like(self):
+        d = torch.empty(9, 4, device=HPU)
+        with OnDevice(self):
+            d.fill_(2.5)
+            o = torch.ones_like(d)
+        self.assertTrue(torch.equal(d.cpu(), torch.full((9, 4), 2.5)))
+        self.assertTrue(torch.equal(o.cpu(), torch.ones(9, 4)))
+
+    def test_conv2d(self):
+        F = torch.nn.functional
+        x, w, b = self.rand(2, 3, 9, 9), self.rand(5, 3, 3, 3), self.rand(5)
+        self.check_fwd_bwd(lambda a, k, c: F.conv2d(a, k, c, padding=1), x, w, b)
+        self.check_fwd_bwd(lambda a, k: F.conv2d(a, k, stride=2), x, w)
+        self.check_fwd_bwd(lambda a, k, c: F.conv2d(a, k, c), self.rand(3, 1, 12, 12),
+                           self.rand(4, 1, 5, 5), self.rand(4))
+
+    def test_conv2d_groups_falls_back(self):
+        F = torch.nn.functional
+        self.check_fwd_bwd(lambda a, k: F.conv2d(a, k, groups=2), self.rand(1, 4, 6, 6),
+                           self.rand(4, 2, 3, 3), on_device=False)
+
+    def test_pooling(self):
+        F = torch.nn.functional
+        x = self.rand(2, 3, 8, 12)
+        self.check_fwd_bwd(lambda t: F.max_pool2d(t, 2), x)
+        self.check_fwd_bwd(lambda t: F.max_pool2d(t, 4), x)
+        self.check_fwd_bwd(lambda t: F.avg_pool2d(t, 2), x)
+        self.check_fwd_bwd(lambda t: F.avg_pool2d(t, (4, 3)), x)
+        # Overlapping or non-square windows: the CPU, through max_pool2d_with_indices.
+        self.check_fwd_bwd(lambda t: F.max_pool2d(t, 3, stride=1), x, on_device=False)
+        self.check_fwd_bwd(lambda t: F.max_pool2d(t, (2, 3)), x, on_device=False)
+
+    def test_batch_norm_train_and_eval(self):
+        for shape in ((16, 6), (4, 6, 5, 5)):
+            x = self.rand(*shape) * 2 + 1
+            cpu, dev = torch.nn.BatchNorm1d(6) if len(shape) == 2 else torch.nn.BatchNorm2d(6), None
+            with torch.no_grad():
+                cpu.weight.uniform_(0.5, 1.5)
+                cpu.bias.uniform_(-0.5, 0.5)
+            dev = type(cpu)(6)
+            dev.load_state_dict(cpu.state_dict())
+            dev.to(HPU)
+            self.check_fwd_bwd(lambda t: cpu(t) if t.device.type == "cpu" else dev(t), x)
+            torch.testing.assert_close(dev.running_mean.cpu(), cpu.running_mean,
+                                       rtol=RTOL, atol=ATOL)
+            torch.testing.assert_close(dev.running_var.cpu(), cpu.running_var,
+                                       rtol=RTOL, atol=ATOL)
+            cpu.eval()
+            dev.eval()
+            with torch.no_grad(), OnDevice(self):
+                out = dev(x.to(HPU))
+            torch.testing.assert_close(out.cpu(), cpu(x), rtol=RTOL, atol=ATOL)
+
+    def test_dropout(self):
+        x = self.rand(64, 50)
+        d = x.to(HPU).requires_grad_(True)
+        with OnDevice(self):
+            y = torch.nn.functional.dropout(d, 0.25)
+        y.backward(torch.ones(64, 50).to(HPU))
+        y, g = y.detach().cpu(), d.grad.cpu()
+        kept = y != 0
+        share = kept.float().mean().item()
+        self.assertGreater(share, 0.7)
+        self.assertLess(share, 0.8)
+        torch.testing.assert_close(y[kept], x[kept] / 0.75, rtol=RTOL, atol=ATOL)
+        # The gradient is the mask: 1/(1-p) where kept, 0 where dropped.
+        torch.testing.assert_close(g, kept.float() / 0.75, rtol=RTOL, atol=ATOL)
+        # A second call draws another mask; eval mode is the identity.
+        y2 = torch.nn.functional.dropout(x.to(HPU), 0.25).cpu()
+        self.assertFalse(torch.equal(y2 != 0, kept))
+        self.assertTrue(torch.equal(torch.nn.functional.dropout(x.to(HPU), 0.25,
+                                                                training=False).cpu(), x))
+
+    def test_permute_contiguous_on_device(self):
+        x = self.rand(3, 4, 5)
+        for perm in ((1, 0, 2), (2, 0, 1), (0, 2, 1)):
+            with OnDevice(self):
+                out = x.to(HPU).permute(*perm).contiguous()
+            self.assertTrue(torch.equal(out.cpu(), x.permute(*perm).contiguous()))
+        self.check_fwd_bwd(lambda t: t.t().contiguous() * 2.0, self.rand(6, 7))
+
+
+class RecipeEviction(unittest.TestCase):
+    def test_many_shapes_unload_old_recipes(self):
+        # Each recipe loaded on the device holds sync objects; past what the
+        # device has, the bridge unloads the others and the op still runs.
+        for n in range(1, 400):
+            a = torch.full((n, 3), 1.0).to(HPU)
+            self.assertEqual(torch.relu(a).sum().item(), 3.0 * n)
 
 
 class BridgeTensors(unittest.TestCase):
@@ -166,6 +331,28 @@ class BridgeTensors(unittest.TestCase):
         d[:, 0, :] = torch.full((3, 5), -1.)
         x[:, 0, :] = -1.
         self.assertTrue(torch.equal(d.cpu(), x))
+
+    def test_int64_held_as_int32(self):
+        # As on Gaudi: INT64 device tensors hold INT32 values; views and
+        # strided copies of them work, values past INT32 wrap.
+        t = torch.arange(-6, 14).reshape(4, 5)
+        d = t.to(HPU)
+        self.assertTrue(torch.equal(d[1:, 2:].cpu(), t[1:, 2:]))
+        self.assertTrue(torch.equal(d.t().contiguous().cpu(), t.t().contiguous()))
+        d[:, 1] = torch.tensor([7, 8, 9, 10])
+        t[:, 1] = torch.tensor([7, 8, 9, 10])
+        self.assertTrue(torch.equal(d.cpu(), t))
+        big = torch.tensor([2 ** 31 + 5, -3])
+        self.assertEqual(big.to(HPU).cpu().tolist(), [-2 ** 31 + 5, -3])
+
+    def test_integer_counter_add_(self):
+        # BatchNorm's num_batches_tracked += 1, on the device.
+        d = torch.tensor(41).to(HPU)
+        before = launches()
+        d += 1
+        d.add_(3, alpha=2)
+        self.assertGreater(launches(), before)
+        self.assertEqual(d.item(), 48)
 
     def test_zero_(self):
         for t in (torch.randn(7, 3), torch.arange(5)):
@@ -246,12 +433,41 @@ class BridgeTraining(EagerMode):
                 "from habana_frameworks.torch.utils.library_loader import load_habana_module\n"
                 "load_habana_module()\n"
                 "a = torch.arange(4).to('hpu')\n"
-                "print(torch.eq(a, a).cpu().all().item())\n")
+                "print(torch.eq(a, a).cpu().all().item())\n"
+                "print(torch.cumsum(a.float(), 0).cpu())\n")
         env = dict(os.environ, HLRT_LOG_DEVICE_PLACEMENT="1")
         r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                            text=True, timeout=120)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertRegex(r.stderr, r"aten/eq\.Tensor\S*: \(Equal\): /device:CPU:0")
+        self.assertRegex(r.stderr, r"aten/eq: \(Equal\): /device:HPU:0")
+        self.assertRegex(r.stderr, r"aten/cumsum\S*: \(Cumsum\): /device:CPU:0")
+
+    def test_seed_step_runs_on_device(self):
+        # The seed recipe's step (Flatten + Linear, cross_entropy, SGD) and
+        # its evaluation: every op on the hpu, nothing falls back.
+        code = ("import torch\n"
+                "import habana_frameworks.torch.core as htcore\n"
+                "m = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(784, 10)).to('hpu')\n"
+                "opt = torch.optim.SGD(m.parameters(), lr=0.01)\n"
+                "for _ in range(2):\n"
+                "    x, y = torch.rand(32, 28, 28).to('hpu'), torch.randint(0, 10, (32,)).to('hpu')\n"
+                "    opt.zero_grad()\n"
+                "    loss = torch.nn.functional.cross_entropy(m(x), y)\n"
+                "    loss.backward()\n"
+                "    htcore.mark_step()\n"
+                "    opt.step()\n"
+                "    htcore.mark_step()\n"
+                "    loss.item()\n"
+                "with torch.no_grad():\n"
+                "    print((m(x).argmax(dim=1) == y).sum().item())\n")
+        env = dict(os.environ, HLRT_LOG_DEVICE_PLACEMENT="1", PT_HPU_LAZY_MODE=self.LAZY)
+        r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                           text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for op in ("MatMul", "LogSoftmax", "NLLLoss", "NLLLossGrad", "LogSoftmaxGrad", "ArgMax",
+                   "Equal"):
+            self.assertRegex(r.stderr, r"\(%s\): /device:HPU:0" % op)
+        self.assertNotIn("/device:CPU:0", r.stderr)
 
 
 class Autocast(EagerMode):
@@ -268,6 +484,46 @@ class Autocast(EagerMode):
         # Outside the block the product is FP32 again.
         torch.testing.assert_close(torch.mm(a.to(HPU), b.to(HPU)).cpu(), a @ b,
                                    rtol=1e-5, atol=1e-5)
+
+
+    def test_lower_and_fp32_lists(self):
+        # Habana's LOWER_LIST / FP32_LIST files: which ops autocast lowers.
+        import tempfile
+        code = ("import torch\n"
+                "import habana_frameworks.torch.core as htcore\n"
+                "g = torch.Generator().manual_seed(9)\n"
+                "a, b = torch.randn((32, 64), generator=g), torch.randn((64, 16), generator=g)\n"
+                "c = torch.randn(16, generator=g)\n"
+                "with torch.hpu.amp.autocast():\n"
+                "    mm = torch.mm(a.to('hpu'), b.to('hpu')).cpu()\n"
+                "    addmm = torch.addmm(c.to('hpu'), a.to('hpu'), b.to('hpu')).cpu()\n"
+                "def bf16(x):\n"
+                "    return x.bfloat16().float()\n"
+                "print(int(torch.allclose(mm, bf16(a) @ bf16(b), rtol=1e-5, atol=1e-4)),\n"
+                "      int(torch.allclose(mm, a @ b, rtol=1e-5, atol=1e-5)),\n"
+                "      int(torch.allclose(addmm, bf16(a) @ bf16(b) + c, rtol=1e-5, atol=1e-4)),\n"
+                "      int(torch.allclose(addmm, a @ b + c, rtol=1e-5, atol=1e-5)))\n")
+
+        def run(**lists):
+            env = dict(os.environ, PT_HPU_LAZY_MODE=self.LAZY)
+            with tempfile.TemporaryDirectory() as tmp:
+                for var, ops in lists.items():
+                    path = os.path.join(tmp, var)
+                    with open(path, "w") as f:
+                        f.write("".join(op + "\n" for op in ops))
+                    env[var] = path
+                r = subprocess.run([sys.executable, "-c", code], env=env,
+                                   capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            return r.stdout.split()
+
+        # Default: both lowered. FP32_LIST keeps mm in FP32; LOWER_LIST with
+        # only addmm lowers addmm alone.
+        self.assertEqual(run(), ["1", "0", "1", "0"])
+        self.assertEqual(run(FP32_LIST=["mm"]), ["0", "1", "1", "0"])
+        self.assertEqual(run(LOWER_LIST=["addmm"]), ["0", "1", "1", "0"])
+        self.assertEqual(run(LOWER_LIST=["mm", "addmm"], FP32_LIST=["addmm"]),
+                         ["1", "0", "0", "1"])
 
 
 class LazyAutocast(Autocast):
@@ -318,6 +574,29 @@ class LazyTraining(BridgeTraining):
         a = torch.randn(5, 5)
         s = (a.to(HPU) + a.to(HPU)).sum()
         self.assertAlmostEqual(s.item(), (a + a).sum().item(), places=4)
+
+    def test_seed_step_is_one_launch(self):
+        # Lazy mode: forward and backward are one recipe, the optimizer's
+        # update another; from the third step on nothing compiles (the first
+        # step sets the gradients, the second adds into them).
+        torch.manual_seed(0)
+        m = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(784, 10)).to(HPU)
+        opt = torch.optim.SGD(m.parameters(), lr=0.01)
+        for step in range(4):
+            x, y = torch.rand(16, 28, 28).to(HPU), torch.randint(0, 10, (16,)).to(HPU)
+            runs = torch.ops.hpu_bridge.device_runs()
+            compiled = torch.ops.hpu_bridge.compiled_recipes()
+            opt.zero_grad()
+            loss = torch.nn.functional.cross_entropy(m(x), y)
+            loss.backward()
+            self.assertEqual(torch.ops.hpu_bridge.device_runs(), runs)
+            htcore.mark_step()
+            opt.step()
+            htcore.mark_step()
+            loss.item()
+            self.assertEqual(torch.ops.hpu_bridge.device_runs(), runs + 2)
+            if step >= 2:
+                self.assertEqual(torch.ops.hpu_bridge.compiled_recipes(), compiled)
 
     def test_second_step_compiles_nothing(self):
         train_mlp(HPU, steps=2)

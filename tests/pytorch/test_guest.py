@@ -1,9 +1,10 @@
 """Guest tests of PyTorch on the hpu, in the Debian userland on the
 simulated device (scripts/run-tests.sh suite torch): the seed script's
 per-step loss on the hpu (lazy and eager) against the same script on the
-CPU, its final accuracy (FP32 and BF16 autocast) with hl-smi listing the
-process, the placement log's line for an op that fell back, memory
-statistics of the real device."""
+CPU with nothing falling back, its final accuracy (FP32 and BF16
+autocast) with hl-smi listing the process, the MLP and CNN examples'
+accuracy after one epoch (the MLP also in BF16), memory statistics of
+the real device."""
 import os
 import re
 import subprocess
@@ -40,9 +41,10 @@ class SeedScript(unittest.TestCase):
             for step, (a, b) in enumerate(zip(lh, cpu), 1):
                 self.assertLessEqual(abs(a - b), 1e-4 * abs(b),
                                      f"lazy={mode} step {step}: {a} vs {b}")
-            # The device ran the matrix products; eq fell back to the CPU.
-            self.assertIn("/MatMul: (MatMul): /device:HPU:0", hpu.stderr)
-            self.assertRegex(hpu.stderr, r"aten/eq\.Tensor\S*: \(Equal\): /device:CPU:0")
+            # The whole step and the evaluation ran on the device: nothing fell back.
+            for op in ("MatMul", "LogSoftmax", "NLLLossGrad", "ArgMax", "Equal"):
+                self.assertRegex(hpu.stderr, r"\(%s\): /device:HPU:0" % op)
+            self.assertNotIn("/device:CPU:0", hpu.stderr)
 
     def test_accuracy_5_epochs_bf16_and_hl_smi(self):
         # FP32, with hl-smi watched while it trains: the python process and
@@ -70,16 +72,54 @@ class SeedScript(unittest.TestCase):
         self.assertLessEqual(abs(acc16 - acc), 0.01, (acc16, acc))
 
 
+def accuracy(out):
+    return float(re.search(r"^accuracy: (\S+)$", out, re.M).group(1))
+
+
+def run_example(name, *args, env=None):
+    cmd = [sys.executable, os.path.join(EXAMPLES, name), "--data", DATA, *args]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=3000,
+                       env=dict(os.environ, HLRT_LOG_DEVICE_PLACEMENT="1", **(env or {})))
+    if r.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} failed:\n{r.stdout}\n{r.stderr}")
+    return r
+
+
+class Examples(unittest.TestCase):
+    def test_mlp_one_epoch_fp32_and_bf16(self):
+        fp32 = run_example("mlp.py")
+        acc = accuracy(fp32.stdout)
+        self.assertNotIn("/device:CPU:0", fp32.stderr)
+        bf16 = run_example("mlp.py", "--bf16")
+        acc16 = accuracy(bf16.stdout)
+        # The matrix products took BF16 inputs (autocast's cast nodes).
+        self.assertRegex(bf16.stderr, r"aten/addmm/cast0_bf16: \(Cast\): /device:HPU:0")
+        print(f"[mlp accuracy: FP32 {acc:.4f}, BF16 {acc16:.4f}]", end=" ", flush=True)
+        self.assertGreaterEqual(acc, 0.90)
+        self.assertLessEqual(abs(acc16 - acc), 0.01, (acc16, acc))
+
+    def test_cnn_one_epoch(self):
+        r = run_example("cnn.py")
+        acc = accuracy(r.stdout)
+        print(f"[cnn accuracy: {acc:.4f}]", end=" ", flush=True)
+        for op in ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPool",
+                   "MaxPoolGrad", "FusedBatchNormV3", "FusedBatchNormGradV3"):
+            self.assertRegex(r.stderr, r"\(%s\): /device:HPU:0" % op)
+        self.assertNotIn("/device:CPU:0", r.stderr)
+        self.assertGreaterEqual(acc, 0.97)
+
+
 class DeviceModule(unittest.TestCase):
     def test_memory_stats_and_out_of_hbm_on_the_device(self):
         code = ("import torch\n"
                 "import habana_frameworks.torch.core\n"
                 "assert torch.hpu.is_available() and torch.hpu.device_count() == 1\n"
                 "s0 = torch.hpu.memory_stats()\n"
-                "t = torch.ones(1 << 20, device='hpu')\n"
+                "t = torch.empty(1 << 20, device='hpu')\n"
                 "s1 = torch.hpu.memory_stats()\n"
                 "assert s1['InUse'] - s0['InUse'] == 4 << 20, (s0, s1)\n"
                 "assert s1['Limit'] > 0\n"
+                "t.fill_(1.0)\n"
                 "assert t.sum().item() == float(1 << 20)\n"
                 "try:\n"
                 "    torch.empty(s1['Limit'] // 4 + (1 << 20), device='hpu')\n"

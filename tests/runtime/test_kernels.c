@@ -1159,6 +1159,91 @@ START_TEST(pad2d_pads_and_crops)
 					}
 		free_args(x, 1);
 		free_args(y, 1);
+
+ * log_softmax_fwd/bwd_f32 against the same binary32 operations in the
+ * kernels' order (within 2 ulp: expf/logf), nll_loss_fwd/bwd_f32 exactly,
+ * with an ignored label; div_f32 bit for bit, broadcasting.
+ */
+START_TEST(log_softmax_nll_div)
+{
+	uint32_t s = 4242, it;
+
+	for (it = 0; it < ITERS; it++) {
+		uint64_t b = 1 + rt_rand(&s) % 70, c = it == 2 ? 300 : 10, i, j;
+		struct rt_arg x[1] = { arg2(HLRT_FP32, b, c) }, y[1], g[2], dx[1];
+		struct rt_arg nin[2], nf[2], sin[2], nb[1];
+		struct hlrt_nll_params np = { -100, (uint32_t)c };
+		float sc = 0.375f;
+
+		fill_f32(&x[0], &s, -4, 4);
+		rt_run_op("log_softmax_fwd_f32", x, 1, y, 1, NULL, 0, 0);
+		g[0] = arg2(HLRT_FP32, b, c);
+		fill_f32(&g[0], &s, -1, 1);
+		g[1] = y[0];
+		rt_run_op("log_softmax_bwd_f32", g, 2, dx, 1, NULL, 0, 0);
+		nin[0] = y[0];
+		nin[1] = arg1(HLRT_INT32, b);
+		fill_i32(&nin[1], &s, 0, (int32_t)c - 1);
+		((int32_t *)nin[1].data)[b - 1] = -100;		/* ignored */
+		rt_run_op("nll_loss_fwd_f32", nin, 2, nf, 2, &np, sizeof(np), 0);
+		sin[0] = arg1(HLRT_FP32, 1);
+		((float *)sin[0].data)[0] = sc;
+		sin[1] = nin[1];
+		rt_run_op("nll_loss_bwd_f32", sin, 2, nb, 1, &np, sizeof(np), 0);
+		ck_assert_int_eq(nb[0].ndims, 2);
+		ck_assert_int_eq(nb[0].dims[1], c);
+		for (i = 0; i < b; i++) {
+			const float *xr = (float *)x[0].data + i * c, *yr = (float *)y[0].data + i * c;
+			const float *gr = (float *)g[0].data + i * c, *dr = (float *)dx[0].data + i * c;
+			int32_t l = ((int32_t *)nin[1].data)[i];
+			double m = -INFINITY, sum = 0, gsum = 0;
+
+			for (j = 0; j < c; j++)
+				m = fmax(m, xr[j]);
+			for (j = 0; j < c; j++) {
+				sum += exp(xr[j] - m);
+				gsum += gr[j];
+			}
+			for (j = 0; j < c; j++) {
+				double want = xr[j] - m - log(sum);
+				double dwant = gr[j] - exp(yr[j]) * gsum;
+
+				ck_assert_msg(fabs(yr[j] - want) <= 1e-5 * (1 + fabs(want)),
+					      "log_softmax[%llu][%llu] = %g, expected %g",
+					      (unsigned long long)i, (unsigned long long)j, yr[j], want);
+				ck_assert_msg(fabs(dr[j] - dwant) <= 1e-5 * (1 + fabs(dwant)),
+					      "dx[%llu][%llu] = %g, expected %g", (unsigned long long)i,
+					      (unsigned long long)j, dr[j], dwant);
+				ck_assert(((float *)nb[0].data)[i * c + j] ==
+					  (l >= 0 && (int32_t)j == l ? -sc : 0.0f));
+			}
+			ck_assert(((float *)nf[0].data)[i] == (l >= 0 ? -yr[l] : 0.0f));
+			ck_assert(((float *)nf[1].data)[i] == (l >= 0 ? 1.0f : 0.0f));
+		}
+		free_args(x, 1);
+		free_args(g, 2);
+		free_args(dx, 1);
+		free_args(nin + 1, 1);
+		free_args(nf, 2);
+		free_args(sin, 1);
+		free_args(nb, 1);
+	}
+	{
+		static const uint64_t da[2] = { 7, 133 }, db[1] = { 133 };
+		struct rt_arg in[2] = { argn(HLRT_FP32, 2, da), argn(HLRT_FP32, 1, db) }, q[1];
+		uint64_t k;
+
+		fill_f32(&in[0], &s, -3, 3);
+		fill_f32(&in[1], &s, 0.5f, 4);
+		rt_run_op("div_f32", in, 2, q, 1, NULL, 0, 0);
+		for (k = 0; k < da[0] * da[1]; k++) {
+			float r = 1.0f / ((float *)in[1].data)[k % da[1]];
+			float want = ((float *)in[0].data)[k] * r;
+
+			expect_bits((float *)q[0].data + k, &want, 1, 4, "div_f32");
+		}
+		free_args(in, 2);
+		free_args(q, 1);
 	}
 }
 END_TEST
@@ -1478,6 +1563,7 @@ Suite *kernels_suite(void)
 	tcase_add_test(tc, broadcast_refused);
 	tcase_add_test(tc, square_and_where);
 	tcase_add_test(tc, tanh_and_sigmoid);
+	tcase_add_test(tc, log_softmax_nll_div);
 	tcase_add_test(tc, dropout_train_and_eval);
 	tcase_add_test(tc, maxpool_overlapping_and_gapped_windows);
 	tcase_add_test(tc, pad2d_pads_and_crops);

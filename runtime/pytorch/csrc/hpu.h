@@ -34,8 +34,21 @@ void release_devices();
 /* Wait for every queued launch and copy. */
 void synchronize();
 
+/*
+ * hlrt_launch on the stream; when the device's sync objects run out, the
+ * op recipes other than r are unloaded first (hpu_ops.cpp).
+ */
+hlrt_status launch_recipe(hlrt_recipe *r, const struct hlrt_tensor_binding *b, size_t n,
+			  uint64_t ws);
+
 /* Lazy mode: run the ops recorded so far (hpu_ops.cpp); a no-op when none. */
 void flush_pending();
+/*
+ * dst (contiguous) = src, a permutation of a contiguous FP32 tensor's
+ * dims (a transpose or permute view), by a transpose on the device;
+ * false when src is not such a view (hpu_ops_nn.cpp).
+ */
+bool copy_permuted(const at::Tensor &src, const at::Tensor &dst);
 
 /* The caching allocator on device memory. */
 c10::Allocator *allocator();
@@ -46,9 +59,20 @@ struct MemStats {
 MemStats memory_stats();
 void reset_peak_memory_stats();
 
+/*
+ * INT64 tensors are held as INT32 on the device, as Gaudi's bridge does:
+ * element i of the storage at 4 * i (the storage keeps PyTorch's size);
+ * copies to and from the host convert.
+ */
+inline int64_t device_element_size(const at::Tensor &t)
+{
+	return t.scalar_type() == at::kLong ? 4 : t.element_size();
+}
+
 inline uint64_t addr_of(const at::Tensor &t)
 {
-	return reinterpret_cast<uint64_t>(t.data_ptr());
+	return reinterpret_cast<uint64_t>(t.storage().data()) +
+	       t.storage_offset() * device_element_size(t);
 }
 
 /*

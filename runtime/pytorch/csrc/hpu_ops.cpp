@@ -1,52 +1,50 @@
 // SPDX-License-Identifier: MIT
 /*
- * aten ops on the device: each op, for one signature (op, shapes,
- * parameters), is a small libhlrt graph compiled once into a recipe
- * (cached here by that signature) and launched on the device's stream with
- * the tensors' device addresses bound; the launch is asynchronous, a read
- * back to the host waits for it. Inputs the device ops do not take (other
- * dtypes than FP32, broadcasting, strided layouts other than a transposed
- * matrix) go to the CPU fallback.
+ * Recording device ops (hpu_graph.h) and the basic ops: each op, for one
+ * signature (op, shapes, parameters), adds a few libhlrt nodes; eager mode
+ * runs it alone, lazy mode a recorded sequence as one graph, compiled once
+ * per structure into a recipe (cached here) and launched on the device's
+ * stream with the tensors' device addresses bound; the launch is
+ * asynchronous, a read back to the host waits for it. Here: matrix
+ * products (BF16 under autocast, per Habana's lists), broadcasting
+ * elementwise ops, relu, zero_, sums and means. Inputs the device ops do
+ * not take (other dtypes, strided layouts other than a transposed matrix)
+ * go to the CPU fallback.
  */
 #include <ATen/native/CPUFallback.h>
 #include <ATen/Operators.h>
 #include <torch/library.h>
 
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <mutex>
+#include <set>
 #include <vector>
 
 #include "hpu.h"
 #include "hpu_fallback.h"
+#include "hpu_graph.h"
 
 namespace hpu {
 
+uint64_t Arg::bytes() const
+{
+	uint64_t n = dtype == HLRT_UINT8 ? 1 : 4;
+	for (uint64_t d : dims)
+		n *= d;
+	return n;
+}
+
 namespace {
-
-struct Arg {
-	uint64_t addr;
-	std::vector<uint64_t> dims;
-	at::Tensor keep;	/* holds the memory until the op has run */
-
-	uint64_t bytes() const
-	{
-		uint64_t n = 4;
-		for (uint64_t d : dims)
-			n *= d;
-		return n;
-	}
-};
 
 struct CachedRecipe {
 	hlrt_recipe *recipe;
 	std::vector<std::string> outputs;
 	uint64_t workspace;
 };
-
-using Builder = std::function<std::vector<hlrt_tensor *>(hlrt_graph *,
-							 const std::vector<hlrt_tensor *> &)>;
 
 /* An op recorded for the device: its signature, tensors and graph builder. */
 struct PendingOp {
@@ -59,7 +57,7 @@ std::mutex g_lock;
 std::map<std::string, CachedRecipe> g_cache;
 std::vector<PendingOp> g_pending;	/* lazy mode: the ops since the last run */
 bool g_bf16;				/* autocast: GEMMs in BF16 (set_autocast) */
-int64_t g_ops, g_runs;
+int64_t g_ops, g_runs, g_compiles;
 
 std::string dims_key(const std::vector<uint64_t> &d)
 {
@@ -85,13 +83,36 @@ struct Link {
 };
 
 /*
+ * Launch a recipe. Every recipe loaded on the device holds sync objects:
+ * with many distinct op sequences (shapes) they run out, and then the op
+ * recipes other than this one are unloaded and the launch tried again.
+ */
+hlrt_status launch_locked(hlrt_recipe *r, const struct hlrt_tensor_binding *b, size_t n,
+			  uint64_t ws)
+{
+	hlrt_status st = hlrt_launch(stream(), r, b, n, ws);
+	if (st != HLRT_UNSUPPORTED || !std::strstr(hlrt_last_error(), "sync objects"))
+		return st;
+	synchronize();
+	for (auto e = g_cache.begin(); e != g_cache.end();) {
+		if (e->second.recipe == r) {
+			++e;
+			continue;
+		}
+		hlrt_recipe_destroy(e->second.recipe);
+		e = g_cache.erase(e);
+	}
+	return hlrt_launch(stream(), r, b, n, ws);
+}
+
+/*
  * One graph for a sequence of ops, compiled once per structure (the ops'
  * signatures and how they connect) and launched with every op's outputs
  * bound: PyTorch holds each of them.
  */
 void run_ops(const std::vector<PendingOp> &ops)
 {
-	std::string key = g_bf16 ? "bf16:" : "";
+	std::string key;
 	std::vector<std::vector<Link>> links(ops.size());
 	std::vector<const Arg *> graph_ins;
 	for (size_t i = 0; i < ops.size(); i++) {
@@ -134,7 +155,7 @@ void run_ops(const std::vector<PendingOp> &ops)
 				std::string name = "in" + std::to_string(l.out);
 				if (l.op < 0) {
 					d.name = name.c_str();
-					d.dtype = HLRT_FP32;
+					d.dtype = a.dtype;
 					d.ndims = a.dims.size();
 					for (size_t n = 0; n < a.dims.size(); n++)
 						d.dims[n] = a.dims[n];
@@ -142,19 +163,9 @@ void run_ops(const std::vector<PendingOp> &ops)
 					check(hlrt_tensor_create(g, &d, &t), "creating a tensor");
 				} else {
 					t = outs[l.op][l.out];
-					if (ops[l.op].outs[l.out].dims != a.dims) {
-						/* The same memory seen with another shape. */
-						struct hlrt_reshape_params rp = {};
-						rp.ndims = a.dims.size();
-						for (size_t n = 0; n < a.dims.size(); n++)
-							rp.dims[n] = a.dims[n];
-						hlrt_tensor *o[1] = {nullptr};
-						hlrt_node *nd = nullptr;
-						check(hlrt_node_create(g, "reshape", &t, 1, o, 1, &rp,
-								       sizeof(rp), "aten/view", &nd),
-						      "reshape");
-						t = hlrt_node_output(nd, 0);
-					}
+					/* The same memory seen with another shape. */
+					if (ops[l.op].outs[l.out].dims != a.dims)
+						t = reshape(g, t, a.dims, "aten/view");
 				}
 				tin.push_back(t);
 			}
@@ -168,10 +179,11 @@ void run_ops(const std::vector<PendingOp> &ops)
 		}
 		struct hlrt_compile_options opts = {};
 		opts.eager = HLRT_EAGER_OFF;
-		opts.bf16 = g_bf16;	/* the compiler's autocast: GEMM inputs cast to BF16 */
+		opts.no_cache = 1;	/* cached here, so destroying one unloads it */
 		check(hlrt_graph_compile(g, &opts, &c.recipe), "compiling");
 		check(hlrt_recipe_workspace_size(c.recipe, &c.workspace), "sizing the workspace");
 		it = g_cache.emplace(key, c).first;
+		g_compiles++;
 	}
 	const CachedRecipe &c = it->second;
 
@@ -187,9 +199,9 @@ void run_ops(const std::vector<PendingOp> &ops)
 			b.push_back({c.outputs[n++].c_str(), a.addr});
 	/* Freed right after the launch: the next user is queued after it. */
 	c10::DataPtr ws = allocator()->allocate(c.workspace);
-	check(hlrt_launch(stream(), c.recipe, b.data(), b.size(),
-			  reinterpret_cast<uint64_t>(ws.get())),
-	      "launching");
+	hlrt_status st = launch_locked(c.recipe, b.data(), b.size(),
+				       reinterpret_cast<uint64_t>(ws.get()));
+	check(st, "launching");
 	g_runs++;
 	/* The placement log's lines for the ops come from the runtime's compile. */
 }
@@ -199,15 +211,18 @@ bool overlaps(const Arg &a, const Arg &b)
 	return a.addr < b.addr + b.bytes() && b.addr < a.addr + a.bytes();
 }
 
+} // namespace
+
 /*
  * Run an op on the device: at once in eager mode; in lazy mode recorded,
  * to run with the ops around it at the next flush (mark_step, a read back
  * to the host, a copy, a fallback op). An input that shares memory with a
  * recorded output other than as that whole output runs what is recorded
- * first.
+ * first, and so does an in-place update of memory a recorded op reads (the
+ * graph would not order the two).
  */
 void launch(const std::string &op, const std::vector<Arg> &ins, const std::vector<Arg> &outs,
-	    const std::string &params, const Builder &build)
+	    const std::string &params, const Builder &build, bool in_place)
 {
 	std::string key = op + "|" + params;
 	for (const Arg &a : ins)
@@ -228,6 +243,11 @@ void launch(const std::string &op, const std::vector<Arg> &ins, const std::vecto
 			for (const Arg &o : p.outs)
 				if (overlaps(a, o) && !(a.addr == o.addr && a.bytes() == o.bytes()))
 					flush = true;
+	if (in_place)
+		for (const PendingOp &p : g_pending)
+			for (const Arg &i : p.ins)
+				if (overlaps(i, outs[0]))
+					flush = true;
 	if (flush) {
 		run_ops(g_pending);
 		g_pending.clear();
@@ -235,15 +255,52 @@ void launch(const std::string &op, const std::vector<Arg> &ins, const std::vecto
 	g_pending.push_back({key, ins, outs, build});
 }
 
+std::vector<hlrt_tensor *> node_outs(hlrt_graph *g, const char *guid,
+				     std::vector<hlrt_tensor *> in, uint32_t n_out,
+				     const void *params, size_t size, const std::string &name)
+{
+	std::vector<hlrt_tensor *> out(n_out, nullptr);
+	hlrt_node *n = nullptr;
+	check(hlrt_node_create(g, guid, in.data(), in.size(), out.data(), n_out, params, size,
+			       name.c_str(), &n),
+	      guid);
+	for (uint32_t i = 0; i < n_out; i++)
+		out[i] = hlrt_node_output(n, i);
+	return out;
+}
+
 hlrt_tensor *node(hlrt_graph *g, const char *guid, std::vector<hlrt_tensor *> in,
 		  const void *params, size_t size, const std::string &name)
 {
-	hlrt_tensor *out[1] = {nullptr};
-	hlrt_node *n = nullptr;
-	check(hlrt_node_create(g, guid, in.data(), in.size(), out, 1, params, size,
-			       name.c_str(), &n),
-	      guid);
-	return hlrt_node_output(n, 0);
+	return node_outs(g, guid, in, 1, params, size, name)[0];
+}
+
+hlrt_tensor *reshape(hlrt_graph *g, hlrt_tensor *t, const std::vector<uint64_t> &dims,
+		     const std::string &name)
+{
+	struct hlrt_reshape_params rp = {};
+	rp.ndims = dims.size();
+	for (size_t n = 0; n < dims.size(); n++)
+		rp.dims[n] = dims[n];
+	return node(g, "reshape", {t}, &rp, sizeof(rp), name);
+}
+
+bool device_dtype(const at::Tensor &t, hlrt_dtype *dt)
+{
+	switch (t.scalar_type()) {
+	case at::kFloat:
+		*dt = HLRT_FP32;
+		return true;
+	case at::kInt:
+	case at::kLong:		/* held as INT32 */
+		*dt = HLRT_INT32;
+		return true;
+	case at::kBool:
+		*dt = HLRT_UINT8;
+		return true;
+	default:
+		return false;
+	}
 }
 
 bool is_f32(const at::Tensor &t)
@@ -261,10 +318,59 @@ std::vector<uint64_t> udims(at::IntArrayRef s)
 	return d;
 }
 
+Arg arg_as(const at::Tensor &t, const std::vector<uint64_t> &dims)
+{
+	hlrt_dtype dt = HLRT_FP32;
+	TORCH_CHECK(device_dtype(t, &dt), "hpu: no device dtype for ", t.scalar_type());
+	return {addr_of(t), dims, t, dt};
+}
+
 Arg arg(const at::Tensor &t)
 {
-	return {addr_of(t), udims(t.sizes()), t};
+	return arg_as(t, udims(t.sizes()));
 }
+
+/* A 1-element device tensor of dtype holding the 32 bits of v, uploaded once. */
+static at::Tensor constant_bits(uint32_t bits, at::ScalarType dtype)
+{
+	static std::mutex lock;
+	static std::map<std::pair<uint32_t, int>, at::Tensor> consts;
+	std::lock_guard<std::mutex> guard(lock);
+	auto key = std::make_pair(bits, (int)dtype);
+	auto it = consts.find(key);
+	if (it != consts.end())
+		return it->second;
+	at::Tensor t = at::empty({1}, at::TensorOptions().dtype(dtype).device(c10::DeviceType::HPU));
+	/* Fresh memory no recorded op touches: no flush needed. */
+	check(hlrt_memcpy_h2d_async(stream(), addr_of(t), &bits, sizeof(bits)),
+	      "copying to the device");
+	consts.emplace(key, t);
+	return t;
+}
+
+at::Tensor device_constant(float v)
+{
+	uint32_t bits;
+	std::memcpy(&bits, &v, sizeof(bits));
+	return constant_bits(bits, at::kFloat);
+}
+
+static at::Tensor device_constant_i32(int32_t v)
+{
+	return constant_bits((uint32_t)v, at::kInt);
+}
+
+bool unary_ok(const at::Tensor &x)
+{
+	return is_f32(x) && x.is_contiguous() && x.numel() > 0;
+}
+
+at::Tensor new_like(const at::Tensor &t, at::IntArrayRef sizes)
+{
+	return at::empty(sizes, t.options());
+}
+
+namespace {
 
 /* An FP32 matrix as the MME takes it: stored row-major, or its transpose. */
 struct Matrix {
@@ -280,23 +386,47 @@ Matrix matrix(const at::Tensor &t)
 	if (t.is_contiguous())
 		return {true, false, arg(t)};
 	if (t.stride(0) == 1 && t.stride(1) == t.size(0))
-		return {true, true, {addr_of(t), {(uint64_t)t.size(1), (uint64_t)t.size(0)}, t}};
+		return {true, true, arg_as(t, {(uint64_t)t.size(1), (uint64_t)t.size(0)})};
 	return {false, false, {}};
-}
-
-bool elementwise_ok(const at::Tensor &a, const at::Tensor &b)
-{
-	return is_f32(a) && is_f32(b) && a.sizes() == b.sizes() && a.is_contiguous() &&
-	       b.is_contiguous() && a.numel() > 0;
-}
-
-at::Tensor new_like(const at::Tensor &t, at::IntArrayRef sizes)
-{
-	return at::empty(sizes, t.options());
 }
 
 /* ---- matrix products ---------------------------------------------------- */
 
+/*
+ * Habana's autocast lists: the ops that run in BF16 inside autocast, by
+ * aten name. LOWER_LIST and FP32_LIST name files of op names, one a line:
+ * LOWER_LIST replaces the default list (the matrix products, mm and
+ * addmm: the ops with a BF16 form here), FP32_LIST keeps its ops in FP32.
+ */
+std::set<std::string> op_list(const char *env, std::set<std::string> dflt)
+{
+	const char *path = std::getenv(env);
+	if (!path || !*path)
+		return dflt;
+	std::ifstream f(path);
+	TORCH_CHECK(f, "hpu autocast: ", env, "=", path, ": cannot read the file");
+	std::set<std::string> ops;
+	std::string line;
+	while (std::getline(f, line)) {
+		line.erase(0, line.find_first_not_of(" \t"));
+		line.erase(line.find_last_not_of(" \t\r") + 1);
+		if (!line.empty() && line[0] != '#')
+			ops.insert(line);
+	}
+	return ops;
+}
+
+bool autocast_lowers(const std::string &op)
+{
+	static const std::set<std::string> lower = op_list("LOWER_LIST", {"mm", "addmm"});
+	static const std::set<std::string> fp32 = op_list("FP32_LIST", {});
+	return g_bf16 && lower.count(op) && !fp32.count(op);
+}
+
+/*
+ * A matrix product; inside autocast, when the lists lower it, its inputs
+ * are cast to BF16 and the MME accumulates and returns FP32.
+ */
 at::Tensor gemm(const Matrix &a, const Matrix &b, const at::Tensor *bias, at::Tensor out,
 		const char *op)
 {
@@ -306,11 +436,19 @@ at::Tensor gemm(const Matrix &a, const Matrix &b, const at::Tensor *bias, at::Te
 	std::vector<Arg> ins = {a.a, b.a};
 	if (bias)
 		ins.push_back(arg(*bias));
-	std::string params = std::to_string(p.transpose_a) + std::to_string(p.transpose_b);
+	bool bf16 = autocast_lowers(op);
+	std::string params = std::to_string(p.transpose_a) + std::to_string(p.transpose_b) +
+			     (bf16 ? "bf16" : "");
 	launch(op, ins, {arg(out)}, params,
 	       [=](hlrt_graph *g, const std::vector<hlrt_tensor *> &in) {
-		       hlrt_tensor *c = node(g, "gemm_f32", {in[0], in[1]}, &p, sizeof(p),
-					     std::string("aten/") + op + "/MatMul");
+		       std::string name = std::string("aten/") + op;
+		       hlrt_tensor *x = in[0], *y = in[1];
+		       if (bf16) {
+			       x = node(g, "cast_f32_to_bf16", {x}, nullptr, 0, name + "/cast0_bf16");
+			       y = node(g, "cast_f32_to_bf16", {y}, nullptr, 0, name + "/cast1_bf16");
+		       }
+		       hlrt_tensor *c = node(g, bf16 ? "gemm_bf16" : "gemm_f32", {x, y}, &p,
+					     sizeof(p), name + "/MatMul");
 		       if (in.size() > 2)
 			       c = node(g, "bias_add_f32", {c, in[2]}, nullptr, 0,
 					std::string("aten/") + op + "/BiasAdd");
@@ -341,10 +479,35 @@ at::Tensor hpu_addmm(const at::Tensor &bias, const at::Tensor &m1, const at::Ten
 
 /* ---- elementwise ---------------------------------------------------------- */
 
-at::Tensor binary(const char *guid, const char *op, const at::Tensor &a, const at::Tensor &b,
-		  double alpha)
+/*
+ * An FP32 operand of a broadcasting op: a contiguous device tensor, or a
+ * number (a 0-dim host tensor, as `x + 1.0` passes it), which becomes a
+ * device constant.
+ */
+bool operand(const at::Tensor &t, at::Tensor *dev)
 {
-	at::Tensor out = new_like(a, a.sizes());
+	if (t.device().is_cpu() && t.dim() == 0 && t.is_floating_point()) {
+		*dev = device_constant(t.item<float>());
+		return true;
+	}
+	*dev = t;
+	return is_f32(t) && t.is_contiguous() && t.numel() > 0 && t.dim() <= HLRT_MAX_DIMS;
+}
+
+/* Both operands on the device and their broadcast shape (NumPy's rules, as libhlrt's). */
+bool broadcast_ok(const at::Tensor &a, const at::Tensor &b, at::Tensor *da, at::Tensor *db,
+		  std::vector<int64_t> *shape)
+{
+	if (!operand(a, da) || !operand(b, db) || a.device().is_cpu())
+		return false;
+	at::DimVector s = at::infer_size_dimvector(da->sizes(), db->sizes());
+	shape->assign(s.begin(), s.end());
+	return true;
+}
+
+at::Tensor binary_into(const char *guid, const char *op, const at::Tensor &a, const at::Tensor &b,
+		       double alpha, const at::Tensor &out, bool in_place)
+{
 	struct hlrt_scale_params sp = {(float)alpha};
 	launch(op, {arg(a), arg(b)}, {arg(out)}, std::to_string(alpha),
 	       [=](hlrt_graph *g, const std::vector<hlrt_tensor *> &in) {
@@ -354,37 +517,70 @@ at::Tensor binary(const char *guid, const char *op, const at::Tensor &a, const a
 					  std::string("aten/") + op + "/Scale");
 		       return std::vector<hlrt_tensor *>{
 			       node(g, guid, {in[0], rhs}, nullptr, 0, std::string("aten/") + op)};
-	       });
+	       },
+	       in_place);
 	return out;
+}
+
+at::Tensor binary(const char *guid, const char *op, const at::Tensor &a, const at::Tensor &b,
+		  double alpha, at::IntArrayRef shape)
+{
+	return binary_into(guid, op, a, b, alpha, new_like(a, shape), false);
 }
 
 at::Tensor hpu_add(const at::Tensor &self, const at::Tensor &other, const at::Scalar &alpha)
 {
-	if (!elementwise_ok(self, other))
+	at::Tensor a, b;
+	std::vector<int64_t> shape;
+	if (!broadcast_ok(self, other, &a, &b, &shape))
 		return at::native::call_fallback_fn<&fallback, ATEN_OP2(add, Tensor)>::call(
 			self, other, alpha);
-	return binary("add_f32", "add.Tensor", self, other, alpha.toDouble());
+	return binary("add_f32", "add.Tensor", a, b, alpha.toDouble(), shape);
 }
 
+/* An integer counter's += n (BatchNorm's num_batches_tracked), INT32 on the device. */
+bool int_add_(at::Tensor &self, const at::Tensor &other, const at::Scalar &alpha)
+{
+	bool int_self = self.scalar_type() == at::kLong || self.scalar_type() == at::kInt;
+	if (!int_self || self.device().type() != c10::DeviceType::HPU || !self.is_contiguous() ||
+	    !self.numel() || !other.device().is_cpu() || other.dim() != 0 ||
+	    other.is_floating_point() || !alpha.isIntegral(false))
+		return false;
+	int64_t v = other.item<int64_t>() * alpha.toLong();
+	if (v < INT32_MIN || v > INT32_MAX)
+		return false;
+	at::Tensor c = device_constant_i32((int32_t)v);
+	launch("add_.Tensor", {arg(self), arg(c)}, {arg(self)}, "int",
+	       [](hlrt_graph *g, const std::vector<hlrt_tensor *> &in) {
+		       return std::vector<hlrt_tensor *>{
+			       node(g, "add_i32", {in[0], in[1]}, nullptr, 0, "aten/add_.Tensor")};
+	       },
+	       true);
+	return true;
+}
+
+/* In place, on the device (recorded in lazy mode, as the optimizer's update). */
 at::Tensor &hpu_add_(at::Tensor &self, const at::Tensor &other, const at::Scalar &alpha)
 {
-	if (!elementwise_ok(self, other))
+	if (int_add_(self, other, alpha))
+		return self;
+	at::Tensor a, b;
+	std::vector<int64_t> shape;
+	if (!broadcast_ok(self, other, &a, &b, &shape) || at::IntArrayRef(shape) != self.sizes())
 		return at::native::call_fallback_fn<&fallback, ATEN_OP2(add_, Tensor)>::call(
 			self, other, alpha);
-	at::Tensor r = binary("add_f32", "add_.Tensor", self, other, alpha.toDouble());
-	flush_pending();
-	check(hlrt_memcpy_d2d_async(stream(), addr_of(self), addr_of(r),
-				    self.numel() * self.element_size()),
-	      "copying on the device");
+	binary_into("add_f32", "add_.Tensor", a, b, alpha.toDouble(), self, true);
 	return self;
 }
 
 at::Tensor hpu_sub(const at::Tensor &self, const at::Tensor &other, const at::Scalar &alpha)
 {
-	if (!elementwise_ok(self, other))
+	at::Tensor a, b;
+	std::vector<int64_t> shape;
+	if (!broadcast_ok(self, other, &a, &b, &shape))
 		return at::native::call_fallback_fn<&fallback, ATEN_OP2(sub, Tensor)>::call(
 			self, other, alpha);
-	return binary("sub_f32", "sub.Tensor", self, other, alpha.toDouble());
+	return binary("sub_f32", "sub.Tensor", a, b, alpha.toDouble(), shape);
 }
 
 at::Tensor hpu_mul_scalar(const at::Tensor &self, const at::Scalar &other);
@@ -394,10 +590,12 @@ at::Tensor hpu_mul(const at::Tensor &self, const at::Tensor &other)
 	/* x * 2.5: the number arrives as a 0-dim CPU tensor. */
 	if (other.device().is_cpu() && other.dim() == 0 && is_f32(self))
 		return hpu_mul_scalar(self, other.item());
-	if (!elementwise_ok(self, other))
+	at::Tensor a, b;
+	std::vector<int64_t> shape;
+	if (!broadcast_ok(self, other, &a, &b, &shape))
 		return at::native::call_fallback_fn<&fallback, ATEN_OP2(mul, Tensor)>::call(self,
 											  other);
-	return binary("mul_f32", "mul.Tensor", self, other, 1.0);
+	return binary("mul_f32", "mul.Tensor", a, b, 1.0, shape);
 }
 
 at::Tensor unary(const char *guid, const char *op, const at::Tensor &x, const void *params,
@@ -415,11 +613,6 @@ at::Tensor unary(const char *guid, const char *op, const at::Tensor &x, const vo
 	return out;
 }
 
-bool unary_ok(const at::Tensor &x)
-{
-	return is_f32(x) && x.is_contiguous() && x.numel() > 0;
-}
-
 at::Tensor hpu_mul_scalar(const at::Tensor &self, const at::Scalar &other)
 {
 	if (!unary_ok(self))
@@ -430,6 +623,22 @@ at::Tensor hpu_mul_scalar(const at::Tensor &self, const at::Scalar &other)
 		     std::to_string(other.toDouble()));
 }
 
+/* a / b as a * (1 / b), as libhlrt's div_f32 does; a number divisor is a scale. */
+at::Tensor hpu_div(const at::Tensor &self, const at::Tensor &other)
+{
+	if (other.device().is_cpu() && other.dim() == 0 && is_f32(self) && unary_ok(self)) {
+		struct hlrt_scale_params p = {1.0f / other.item<float>()};
+		return unary("scale_f32", "div.Tensor", self, &p, sizeof(p),
+			     std::to_string(p.alpha));
+	}
+	at::Tensor a, b;
+	std::vector<int64_t> shape;
+	if (!broadcast_ok(self, other, &a, &b, &shape))
+		return at::native::call_fallback_fn<&fallback, ATEN_OP2(div, Tensor)>::call(self,
+											  other);
+	return binary("div_f32", "div.Tensor", a, b, 1.0, shape);
+}
+
 at::Tensor hpu_relu(const at::Tensor &self)
 {
 	if (!unary_ok(self))
@@ -437,13 +646,18 @@ at::Tensor hpu_relu(const at::Tensor &self)
 	return unary("relu_fwd_f32", "relu", self, nullptr, 0, "");
 }
 
+bool same_shape_ok(const at::Tensor &a, const at::Tensor &b)
+{
+	return unary_ok(a) && unary_ok(b) && a.sizes() == b.sizes();
+}
+
 at::Tensor hpu_threshold_backward(const at::Tensor &grad, const at::Tensor &self,
 				  const at::Scalar &threshold)
 {
-	if (!elementwise_ok(grad, self) || threshold.toDouble() != 0.0)
+	if (!same_shape_ok(grad, self) || threshold.toDouble() != 0.0)
 		return at::native::call_fallback_fn<&fallback, ATEN_OP(threshold_backward)>::call(
 			grad, self, threshold);
-	return binary("relu_bwd_f32", "threshold_backward", grad, self, 1.0);
+	return binary("relu_bwd_f32", "threshold_backward", grad, self, 1.0, grad.sizes());
 }
 
 /* zero_ (optimizer.zero_grad()): a memset on the stream, after what is recorded. */
@@ -454,7 +668,7 @@ at::Tensor &hpu_zero_(at::Tensor &self)
 	flush_pending();
 	if (self.numel())
 		check(hlrt_memset_async(stream(), addr_of(self), 0,
-					self.numel() * self.element_size()),
+					self.numel() * device_element_size(self)),
 		      "zeroing device memory");
 	return self;
 }
@@ -505,7 +719,7 @@ at::Tensor reduce(const char *guid, const char *op, const at::Tensor &self, at::
 	}
 	at::Tensor out = new_like(self, shape);
 	struct hlrt_reduce_params p = {axis, 0};
-	Arg in = {addr_of(self), {outer, inner}, self};
+	Arg in = arg_as(self, {outer, inner});
 	launch(op, {in}, {arg(out)}, std::to_string(axis),
 	       [=](hlrt_graph *g, const std::vector<hlrt_tensor *> &t) {
 		       return std::vector<hlrt_tensor *>{
@@ -529,10 +743,37 @@ at::Tensor hpu_sum_dim(const at::Tensor &self, at::OptionalIntArrayRef dim, bool
 	return r;
 }
 
+/*
+ * The sum of all elements of a bool or integer tensor (the count of
+ * correct predictions): INT32 on the device, an INT64 result held as INT32.
+ */
+bool int_sum(const at::Tensor &self, c10::optional<at::ScalarType> dtype, at::Tensor *out)
+{
+	at::ScalarType st = self.scalar_type();
+	if (self.device().type() != c10::DeviceType::HPU || !self.is_contiguous() ||
+	    !self.numel() || (st != at::kBool && st != at::kInt && st != at::kLong) ||
+	    (dtype && *dtype != at::kLong))
+		return false;
+	*out = at::empty({}, self.options().dtype(at::kLong));
+	bool cast = st == at::kBool;
+	struct hlrt_reduce_params p = {-1, 0};
+	launch("sum.int", {arg_as(self, {(uint64_t)self.numel()})}, {arg(*out)}, "",
+	       [=](hlrt_graph *g, const std::vector<hlrt_tensor *> &t) {
+		       hlrt_tensor *x = t[0];
+		       if (cast)
+			       x = node(g, "cast_u8_to_i32", {x}, nullptr, 0, "aten/sum/Cast");
+		       return std::vector<hlrt_tensor *>{
+			       node(g, "reduce_sum_i32", {x}, &p, sizeof(p), "aten/sum")};
+	       });
+	return true;
+}
+
 at::Tensor hpu_sum(const at::Tensor &self, c10::optional<at::ScalarType> dtype)
 {
 	bool ok = false;
 	at::Tensor r;
+	if (int_sum(self, dtype, &r))
+		return r;
 	if (!dtype || *dtype == at::kFloat)
 		r = reduce("reduce_sum_f32", "sum", self, at::IntArrayRef(), false, ok);
 	if (!ok)
@@ -555,6 +796,13 @@ at::Tensor hpu_mean_dim(const at::Tensor &self, at::OptionalIntArrayRef dim, boo
 }
 
 } // namespace
+
+hlrt_status launch_recipe(hlrt_recipe *r, const struct hlrt_tensor_binding *b, size_t n,
+			  uint64_t ws)
+{
+	std::lock_guard<std::mutex> guard(g_lock);
+	return launch_locked(r, b, n, ws);
+}
 
 /* Run what lazy mode recorded. */
 void flush_pending()
@@ -584,11 +832,11 @@ bool set_autocast(bool on)
 	return old;
 }
 
-/* Recipes compiled so far (each op sequence's structure once). */
+/* Recipes compiled so far (each op sequence's structure once while cached). */
 int64_t compiled_recipes()
 {
 	std::lock_guard<std::mutex> guard(g_lock);
-	return g_cache.size();
+	return g_compiles;
 }
 
 /* Ops given to the device so far, and the launches that ran them. */
@@ -613,6 +861,7 @@ TORCH_LIBRARY_IMPL(aten, HPU, m)
 	m.impl("sub.Tensor", hpu_sub);
 	m.impl("mul.Tensor", hpu_mul);
 	m.impl("mul.Scalar", hpu_mul_scalar);
+	m.impl("div.Tensor", hpu_div);
 	m.impl("relu", hpu_relu);
 	m.impl("zero_", hpu_zero_);
 	m.impl("threshold_backward", hpu_threshold_backward);

@@ -157,8 +157,7 @@ void fused_step(int64_t kind, std::vector<at::Tensor> params, std::vector<at::Te
 	for (size_t i = 0; i < names.size(); i++)
 		b.push_back({names[i].c_str(), addrs[i]});
 	c10::DataPtr ws = allocator()->allocate(r.workspace);
-	check(hlrt_launch(stream(), r.recipe, b.data(), b.size(),
-			  reinterpret_cast<uint64_t>(ws.get())),
+	check(launch_recipe(r.recipe, b.data(), b.size(), reinterpret_cast<uint64_t>(ws.get())),
 	      "launching the optimizer");
 }
 

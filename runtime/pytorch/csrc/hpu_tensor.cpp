@@ -32,17 +32,39 @@ int64_t span_elems(const at::Tensor &t)
 	return n;
 }
 
+/*
+ * The device storage a tensor spans, read to a host buffer of its dtype
+ * (INT64 converted from the INT32 the device holds).
+ */
+at::Tensor read_span(const at::Tensor &t)
+{
+	int64_t n = span_elems(t);
+	bool i64 = t.scalar_type() == at::kLong;
+	at::Tensor buf = at::empty({n}, t.options().device(at::kCPU).dtype(i64 ? at::kInt :
+									  t.scalar_type()));
+	check(hlrt_memcpy_d2h_async(stream(), buf.data_ptr(), addr_of(t),
+				    n * device_element_size(t)),
+	      "copying to the host");
+	synchronize();
+	return i64 ? buf.to(at::kLong) : buf;
+}
+
+/* A host buffer of t's span written back to the device. */
+void write_span(const at::Tensor &t, const at::Tensor &buf)
+{
+	at::Tensor b = t.scalar_type() == at::kLong ? buf.to(at::kInt).contiguous() : buf;
+	/* From pageable memory the runtime completes the copy before returning. */
+	check(hlrt_memcpy_h2d_async(stream(), addr_of(t), b.data_ptr(),
+				    b.numel() * device_element_size(t)),
+	      "copying to the device");
+}
+
 /* The device tensor's span read to the host, viewed with its strides. */
 at::Tensor read_to_host(const at::Tensor &t)
 {
 	if (t.numel() == 0)
 		return at::empty(t.sizes(), t.options().device(at::kCPU));
-	int64_t n = span_elems(t);
-	at::Tensor buf = at::empty({n}, t.options().device(at::kCPU));
-	check(hlrt_memcpy_d2h_async(stream(), buf.data_ptr(), addr_of(t), n * t.element_size()),
-	      "copying to the host");
-	synchronize();
-	return buf.as_strided(t.sizes(), t.strides(), 0);
+	return read_span(t).as_strided(t.sizes(), t.strides(), 0);
 }
 
 /* Write host data (dst's dtype, broadcastable to it) into a device tensor. */
@@ -51,20 +73,13 @@ void write_from_host(const at::Tensor &dst, const at::Tensor &src)
 	if (dst.numel() == 0)
 		return;
 	if (dst.is_contiguous()) {
-		at::Tensor c = src.expand(dst.sizes()).contiguous();
-		/* From pageable memory the runtime completes the copy before returning. */
-		check(hlrt_memcpy_h2d_async(stream(), addr_of(dst), c.data_ptr(),
-					    dst.numel() * dst.element_size()),
-		      "copying to the device");
+		write_span(dst, src.expand(dst.sizes()).contiguous());
 		return;
 	}
 	/* Strided destination: update its span on the host, write it back. */
-	at::Tensor region = read_to_host(dst);
-	region.copy_(src);
-	int64_t n = span_elems(dst);
-	check(hlrt_memcpy_h2d_async(stream(), addr_of(dst), region.data_ptr(),
-				    n * dst.element_size()),
-	      "copying to the device");
+	at::Tensor span = read_span(dst);
+	span.as_strided(dst.sizes(), dst.strides(), 0).copy_(src);
+	write_span(dst, span);
 	synchronize();
 }
 
@@ -95,10 +110,12 @@ at::Tensor hpu_empty_strided(at::IntArrayRef size, at::IntArrayRef stride,
 at::Tensor hpu_copy_from(const at::Tensor &self, const at::Tensor &dst, bool non_blocking)
 {
 	(void)non_blocking;
-	flush_pending();
 	bool src_dev = self.device().type() == c10::DeviceType::HPU;
 	bool dst_dev = dst.device().type() == c10::DeviceType::HPU;
 
+	if (src_dev && dst_dev && copy_permuted(self, dst))
+		return dst;	/* recorded with the ops around it */
+	flush_pending();
 	if (src_dev && !dst_dev) {
 		dst.copy_(read_to_host(self));
 	} else if (!src_dev && dst_dev) {
@@ -107,7 +124,7 @@ at::Tensor hpu_copy_from(const at::Tensor &self, const at::Tensor &dst, bool non
 		   self.sizes() == dst.sizes() && self.is_contiguous() && dst.is_contiguous()) {
 		if (dst.numel())
 			check(hlrt_memcpy_d2d_async(stream(), addr_of(dst), addr_of(self),
-						    dst.numel() * dst.element_size()),
+						    dst.numel() * device_element_size(dst)),
 			      "copying on the device");
 	} else {
 		write_from_host(dst, read_to_host(self).to(dst.scalar_type()));
@@ -143,6 +160,13 @@ const at::Tensor &hpu_resize_(const at::Tensor &self, at::IntArrayRef size,
 	return self;
 }
 
+/* loss.item(): a read back to the host, not a fallback op. */
+at::Scalar hpu_local_scalar_dense(const at::Tensor &self)
+{
+	flush_pending();
+	return at::_local_scalar_dense(read_to_host(self));
+}
+
 } // namespace
 
 at::Tensor to_host(const at::Tensor &t)
@@ -158,6 +182,7 @@ TORCH_LIBRARY_IMPL(aten, HPU, m)
 	m.impl("_copy_from", hpu_copy_from);
 	m.impl("_copy_from_and_resize", hpu_copy_from_and_resize);
 	m.impl("resize_", hpu_resize_);
+	m.impl("_local_scalar_dense", hpu_local_scalar_dense);
 	m.impl("as_strided", at::native::as_strided_tensorimpl);
 	m.impl("view", at::native::view);
 	m.impl("_reshape_alias", at::native::_reshape_alias);

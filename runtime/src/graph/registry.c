@@ -440,6 +440,58 @@ static hlrt_status infer_sce_bwd(struct hlrt_node *n, struct hlrt_tensor_desc *o
 	return HLRT_SUCCESS;
 }
 
+static hlrt_status check_nll_labels(const struct hlrt_node *n, const hlrt_tensor *l)
+{
+	if (want_dtype(n, 1, HLRT_INT32))
+		return HLRT_INVALID_ARGUMENT;
+	if (l->ndims != 1)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "%s: labels \"%s\" must be [B]", n->guid,
+				 l->name);
+	return HLRT_SUCCESS;
+}
+
+/* {logp[B,C], labels[B]} -> {loss[B], weight[B]} */
+static hlrt_status infer_nll_fwd(struct hlrt_node *n, struct hlrt_tensor_desc *o)
+{
+	hlrt_status st = check_logits_labels(n);
+
+	if (st)
+		return st;
+	o[0].dtype = o[1].dtype = HLRT_FP32;
+	o[0].ndims = o[1].ndims = 1;
+	o[0].dims[0] = o[1].dims[0] = n->in[0]->dims[0];
+	return HLRT_SUCCESS;
+}
+
+/* {s[1], labels[B]} -> {dx[B, classes]} */
+static hlrt_status infer_nll_bwd(struct hlrt_node *n, struct hlrt_tensor_desc *o)
+{
+	const struct hlrt_nll_params *p = (const void *)n->params;
+	hlrt_status st = want_dtype(n, 0, HLRT_FP32);
+
+	if (!st)
+		st = check_nll_labels(n, n->in[1]);
+	if (st)
+		return st;
+	if (hlrt_elems(n->in[0]->ndims, n->in[0]->dims) != 1)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "%s: \"%s\" must have one element",
+				 n->guid, n->in[0]->name);
+	if (!n->params_size || !p->classes)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "%s: hlrt_nll_params.classes is 0",
+				 n->guid);
+	o[0].dtype = HLRT_FP32;
+	o[0].ndims = 2;
+	o[0].dims[0] = n->in[1]->dims[0];
+	o[0].dims[1] = p->classes;
+	return HLRT_SUCCESS;
+}
+
+/* {dy, y} -> {dx}: same shapes, per row of the last axis. */
+static hlrt_status infer_log_softmax_bwd(struct hlrt_node *n, struct hlrt_tensor_desc *o)
+{
+	return infer_binary(n, o);
+}
+
 static hlrt_status infer_argmax(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 {
 	const struct hlrt_argmax_params *p = (const void *)n->params;
@@ -682,6 +734,11 @@ static const struct op_def ops[] = {
 	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .elementwise = 1, .broadcast = 1,
 	  .infer = infer_bcast_binary,
 	  .lower = hlrt_lower_binary, .grad = hlrt_grad_mul, .dtype = F32, .from = NONE },
+	{ .guid = "div_f32", .op_class = "RealDiv", .engine = ENG_TPC,
+	  .signature = "{a, b} -> {c}",
+	  .summary = "c = a * (1 / b) (two roundings); shapes broadcast",
+	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .elementwise = 1, .broadcast = 1,
+	  .infer = infer_bcast_binary, .lower = hlrt_lower_binary, .dtype = F32, .from = NONE },
 	{ .guid = "maximum_f32", .op_class = "Maximum", .engine = ENG_TPC,
 	  .signature = "{a, b} -> {c}",
 	  .summary = "c = a > b ? a : b (a NaN operand gives b); shapes broadcast",
@@ -806,6 +863,28 @@ static const struct op_def ops[] = {
 	  .summary = "softmax along the last axis (max-subtracted)",
 	  .n_in_min = 1, .n_in_max = 1, .n_out = 1, .infer = infer_softmax,
 	  .lower = hlrt_lower_softmax, .grad = hlrt_grad_softmax, .dtype = F32, .from = NONE },
+	{ .guid = "log_softmax_fwd_f32", .op_class = "LogSoftmax", .engine = ENG_TPC,
+	  .signature = "{x[..., C]} -> {y}",
+	  .summary = "log softmax along the last axis: (x - max) - log(sum(exp(x - max)))",
+	  .n_in_min = 1, .n_in_max = 1, .n_out = 1, .infer = infer_softmax,
+	  .lower = hlrt_lower_softmax, .dtype = F32, .from = NONE },
+	{ .guid = "log_softmax_bwd_f32", .op_class = "LogSoftmaxGrad", .engine = ENG_TPC,
+	  .signature = "{dy, y} -> {dx}",
+	  .summary = "dx = dy - exp(y) * sum(dy) along the last axis, y the forward's output",
+	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .infer = infer_log_softmax_bwd,
+	  .lower = hlrt_lower_log_softmax_bwd, .dtype = F32, .from = NONE },
+	{ .guid = "nll_loss_fwd_f32", .op_class = "NLLLoss", .engine = ENG_TPC,
+	  .signature = "{logp[B,C], labels i32[B]} -> {loss[B], weight[B]}",
+	  .summary = "per row -logp[label] and weight 1, both 0 where the label is ignore_index "
+		     "(the batch's sum or mean is a reduction after it)",
+	  .n_in_min = 2, .n_in_max = 2, .n_out = 2, .params_size = P(hlrt_nll_params),
+	  .infer = infer_nll_fwd, .lower = hlrt_lower_nll_fwd, .dtype = F32, .from = NONE },
+	{ .guid = "nll_loss_bwd_f32", .op_class = "NLLLossGrad", .engine = ENG_TPC,
+	  .signature = "{s[1], labels i32[B]} -> {dx[B,classes]}",
+	  .summary = "dx = -s at each row's label, 0 elsewhere and on rows whose label is "
+		     "ignore_index",
+	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .params_size = P(hlrt_nll_params),
+	  .infer = infer_nll_bwd, .lower = hlrt_lower_nll_bwd, .dtype = F32, .from = NONE },
 	{ .guid = "softmax_cross_entropy_fwd_f32",
 	  .op_class = "SparseSoftmaxCrossEntropyWithLogits", .engine = ENG_TPC,
 	  .signature = "{logits[B,C], labels i32[B]} -> {loss[1], row_loss[B]}",

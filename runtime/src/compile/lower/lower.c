@@ -76,6 +76,8 @@ static const char *kernel_of(const char *guid)
 		return "relu";
 	if (!strcmp(guid, "select_f32"))
 		return "where_f32";
+	if (!strcmp(guid, "softmax_fwd_f32"))
+		return "softmax";
 	return guid;
 }
 
@@ -278,19 +280,80 @@ hlrt_status hlrt_lower_broadcast(struct lower_ctx *lc, const struct cnode *cn)
 	return HLRT_SUCCESS;
 }
 
-/* runtime/kernels/softmax.tpcs: a member per row. */
+/* softmax.tpcs and log_softmax_fwd_f32.tpcs: a member per row. */
 hlrt_status hlrt_lower_softmax(struct lower_ctx *lc, const struct cnode *cn)
 {
 	const struct hlrt_node *n = cn->node;
 	uint64_t c = last_dim(n->in[0]), rows = lead_rows(n->in[0]);
 	struct rwork *w;
-	hlrt_status st = tpc_work(lc, "softmax", &w);
+	hlrt_status st = tpc_work(lc, kernel_of(n->guid), &w);
 
 	if (st)
 		return st;
 	tdesc(lc, w, 0, n->in[0], c, rows, c, PAD_NEG_INF, false);
 	tdesc(lc, w, 1, n->out[0], c, rows, c, 0, true);
 	w->ispace[1] = (uint32_t)rows;
+	return HLRT_SUCCESS;
+}
+
+/* A member per row of the last axis. */
+hlrt_status hlrt_lower_log_softmax_bwd(struct lower_ctx *lc, const struct cnode *cn)
+{
+	const struct hlrt_node *n = cn->node;
+	uint64_t c = last_dim(n->in[0]), rows = lead_rows(n->in[0]);
+	struct rwork *w;
+	hlrt_status st = tpc_work(lc, "log_softmax_bwd_f32", &w);
+
+	if (st)
+		return st;
+	tdesc(lc, w, 0, n->in[0], c, rows, c, 0, false);
+	tdesc(lc, w, 1, n->in[1], c, rows, c, 0, false);
+	tdesc(lc, w, 2, n->out[0], c, rows, c, 0, true);
+	w->ispace[1] = (uint32_t)rows;
+	return HLRT_SUCCESS;
+}
+
+static uint32_t nll_ignore(const struct hlrt_node *n)
+{
+	const struct hlrt_nll_params *p = (const void *)n->params;
+
+	return n->params_size ? (uint32_t)p->ignore_index : (uint32_t)-100;
+}
+
+hlrt_status hlrt_lower_nll_fwd(struct lower_ctx *lc, const struct cnode *cn)
+{
+	const struct hlrt_node *n = cn->node;
+	uint64_t b = n->in[0]->dims[0], c = n->in[0]->dims[1];
+	struct rwork *w;
+	hlrt_status st = tpc_work(lc, "nll_loss_fwd_f32", &w);
+
+	if (st)
+		return st;
+	tdesc(lc, w, 0, n->in[0], c, b, c, PAD_NEG_INF, false);
+	tdesc(lc, w, 1, n->in[1], b, 1, b, 0, false);
+	tdesc(lc, w, 2, n->out[0], 1, b, 1, 0, true);
+	tdesc(lc, w, 3, n->out[1], 1, b, 1, 0, true);
+	w->ispace[1] = (uint32_t)b;
+	w->n_args = 1;
+	w->args[0] = nll_ignore(n);
+	return HLRT_SUCCESS;
+}
+
+hlrt_status hlrt_lower_nll_bwd(struct lower_ctx *lc, const struct cnode *cn)
+{
+	const struct hlrt_node *n = cn->node;
+	uint64_t b = n->out[0]->dims[0], c = n->out[0]->dims[1];
+	struct rwork *w;
+	hlrt_status st = tpc_work(lc, "nll_loss_bwd_f32", &w);
+
+	if (st)
+		return st;
+	tdesc(lc, w, 0, n->in[0], 1, 1, 1, 0, false);
+	tdesc(lc, w, 1, n->in[1], b, 1, b, 0, false);
+	tdesc(lc, w, 2, n->out[0], c, b, c, 0, true);
+	w->ispace[1] = (uint32_t)b;
+	w->n_args = 1;
+	w->args[0] = nll_ignore(n);
 	return HLRT_SUCCESS;
 }
 

@@ -1,8 +1,10 @@
 """BF16 autocast on the hpu: torch.autocast(device_type="hpu") is refused
 by PyTorch 1.13, so the bridge has its own. Inside autocast() the device's
 matrix products (mm, addmm: linear) take BF16 inputs with FP32
-accumulation and output (the runtime compiler's autocast); everything else
-stays FP32."""
+accumulation and output (cast nodes before libhlrt's gemm_bf16);
+everything else stays FP32. Habana's overrides apply: LOWER_LIST names a
+file of the ops to lower (replacing the default list), FP32_LIST one of
+ops to keep in FP32, one aten op name a line."""
 import contextlib
 
 import torch
