@@ -1159,7 +1159,11 @@ START_TEST(pad2d_pads_and_crops)
 					}
 		free_args(x, 1);
 		free_args(y, 1);
+	}
+}
+END_TEST
 
+/*
  * log_softmax_fwd/bwd_f32 against the same binary32 operations in the
  * kernels' order (within 2 ulp: expf/logf), nll_loss_fwd/bwd_f32 exactly,
  * with an ignored label; div_f32 bit for bit, broadcasting.

@@ -32,6 +32,21 @@ hlrt_status hlrt_lower_new_work(struct lower_ctx *lc, enum hlrt_engine engine, s
 	return HLRT_SUCCESS;
 }
 
+hlrt_status hlrt_lower_tpc_work(struct lower_ctx *lc, const char *kernel, struct rwork **out)
+{
+	struct rwork *w;
+	hlrt_status st = hlrt_lower_new_work(lc, ENG_TPC, &w);
+
+	if (st)
+		return st;
+	st = hlrt_lower_kernel(lc->cs->r, kernel, &w->kernel);
+	if (st)
+		return st;
+	w->ispace[0] = w->ispace[1] = w->ispace[2] = w->ispace[3] = w->ispace[4] = 1;
+	*out = w;
+	return HLRT_SUCCESS;
+}
+
 struct raddr hlrt_lower_addr(struct lower_ctx *lc, const struct hlrt_tensor *t, uint64_t offset)
 {
 	uint64_t voff;

@@ -25,21 +25,6 @@ static uint32_t f32_bits(float f)
 	return u;
 }
 
-static hlrt_status tpc_work(struct lower_ctx *lc, const char *kernel, struct rwork **out)
-{
-	struct rwork *w;
-	hlrt_status st = hlrt_lower_new_work(lc, ENG_TPC, &w);
-
-	if (st)
-		return st;
-	st = hlrt_lower_kernel(lc->cs->r, kernel, &w->kernel);
-	if (st)
-		return st;
-	w->ispace[0] = w->ispace[1] = w->ispace[2] = w->ispace[3] = w->ispace[4] = 1;
-	*out = w;
-	return HLRT_SUCCESS;
-}
-
 /*
  * Descriptor slot of w: tensor t seen as a matrix of rows x cols
  * (cols contiguous); row_stride 0 repeats one row (a broadcast).
@@ -96,7 +81,7 @@ hlrt_status hlrt_lower_binary(struct lower_ctx *lc, const struct cnode *cn)
 	uint64_t st[HLRT_MAX_IN + HLRT_MAX_OUT][HLRT_MAX_DIMS], size[HLRT_MAX_DIMS];
 	uint32_t n_op = n->n_in + n->n_out, nd = shape->ndims, d, k, i;
 	struct rwork *w;
-	hlrt_status st_ = tpc_work(lc, kernel_of(n->guid), &w);
+	hlrt_status st_ = hlrt_lower_tpc_work(lc, kernel_of(n->guid), &w);
 
 	if (st_)
 		return st_;
@@ -147,7 +132,7 @@ static hlrt_status unary(struct lower_ctx *lc, const struct cnode *cn, const cha
 	const struct hlrt_node *n = cn->node;
 	uint64_t e = hlrt_elems(n->in[0]->ndims, n->in[0]->dims);
 	struct rwork *w;
-	hlrt_status st = tpc_work(lc, kernel, &w);
+	hlrt_status st = hlrt_lower_tpc_work(lc, kernel, &w);
 
 	if (st)
 		return st;
@@ -183,7 +168,7 @@ static hlrt_status reduce_cols(struct lower_ctx *lc, const hlrt_tensor *x, const
 			       uint64_t rows, uint64_t cols, bool i32, struct rwork **out)
 {
 	struct rwork *w;
-	hlrt_status st = tpc_work(lc, i32 ? "reduce_cols_i32" : "reduce_cols_f32", &w);
+	hlrt_status st = hlrt_lower_tpc_work(lc, i32 ? "reduce_cols_i32" : "reduce_cols_f32", &w);
 
 	if (st)
 		return st;
@@ -199,7 +184,7 @@ static hlrt_status reduce_rows(struct lower_ctx *lc, const hlrt_tensor *x, const
 			       uint64_t rows, uint64_t cols, bool i32, float alpha)
 {
 	struct rwork *w;
-	hlrt_status st = tpc_work(lc, i32 ? "reduce_rows_i32" : "reduce_rows_f32", &w);
+	hlrt_status st = hlrt_lower_tpc_work(lc, i32 ? "reduce_rows_i32" : "reduce_rows_f32", &w);
 
 	if (st)
 		return st;
@@ -233,7 +218,7 @@ hlrt_status hlrt_lower_reduce(struct lower_ctx *lc, const struct cnode *cn)
 	if (st || !mean)
 		return st;
 	/* the mean over the first axis: scale the sums in place */
-	st = tpc_work(lc, "scale_f32", &w);
+	st = hlrt_lower_tpc_work(lc, "scale_f32", &w);
 	if (st)
 		return st;
 	tdesc(lc, w, 0, y, total / x->dims[0], 1, 0, 0, false);
@@ -252,7 +237,7 @@ hlrt_status hlrt_lower_broadcast(struct lower_ctx *lc, const struct cnode *cn)
 	uint64_t e = hlrt_elems(n->in[0]->ndims, n->in[0]->dims), cols, rows;
 	uint64_t xs[2], xt[2], ys[2], yt[2];
 	struct rwork *w;
-	hlrt_status st = tpc_work(lc, "scale_f32", &w);
+	hlrt_status st = hlrt_lower_tpc_work(lc, "scale_f32", &w);
 
 	if (st)
 		return st;
@@ -286,7 +271,7 @@ hlrt_status hlrt_lower_softmax(struct lower_ctx *lc, const struct cnode *cn)
 	const struct hlrt_node *n = cn->node;
 	uint64_t c = last_dim(n->in[0]), rows = lead_rows(n->in[0]);
 	struct rwork *w;
-	hlrt_status st = tpc_work(lc, kernel_of(n->guid), &w);
+	hlrt_status st = hlrt_lower_tpc_work(lc, kernel_of(n->guid), &w);
 
 	if (st)
 		return st;
@@ -302,7 +287,7 @@ hlrt_status hlrt_lower_log_softmax_bwd(struct lower_ctx *lc, const struct cnode 
 	const struct hlrt_node *n = cn->node;
 	uint64_t c = last_dim(n->in[0]), rows = lead_rows(n->in[0]);
 	struct rwork *w;
-	hlrt_status st = tpc_work(lc, "log_softmax_bwd_f32", &w);
+	hlrt_status st = hlrt_lower_tpc_work(lc, "log_softmax_bwd_f32", &w);
 
 	if (st)
 		return st;
@@ -325,7 +310,7 @@ hlrt_status hlrt_lower_nll_fwd(struct lower_ctx *lc, const struct cnode *cn)
 	const struct hlrt_node *n = cn->node;
 	uint64_t b = n->in[0]->dims[0], c = n->in[0]->dims[1];
 	struct rwork *w;
-	hlrt_status st = tpc_work(lc, "nll_loss_fwd_f32", &w);
+	hlrt_status st = hlrt_lower_tpc_work(lc, "nll_loss_fwd_f32", &w);
 
 	if (st)
 		return st;
@@ -344,7 +329,7 @@ hlrt_status hlrt_lower_nll_bwd(struct lower_ctx *lc, const struct cnode *cn)
 	const struct hlrt_node *n = cn->node;
 	uint64_t b = n->out[0]->dims[0], c = n->out[0]->dims[1];
 	struct rwork *w;
-	hlrt_status st = tpc_work(lc, "nll_loss_bwd_f32", &w);
+	hlrt_status st = hlrt_lower_tpc_work(lc, "nll_loss_bwd_f32", &w);
 
 	if (st)
 		return st;
@@ -370,7 +355,7 @@ hlrt_status hlrt_lower_sce_fwd(struct lower_ctx *lc, const struct cnode *cn)
 	const struct hlrt_node *n = cn->node;
 	uint64_t b = n->in[0]->dims[0], c = n->in[0]->dims[1];
 	struct rwork *w;
-	hlrt_status st = tpc_work(lc, "sce_fwd_f32", &w);
+	hlrt_status st = hlrt_lower_tpc_work(lc, "sce_fwd_f32", &w);
 
 	if (st)
 		return st;
@@ -387,7 +372,7 @@ hlrt_status hlrt_lower_sce_bwd(struct lower_ctx *lc, const struct cnode *cn)
 	const struct hlrt_node *n = cn->node;
 	uint64_t b = n->in[0]->dims[0], c = n->in[0]->dims[1];
 	struct rwork *w;
-	hlrt_status st = tpc_work(lc, "sce_bwd_f32", &w);
+	hlrt_status st = hlrt_lower_tpc_work(lc, "sce_bwd_f32", &w);
 
 	if (st)
 		return st;
@@ -407,7 +392,7 @@ hlrt_status hlrt_lower_argmax(struct lower_ctx *lc, const struct cnode *cn)
 	uint64_t b = n->in[0]->dims[0], c = n->in[0]->dims[1];
 	bool i64 = n->out[0]->dtype == HLRT_INT64;
 	struct rwork *w;
-	hlrt_status st = tpc_work(lc, i64 ? "argmax_i64" : "argmax_f32", &w);
+	hlrt_status st = hlrt_lower_tpc_work(lc, i64 ? "argmax_i64" : "argmax_f32", &w);
 
 	if (st)
 		return st;
@@ -424,7 +409,7 @@ hlrt_status hlrt_lower_gather(struct lower_ctx *lc, const struct cnode *cn)
 	const hlrt_tensor *src = n->in[0], *dst = n->out[0];
 	uint64_t row = hlrt_elems(src->ndims - 1, src->dims + 1);
 	struct rwork *w;
-	hlrt_status st = tpc_work(lc, n->guid, &w);
+	hlrt_status st = hlrt_lower_tpc_work(lc, n->guid, &w);
 
 	if (st)
 		return st;
@@ -449,7 +434,7 @@ hlrt_status hlrt_lower_sgd(struct lower_ctx *lc, const struct cnode *cn)
 		return hlrt_fail(HLRT_INVALID_ARGUMENT,
 				 "%s: the optimizer updates in place: outputs must be the "
 				 "weights (and momentum) inputs", n->guid);
-	st = tpc_work(lc, mom ? "sgd_momentum_f32" : "sgd_f32", &w);
+	st = hlrt_lower_tpc_work(lc, mom ? "sgd_momentum_f32" : "sgd_f32", &w);
 	if (st)
 		return st;
 	tdesc(lc, w, 0, n->in[0], e, 1, e, 0, false);
@@ -482,7 +467,7 @@ hlrt_status hlrt_lower_opt_state(struct lower_ctx *lc, const struct cnode *cn)
 			return hlrt_fail(HLRT_INVALID_ARGUMENT,
 					 "%s: the optimizer updates in place: outputs must be the "
 					 "weights and state inputs", n->guid);
-	st = tpc_work(lc, adam ? "adamw_f32" : "adagrad_f32", &w);
+	st = hlrt_lower_tpc_work(lc, adam ? "adamw_f32" : "adagrad_f32", &w);
 	if (st)
 		return st;
 	tdesc(lc, w, 0, n->in[0], e, 1, e, 0, false);
@@ -726,7 +711,7 @@ hlrt_status hlrt_lower_transpose(struct lower_ctx *lc, const struct cnode *cn)
 	uint64_t xstride[HLRT_MAX_DIMS], size[5], sx[5], sy[5], acc = 1;
 	uint32_t nd = x->ndims, d;
 	struct rwork *w;
-	hlrt_status st = tpc_work(lc, hlrt_op_dtype(n) == HLRT_BF16 ? "transpose_bf16" :
+	hlrt_status st = hlrt_lower_tpc_work(lc, hlrt_op_dtype(n) == HLRT_BF16 ? "transpose_bf16" :
 								  "transpose_f32", &w);
 
 	if (st)

@@ -16,6 +16,8 @@ struct lower_ctx {
 
 /* Append a work for the node being lowered; *w is zeroed, engine set. */
 hlrt_status hlrt_lower_new_work(struct lower_ctx *lc, enum hlrt_engine engine, struct rwork **w);
+/* Append a TPC work running kernel over a one-member index space. */
+hlrt_status hlrt_lower_tpc_work(struct lower_ctx *lc, const char *kernel, struct rwork **w);
 /* Descriptor slot of a TPC work: t seen with nd sizes and strides (elements). */
 void hlrt_lower_tdesc(struct lower_ctx *lc, struct rwork *w, uint32_t slot, const hlrt_tensor *t,
 		 const uint64_t *size, const uint64_t *stride, uint32_t nd, uint32_t pad,

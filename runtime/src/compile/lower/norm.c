@@ -39,21 +39,6 @@ static hlrt_status want_f32(const struct hlrt_node *n, uint32_t i)
 	return HLRT_SUCCESS;
 }
 
-static hlrt_status tpc_work(struct lower_ctx *lc, const char *kernel, struct rwork **out)
-{
-	struct rwork *w;
-	hlrt_status st = hlrt_lower_new_work(lc, ENG_TPC, &w);
-
-	if (st)
-		return st;
-	st = hlrt_lower_kernel(lc->cs->r, kernel, &w->kernel);
-	if (st)
-		return st;
-	w->ispace[0] = w->ispace[1] = w->ispace[2] = w->ispace[3] = w->ispace[4] = 1;
-	*out = w;
-	return HLRT_SUCCESS;
-}
-
 /* Slot of w: t as {cols, rows}, rows contiguous. */
 static void tdesc(struct lower_ctx *lc, struct rwork *w, uint32_t slot, const hlrt_tensor *t,
 		  uint64_t cols, uint64_t rows, bool write)
@@ -102,7 +87,7 @@ hlrt_status hlrt_lower_dropout(struct lower_ctx *lc, const struct cnode *cn)
 	const struct hlrt_dropout_params *p = dropout_params(n);
 	uint64_t e = elems(n->in[0]);
 	struct rwork *w;
-	hlrt_status st = tpc_work(lc, "dropout_f32", &w);
+	hlrt_status st = hlrt_lower_tpc_work(lc, "dropout_f32", &w);
 
 	if (st)
 		return st;
@@ -239,7 +224,7 @@ hlrt_status hlrt_lower_batchnorm_fwd(struct lower_ctx *lc, const struct cnode *c
 		return hlrt_fail(HLRT_INVALID_ARGUMENT,
 				 "%s: in training the moving statistics update in place: outputs 3 "
 				 "and 4 must be inputs 3 and 4", n->guid);
-	st = tpc_work(lc, "batchnorm_fwd_f32", &w);
+	st = hlrt_lower_tpc_work(lc, "batchnorm_fwd_f32", &w);
 	if (st)
 		return st;
 	tdesc(lc, w, 0, n->in[0], c, r, false);
@@ -270,7 +255,7 @@ hlrt_status hlrt_lower_batchnorm_bwd(struct lower_ctx *lc, const struct cnode *c
 	hlrt_status st = bn_geometry(n, n->in[1], &r, &c);
 
 	if (!st)
-		st = tpc_work(lc, "batchnorm_bwd_f32", &w);
+		st = hlrt_lower_tpc_work(lc, "batchnorm_bwd_f32", &w);
 	if (st)
 		return st;
 	tdesc(lc, w, 0, n->in[0], c, r, false);
