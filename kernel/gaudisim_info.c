@@ -58,6 +58,7 @@ union gaudisim_info_buf {
 	struct gaudisim_info_open_stats open;
 	struct gaudisim_info_driver_version version;
 	struct gaudisim_info_sync_manager sync;
+	struct gaudisim_info_last_err_open_dev_time open_dev;
 	struct gaudisim_info_cs_timeout_event cs_timeout;
 	struct gaudisim_info_razwi_event razwi;
 	struct gaudisim_info_undefined_opcode_event undef;
@@ -577,6 +578,10 @@ static u32 gaudisim_info_captured(struct gaudisim_device *gdev, struct gaudisim_
 
 	spin_lock(&gdev->err_lock);
 	switch (op) {
+	case GAUDISIM_INFO_LAST_ERR_OPEN_DEV_TIME:
+		buf->open_dev.timestamp = err->open_dev_time;
+		size = sizeof(buf->open_dev);
+		break;
 	case GAUDISIM_INFO_CS_TIMEOUT_EVENT:
 		buf->cs_timeout = err->cs_timeout;
 		size = sizeof(buf->cs_timeout);
@@ -667,6 +672,7 @@ static int gaudisim_info_sw_op(struct gaudisim_device *gdev, struct gaudisim_ctx
 		gaudisim_info_open(gdev, &buf->open);
 		*size = sizeof(buf->open);
 		return 0;
+	case GAUDISIM_INFO_LAST_ERR_OPEN_DEV_TIME:
 	case GAUDISIM_INFO_CS_TIMEOUT_EVENT:
 	case GAUDISIM_INFO_RAZWI_EVENT:
 	case GAUDISIM_INFO_UNDEFINED_OPCODE_EVENT:
@@ -674,7 +680,8 @@ static int gaudisim_info_sw_op(struct gaudisim_device *gdev, struct gaudisim_ctx
 		*size = gaudisim_info_captured(gdev, ctx, args->op, buf);
 		return 0;
 	case GAUDISIM_INFO_DEV_MEM_ALLOC_PAGE_SIZES:
-		buf->page_sizes.page_order_bitmask = GAUDISIM_DRAM_PAGE_SIZE;
+		/* As habanalabs on Gaudi: one HBM page size, no choice offered. */
+		buf->page_sizes.page_order_bitmask = 0;
 		*size = sizeof(buf->page_sizes);
 		return 0;
 	case GAUDISIM_INFO_REGISTER_EVENTFD:
