@@ -436,20 +436,22 @@ static void gaudisim_info_throttle(struct gaudisim_device *gdev,
 	spin_unlock(&gdev->err_lock);
 }
 
+/* The device's clock model answers for every PLL, in habanalabs' order. */
 static int gaudisim_info_pll(struct gaudisim_device *gdev, u32 index,
 			     struct gaudisim_pll_frequency_info *pll)
 {
-	u32 i, mhz;
+	u32 i;
 
+	BUILD_BUG_ON(GAUDISIM_TEL_NUM_PLLS != GAUDISIM_PLL_MAX);
+	BUILD_BUG_ON(GAUDISIM_TEL_PLL_OUTPUTS != GAUDISIM_PLL_NUM_OUTPUTS);
+	BUILD_BUG_ON(GAUDISIM_TEL_PLL_MME != GAUDISIM_MME_PLL);
 	if (index >= GAUDISIM_PLL_MAX) {
 		gaudisim_dbg(gdev, "no PLL %u\n", index);
 		return -EINVAL;
 	}
-	if (index != GAUDISIM_MME_PLL && index != GAUDISIM_TPC_PLL)
-		return -EOPNOTSUPP;
-	mhz = gaudisim_tel(gdev, GAUDISIM_TEL_CLOCK_MHZ);
 	for (i = 0; i < GAUDISIM_PLL_NUM_OUTPUTS; i++)
-		pll->output[i] = min_t(u32, mhz, U16_MAX);
+		pll->output[i] = min_t(u32, gaudisim_tel(gdev, GAUDISIM_TEL_PLL_MHZ(index, i)),
+				       U16_MAX);
 	return 0;
 }
 
@@ -710,7 +712,7 @@ static int gaudisim_info_sw_op(struct gaudisim_device *gdev, struct gaudisim_ctx
  * @args: the request; ENGINE_STATUS writes user_buffer_actual_size back
  *
  * Return: 0, -EINVAL for a bad request, -EOPNOTSUPP for a notifier op on
- * the control node or a PLL the device does not model, -EFAULT, -EINTR,
+ * the control node, -EFAULT, -EINTR,
  * -ENODEV after removal.
  */
 int gaudisim_info_query(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,

@@ -15,6 +15,7 @@
 #include <hw/gaudisim_hw_telemetry.h>
 
 #include "common.h"
+#include "sysfs_util.h"
 
 #define SENTINEL 0xa5
 
@@ -349,6 +350,7 @@ START_TEST(clock_rate_within_its_cap)
 	uint32_t cur = 0, max = 0;
 	struct hlthunk_pll_frequency_info pll;
 	int fd = _i ? open_control_ok() : dev_fd, o;
+	uint32_t p;
 
 	ck_assert_int_eq(hlthunk_get_clk_rate(fd, &cur, &max), 0);
 	ck_assert_uint_gt(cur, 0);
@@ -360,8 +362,15 @@ START_TEST(clock_rate_within_its_cap)
 		ck_assert_uint_gt(pll.output[o], 0);
 		ck_assert_uint_le(pll.output[o], max);
 	}
-	ck_assert_int_eq(hlthunk_get_pll_frequency(fd, GAUDISIM_TPC_PLL, &pll), 0);
-	ck_assert_int_eq(hlthunk_get_pll_frequency(fd, GAUDISIM_CPU_PLL, &pll), -EOPNOTSUPP);
+	/* Every PLL of habanalabs' Gaudi list answers, all outputs alike. */
+	for (p = 0; p < GAUDISIM_PLL_MAX; p++) {
+		ck_assert_int_eq(hlthunk_get_pll_frequency(fd, p, &pll), 0);
+		for (o = 0; o < GAUDISIM_PLL_NUM_OUTPUTS; o++) {
+			ck_assert_uint_gt(pll.output[o], 0);
+			ck_assert_uint_le(pll.output[o], GAUDISIM_TEL_CLOCK_LIMIT_MHZ);
+			ck_assert_uint_eq(pll.output[o], pll.output[0]);
+		}
+	}
 	ck_assert_int_eq(hlthunk_get_pll_frequency(fd, GAUDISIM_PLL_MAX, &pll), -EINVAL);
 	ck_assert_int_eq(hlthunk_get_pll_frequency(fd, 0xffffffffu, &pll), -EINVAL);
 }
@@ -374,6 +383,46 @@ static uint64_t monotonic_raw_ns(void)
 	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
+
+static uint16_t pll_ok(uint32_t index)
+{
+	struct hlthunk_pll_frequency_info pll;
+
+	ck_assert_int_eq(hlthunk_get_pll_frequency(dev_fd, index, &pll), 0);
+	return pll.output[0];
+}
+
+/* Engine PLLs follow the engine clock's limit; the board's fixed ones do not. */
+START_TEST(plls_follow_the_clock_model)
+{
+	char limit[PATH_LEN];
+	uint16_t cpu = pll_ok(GAUDISIM_CPU_PLL), hbm = pll_ok(GAUDISIM_HBM_PLL);
+	uint16_t dma = pll_ok(GAUDISIM_DMA_PLL);
+	uint32_t cur = 0, max = 0;
+	long long def;
+	int o;
+
+	dev_attr_path(limit, sizeof(limit), "clk_max_freq_mhz");
+	def = read_number_ok(limit);
+	ck_assert_int_eq(def, GAUDISIM_TEL_CLOCK_LIMIT_MHZ);
+	ck_assert_uint_eq(pll_ok(GAUDISIM_MME_PLL), GAUDISIM_TEL_CLOCK_LIMIT_MHZ);
+	write_number_ok(limit, GAUDISIM_TEL_CLOCK_LIMIT_MHZ / 2);
+	/* An idle device runs at its limit at once. */
+	ck_assert_int_eq(hlthunk_get_clk_rate(dev_fd, &cur, &max), 0);
+	ck_assert_uint_eq(cur, GAUDISIM_TEL_CLOCK_LIMIT_MHZ / 2);
+	ck_assert_uint_eq(pll_ok(GAUDISIM_MME_PLL), cur);
+	ck_assert_uint_eq(pll_ok(GAUDISIM_TPC_PLL), cur);
+	ck_assert_uint_eq(pll_ok(GAUDISIM_DMA_PLL), (dma + 1) / 2);
+	ck_assert_uint_eq(pll_ok(GAUDISIM_CPU_PLL), cpu);
+	ck_assert_uint_eq(pll_ok(GAUDISIM_HBM_PLL), hbm);
+	/* Back at the full limit the clock climbs 50 MHz per 1 ms tick. */
+	write_number_ok(limit, def);
+	for (o = 0; o < 200 && pll_ok(GAUDISIM_DMA_PLL) != dma; o++)
+		sleep_ms(10);
+	ck_assert_uint_eq(pll_ok(GAUDISIM_DMA_PLL), dma);
+	ck_assert_uint_eq(pll_ok(GAUDISIM_MME_PLL), GAUDISIM_TEL_CLOCK_LIMIT_MHZ);
+}
+END_TEST
 
 START_TEST(time_sync_moves_with_host_time)
 {
@@ -759,6 +808,7 @@ static Suite *info_suite(void)
 
 	tcase_add_loop_test(telemetry, utilization_checks_its_period, 0, 2);
 	tcase_add_loop_test(telemetry, clock_rate_within_its_cap, 0, 2);
+	tcase_add_test(telemetry, plls_follow_the_clock_model);
 	tcase_add_test(telemetry, time_sync_moves_with_host_time);
 	tcase_add_test(telemetry, energy_grows_and_power_is_drawn);
 	tcase_add_test(telemetry, throttle_and_reset_facts);

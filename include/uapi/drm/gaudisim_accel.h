@@ -462,9 +462,9 @@ enum gaudisim_pll_index {
 };
 
 /*
- * PLL_FREQUENCY: MHz of each PLL output. The device models one engine
- * clock, which drives the MME and TPC PLLs (all four outputs); the other
- * PLLs answer EOPNOTSUPP.
+ * PLL_FREQUENCY: MHz of each PLL output, from the device's clock model: the
+ * MME and TPC PLLs are the engine clock, the DMA and NIC PLLs scale with
+ * it, the others are fixed (docs/telemetry.md).
  */
 struct gaudisim_pll_frequency_info {
 	__u16 output[GAUDISIM_PLL_NUM_OUTPUTS];
