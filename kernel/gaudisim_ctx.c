@@ -196,6 +196,8 @@ int gaudisim_open(struct drm_device *drm, struct drm_file *file)
 	gdev->num_ctxs++;
 	gaudisim_notifier_ctx_init(gdev, ctx);
 	gdev->open_counter++;
+	/* Read under err_lock when an error is captured (LAST_ERR_OPEN_DEV_TIME). */
+	WRITE_ONCE(gdev->last_open_ns, ktime_get_ns());
 	if (gdev->num_ctxs == 1)
 		gdev->open_time = ktime_get();
 	file->driver_priv = ctx;

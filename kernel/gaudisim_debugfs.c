@@ -12,6 +12,11 @@
  *   mmu                write a device VA, read its walk to the bus address
  *   state_dump         device, queue, event-queue and telemetry state
  *   events             the most recent event-queue entries (no heartbeats)
+ *   clk_gate           habanalabs' clock-gating mask: the model gates no
+ *                      engine clock, so it reads 0 and only 0 may be written
+ * The accel core names the folder after the PCI device; a link named after
+ * the accel minor index (accel/<index>/, where habanalabs' user space looks)
+ * points at it.
  *
  * Locking: the context is pinned with a reference taken under open_lock;
  * CSs are listed under ctx->cs_lock and CBs under the xarray lock
@@ -31,6 +36,7 @@
 #include <linux/uaccess.h>
 
 #include <drm/drm_drv.h>
+#include <drm/drm_file.h>
 #include <drm/drm_managed.h>
 
 #include <hw/gaudisim_hw_mmu.h>
@@ -62,7 +68,7 @@ struct gaudisim_debugfs {
 
 static const char *const gaudisim_dbg_files[] = {
 	"addr", "data32", "data64", "engines", "command_submission",
-	"command_buffers", "userptr", "mmu", "state_dump", "events",
+	"command_buffers", "userptr", "mmu", "state_dump", "events", "clk_gate",
 };
 
 /* ---- Register and HBM peek/poke -------------------------------------------- */
@@ -148,6 +154,24 @@ DEFINE_DEBUGFS_ATTRIBUTE(gaudisim_dbg_data32_fops, gaudisim_dbg_data32_get, gaud
 			 "0x%08llx\n");
 DEFINE_DEBUGFS_ATTRIBUTE(gaudisim_dbg_data64_fops, gaudisim_dbg_data64_get, gaudisim_dbg_data64_set,
 			 "0x%016llx\n");
+
+/*
+ * clk_gate: the engines whose clocks habanalabs may gate when idle. The
+ * model has no clock gating: the mask is 0 and enabling it is refused.
+ */
+static int gaudisim_dbg_clk_gate_get(void *data, u64 *val)
+{
+	*val = 0;
+	return 0;
+}
+
+static int gaudisim_dbg_clk_gate_set(void *data, u64 val)
+{
+	return val ? -EOPNOTSUPP : 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(gaudisim_dbg_clk_gate_fops, gaudisim_dbg_clk_gate_get,
+			 gaudisim_dbg_clk_gate_set, "0x%llx\n");
 
 /* ---- Engines --------------------------------------------------------------- */
 
@@ -492,6 +516,21 @@ DEFINE_SHOW_ATTRIBUTE(gaudisim_dbg_events);
 
 /* ---- Setup ----------------------------------------------------------------- */
 
+/* accel/<minor index> -> accel/<drm unique, the PCI name>: add or remove the link. */
+static void gaudisim_debugfs_index_link(struct gaudisim_device *gdev, struct dentry *root,
+					bool add)
+{
+	char name[16];
+
+	if (!gdev->drm.accel || !gdev->drm.unique || !root->d_parent)
+		return;
+	snprintf(name, sizeof(name), "%d", gdev->drm.accel->index);
+	if (add)
+		debugfs_create_symlink(name, root->d_parent, gdev->drm.unique);
+	else
+		debugfs_lookup_and_remove(name, root->d_parent);
+}
+
 int gaudisim_debugfs_init(struct gaudisim_device *gdev)
 {
 	struct dentry *root = gdev->drm.debugfs_root;
@@ -516,6 +555,8 @@ int gaudisim_debugfs_init(struct gaudisim_device *gdev)
 	debugfs_create_file("mmu", 0600, root, dbg, &gaudisim_dbg_mmu_fops);
 	debugfs_create_file("state_dump", 0400, root, dbg, &gaudisim_dbg_state_fops);
 	debugfs_create_file("events", 0400, root, dbg, &gaudisim_dbg_events_fops);
+	debugfs_create_file_unsafe("clk_gate", 0600, root, dbg, &gaudisim_dbg_clk_gate_fops);
+	gaudisim_debugfs_index_link(gdev, root, true);
 	return 0;
 }
 
@@ -527,6 +568,7 @@ void gaudisim_debugfs_fini(struct gaudisim_device *gdev)
 
 	if (IS_ERR_OR_NULL(root))
 		return;
+	gaudisim_debugfs_index_link(gdev, root, false);
 	for (i = 0; i < ARRAY_SIZE(gaudisim_dbg_files); i++)
 		debugfs_lookup_and_remove(gaudisim_dbg_files[i], root);
 }

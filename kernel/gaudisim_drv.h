@@ -65,6 +65,7 @@ struct gaudisim_cs_counters {
  * under gaudisim_device.err_lock. A timestamp of 0 means none since load.
  */
 struct gaudisim_captured_errors {
+	s64 open_dev_time;	/* LAST_ERR_OPEN_DEV_TIME, ns */
 	struct gaudisim_info_cs_timeout_event cs_timeout;
 	struct gaudisim_info_razwi_event razwi;
 	struct gaudisim_info_undefined_opcode_event undef_opcode;
@@ -100,6 +101,7 @@ struct gaudisim_captured_errors {
  * @num_ctxs: entries of @ctxs in use
  * @open_counter: successful compute opens since load
  * @open_time: when the current compute user opened the device
+ * @last_open_ns: when the last successful compute open happened (ktime ns)
  * @last_open_period_ms: how long the previous compute user held it
  * @hbm_lock: see below
  * @hbm_mm: allocator of user HBM
@@ -165,6 +167,7 @@ struct gaudisim_device {
 	struct gaudisim_ctx *debug_ctx;
 	u64 open_counter;
 	ktime_t open_time;
+	s64 last_open_ns;
 	u64 last_open_period_ms;
 
 	/* Protects @hbm_mm and @hbm_used. Nests inside ctx->mem_lock. */

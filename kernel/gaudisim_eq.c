@@ -128,6 +128,7 @@ static void gaudisim_eq_capture(struct gaudisim_device *gdev, u32 type,
 	spin_lock(&gdev->err_lock);
 	switch (type) {
 	case GAUDISIM_EQ_EVENT_QMAN_ERR:
+		err->open_dev_time = READ_ONCE(gdev->last_open_ns);
 		memset(&err->undef_opcode, 0, sizeof(err->undef_opcode));
 		err->undef_opcode.timestamp = now;
 		err->undef_opcode.cq_addr = addr + le32_to_cpu(e->data[0]);
@@ -146,6 +147,7 @@ static void gaudisim_eq_capture(struct gaudisim_device *gdev, u32 type,
 		events = GAUDISIM_NOTIFIER_EVENT_PAGE_FAULT;
 		fallthrough;
 	case GAUDISIM_EQ_EVENT_DMA_ERR:
+		err->open_dev_time = READ_ONCE(gdev->last_open_ns);
 		memset(&err->razwi, 0, sizeof(err->razwi));
 		err->razwi.timestamp = now;
 		err->razwi.addr = addr;
@@ -173,6 +175,7 @@ static void gaudisim_eq_capture(struct gaudisim_device *gdev, u32 type,
 	if (asid) {
 		struct gaudisim_captured_errors *mine = &gdev->ctx_errors[asid];
 
+		mine->open_dev_time = err->open_dev_time;
 		if (type == GAUDISIM_EQ_EVENT_QMAN_ERR) {
 			mine->undef_opcode = err->undef_opcode;
 		} else {

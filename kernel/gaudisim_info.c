@@ -58,6 +58,7 @@ union gaudisim_info_buf {
 	struct gaudisim_info_open_stats open;
 	struct gaudisim_info_driver_version version;
 	struct gaudisim_info_sync_manager sync;
+	struct gaudisim_info_last_err_open_dev_time open_dev;
 	struct gaudisim_info_cs_timeout_event cs_timeout;
 	struct gaudisim_info_razwi_event razwi;
 	struct gaudisim_info_undefined_opcode_event undef;
@@ -435,20 +436,22 @@ static void gaudisim_info_throttle(struct gaudisim_device *gdev,
 	spin_unlock(&gdev->err_lock);
 }
 
+/* The device's clock model answers for every PLL, in habanalabs' order. */
 static int gaudisim_info_pll(struct gaudisim_device *gdev, u32 index,
 			     struct gaudisim_pll_frequency_info *pll)
 {
-	u32 i, mhz;
+	u32 i;
 
+	BUILD_BUG_ON(GAUDISIM_TEL_NUM_PLLS != GAUDISIM_PLL_MAX);
+	BUILD_BUG_ON(GAUDISIM_TEL_PLL_OUTPUTS != GAUDISIM_PLL_NUM_OUTPUTS);
+	BUILD_BUG_ON(GAUDISIM_TEL_PLL_MME != GAUDISIM_MME_PLL);
 	if (index >= GAUDISIM_PLL_MAX) {
 		gaudisim_dbg(gdev, "no PLL %u\n", index);
 		return -EINVAL;
 	}
-	if (index != GAUDISIM_MME_PLL && index != GAUDISIM_TPC_PLL)
-		return -EOPNOTSUPP;
-	mhz = gaudisim_tel(gdev, GAUDISIM_TEL_CLOCK_MHZ);
 	for (i = 0; i < GAUDISIM_PLL_NUM_OUTPUTS; i++)
-		pll->output[i] = min_t(u32, mhz, U16_MAX);
+		pll->output[i] = min_t(u32, gaudisim_tel(gdev, GAUDISIM_TEL_PLL_MHZ(index, i)),
+				       U16_MAX);
 	return 0;
 }
 
@@ -577,6 +580,10 @@ static u32 gaudisim_info_captured(struct gaudisim_device *gdev, struct gaudisim_
 
 	spin_lock(&gdev->err_lock);
 	switch (op) {
+	case GAUDISIM_INFO_LAST_ERR_OPEN_DEV_TIME:
+		buf->open_dev.timestamp = err->open_dev_time;
+		size = sizeof(buf->open_dev);
+		break;
 	case GAUDISIM_INFO_CS_TIMEOUT_EVENT:
 		buf->cs_timeout = err->cs_timeout;
 		size = sizeof(buf->cs_timeout);
@@ -667,6 +674,7 @@ static int gaudisim_info_sw_op(struct gaudisim_device *gdev, struct gaudisim_ctx
 		gaudisim_info_open(gdev, &buf->open);
 		*size = sizeof(buf->open);
 		return 0;
+	case GAUDISIM_INFO_LAST_ERR_OPEN_DEV_TIME:
 	case GAUDISIM_INFO_CS_TIMEOUT_EVENT:
 	case GAUDISIM_INFO_RAZWI_EVENT:
 	case GAUDISIM_INFO_UNDEFINED_OPCODE_EVENT:
@@ -674,7 +682,8 @@ static int gaudisim_info_sw_op(struct gaudisim_device *gdev, struct gaudisim_ctx
 		*size = gaudisim_info_captured(gdev, ctx, args->op, buf);
 		return 0;
 	case GAUDISIM_INFO_DEV_MEM_ALLOC_PAGE_SIZES:
-		buf->page_sizes.page_order_bitmask = GAUDISIM_DRAM_PAGE_SIZE;
+		/* As habanalabs on Gaudi: one HBM page size, no choice offered. */
+		buf->page_sizes.page_order_bitmask = 0;
 		*size = sizeof(buf->page_sizes);
 		return 0;
 	case GAUDISIM_INFO_REGISTER_EVENTFD:
@@ -703,7 +712,7 @@ static int gaudisim_info_sw_op(struct gaudisim_device *gdev, struct gaudisim_ctx
  * @args: the request; ENGINE_STATUS writes user_buffer_actual_size back
  *
  * Return: 0, -EINVAL for a bad request, -EOPNOTSUPP for a notifier op on
- * the control node or a PLL the device does not model, -EFAULT, -EINTR,
+ * the control node, -EFAULT, -EINTR,
  * -ENODEV after removal.
  */
 int gaudisim_info_query(struct gaudisim_device *gdev, struct gaudisim_ctx *ctx,

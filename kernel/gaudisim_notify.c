@@ -123,8 +123,11 @@ void gaudisim_capture_cs_timeout(struct gaudisim_device *gdev, u32 asid, u64 seq
 	spin_lock(&gdev->err_lock);
 	gdev->errors.cs_timeout.timestamp = ktime_get_ns();
 	gdev->errors.cs_timeout.seq = seq;
-	if (asid < GAUDISIM_MMU_NUM_ASIDS)
+	gdev->errors.open_dev_time = READ_ONCE(gdev->last_open_ns);
+	if (asid < GAUDISIM_MMU_NUM_ASIDS) {
 		gdev->ctx_errors[asid].cs_timeout = gdev->errors.cs_timeout;
+		gdev->ctx_errors[asid].open_dev_time = gdev->errors.open_dev_time;
+	}
 	spin_unlock(&gdev->err_lock);
 	gaudisim_notify(gdev, GAUDISIM_NOTIFIER_EVENT_CS_TIMEOUT);
 }

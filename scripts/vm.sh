@@ -3,17 +3,24 @@
 # qboot firmware, serial console, the device, and a host folder shared at
 # /mnt/host in the guest.
 #
-#   scripts/vm.sh run [-t SECONDS] [-s SHARE_DIR] [-n] -- COMMAND...
+#   scripts/vm.sh run [-t SECONDS] [-s SHARE_DIR] [-m MEM] [-H PAGES] [-n] -- COMMAND...
 #       Run COMMAND (a shell command line) in a fresh guest with the driver
 #       loaded; print its output; exit with its exit status (124 on timeout).
 #       -n: do not load the driver.
-#   scripts/vm.sh shell [-s SHARE_DIR]
+#   scripts/vm.sh shell [-s SHARE_DIR] [-m MEM] [-H PAGES]
 #       Interactive shell on the serial console; exit the shell to power off.
+#   -m MEM (--mem): guest RAM, QEMU's -m syntax (4096M, 8G); overrides
+#       GAUDISIM_VM_MEM.
+#   -H PAGES (--hugepages): 2 MiB huge pages the guest kernel reserves at
+#       boot (0: none); overrides GAUDISIM_VM_HUGEPAGES. Default: a sixteenth
+#       of the guest RAM (64 pages of a 2 GiB guest), for programs that map
+#       their DMA buffers with MAP_HUGETLB; hugetlbfs is at /dev/hugepages.
 #
 # Environment: GAUDISIM_ACCEL=kvm to use KVM (default tcg),
 # GAUDISIM_QEMU_ARGS for extra QEMU arguments (e.g. device properties:
 # GAUDISIM_DEVICE_ARGS=",hbm-size=8G", given to every device),
 # GAUDISIM_VM_MEM (default 2G, plus 256M per device past the first),
+# GAUDISIM_VM_HUGEPAGES (2 MiB huge pages, default a sixteenth of the RAM),
 # GAUDISIM_DEVICES=N (1..8, default 1): N devices on one gaudisim-fabric,
 # device i with module-id=i in a fixed PCI slot, so accel i is module i.
 # GAUDISIM_FABRIC_ARGS: extra properties of the fabric object (e.g. the
@@ -31,7 +38,7 @@ kver=$(cat "$build/guest-kernel/version")
 kernel=$build/guest-kernel/root/boot/vmlinuz-$kver
 initrd=$build/vm/initramfs.cpio
 
-usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 mode=${1:-}
 [ -n "$mode" ] || usage
@@ -39,10 +46,14 @@ shift
 timeout_s=600
 share=${GAUDISIM_SHARE:-$build/share}
 driver_arg=
+mem=${GAUDISIM_VM_MEM:-}
+hugepages=${GAUDISIM_VM_HUGEPAGES:-}
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-t) timeout_s=$2; shift 2 ;;
 	-s) share=$2; shift 2 ;;
+	-m|--mem) mem=$2; shift 2 ;;
+	-H|--hugepages) hugepages=$2; shift 2 ;;
 	-n) driver_arg=gsim.nodriver; shift ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
@@ -71,7 +82,26 @@ case "$ndev" in
 esac
 # HBM is sparse host memory touched on demand; the guest's RAM only holds
 # the page tables, DMA buffers and processes of each device's user.
-mem=${GAUDISIM_VM_MEM:-$((2048 + 256 * (ndev - 1)))M}
+[ -n "$mem" ] || mem=$((2048 + 256 * (ndev - 1)))M
+case "$mem" in
+*[0-9][Mm]) mem_mib=${mem%[Mm]} ;;
+*[0-9][Gg]) mem_mib=$((${mem%[Gg]} * 1024)) ;;
+*) mem_mib=x ;;
+esac
+case "$mem_mib" in
+'' | *[!0-9]*) echo "vm.sh: guest memory must be <N>M or <N>G, not '$mem'" >&2; exit 2 ;;
+esac
+[ "$mem_mib" -ge 512 ] || { echo "vm.sh: guest memory $mem is below 512M" >&2; exit 2; }
+# Huge pages for user buffers (MAP_HUGETLB), reserved by the guest kernel
+# at boot while memory is still unfragmented; at most half the RAM.
+[ -n "$hugepages" ] || hugepages=$((mem_mib / 16 / 2))
+case "$hugepages" in
+'' | *[!0-9]*) echo "vm.sh: huge pages must be a count, not '$hugepages'" >&2; exit 2 ;;
+esac
+if [ $((hugepages * 2)) -gt $((mem_mib / 2)) ]; then
+	echo "vm.sh: $hugepages huge pages ($((hugepages * 2))M) exceed half the guest memory ($mem)" >&2
+	exit 2
+fi
 
 # Devices in slots 0x10.. in module order: the PCI scan, and so the
 # driver's minor numbers, follow the module IDs. A QEMU whose device has
@@ -121,7 +151,8 @@ if [ "$rootfs" = debian ]; then
 fi
 # shellcheck disable=SC2206
 extra=(${GAUDISIM_QEMU_ARGS:-})
-cmdline="console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off ${GAUDISIM_KERNEL_ARGS:-} $driver_arg"
+# gsim.mem tells the guest the RAM it was given (tests compare MemTotal).
+cmdline="console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off hugepagesz=2M hugepages=$hugepages gsim.mem=${mem_mib}M ${GAUDISIM_KERNEL_ARGS:-} $driver_arg"
 
 case "$mode" in
 shell)

@@ -45,6 +45,28 @@
 #define GAUDISIM_TEL_CLOCK_MIN_MHZ	0x048	/* RO: floor of throttling */
 #define GAUDISIM_TEL_CLOCK_LIMIT_MHZ	2200u	/* Gaudi's MME PLL maximum */
 
+/*
+ * PLLs, in habanalabs' Gaudi order (its enum hl_gaudi_pll_index): output o
+ * (0..3) of PLL p reads its frequency in MHz (RO; the model gives all four
+ * outputs of a PLL one frequency). The PLLs of the modelled engines (DMA,
+ * NIC, MME, TPC) scale with CLOCK_MHZ as their work rates do, the MME and
+ * TPC PLLs being CLOCK_MHZ itself; the others are fixed clocks of the
+ * board. docs/telemetry.md lists the frequencies.
+ */
+#define GAUDISIM_TEL_PLL_CPU		0
+#define GAUDISIM_TEL_PLL_PCI		1
+#define GAUDISIM_TEL_PLL_SRAM		2
+#define GAUDISIM_TEL_PLL_HBM		3
+#define GAUDISIM_TEL_PLL_NIC		4
+#define GAUDISIM_TEL_PLL_DMA		5
+#define GAUDISIM_TEL_PLL_MESH		6
+#define GAUDISIM_TEL_PLL_MME		7
+#define GAUDISIM_TEL_PLL_TPC		8
+#define GAUDISIM_TEL_PLL_IF		9
+#define GAUDISIM_TEL_NUM_PLLS		10
+#define GAUDISIM_TEL_PLL_OUTPUTS	4
+#define GAUDISIM_TEL_PLL_MHZ(p, o)	(0x600 + 16 * (p) + 4 * (o))
+
 /* Why the clock is below CLOCK_MAX right now. */
 #define GAUDISIM_TEL_THROTTLE		0x050	/* RO: GAUDISIM_TEL_THROTTLE_* */
 #define GAUDISIM_TEL_THROTTLE_POWER	(1u << 0)

@@ -274,6 +274,7 @@ struct hlthunk_pll_frequency_info {
 
 /* Records of hlthunk_get_event_record(). */
 enum hlthunk_event_record_id {
+	HLTHUNK_OPEN_DEV = 0,		/* struct gaudisim_info_last_err_open_dev_time */
 	HLTHUNK_CS_TIMEOUT = 1,		/* struct gaudisim_info_cs_timeout_event */
 	HLTHUNK_RAZWI_EVENT = 2,	/* struct gaudisim_info_razwi_event */
 	HLTHUNK_UNDEFINED_OPCODE = 3,	/* struct gaudisim_info_undefined_opcode_event */

@@ -218,6 +218,9 @@ int hlthunk_get_event_record(int fd, enum hlthunk_event_record_id event_id, void
 	if (!buf)
 		return -EINVAL;
 	switch (event_id) {
+	case HLTHUNK_OPEN_DEV:
+		return hlthunk_get_info_op(fd, GAUDISIM_INFO_LAST_ERR_OPEN_DEV_TIME, buf,
+					sizeof(struct gaudisim_info_last_err_open_dev_time));
 	case HLTHUNK_CS_TIMEOUT:
 		return hlthunk_get_info_op(fd, GAUDISIM_INFO_CS_TIMEOUT_EVENT, buf,
 					sizeof(struct gaudisim_info_cs_timeout_event));

@@ -616,8 +616,25 @@ static bool counter64(const struct gsim_telemetry *t, uint32_t offset, uint64_t 
 	return false;
 }
 
+/* Frequency of PLL p: the engine PLLs scale with the engine clock. */
+static uint32_t pll_mhz(const struct gsim_telemetry *t, uint32_t p)
+{
+	static const uint32_t nominal[GAUDISIM_TEL_NUM_PLLS] = GSIM_TEL_PLL_NOMINAL_MHZ;
+
+	if (!(GSIM_TEL_PLL_ENGINE_MASK & (1u << p)))
+		return nominal[p];
+	return (uint32_t)(((uint64_t)nominal[p] * t->clock_mhz + GAUDISIM_TEL_CLOCK_LIMIT_MHZ / 2) /
+			  GAUDISIM_TEL_CLOCK_LIMIT_MHZ);
+}
+
 static bool reg32(const struct gsim_telemetry *t, uint32_t offset, uint32_t *v)
 {
+	if (offset >= GAUDISIM_TEL_PLL_MHZ(0, 0) &&
+	    offset < GAUDISIM_TEL_PLL_MHZ(GAUDISIM_TEL_NUM_PLLS, 0) && !(offset & 3)) {
+		*v = pll_mhz(t, (offset - GAUDISIM_TEL_PLL_MHZ(0, 0)) /
+				(GAUDISIM_TEL_PLL_MHZ(1, 0) - GAUDISIM_TEL_PLL_MHZ(0, 0)));
+		return true;
+	}
 	switch (offset) {
 	case GAUDISIM_TEL_POWER_MW:
 		*v = window_mw(t);

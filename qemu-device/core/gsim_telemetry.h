@@ -58,6 +58,19 @@
 #define GSIM_TEL_DYN_TPC_MW		18000u
 #define GSIM_TEL_DYN_NIC_MW		1000u		/* per port */
 
+/*
+ * PLL frequencies at GAUDISIM_TEL_CLOCK_LIMIT_MHZ (GAUDISIM_TEL_PLL_*
+ * order); those of the engine PLLs (DMA, NIC, MME, TPC) scale with the
+ * engine clock, the others are fixed.
+ */
+#define GSIM_TEL_PLL_NOMINAL_MHZ	{ 1000, 500, 1500, 1000, 1250, 1500, 1500, \
+					  GAUDISIM_TEL_CLOCK_LIMIT_MHZ, \
+					  GAUDISIM_TEL_CLOCK_LIMIT_MHZ, 1500 }
+#define GSIM_TEL_PLL_ENGINE_MASK	((1u << GAUDISIM_TEL_PLL_NIC) | \
+					 (1u << GAUDISIM_TEL_PLL_DMA) | \
+					 (1u << GAUDISIM_TEL_PLL_MME) | \
+					 (1u << GAUDISIM_TEL_PLL_TPC))
+
 /* Work rates at GAUDISIM_TEL_CLOCK_LIMIT_MHZ, for the modelled busy time. */
 #define GSIM_TEL_PCI_DMA_BYTES_PER_NS	16u		/* 16 GB/s, PCIe Gen3 x16 class */
 #define GSIM_TEL_HBM_DMA_BYTES_PER_NS	128u		/* 128 GB/s per HBM-DMA engine */

@@ -20,7 +20,7 @@ failed=0
 if [ $# -eq 0 ]; then
 	set --
 	# The expected programs; module reloads the driver, so it runs last.
-	for t in open info fdinfo memory cb cs wait latency sigwait sync dma negative smi engines security payload responsive sysfs hwmon debugfs debugmode thunk hlrt example train layers busy contexts uirq recovery fuzz unload module; do
+	for t in vmenv open info fdinfo memory cb cs wait latency sigwait sync dma negative smi engines security payload responsive sysfs hwmon debugfs debugmode thunk hlrt example train layers busy contexts uirq recovery fuzz unload module; do
 		if [ -x "$dir/gsim-test-$t" ]; then
 			set -- "$@" "$dir/gsim-test-$t"
 		elif [ -x "$dir/gsim-test-$t.sh" ]; then

@@ -3,7 +3,8 @@
  * debugfs: peek and poke of known registers and of HBM (cross-checked with
  * sysfs and DMA), refused addresses, the listings of the compute context
  * (CSs, CBs, userptrs), the MMU walk of a mapped VA against the page's
- * physical address, the state dump, the event history, and root only.
+ * physical address, the state dump, the event history, root only, the
+ * accel/<minor index> link habanalabs' user space opens, and clk_gate.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,7 +24,7 @@ static char text[64 * 1024];
 
 static const char *const files[] = {
 	"addr", "data32", "data64", "engines", "command_submission", "command_buffers",
-	"userptr", "mmu", "state_dump", "events",
+	"userptr", "mmu", "state_dump", "events", "clk_gate",
 };
 
 static void debugfs_setup(void)
@@ -89,6 +90,35 @@ static void poke_ok(const char *data, uint64_t addr, uint64_t value)
 START_TEST(files_present)
 {
 	ck_assert_int_eq(access(file(files[_i]), F_OK), 0);
+}
+END_TEST
+
+/* habanalabs' user space opens accel/<minor index>/: the same folder. */
+START_TEST(index_link_is_the_device_folder)
+{
+	char by_index[PATH_LEN], real_dir[PATH_LEN], real_index[PATH_LEN];
+
+	ck_assert_int_lt(snprintf(by_index, sizeof(by_index), "/sys/kernel/debug/accel/%d",
+				  test_device_index()), (int)sizeof(by_index));
+	ck_assert_msg(realpath(dir, real_dir) != NULL, "realpath %s: %s", dir, strerror(errno));
+	ck_assert_msg(realpath(by_index, real_index) != NULL, "realpath %s: %s", by_index,
+		      strerror(errno));
+	ck_assert_str_eq(real_index, real_dir);
+	join_path(path, sizeof(path), by_index, "data32");
+	ck_assert_int_eq(access(path, R_OK | W_OK), 0);
+}
+END_TEST
+
+/* The model gates no engine clock: the mask reads 0, only 0 is taken. */
+START_TEST(clk_gate_reads_no_gating)
+{
+	ck_assert_str_eq(cat_ok("clk_gate"), "0x0");
+	ck_assert_int_eq(write_text(file("clk_gate"), "0"), 0);
+	ck_assert_int_eq(write_text(file("clk_gate"), "0x0"), 0);
+	ck_assert_int_eq(write_text(file("clk_gate"), "0x1"), -EOPNOTSUPP);
+	ck_assert_int_eq(write_text(file("clk_gate"), "0xffffffffffffffff"), -EOPNOTSUPP);
+	ck_assert_int_eq(write_text(file("clk_gate"), "gate"), -EINVAL);
+	ck_assert_str_eq(cat_ok("clk_gate"), "0x0");
 }
 END_TEST
 
@@ -374,6 +404,8 @@ static Suite *debugfs_suite(void)
 	int n = (int)(sizeof(files) / sizeof(files[0]));
 
 	tcase_add_loop_test(plain, files_present, 0, n);
+	tcase_add_test(plain, index_link_is_the_device_folder);
+	tcase_add_test(plain, clk_gate_reads_no_gating);
 	tcase_add_test(plain, peek_registers);
 	tcase_add_test(plain, poke_register);
 	tcase_add_loop_test(plain, bad_address_refused, 0,

@@ -498,9 +498,13 @@ START_TEST(internal_dma_from_unmapped_va_faults)
 	struct hlthunk_reset_count_info resets_before, resets_after;
 	struct gaudisim_page_fault_info pf;
 	struct gaudisim_info_razwi_event razwi;
+	struct gaudisim_info_last_err_open_dev_time open_dev;
 	uint64_t seen = 0, events, cnt;
+	struct timespec start;
 	int notifier;
 
+	/* The fixture opened the device before this point. */
+	clock_gettime(CLOCK_MONOTONIC, &start);
 	sync_info_ok();
 	hbm_alloc_ok(dev_fd, &hbm, 4 * MiB);
 	events_ok(before);
@@ -542,6 +546,11 @@ START_TEST(internal_dma_from_unmapped_va_faults)
 	ck_assert_uint_eq(razwi.num_of_possible_engines, 1);
 	ck_assert_uint_eq(razwi.engine_id[0], pf.engine_id);
 	ck_assert_uint_eq(razwi.flags & GAUDISIM_RAZWI_READ, GAUDISIM_RAZWI_READ);
+	/* LAST_ERR_OPEN_DEV_TIME: this file's open, before the fault. */
+	ck_assert_int_eq(hlthunk_get_event_record(dev_fd, HLTHUNK_OPEN_DEV, &open_dev), 0);
+	ck_assert_int_gt(open_dev.timestamp, 0);
+	ck_assert_int_le(open_dev.timestamp, (int64_t)start.tv_sec * 1000000000 + start.tv_nsec);
+	ck_assert_int_le(open_dev.timestamp, pf.timestamp);
 
 	/* The device recovers from the reset and runs work again. */
 	for (i = 0; i < 100; i++) {

@@ -15,6 +15,7 @@
 #include <hw/gaudisim_hw_telemetry.h>
 
 #include "common.h"
+#include "sysfs_util.h"
 
 #define SENTINEL 0xa5
 
@@ -40,6 +41,8 @@ static const struct info_op info_ops[] = {
 	{ GAUDISIM_INFO_TOTAL_ENERGY, sizeof(struct gaudisim_info_energy) },
 	{ GAUDISIM_INFO_POWER, sizeof(struct gaudisim_power_info) },
 	{ GAUDISIM_INFO_OPEN_STATS, sizeof(struct gaudisim_info_open_stats) },
+	{ GAUDISIM_INFO_LAST_ERR_OPEN_DEV_TIME,
+	  sizeof(struct gaudisim_info_last_err_open_dev_time) },
 	{ GAUDISIM_INFO_CS_TIMEOUT_EVENT, sizeof(struct gaudisim_info_cs_timeout_event) },
 	{ GAUDISIM_INFO_RAZWI_EVENT, sizeof(struct gaudisim_info_razwi_event) },
 	{ GAUDISIM_INFO_DEV_MEM_ALLOC_PAGE_SIZES,
@@ -159,7 +162,7 @@ START_TEST(every_op_refuses_bad_pointers)
 END_TEST
 
 /* Holes among habanalabs' ops, ops gaudisim does not offer, and beyond. */
-static const uint32_t unknown_ops[] = { 5, 19, 20, 21, 22, 23, 27, 34, 35, 36, 37, 38,
+static const uint32_t unknown_ops[] = { 5, 19, 20, 21, 22, 27, 34, 35, 36, 37, 38,
 					39, 63, 69, 0x7fffffff, 0xffffffff };
 
 START_TEST(unknown_ops_are_einval)
@@ -347,6 +350,7 @@ START_TEST(clock_rate_within_its_cap)
 	uint32_t cur = 0, max = 0;
 	struct hlthunk_pll_frequency_info pll;
 	int fd = _i ? open_control_ok() : dev_fd, o;
+	uint32_t p;
 
 	ck_assert_int_eq(hlthunk_get_clk_rate(fd, &cur, &max), 0);
 	ck_assert_uint_gt(cur, 0);
@@ -358,8 +362,15 @@ START_TEST(clock_rate_within_its_cap)
 		ck_assert_uint_gt(pll.output[o], 0);
 		ck_assert_uint_le(pll.output[o], max);
 	}
-	ck_assert_int_eq(hlthunk_get_pll_frequency(fd, GAUDISIM_TPC_PLL, &pll), 0);
-	ck_assert_int_eq(hlthunk_get_pll_frequency(fd, GAUDISIM_CPU_PLL, &pll), -EOPNOTSUPP);
+	/* Every PLL of habanalabs' Gaudi list answers, all outputs alike. */
+	for (p = 0; p < GAUDISIM_PLL_MAX; p++) {
+		ck_assert_int_eq(hlthunk_get_pll_frequency(fd, p, &pll), 0);
+		for (o = 0; o < GAUDISIM_PLL_NUM_OUTPUTS; o++) {
+			ck_assert_uint_gt(pll.output[o], 0);
+			ck_assert_uint_le(pll.output[o], GAUDISIM_TEL_CLOCK_LIMIT_MHZ);
+			ck_assert_uint_eq(pll.output[o], pll.output[0]);
+		}
+	}
 	ck_assert_int_eq(hlthunk_get_pll_frequency(fd, GAUDISIM_PLL_MAX, &pll), -EINVAL);
 	ck_assert_int_eq(hlthunk_get_pll_frequency(fd, 0xffffffffu, &pll), -EINVAL);
 }
@@ -372,6 +383,46 @@ static uint64_t monotonic_raw_ns(void)
 	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
+
+static uint16_t pll_ok(uint32_t index)
+{
+	struct hlthunk_pll_frequency_info pll;
+
+	ck_assert_int_eq(hlthunk_get_pll_frequency(dev_fd, index, &pll), 0);
+	return pll.output[0];
+}
+
+/* Engine PLLs follow the engine clock's limit; the board's fixed ones do not. */
+START_TEST(plls_follow_the_clock_model)
+{
+	char limit[PATH_LEN];
+	uint16_t cpu = pll_ok(GAUDISIM_CPU_PLL), hbm = pll_ok(GAUDISIM_HBM_PLL);
+	uint16_t dma = pll_ok(GAUDISIM_DMA_PLL);
+	uint32_t cur = 0, max = 0;
+	long long def;
+	int o;
+
+	dev_attr_path(limit, sizeof(limit), "clk_max_freq_mhz");
+	def = read_number_ok(limit);
+	ck_assert_int_eq(def, GAUDISIM_TEL_CLOCK_LIMIT_MHZ);
+	ck_assert_uint_eq(pll_ok(GAUDISIM_MME_PLL), GAUDISIM_TEL_CLOCK_LIMIT_MHZ);
+	write_number_ok(limit, GAUDISIM_TEL_CLOCK_LIMIT_MHZ / 2);
+	/* An idle device runs at its limit at once. */
+	ck_assert_int_eq(hlthunk_get_clk_rate(dev_fd, &cur, &max), 0);
+	ck_assert_uint_eq(cur, GAUDISIM_TEL_CLOCK_LIMIT_MHZ / 2);
+	ck_assert_uint_eq(pll_ok(GAUDISIM_MME_PLL), cur);
+	ck_assert_uint_eq(pll_ok(GAUDISIM_TPC_PLL), cur);
+	ck_assert_uint_eq(pll_ok(GAUDISIM_DMA_PLL), (dma + 1) / 2);
+	ck_assert_uint_eq(pll_ok(GAUDISIM_CPU_PLL), cpu);
+	ck_assert_uint_eq(pll_ok(GAUDISIM_HBM_PLL), hbm);
+	/* Back at the full limit the clock climbs 50 MHz per 1 ms tick. */
+	write_number_ok(limit, def);
+	for (o = 0; o < 200 && pll_ok(GAUDISIM_DMA_PLL) != dma; o++)
+		sleep_ms(10);
+	ck_assert_uint_eq(pll_ok(GAUDISIM_DMA_PLL), dma);
+	ck_assert_uint_eq(pll_ok(GAUDISIM_MME_PLL), GAUDISIM_TEL_CLOCK_LIMIT_MHZ);
+}
+END_TEST
 
 START_TEST(time_sync_moves_with_host_time)
 {
@@ -422,7 +473,7 @@ START_TEST(throttle_and_reset_facts)
 	ck_assert_int_eq(hlthunk_get_reset_count_info(dev_fd, &rc), 0);
 	ck_assert_uint_eq(rc.soft_reset_count, 0);
 	ck_assert_int_eq(hlthunk_get_dev_memalloc_page_orders(dev_fd, &page_orders), 0);
-	ck_assert_uint_eq(page_orders, GAUDISIM_DRAM_PAGE_SIZE);
+	ck_assert_uint_eq(page_orders, 0);
 }
 END_TEST
 
@@ -472,6 +523,7 @@ END_TEST
 
 START_TEST(captured_errors_are_in_the_past)
 {
+	struct gaudisim_info_last_err_open_dev_time open_dev;
 	struct gaudisim_info_cs_timeout_event cs;
 	struct gaudisim_info_razwi_event razwi;
 	struct gaudisim_info_undefined_opcode_event undef;
@@ -483,7 +535,8 @@ START_TEST(captured_errors_are_in_the_past)
 	ck_assert_int_eq(hlthunk_get_event_record(dev_fd, HLTHUNK_RAZWI_EVENT, &razwi), 0);
 	ck_assert_int_eq(hlthunk_get_event_record(dev_fd, HLTHUNK_UNDEFINED_OPCODE, &undef), 0);
 	ck_assert_int_eq(hlthunk_get_page_fault_info(dev_fd, &pf), 0);
-	ck_assert_int_eq(hlthunk_get_event_record(dev_fd, 0, &cs), -EINVAL);
+	ck_assert_int_eq(hlthunk_get_event_record(dev_fd, HLTHUNK_OPEN_DEV, &open_dev), 0);
+	ck_assert_int_eq(hlthunk_get_event_record(dev_fd, 99, &cs), -EINVAL);
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	now_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 	/* 0 while nothing happened, else a CLOCK_MONOTONIC time already past. */
@@ -492,7 +545,25 @@ START_TEST(captured_errors_are_in_the_past)
 	ck_assert_int_le(undef.timestamp, now_ns);
 	ck_assert_int_le(pf.timestamp, now_ns);
 	ck_assert(!cs.timestamp == !cs.seq);
+	/* The open time is kept with this context's errors: set once one is. */
+	ck_assert(!open_dev.timestamp == !(cs.timestamp || razwi.timestamp || undef.timestamp));
+	ck_assert_int_le(open_dev.timestamp, now_ns);
 	ck_assert_uint_le(razwi.num_of_possible_engines, 1);
+}
+END_TEST
+
+/* As habanalabs on Gaudi: one HBM page size (hw_ip's), no choice offered. */
+START_TEST(dev_mem_alloc_page_sizes_as_gaudi)
+{
+	struct gaudisim_info_hw_ip_info hw_ip;
+	uint64_t mask = ~0ull;
+	int fd = _i ? open_control_ok() : dev_fd;
+
+	ck_assert_int_eq(hlthunk_get_dev_memalloc_page_orders(fd, &mask), 0);
+	ck_assert_uint_eq(mask, 0);
+	ck_assert_int_eq(hlthunk_get_info_op(fd, GAUDISIM_INFO_HW_IP_INFO, &hw_ip, sizeof(hw_ip)),
+			 0);
+	ck_assert_uint_eq(hw_ip.dram_page_size, 2u << 20);
 }
 END_TEST
 
@@ -732,10 +803,12 @@ static Suite *info_suite(void)
 	tcase_add_test(facts, status_is_operational);
 	tcase_add_test(facts, cs_counters_are_consistent);
 	tcase_add_test(facts, driver_version_is_a_string);
+	tcase_add_loop_test(facts, dev_mem_alloc_page_sizes_as_gaudi, 0, 2);
 	suite_add_tcase(s, facts);
 
 	tcase_add_loop_test(telemetry, utilization_checks_its_period, 0, 2);
 	tcase_add_loop_test(telemetry, clock_rate_within_its_cap, 0, 2);
+	tcase_add_test(telemetry, plls_follow_the_clock_model);
 	tcase_add_test(telemetry, time_sync_moves_with_host_time);
 	tcase_add_test(telemetry, energy_grows_and_power_is_drawn);
 	tcase_add_test(telemetry, throttle_and_reset_facts);

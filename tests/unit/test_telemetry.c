@@ -379,6 +379,40 @@ START_TEST(test_tel_clock_max_register)
 }
 END_TEST
 
+/* PLL_MHZ: engine PLLs scale with the engine clock, the others are fixed. */
+START_TEST(test_tel_pll_registers)
+{
+	uint32_t p, o, cpu = tel(GAUDISIM_TEL_PLL_MHZ(GAUDISIM_TEL_PLL_CPU, 0));
+	uint32_t dma = tel(GAUDISIM_TEL_PLL_MHZ(GAUDISIM_TEL_PLL_DMA, 0));
+
+	for (p = 0; p < GAUDISIM_TEL_NUM_PLLS; p++)
+		for (o = 0; o < GAUDISIM_TEL_PLL_OUTPUTS; o++) {
+			ck_assert_uint_gt(tel(GAUDISIM_TEL_PLL_MHZ(p, o)), 0);
+			ck_assert_uint_eq(tel(GAUDISIM_TEL_PLL_MHZ(p, o)),
+					  tel(GAUDISIM_TEL_PLL_MHZ(p, 0)));
+		}
+	ck_assert_uint_eq(tel(GAUDISIM_TEL_PLL_MHZ(GAUDISIM_TEL_PLL_MME, 0)),
+			  GAUDISIM_TEL_CLOCK_LIMIT_MHZ);
+	ck_assert_uint_eq(tel(GAUDISIM_TEL_PLL_MHZ(GAUDISIM_TEL_PLL_TPC, 3)),
+			  GAUDISIM_TEL_CLOCK_LIMIT_MHZ);
+
+	/* Half the engine clock: the engine PLLs halve, the fixed ones stay. */
+	ck_assert_int_eq(gsim_telemetry_reg_write(T->core, GAUDISIM_TEL_CLOCK_MAX_MHZ,
+						  GAUDISIM_TEL_CLOCK_LIMIT_MHZ / 2,
+						  GSIM_ORIGIN_MMIO), GSIM_REG_OK);
+	ck_assert_uint_eq(tel(GAUDISIM_TEL_PLL_MHZ(GAUDISIM_TEL_PLL_MME, 0)),
+			  tel(GAUDISIM_TEL_CLOCK_MHZ));
+	ck_assert_uint_eq(tel(GAUDISIM_TEL_PLL_MHZ(GAUDISIM_TEL_PLL_TPC, 0)),
+			  GAUDISIM_TEL_CLOCK_LIMIT_MHZ / 2);
+	ck_assert_uint_eq(tel(GAUDISIM_TEL_PLL_MHZ(GAUDISIM_TEL_PLL_DMA, 2)), (dma + 1) / 2);
+	ck_assert_uint_eq(tel(GAUDISIM_TEL_PLL_MHZ(GAUDISIM_TEL_PLL_CPU, 1)), cpu);
+
+	/* Past the last PLL and between outputs: holes read 0. */
+	ck_assert_uint_eq(tel(GAUDISIM_TEL_PLL_MHZ(GAUDISIM_TEL_NUM_PLLS, 0)), 0);
+	ck_assert_uint_eq(tel(GAUDISIM_TEL_PLL_MHZ(0, 0) + 2), 0);
+}
+END_TEST
+
 START_TEST(test_tel_registers)
 {
 	ck_assert_uint_eq(tel(GAUDISIM_TEL_TEMP_AMBIENT_MC), GSIM_TEL_AMBIENT_MC);
@@ -611,6 +645,7 @@ Suite *telemetry_suite(void)
 	tcase_add_test(tc, test_tel_thermal_throttle);
 	tcase_add_test(tc, test_tel_thermal_critical);
 	tcase_add_test(tc, test_tel_clock_max_register);
+	tcase_add_test(tc, test_tel_pll_registers);
 	tcase_add_test(tc, test_tel_registers);
 	tcase_add_test(tc, test_tel_ecc_events);
 	tcase_add_test(tc, test_tel_reset);

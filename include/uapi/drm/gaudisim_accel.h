@@ -53,6 +53,8 @@ extern "C" {
 #define GAUDISIM_INFO_PLL_FREQUENCY		16	/* struct gaudisim_pll_frequency_info */
 #define GAUDISIM_INFO_POWER			17	/* struct gaudisim_power_info */
 #define GAUDISIM_INFO_OPEN_STATS		18	/* struct gaudisim_info_open_stats */
+/* struct gaudisim_info_last_err_open_dev_time */
+#define GAUDISIM_INFO_LAST_ERR_OPEN_DEV_TIME	23
 #define GAUDISIM_INFO_CS_TIMEOUT_EVENT		24	/* struct gaudisim_info_cs_timeout_event */
 #define GAUDISIM_INFO_RAZWI_EVENT		25	/* struct gaudisim_info_razwi_event */
 /* struct gaudisim_info_dev_memalloc_page_sizes */
@@ -460,9 +462,9 @@ enum gaudisim_pll_index {
 };
 
 /*
- * PLL_FREQUENCY: MHz of each PLL output. The device models one engine
- * clock, which drives the MME and TPC PLLs (all four outputs); the other
- * PLLs answer EOPNOTSUPP.
+ * PLL_FREQUENCY: MHz of each PLL output, from the device's clock model: the
+ * MME and TPC PLLs are the engine clock, the DMA and NIC PLLs scale with
+ * it, the others are fixed (docs/telemetry.md).
  */
 struct gaudisim_pll_frequency_info {
 	__u16 output[GAUDISIM_PLL_NUM_OUTPUTS];
@@ -547,6 +549,15 @@ struct gaudisim_info_cs_stats {
 	__u64 timed_out;
 };
 
+/*
+ * LAST_ERR_OPEN_DEV_TIME: when the device was opened by the user it held
+ * at the time of the last captured error (the *_EVENT ops' errors);
+ * 0 while none happened.
+ */
+struct gaudisim_info_last_err_open_dev_time {
+	__s64 timestamp;	/* CLOCK_MONOTONIC, ns */
+};
+
 /* CS_TIMEOUT_EVENT: the last CS that timed out; all 0 while none did. */
 struct gaudisim_info_cs_timeout_event {
 	__s64 timestamp;	/* CLOCK_MONOTONIC, ns */
@@ -606,7 +617,11 @@ struct gaudisim_info_undefined_opcode_event {
 	__u32 stream_id;
 };
 
-/* DEV_MEM_ALLOC_PAGE_SIZES: bit n set when pages of 2^n bytes are offered. */
+/*
+ * DEV_MEM_ALLOC_PAGE_SIZES: bit n set when allocations may choose pages of
+ * 2^n bytes. 0 on Gaudi: HBM comes in the one page size of
+ * gaudisim_info_hw_ip_info.dram_page_size.
+ */
 struct gaudisim_info_dev_memalloc_page_sizes {
 	__u64 page_order_bitmask;
 };
