@@ -3,8 +3,14 @@
  * debugfs for driver developers, in the accel device's debugfs folder,
  * with habanalabs' file names:
  *   addr               device address for data32/data64 (hex)
- *   data32, data64     read or write the register (GAUDISIM_CFG_BASE +
- *                      offset) or HBM word at addr; root with CAP_SYS_RAWIO
+ *   data32, data64     read or write the word at addr: a register
+ *                      (GAUDISIM_CFG_BASE + offset), HBM (through the HBM
+ *                      BAR), SRAM (through the device's debug memory port)
+ *                      or host memory at a device VA (the MMU tables are
+ *                      walked to its bus address, read through the port);
+ *                      root with CAP_SYS_RAWIO. Seekable text files, as
+ *                      habanalabs': pread() at any offset reads the value
+ *                      text from there; one write sets the value
  *   engines            QMAN busy streams, CP status and busy time per engine
  *   command_submission CSs in flight of the compute context
  *   command_buffers    its user CBs
@@ -14,14 +20,16 @@
  *   events             the most recent event-queue entries (no heartbeats)
  *   clk_gate           habanalabs' clock-gating mask: the model gates no
  *                      engine clock, so it reads 0 and only 0 may be written
- * The accel core names the folder after the PCI device; a link named after
- * the accel minor index (accel/<index>/, where habanalabs' user space looks)
- * points at it.
+ * The accel core names the folder after the PCI device; links named after
+ * the accel minor index point at it: accel/<index>/ and
+ * habanalabs/hl<index>/, the two places habanalabs' user space looks.
  *
  * Locking: the context is pinned with a reference taken under open_lock;
  * CSs are listed under ctx->cs_lock and CBs under the xarray lock
  * (spinlocks: only seq_printf() inside), mappings under ctx->mem_lock,
- * MMU tables and the HBM window under mmu.lock. Every device access is
+ * MMU tables, the HBM window and the debug memory port under mmu.lock (a
+ * host page cannot be unmapped and unpinned while it is accessed). Every
+ * device access is
  * inside drm_dev_enter(), and remove deletes the files (waiting for
  * readers) before the device goes away.
  */
@@ -71,14 +79,147 @@ static const char *const gaudisim_dbg_files[] = {
 	"command_buffers", "userptr", "mmu", "state_dump", "events", "clk_gate",
 };
 
-/* ---- Register and HBM peek/poke -------------------------------------------- */
+/* ---- MMU walk -------------------------------------------------------------- */
 
-/* CFG BAR offset of a register address, or -EINVAL. */
-static int gaudisim_dbg_cfg_offset(u64 addr, u32 width, u32 *offset)
+/**
+ * struct gaudisim_dbg_walk - a walk of the device MMU tables for one VA
+ * @asid: the address space walked; GAUDISIM_MMU_NUM_ASIDS when none is in use
+ * @hops: PTEs read (table[], index[] and pte[] entries valid)
+ * @table: HBM address of the table read at each hop
+ * @index: the entry read in it
+ * @pte: its value
+ * @bad_table: the walk stopped at a table outside HBM (corrupt PTE)
+ * @mapped: the VA translates: @pa and @page_size are set
+ * @pa: the bus address of the VA
+ * @page_size: the page it is in
+ */
+struct gaudisim_dbg_walk {
+	u32 asid;
+	u32 hops;
+	u64 table[GAUDISIM_MMU_NUM_HOPS];
+	u32 index[GAUDISIM_MMU_NUM_HOPS];
+	u64 pte[GAUDISIM_MMU_NUM_HOPS];
+	bool bad_table;
+	bool mapped;
+	u64 pa;
+	u64 page_size;
+};
+
+/*
+ * Walk the tables the device walks (in HBM), not the driver's shadows, of
+ * the lowest ASID in use (the only one unless contexts share the device).
+ * Caller holds mmu.lock.
+ */
+static void gaudisim_dbg_mmu_walk(struct gaudisim_device *gdev, u64 va,
+				  struct gaudisim_dbg_walk *w)
 {
-	if (addr < GAUDISIM_CFG_BASE || addr - GAUDISIM_CFG_BASE > GAUDISIM_CFG_BAR_SIZE - width)
-		return -EINVAL;
-	*offset = addr - GAUDISIM_CFG_BASE;
+	struct gaudisim_mmu *mmu = &gdev->mmu;
+	u64 table = 0, pte;
+	u32 hop;
+
+	lockdep_assert_held(&mmu->lock);
+	memset(w, 0, sizeof(*w));
+	for (w->asid = 0; w->asid < GAUDISIM_MMU_NUM_ASIDS && !table; w->asid++)
+		table = mmu->hop0[w->asid];
+	if (!table) {
+		w->asid = GAUDISIM_MMU_NUM_ASIDS;
+		return;
+	}
+	w->asid--;
+	for (hop = 0; hop < GAUDISIM_MMU_NUM_HOPS; hop++) {
+		/* A corrupt PTE must not move the window outside HBM. */
+		if (table >= gdev->hbm_size) {
+			w->table[hop] = table;
+			w->bad_table = true;
+			return;
+		}
+		w->table[hop] = table;
+		w->index[hop] = GAUDISIM_MMU_HOP_INDEX(va, hop);
+		pte = readq(gaudisim_mmu_hbm_map(gdev, table + w->index[hop] *
+						 GAUDISIM_MMU_PTE_SIZE));
+		w->pte[hop] = pte;
+		w->hops = hop + 1;
+		if (!(pte & GAUDISIM_MMU_PTE_PRESENT))
+			return;
+		if (hop == GAUDISIM_MMU_LEAF_HOP ||
+		    (hop == GAUDISIM_MMU_HUGE_HOP && (pte & GAUDISIM_MMU_PTE_LAST)))
+			break;
+		table = pte & GAUDISIM_MMU_PTE_ADDR_MASK;
+	}
+	w->page_size = hop == GAUDISIM_MMU_LEAF_HOP ? GAUDISIM_MMU_PAGE_SIZE :
+						      GAUDISIM_MMU_HUGE_PAGE_SIZE;
+	w->pa = (pte & GAUDISIM_MMU_PTE_ADDR_MASK) + (va & (w->page_size - 1));
+	w->mapped = true;
+}
+
+/* ---- Register and memory peek/poke ------------------------------------------ */
+
+static bool gaudisim_dbg_is_va(u64 addr, u32 width)
+{
+	return addr >= GAUDISIM_MMU_VA_BASE &&
+	       addr - GAUDISIM_MMU_VA_BASE <= GAUDISIM_MMU_VA_SIZE - width;
+}
+
+static bool gaudisim_dbg_is_sram(u64 addr, u32 width)
+{
+	return addr >= GAUDISIM_SRAM_BASE &&
+	       addr - GAUDISIM_SRAM_BASE <= GAUDISIM_SRAM_SIZE - width;
+}
+
+/*
+ * One or two 32-bit accesses through the device's debug memory port at the
+ * device address addr (SRAM, or host memory at HOST_BASE + bus address).
+ * Caller holds mmu.lock, which serialises the port.
+ */
+static int gaudisim_dbg_port_access(struct gaudisim_device *gdev, u64 addr, u32 width,
+				    u64 *val, bool write)
+{
+	u32 i, word;
+
+	for (i = 0; i < width / 4; i++) {
+		gaudisim_wreg(gdev, GAUDISIM_BLOCK_DBG_MEM + GAUDISIM_DBG_MEM_ADDR_LO,
+			      lower_32_bits(addr + 4 * i));
+		gaudisim_wreg(gdev, GAUDISIM_BLOCK_DBG_MEM + GAUDISIM_DBG_MEM_ADDR_HI,
+			      upper_32_bits(addr + 4 * i));
+		if (write) {
+			word = i ? upper_32_bits(*val) : lower_32_bits(*val);
+			gaudisim_wreg(gdev, GAUDISIM_BLOCK_DBG_MEM + GAUDISIM_DBG_MEM_DATA, word);
+		} else {
+			word = gaudisim_rreg(gdev, GAUDISIM_BLOCK_DBG_MEM + GAUDISIM_DBG_MEM_DATA);
+			*val = i ? *val | (u64)word << 32 : word;
+		}
+		if (gaudisim_rreg(gdev, GAUDISIM_BLOCK_DBG_MEM + GAUDISIM_DBG_MEM_STS))
+			return -EIO;
+	}
+	return 0;
+}
+
+/* Host memory at a device VA of the compute context: walk, then the port. */
+static int gaudisim_dbg_va_access(struct gaudisim_device *gdev, u64 va, u32 width, u64 *val,
+				  bool write)
+{
+	struct gaudisim_dbg_walk w;
+
+	gaudisim_dbg_mmu_walk(gdev, va, &w);
+	if (!w.mapped)
+		return -EFAULT;
+	/* The device could not write there either. */
+	if (write && !(w.pte[w.hops - 1] & GAUDISIM_MMU_PTE_WRITABLE))
+		return -EACCES;
+	return gaudisim_dbg_port_access(gdev, GAUDISIM_HOST_BASE + w.pa, width, val, write);
+}
+
+static int gaudisim_dbg_hbm_access(struct gaudisim_device *gdev, u64 addr, u32 width, u64 *val,
+				   bool write)
+{
+	void __iomem *p = gaudisim_mmu_hbm_map(gdev, addr);
+
+	if (write && width == 8)
+		writeq(*val, p);
+	else if (write)
+		writel(*val, p);
+	else
+		*val = width == 8 ? readq(p) : readl(p);
 	return 0;
 }
 
@@ -87,7 +228,6 @@ static int gaudisim_dbg_access(struct gaudisim_debugfs *dbg, u32 width, u64 *val
 	struct gaudisim_device *gdev = dbg->gdev;
 	u64 addr = READ_ONCE(dbg->addr);
 	void __iomem *p;
-	u32 offset;
 	int rc, idx;
 
 	if (!capable(CAP_SYS_RAWIO))
@@ -99,9 +239,9 @@ static int gaudisim_dbg_access(struct gaudisim_debugfs *dbg, u32 width, u64 *val
 	if (!drm_dev_enter(&gdev->drm, &idx))
 		return -ENODEV;
 
-	rc = 0;
-	if (!gaudisim_dbg_cfg_offset(addr, width, &offset)) {
-		p = gdev->regs + offset;
+	if (addr >= GAUDISIM_CFG_BASE &&
+	    addr - GAUDISIM_CFG_BASE <= GAUDISIM_CFG_BAR_SIZE - width) {
+		p = gdev->regs + (addr - GAUDISIM_CFG_BASE);
 		/* 64-bit registers are LO/HI pairs: LO first. */
 		if (write) {
 			writel(lower_32_bits(*val), p);
@@ -112,66 +252,131 @@ static int gaudisim_dbg_access(struct gaudisim_debugfs *dbg, u32 width, u64 *val
 			if (width == 8)
 				*val |= (u64)readl(p + 4) << 32;
 		}
+		rc = 0;
 	} else if (addr < gdev->hbm_size && gdev->hbm_size - addr >= width) {
 		mutex_lock(&gdev->mmu.lock);
-		p = gaudisim_mmu_hbm_map(gdev, addr);
-		if (write && width == 8)
-			writeq(*val, p);
-		else if (write)
-			writel(*val, p);
-		else
-			*val = width == 8 ? readq(p) : readl(p);
+		rc = gaudisim_dbg_hbm_access(gdev, addr, width, val, write);
+		mutex_unlock(&gdev->mmu.lock);
+	} else if (gaudisim_dbg_is_sram(addr, width)) {
+		mutex_lock(&gdev->mmu.lock);
+		rc = gaudisim_dbg_port_access(gdev, addr, width, val, write);
+		mutex_unlock(&gdev->mmu.lock);
+	} else if (gaudisim_dbg_is_va(addr, width)) {
+		mutex_lock(&gdev->mmu.lock);
+		rc = gaudisim_dbg_va_access(gdev, addr, width, val, write);
 		mutex_unlock(&gdev->mmu.lock);
 	} else {
-		/* SRAM and host memory are not reachable through a BAR. */
+		/* The physical host window and the holes of the map. */
 		rc = -EINVAL;
 	}
 	drm_dev_exit(idx);
 	return rc;
 }
 
-static int gaudisim_dbg_data32_get(void *data, u64 *val)
+/*
+ * data32, data64 and clk_gate are seekable text files, as habanalabs' are:
+ * its user space pread()s them at offset 0 and write()s them without
+ * seeking. Each read at offset 0 reads the value again.
+ */
+struct gaudisim_dbg_value {
+	int (*get)(struct gaudisim_debugfs *dbg, u64 *val);
+	int (*set)(struct gaudisim_debugfs *dbg, u64 val);
+	const char *fmt;
+};
+
+static ssize_t gaudisim_dbg_value_read(struct file *file, char __user *ubuf, size_t count,
+				       loff_t *ppos, const struct gaudisim_dbg_value *v)
 {
-	return gaudisim_dbg_access(data, 4, val, false);
+	char text[24];
+	u64 val;
+	int rc, len;
+
+	if (*ppos < 0)
+		return -EINVAL;
+	rc = v->get(file->private_data, &val);
+	if (rc)
+		return rc;
+	len = scnprintf(text, sizeof(text), v->fmt, val);
+	return simple_read_from_buffer(ubuf, count, ppos, text, len);
 }
 
-static int gaudisim_dbg_data32_set(void *data, u64 val)
+static ssize_t gaudisim_dbg_value_write(struct file *file, const char __user *ubuf, size_t count,
+					const struct gaudisim_dbg_value *v)
 {
-	return gaudisim_dbg_access(data, 4, &val, true);
+	u64 val;
+	int rc;
+
+	/* A trailing NUL or newline, as habanalabs' user space sends, is fine. */
+	rc = kstrtou64_from_user(ubuf, count, 0, &val);
+	if (rc)
+		return rc;
+	rc = v->set(file->private_data, val);
+	return rc ? rc : count;
 }
 
-static int gaudisim_dbg_data64_get(void *data, u64 *val)
+static int gaudisim_dbg_data32_get(struct gaudisim_debugfs *dbg, u64 *val)
 {
-	return gaudisim_dbg_access(data, 8, val, false);
+	return gaudisim_dbg_access(dbg, 4, val, false);
 }
 
-static int gaudisim_dbg_data64_set(void *data, u64 val)
+static int gaudisim_dbg_data32_set(struct gaudisim_debugfs *dbg, u64 val)
 {
-	return gaudisim_dbg_access(data, 8, &val, true);
+	return gaudisim_dbg_access(dbg, 4, &val, true);
 }
 
-DEFINE_DEBUGFS_ATTRIBUTE(gaudisim_dbg_data32_fops, gaudisim_dbg_data32_get, gaudisim_dbg_data32_set,
-			 "0x%08llx\n");
-DEFINE_DEBUGFS_ATTRIBUTE(gaudisim_dbg_data64_fops, gaudisim_dbg_data64_get, gaudisim_dbg_data64_set,
-			 "0x%016llx\n");
+static int gaudisim_dbg_data64_get(struct gaudisim_debugfs *dbg, u64 *val)
+{
+	return gaudisim_dbg_access(dbg, 8, val, false);
+}
+
+static int gaudisim_dbg_data64_set(struct gaudisim_debugfs *dbg, u64 val)
+{
+	return gaudisim_dbg_access(dbg, 8, &val, true);
+}
 
 /*
  * clk_gate: the engines whose clocks habanalabs may gate when idle. The
  * model has no clock gating: the mask is 0 and enabling it is refused.
  */
-static int gaudisim_dbg_clk_gate_get(void *data, u64 *val)
+static int gaudisim_dbg_clk_gate_get(struct gaudisim_debugfs *dbg, u64 *val)
 {
 	*val = 0;
 	return 0;
 }
 
-static int gaudisim_dbg_clk_gate_set(void *data, u64 val)
+static int gaudisim_dbg_clk_gate_set(struct gaudisim_debugfs *dbg, u64 val)
 {
 	return val ? -EOPNOTSUPP : 0;
 }
 
-DEFINE_DEBUGFS_ATTRIBUTE(gaudisim_dbg_clk_gate_fops, gaudisim_dbg_clk_gate_get,
-			 gaudisim_dbg_clk_gate_set, "0x%llx\n");
+#define GAUDISIM_DBG_VALUE_FOPS(name, format)						\
+static const struct gaudisim_dbg_value gaudisim_dbg_##name##_value = {			\
+	.get = gaudisim_dbg_##name##_get,						\
+	.set = gaudisim_dbg_##name##_set,						\
+	.fmt = format,									\
+};											\
+static ssize_t gaudisim_dbg_##name##_read(struct file *file, char __user *ubuf,	\
+					  size_t count, loff_t *ppos)			\
+{											\
+	return gaudisim_dbg_value_read(file, ubuf, count, ppos,			\
+				       &gaudisim_dbg_##name##_value);			\
+}											\
+static ssize_t gaudisim_dbg_##name##_write(struct file *file, const char __user *ubuf,	\
+					   size_t count, loff_t *ppos)			\
+{											\
+	return gaudisim_dbg_value_write(file, ubuf, count, &gaudisim_dbg_##name##_value); \
+}											\
+static const struct file_operations gaudisim_dbg_##name##_fops = {			\
+	.owner = THIS_MODULE,								\
+	.open = simple_open,								\
+	.read = gaudisim_dbg_##name##_read,						\
+	.write = gaudisim_dbg_##name##_write,						\
+	.llseek = default_llseek,							\
+}
+
+GAUDISIM_DBG_VALUE_FOPS(data32, "0x%08llx\n");
+GAUDISIM_DBG_VALUE_FOPS(data64, "0x%016llx\n");
+GAUDISIM_DBG_VALUE_FOPS(clk_gate, "0x%llx\n");
 
 /* ---- Engines --------------------------------------------------------------- */
 
@@ -303,50 +508,33 @@ static int gaudisim_dbg_userptr_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(gaudisim_dbg_userptr);
 
-/* ---- MMU walk -------------------------------------------------------------- */
+/* ---- The mmu file ------------------------------------------------------------ */
 
-/* Walk the tables the device walks (in HBM), not the driver's shadows. */
-static void gaudisim_dbg_mmu_walk(struct seq_file *m, struct gaudisim_device *gdev, u64 va)
+static void gaudisim_dbg_mmu_print(struct seq_file *m, struct gaudisim_device *gdev, u64 va)
 {
-	struct gaudisim_mmu *mmu = &gdev->mmu;
-	u64 table = 0, pte = 0, page_size;
-	u32 hop, index, asid;
+	struct gaudisim_dbg_walk w;
+	u32 hop;
 
-	mutex_lock(&mmu->lock);
-	/* The tree of the lowest ASID in use (the only one unless contexts share). */
-	for (asid = 1; asid < GAUDISIM_MMU_NUM_ASIDS && !table; asid++)
-		table = mmu->hop0[asid];
-	if (!table) {
+	mutex_lock(&gdev->mmu.lock);
+	gaudisim_dbg_mmu_walk(gdev, va, &w);
+	mutex_unlock(&gdev->mmu.lock);
+	if (w.asid == GAUDISIM_MMU_NUM_ASIDS) {
 		seq_printf(m, "va 0x%llx: no address space (no compute context)\n", va);
-		goto out;
+		return;
 	}
-	seq_printf(m, "asid %u va 0x%llx\n", asid - 1, va);
-	for (hop = 0; hop < GAUDISIM_MMU_NUM_HOPS; hop++) {
-		/* A corrupt PTE must not move the window outside HBM. */
-		if (table >= gdev->hbm_size) {
-			seq_printf(m, "hop%u table 0x%llx is outside HBM\n", hop, table);
-			goto out;
-		}
-		index = GAUDISIM_MMU_HOP_INDEX(va, hop);
-		pte = readq(gaudisim_mmu_hbm_map(gdev, table + index * GAUDISIM_MMU_PTE_SIZE));
-		seq_printf(m, "hop%u 0x%llx[%u] = 0x%016llx\n", hop, table, index, pte);
-		if (!(pte & GAUDISIM_MMU_PTE_PRESENT)) {
-			seq_printf(m, "not mapped (hop %u PTE not present)\n", hop);
-			goto out;
-		}
-		if (hop == GAUDISIM_MMU_LEAF_HOP ||
-		    (hop == GAUDISIM_MMU_HUGE_HOP && (pte & GAUDISIM_MMU_PTE_LAST)))
-			break;
-		table = pte & GAUDISIM_MMU_PTE_ADDR_MASK;
-	}
-	page_size = hop == GAUDISIM_MMU_LEAF_HOP ? GAUDISIM_MMU_PAGE_SIZE :
-						   GAUDISIM_MMU_HUGE_PAGE_SIZE;
-	seq_printf(m, "pa 0x%llx (%s page, %s)\n",
-		   (pte & GAUDISIM_MMU_PTE_ADDR_MASK) + (va & (page_size - 1)),
-		   page_size == GAUDISIM_MMU_PAGE_SIZE ? "4 KiB" : "2 MiB",
-		   pte & GAUDISIM_MMU_PTE_WRITABLE ? "writable" : "read-only");
-out:
-	mutex_unlock(&mmu->lock);
+	seq_printf(m, "asid %u va 0x%llx\n", w.asid, va);
+	for (hop = 0; hop < w.hops; hop++)
+		seq_printf(m, "hop%u 0x%llx[%u] = 0x%016llx\n", hop, w.table[hop], w.index[hop],
+			   w.pte[hop]);
+	if (w.bad_table)
+		seq_printf(m, "hop%u table 0x%llx is outside HBM\n", w.hops, w.table[w.hops]);
+	else if (!w.mapped)
+		seq_printf(m, "not mapped (hop %u PTE not present)\n", w.hops - 1);
+	else
+		seq_printf(m, "pa 0x%llx (%s page, %s)\n", w.pa,
+			   w.page_size == GAUDISIM_MMU_PAGE_SIZE ? "4 KiB" : "2 MiB",
+			   w.pte[w.hops - 1] & GAUDISIM_MMU_PTE_WRITABLE ? "writable" :
+									   "read-only");
 }
 
 static int gaudisim_dbg_mmu_show(struct seq_file *m, void *unused)
@@ -357,7 +545,7 @@ static int gaudisim_dbg_mmu_show(struct seq_file *m, void *unused)
 
 	if (!drm_dev_enter(&gdev->drm, &idx))
 		return -ENODEV;
-	gaudisim_dbg_mmu_walk(m, gdev, READ_ONCE(dbg->mmu_va));
+	gaudisim_dbg_mmu_print(m, gdev, READ_ONCE(dbg->mmu_va));
 	drm_dev_exit(idx);
 	return 0;
 }
@@ -516,11 +704,31 @@ DEFINE_SHOW_ATTRIBUTE(gaudisim_dbg_events);
 
 /* ---- Setup ----------------------------------------------------------------- */
 
-/* accel/<minor index> -> accel/<drm unique, the PCI name>: add or remove the link. */
-static void gaudisim_debugfs_index_link(struct gaudisim_device *gdev, struct dentry *root,
-					bool add)
+/* habanalabs/, where habanalabs' user space finds hl<index>/; NULL without debugfs. */
+static struct dentry *gaudisim_dbg_hl_root;
+
+void gaudisim_debugfs_module_init(void)
 {
-	char name[16];
+	struct dentry *dir = debugfs_create_dir("habanalabs", NULL);
+
+	/* Taken (habanalabs itself is loaded) or no debugfs: no links there. */
+	gaudisim_dbg_hl_root = IS_ERR(dir) ? NULL : dir;
+}
+
+void gaudisim_debugfs_module_exit(void)
+{
+	debugfs_remove(gaudisim_dbg_hl_root);
+	gaudisim_dbg_hl_root = NULL;
+}
+
+/*
+ * accel/<minor index> and habanalabs/hl<minor index> -> accel/<drm unique,
+ * the PCI name>: add or remove the links.
+ */
+static void gaudisim_debugfs_index_links(struct gaudisim_device *gdev, struct dentry *root,
+					 bool add)
+{
+	char name[16], target[64];
 
 	if (!gdev->drm.accel || !gdev->drm.unique || !root->d_parent)
 		return;
@@ -529,6 +737,15 @@ static void gaudisim_debugfs_index_link(struct gaudisim_device *gdev, struct den
 		debugfs_create_symlink(name, root->d_parent, gdev->drm.unique);
 	else
 		debugfs_lookup_and_remove(name, root->d_parent);
+
+	if (!gaudisim_dbg_hl_root)
+		return;
+	snprintf(name, sizeof(name), "hl%d", gdev->drm.accel->index);
+	snprintf(target, sizeof(target), "../accel/%s", gdev->drm.unique);
+	if (add)
+		debugfs_create_symlink(name, gaudisim_dbg_hl_root, target);
+	else
+		debugfs_lookup_and_remove(name, gaudisim_dbg_hl_root);
 }
 
 int gaudisim_debugfs_init(struct gaudisim_device *gdev)
@@ -546,8 +763,8 @@ int gaudisim_debugfs_init(struct gaudisim_device *gdev)
 	if (IS_ERR_OR_NULL(root))
 		return 0;
 	debugfs_create_x64("addr", 0600, root, &dbg->addr);
-	debugfs_create_file_unsafe("data32", 0600, root, dbg, &gaudisim_dbg_data32_fops);
-	debugfs_create_file_unsafe("data64", 0600, root, dbg, &gaudisim_dbg_data64_fops);
+	debugfs_create_file("data32", 0600, root, dbg, &gaudisim_dbg_data32_fops);
+	debugfs_create_file("data64", 0600, root, dbg, &gaudisim_dbg_data64_fops);
 	debugfs_create_file("engines", 0400, root, dbg, &gaudisim_dbg_engines_fops);
 	debugfs_create_file("command_submission", 0400, root, dbg, &gaudisim_dbg_cs_fops);
 	debugfs_create_file("command_buffers", 0400, root, dbg, &gaudisim_dbg_cb_fops);
@@ -555,8 +772,8 @@ int gaudisim_debugfs_init(struct gaudisim_device *gdev)
 	debugfs_create_file("mmu", 0600, root, dbg, &gaudisim_dbg_mmu_fops);
 	debugfs_create_file("state_dump", 0400, root, dbg, &gaudisim_dbg_state_fops);
 	debugfs_create_file("events", 0400, root, dbg, &gaudisim_dbg_events_fops);
-	debugfs_create_file_unsafe("clk_gate", 0600, root, dbg, &gaudisim_dbg_clk_gate_fops);
-	gaudisim_debugfs_index_link(gdev, root, true);
+	debugfs_create_file("clk_gate", 0600, root, dbg, &gaudisim_dbg_clk_gate_fops);
+	gaudisim_debugfs_index_links(gdev, root, true);
 	return 0;
 }
 
@@ -568,7 +785,7 @@ void gaudisim_debugfs_fini(struct gaudisim_device *gdev)
 
 	if (IS_ERR_OR_NULL(root))
 		return;
-	gaudisim_debugfs_index_link(gdev, root, false);
+	gaudisim_debugfs_index_links(gdev, root, false);
 	for (i = 0; i < ARRAY_SIZE(gaudisim_dbg_files); i++)
 		debugfs_lookup_and_remove(gaudisim_dbg_files[i], root);
 }

@@ -10,6 +10,9 @@
 
 struct gaudisim_device;
 
+/* The habanalabs/ folder for the hl<index> links, at module load and unload. */
+void gaudisim_debugfs_module_init(void);
+void gaudisim_debugfs_module_exit(void);
 int gaudisim_debugfs_init(struct gaudisim_device *gdev);
 void gaudisim_debugfs_fini(struct gaudisim_device *gdev);
 

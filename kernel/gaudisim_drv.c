@@ -344,15 +344,19 @@ static int __init gaudisim_init(void)
 	if (rc)
 		return rc;
 
+	gaudisim_debugfs_module_init();
 	rc = pci_register_driver(&gaudisim_pci_driver);
-	if (rc)
+	if (rc) {
+		gaudisim_debugfs_module_exit();
 		gaudisim_ctrl_module_exit();
+	}
 	return rc;
 }
 
 static void __exit gaudisim_exit(void)
 {
 	pci_unregister_driver(&gaudisim_pci_driver);
+	gaudisim_debugfs_module_exit();
 	gaudisim_ctrl_module_exit();
 }
 

@@ -217,9 +217,28 @@
 #define GAUDISIM_BLOCK_MMU		0x002000	/* device MMU for host memory */
 #define GAUDISIM_BLOCK_TELEMETRY	0x003000	/* power, thermal, clocks, ECC */
 #define GAUDISIM_BLOCK_NIC_RX		0x004000	/* NIC receive registrations (hw_nic.h) */
+#define GAUDISIM_BLOCK_DBG_MEM		0x005000	/* debug memory port, below */
 #define GAUDISIM_BLOCK_SIZE		0x1000
 #define GAUDISIM_BLOCK_SYNC_MNGR	0x200000	/* sync objects, monitors */
 #define GAUDISIM_BLOCK_SYNC_MNGR_SIZE	0x10000
+
+/*
+ * Debug memory port (Gaudi's debugfs reaches SRAM through a BAR; gaudisim
+ * has no SRAM BAR): 32-bit access to device memory at any device address
+ * the device itself can reach - SRAM, HBM (reserved HBM too) and host
+ * memory through the physical window (GAUDISIM_HOST_BASE + bus address;
+ * the driver walks its MMU tables to turn a device VA into one). Write
+ * ADDR_LO then ADDR_HI (4-byte aligned), then read or write DATA; STS
+ * says whether that access happened. MMIO only: command buffers and
+ * monitor payloads that write here are refused (GAUDISIM_CP_ERR_PRIV),
+ * so only the driver - its debugfs, root only - uses it. Reset to 0.
+ */
+#define GAUDISIM_DBG_MEM_ADDR_LO	0x000
+#define GAUDISIM_DBG_MEM_ADDR_HI	0x004
+/* RW: the 32 bits at ADDR; a read of an unreachable address returns 0. */
+#define GAUDISIM_DBG_MEM_DATA		0x008
+/* RO: 0, or the GAUDISIM_CP_ERR_* code of the last DATA access. */
+#define GAUDISIM_DBG_MEM_STS		0x00C
 
 /* ---- Engine blocks ------------------------------------------------------ */
 

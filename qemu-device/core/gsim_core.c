@@ -364,6 +364,8 @@ void gsim_core_reset(struct gsim_core *core)
 
 	core->hbm_window = 0;
 	core->hbm_window_lo_latch = 0;
+	core->dbg_mem_addr = 0;
+	core->dbg_mem_sts = 0;
 	core->hw_state = GAUDISIM_HW_STATE_CLEAN;
 	core->reset_pending = false;
 	core->timestamp_hi_latch = 0;

@@ -322,6 +322,8 @@ struct gsim_core {
 	/* Global registers. */
 	uint64_t hbm_window;
 	uint32_t hbm_window_lo_latch;	/* applied by the HI write */
+	uint64_t dbg_mem_addr;		/* debug memory port: ADDR_HI:LO */
+	uint32_t dbg_mem_sts;		/* its STS: error of the last access */
 	uint32_t hw_state;
 	bool reset_pending;		/* RESET written, gsim_core_reset() not yet called */
 	uint32_t timestamp_hi_latch;

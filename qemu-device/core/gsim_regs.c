@@ -3,11 +3,12 @@
  * gaudisim device core: the register file of the CFG BAR.
  *
  * Map: the global block at 0 (device description, reset, HBM window,
- * MSI-X request), the EQ, MMU and telemetry blocks, the engine blocks
- * (engine registers, then the QMAN at +GAUDISIM_QM_OFFSET) and the sync
- * manager. Writes only latch state and return GSIM_KICK_* bits; packets
- * are never executed from here (an engine COMMIT written over MMIO is only
- * latched; the run loop starts it).
+ * MSI-X request), the EQ, MMU, telemetry, NIC and debug-memory blocks,
+ * the engine blocks (engine registers, then the QMAN at
+ * +GAUDISIM_QM_OFFSET) and the sync manager. Writes only latch state and
+ * return GSIM_KICK_* bits; packets are never executed from here (an
+ * engine COMMIT written over MMIO is only latched; the run loop starts
+ * it).
  *
  * Command buffers reach this file too (MSG_LONG/MSG_SHORT/MSG_PROT to a
  * CFG address, WREG_32/WREG_BULK, monitor payloads, completion messages).
@@ -381,6 +382,87 @@ static enum gsim_reg_status telemetry_write(struct gsim_core *core, uint32_t off
 	return gsim_telemetry_reg_write(core, off, value, origin);
 }
 
+/*
+ * Debug memory port: one 32-bit access at dbg_mem_addr, as the host (a
+ * secured requester: reserved HBM and the physical host window are open).
+ * The status says whether it happened; a failed read returns 0.
+ */
+static uint32_t dbg_mem_access(struct gsim_core *core, uint32_t *value, bool write)
+{
+	unsigned int saved = core->requester;
+	uint64_t addr = core->dbg_mem_addr;
+	struct gsim_span span;
+	uint8_t buf[4];
+	int rc;
+
+	core->requester = GSIM_REQ_MMIO;
+	if (addr % 4 || !gsim_dma_decode(core, addr, sizeof(buf), &span) ||
+	    span.rgn == GSIM_RGN_CFG) {
+		core->requester = saved;
+		return GAUDISIM_CP_ERR_DMA_ADDR;
+	}
+	if (write) {
+		gsim_st_le32(buf, *value);
+		rc = gsim_dma_store(core, &span, buf, sizeof(buf));
+	} else {
+		rc = gsim_dma_load(core, &span, buf, sizeof(buf));
+		*value = rc ? 0 : gsim_ld_le32(buf);
+	}
+	core->requester = saved;
+	return (uint32_t)rc;
+}
+
+static bool dbg_mem_read(struct gsim_core *core, uint32_t off, uint32_t *value)
+{
+	switch (off) {
+	case GAUDISIM_DBG_MEM_ADDR_LO:
+		*value = (uint32_t)core->dbg_mem_addr;
+		return true;
+	case GAUDISIM_DBG_MEM_ADDR_HI:
+		*value = (uint32_t)(core->dbg_mem_addr >> 32);
+		return true;
+	case GAUDISIM_DBG_MEM_DATA:
+		core->dbg_mem_sts = dbg_mem_access(core, value, false);
+		if (core->dbg_mem_sts)
+			gsim_log(core, "debug memory port: read at 0x%" PRIx64 " failed (error %u)",
+				 core->dbg_mem_addr, core->dbg_mem_sts);
+		return true;
+	case GAUDISIM_DBG_MEM_STS:
+		*value = core->dbg_mem_sts;
+		return true;
+	default:
+		*value = 0;
+		return false;
+	}
+}
+
+static enum gsim_reg_status dbg_mem_write(struct gsim_core *core, uint32_t off, uint32_t value,
+					  enum gsim_reg_origin origin, unsigned int *kick)
+{
+	(void)kick;
+	/* The driver's window: a job must not read or write through it. */
+	if (origin != GSIM_ORIGIN_MMIO)
+		return GSIM_REG_PROTECTED;
+	switch (off) {
+	case GAUDISIM_DBG_MEM_ADDR_LO:
+		core->dbg_mem_addr = (core->dbg_mem_addr & ~0xffffffffull) | value;
+		return GSIM_REG_OK;
+	case GAUDISIM_DBG_MEM_ADDR_HI:
+		core->dbg_mem_addr = (uint64_t)value << 32 | (uint32_t)core->dbg_mem_addr;
+		return GSIM_REG_OK;
+	case GAUDISIM_DBG_MEM_DATA:
+		core->dbg_mem_sts = dbg_mem_access(core, &value, true);
+		if (core->dbg_mem_sts)
+			gsim_log(core, "debug memory port: write at 0x%" PRIx64 " failed (error %u)",
+				 core->dbg_mem_addr, core->dbg_mem_sts);
+		return GSIM_REG_OK;
+	case GAUDISIM_DBG_MEM_STS:
+		return GSIM_REG_READ_ONLY;
+	default:
+		return GSIM_REG_UNKNOWN;
+	}
+}
+
 static const struct reg_block {
 	uint32_t base;
 	uint32_t size;
@@ -393,6 +475,7 @@ static const struct reg_block {
 	{ GAUDISIM_BLOCK_TELEMETRY, GAUDISIM_BLOCK_SIZE, telemetry_read, telemetry_write },
 	{ GAUDISIM_BLOCK_NIC_RX, GAUDISIM_BLOCK_SIZE, gsim_nic_rx_reg_read,
 	  gsim_nic_rx_reg_write },
+	{ GAUDISIM_BLOCK_DBG_MEM, GAUDISIM_BLOCK_SIZE, dbg_mem_read, dbg_mem_write },
 	{ GAUDISIM_BLOCK_SYNC_MNGR, GAUDISIM_BLOCK_SYNC_MNGR_SIZE, gsim_sync_reg_read,
 	  gsim_sync_reg_write },
 };

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * debugfs: peek and poke of known registers and of HBM (cross-checked with
- * sysfs and DMA), refused addresses, the listings of the compute context
- * (CSs, CBs, userptrs), the MMU walk of a mapped VA against the page's
- * physical address, the state dump, the event history, root only, the
- * accel/<minor index> link habanalabs' user space opens, and clk_gate.
+ * debugfs: peek and poke of known registers, of HBM and SRAM (cross-checked
+ * with sysfs and DMA) and of host memory at a device VA, refused addresses,
+ * the listings of the compute context (CSs, CBs, userptrs), the MMU walk of
+ * a mapped VA against the page's physical address, the state dump, the
+ * event history, root only, the accel/<minor index> and habanalabs/hl<minor
+ * index> links habanalabs' user space opens, pread() at offsets as it
+ * reads, and clk_gate.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +17,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "hw/gaudisim_hw_mmu.h"
 #include "hw/gaudisim_hw_sync.h"
 #include "hw/gaudisim_hw_telemetry.h"
 #include "sysfs_util.h"
@@ -109,6 +112,67 @@ START_TEST(index_link_is_the_device_folder)
 }
 END_TEST
 
+/* habanalabs' older user space opens habanalabs/hl<minor index>/: the same folder. */
+START_TEST(hl_link_is_the_device_folder)
+{
+	char by_hl[PATH_LEN], real_dir[PATH_LEN], real_hl[PATH_LEN];
+
+	ck_assert_int_lt(snprintf(by_hl, sizeof(by_hl), "/sys/kernel/debug/habanalabs/hl%d",
+				  test_device_index()), (int)sizeof(by_hl));
+	ck_assert_msg(realpath(dir, real_dir) != NULL, "realpath %s: %s", dir, strerror(errno));
+	ck_assert_msg(realpath(by_hl, real_hl) != NULL, "realpath %s: %s", by_hl,
+		      strerror(errno));
+	ck_assert_str_eq(real_hl, real_dir);
+	join_path(path, sizeof(path), by_hl, "clk_gate");
+	ck_assert_int_eq(access(path, R_OK | W_OK), 0);
+}
+END_TEST
+
+/*
+ * As habanalabs' user space does: pread() the value at offset 0 (and at
+ * any other offset, the rest of the text), write() without seeking.
+ */
+START_TEST(pread_at_offsets)
+{
+	uint64_t reg = GAUDISIM_CFG_BASE + GAUDISIM_BLOCK_TELEMETRY + GAUDISIM_TEL_POWER_MAX_MW;
+	char buf[64], want[32];
+	int fd, gate;
+	ssize_t n;
+
+	set_addr_ok(GAUDISIM_CFG_BASE + GAUDISIM_REG_ID);
+	fd = open(file("data32"), O_RDWR | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	snprintf(want, sizeof(want), "0x%08x\n", GAUDISIM_ID_MAGIC);
+	memset(buf, 0, sizeof(buf));
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	ck_assert_int_eq(n, (ssize_t)strlen(want));
+	ck_assert_str_eq(buf, want);
+	memset(buf, 0, sizeof(buf));
+	ck_assert_int_eq(pread(fd, buf, sizeof(buf) - 1, 2), (ssize_t)strlen(want) - 2);
+	ck_assert_str_eq(buf, want + 2);
+	ck_assert_int_eq(pread(fd, buf, sizeof(buf) - 1, 100), 0);
+	ck_assert_int_eq(lseek(fd, 4, SEEK_SET), 4);
+
+	/* A write (with the trailing NUL habanalabs' user space sends) sets the value. */
+	set_addr_ok(reg);
+	ck_assert_int_eq(write(fd, "0x445c0", 8), 8);
+	memset(buf, 0, sizeof(buf));
+	ck_assert_int_gt(pread(fd, buf, sizeof(buf) - 1, 0), 0);
+	ck_assert_str_eq(buf, "0x000445c0\n");
+	snprintf(want, sizeof(want), "0x%x", GAUDISIM_TEL_POWER_MAX_DEFAULT_MW);
+	ck_assert_int_eq(write(fd, want, strlen(want) + 1), (ssize_t)strlen(want) + 1);
+	close(fd);
+
+	gate = open(file("clk_gate"), O_RDWR | O_CLOEXEC);
+	ck_assert_int_ge(gate, 0);
+	memset(buf, 0, sizeof(buf));
+	ck_assert_int_eq(pread(gate, buf, sizeof(buf) - 1, 0), 4);
+	ck_assert_str_eq(buf, "0x0\n");
+	ck_assert_int_eq(write(gate, "0", 2), 2);
+	close(gate);
+}
+END_TEST
+
 /* The model gates no engine clock: the mask reads 0, only 0 is taken. */
 START_TEST(clk_gate_reads_no_gating)
 {
@@ -177,6 +241,62 @@ START_TEST(peek_poke_hbm)
 }
 END_TEST
 
+/* SRAM through the device's debug memory port: what DMA sees both ways. */
+START_TEST(peek_poke_sram)
+{
+	const uint64_t sram = GAUDISIM_SRAM_BASE + GAUDISIM_SRAM_SIZE - 8192;
+	const uint64_t pattern = 0x8877665544332211ULL;
+	struct host_buf host;
+	uint64_t got;
+
+	host_buf_map_ok(dev_fd, &host, 4096);
+	memset_ok(dev_fd, sram, 0x3c, 4096, QUEUE_H2D);
+	ck_assert_uint_eq(peek_ok("data32", sram + 4), 0x3c3c3c3c);
+	ck_assert_uint_eq(peek_ok("data64", sram + 4088), 0x3c3c3c3c3c3c3c3cULL);
+
+	poke_ok("data64", sram + 8, pattern);
+	poke_ok("data32", sram + 16, 0xc001d00d);
+	ck_assert_uint_eq(peek_ok("data64", sram + 8), pattern);
+	ck_assert_uint_eq(peek_ok("data32", sram + 12), 0x88776655);
+	dma_ok(dev_fd, sram, host.va, 4096, QUEUE_D2H);
+	memcpy(&got, host.ptr + 8, sizeof(got));
+	ck_assert_uint_eq(got, pattern);
+	ck_assert_uint_eq(host.ptr[16], 0x0d);
+	ck_assert_uint_eq(host.ptr[19], 0xc0);
+	ck_assert_uint_eq(host.ptr[20], 0x3c);
+	host_buf_release(dev_fd, &host);
+}
+END_TEST
+
+/* Host memory at its device VA: the MMU tables are walked to the page. */
+START_TEST(peek_poke_host_va)
+{
+	const uint64_t pattern = 0x0f1e2d3c4b5a6978ULL;
+	struct host_buf host;
+	uint64_t got;
+
+	host_buf_map_ok(dev_fd, &host, 3 * 4096);
+	memset(host.ptr, 0x77, 3 * 4096);
+	memcpy(host.ptr + 4096 + 40, &pattern, sizeof(pattern));
+	ck_assert_uint_eq(peek_ok("data32", host.va + 4), 0x77777777);
+	ck_assert_uint_eq(peek_ok("data64", host.va + 4096 + 40), pattern);
+	ck_assert_uint_eq(peek_ok("data32", host.va + 4096 + 44), (uint32_t)(pattern >> 32));
+
+	poke_ok("data64", host.va + 2 * 4096 + 8, pattern);
+	poke_ok("data32", host.va + 4092, 0xabad1dea);
+	memcpy(&got, host.ptr + 2 * 4096 + 8, sizeof(got));
+	ck_assert_uint_eq(got, pattern);
+	ck_assert_uint_eq(*(volatile uint32_t *)(host.ptr + 4092), 0xabad1dea);
+	ck_assert_uint_eq(host.ptr[4096], 0x77);
+
+	/* Past the mapping (and its guard page): nothing to reach. */
+	set_addr_ok(host.va + 64 * MiB);
+	ck_assert_int_eq(read_text(file("data32"), text, sizeof(text)), -EFAULT);
+	ck_assert_int_eq(write_text(file("data64"), "0x1"), -EFAULT);
+	host_buf_release(dev_fd, &host);
+}
+END_TEST
+
 static const struct {
 	const char *data;
 	uint64_t addr;
@@ -186,8 +306,10 @@ static const struct {
 	{ "data64", GAUDISIM_CFG_BASE + 4, -EINVAL },
 	{ "data32", GAUDISIM_CFG_BASE + GAUDISIM_CFG_BAR_SIZE, -EINVAL },	/* past the BAR */
 	{ "data64", GAUDISIM_CFG_BASE + GAUDISIM_CFG_BAR_SIZE - 4, -EINVAL },
-	{ "data32", GAUDISIM_SRAM_BASE, -EINVAL },			/* no BAR shows SRAM */
-	{ "data32", GAUDISIM_HOST_BASE, -EINVAL },			/* host memory */
+	{ "data32", GAUDISIM_SRAM_BASE + 2, -EINVAL },			/* unaligned */
+	{ "data64", GAUDISIM_SRAM_BASE + GAUDISIM_SRAM_SIZE - 4, -EINVAL },	/* past SRAM */
+	{ "data32", GAUDISIM_HOST_BASE, -EINVAL },	/* host memory, not at a device VA */
+	{ "data32", GAUDISIM_MMU_VA_BASE, -EFAULT },			/* no address space */
 	{ "data64", 1ULL << 40, -EINVAL },				/* beyond HBM */
 };
 
@@ -405,6 +527,8 @@ static Suite *debugfs_suite(void)
 
 	tcase_add_loop_test(plain, files_present, 0, n);
 	tcase_add_test(plain, index_link_is_the_device_folder);
+	tcase_add_test(plain, hl_link_is_the_device_folder);
+	tcase_add_test(plain, pread_at_offsets);
 	tcase_add_test(plain, clk_gate_reads_no_gating);
 	tcase_add_test(plain, peek_registers);
 	tcase_add_test(plain, poke_register);
@@ -415,6 +539,8 @@ static Suite *debugfs_suite(void)
 	tcase_add_test(plain, no_context);
 	tcase_add_loop_test(plain, root_only, 0, n);
 	tcase_add_test(ctx, peek_poke_hbm);
+	tcase_add_test(ctx, peek_poke_sram);
+	tcase_add_test(ctx, peek_poke_host_va);
 	tcase_add_test(ctx, context_listings);
 	tcase_add_test(ctx, mmu_walk);
 	tcase_add_test(ctx, events_recorded);

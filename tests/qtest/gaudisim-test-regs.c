@@ -588,3 +588,100 @@ void test_board_identity(void)
     g_assert_cmpstr(derived, ==, serial);
     gsim_shutdown(d);
 }
+
+/* ---- tests: debug memory port */
+
+#define DBG_MEM(reg)    (GAUDISIM_BLOCK_DBG_MEM + GAUDISIM_DBG_MEM_##reg)
+
+static uint32_t dbg_mem_read(GsimDev *d, uint64_t addr, uint32_t *sts)
+{
+    uint32_t v;
+
+    reg_write(d, DBG_MEM(ADDR_LO), (uint32_t)addr);
+    reg_write(d, DBG_MEM(ADDR_HI), addr >> 32);
+    v = reg_read(d, DBG_MEM(DATA));
+    *sts = reg_read(d, DBG_MEM(STS));
+    return v;
+}
+
+static uint32_t dbg_mem_write(GsimDev *d, uint64_t addr, uint32_t v)
+{
+    reg_write(d, DBG_MEM(ADDR_LO), (uint32_t)addr);
+    reg_write(d, DBG_MEM(ADDR_HI), addr >> 32);
+    reg_write(d, DBG_MEM(DATA), v);
+    return reg_read(d, DBG_MEM(STS));
+}
+
+/*
+ * The port reads and writes SRAM (checked against DMA), HBM (reserved HBM
+ * too, checked against the HBM BAR) and host memory through the physical
+ * window; other addresses fail with DMA_ADDR; a CB cannot use it.
+ */
+void test_dbg_mem_port(void)
+{
+    GsimDev *d = gsim_boot();
+    uint64_t sram = GAUDISIM_SRAM_BASE + 0x4000;
+    uint64_t host_bus = guest_alloc(&d->qs->alloc, 64);
+    uint32_t sts, word;
+    GsimQueue q;
+    unsigned int slot;
+    Cb cb = { .len = 0 };
+
+    queue_init(d, &q, GAUDISIM_QUEUE_ID_DMA_0_0, 2);
+
+    /* SRAM: a port write is what a DMA reads; a DMA write is what it reads. */
+    g_assert_cmpuint(dbg_mem_write(d, sram, 0xa1b2c3d4), ==, 0);
+    cb_lin_dma(&cb, sram, host_addr(host_bus), 4);
+    slot = queue_submit(d, &q, &cb);
+    g_assert_true(msix_wait(d, q.id));
+    g_assert_cmphex(cq_entry(d, &q, slot), ==, CQ_OK(0));
+    msix_ack(d, q.id);
+    g_assert_cmphex(qtest_readl(d->qts, host_bus), ==, 0xa1b2c3d4);
+    g_assert_cmphex(dbg_mem_read(d, sram, &sts), ==, 0xa1b2c3d4);
+    g_assert_cmpuint(sts, ==, 0);
+
+    /* Host memory at its physical address, both ways. */
+    qtest_writel(d->qts, host_bus + 8, 0x5566aa77);
+    word = dbg_mem_read(d, host_addr(host_bus + 8), &sts);
+    g_assert_cmphex(word, ==, 0x5566aa77);
+    g_assert_cmpuint(sts, ==, 0);
+    g_assert_cmpuint(dbg_mem_write(d, host_addr(host_bus + 12), 0x0badf00d),
+                     ==, 0);
+    g_assert_cmphex(qtest_readl(d->qts, host_bus + 12), ==, 0x0badf00d);
+
+    /* HBM, reserved HBM too: the HBM BAR (window 0) sees the same bytes. */
+    g_assert_cmpuint(dbg_mem_write(d, 0x100, 0x11223344), ==, 0);
+    g_assert_cmphex(qpci_io_readl(d->pdev, d->hbm, 0x100), ==, 0x11223344);
+    qpci_io_writel(d->pdev, d->hbm, 0x200, 0xfeedbeef);
+    g_assert_cmphex(dbg_mem_read(d, 0x200, &sts), ==, 0xfeedbeef);
+
+    /* Unaligned, past SRAM, or a register: refused, a read returns 0. */
+    g_assert_cmphex(dbg_mem_read(d, sram + 2, &sts), ==, 0);
+    g_assert_cmpuint(sts, ==, GAUDISIM_CP_ERR_DMA_ADDR);
+    word = dbg_mem_read(d, GAUDISIM_SRAM_BASE + GAUDISIM_SRAM_SIZE, &sts);
+    g_assert_cmphex(word, ==, 0);
+    g_assert_cmpuint(sts, ==, GAUDISIM_CP_ERR_DMA_ADDR);
+    sts = dbg_mem_write(d, GAUDISIM_CFG_BASE + GAUDISIM_REG_RESET,
+                        GAUDISIM_RESET_HARD);
+    g_assert_cmpuint(sts, ==, GAUDISIM_CP_ERR_DMA_ADDR);
+    g_assert_cmpuint(reg_read(d, GAUDISIM_REG_DEV_STATUS) &
+                     GAUDISIM_DEV_STATUS_IN_RESET, ==, 0);
+    /* A good access clears the status. */
+    g_assert_cmphex(dbg_mem_read(d, sram, &sts), ==, 0xa1b2c3d4);
+    g_assert_cmpuint(sts, ==, 0);
+
+    /* A job may not aim the port: the MSG_LONG fails as privileged. */
+    cb.len = 0;
+    cb_msg_long(&cb, 0, GAUDISIM_CFG_BASE + DBG_MEM(ADDR_LO));
+    slot = queue_submit(d, &q, &cb);
+    g_assert_true(msix_wait(d, q.id));
+    g_assert_cmphex(cq_entry(d, &q, slot), ==, CQ_ERR(1, GAUDISIM_CP_ERR_PRIV));
+    msix_ack(d, q.id);
+    g_assert_cmphex(reg_read(d, DBG_MEM(ADDR_LO)), ==, (uint32_t)sram);
+
+    /* A hard reset clears the address. */
+    reg_write(d, GAUDISIM_REG_RESET, GAUDISIM_RESET_HARD);
+    g_assert_cmphex(reg_read(d, DBG_MEM(ADDR_LO)), ==, 0);
+    g_assert_cmphex(reg_read(d, DBG_MEM(ADDR_HI)), ==, 0);
+    gsim_shutdown(d);
+}

@@ -25,6 +25,7 @@ int main(int argc, char **argv)
     qtest_add_func("/gaudisim/msix/user-intr-monitor", test_user_intr_monitor);
     qtest_add_func("/gaudisim/pcie/counters", test_pcie_counters);
     qtest_add_func("/gaudisim/regs/board-identity", test_board_identity);
+    qtest_add_func("/gaudisim/regs/dbg-mem-port", test_dbg_mem_port);
     qtest_add_func("/gaudisim/queue/dma-job", test_dma_job);
     qtest_add_func("/gaudisim/queue/all-queues", test_all_queues);
     qtest_add_func("/gaudisim/queue/large-job", test_large_job);

@@ -158,6 +158,7 @@ void test_user_intr_cb(void);
 void test_user_intr_monitor(void);
 void test_pcie_counters(void);
 void test_board_identity(void);
+void test_dbg_mem_port(void);
 
 /* gaudisim-test-queues.c */
 void test_dma_job(void);
