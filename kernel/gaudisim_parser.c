@@ -15,7 +15,12 @@
  * come from the legality table in hw/gaudisim_hw_pkt_legal.h, the one the
  * device checks with: a reserved bit is EINVAL here, never a job the
  * device aborts. On top of it, what a packet may do:
- *  - NOP, FENCE, ARB_POINT: copied unchanged.
+ *  - NOP, FENCE, ARB_POINT: copied unchanged. MSG_LONG, FENCE and
+ *    LOAD_AND_EXE keep their predicate (ctl [4:0]): the device skips them
+ *    while it is false, which needs no check here.
+ *  - LOAD_AND_EXE: loading predicates only (as Gaudi's driver allows), from
+ *    user HBM, SRAM or a userptr page (translated); scalars and exe would
+ *    run a packet the parser never saw (EPERM).
  *  - MSG_SHORT: a value (op 0) to a user sync object (base 1; a legal
  *    so_upd word) or to a register of a user monitor (base 0); the
  *    driver's and the reserved ranges of gaudisim_hw_sync.h are refused
@@ -643,6 +648,50 @@ static int gaudisim_parse_wreg32(struct gaudisim_parser *p,
 	return -EPERM;
 }
 
+/*
+ * LOAD_AND_EXE: predicates only, as Gaudi's driver allows on external
+ * queues, from user HBM, SRAM or one userptr page (translated).
+ */
+static int gaudisim_parse_load_and_exe(struct gaudisim_parser *p,
+				       const struct gaudisim_packet_load_and_exe *pkt)
+{
+	struct gaudisim_packet_load_and_exe out = *pkt;
+	u32 cfg = le32_to_cpu(pkt->cfg);
+	u64 src = le64_to_cpu(pkt->src);
+	struct gaudisim_userptr *up;
+	dma_addr_t bus;
+	u64 contig;
+	int rc;
+
+	if (!gaudisim_load_and_exe_allowed(cfg, GAUDISIM_QCLASS_USER_EXTERNAL)) {
+		gaudisim_parse_dbg(p, "LOAD_AND_EXE may only load predicates on external queues\n");
+		return -EPERM;
+	}
+	if (!(cfg & GAUDISIM_LOAD_AND_EXE_LOAD))
+		return gaudisim_emit(p, pkt, sizeof(*pkt));
+	if (!IS_ALIGNED(src, sizeof(u32))) {
+		gaudisim_parse_dbg(p, "LOAD_AND_EXE source 0x%llx is not 4-byte aligned\n", src);
+		return -EINVAL;
+	}
+	rc = gaudisim_check_range(p, src, GAUDISIM_LOAD_AND_EXE_PRED_SIZE, &up);
+	if (rc) {
+		gaudisim_parse_dbg(p, "LOAD_AND_EXE may not read %u bytes at 0x%llx\n",
+				   GAUDISIM_LOAD_AND_EXE_PRED_SIZE, src);
+		return rc;
+	}
+	if (!up)
+		return gaudisim_emit(p, pkt, sizeof(*pkt));
+	gaudisim_userptr_translate(up, src, &bus, &contig);
+	if (contig < GAUDISIM_LOAD_AND_EXE_PRED_SIZE) {
+		gaudisim_parse_dbg(p, "LOAD_AND_EXE predicates at 0x%llx cross a host page boundary\n",
+				   src);
+		return -EINVAL;
+	}
+	out.src = cpu_to_le64(bus + GAUDISIM_HOST_BASE);
+	rc = gaudisim_add_ref(p, up);
+	return rc ? rc : gaudisim_emit(p, &out, sizeof(out));
+}
+
 /* One pass over the snapshot; see the comment at the top of the file. */
 static int gaudisim_parse(struct gaudisim_parser *p)
 {
@@ -694,8 +743,8 @@ static int gaudisim_parse(struct gaudisim_parser *p)
 		if (!gaudisim_pkt_allowed(op, GAUDISIM_QCLASS_USER_EXTERNAL)) {
 			/*
 			 * Bulk register writes (WREG_BULK), driver-only
-			 * packets (MSG_PROT, CP_DMA, STOP, LOAD_AND_EXE) and
-			 * what the parser does not follow (REPEAT, WAIT).
+			 * packets (MSG_PROT, CP_DMA, STOP) and what the
+			 * parser does not follow (REPEAT, WAIT).
 			 */
 			gaudisim_parse_dbg(p, "%s is not allowed on external queues\n",
 					   info->name);
@@ -719,6 +768,9 @@ static int gaudisim_parse(struct gaudisim_parser *p)
 			break;
 		case GAUDISIM_PKT_WREG_32:
 			rc = gaudisim_parse_wreg32(p, pkt);
+			break;
+		case GAUDISIM_PKT_LOAD_AND_EXE:
+			rc = gaudisim_parse_load_and_exe(p, pkt);
 			break;
 		default:
 			/* gaudisim_pkt_allowed() let through an opcode not handled here. */

@@ -26,6 +26,16 @@
 #define GAUDISIM_PKT_CTL_RB		(1u << 30)	/* register barrier */
 #define GAUDISIM_PKT_CTL_MB		(1u << 31)	/* message barrier */
 
+/*
+ * Predicate, ctl [4:0] of MSG_LONG, MSG_PROT, CP_DMA, FENCE, STOP and
+ * LOAD_AND_EXE (gaudisim_pkt_has_pred()): 0 names P0, which is always
+ * true; n runs the packet only while predicate n of the stream is set,
+ * else the CP skips it (no barrier wait, no effect). LOAD_AND_EXE loads
+ * the predicates; each CB fetched from the PQ starts with P1..P31 clear.
+ */
+#define GAUDISIM_PKT_CTL_PRED_MASK	0x1fu
+#define GAUDISIM_PKT_NUM_PREDS		32
+
 #define GAUDISIM_PKT_OPCODE(ctl) \
 	(((ctl) & GAUDISIM_PKT_CTL_OPCODE_MASK) >> GAUDISIM_PKT_CTL_OPCODE_SHIFT)
 #define GAUDISIM_PKT_CTL(op)	((unsigned int)(op) << GAUDISIM_PKT_CTL_OPCODE_SHIFT)
@@ -125,20 +135,28 @@ enum gaudisim_packet_id {
 #define GAUDISIM_WAIT_ID_MASK		(0x3u << GAUDISIM_WAIT_ID_SHIFT)
 
 /*
- * ---- LOAD_AND_EXE: dw0 cfg; qword1 src ---------------------------------
- * dst 0 (engine configuration) is the only destination: with load, the CP
- * reads a register image at src (HBM or SRAM):
- *	u32 reg_offset;		engine-block offset of the first register
- *	u32 count;		1 .. GAUDISIM_LOAD_AND_EXE_MAX_REGS
- *	u32 value[count];	written to reg_offset, reg_offset + 4, ...
- * and with exe it then launches the stream's engine as a COMMIT write
- * would (MME and TPC only). etype must be 0; dst 1 (scalars) is refused.
+ * ---- LOAD_AND_EXE: dw0 cfg; qword1 src, as on Gaudi ---------------------
+ * With load, the CP reads src (HBM, SRAM or host memory at a device VA;
+ * 4-byte aligned) into the stream's
+ *  - predicates (dst 0): GAUDISIM_LOAD_AND_EXE_PRED_SIZE bytes, 32 dwords;
+ *    bit 0 of dword n is predicate n (P0 is not loaded: always true);
+ *  - scalars (dst 1): GAUDISIM_LOAD_AND_EXE_SCALAR_SIZE bytes, four 32-bit
+ *    register-file entries RF0..RF3.
+ * With exe (after the load, when both are set), the CP runs the packet
+ * held in the scalars: etype 0 the packet at RF0 (8 or 16 bytes: the
+ * lower two RFs or all four), etype 1 the 8-byte packet at RF2 (the upper
+ * two). That packet may not be CP_DMA, REPEAT or LOAD_AND_EXE; its own
+ * barriers and predicate apply. Each CB from the PQ starts with the
+ * scalars zeroed. On external queues user CBs may load predicates only
+ * (no dst 1, no exe): gaudisim_load_and_exe_allowed().
  */
-#define GAUDISIM_LOAD_AND_EXE_DST	(1u << 0)
+#define GAUDISIM_LOAD_AND_EXE_DST	(1u << 0)	/* 0 predicates, 1 scalars */
 #define GAUDISIM_LOAD_AND_EXE_LOAD	(1u << 8)
 #define GAUDISIM_LOAD_AND_EXE_EXE	(1u << 9)
-#define GAUDISIM_LOAD_AND_EXE_ETYPE	(1u << 10)
-#define GAUDISIM_LOAD_AND_EXE_MAX_REGS	2048u
+#define GAUDISIM_LOAD_AND_EXE_ETYPE	(1u << 10)	/* 0 RF0 (all/lower), 1 RF2 (upper) */
+#define GAUDISIM_LOAD_AND_EXE_PRED_SIZE	128u
+#define GAUDISIM_LOAD_AND_EXE_SCALAR_SIZE 16u
+#define GAUDISIM_LOAD_AND_EXE_UPPER_RF	8u	/* byte offset of RF2 */
 
 /* ---- MSG_LONG / MSG_PROT: dw0 value; qword1 device address ------------- */
 #define GAUDISIM_MSG_CTL_WEAKLY_ORDERED	(1u << 16)
@@ -366,6 +384,21 @@ static inline unsigned int gaudisim_pkt_size(unsigned int dw0, unsigned int ctl)
 }
 
 /* ---- Field encoders (host order), for every builder ---------------------- */
+
+/* Does the opcode carry a predicate in ctl [4:0]? */
+static inline int gaudisim_pkt_has_pred(unsigned int opcode)
+{
+	return opcode == GAUDISIM_PKT_MSG_LONG || opcode == GAUDISIM_PKT_MSG_PROT ||
+	       opcode == GAUDISIM_PKT_CP_DMA || opcode == GAUDISIM_PKT_FENCE ||
+	       opcode == GAUDISIM_PKT_STOP || opcode == GAUDISIM_PKT_LOAD_AND_EXE;
+}
+
+/* ctl of a LOAD_AND_EXE. */
+static inline unsigned int gaudisim_load_and_exe_ctl(unsigned int pred, unsigned int barriers)
+{
+	return GAUDISIM_PKT_CTL(GAUDISIM_PKT_LOAD_AND_EXE) | (pred & GAUDISIM_PKT_CTL_PRED_MASK) |
+	       barriers;
+}
 
 static inline unsigned int gaudisim_wreg32_ctl(unsigned int reg_offset, unsigned int barriers)
 {

@@ -54,7 +54,7 @@ static inline unsigned int gaudisim_pkt_ctl_defined(unsigned int opcode)
 		return GAUDISIM_PKT_CTL_HEADER | GAUDISIM_WREG32_CTL_REG_OFFSET_MASK;
 	case GAUDISIM_PKT_MSG_LONG:
 	case GAUDISIM_PKT_MSG_PROT:
-		return GAUDISIM_PKT_CTL_MSG_FIELDS;
+		return GAUDISIM_PKT_CTL_MSG_FIELDS | GAUDISIM_PKT_CTL_PRED_MASK;
 	case GAUDISIM_PKT_MSG_SHORT:
 		return GAUDISIM_PKT_CTL_MSG_FIELDS | GAUDISIM_MSG_SHORT_CTL_OFFSET_MASK |
 		       GAUDISIM_MSG_SHORT_CTL_BASE_MASK;
@@ -67,11 +67,12 @@ static inline unsigned int gaudisim_pkt_ctl_defined(unsigned int opcode)
 		/* A NOP ignores everything but its opcode. */
 		return 0xffffffffu;
 	case GAUDISIM_PKT_CP_DMA:
-	case GAUDISIM_PKT_REPEAT:
 	case GAUDISIM_PKT_FENCE:
 	case GAUDISIM_PKT_STOP:
-	case GAUDISIM_PKT_WAIT:
 	case GAUDISIM_PKT_LOAD_AND_EXE:
+		return GAUDISIM_PKT_CTL_HEADER | GAUDISIM_PKT_CTL_PRED_MASK;
+	case GAUDISIM_PKT_REPEAT:
+	case GAUDISIM_PKT_WAIT:
 		return GAUDISIM_PKT_CTL_HEADER;
 	default:
 		return 0;
@@ -115,7 +116,11 @@ static inline int gaudisim_pkt_allowed(unsigned int opcode, enum gaudisim_queue_
 	case GAUDISIM_PKT_MSG_SHORT:
 	case GAUDISIM_PKT_LIN_DMA:
 	case GAUDISIM_PKT_WREG_32:
-		/* The parser narrows their addresses and registers further. */
+	case GAUDISIM_PKT_LOAD_AND_EXE:
+		/*
+		 * The parser narrows their addresses and registers further
+		 * (LOAD_AND_EXE: gaudisim_load_and_exe_allowed()).
+		 */
 		return 1;
 	case GAUDISIM_PKT_MSG_PROT:
 		/* The driver's completion messages; never from a user CB. */
@@ -127,15 +132,26 @@ static inline int gaudisim_pkt_allowed(unsigned int opcode, enum gaudisim_queue_
 	case GAUDISIM_PKT_REPEAT:
 	case GAUDISIM_PKT_STOP:
 	case GAUDISIM_PKT_WAIT:
-	case GAUDISIM_PKT_LOAD_AND_EXE:
 		/*
 		 * Not in user CBs of external queues: the parser would have to
-		 * follow loops, register images and engine launches.
+		 * follow loops and bulk register writes.
 		 */
 		return qclass != GAUDISIM_QCLASS_USER_EXTERNAL;
 	default:
 		return 0;
 	}
+}
+
+/*
+ * May a CB of this class run a LOAD_AND_EXE with this cfg? User CBs of
+ * external queues load predicates only, as on Gaudi: scalars (dst 1) and
+ * exe would run a packet the parser never saw.
+ */
+static inline int gaudisim_load_and_exe_allowed(unsigned int cfg, enum gaudisim_queue_class qclass)
+{
+	if (qclass != GAUDISIM_QCLASS_USER_EXTERNAL)
+		return 1;
+	return !(cfg & (GAUDISIM_LOAD_AND_EXE_DST | GAUDISIM_LOAD_AND_EXE_EXE));
 }
 
 /* A sync-object update word ("so_upd") with no reserved bit set. */

@@ -148,6 +148,9 @@ struct gsim_stream {
 	struct gsim_frame frame[GSIM_NUM_FRAMES];
 	uint64_t pkt_done;		/* bytes of the current LIN_DMA already moved */
 	uint8_t pkt_err;		/* error code of the packet that failed */
+	/* LOAD_AND_EXE state, cleared with every CB from the PQ. */
+	uint32_t pred;			/* bit n: predicate n; bit 0 always set */
+	uint8_t scalars[GAUDISIM_LOAD_AND_EXE_SCALAR_SIZE];	/* RF0..RF3 */
 };
 
 struct gsim_qman {
@@ -637,7 +640,7 @@ bool gsim_engine_reg_read(struct gsim_core *core, unsigned int e, uint32_t off,
 enum gsim_reg_status gsim_engine_reg_write(struct gsim_core *core, unsigned int e,
 					   uint32_t off, uint32_t value,
 					   enum gsim_reg_origin origin, unsigned int *kick);
-/* Ask for a launch of engine e (COMMIT, LOAD_AND_EXE exe); false when the
+/* Ask for a launch of engine e (a COMMIT write); false when the
  * engine has nothing to launch. Runs it now when inside the run loop. */
 bool gsim_engine_request_launch(struct gsim_core *core, unsigned int e, unsigned int *kick);
 /* Start launches the host asked for; true when one started. */

@@ -7,10 +7,10 @@
  * GAUDISIM_ENG_COMMON_BASE of every engine block (completion message,
  * status, counters, soft reset), the launch sequence and the reset epochs.
  *
- * Launch: a packet that writes the engine's COMMIT register (or a
- * LOAD_AND_EXE with exe) launches the engine at once, inside the packet;
- * a synchronous engine has its results in place for the CB's next packet.
- * A COMMIT written
+ * Launch: a packet that writes the engine's COMMIT register (a WREG_32,
+ * or one run by LOAD_AND_EXE from the scalars) launches the engine at
+ * once, inside the packet; a synchronous engine has its results in place
+ * for the CB's next packet. A COMMIT written
  * by the host over MMIO is only latched (MMIO never computes); the run
  * loop starts it. An engine may also finish asynchronously: launch()
  * returns GSIM_ENGINE_ASYNC and the model calls gsim_engine_done() later

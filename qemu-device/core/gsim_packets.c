@@ -24,7 +24,9 @@
  * never from an internal queue or a CP_DMA'd buffer; CP_DMA is refused on
  * external queues: it would run a buffer the driver never saw with the
  * secured CP's rights (both PRIV). Everything else runs on every queue;
- * LIN_DMA needs a DMA engine.
+ * LIN_DMA needs a DMA engine. A predicated packet (gaudisim_pkt_has_pred())
+ * whose predicate is clear is skipped after the legality checks, before
+ * its barriers.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -68,6 +70,14 @@ static enum gsim_pkt_result fail(struct pkt *k, uint8_t code, const char *fmt, .
 		 k->f->addr, k->f->pc, gaudisim_pkt_name(k->opcode), k->opcode, cause, code);
 	k->s->pkt_err = code;
 	return GSIM_PKT_ERROR;
+}
+
+/* A predicated packet whose predicate is clear: the CP skips it. */
+static bool pred_false(const struct pkt *k)
+{
+	unsigned int pred = k->ctl & GAUDISIM_PKT_CTL_PRED_MASK;
+
+	return gaudisim_pkt_has_pred(k->opcode) && !(k->s->pred & (1u << pred));
 }
 
 /* Reserved bits and the queue class, from the legality table. */
@@ -466,45 +476,98 @@ static enum gsim_pkt_result exec_wait(struct pkt *k)
 	return GSIM_PKT_NEXT;
 }
 
+/*
+ * LOAD_AND_EXE's load: the stream's predicates (dst 0) or scalars (dst 1)
+ * from src, read with the queue's rights (HBM, SRAM, host memory through
+ * the MMU; the physical host window only on a secured CP).
+ */
+static enum gsim_pkt_result load_pred_or_scalars(struct pkt *k, uint64_t src)
+{
+	bool scalars = k->dw0 & GAUDISIM_LOAD_AND_EXE_DST;
+	uint32_t len = scalars ? GAUDISIM_LOAD_AND_EXE_SCALAR_SIZE : GAUDISIM_LOAD_AND_EXE_PRED_SIZE;
+	uint8_t buf[GAUDISIM_LOAD_AND_EXE_PRED_SIZE];
+	struct gsim_span span;
+	unsigned int i;
+	int rc;
+
+	if (src % 4)
+		return fail(k, GAUDISIM_CP_ERR_PKT_FIELD, "src 0x%" PRIx64 " not 4-byte aligned",
+			    src);
+	if (!gsim_dma_decode(k->core, src, len, &span) || span.rgn == GSIM_RGN_CFG)
+		return fail(k, GAUDISIM_CP_ERR_DMA_ADDR, "%s at 0x%" PRIx64 " + %u are not inside "
+			    "HBM, SRAM or host memory", scalars ? "scalars" : "predicates", src, len);
+	rc = gsim_dma_load(k->core, &span, buf, len);
+	if (rc)
+		return fail(k, (uint8_t)rc, "%s at 0x%" PRIx64 ": read failed",
+			    scalars ? "scalars" : "predicates", src);
+	gsim_budget_take_bytes(k->budget, len);
+	if (scalars) {
+		memcpy(k->s->scalars, buf, len);
+		return GSIM_PKT_NEXT;
+	}
+	/* P0 is not loaded: it stays true. */
+	k->s->pred = 1;
+	for (i = 1; i < GAUDISIM_PKT_NUM_PREDS; i++)
+		if (gsim_ld_le32(buf + 4 * i) & 1)
+			k->s->pred |= 1u << i;
+	return GSIM_PKT_NEXT;
+}
+
+static enum gsim_pkt_result dispatch(struct pkt *k);
+
+/*
+ * LOAD_AND_EXE's exe: run the packet held in the scalars (etype 0 at RF0,
+ * up to 16 bytes; etype 1 at RF2, 8 bytes). Its barriers, predicate and
+ * legality apply as to any packet; one that blocks (FENCE, EB) runs the
+ * whole LOAD_AND_EXE again later.
+ */
+static enum gsim_pkt_result exe_scalars(struct pkt *k)
+{
+	uint32_t off = k->dw0 & GAUDISIM_LOAD_AND_EXE_ETYPE ? GAUDISIM_LOAD_AND_EXE_UPPER_RF : 0;
+	struct pkt in = {
+		.core = k->core,
+		.s = k->s,
+		.f = k->f,
+		.p = k->s->scalars + off,
+		.budget = k->budget,
+	};
+
+	in.dw0 = gsim_ld_le32(in.p + offsetof(struct gaudisim_packet_hdr, dw0));
+	in.ctl = gsim_ld_le32(in.p + offsetof(struct gaudisim_packet_hdr, ctl));
+	in.opcode = GAUDISIM_PKT_OPCODE(in.ctl);
+	in.size = gaudisim_pkt_size(in.dw0, in.ctl);
+	if (!in.size)
+		return fail(&in, GAUDISIM_CP_ERR_UNDEF_OPCODE, "exe: the scalars at RF%u hold no "
+			    "packet (header 0x%08x)", off / 4, in.ctl);
+	if (in.size > GAUDISIM_LOAD_AND_EXE_SCALAR_SIZE - off)
+		return fail(&in, GAUDISIM_CP_ERR_PKT_OVERRUN, "exe: %u-byte packet does not fit "
+			    "in the scalars from RF%u", in.size, off / 4);
+	if (in.opcode == GAUDISIM_PKT_CP_DMA || in.opcode == GAUDISIM_PKT_REPEAT ||
+	    in.opcode == GAUDISIM_PKT_LOAD_AND_EXE)
+		return fail(&in, GAUDISIM_CP_ERR_PKT_FIELD, "exe: may not run from the scalars");
+	if (!legal(&in))
+		return GSIM_PKT_ERROR;
+	if (pred_false(&in))
+		return GSIM_PKT_NEXT;
+	if ((in.ctl & GAUDISIM_PKT_CTL_EB) && gsim_engine_busy(k->core, k->s->engine)) {
+		k->s->park = GSIM_PARK_ENGINE;
+		return GSIM_PKT_BLOCKED;
+	}
+	return dispatch(&in);
+}
+
 static enum gsim_pkt_result exec_load_and_exe(struct pkt *k)
 {
-	struct gsim_core *core = k->core;
-	struct gsim_stream *s = k->s;
 	uint64_t src = gsim_ld_le64(k->p + offsetof(struct gaudisim_packet_load_and_exe, src));
-	struct gsim_span span;
-	unsigned int kick = 0;
-	uint8_t hdr[8];
+	enum gsim_pkt_result res;
 
-	if (k->dw0 & GAUDISIM_LOAD_AND_EXE_DST)
-		return fail(k, GAUDISIM_CP_ERR_PKT_FIELD, "dst 1 (scalars) is not supported");
-	if (k->dw0 & GAUDISIM_LOAD_AND_EXE_ETYPE)
-		return fail(k, GAUDISIM_CP_ERR_PKT_FIELD, "etype must be 0");
 	if (k->dw0 & GAUDISIM_LOAD_AND_EXE_LOAD) {
-		enum gsim_pkt_result res;
-		uint32_t reg, count;
-
-		if (!gsim_dma_decode(core, src, sizeof(hdr), &span) ||
-		    (span.rgn != GSIM_RGN_HBM && span.rgn != GSIM_RGN_SRAM))
-			return fail(k, GAUDISIM_CP_ERR_DMA_ADDR, "register image at 0x%" PRIx64
-				    " is not inside HBM or SRAM", src);
-		gsim_dma_load(core, &span, hdr, sizeof(hdr));
-		reg = gsim_ld_le32(hdr);
-		count = gsim_ld_le32(hdr + 4);
-		if (!count || count > GAUDISIM_LOAD_AND_EXE_MAX_REGS)
-			return fail(k, GAUDISIM_CP_ERR_PKT_FIELD, "register image count %u is "
-				    "not 1..%u", count, GAUDISIM_LOAD_AND_EXE_MAX_REGS);
-		if (!gsim_dma_decode(core, src + sizeof(hdr), 4ull * count, &span) ||
-		    (span.rgn != GSIM_RGN_HBM && span.rgn != GSIM_RGN_SRAM))
-			return fail(k, GAUDISIM_CP_ERR_DMA_ADDR, "register image at 0x%" PRIx64
-				    " (%u values) is not inside HBM or SRAM", src, count);
-		res = write_engine_regs(k, reg, span.mem, count);
+		res = load_pred_or_scalars(k, src);
 		if (res != GSIM_PKT_NEXT)
 			return res;
 	}
-	if ((k->dw0 & GAUDISIM_LOAD_AND_EXE_EXE) &&
-	    !gsim_engine_request_launch(core, s->engine, &kick))
-		return fail(k, GAUDISIM_CP_ERR_PKT_FIELD, "exe: the %s has nothing to launch",
-			    gsim_engine_name(s->engine));
+	if (k->dw0 & GAUDISIM_LOAD_AND_EXE_EXE)
+		return exe_scalars(k);
 	return GSIM_PKT_NEXT;
 }
 
@@ -567,6 +630,11 @@ enum gsim_pkt_result gsim_pkt_exec(struct gsim_core *core, struct gsim_stream *s
 			    "%u-byte packet runs past the end at offset 0x%x", k.size, f->end);
 	if (!legal(&k))
 		return GSIM_PKT_ERROR;
+	if (pred_false(&k)) {
+		f->pc += k.size;
+		s->pkt_done = 0;
+		return GSIM_PKT_NEXT;
+	}
 
 	/* Engine barrier: the engine must have finished what it was launched for. */
 	if ((k.ctl & GAUDISIM_PKT_CTL_EB) && gsim_engine_busy(core, s->engine)) {

@@ -56,6 +56,7 @@ void gsim_stream_init(struct gsim_stream *s, unsigned int engine, unsigned int i
 	s->queue_id = gaudisim_engine_queue_id(engine, index);
 	s->external = GAUDISIM_QUEUE_IS_EXTERNAL(s->queue_id);
 	s->park = GSIM_PARK_NONE;
+	s->pred = 1;
 }
 
 void gsim_stream_reset(struct gsim_stream *s)
@@ -408,6 +409,9 @@ static void load_cb(struct gsim_core *core, struct gsim_stream *s,
 	s->in_tail = false;
 	s->tail_err = 0;
 	s->pkt_done = 0;
+	/* A CB never sees the predicates or scalars an earlier one loaded. */
+	s->pred = 1;
+	memset(s->scalars, 0, sizeof(s->scalars));
 	clear_frames(s);
 	f->addr = ptr;
 	f->len = len;

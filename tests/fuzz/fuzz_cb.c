@@ -476,26 +476,36 @@ static void gen_packet(struct fz_host *h, struct fz_in *in, unsigned int q, stru
 		put(p, GAUDISIM_PKT_CTL(GAUDISIM_PKT_WAIT) | barriers(b));
 		break;
 	case 17: {
-		/* A register image in user HBM. */
-		uint32_t count = fz_u8(in) % 8 + 1, base = pick_engine_reg(in);
-		uint8_t *img;
+		/* Predicates, or scalars holding two WREG_32 of the engine, in user HBM. */
+		uint32_t base = pick_engine_reg(in), reg;
+		bool scalars = b & 0x10;
+		uint32_t len = scalars ? GAUDISIM_LOAD_AND_EXE_SCALAR_SIZE :
+					 GAUDISIM_LOAD_AND_EXE_PRED_SIZE;
+		uint8_t *buf;
 
-		addr = fz_hbm_cb_alloc(h, 8 + 4 * count);
-		img = fz_hbm(h, addr, 8 + 4 * count);
-		fz_put32(img, base);
-		fz_put32(img + 4, b & 0x80 ? fz_u32(in) : count);
-		for (i = 0; i < count; i++)
-			fz_put32(img + 8 + 4 * i,
-				 tame(GAUDISIM_ENGINE_BLOCK((unsigned int)gaudisim_queue_engine(q)) +
-				      base + 4 * i, pick_value(in)));
-		cnt = (b & 2 ? GAUDISIM_LOAD_AND_EXE_LOAD : 0) | (b & 4 ? GAUDISIM_LOAD_AND_EXE_EXE : 0);
+		addr = fz_hbm_cb_alloc(h, len);
+		buf = fz_hbm(h, addr, len);
+		for (i = 0; i < len / 8; i++) {
+			reg = base + 4 * i;
+			if (scalars) {
+				fz_put32(buf + 8 * i, tame(GAUDISIM_ENGINE_BLOCK(
+					(unsigned int)gaudisim_queue_engine(q)) + reg, pick_value(in)));
+				fz_put32(buf + 8 * i + 4, gaudisim_wreg32_ctl(reg, 0));
+			} else {
+				fz_put32(buf + 8 * i, fz_u8(in) & 1);
+				fz_put32(buf + 8 * i + 4, fz_u8(in) & 1);
+			}
+		}
+		cnt = (b & 2 ? GAUDISIM_LOAD_AND_EXE_LOAD : 0) | (b & 4 ? GAUDISIM_LOAD_AND_EXE_EXE : 0) |
+		      (scalars ? GAUDISIM_LOAD_AND_EXE_DST : 0) |
+		      (b & 0x20 ? GAUDISIM_LOAD_AND_EXE_ETYPE : 0);
 		if (b & 0x40) {
 			uint32_t junk = fz_u8(in);
 
 			cnt |= junk << (fz_u8(in) % 24);
 		}
 		put(p, cnt);
-		put(p, GAUDISIM_PKT_CTL(GAUDISIM_PKT_LOAD_AND_EXE) | barriers(b));
+		put(p, gaudisim_load_and_exe_ctl(fz_u8(in) % 4, barriers(b)));
 		put64(p, b & 8 ? pick_addr(in, 16) : addr);
 		break;
 	}

@@ -565,38 +565,30 @@ static void program_seeds(void)
 	op_run(&p);
 	save("cb", "prog-reset-mid-job", &p);
 
-	/* LOAD_AND_EXE: the MME's whole configuration from a register image. */
+	/* LOAD_AND_EXE: predicates, then an MME launch run from the scalars. */
 	{
-		uint32_t img[2 + 28] = { GAUDISIM_MME_A_ADDR_LO, 28 };
-		uint32_t *r = img + 2;
+		uint32_t preds[GAUDISIM_PKT_NUM_PREDS] = { [1] = 1 };
+		uint32_t scal[4] = { 0, GAUDISIM_PKT_CTL(GAUDISIM_PKT_NOP), GAUDISIM_MME_COMMIT_GO,
+				     gaudisim_wreg32_ctl(GAUDISIM_MME_COMMIT, 0) };
 
-		r[GAUDISIM_MME_A_ADDR_LO / 4] = (uint32_t)HBM(0x10000);
-		r[GAUDISIM_MME_B_ADDR_LO / 4] = (uint32_t)HBM(0x11000);
-		r[GAUDISIM_MME_D_ADDR_LO / 4] = (uint32_t)HBM(0x12000);
-		r[GAUDISIM_MME_M / 4] = 8;
-		r[GAUDISIM_MME_N / 4] = 8;
-		r[GAUDISIM_MME_K / 4] = 8;
-		r[GAUDISIM_MME_BATCH / 4] = 2;
-		r[GAUDISIM_MME_LDA / 4] = 8;
-		r[GAUDISIM_MME_LDB / 4] = 8;
-		r[GAUDISIM_MME_LDC / 4] = 8;
-		r[GAUDISIM_MME_LDD / 4] = 8;
-		r[GAUDISIM_MME_A_BATCH_STRIDE_LO / 4] = 64;
-		r[GAUDISIM_MME_D_BATCH_STRIDE_LO / 4] = 64;
-		r[GAUDISIM_MME_DTYPE / 4] = GAUDISIM_MME_DTYPE_VALUE(GAUDISIM_DTYPE_FP32,
-								     GAUDISIM_DTYPE_BF16);
-		r[GAUDISIM_MME_CTRL / 4] = GAUDISIM_MME_CTRL_TRANSPOSE_A;
-		r[GAUDISIM_MME_ALPHA / 4] = 0x40000000u;
 		prog_begin(&p, true);
 		op_hbm_fill(&p, HBM(0x10000), data, sizeof(data));
-		op_hbm_fill(&p, HBM(0x20000), img, sizeof(img));
+		op_hbm_fill(&p, HBM(0x20000), preds, sizeof(preds));
+		op_hbm_fill(&p, HBM(0x20100), scal, sizeof(scal));
 		c.n = 0;
-		pkt(&c, GAUDISIM_LOAD_AND_EXE_LOAD | GAUDISIM_LOAD_AND_EXE_EXE,
-		    GAUDISIM_PKT_CTL(GAUDISIM_PKT_LOAD_AND_EXE));
+		mme_gemm(&c, HBM(0x10000), HBM(0x10000), 0, HBM(0x12000), 8, 8, 8,
+			 GAUDISIM_MME_DTYPE_VALUE(GAUDISIM_DTYPE_BF16, GAUDISIM_DTYPE_FP32), 0);
+		/* mme_gemm() ends with its COMMIT: drop it, the scalars hold one. */
+		c.n -= 8;
+		pkt(&c, GAUDISIM_LOAD_AND_EXE_LOAD, gaudisim_load_and_exe_ctl(0, 0));
 		b64(&c, HBM(0x20000));
-		pkt(&c, 0, GAUDISIM_PKT_CTL(GAUDISIM_PKT_NOP) | GAUDISIM_PKT_CTL_EB);
-		pkt(&c, GAUDISIM_LOAD_AND_EXE_EXE, GAUDISIM_PKT_CTL(GAUDISIM_PKT_LOAD_AND_EXE));
+		pkt(&c, GAUDISIM_LOAD_AND_EXE_LOAD | GAUDISIM_LOAD_AND_EXE_DST,
+		    gaudisim_load_and_exe_ctl(1, 0));
+		b64(&c, HBM(0x20100));
+		pkt(&c, GAUDISIM_LOAD_AND_EXE_EXE | GAUDISIM_LOAD_AND_EXE_ETYPE,
+		    gaudisim_load_and_exe_ctl(1, 0));
 		b64(&c, 0);
+		pkt(&c, 0, GAUDISIM_PKT_CTL(GAUDISIM_PKT_NOP) | GAUDISIM_PKT_CTL_EB);
 		op_submit_raw(&p, Q_MME + 1, false, &c);
 		op_run(&p);
 		save("cb", "prog-load-and-exe", &p);

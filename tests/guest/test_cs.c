@@ -2,8 +2,11 @@
 /*
  * CS and WAIT_CS: NOP jobs on every external queue, multi-chunk and
  * restore chunks, many CSs in flight, polling, timestamps (kept over many
- * later CSs), MSG_LONG to host memory, counters, closing with work in
- * flight, a failed job whose sibling stays parked, and WAIT_CS checks.
+ * later CSs), MSG_LONG to host memory, LOAD_AND_EXE (predicates on
+ * external queues, scalars executed on an internal queue, what external
+ * queues refuse) with predicated packets skipped or run, counters,
+ * closing with work in flight, a failed job whose sibling stays parked,
+ * and WAIT_CS checks.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -475,6 +478,193 @@ START_TEST(satisfied_fence_passes)
 }
 END_TEST
 
+/* ---- LOAD_AND_EXE and predicated packets ---------------------------------- */
+
+static uint32_t hard_resets(void);
+
+static void cbw_load_and_exe(struct test_cb *cb, uint32_t cfg, uint64_t src, uint32_t pred)
+{
+	const uint32_t pkt[4] = { cfg, gaudisim_load_and_exe_ctl(pred, 0), (uint32_t)src,
+				  (uint32_t)(src >> 32) };
+
+	ck_assert_int_eq(hlthunk_cbw_dwords(&cb->w, pkt, 4), 0);
+}
+
+/* A MSG_LONG of value to addr, run only while predicate pred is set. */
+static void cbw_msg_long_pred(struct test_cb *cb, uint64_t addr, uint32_t value, uint32_t pred)
+{
+	const uint32_t pkt[4] = { value, gaudisim_msg_ctl(GAUDISIM_PKT_MSG_LONG,
+							  GAUDISIM_MSG_OP_WRITE_VALUE, 0) | pred,
+				  (uint32_t)addr, (uint32_t)(addr >> 32) };
+
+	ck_assert_int_eq(hlthunk_cbw_dwords(&cb->w, pkt, 4), 0);
+}
+
+/*
+ * As Gaudi's suite does on an external queue: load predicates (from a
+ * userptr page, _i == 0, or from SRAM, _i == 1), then MSG_LONGs and a
+ * FENCE predicated on them: a false predicate skips its packet, P0 always
+ * runs.
+ */
+START_TEST(load_predicates_on_external_queue)
+{
+	const uint64_t sram = GAUDISIM_SRAM_BASE + 0x10000;
+	const uint32_t fence[2] = { gaudisim_fence_cfg(0, 1, 1),
+				    GAUDISIM_PKT_CTL(GAUDISIM_PKT_FENCE) | 11 };
+	uint32_t preds[GAUDISIM_PKT_NUM_PREDS] = { 0 }, got[4];
+	struct host_buf buf;
+	struct test_cb cb;
+	uint64_t src;
+
+	host_buf_map_ok(dev_fd, &buf, 2 * 4096);
+	memset(buf.ptr, 0, buf.size);
+	preds[10] = 1;
+	preds[11] = 0xfffffffe;		/* bit 0 clear */
+	memcpy(buf.ptr, preds, sizeof(preds));
+	src = buf.va;
+	if (_i) {
+		dma_ok(dev_fd, buf.va, sram, sizeof(preds), QUEUE_H2D);
+		src = sram;
+	}
+	cb_create_ok(dev_fd, &cb, 4096);
+	cbw_msg_long_pred(&cb, buf.va + 4096, 0x1111, 10);	/* not loaded yet: skipped */
+	cbw_load_and_exe(&cb, GAUDISIM_LOAD_AND_EXE_LOAD, src, 0);
+	cbw_msg_long_pred(&cb, buf.va + 4100, 0x2222, 10);
+	cbw_msg_long_pred(&cb, buf.va + 4104, 0x3333, 11);
+	ck_assert_int_eq(hlthunk_cbw_dwords(&cb.w, fence, 2), 0);	/* would never pass */
+	cbw_msg_long_pred(&cb, buf.va + 4108, 0x4444, 0);
+	run_cb_ok(dev_fd, &cb, QUEUE_H2D, WAIT_US_SHORT);
+	memcpy(got, buf.ptr + 4096, sizeof(got));
+	ck_assert_uint_eq(got[0], 0);
+	ck_assert_uint_eq(got[1], 0x2222);
+	ck_assert_uint_eq(got[2], 0);
+	ck_assert_uint_eq(got[3], 0x4444);
+
+	/* The next CB starts with the predicates clear. */
+	cb_reset(&cb);
+	cbw_msg_long_pred(&cb, buf.va + 4096, 0x5555, 10);
+	run_cb_ok(dev_fd, &cb, QUEUE_D2H, WAIT_US_SHORT);
+	memcpy(got, buf.ptr + 4096, sizeof(got));
+	ck_assert_uint_eq(got[0], 0);
+	cb_destroy_ok(dev_fd, &cb);
+	host_buf_release(dev_fd, &buf);
+}
+END_TEST
+
+/* What an external queue refuses: scalars, exe, sources it may not read. */
+START_TEST(load_and_exe_refused_on_external_queue)
+{
+	const uint64_t unmapped = GAUDISIM_HOST_VA_BASE + GAUDISIM_HOST_VA_SIZE - 16 * MiB;
+	struct host_buf buf;
+	struct test_cb cb;
+	struct cs_counts before, after;
+	struct {
+		uint32_t cfg;
+		int src;	/* 0 the buffer, 1 + 2, 2 reserved HBM, 3 host bus, 4 unmapped */
+		int rc;
+	} cases[] = {
+		{ GAUDISIM_LOAD_AND_EXE_LOAD | GAUDISIM_LOAD_AND_EXE_DST, 0, -EPERM },
+		{ GAUDISIM_LOAD_AND_EXE_EXE, 0, -EPERM },
+		{ GAUDISIM_LOAD_AND_EXE_LOAD | GAUDISIM_LOAD_AND_EXE_EXE, 0, -EPERM },
+		{ GAUDISIM_LOAD_AND_EXE_LOAD, 1, -EINVAL },
+		{ GAUDISIM_LOAD_AND_EXE_LOAD, 2, -EINVAL },
+		{ GAUDISIM_LOAD_AND_EXE_LOAD, 3, -EPERM },
+		{ GAUDISIM_LOAD_AND_EXE_LOAD, 4, -EINVAL },
+		{ GAUDISIM_LOAD_AND_EXE_LOAD | 1u << 4, 0, -EINVAL },	/* reserved cfg bit */
+	};
+	uint64_t src;
+	size_t i;
+	int rc;
+
+	host_buf_map_ok(dev_fd, &buf, 4096);
+	cb_create_ok(dev_fd, &cb, 4096);
+	cs_counts_ok(dev_fd, &before);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const uint64_t srcs[] = { buf.va, buf.va + 2, GAUDISIM_HBM_BASE + 0x1000,
+					  GAUDISIM_HOST_BASE + 0x1000, unmapped };
+
+		src = srcs[cases[i].src];
+		cb_reset(&cb);
+		cbw_load_and_exe(&cb, cases[i].cfg, src, 0);
+		rc = submit_cb(dev_fd, &cb, QUEUE_H2D, WAIT_US_SHORT);
+		ck_assert_msg(rc == cases[i].rc, "case %zu: %d (%s), expected %d", i, rc,
+			      strerror(-rc), cases[i].rc);
+	}
+	cs_counts_ok(dev_fd, &after);
+	ck_assert_uint_eq(after.parsing_drop, before.parsing_drop + i);
+	/* Neither a load nor an exe: a NOP with a predicate field. */
+	cb_reset(&cb);
+	cbw_load_and_exe(&cb, 0, 0, 3);
+	run_cb_ok(dev_fd, &cb, QUEUE_H2D, WAIT_US_SHORT);
+	cb_destroy_ok(dev_fd, &cb);
+	host_buf_release(dev_fd, &buf);
+}
+END_TEST
+
+/*
+ * As Gaudi's suite does on an internal queue: load scalars holding a
+ * MSG_LONG and execute them (in one packet, then in two). The device is
+ * not reset and the message lands.
+ */
+START_TEST(load_scalars_and_exe_on_internal_queue)
+{
+	struct gaudisim_info_sync_manager sm;
+	uint8_t icb_mem[256];
+	struct hlthunk_cb_writer icb;
+	struct hbm_buf hbm;
+	struct host_buf host;
+	uint32_t scalars[4], status, resets, got, pass;
+	uint64_t target;
+
+	memset(&sm, 0, sizeof(sm));
+	ck_assert_int_eq(hlthunk_get_info_op(dev_fd, GAUDISIM_INFO_SYNC_MANAGER, &sm,
+					  sizeof(sm)), 0);
+	hbm_alloc_ok(dev_fd, &hbm, 4 * MiB);
+	host_buf_map_ok(dev_fd, &host, 4096);
+	target = hbm.addr + 2 * MiB;
+	resets = hard_resets();
+	for (pass = 0; pass < 2; pass++) {
+		scalars[0] = 0xabc00000u + pass;
+		scalars[1] = gaudisim_msg_ctl(GAUDISIM_PKT_MSG_LONG, GAUDISIM_MSG_OP_WRITE_VALUE, 0);
+		scalars[2] = (uint32_t)target;
+		scalars[3] = (uint32_t)(target >> 32);
+		put_in_hbm_ok(scalars, sizeof(scalars), hbm.addr + MiB);
+
+		hlthunk_cbw_init(&icb, icb_mem, sizeof(icb_mem));
+		if (pass) {
+			uint32_t load[4] = { GAUDISIM_LOAD_AND_EXE_LOAD | GAUDISIM_LOAD_AND_EXE_DST,
+					     gaudisim_load_and_exe_ctl(0, 0),
+					     (uint32_t)(hbm.addr + MiB),
+					     (uint32_t)((hbm.addr + MiB) >> 32) };
+			uint32_t exe[4] = { GAUDISIM_LOAD_AND_EXE_EXE,
+					    gaudisim_load_and_exe_ctl(0, GAUDISIM_PKT_CTL_MB),
+					    0, 0 };
+
+			ck_assert_int_eq(hlthunk_cbw_dwords(&icb, load, 4), 0);
+			ck_assert_int_eq(hlthunk_cbw_dwords(&icb, exe, 4), 0);
+		} else {
+			uint32_t both[4] = { GAUDISIM_LOAD_AND_EXE_LOAD | GAUDISIM_LOAD_AND_EXE_DST |
+					     GAUDISIM_LOAD_AND_EXE_EXE,
+					     gaudisim_load_and_exe_ctl(0, GAUDISIM_PKT_CTL_MB),
+					     (uint32_t)(hbm.addr + MiB),
+					     (uint32_t)((hbm.addr + MiB) >> 32) };
+
+			ck_assert_int_eq(hlthunk_cbw_dwords(&icb, both, 4), 0);
+		}
+		ck_assert_int_eq(run_internal_cb(&icb, hbm.addr, GAUDISIM_QUEUE_ID_DMA_2_0,
+						 QUEUE_H2D, sm.first_available_sync_object,
+						 sm.first_available_monitor, &status), 0);
+		ck_assert_uint_eq(status, GAUDISIM_WAIT_CS_STATUS_COMPLETED);
+		dma_ok(dev_fd, target, host.va, 4, QUEUE_D2H);
+		memcpy(&got, host.ptr, sizeof(got));
+		ck_assert_uint_eq(got, 0xabc00000u + pass);
+	}
+	ck_assert_uint_eq(hard_resets(), resets);
+	host_buf_release(dev_fd, &host);
+	hbm_free_ok(dev_fd, &hbm);
+}
+END_TEST
+
 /* ---- A job fails while a sibling is parked --------------------------------- */
 
 /*
@@ -900,6 +1090,9 @@ static Suite *cs_suite(void)
 	tcase_add_loop_test(msg, msg_long_on_each_queue, 0, GAUDISIM_NUM_EXT_QUEUES);
 	tcase_add_test(msg, msg_long_timestamps_advance);
 	tcase_add_test(msg, satisfied_fence_passes);
+	tcase_add_loop_test(msg, load_predicates_on_external_queue, 0, 2);
+	tcase_add_test(msg, load_and_exe_refused_on_external_queue);
+	tcase_add_test(msg, load_scalars_and_exe_on_internal_queue);
 	suite_add_tcase(s, msg);
 
 	tcase_add_test(wait, wait_poll_then_block);

@@ -330,7 +330,6 @@ END_TEST
 /* Defined opcodes that user CBs on external queues may not use here. */
 static const uint32_t unsupported_opcodes[] = {
 	GAUDISIM_PKT_WREG_BULK, GAUDISIM_PKT_CP_DMA, GAUDISIM_PKT_STOP,
-	GAUDISIM_PKT_LOAD_AND_EXE,
 };
 
 START_TEST(unsupported_opcode_is_refused)
@@ -554,7 +553,7 @@ END_TEST
 /* Packets the parser passes through but the device refuses to execute. */
 static const uint32_t device_refused[][2] = {
 	{ 1u << 8, GAUDISIM_PKT_CTL(GAUDISIM_PKT_FENCE) },	/* reserved FENCE cfg bit */
-	{ 0, GAUDISIM_PKT_CTL(GAUDISIM_PKT_FENCE) | 1u },	/* reserved FENCE ctl bit */
+	{ 0, GAUDISIM_PKT_CTL(GAUDISIM_PKT_FENCE) | 1u << 5 },	/* reserved FENCE ctl bit */
 	{ 0, GAUDISIM_PKT_CTL(GAUDISIM_PKT_ARB_POINT) | 1u << 16 },	/* reserved ARB_POINT bit */
 };
 

@@ -944,13 +944,14 @@ START_TEST(reserved_bits_are_einval)
 		raw(1u << 8, GAUDISIM_PKT_CTL(GAUDISIM_PKT_ARB_POINT)),	/* ARB_POINT dw0 */
 		raw(0, GAUDISIM_PKT_CTL(GAUDISIM_PKT_ARB_POINT) | 1u << 12),
 		raw(1u << 4, GAUDISIM_PKT_CTL(GAUDISIM_PKT_FENCE)),	/* FENCE dw0 */
-		raw(0, GAUDISIM_PKT_CTL(GAUDISIM_PKT_FENCE) | 1u << 0),
+		raw(0, GAUDISIM_PKT_CTL(GAUDISIM_PKT_FENCE) | 1u << 5),
 		raw(0, GAUDISIM_PKT_CTL(GAUDISIM_PKT_WREG_32) | 1u << 16),
 	};
 	const uint64_t good[] = {
 		msg_short(1, sob_off, GAUDISIM_SYNC_SOB_TE | GAUDISIM_SYNC_SOB_ADD(1)),
 		raw(0xff | GAUDISIM_ARB_POINT_RLS, GAUDISIM_PKT_CTL(GAUDISIM_PKT_ARB_POINT)),
 		raw(0x12345678, GAUDISIM_PKT_CTL(GAUDISIM_PKT_NOP) | 0xffff),
+		raw(0, GAUDISIM_PKT_CTL(GAUDISIM_PKT_FENCE) | 1u),	/* predicate 1 */
 	};
 	struct cs_counts before, after;
 	unsigned int i;

@@ -336,3 +336,86 @@ void test_reset_system(void)
 {
     reset_mid_job(reset_by_system_reset);
 }
+
+/* ---- tests: LOAD_AND_EXE and predicates */
+
+#define MSG_LONG_CTL \
+    gaudisim_msg_ctl(GAUDISIM_PKT_MSG_LONG, GAUDISIM_MSG_OP_WRITE_VALUE, 0)
+
+static void cb_msg_long_pred(Cb *cb, uint32_t value, uint64_t addr,
+                             unsigned int pred)
+{
+    cb_put32(cb, value);
+    cb_put32(cb, MSG_LONG_CTL | pred);
+    cb_put64(cb, addr);
+}
+
+static void cb_load_and_exe(Cb *cb, uint32_t cfg, uint64_t src,
+                            unsigned int pred)
+{
+    cb_put32(cb, cfg);
+    cb_put32(cb, gaudisim_load_and_exe_ctl(pred, 0));
+    cb_put64(cb, src);
+}
+
+/*
+ * Gaudi's LOAD_AND_EXE on a queue: predicates (bit 0 of dword n is P n;
+ * P0 always true) decide which predicated packets run, even a FENCE that
+ * would block; scalars hold a packet that exe runs; the next CB starts
+ * with both cleared.
+ */
+void test_load_and_exe(void)
+{
+    GsimDev *d = gsim_boot();
+    uint64_t preds = guest_alloc(&d->qs->alloc,
+                                 GAUDISIM_LOAD_AND_EXE_PRED_SIZE);
+    uint64_t scal = guest_alloc(&d->qs->alloc,
+                                GAUDISIM_LOAD_AND_EXE_SCALAR_SIZE);
+    uint64_t dst = guest_alloc(&d->qs->alloc, 64);
+    uint8_t msg[GAUDISIM_LOAD_AND_EXE_SCALAR_SIZE];
+    GsimQueue q;
+    unsigned int slot;
+    Cb cb = { .len = 0 };
+
+    qtest_memset(d->qts, preds, 0, GAUDISIM_LOAD_AND_EXE_PRED_SIZE);
+    qtest_writel(d->qts, preds + 4 * 10, 1);
+    qtest_writel(d->qts, preds + 4 * 11, 0xfffffffe);   /* bit 0 clear */
+    stl_le_p(msg, 0x5ca1a125);
+    stl_le_p(msg + 4, MSG_LONG_CTL);
+    stq_le_p(msg + 8, host_addr(dst + 16));
+    qtest_memwrite(d->qts, scal, msg, sizeof(msg));
+    qtest_memset(d->qts, dst, 0, 64);
+    queue_init(d, &q, GAUDISIM_QUEUE_ID_DMA_1_0 + 1, 2);
+
+    cb_msg_long_pred(&cb, 1, host_addr(dst), 10);       /* not loaded yet */
+    cb_load_and_exe(&cb, GAUDISIM_LOAD_AND_EXE_LOAD, host_addr(preds), 0);
+    cb_msg_long_pred(&cb, 2, host_addr(dst + 4), 10);
+    cb_msg_long_pred(&cb, 3, host_addr(dst + 8), 11);
+    cb_put32(&cb, gaudisim_fence_cfg(0, 1, 1));        /* would block */
+    cb_put32(&cb, GAUDISIM_PKT_CTL(GAUDISIM_PKT_FENCE) | 11);
+    cb_msg_long_pred(&cb, 4, host_addr(dst + 12), 0);
+    cb_load_and_exe(&cb, GAUDISIM_LOAD_AND_EXE_LOAD |
+                    GAUDISIM_LOAD_AND_EXE_DST | GAUDISIM_LOAD_AND_EXE_EXE,
+                    host_addr(scal), 10);
+    slot = queue_submit(d, &q, &cb);
+    g_assert_true(msix_wait(d, q.id));
+    g_assert_cmphex(cq_entry(d, &q, slot), ==, CQ_OK(0));
+    msix_ack(d, q.id);
+    g_assert_cmphex(qtest_readl(d->qts, dst), ==, 0);
+    g_assert_cmphex(qtest_readl(d->qts, dst + 4), ==, 2);
+    g_assert_cmphex(qtest_readl(d->qts, dst + 8), ==, 0);
+    g_assert_cmphex(qtest_readl(d->qts, dst + 12), ==, 4);
+    g_assert_cmphex(qtest_readl(d->qts, dst + 16), ==, 0x5ca1a125);
+
+    /* A new CB: predicates clear, scalars empty (exe fails the job). */
+    cb.len = 0;
+    cb_msg_long_pred(&cb, 5, host_addr(dst), 10);
+    cb_load_and_exe(&cb, GAUDISIM_LOAD_AND_EXE_EXE, 0, 0);
+    slot = queue_submit(d, &q, &cb);
+    g_assert_true(msix_wait(d, q.id));
+    g_assert_cmphex(cq_entry(d, &q, slot), ==,
+                    CQ_ERR(1, GAUDISIM_CP_ERR_UNDEF_OPCODE));
+    msix_ack(d, q.id);
+    g_assert_cmphex(qtest_readl(d->qts, dst), ==, 0);
+    gsim_shutdown(d);
+}

@@ -31,6 +31,7 @@ int main(int argc, char **argv)
     qtest_add_func("/gaudisim/queue/large-job", test_large_job);
     qtest_add_func("/gaudisim/queue/malformed", test_malformed);
     qtest_add_func("/gaudisim/queue/fence", test_fence);
+    qtest_add_func("/gaudisim/queue/load-and-exe", test_load_and_exe);
     qtest_add_func("/gaudisim/queue/no-bus-master", test_no_bus_master);
     qtest_add_func("/gaudisim/reset/register-mid-job", test_reset_register);
     qtest_add_func("/gaudisim/reset/system-reset-mid-job", test_reset_system);

@@ -169,6 +169,7 @@ void test_fence(void);
 void test_reset_flr(void);
 void test_reset_register(void);
 void test_reset_system(void);
+void test_load_and_exe(void);
 
 /* gaudisim-test-faults.c */
 void test_iq_hbm_dma(void);

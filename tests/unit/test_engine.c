@@ -2,7 +2,7 @@
 /*
  * The engine interface, with a stand-in engine model plugged into TPC 7's
  * slot: launch by COMMIT from a CB (at once) and over MMIO (by the run
- * loop), LOAD_AND_EXE exe, the completion message and what follows it
+ * loop), COMMIT run by LOAD_AND_EXE from the scalars, the completion message and what follows it
  * through the sync manager, engine errors and their events, asynchronous
  * completion with the engine barrier parking the stream, engine soft reset
  * (QMAN and engine back to reset values, work in flight dropped, late
@@ -252,7 +252,9 @@ END_TEST
 
 START_TEST(test_mmio_commit_and_load_and_exe)
 {
-	const uint32_t image[3] = { F_VALUE, 1, 0x77 };
+	/* Scalars: WREG_32 VALUE = 0x77 (RF0-1), WREG_32 COMMIT = 1 (RF2-3). */
+	const uint32_t scalars[4] = { 0x77, gaudisim_wreg32_ctl(F_VALUE, 0),
+				      1, gaudisim_wreg32_ctl(F_COMMIT, 0) };
 	struct cb cb = cb_new(64);
 
 	/* Over MMIO, COMMIT only latches; the run loop launches. */
@@ -265,11 +267,14 @@ START_TEST(test_mmio_commit_and_load_and_exe)
 	ck_assert_uint_eq(out(0), 0x99);
 	ck_assert_uint_eq(rd(BLK + GAUDISIM_ENG_STATUS), 0);
 
-	/* LOAD_AND_EXE: load VALUE from an image in HBM, then launch. */
-	memcpy(hbm_ptr(HBM_P), image, sizeof(image));
-	cb_raw(&cb, GAUDISIM_LOAD_AND_EXE_LOAD | GAUDISIM_LOAD_AND_EXE_EXE,
-	       GAUDISIM_PKT_CTL(GAUDISIM_PKT_LOAD_AND_EXE));
+	/* LOAD_AND_EXE: load the scalars, run the lower RFs, then the upper (the launch). */
+	memcpy(hbm_ptr(HBM_P), scalars, sizeof(scalars));
+	cb_raw(&cb, GAUDISIM_LOAD_AND_EXE_LOAD | GAUDISIM_LOAD_AND_EXE_DST |
+	       GAUDISIM_LOAD_AND_EXE_EXE, GAUDISIM_PKT_CTL(GAUDISIM_PKT_LOAD_AND_EXE));
 	cb_raw64(&cb, HBM_P);
+	cb_raw(&cb, GAUDISIM_LOAD_AND_EXE_EXE | GAUDISIM_LOAD_AND_EXE_ETYPE,
+	       GAUDISIM_PKT_CTL(GAUDISIM_PKT_LOAD_AND_EXE));
+	cb_raw64(&cb, 0);
 	iq_submit(QE0, &cb);
 	run_all();
 	ck_assert_uint_eq(F.launches, 2);

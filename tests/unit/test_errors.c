@@ -126,7 +126,8 @@ START_TEST(test_refused_opcodes)
 	static const struct { uint32_t dw0; unsigned int op, code; } cases[] = {
 		{ 0, GAUDISIM_PKT_MSG_SHORT, GAUDISIM_CP_ERR_PKT_FIELD },	/* no base */
 		{ 0, GAUDISIM_PKT_REPEAT, GAUDISIM_CP_ERR_PKT_FIELD },	/* count 0 */
-		{ 1, GAUDISIM_PKT_LOAD_AND_EXE, GAUDISIM_CP_ERR_PKT_FIELD },	/* dst 1 */
+		/* exe of the scalars, empty at the start of every CB */
+		{ GAUDISIM_LOAD_AND_EXE_EXE, GAUDISIM_PKT_LOAD_AND_EXE, GAUDISIM_CP_ERR_UNDEF_OPCODE },
 		{ 1u << 30, GAUDISIM_PKT_WAIT, GAUDISIM_CP_ERR_PKT_FIELD },
 		{ 1u << 16, GAUDISIM_PKT_WREG_BULK, GAUDISIM_CP_ERR_PKT_FIELD },
 		{ 8, GAUDISIM_PKT_CP_DMA, GAUDISIM_CP_ERR_PRIV },	/* internal only */
@@ -240,7 +241,7 @@ START_TEST(test_bad_msg_and_fence_fields)
 	cb_msg(&cb, GAUDISIM_PKT_MSG_LONG, host_dev(T_DATA_OFF + 2), 1, 0);
 	expect_pkt_error(5, &cb, GAUDISIM_CP_ERR_PKT_FIELD);
 	cb = cb_new(64);	/* reserved ctl bit */
-	cb_raw(&cb, 1, GAUDISIM_PKT_CTL(GAUDISIM_PKT_MSG_LONG) | 1u << 3);
+	cb_raw(&cb, 1, GAUDISIM_PKT_CTL(GAUDISIM_PKT_MSG_LONG) | 1u << 8);
 	cb_raw64(&cb, host_dev(T_DATA_OFF));
 	expect_pkt_error(5, &cb, GAUDISIM_CP_ERR_PKT_FIELD);
 	cb = cb_new(64);	/* timestamp into a register */

@@ -2,8 +2,8 @@
 /*
  * The packets beyond the foundation's set: WREG_BULK, MSG_SHORT (bases,
  * timestamp), CP_DMA (nesting, parking inside, privilege), REPEAT (inner,
- * outer, malformed loops), STOP and re-enable, WAIT, LOAD_AND_EXE, and the
- * engine barrier on a DMA engine.
+ * outer, malformed loops), STOP and re-enable, WAIT, LOAD_AND_EXE (predicates,
+ * scalars, exe, predicated packets), and the engine barrier on a DMA engine.
  */
 #include <string.h>
 
@@ -381,59 +381,204 @@ START_TEST(test_wait_packet)
 }
 END_TEST
 
-static void cb_load_and_exe(struct cb *cb, uint32_t cfg, uint64_t src)
+static void cb_load_and_exe(struct cb *cb, uint32_t cfg, uint64_t src, unsigned int pred)
 {
-	cb_raw(cb, cfg, GAUDISIM_PKT_CTL(GAUDISIM_PKT_LOAD_AND_EXE));
+	cb_raw(cb, cfg, gaudisim_load_and_exe_ctl(pred, 0));
 	cb_raw64(cb, src);
 }
 
-START_TEST(test_load_and_exe)
+/* A MSG_LONG writing value to addr, run only while predicate pred is set. */
+static void cb_msg_pred(struct cb *cb, uint64_t addr, uint32_t value, unsigned int pred)
 {
-	const uint32_t image[5] = { GAUDISIM_ENG_WR_COMP_ADDR_LO, 3, 0xaaaa0000, 0x7f, 0x55 };
-	const uint32_t blk = GAUDISIM_ENGINE_BLOCK(GAUDISIM_ENGINE_DMA_2);
+	cb_raw(cb, value, gaudisim_msg_ctl(GAUDISIM_PKT_MSG_LONG, GAUDISIM_MSG_OP_WRITE_VALUE, 0) |
+	       pred);
+	cb_raw64(cb, addr);
+}
+
+static uint32_t hbm_rd32(uint64_t addr)
+{
+	uint32_t v;
+
+	memcpy(&v, hbm_ptr(addr), sizeof(v));
+	return v;
+}
+
+#define L_PRED	GAUDISIM_LOAD_AND_EXE_LOAD
+#define L_SCAL	(GAUDISIM_LOAD_AND_EXE_LOAD | GAUDISIM_LOAD_AND_EXE_DST)
+#define EXE	GAUDISIM_LOAD_AND_EXE_EXE
+
+/* Predicates: bit 0 of dword n is P n; P0 is always true; a false one skips. */
+START_TEST(test_load_predicates)
+{
+	uint32_t preds[GAUDISIM_PKT_NUM_PREDS] = { 0 }, slot;
+	struct cb cb = cb_new(512);
+
+	preds[10] = 1;
+	preds[3] = 0xfffffffe;		/* bit 0 clear: P3 false */
+	memcpy(hbm_ptr(HBM_SUB), preds, sizeof(preds));
+	memset(hbm_ptr(HBM_P), 0, 16);
+	cb_msg_pred(&cb, HBM_P, 1, 10);		/* before the load: skipped */
+	cb_load_and_exe(&cb, L_PRED, HBM_SUB, 0);
+	cb_msg_pred(&cb, HBM_P + 4, 2, 10);
+	cb_msg_pred(&cb, HBM_P + 8, 3, 3);
+	cb_msg_pred(&cb, HBM_P + 12, 4, 0);
+	ck_assert_uint_eq(int_job(&cb), 0);
+	ck_assert_uint_eq(hbm_rd32(HBM_P), 0);
+	ck_assert_uint_eq(hbm_rd32(HBM_P + 4), 2);
+	ck_assert_uint_eq(hbm_rd32(HBM_P + 8), 0);
+	ck_assert_uint_eq(hbm_rd32(HBM_P + 12), 4);
+
+	/* A skipped packet does nothing at all: no wait, no stop, no bad address. */
+	cb = cb_new(512);
+	cb_load_and_exe(&cb, L_PRED, HBM_SUB, 0);
+	cb_raw(&cb, gaudisim_fence_cfg(0, 5, 1), GAUDISIM_PKT_CTL(GAUDISIM_PKT_FENCE) | 3);
+	cb_raw(&cb, 0, GAUDISIM_PKT_CTL(GAUDISIM_PKT_STOP) | 3);
+	cb_raw(&cb, 64, GAUDISIM_PKT_CTL(GAUDISIM_PKT_CP_DMA) | 3);
+	cb_raw64(&cb, 1ull << 60);
+	cb_load_and_exe(&cb, L_PRED, 2, 3);
+	cb_msg_pred(&cb, HBM_P, 9, 10);
+	ck_assert_uint_eq(int_job(&cb), 0);
+	ck_assert_uint_eq(hbm_rd32(HBM_P), 9);
+	ck_assert_uint_eq(sts(QI) & GAUDISIM_CP_STS_STOPPED, 0);
+
+	/* The next CB starts with P1..P31 clear. */
+	cb = cb_new(64);
+	cb_msg_pred(&cb, HBM_P, 7, 10);
+	ck_assert_uint_eq(int_job(&cb), 0);
+	ck_assert_uint_eq(hbm_rd32(HBM_P), 9);
+
+	/* A secured CP loads from host memory at its physical address. */
+	memcpy(host_ptr(T_DATA_OFF), preds, sizeof(preds));
+	cb = cb_new(128);
+	cb_load_and_exe(&cb, L_PRED, host_dev(T_DATA_OFF), 0);
+	cb_msg_pred(&cb, HBM_P + 4, 5, 10);
+	cb_msg_pred(&cb, HBM_P + 8, 6, 3);
+	ck_assert_uint_eq(ext_job(&cb, &slot), cq_ok(slot));
+	ck_assert_uint_eq(hbm_rd32(HBM_P + 4), 5);
+	ck_assert_uint_eq(hbm_rd32(HBM_P + 8), 0);
+}
+END_TEST
+
+START_TEST(test_load_and_exe_errors)
+{
 	struct cb cb = cb_new(64);
 
-	memcpy(hbm_ptr(HBM_SUB), image, sizeof(image));
-	cb_load_and_exe(&cb, GAUDISIM_LOAD_AND_EXE_LOAD, HBM_SUB);
-	cb_load_and_exe(&cb, 0, 0);	/* neither load nor exe: nothing */
-	ck_assert_uint_eq(int_job(&cb), 0);
-	ck_assert_uint_eq(rd(blk + GAUDISIM_ENG_WR_COMP_ADDR_LO), 0xaaaa0000);
-	ck_assert_uint_eq(rd(blk + GAUDISIM_ENG_WR_COMP_ADDR_HI), 0x7f);
-	ck_assert_uint_eq(rd(blk + GAUDISIM_ENG_WR_COMP_WDATA), 0x55);
+	cb_load_and_exe(&cb, L_PRED, HBM_SUB + 2, 0);		/* unaligned */
+	ck_assert_uint_eq(int_job(&cb), GAUDISIM_CP_ERR_PKT_FIELD);
+	cb = cb_new(64);					/* past the end of HBM */
+	cb_load_and_exe(&cb, L_PRED, T_HBM_SIZE - 64, 0);
+	ck_assert_uint_eq(int_job(&cb), GAUDISIM_CP_ERR_DMA_ADDR);
+	cb = cb_new(64);					/* a register */
+	cb_load_and_exe(&cb, L_SCAL, GAUDISIM_CFG_BASE, 0);
+	ck_assert_uint_eq(int_job(&cb), GAUDISIM_CP_ERR_DMA_ADDR);
+	cb = cb_new(64);			/* an internal CP never uses physical host addresses */
+	cb_load_and_exe(&cb, L_PRED, host_dev(T_DATA_OFF), 0);
+	ck_assert_uint_eq(int_job(&cb), GAUDISIM_CP_ERR_PRIV);
+	cb = cb_new(64);					/* reserved dw0 and ctl bits */
+	cb_load_and_exe(&cb, L_PRED | 1u << 4, HBM_SUB, 0);
+	ck_assert_uint_eq(int_job(&cb), GAUDISIM_CP_ERR_PKT_FIELD);
+	cb = cb_new(64);
+	cb_raw(&cb, L_PRED, GAUDISIM_PKT_CTL(GAUDISIM_PKT_LOAD_AND_EXE) | 1u << 5);
+	cb_raw64(&cb, HBM_SUB);
+	ck_assert_uint_eq(int_job(&cb), GAUDISIM_CP_ERR_PKT_FIELD);
+	cb = cb_new(64);					/* WAIT has no predicate */
+	cb_raw(&cb, 0, GAUDISIM_PKT_CTL(GAUDISIM_PKT_WAIT) | 1);
+	ck_assert_uint_eq(int_job(&cb), GAUDISIM_CP_ERR_PKT_FIELD);
+}
+END_TEST
 
-	cb = cb_new(64);	/* a DMA engine has nothing to launch */
-	cb_load_and_exe(&cb, GAUDISIM_LOAD_AND_EXE_EXE, 0);
-	ck_assert_uint_eq(int_job(&cb), GAUDISIM_CP_ERR_PKT_FIELD);
-	cb = cb_new(64);	/* dst 1, etype, reserved bits */
-	cb_load_and_exe(&cb, GAUDISIM_LOAD_AND_EXE_DST | GAUDISIM_LOAD_AND_EXE_LOAD, HBM_SUB);
-	ck_assert_uint_eq(int_job(&cb), GAUDISIM_CP_ERR_PKT_FIELD);
+/* Scalars RF0..RF3 hold a packet; exe runs it: etype 0 from RF0, 1 from RF2. */
+START_TEST(test_load_scalars_and_exe)
+{
+	const uint32_t blk = GAUDISIM_ENGINE_BLOCK(GAUDISIM_ENGINE_DMA_2);
+	uint32_t msg[4] = { 0x1234, gaudisim_msg_ctl(GAUDISIM_PKT_MSG_LONG, 0, 0),
+			    (uint32_t)HBM_P, (uint32_t)(HBM_P >> 32) };
+	uint32_t two[4] = { 0x55, gaudisim_wreg32_ctl(GAUDISIM_ENG_WR_COMP_WDATA, 0),
+			    0x7f, gaudisim_wreg32_ctl(GAUDISIM_ENG_WR_COMP_ADDR_HI, 0) };
+	uint32_t bad[4] = { 0, GAUDISIM_PKT_CTL(GAUDISIM_PKT_NOP),
+			    0, GAUDISIM_PKT_CTL(GAUDISIM_PKT_MSG_LONG) };
+	struct cb cb = cb_new(256);
+
+	/* Load and execute in one packet, and in two. */
+	memcpy(hbm_ptr(HBM_SUB), msg, sizeof(msg));
+	memset(hbm_ptr(HBM_P), 0, 8);
+	cb_load_and_exe(&cb, L_SCAL | EXE, HBM_SUB, 0);
+	ck_assert_uint_eq(int_job(&cb), 0);
+	ck_assert_uint_eq(hbm_rd32(HBM_P), 0x1234);
+	memset(hbm_ptr(HBM_P), 0, 8);
+	cb = cb_new(256);
+	cb_load_and_exe(&cb, L_SCAL, HBM_SUB, 0);
+	cb_msg_pred(&cb, HBM_P + 4, 1, 0);
+	cb_load_and_exe(&cb, EXE, 0, 0);
+	ck_assert_uint_eq(int_job(&cb), 0);
+	ck_assert_uint_eq(hbm_rd32(HBM_P), 0x1234);
+	ck_assert_uint_eq(hbm_rd32(HBM_P + 4), 1);
+
+	/* Two 8-byte packets: etype 0 runs the lower one only, etype 1 the upper. */
+	memcpy(hbm_ptr(HBM_SUB + 0x100), two, sizeof(two));
+	cb = cb_new(256);
+	cb_load_and_exe(&cb, L_SCAL | EXE, HBM_SUB + 0x100, 0);
+	ck_assert_uint_eq(int_job(&cb), 0);
+	ck_assert_uint_eq(rd(blk + GAUDISIM_ENG_WR_COMP_WDATA), 0x55);
+	ck_assert_uint_eq(rd(blk + GAUDISIM_ENG_WR_COMP_ADDR_HI), 0);
+	cb = cb_new(256);
+	cb_load_and_exe(&cb, L_SCAL | EXE | GAUDISIM_LOAD_AND_EXE_ETYPE, HBM_SUB + 0x100, 0);
+	ck_assert_uint_eq(int_job(&cb), 0);
+	ck_assert_uint_eq(rd(blk + GAUDISIM_ENG_WR_COMP_ADDR_HI), 0x7f);
+
+	/* The executed packet's predicate applies. */
+	msg[1] |= 10;
+	memcpy(hbm_ptr(HBM_SUB), msg, sizeof(msg));
+	memset(hbm_ptr(HBM_P), 0, 8);
+	cb = cb_new(256);
+	cb_load_and_exe(&cb, L_SCAL | EXE, HBM_SUB, 0);
+	ck_assert_uint_eq(int_job(&cb), 0);
+	ck_assert_uint_eq(hbm_rd32(HBM_P), 0);
+
+	/* A new CB starts with zeroed scalars: nothing to run. */
 	cb = cb_new(64);
-	cb_load_and_exe(&cb, GAUDISIM_LOAD_AND_EXE_ETYPE, HBM_SUB);
-	ck_assert_uint_eq(int_job(&cb), GAUDISIM_CP_ERR_PKT_FIELD);
+	cb_load_and_exe(&cb, EXE, 0, 0);
+	ck_assert_uint_eq(int_job(&cb), GAUDISIM_CP_ERR_UNDEF_OPCODE);
+	/* A 16-byte packet at RF2 does not fit. */
+	memcpy(hbm_ptr(HBM_SUB + 0x200), bad, sizeof(bad));
 	cb = cb_new(64);
-	cb_load_and_exe(&cb, 1u << 4, HBM_SUB);
-	ck_assert_uint_eq(int_job(&cb), GAUDISIM_CP_ERR_PKT_FIELD);
-	cb = cb_new(64);	/* image outside device memory */
-	cb_load_and_exe(&cb, GAUDISIM_LOAD_AND_EXE_LOAD, host_dev(T_DATA_OFF));
-	ck_assert_uint_eq(int_job(&cb), GAUDISIM_CP_ERR_DMA_ADDR);
-	/* Bad counts: 0, too many, past the engine block. */
-	memcpy(hbm_ptr(HBM_SUB + 0x100), (uint32_t[2]){ 0, 0 }, 8);
-	memcpy(hbm_ptr(HBM_SUB + 0x200), (uint32_t[2]){ 0, GAUDISIM_LOAD_AND_EXE_MAX_REGS + 1 }, 8);
-	memcpy(hbm_ptr(HBM_SUB + 0x300), (uint32_t[4]){ GAUDISIM_ENGINE_BLOCK_SIZE - 4, 2, 1, 1 },
-	       16);
+	cb_load_and_exe(&cb, L_SCAL | EXE | GAUDISIM_LOAD_AND_EXE_ETYPE, HBM_SUB + 0x200, 0);
+	ck_assert_uint_eq(int_job(&cb), GAUDISIM_CP_ERR_PKT_OVERRUN);
+	/* CP_DMA, REPEAT and LOAD_AND_EXE may not run from the scalars. */
+	bad[1] = GAUDISIM_PKT_CTL(GAUDISIM_PKT_LOAD_AND_EXE);
+	memcpy(hbm_ptr(HBM_SUB + 0x200), bad, sizeof(bad));
 	cb = cb_new(64);
-	cb_load_and_exe(&cb, GAUDISIM_LOAD_AND_EXE_LOAD, HBM_SUB + 0x100);
+	cb_load_and_exe(&cb, L_SCAL | EXE, HBM_SUB + 0x200, 0);
 	ck_assert_uint_eq(int_job(&cb), GAUDISIM_CP_ERR_PKT_FIELD);
+	bad[0] = GAUDISIM_REPEAT_COUNT_MASK;
+	bad[1] = GAUDISIM_PKT_CTL(GAUDISIM_PKT_REPEAT);
+	memcpy(hbm_ptr(HBM_SUB + 0x200), bad, sizeof(bad));
 	cb = cb_new(64);
-	cb_load_and_exe(&cb, GAUDISIM_LOAD_AND_EXE_LOAD, HBM_SUB + 0x200);
+	cb_load_and_exe(&cb, L_SCAL | EXE, HBM_SUB + 0x200, 0);
 	ck_assert_uint_eq(int_job(&cb), GAUDISIM_CP_ERR_PKT_FIELD);
-	cb = cb_new(64);
-	cb_load_and_exe(&cb, GAUDISIM_LOAD_AND_EXE_LOAD, HBM_SUB + 0x300);
-	ck_assert_uint_eq(int_job(&cb), GAUDISIM_CP_ERR_PKT_FIELD);
-	cb = cb_new(64);	/* values beyond the end of HBM */
-	cb_load_and_exe(&cb, GAUDISIM_LOAD_AND_EXE_LOAD, T_HBM_SIZE - 8);
-	memcpy(hbm_ptr(T_HBM_SIZE - 8), (uint32_t[2]){ 0, 4 }, 8);
-	ck_assert_uint_eq(int_job(&cb), GAUDISIM_CP_ERR_DMA_ADDR);
+}
+END_TEST
+
+/* A FENCE run from the scalars parks the stream; the packet runs again. */
+START_TEST(test_exe_fence_blocks)
+{
+	uint32_t fence[4] = { gaudisim_fence_cfg(1, 2, 2), GAUDISIM_PKT_CTL(GAUDISIM_PKT_FENCE),
+			      0, 0 };
+	struct cb cb = cb_new(256);
+
+	memcpy(hbm_ptr(HBM_SUB), fence, sizeof(fence));
+	memset(hbm_ptr(HBM_P), 0, 4);
+	cb_load_and_exe(&cb, L_SCAL | EXE, HBM_SUB, 0);
+	cb_msg_pred(&cb, HBM_P, 8, 0);
+	iq_submit(QI, &cb);
+	run_all();
+	ck_assert_uint_ne(sts(QI) & GAUDISIM_CP_STS_FENCE_WAIT, 0);
+	ck_assert_uint_eq(hbm_rd32(HBM_P), 0);
+	wr(QQ_FENCE_REG(QI, GAUDISIM_QM_CP_FENCE_RDATA, 1), 2);
+	run_all();
+	ck_assert_uint_eq(sts(QI) & GAUDISIM_CP_STS_BUSY, 0);
+	ck_assert_uint_eq(hbm_rd32(HBM_P), 8);
+	ck_assert_uint_eq(rd(QQ_FENCE_REG(QI, GAUDISIM_QM_CP_FENCE_CNT, 1)), 0);
 }
 END_TEST
 
@@ -474,7 +619,10 @@ Suite *packet2_suite(void)
 	tcase_add_test(tc, test_repeat_errors);
 	tcase_add_test(tc, test_stop);
 	tcase_add_test(tc, test_wait_packet);
-	tcase_add_test(tc, test_load_and_exe);
+	tcase_add_test(tc, test_load_predicates);
+	tcase_add_test(tc, test_load_and_exe_errors);
+	tcase_add_test(tc, test_load_scalars_and_exe);
+	tcase_add_test(tc, test_exe_fence_blocks);
 	tcase_add_test(tc, test_lin_dma_completion_message);
 	suite_add_tcase(s, tc);
 	return s;

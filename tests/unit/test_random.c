@@ -304,9 +304,11 @@ static void rnd_int_packet(struct rng *r, unsigned int q, struct cb *cb)
 		       GAUDISIM_PKT_CTL(rnd_below(r, 8) ? GAUDISIM_PKT_ARB_POINT : GAUDISIM_PKT_STOP));
 		break;
 	case 10:
-		/* LOAD only: exe stays on DMA queues, where it is refused. */
-		cb_raw(cb, GAUDISIM_LOAD_AND_EXE_LOAD | (dma && rnd_below(r, 2) ?
-			   GAUDISIM_LOAD_AND_EXE_EXE : 0), GAUDISIM_PKT_CTL(GAUDISIM_PKT_LOAD_AND_EXE));
+		/* Predicates or scalars; exe (of what the scalars hold) on DMA queues. */
+		cb_raw(cb, GAUDISIM_LOAD_AND_EXE_LOAD |
+		       (rnd_below(r, 2) ? GAUDISIM_LOAD_AND_EXE_DST : 0) |
+		       (dma && rnd_below(r, 2) ? GAUDISIM_LOAD_AND_EXE_EXE : 0),
+		       GAUDISIM_PKT_CTL(GAUDISIM_PKT_LOAD_AND_EXE) | rnd_below(r, 4));
 		cb_raw64(cb, rnd_below(r, 4) ? RND_SUB + 8 * rnd_below(r, 512) : rnd(r));
 		break;
 	case 11:
