@@ -35,8 +35,11 @@ struct gaudisim_cb;
 struct gaudisim_device;
 struct gaudisim_userptr;
 
-/* CSs in flight per context; a CS whose slot is still busy gets EAGAIN. */
-#define GAUDISIM_MAX_PENDING_CS	256
+/*
+ * CSs in flight per context; a CS whose slot is still busy gets EAGAIN.
+ * The slots (ctx->pending, 128 KiB) are allocated with the context.
+ */
+#define GAUDISIM_MAX_PENDING_CS	GAUDISIM_CS_MAX_PENDING
 /*
  * Outcomes (status, timestamp) of retired CSs kept per context for late
  * WAIT_CS calls: as many as habanalabs keeps fences on Gaudi (its

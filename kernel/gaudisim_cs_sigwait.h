@@ -11,6 +11,7 @@
 #include <linux/types.h>
 
 #include <hw/gaudisim_hw_queues.h>
+#include <uapi/drm/gaudisim_accel.h>
 
 struct gaudisim_cs;
 struct gaudisim_cs_in;
@@ -23,8 +24,11 @@ struct gaudisim_device;
 #define GAUDISIM_SIGWAIT_NUM_SOBS \
 	(GAUDISIM_NUM_EXT_QUEUES * GAUDISIM_SIGWAIT_SOBS_PER_QUEUE)
 
-/* Reservations of encapsulated signals one context may hold at once. */
-#define GAUDISIM_ENCAP_MAX_PER_CTX	64
+/*
+ * Reservations of encapsulated signals one context may hold at once: a
+ * struct gaudisim_encap each (64 KiB per context at most).
+ */
+#define GAUDISIM_ENCAP_MAX_PER_CTX	GAUDISIM_CS_ENCAP_MAX_RESERVATIONS
 
 /**
  * struct gaudisim_encap - signals reserved on an external queue's SOB

@@ -106,6 +106,7 @@ static void gaudisim_ctx_release(struct kref *ref)
 	mutex_destroy(&ctx->restore_lock);
 	mutex_destroy(&ctx->mem_lock);
 	kvfree(ctx->outcomes);
+	kvfree(ctx->pending);
 	kfree(ctx);
 }
 
@@ -128,7 +129,11 @@ static struct gaudisim_ctx *gaudisim_ctx_create(struct gaudisim_device *gdev)
 		return NULL;
 	ctx->outcomes = kvcalloc(GAUDISIM_CS_OUTCOMES, sizeof(*ctx->outcomes),
 				 GFP_KERNEL);
-	if (!ctx->outcomes) {
+	ctx->pending = kvcalloc(GAUDISIM_MAX_PENDING_CS, sizeof(*ctx->pending),
+				GFP_KERNEL);
+	if (!ctx->outcomes || !ctx->pending) {
+		kvfree(ctx->outcomes);
+		kvfree(ctx->pending);
 		kfree(ctx);
 		return NULL;
 	}

@@ -125,7 +125,7 @@ struct gaudisim_ctx {
 	/* Protects @next_seq, @pending, @outcomes and the CS outcome fields. */
 	spinlock_t cs_lock;
 	u64 next_seq;
-	struct gaudisim_cs *pending[GAUDISIM_MAX_PENDING_CS];
+	struct gaudisim_cs **pending;
 	struct gaudisim_cs_outcome *outcomes;
 	/* Woken whenever a CS of the context retires (multi-CS waits). */
 	wait_queue_head_t cs_done_wq;

@@ -13,6 +13,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -914,6 +916,131 @@ START_TEST(encap_reservation_holds_its_sob)
 }
 END_TEST
 
+/*
+ * A context holds up to GAUDISIM_CS_ENCAP_MAX_RESERVATIONS reservations
+ * (EINVAL past that); the first one still signals and is waited for with
+ * all held, and released in reverse order every unused one gives its
+ * signal back to the queue.
+ */
+START_TEST(encap_many_reservations)
+{
+	static struct hlthunk_sig_res_out res[GAUDISIM_CS_ENCAP_MAX_RESERVATIONS];
+	struct hlthunk_signal_out before, sig;
+	struct hlthunk_sig_res_out extra;
+	struct gaudisim_cs_out ecs;
+	struct test_cb cb;
+	uint64_t w;
+	int i;
+
+	ck_assert_int_eq(signal_on(dev_fd, QUEUE_B2, &before), 0);
+	wait_completed_ok(dev_fd, before.seq, WAIT_US_SHORT);
+	for (i = 0; i < GAUDISIM_CS_ENCAP_MAX_RESERVATIONS; i++) {
+		int rc = reserve_on(dev_fd, QUEUE_B2, 1, &res[i]);
+
+		ck_assert_msg(rc == 0, "reservation %d: %s", i, strerror(-rc));
+		ck_assert_uint_ne(res[i].handle.id, 0);
+		if (i)
+			ck_assert_uint_ne(res[i].handle.id, res[i - 1].handle.id);
+	}
+	ck_assert_int_eq(reserve_on(dev_fd, QUEUE_B2, 1, &extra), -EINVAL);
+
+	cb_create_ok(dev_fd, &cb, 4096);
+	cbw_sob(&cb.w, sob_of(res[0].handle.sob_base_addr_offset), GAUDISIM_SYNC_SOB_ADD(1), 0);
+	ck_assert_int_eq(encap_submit(res[0].handle.id, &cb, QUEUE_B2, &ecs), 0);
+	ck_assert_int_eq(encap_wait(ecs.seq, 1, QUEUE_A, &w), 0);
+	wait_completed_ok(dev_fd, w, WAIT_US_SHORT);
+	wait_completed_ok(dev_fd, ecs.seq, WAIT_US_SHORT);
+	cb_destroy_ok(dev_fd, &cb);
+
+	for (i = GAUDISIM_CS_ENCAP_MAX_RESERVATIONS - 1; i >= 0; i--)
+		ck_assert_msg(unreserve(dev_fd, res[i].handle.id) == 0, "unreserve %d", i);
+	ck_assert_int_eq(unreserve(dev_fd, res[1].handle.id), -EINVAL);
+	/* Only the used reservation's signal stays taken. */
+	ck_assert_int_eq(signal_on(dev_fd, QUEUE_B2, &sig), 0);
+	if (sig.sob_base_addr_offset == before.sob_base_addr_offset)
+		ck_assert_uint_eq(sig.sob_count_before_submission,
+				  before.sob_count_before_submission + 2);
+	wait_completed_ok(dev_fd, sig.seq, WAIT_US_SHORT);
+	ck_assert_int_eq(reserve_on(dev_fd, QUEUE_B2, 1, &extra), 0);
+	ck_assert_int_eq(unreserve(dev_fd, extra.handle.id), 0);
+}
+END_TEST
+
+#define INFLIGHT_THREADS	4
+#define INFLIGHT_PER_THREAD	96
+
+struct inflight_arg {
+	const struct test_cb *cb;
+	uint64_t seqs[INFLIGHT_PER_THREAD];
+	int rc;
+};
+
+/* No check asserts off the test's own thread: the first error is kept. */
+static void *inflight_submitter(void *p)
+{
+	struct inflight_arg *a = p;
+	struct gaudisim_cs_chunk chunk = make_chunk(a->cb->handle, QUEUE_B, a->cb->w.used);
+	int i;
+
+	for (i = 0; i < INFLIGHT_PER_THREAD && !a->rc; i++)
+		a->rc = submit_chunk(dev_fd, &chunk, &a->seqs[i]);
+	return NULL;
+}
+
+static int seq_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * More CSs in flight at once than the old 256 pending slots, from several
+ * threads: all held behind B's gate, all accepted with distinct seqs, all
+ * complete once it opens.
+ */
+START_TEST(many_cs_in_flight_from_threads)
+{
+	static struct inflight_arg args[INFLIGHT_THREADS];
+	static uint64_t all[INFLIGHT_THREADS * INFLIGHT_PER_THREAD];
+	pthread_t th[INFLIGHT_THREADS];
+	struct test_cb gated, nop;
+	uint64_t b_seq;
+	int i, j, n = 0;
+
+	cb_create_ok(dev_fd, &nop, 4096);
+	ck_assert_int_eq(hlthunk_cbw_nop(&nop.w, 0), 0);
+	arm_gate();
+	b_seq = submit_copy(&gated, QUEUE_B, true, 0, 0, 0);
+	for (i = 0; i < INFLIGHT_THREADS; i++) {
+		memset(&args[i], 0, sizeof(args[i]));
+		args[i].cb = &nop;
+		ck_assert_int_eq(pthread_create(&th[i], NULL, inflight_submitter, &args[i]), 0);
+	}
+	for (i = 0; i < INFLIGHT_THREADS; i++) {
+		ck_assert_int_eq(pthread_join(th[i], NULL), 0);
+		ck_assert_msg(args[i].rc == 0, "thread %d: %s", i, strerror(-args[i].rc));
+		for (j = 0; j < INFLIGHT_PER_THREAD; j++)
+			all[n++] = args[i].seqs[j];
+	}
+	qsort(all, n, sizeof(all[0]), seq_cmp);
+	for (i = 1; i < n; i++)
+		ck_assert_uint_gt(all[i], all[i - 1]);
+	ck_assert_uint_gt(all[0], b_seq);
+	ck_assert_int_gt(n, 256);
+	ck_assert_uint_eq(cs_status_now(b_seq), GAUDISIM_WAIT_CS_STATUS_BUSY);
+	ck_assert_uint_eq(cs_status_now(all[0]), GAUDISIM_WAIT_CS_STATUS_BUSY);
+	ck_assert_uint_eq(cs_status_now(all[n - 1]), GAUDISIM_WAIT_CS_STATUS_BUSY);
+
+	open_gate();
+	wait_completed_ok(dev_fd, b_seq, WAIT_US_SHORT);
+	for (i = 0; i < n; i++)
+		wait_completed_ok(dev_fd, all[i], WAIT_US_SHORT);
+	cb_destroy_ok(dev_fd, &gated);
+	cb_destroy_ok(dev_fd, &nop);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("sigwait");
@@ -933,6 +1060,8 @@ int main(void)
 	tcase_add_test(pos, encap_unused_signals_return);
 	tcase_add_test(pos, encap_staged_submission);
 	tcase_add_test(pos, encap_reset_ends_reserved_signals);
+	tcase_add_test(pos, encap_many_reservations);
+	tcase_add_test(pos, many_cs_in_flight_from_threads);
 	suite_add_tcase(s, pos);
 	tcase_add_test(wrap, sob_wraparound);
 	tcase_add_test(wrap, sob_wraparound_blocked_while_in_use);

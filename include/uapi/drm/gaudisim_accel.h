@@ -805,6 +805,15 @@ struct gaudisim_cs_chunk {
 
 #define GAUDISIM_MAX_JOBS_PER_CS	512
 
+/* Encapsulated-signal reservations one context may hold at once. */
+#define GAUDISIM_CS_ENCAP_MAX_RESERVATIONS	1024
+
+/*
+ * CSs one context may have in flight (habanalabs' max_pending_cs on
+ * Gaudi); one more gets EAGAIN until the oldest retires.
+ */
+#define GAUDISIM_CS_MAX_PENDING	16384
+
 /**
  * struct gaudisim_cs_in - submit (hl_cs_in)
  * @chunks_restore: user pointer to restore chunks, run before the execute
