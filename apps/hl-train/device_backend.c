@@ -791,6 +791,7 @@ static int dev_step_dp(struct dev_ctx *d, uint32_t first, uint32_t count, float 
 	n = dev_slice(d, count, &lo);
 	sl->offset = (int32_t)(first + lo);
 	sl->count = count;
+	sl->rep = false;
 	if (n) {
 		pre[0] = (struct hlrt_host_copy){ &sl->offset, dev_buf_find(d, "offset")->addr,
 						  sizeof(int32_t) };
