@@ -13,6 +13,8 @@
 # run, interleaved).
 #   scripts/bench-train.sh [MODEL...|launch]   default: seed mlp launch
 # Environment: BENCH_TRAIN_ROUNDS (default 2), BENCH_TRAIN_THREADS,
+# BENCH_STEPS_PER_EXECUTION (hl-train's --steps-per-execution, 1..32;
+# default 8, which measured faster than 1 on the seed row),
 # BENCH_LAUNCH_COUNT (samples per round, default 200), BENCH_LAUNCH_ROUNDS
 # (default 5).
 set -euo pipefail
@@ -20,6 +22,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 rounds=${BENCH_TRAIN_ROUNDS:-2}
 threads=${BENCH_TRAIN_THREADS:-2}
+spe=${BENCH_STEPS_PER_EXECUTION:-8}
 data=$top/build/share/data
 ref=$top/build/apps/hl-train-ref
 # Debian's interpreter, where python3-torch is installed (the python3
@@ -91,7 +94,8 @@ for model in "${models[@]}"; do
 		torch_acc=$(echo "$out" | accuracy)
 
 		out=$(bench_vm -t 3000 -- \
-			"hl-train --model /usr/share/gaudisim/models/$model.json --data mnist")
+			"hl-train --model /usr/share/gaudisim/models/$model.json --data mnist \
+			--steps-per-execution $spe")
 		path=$(bench_vm_path "$out")
 		echo "$out" | grep -E 'samples in|test accuracy' | sed "s/^/round $r hl-train (VM): /"
 		dev+=("$(echo "$out" | train_seconds)")
@@ -105,8 +109,8 @@ for model in "${models[@]}"; do
 	d=$(best "${dev[@]}") t=$(best "${torch[@]}") c=$(best "${cpu[@]}")
 	[ -n "$d" ] && [ -n "$t" ] && [ -n "$c" ] ||
 		{ echo "bench-train: a run of model $model printed no time" >&2; exit 1; }
-	printf 'train_%s_s hl-train=%.2f (accuracy %s) pytorch=%.2f (accuracy %s) ratio=%.2f target<=1.0; cpu-reference=%.2f (accuracy %s, %.2fx pytorch)\n' \
-		"$model" "$d" "$dev_acc" "$t" "$torch_acc" "$(echo "$d / $t" | bc -l)" \
+	printf 'train_%s_s hl-train=%.2f (accuracy %s, spe=%s) pytorch=%.2f (accuracy %s) ratio=%.2f target<=1.0; cpu-reference=%.2f (accuracy %s, %.2fx pytorch)\n' \
+		"$model" "$d" "$dev_acc" "$spe" "$t" "$torch_acc" "$(echo "$d / $t" | bc -l)" \
 		"$c" "$cpu_acc" "$(echo "$c / $t" | bc -l)"
 	r=$(printf '%.2f' "$(echo "$d / $t" | bc -l)")
 	case $model in
@@ -115,6 +119,6 @@ for model in "${models[@]}"; do
 	*) order=2 what="model $model" ;;
 	esac
 	bench_row "$order" "$what, full recipe, hl-train in the VM vs PyTorch ($threads threads) on the host" \
-		"$d s vs $t s = ${r}x" "<= 1.0x" "$(bench_met "$r" '<=' 1.0)" "$path pytorch_threads=$threads"
+		"$d s vs $t s = ${r}x" "<= 1.0x" "$(bench_met "$r" '<=' 1.0)" "$path pytorch_threads=$threads spe=$spe"
 done
 [ "$launch" -eq 0 ] || launch_bench

@@ -22,6 +22,11 @@ struct backend_setup {
 	bool eager;			/* op-by-op execution (device only) */
 	const char *profile;		/* profile file, or NULL */
 	/*
+	 * Training steps per submission (device only; 0 or 1: one each):
+	 * full batches go N at a time through hlrt_launch_repeat.
+	 */
+	uint32_t steps_per_execution;
+	/*
 	 * Data parallel (device only): rank of nranks, meeting through
 	 * comm_id; each step trains on the rank's slice of the batch and
 	 * the gradients are summed over the ranks. nranks 0: one device.

@@ -30,6 +30,9 @@ static void cli_usage(FILE *f, const char *prog, int device)
 		"  --mllog             print MLPerf-style :::MLLOG lines\n"
 		"  --dump-losses FILE  write every step's loss to FILE\n"
 		"  --max-steps N       stop after N training steps\n"
+		"  --steps-per-execution N\n"
+		"                      training steps per device submission, 1..32\n"
+		"                      (default: the model's, else 1; the CPU runs one each)\n"
 		"  --no-eval           skip the test-set evaluation\n",
 		prog, CLI_DEFAULT_DATA_ROOT);
 	if (device)
@@ -90,7 +93,7 @@ static int cli_lr(const char *s, float *out)
 enum {
 	CLI_DATA_DIR = 256, CLI_EPOCHS, CLI_BATCH, CLI_LR, CLI_SEED, CLI_BF16,
 	CLI_EAGER, CLI_SAVE, CLI_RESUME, CLI_MLLOG, CLI_DUMP, CLI_PROFILE,
-	CLI_MAX_STEPS, CLI_NO_EVAL, CLI_MODEL, CLI_DATA, CLI_HELP, CLI_DEVICES,
+	CLI_MAX_STEPS, CLI_NO_EVAL, CLI_MODEL, CLI_DATA, CLI_HELP, CLI_DEVICES, CLI_SPE,
 };
 
 static const struct option cli_options[] = {
@@ -111,6 +114,7 @@ static const struct option cli_options[] = {
 	{ "max-steps", required_argument, NULL, CLI_MAX_STEPS },
 	{ "no-eval", no_argument, NULL, CLI_NO_EVAL },
 	{ "devices", required_argument, NULL, CLI_DEVICES },
+	{ "steps-per-execution", required_argument, NULL, CLI_SPE },
 	{ "help", no_argument, NULL, CLI_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -179,6 +183,10 @@ int cli_parse(int argc, char **argv, int device, struct train_options *opt)
 			break;
 		case CLI_MAX_STEPS:
 			bad = cli_u64("--max-steps", optarg, 1, UINT32_MAX, &opt->max_steps);
+			break;
+		case CLI_SPE:
+			bad = cli_u32("--steps-per-execution", optarg, 1,
+				      MODEL_MAX_STEPS_PER_EXECUTION, &opt->steps_per_execution);
 			break;
 		case CLI_MLLOG:
 			opt->mllog = true;

@@ -8,6 +8,11 @@
  * copies the loss and the count of correct predictions back in the same
  * submission. Per step the host writes one 4-byte offset and patches
  * nothing that did not move: its work does not grow with the data.
+ * With steps_per_execution N > 1 the full-batch steps go in groups of N
+ * through hlrt_launch_repeat: one submission runs N steps, each reading
+ * its offset from a slot of its own and leaving its loss and count in
+ * another; a shorter group ends an epoch (or goes before the partial
+ * batch), with the same results as one launch per step.
  *
  * Data parallel (setup->nranks > 1), one process per rank: the step is
  * split in two recipes. The first runs the rank's slice of the batch and
@@ -30,6 +35,10 @@
 #define DEV_EVAL_BATCH 1000
 /* Steps in flight: the host queues the next ones while the device runs. */
 #define DEV_DEPTH 8
+/* Result slots: the loop queues whole groups, at most 32 steps (train_loop.c). */
+#define DEV_SLOTS HLRT_LAUNCH_REPEAT_MAX
+/* A step's slot of a repeat group: its two tensors 128 bytes apart. */
+#define DEV_REP_STRIDE 256
 #define DEV_MiB (1024.0 * 1024.0)
 
 /* A device buffer named like the persistent tensor bound to it. */
@@ -71,7 +80,32 @@ struct dev_ctx {
 		float loss;
 		int32_t correct;
 		uint32_t count;
+		bool rep;		/* the results are in rep_out */
 	} *slot;
+	/*
+	 * steps_per_execution: the inputs and outputs of a group's steps,
+	 * one DEV_REP_STRIDE slot each, laid out alike in pinned memory (per
+	 * result slot) and on the device (per step of the group).
+	 */
+	uint32_t spe;
+	struct dev_rep_in {
+		int32_t offset;
+		int32_t pad0[31];
+		int32_t step;
+		int32_t pad1[31];
+	} *rep_in;
+	struct dev_rep_out {
+		float loss;
+		int32_t pad0[31];
+		int32_t correct;
+		int32_t pad1[31];
+	} *rep_out;
+	uint64_t rep_in_dev, rep_out_dev;
+	struct hlrt_tensor_binding rep_bind[DEV_MAX_BUFS];	/* train's, on those slots */
+	struct hlrt_launch_iter rep_iter[4];
+	uint32_t n_rep_iter;
+	uint32_t pending, pending_first;	/* the group being gathered */
+	float pending_lr;
 	uint32_t queued;	/* steps launched, not yet collected */
 	uint32_t steps;		/* training steps launched since open */
 	bool lr_valid;		/* lr_dev is on the device */
@@ -86,6 +120,12 @@ struct dev_ctx {
 	struct dev_buf *sum;	/* every "<param>/grad" and the loss, summed at once */
 	struct model_graph_state state;	/* where libhlrt keeps the optimizer's */
 };
+
+_Static_assert(MODEL_MAX_STEPS_PER_EXECUTION <= HLRT_LAUNCH_REPEAT_MAX, "group size");
+_Static_assert(sizeof(struct dev_rep_in) == DEV_REP_STRIDE &&
+	       sizeof(struct dev_rep_out) == DEV_REP_STRIDE, "a step's slot");
+
+static int dev_flush(struct dev_ctx *d, struct train_err *err);
 
 /* ---- device buffers, by tensor name --------------------------------------- */
 
@@ -253,6 +293,44 @@ static int dev_prepare_dp(struct dev_ctx *d, struct params *p, uint32_t batch,
 	       dev_bind(d, &d->opt, err) ? -1 : 0;
 }
 
+/*
+ * steps_per_execution: the group's slots on the device and in pinned
+ * memory, and the training step's bindings with its offset, update
+ * count, loss and correct count on slot 0, advancing a slot per step.
+ */
+static int dev_prepare_repeat(struct dev_ctx *d, struct train_err *err)
+{
+	static const struct {
+		const char *name;
+		bool out;
+		uint64_t at;
+	} adv[] = {
+		{ "offset", false, 0 }, { MODEL_GRAPH_STEP, false, 128 },
+		{ "loss", true, 0 }, { "correct", true, 128 },
+	};
+	uint64_t bytes = (uint64_t)DEV_REP_STRIDE * HLRT_LAUNCH_REPEAT_MAX;
+
+	if (dev_fail(hlrt_host_malloc(d->dev, DEV_SLOTS * sizeof(*d->rep_in),
+				      (void **)&d->rep_in), "pinned memory", err) ||
+	    dev_fail(hlrt_host_malloc(d->dev, DEV_SLOTS * sizeof(*d->rep_out),
+				      (void **)&d->rep_out), "pinned memory", err) ||
+	    dev_fail(hlrt_device_malloc(d->dev, bytes, &d->rep_in_dev), "step slots", err) ||
+	    dev_fail(hlrt_device_malloc(d->dev, bytes, &d->rep_out_dev), "step slots", err))
+		return -1;
+	memcpy(d->rep_bind, d->train.bind, sizeof(d->rep_bind[0]) * d->train.n_bind);
+	for (uint32_t i = 0; i < d->train.n_bind; i++) {
+		for (size_t a = 0; a < sizeof(adv) / sizeof(adv[0]); a++) {
+			if (strcmp(d->rep_bind[i].name, adv[a].name))
+				continue;
+			d->rep_bind[i].device_addr = (adv[a].out ? d->rep_out_dev : d->rep_in_dev) +
+						     adv[a].at;
+			d->rep_iter[d->n_rep_iter++] = (struct hlrt_launch_iter){
+				d->rep_bind[i].name, DEV_REP_STRIDE };
+		}
+	}
+	return 0;
+}
+
 /* ---- HBM budget ------------------------------------------------------------ */
 
 /* Refuse up front a model whose parameters and data cannot fit in HBM. */
@@ -305,6 +383,14 @@ static void dev_close(void *ctx)
 			hlrt_device_free(d->dev, d->workspace);
 		if (d->slot)
 			hlrt_host_free(d->dev, d->slot);
+		if (d->rep_in)
+			hlrt_host_free(d->dev, d->rep_in);
+		if (d->rep_out)
+			hlrt_host_free(d->dev, d->rep_out);
+		if (d->rep_in_dev)
+			hlrt_device_free(d->dev, d->rep_in_dev);
+		if (d->rep_out_dev)
+			hlrt_device_free(d->dev, d->rep_out_dev);
 		if (d->order)
 			hlrt_host_free(d->dev, d->order);
 		if (d->stream)
@@ -336,6 +422,13 @@ static int dev_open(void **ctx, const struct backend_setup *setup, struct train_
 	d->eager = setup->eager;
 	d->rank = setup->rank;
 	d->nranks = setup->nranks > 1 ? setup->nranks : 1;
+	d->spe = setup->steps_per_execution > 1 ? setup->steps_per_execution : 1;
+	if (d->spe > HLRT_LAUNCH_REPEAT_MAX) {
+		train_err_set(err, "steps_per_execution %u: at most %d", d->spe,
+			      HLRT_LAUNCH_REPEAT_MAX);
+		free(d);
+		return -1;
+	}
 	/* each rank would draw its own masks and keep its own moving statistics */
 	if (d->nranks > 1 && (model_has_layer(d->m, MODEL_DROPOUT) ||
 			      model_has_layer(d->m, MODEL_BATCHNORM))) {
@@ -363,7 +456,7 @@ static int dev_open(void **ctx, const struct backend_setup *setup, struct train_
 		d->profiling = st == HLRT_SUCCESS;
 	}
 	if (dev_fail(hlrt_stream_create(d->dev, &d->stream), "creating a stream", err) ||
-	    dev_fail(hlrt_host_malloc(d->dev, DEV_DEPTH * sizeof(*d->slot),
+	    dev_fail(hlrt_host_malloc(d->dev, DEV_SLOTS * sizeof(*d->slot),
 				      (void **)&d->slot), "pinned memory", err) ||
 	    dev_fail(hlrt_host_malloc(d->dev, ds->train.count * sizeof(int32_t),
 				      (void **)&d->order), "pinned memory", err))
@@ -400,6 +493,8 @@ static int dev_open(void **ctx, const struct backend_setup *setup, struct train_
 				    true, 1.0f, err)) {
 		goto out;
 	}
+	if (d->nranks == 1 && d->spe > 1 && dev_prepare_repeat(d, err))
+		goto out;
 	if (dev_prepare_step(d, &shapes, &d->eval, eval_batch, false, 1.0f, err) ||
 	    dev_prepare_step(d, &shapes, &d->eval_tail, ds->test.count % eval_batch,
 			     false, 1.0f, err))
@@ -534,7 +629,8 @@ static int dev_store_params(void *ctx, struct params *p, struct params *state,
 {
 	struct dev_ctx *d = ctx;
 
-	if (dev_fail(hlrt_stream_synchronize(d->stream), "synchronising", err) ||
+	if (dev_flush(d, err) ||
+	    dev_fail(hlrt_stream_synchronize(d->stream), "synchronising", err) ||
 	    dev_params_xfer(d, p, false, false, err))
 		return -1;
 	if (!state)
@@ -549,6 +645,9 @@ static int dev_begin_epoch(void *ctx, const uint32_t *order, struct train_err *e
 	uint32_t n = d->data->train.count;
 	struct dev_buf *b = dev_buf_find(d, "train/order");
 
+	/* the steps gathered so far read the old order */
+	if (dev_flush(d, err))
+		return -1;
 	for (uint32_t i = 0; i < n; i++)
 		d->order[i] = (int32_t)order[i];
 	return dev_fail(hlrt_memcpy_h2d_async(d->stream, b->addr, d->order, n * 4ull),
@@ -575,10 +674,11 @@ static int dev_launch(struct dev_ctx *d, struct dev_step *s, uint32_t offset, fl
 	};
 	uint32_t n_pre = 1;
 
-	if (d->queued == DEV_DEPTH)
-		return train_err_set(err, "more than %d steps queued", DEV_DEPTH);
+	if (d->queued == DEV_SLOTS)
+		return train_err_set(err, "more than %d steps queued", DEV_SLOTS);
 	sl->offset = (int32_t)offset;
 	sl->count = s->batch;
+	sl->rep = false;
 	if (lr > 0 && lrb && (!d->lr_valid || lr != d->lr_dev)) {
 		sl->lr = lr;
 		d->lr_dev = lr;
@@ -597,10 +697,69 @@ static int dev_launch(struct dev_ctx *d, struct dev_step *s, uint32_t offset, fl
 	return 0;
 }
 
-/* Wait for every queued step; their slots become free. */
+/*
+ * Launch the steps gathered for a group: their offsets and update counts
+ * in (and a changed learning rate), their losses and counts out, all in
+ * the one submission of hlrt_launch_repeat.
+ */
+static int dev_flush(struct dev_ctx *d, struct train_err *err)
+{
+	uint32_t f = d->pending_first, k = d->pending, n_pre = 1;
+	struct dev_buf *lrb = dev_buf_find(d, "lr");
+	struct hlrt_host_copy pre[2], post;
+	float lr = d->pending_lr;
+
+	if (!k)
+		return 0;
+	d->pending = 0;
+	pre[0] = (struct hlrt_host_copy){ &d->rep_in[f], d->rep_in_dev,
+					  (uint64_t)k * sizeof(*d->rep_in) };
+	post = (struct hlrt_host_copy){ &d->rep_out[f], d->rep_out_dev,
+					(uint64_t)k * sizeof(*d->rep_out) };
+	if (lrb && (!d->lr_valid || lr != d->lr_dev)) {
+		d->slot[f].lr = lr;
+		d->lr_dev = lr;
+		d->lr_valid = true;
+		pre[n_pre++] = (struct hlrt_host_copy){ &d->slot[f].lr, lrb->addr, sizeof(float) };
+	}
+	return dev_fail(hlrt_launch_repeat(d->stream, d->train.recipe, d->rep_bind,
+					   d->train.n_bind, d->workspace, k, d->rep_iter,
+					   d->n_rep_iter, pre, n_pre, &post, 1),
+			"launch", err);
+}
+
+/* A full-batch step into the group; the group goes when it has spe steps. */
+static int dev_step_rep(struct dev_ctx *d, uint32_t first, float lr, struct train_err *err)
+{
+	uint32_t i = d->queued;
+
+	if (d->pending && lr != d->pending_lr && dev_flush(d, err))
+		return -1;
+	if (i == DEV_SLOTS)
+		return train_err_set(err, "more than %d steps queued", DEV_SLOTS);
+	if (!d->pending) {
+		d->pending_first = i;
+		d->pending_lr = lr;
+	}
+	d->rep_in[i].offset = (int32_t)first;
+	d->rep_in[i].step = (int32_t)d->steps;
+	d->slot[i].count = d->train.batch;
+	d->slot[i].rep = true;
+	d->steps++;
+	d->queued++;
+	if (++d->pending == d->spe)
+		return dev_flush(d, err);
+	return 0;
+}
+
+/* Wait for every queued step (a group being gathered goes first); their slots become free. */
 static int dev_wait(struct dev_ctx *d, struct train_err *err)
 {
-	hlrt_status st = hlrt_stream_synchronize(d->stream);
+	hlrt_status st;
+
+	if (dev_flush(d, err))
+		return -1;
+	st = hlrt_stream_synchronize(d->stream);
 
 	d->queued = 0;
 	return dev_fail(st, "step", err);
@@ -627,11 +786,12 @@ static int dev_step_dp(struct dev_ctx *d, uint32_t first, uint32_t count, float 
 
 	if (!s || first + count > d->data->train.count)
 		return train_err_set(err, "no compiled step for a batch of %u at %u", count, first);
-	if (d->queued == DEV_DEPTH)
-		return train_err_set(err, "more than %d steps queued", DEV_DEPTH);
+	if (d->queued == DEV_SLOTS)
+		return train_err_set(err, "more than %d steps queued", DEV_SLOTS);
 	n = dev_slice(d, count, &lo);
 	sl->offset = (int32_t)(first + lo);
 	sl->count = count;
+	sl->rep = false;
 	if (n) {
 		pre[0] = (struct hlrt_host_copy){ &sl->offset, dev_buf_find(d, "offset")->addr,
 						  sizeof(int32_t) };
@@ -679,6 +839,11 @@ static int dev_step(void *ctx, uint32_t first, uint32_t count, float lr,
 
 	if (!s || first + count > d->data->train.count)
 		return train_err_set(err, "no compiled step for a batch of %u at %u", count, first);
+	if (d->spe > 1 && s == &d->train)
+		return dev_step_rep(d, first, lr, err);
+	/* the partial batch after the group so far, in order */
+	if (dev_flush(d, err))
+		return -1;
 	return dev_launch(d, s, first, lr, err);
 }
 
@@ -693,8 +858,10 @@ static int dev_collect(void *ctx, struct backend_step_result *out, uint32_t n,
 	if (dev_wait(d, err))
 		return -1;
 	for (uint32_t i = 0; i < n; i++) {
-		out[i].loss = d->slot[i].loss;
-		out[i].correct = (uint32_t)d->slot[i].correct;
+		bool rep = d->slot[i].rep;
+
+		out[i].loss = rep ? d->rep_out[i].loss : d->slot[i].loss;
+		out[i].correct = (uint32_t)(rep ? d->rep_out[i].correct : d->slot[i].correct);
 		out[i].count = d->slot[i].count;
 	}
 	return 0;

@@ -16,6 +16,8 @@
 
 #define MODEL_MAX_LAYERS 32
 #define MODEL_NAME_LEN 48
+/* training.steps_per_execution: libhlrt's HLRT_LAUNCH_REPEAT_MAX */
+#define MODEL_MAX_STEPS_PER_EXECUTION 32
 
 enum model_layer_kind {
 	MODEL_FLATTEN,
@@ -83,6 +85,7 @@ struct model_training {
 	uint32_t epochs;
 	uint64_t seed;
 	bool bf16;			/* mixed precision for GEMM/conv inputs */
+	uint32_t steps_per_execution;	/* training steps per device submission, 1..32 */
 };
 
 struct model {

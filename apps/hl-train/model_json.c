@@ -7,7 +7,8 @@
  *     "layers": [ { "type": "Flatten" }, { "type": "Dense", "units": 10 } ],
  *     "training": { "loss": "sparse_categorical_crossentropy", "from_logits": true,
  *                   "optimizer": { "type": "sgd", "learning_rate": 0.01 },
- *                   "batch_size": 128, "epochs": 5, "seed": 1 } }
+ *                   "batch_size": 128, "epochs": 5, "seed": 1,
+ *                   "steps_per_execution": 8 } }
  */
 #include <errno.h>
 #include <jansson.h>
@@ -496,7 +497,7 @@ static int model_json_training(struct model_json_ctx *cx, json_t *obj, struct mo
 	struct model_training *t = &m->train;
 	static const char *const keys[] = {
 		"loss", "from_logits", "optimizer", "batch_size", "epochs", "seed",
-		"precision", NULL
+		"precision", "steps_per_execution", NULL
 	};
 	const char *where = "training", *loss, *prec;
 	bool from_logits = false;
@@ -553,7 +554,8 @@ static int model_json_training(struct model_json_ctx *cx, json_t *obj, struct mo
 		return model_json_fail(cx, "training.precision",
 				       "must be \"fp32\" or \"bf16\"");
 	t->bf16 = prec && strcmp(prec, "bf16") == 0;
-	return 0;
+	return model_json_uint(cx, obj, "steps_per_execution", where, 1,
+			       MODEL_MAX_STEPS_PER_EXECUTION, &t->steps_per_execution);
 }
 
 /* "input_shape": [h, w] or [h, w, c] (Keras's channels-last spelling). */

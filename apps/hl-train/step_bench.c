@@ -17,6 +17,9 @@
  *                        flight, as hl-train runs it: a queue of steps
  *                        launched, then one wait, per step; the round
  *                        trip less this is the latency a lone step exposes
+ *   step_seed_spe8       the same with steps_per_execution 8: a group of
+ *                        8 steps in one submission (hlrt_launch_repeat),
+ *                        then one wait, per step
  *   step_launch_minimal  a recipe of one small op (add_f32), compiled
  *                        once: hlrt_launch + hlrt_stream_synchronize
  *   op_eager             the same op through an eager session: hlrt_op
@@ -49,17 +52,19 @@
 #define BENCH_WARMUP 3
 #define BENCH_MAX_COUNT 100000
 #define BENCH_MAX_ROUNDS 100
+/* Steps per submission of the step_seed_spe8 series. */
+#define BENCH_SPE 8
 /* Batches in the synthetic training set the seed step gathers from. */
 #define BENCH_TRAIN_BATCHES 4
 /* Elements of the minimal op's operands. */
 #define BENCH_OP_ELEMS 256
 
 enum bench_series {
-	S_SEED, S_SEED_SUBMIT, S_SEED_EAGER, S_SEED_QUEUED, S_MINIMAL, S_EAGER, S_LAZY, S_NOP_CS, S_INFO, S_COUNT
+	S_SEED, S_SEED_SUBMIT, S_SEED_EAGER, S_SEED_QUEUED, S_SEED_SPE, S_MINIMAL, S_EAGER, S_LAZY, S_NOP_CS, S_INFO, S_COUNT
 };
 
 static const char *const series_name[S_COUNT] = {
-	"step_launch_seed", "step_submit_seed", "step_launch_seed_eager", "step_seed_queued", "step_launch_minimal", "op_eager", "op_lazy", "nop_cs",
+	"step_launch_seed", "step_submit_seed", "step_launch_seed_eager", "step_seed_queued", "step_seed_spe8", "step_launch_minimal", "op_eager", "op_lazy", "nop_cs",
 	"info_ioctl",
 };
 
@@ -164,14 +169,21 @@ static void synthetic_free(struct dataset *ds)
 	free(ds->test.labels);
 }
 
-/* Eager: the step compiled one submission per node, no queued series. */
+enum seed_mode {
+	SEED_LAZY,		/* single steps, then a full queue of them */
+	SEED_EAGER,		/* one submission per node, no queued series */
+	SEED_GROUPED,		/* groups of BENCH_SPE steps per submission only */
+};
+
 static int seed_block(struct bench *b, const struct model *m, const struct dataset *ds,
-		      bool eager)
+		      enum seed_mode mode)
 {
 	const struct backend_ops *ops = &device_backend_ops;
+	const bool eager = mode == SEED_EAGER;
 	uint32_t batch = m->train.batch_size, order[BENCH_TRAIN_BATCHES * 1024];
 	struct backend_setup setup = { .model = m, .data = ds, .batch = batch,
-				       .bf16 = m->train.bf16, .eager = eager };
+				       .bf16 = m->train.bf16, .eager = eager,
+				       .steps_per_execution = mode == SEED_GROUPED ? BENCH_SPE : 1 };
 	struct backend_step_result res[BENCH_TRAIN_BATCHES * 4];
 	uint32_t depth = ops->depth < BENCH_TRAIN_BATCHES * 4 ? ops->depth
 							       : BENCH_TRAIN_BATCHES * 4;
@@ -190,7 +202,9 @@ static int seed_block(struct bench *b, const struct model *m, const struct datas
 	if (ops->load_params(ctx, &p, mom.count ? &mom : NULL, &err) ||
 	    ops->begin_epoch(ctx, order, &err))
 		goto out;
-	for (long i = -BENCH_WARMUP; i < b->count; i++) {
+	if (mode == SEED_GROUPED)
+		depth = BENCH_SPE;
+	for (long i = -BENCH_WARMUP; i < b->count && mode != SEED_GROUPED; i++) {
 		uint32_t first = (uint32_t)((i + BENCH_WARMUP) % BENCH_TRAIN_BATCHES) * batch;
 		int64_t t0 = app_monotonic_ns(), t1;
 
@@ -212,7 +226,7 @@ static int seed_block(struct bench *b, const struct model *m, const struct datas
 		goto out;
 	}
 	/* a full queue per sample: as many steps as the other series' samples */
-	for (long i = 0; i < (b->count + depth - 1) / depth; i++) {
+	for (long i = mode == SEED_GROUPED ? -1 : 0; i < (b->count + depth - 1) / depth; i++) {
 		int64_t t0 = app_monotonic_ns();
 
 		for (uint32_t k = 0; k < depth; k++)
@@ -221,7 +235,10 @@ static int seed_block(struct bench *b, const struct model *m, const struct datas
 				goto out;
 		if (ops->collect(ctx, res, depth, &err))
 			goto out;
-		record(b, S_SEED_QUEUED, (app_monotonic_ns() - t0) / depth);
+		if (i < 0)
+			continue;	/* the group's first: its command buffers built */
+		record(b, mode == SEED_GROUPED ? S_SEED_SPE : S_SEED_QUEUED,
+		       (app_monotonic_ns() - t0) / depth);
 		if (info_sample(b))
 			goto out;
 	}
@@ -511,7 +528,8 @@ int main(int argc, char **argv)
 	printf("hl-step-bench: model %s (batch %u), add_f32 of %d floats, %ld rounds of %ld "
 	       "samples\n", m.name, m.train.batch_size, BENCH_OP_ELEMS, b.rounds, b.count);
 	for (long r = 0; r < b.rounds; r++)
-		if (seed_block(&b, &m, &ds, false) || seed_block(&b, &m, &ds, true) ||
+		if (seed_block(&b, &m, &ds, SEED_LAZY) || seed_block(&b, &m, &ds, SEED_EAGER) ||
+		    seed_block(&b, &m, &ds, SEED_GROUPED) ||
 		    runtime_block(&b, recipe) || nop_cs_block(&b))
 			goto out;
 	report(&b);

@@ -69,6 +69,8 @@ static int train_loop_prepare(struct train_run_state *s, struct train_err *err)
 		m->train.learning_rate = o->lr;
 	if (o->has_seed)
 		m->train.seed = o->seed;
+	if (o->steps_per_execution)
+		m->train.steps_per_execution = o->steps_per_execution;
 	m->train.bf16 |= o->bf16;
 	if (model_infer_shapes(m, DATASET_CLASSES, err))
 		return -1;
@@ -173,6 +175,20 @@ static int train_loop_collect(struct train_run_state *s, struct train_epoch *e,
 }
 
 /*
+ * Steps queued before their results are taken: the backend's depth, in
+ * whole groups of steps_per_execution when it runs several per
+ * submission (at most 32: the groups' own limit).
+ */
+static uint32_t train_loop_depth(const struct train_run_state *s)
+{
+	uint32_t d = s->ops->depth, k = s->model.train.steps_per_execution;
+
+	if (d <= 1 || k <= 1)
+		return d;
+	return (d + k - 1) / k * k;
+}
+
+/*
  * One epoch; returns 0, -1 on a failed step, 1 when a signal or
  * --max-steps stopped it. Steps are queued up to the backend's depth
  * before their results are taken, so the device can run one step while
@@ -183,7 +199,7 @@ static int train_loop_epoch(struct train_run_state *s, uint32_t epoch,
 {
 	const struct model_training *t = &s->model.train;
 	uint32_t n = s->data.train.count, b = t->batch_size;
-	uint32_t steps = (n + b - 1) / b, queued = 0;
+	uint32_t steps = (n + b - 1) / b, queued = 0, depth = train_loop_depth(s);
 	struct train_epoch e = { .epoch = epoch, .first_step = s->ckpt.steps_done };
 	double t0 = report_now();
 	int ret = 0;
@@ -204,7 +220,7 @@ static int train_loop_epoch(struct train_run_state *s, uint32_t epoch,
 			return -1;
 		s->ckpt.steps_done++;
 		s->samples += count;
-		if (++queued == s->ops->depth) {
+		if (++queued == depth) {
 			if (train_loop_collect(s, &e, queued, err))
 				return -1;
 			queued = 0;
@@ -259,6 +275,7 @@ static int train_loop_body(struct train_run_state *s, struct train_err *err)
 	struct backend_setup setup = {
 		.model = &s->model, .data = &s->data, .batch = t->batch_size,
 		.bf16 = t->bf16, .eager = s->opt->eager, .profile = s->opt->profile,
+		.steps_per_execution = t->steps_per_execution,
 		.rank = s->opt->rank, .nranks = s->opt->nranks, .comm_id = s->opt->comm_id,
 	};
 	uint32_t epoch;

@@ -29,6 +29,7 @@ struct train_options {
 	uint64_t max_steps;		/* stop after this many steps (0: no limit) */
 	bool no_eval;			/* skip the test-set evaluation */
 	uint32_t devices;		/* --devices (0: not given) */
+	uint32_t steps_per_execution;	/* 0: the model's */
 	/* Data parallel (dp_launch.c): this process is rank of nranks. */
 	uint32_t rank, nranks;		/* nranks 0: one device */
 	const char *comm_id;		/* the communicator's id (HLRT_COMM_ID) */

@@ -719,6 +719,35 @@ hlrt_status hlrt_launch_ex(hlrt_stream *stream, const hlrt_recipe *recipe,
 			   const struct hlrt_host_copy *pre, uint32_t n_pre,
 			   const struct hlrt_host_copy *post, uint32_t n_post);
 
+/*
+ * Run a recipe several times in one command submission (Keras'
+ * steps_per_execution): K training steps over a data set in HBM cost one
+ * submit and one wait. Iteration i (0..count-1) binds every binding
+ * named in iters at its device_addr + i * stride, the others as given:
+ * an input that advances (the batch offset) and an output kept per step
+ * (the loss) each get a slot of their own. The "pre" copies run before
+ * iteration 0, the "post" copies after the last. The results are
+ * bit-identical to count hlrt_launch_ex() calls with those bindings.
+ * One submission needs a recipe of one device segment (no CPU nodes, not
+ * HLRT_EAGER_ON) launched without the profiler and command buffers that
+ * fit count times; otherwise the iterations run as count launches, with
+ * the same results. count is 1..HLRT_LAUNCH_REPEAT_MAX; a stride must be
+ * a multiple of 4 and every iters name one of the bindings.
+ */
+#define HLRT_LAUNCH_REPEAT_MAX	32
+
+struct hlrt_launch_iter {
+	const char *name;		/* a binding that advances */
+	uint64_t stride;		/* bytes added to its address per iteration */
+};
+
+hlrt_status hlrt_launch_repeat(hlrt_stream *stream, const hlrt_recipe *recipe,
+			       const struct hlrt_tensor_binding *bindings, uint32_t n_bindings,
+			       uint64_t workspace, uint32_t count,
+			       const struct hlrt_launch_iter *iters, uint32_t n_iters,
+			       const struct hlrt_host_copy *pre, uint32_t n_pre,
+			       const struct hlrt_host_copy *post, uint32_t n_post);
+
 /* ==== Eager and lazy execution ============================================ */
 
 /*

@@ -16,7 +16,8 @@
 # matches its reference, logs ArgMax on the HPU and Equal on the CPU and
 # reaches the seed's band; a profile parses with events on the MME, TPC and
 # DMA lanes; eager runs (--eager, HLRT_LAZY_MODE=0) give the lazy losses
-# bit for bit. Prints "N passed, N failed".
+# bit for bit; --steps-per-execution 8 gives the losses of one step per
+# submission, bit for bit. Prints "N passed, N failed".
 #   GSIM_TRAIN_DATA   data root (default /mnt/host/data)
 #   GSIM_TRAIN_MODELS model folder (default /usr/share/gaudisim/models)
 #   GSIM_TRAIN_QUICK=1  skip the full-recipe accuracy runs
@@ -104,6 +105,18 @@ against_reference() {
 	cat "$work/out"
 }
 against_reference seed 50 "$work/dev.txt"
+# steps_per_execution: epoch 1 again, 8 steps per submission
+# (hlrt_launch_repeat; 469 steps: 58 groups of 8, a group of 4, the partial
+# batch alone), gives every step's loss and correct count of one step per
+# submission, bit for bit, so the same final loss and accuracy.
+check "seed: one epoch with --steps-per-execution 8" \
+	train --model "$models/seed.json" --epochs 1 --no-eval --steps-per-execution 8 \
+	--dump-losses "$work/spe8.txt"
+awk '$1 == 1' "$work/dev.txt" > "$work/spe1-epoch1.txt"
+awk '$1 == 1' "$work/spe8.txt" > "$work/spe8-epoch1.txt"
+check "seed: steps_per_execution 8 gives the losses of 1, bit for bit (469 steps)" \
+	sh -c "cmp '$work/spe1-epoch1.txt' '$work/spe8-epoch1.txt' &&
+	       test \$(wc -l < '$work/spe8-epoch1.txt') -eq 469"
 # The MLP (ReLU, two GEMMs through autodiff) and the LeNet-style CNN
 # (convolutions, max pooling, momentum) too, for a few steps.
 check "mlp: 20 device steps" \

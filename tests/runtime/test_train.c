@@ -257,6 +257,181 @@ out:
 }
 END_TEST
 
+/* Slots of the per-iteration tensors of a repeat: one per step, 128 bytes apart. */
+#define REP_STRIDE	128
+#define REP_STEPS	19	/* a group of 8 twice, then a remainder of 3 */
+
+static void set_addr(struct rt_binding_set *bs, const char *name, uint64_t addr)
+{
+	uint32_t i;
+
+	for (i = 0; i < bs->n; i++)
+		if (!strcmp(bs->b[i].name, name))
+			bs->b[i].device_addr = addr;
+}
+
+/* The seed model's data and initial parameters in a fresh binding set. */
+static void seed_bind(const hlrt_recipe *r, const struct seed_data *d,
+		      struct rt_binding_set *bs)
+{
+	float lr = LR;
+
+	rt_bind_all(r, bs);
+	HLRT_OK(hlrt_memcpy_h2d(rt_dev, rt_addr_of(bs, "data"), d->x,
+				sizeof(float) * N_SAMPLES * D_IN));
+	HLRT_OK(hlrt_memcpy_h2d(rt_dev, rt_addr_of(bs, "labels"), d->y, 4 * N_SAMPLES));
+	HLRT_OK(hlrt_memcpy_h2d(rt_dev, rt_addr_of(bs, "perm"), d->perm, 4 * N_SAMPLES));
+	HLRT_OK(hlrt_memcpy_h2d(rt_dev, rt_addr_of(bs, "lr"), &lr, 4));
+	HLRT_OK(hlrt_memcpy_h2d(rt_dev, rt_addr_of(bs, "dense/kernel"), d->w,
+				sizeof(float) * D_IN * N_CLASSES));
+	HLRT_OK(hlrt_memcpy_h2d(rt_dev, rt_addr_of(bs, "dense/bias"), d->b, 4 * N_CLASSES));
+}
+
+/*
+ * hlrt_launch_repeat runs K steps as K launches would, bit for bit: the
+ * offset advances through a slot per step, each step's loss lands in its
+ * own slot. Graph mode: one submission per group, also for a group
+ * shorter than the last (the remainder of an epoch). Eager recipes run
+ * the iterations as launches of their own: the same results.
+ */
+START_TEST(repeat_equals_single_launches)
+{
+	const bool eager = _i == 1;
+	struct hlrt_compile_options opts = { .no_cache = 1,
+					     .eager = eager ? HLRT_EAGER_ON : 0 };
+	const struct hlrt_launch_iter iters[] = { { "offset", REP_STRIDE },
+						  { "loss", REP_STRIDE } };
+	const uint32_t groups[] = { 8, 8, 3 };
+	struct rt_binding_set one = { 0 }, rep = { 0 };
+	float *w_one, *w_rep, b_one[N_CLASSES], b_rep[N_CLASSES];
+	float loss_one[REP_STEPS], loss_rep[REP_STEPS];
+	uint64_t ws_size, ws = 0, off_dev, loss_dev;
+	int32_t *h_off;
+	float *h_loss;
+	struct seed_data d;
+	uint32_t step, g, i;
+	hlrt_recipe *r;
+	hlrt_graph *gr;
+
+	make_data(&d, 4321);
+	gr = seed_graph();
+	HLRT_OK(hlrt_graph_compile(gr, &opts, &r));
+	seed_bind(r, &d, &one);
+	seed_bind(r, &d, &rep);
+	HLRT_OK(hlrt_recipe_workspace_size(r, &ws_size));
+	if (ws_size)
+		ws = rt_upload(NULL, ws_size);
+	off_dev = rt_upload(NULL, REP_STRIDE * HLRT_LAUNCH_REPEAT_MAX);
+	loss_dev = rt_upload(NULL, REP_STRIDE * HLRT_LAUNCH_REPEAT_MAX);
+	set_addr(&rep, "offset", off_dev);
+	set_addr(&rep, "loss", loss_dev);
+	HLRT_OK(hlrt_host_malloc(rt_dev, REP_STRIDE * HLRT_LAUNCH_REPEAT_MAX, (void **)&h_off));
+	HLRT_OK(hlrt_host_malloc(rt_dev, REP_STRIDE * HLRT_LAUNCH_REPEAT_MAX, (void **)&h_loss));
+
+	/* one launch per step */
+	for (step = 0; step < REP_STEPS; step++) {
+		struct hlrt_host_copy pre = { h_off, rt_addr_of(&one, "offset"), 4 };
+		struct hlrt_host_copy post = { h_loss, rt_addr_of(&one, "loss"), 4 };
+
+		h_off[0] = (int32_t)((step * 67) % (N_SAMPLES - BATCH + 1));
+		HLRT_OK(hlrt_launch_ex(rt_stream, r, one.b, one.n, ws, &pre, 1, &post, 1));
+		HLRT_OK(hlrt_stream_synchronize(rt_stream));
+		loss_one[step] = h_loss[0];
+	}
+	/* the same steps in groups */
+	for (g = 0, step = 0; g < sizeof(groups) / sizeof(groups[0]); g++) {
+		uint32_t k = groups[g], words = REP_STRIDE / 4;
+		struct hlrt_host_copy pre = { h_off, off_dev, (uint64_t)k * REP_STRIDE };
+		struct hlrt_host_copy post = { h_loss, loss_dev, (uint64_t)k * REP_STRIDE };
+		int64_t before;
+
+		for (i = 0; i < k; i++)
+			h_off[i * words] = (int32_t)(((step + i) * 67) % (N_SAMPLES - BATCH + 1));
+		before = rt_submissions();
+		HLRT_OK(hlrt_launch_repeat(rt_stream, r, rep.b, rep.n, ws, k, iters, 2,
+					   &pre, 1, &post, 1));
+		/* after the first group built its command buffers: one submission a group */
+		if (g > 0 && before >= 0 && !eager)
+			ck_assert_int_eq(rt_submissions() - before, 1);
+		if (before >= 0 && eager)	/* a submission per node and step */
+			ck_assert_int_ge(rt_submissions() - before, k);
+		HLRT_OK(hlrt_stream_synchronize(rt_stream));
+		for (i = 0; i < k; i++)
+			loss_rep[step + i] = h_loss[i * words];
+		step += k;
+	}
+	ck_assert_uint_eq(step, REP_STEPS);
+	for (step = 0; step < REP_STEPS; step++)
+		ck_assert_msg(!memcmp(&loss_one[step], &loss_rep[step], 4),
+			      "step %u: loss %.9g repeated, %.9g alone", step, loss_rep[step],
+			      loss_one[step]);
+	w_one = malloc(sizeof(float) * D_IN * N_CLASSES);
+	w_rep = malloc(sizeof(float) * D_IN * N_CLASSES);
+	ck_assert(w_one && w_rep);
+	rt_download(w_one, rt_addr_of(&one, "dense/kernel"), sizeof(float) * D_IN * N_CLASSES);
+	rt_download(w_rep, rt_addr_of(&rep, "dense/kernel"), sizeof(float) * D_IN * N_CLASSES);
+	rt_download(b_one, rt_addr_of(&one, "dense/bias"), sizeof(b_one));
+	rt_download(b_rep, rt_addr_of(&rep, "dense/bias"), sizeof(b_rep));
+	ck_assert_msg(!memcmp(w_one, w_rep, sizeof(float) * D_IN * N_CLASSES),
+		      "the weights differ");
+	ck_assert_msg(!memcmp(b_one, b_rep, sizeof(b_one)), "the biases differ");
+	free(w_one);
+	free(w_rep);
+	HLRT_OK(hlrt_host_free(rt_dev, h_off));
+	HLRT_OK(hlrt_host_free(rt_dev, h_loss));
+	HLRT_OK(hlrt_recipe_destroy(r));
+	HLRT_OK(hlrt_graph_destroy(gr));
+}
+END_TEST
+
+/* A bad count, a NULL or a binding that advances but is not bound: clear errors. */
+START_TEST(repeat_bad_arguments)
+{
+	struct hlrt_compile_options opts = { .no_cache = 1 };
+	struct rt_binding_set bs = { 0 };
+	struct hlrt_launch_iter it = { "offset", REP_STRIDE };
+	uint64_t ws_size, ws = 0;
+	struct seed_data d;
+	hlrt_recipe *r;
+	hlrt_graph *g;
+
+	make_data(&d, 7);
+	g = seed_graph();
+	HLRT_OK(hlrt_graph_compile(g, &opts, &r));
+	seed_bind(r, &d, &bs);
+	HLRT_OK(hlrt_recipe_workspace_size(r, &ws_size));
+	if (ws_size)
+		ws = rt_upload(NULL, ws_size);
+	ck_assert_int_eq(hlrt_launch_repeat(rt_stream, r, bs.b, bs.n, ws, 0, &it, 1,
+					    NULL, 0, NULL, 0), HLRT_INVALID_ARGUMENT);
+	ck_assert_ptr_nonnull(strstr(hlrt_last_error(), "count 0"));
+	ck_assert_int_eq(hlrt_launch_repeat(rt_stream, r, bs.b, bs.n, ws,
+					    HLRT_LAUNCH_REPEAT_MAX + 1, &it, 1, NULL, 0, NULL, 0),
+			 HLRT_INVALID_ARGUMENT);
+	ck_assert_ptr_nonnull(strstr(hlrt_last_error(), "count 33 (1..32"));
+	ck_assert_int_eq(hlrt_launch_repeat(NULL, r, bs.b, bs.n, ws, 2, &it, 1,
+					    NULL, 0, NULL, 0), HLRT_INVALID_ARGUMENT);
+	ck_assert_ptr_nonnull(strstr(hlrt_last_error(), "NULL"));
+	ck_assert_int_eq(hlrt_launch_repeat(rt_stream, NULL, bs.b, bs.n, ws, 2, &it, 1,
+					    NULL, 0, NULL, 0), HLRT_INVALID_ARGUMENT);
+	ck_assert_int_eq(hlrt_launch_repeat(rt_stream, r, bs.b, bs.n, ws, 2, NULL, 1,
+					    NULL, 0, NULL, 0), HLRT_INVALID_ARGUMENT);
+	it.name = "no/such";
+	ck_assert_int_eq(hlrt_launch_repeat(rt_stream, r, bs.b, bs.n, ws, 2, &it, 1,
+					    NULL, 0, NULL, 0), HLRT_INVALID_ARGUMENT);
+	ck_assert_ptr_nonnull(strstr(hlrt_last_error(), "\"no/such\" advances but is not bound"));
+	it.name = "offset";
+	it.stride = 6;
+	ck_assert_int_eq(hlrt_launch_repeat(rt_stream, r, bs.b, bs.n, ws, 2, &it, 1,
+					    NULL, 0, NULL, 0), HLRT_INVALID_ARGUMENT);
+	ck_assert_ptr_nonnull(strstr(hlrt_last_error(), "multiple of 4"));
+	/* nothing was queued by the refused calls */
+	HLRT_OK(hlrt_stream_synchronize(rt_stream));
+	HLRT_OK(hlrt_recipe_destroy(r));
+	HLRT_OK(hlrt_graph_destroy(g));
+}
+END_TEST
+
 #ifndef RT_ON_DRIVER
 #include <jansson.h>
 #include <unistd.h>
@@ -339,6 +514,8 @@ Suite *train_suite(void)
 	tcase_add_checked_fixture(tc, rt_setup, rt_teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, seed_model_matches_reference, 0, 2);
+	tcase_add_loop_test(tc, repeat_equals_single_launches, 0, 2);
+	tcase_add_test(tc, repeat_bad_arguments);
 #ifndef RT_ON_DRIVER
 	tcase_add_test(tc, profile_has_engine_lanes);
 #endif

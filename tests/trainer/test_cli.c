@@ -39,6 +39,9 @@ START_TEST(good_command_lines)
 	ck_assert_str_eq(o.save, "c.st");
 	ck_assert(o.mllog && o.bf16);
 	ck_assert_uint_eq(o.max_steps, 50);
+	ck_assert_uint_eq(o.steps_per_execution, 0);	/* the model's */
+	ck_assert_int_eq(parse(1, "--steps-per-execution", "8", NULL), 0);
+	ck_assert_int_eq(parse(1, "--steps-per-execution", "32", NULL), 0);
 }
 END_TEST
 
@@ -54,6 +57,8 @@ START_TEST(bad_values_are_refused)
 	ck_assert_int_eq(parse(1, "--data", "cifar10", NULL), 1);
 	ck_assert_int_eq(parse(1, "--seed", "-4", NULL), 1);
 	ck_assert_int_eq(parse(1, "--max-steps", "0", NULL), 1);
+	ck_assert_int_eq(parse(1, "--steps-per-execution", "0", NULL), 1);
+	ck_assert_int_eq(parse(1, "--steps-per-execution", "33", NULL), 1);
 	ck_assert_int_eq(parse(1, "--save", "", NULL), 1);
 	ck_assert_int_eq(parse(1, "--frobnicate", NULL, NULL), 1);
 	ck_assert_int_eq(parse(1, "--epochs", NULL, NULL), 1);

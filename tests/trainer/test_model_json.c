@@ -45,6 +45,32 @@ START_TEST(seed_model_file)
 	ck_assert_float_eq(m.train.momentum, 0.0f);
 	ck_assert_uint_eq(m.train.batch_size, 128);
 	ck_assert_uint_eq(m.train.epochs, 5);
+	ck_assert_uint_eq(m.train.steps_per_execution, 1);	/* the default */
+}
+END_TEST
+
+/* training.steps_per_execution: 1..32, anything else named in the error. */
+START_TEST(steps_per_execution_key)
+{
+	static const char head[] =
+		"{\"input_shape\": [28, 28], \"layers\": [{\"type\": \"Flatten\"},"
+		" {\"type\": \"Dense\", \"units\": 10}], \"training\": {\"loss\": "
+		"\"sparse_categorical_crossentropy\", \"from_logits\": true, \"optimizer\": "
+		"{\"type\": \"sgd\", \"learning_rate\": 0.01}, \"steps_per_execution\": ";
+	char text[512];
+
+	snprintf(text, sizeof(text), "%s8}}", head);
+	ck_assert_int_eq(model_parse(text, "m.json", &m, &err), 0);
+	ck_assert_uint_eq(m.train.steps_per_execution, 8);
+	snprintf(text, sizeof(text), "%s32}}", head);
+	ck_assert_int_eq(model_parse(text, "m.json", &m, &err), 0);
+	ck_assert_uint_eq(m.train.steps_per_execution, 32);
+	snprintf(text, sizeof(text), "%s0}}", head);
+	expect_error(text, "training.steps_per_execution: must be an integer in 1..32");
+	snprintf(text, sizeof(text), "%s33}}", head);
+	expect_error(text, "training.steps_per_execution: must be an integer in 1..32");
+	snprintf(text, sizeof(text), "%s\"8\"}}", head);
+	expect_error(text, "training.steps_per_execution: must be an integer in 1..32");
 }
 END_TEST
 
@@ -457,6 +483,7 @@ Suite *model_json_suite(void)
 	TCase *tc = tcase_create("model_json");
 
 	tcase_add_test(tc, seed_model_file);
+	tcase_add_test(tc, steps_per_execution_key);
 	tcase_add_test(tc, keras_layer_spellings);
 	tcase_add_test(tc, losses_and_from_logits);
 	tcase_add_test(tc, use_bias_false);

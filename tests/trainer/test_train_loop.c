@@ -324,6 +324,71 @@ START_TEST(queued_steps_give_the_same_run)
 }
 END_TEST
 
+/*
+ * steps_per_execution 3 behind a queue of depth 4: the loop queues whole
+ * groups (6 steps), tells the backend the group size, and the run is
+ * the direct one, the epoch's remainder included (9 steps: 6 + 3).
+ */
+static uint32_t grouped_spe, grouped_max;
+static struct backend_step_result grouped_results[8];
+static uint32_t grouped_n;
+
+static int grouped_open(void **ctx, const struct backend_setup *setup, struct train_err *err)
+{
+	grouped_spe = setup->steps_per_execution;
+	return ref_trainer_ops.open(ctx, setup, err);
+}
+
+static int grouped_step(void *ctx, uint32_t first, uint32_t count, float lr,
+			struct train_err *err)
+{
+	ck_assert_uint_lt(grouped_n, 8);
+	if (ref_trainer_ops.step(ctx, first, count, lr, err))
+		return -1;
+	return ref_trainer_ops.collect(ctx, &grouped_results[grouped_n++], 1, err);
+}
+
+static int grouped_collect(void *ctx, struct backend_step_result *out, uint32_t n,
+			   struct train_err *err)
+{
+	(void)ctx;
+	(void)err;
+	ck_assert_uint_eq(n, grouped_n);
+	if (n > grouped_max)
+		grouped_max = n;
+	memcpy(out, grouped_results, n * sizeof(*out));
+	grouped_n = 0;
+	return 0;
+}
+
+START_TEST(grouped_steps_give_the_same_run)
+{
+	struct backend_ops grouped = ref_trainer_ops;
+	struct train_options o = base_options();
+	char a[600], b[600], *direct, *late;
+
+	grouped.open = grouped_open;
+	grouped.step = grouped_step;
+	grouped.collect = grouped_collect;
+	grouped.depth = 4;
+	snprintf(a, sizeof(a), "%s/a.txt", dir);
+	snprintf(b, sizeof(b), "%s/b.txt", dir);
+	o.dump_losses = a;
+	ck_assert_int_eq(train_run(&o, &ref_trainer_ops), 0);
+	o.dump_losses = b;
+	o.steps_per_execution = 3;
+	ck_assert_int_eq(train_run(&o, &grouped), 0);
+	ck_assert_uint_eq(grouped_spe, 3);
+	ck_assert_uint_eq(grouped_max, 6);
+	direct = dump_from(a, 1);
+	late = dump_from(b, 1);
+	ck_assert_str_eq(late, direct);
+	ck_assert_ptr_nonnull(strstr(late, "\n3 9 "));
+	free(direct);
+	free(late);
+}
+END_TEST
+
 START_TEST(sigint_stops_cleanly_and_keeps_the_last_epoch)
 {
 	struct timespec pause = { 0, 10 * 1000 * 1000 };
@@ -407,6 +472,7 @@ Suite *train_loop_suite(void)
 	tcase_add_test(tc, resumed_lamb_run_continues_like_an_uninterrupted_one);
 	tcase_add_test(tc, errors_exit_1_with_a_message);
 	tcase_add_test(tc, queued_steps_give_the_same_run);
+	tcase_add_test(tc, grouped_steps_give_the_same_run);
 	tcase_add_test(tc, sigint_stops_cleanly_and_keeps_the_last_epoch);
 	tcase_add_test(tc, sigterm_exits_143);
 	tcase_add_test(tc, save_max_steps_and_mllog_say_what_happened);

@@ -27,7 +27,7 @@
 #include "hw/gaudisim_hw_tpc.h"
 
 #define SOB_DONE	8	/* a work's sync object when it has finished */
-#define MAX_QUEUES	(GAUDISIM_NUM_TPC + 2)
+#define MAX_QUEUES	HLRT_SEG_QUEUES
 
 struct emit {
 	hlrt_device *dev;

@@ -26,6 +26,24 @@ struct cb_image {
 	uint64_t dev_offset;	/* offset in the loaded image in HBM */
 };
 
+/* The queue slots of a segment's command buffers: MME, TPC 0..7, DMA. */
+#define HLRT_SEG_QUEUES		(GAUDISIM_NUM_TPC + 2)
+
+/*
+ * hlrt_launch_repeat's command buffers for K iterations starting on one
+ * SOB set: per queue, the iterations' CBs back to back, each patched
+ * for its iteration's addresses; the first j of them serve j <= K.
+ */
+struct rep_image {
+	uint32_t k;			/* iterations it holds, 0: none */
+	uint64_t ws;			/* the workspace it was patched for */
+	uint64_t *bound;		/* k rows of n_persistent addresses */
+	uint8_t *host;			/* pinned staging */
+	uint64_t addr, cap;		/* in HBM */
+	uint64_t off[HLRT_SEG_QUEUES];	/* each queue's CB in it */
+	uint32_t *end;			/* (k + 1) rows per queue: dwords before iteration i */
+};
+
 /* One segment: device work between CPU nodes. */
 struct seg_image {
 	uint32_t first_work, end_work;
@@ -74,6 +92,9 @@ struct loaded_recipe {
 	bool profiled;
 	uint64_t ts_addr, ts_size;
 	uint64_t *ts_host;			/* pinned: where a launch copies them */
+	struct rep_image rep[2];		/* per first SOB set (repeat.c) */
+	uint32_t *rep_ext;			/* the external job of a repeat */
+	uint32_t cap_rep_ext;
 };
 
 /* Timestamp slots: (work, queue slot) start/end pairs, then 4 per segment. */
@@ -104,6 +125,17 @@ void hlrt_recipes_unload(hlrt_device *dev);
 hlrt_status hlrt_recipe_load_on(hlrt_device *dev, struct hlrt_recipe *r,
 				struct loaded_recipe **out);
 void hlrt_loaded_free(struct loaded_recipe *lr);
+/* The steps of a launch (launch.c), shared with hlrt_launch_repeat (repeat.c). */
+hlrt_status hlrt_launch_loaded(hlrt_device *dev, struct hlrt_recipe *r,
+			       struct loaded_recipe **out);
+hlrt_status hlrt_launch_bind(struct loaded_recipe *lr, const struct hlrt_tensor_binding *b,
+			     uint32_t n, uint64_t *bound);
+hlrt_status hlrt_launch_upload(const struct hlrt_recipe *r, struct loaded_recipe *lr,
+			       const uint64_t *bound, uint64_t workspace);
+hlrt_status hlrt_launch_copies(hlrt_device *dev, const struct hlrt_host_copy *c, uint32_t n,
+			       struct hlrt_be_copy *out);
+uint32_t hlrt_launch_find_tensor(const struct hlrt_recipe *r, const char *name);
+void hlrt_repeat_free(struct loaded_recipe *lr);
 /* Resolve a recipe address against bindings (launch.c). */
 uint64_t hlrt_resolve(const struct hlrt_recipe *r, const struct loaded_recipe *lr,
 		      const uint64_t *bound, uint64_t ws, struct raddr a);

@@ -70,6 +70,7 @@ void hlrt_loaded_free(struct loaded_recipe *lr)
 	free(lr->bound);
 	free(lr->bound_next);
 	free(lr->bind_memo);
+	hlrt_repeat_free(lr);
 	free(lr);
 }
 
@@ -216,7 +217,7 @@ static void apply_patches(const struct hlrt_recipe *r, struct loaded_recipe *lr,
 }
 
 /* The persistent tensor a binding names, ~0u when the recipe has none of that name. */
-static uint32_t find_tensor(const struct hlrt_recipe *r, const char *name)
+uint32_t hlrt_launch_find_tensor(const struct hlrt_recipe *r, const char *name)
 {
 	uint32_t i;
 
@@ -238,29 +239,29 @@ static uint32_t bind_lookup(struct loaded_recipe *lr, uint32_t j, const char *na
 	if (j < lr->n_bind_memo && !strcmp(lr->bind_memo[j].name, name))
 		return lr->bind_memo[j].tensor;
 	if (strnlen(name, HLRT_NAME_MAX) == HLRT_NAME_MAX)
-		return find_tensor(lr->recipe, name);
+		return hlrt_launch_find_tensor(lr->recipe, name);
 	if (j >= lr->cap_bind_memo) {
 		uint32_t cap = j < 16 ? 16 : 2 * j;
 
 		m = realloc(lr->bind_memo, sizeof(*m) * cap);
 		if (!m)
-			return find_tensor(lr->recipe, name);
+			return hlrt_launch_find_tensor(lr->recipe, name);
 		lr->bind_memo = m;
 		lr->cap_bind_memo = cap;
 	}
 	/* a gap (an earlier name not remembered) ends what the next launch reuses */
 	if (j > lr->n_bind_memo)
-		return find_tensor(lr->recipe, name);
+		return hlrt_launch_find_tensor(lr->recipe, name);
 	m = &lr->bind_memo[j];
 	strcpy(m->name, name);
-	m->tensor = find_tensor(lr->recipe, name);
+	m->tensor = hlrt_launch_find_tensor(lr->recipe, name);
 	lr->n_bind_memo = j + 1;
 	return m->tensor;
 }
 
 /* Bindings by name -> addresses per persistent tensor. */
-static hlrt_status bind(struct loaded_recipe *lr, const struct hlrt_tensor_binding *b,
-			uint32_t n, uint64_t *bound)
+hlrt_status hlrt_launch_bind(struct loaded_recipe *lr, const struct hlrt_tensor_binding *b,
+			     uint32_t n, uint64_t *bound)
 {
 	const struct hlrt_recipe *r = lr->recipe;
 	uint32_t i, j;
@@ -285,8 +286,8 @@ static hlrt_status bind(struct loaded_recipe *lr, const struct hlrt_tensor_bindi
 	return HLRT_SUCCESS;
 }
 
-static hlrt_status to_be_copies(hlrt_device *dev, const struct hlrt_host_copy *c, uint32_t n,
-				struct hlrt_be_copy *out)
+hlrt_status hlrt_launch_copies(hlrt_device *dev, const struct hlrt_host_copy *c, uint32_t n,
+			       struct hlrt_be_copy *out)
 {
 	uint32_t i;
 
@@ -351,8 +352,8 @@ static hlrt_status run_cpu(hlrt_stream *s, const struct hlrt_recipe *r,
 	} while (0)
 
 /* The recipe loaded on the stream's device, the way the profiler wants it. */
-static hlrt_status ensure_loaded(hlrt_device *dev, struct hlrt_recipe *r,
-				 struct loaded_recipe **out)
+hlrt_status hlrt_launch_loaded(hlrt_device *dev, struct hlrt_recipe *r,
+			       struct loaded_recipe **out)
 {
 	struct loaded_recipe *lr = r->loaded;
 	hlrt_status st;
@@ -376,8 +377,8 @@ static hlrt_status ensure_loaded(hlrt_device *dev, struct hlrt_recipe *r,
 }
 
 /* Patch the bound addresses into the image and upload it, if any changed. */
-static hlrt_status patch_and_upload(const struct hlrt_recipe *r, struct loaded_recipe *lr,
-				    const uint64_t *bound, uint64_t workspace)
+hlrt_status hlrt_launch_upload(const struct hlrt_recipe *r, struct loaded_recipe *lr,
+			       const uint64_t *bound, uint64_t workspace)
 {
 	hlrt_status st = HLRT_SUCCESS;
 
@@ -538,17 +539,17 @@ hlrt_status hlrt_launch_ex(hlrt_stream *stream, const hlrt_recipe *recipe,
 				 "the recipe needs %llu bytes of workspace",
 				 (unsigned long long)r->workspace_size);
 	dev = stream->dev;
-	st = to_be_copies(dev, pre, n_pre, bpre);
+	st = hlrt_launch_copies(dev, pre, n_pre, bpre);
 	if (!st)
-		st = to_be_copies(dev, post, n_post, bpost);
+		st = hlrt_launch_copies(dev, post, n_post, bpost);
 	if (!st)
-		st = ensure_loaded(dev, r, &lr);
+		st = hlrt_launch_loaded(dev, r, &lr);
 	if (st)
 		return st;
 	bound = lr->bound_next;
-	st = bind(lr, bindings, n_bindings, bound);
+	st = hlrt_launch_bind(lr, bindings, n_bindings, bound);
 	if (!st)
-		st = patch_and_upload(r, lr, bound, workspace);
+		st = hlrt_launch_upload(r, lr, bound, workspace);
 	if (st)
 		return st;
 	p = lr->parity;
