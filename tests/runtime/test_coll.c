@@ -522,6 +522,53 @@ START_TEST(repeated_calls_resubmit_their_cbs)
 END_TEST
 
 /*
+ * The sums go on as many TPCs as a ring step has chunks: a small
+ * all-reduce submits one TPC job, not four idle ones; the receives still
+ * count up on each TPC in order.
+ */
+static void plan_tpcs(uint64_t seg_elems, uint32_t *n_tpc)
+{
+	hlrt_comm c = { .nranks = 8, .ring_pos = 3 };
+	struct coll_plan p = { .dtype = HLRT_FP32 };
+	struct coll_segs segs;
+	uint32_t r;
+
+	for (r = 0; r < 8; r++) {
+		c.ring[r] = r;
+		segs.addr[r] = 0x100000 + r * seg_elems * 4;
+		segs.elems[r] = seg_elems;
+	}
+	HLRT_OK(hlrt_coll_plan_ring(&c, &p, &segs, true, true));
+	hlrt_coll_plan_finish(&p);
+	memcpy(n_tpc, p.n_tpc, sizeof(p.n_tpc));
+	for (r = 0; r < p.n_recv; r++)
+		if (p.recv[r].reduce)
+			ck_assert_uint_lt(p.recv[r].tpc, COLL_NUM_TPC);
+	hlrt_coll_plan_free(&p);
+}
+
+START_TEST(small_sums_use_one_tpc)
+{
+	uint32_t n[COLL_NUM_TPC];
+
+	/* 32 KiB over 8 ranks: one chunk a step, 7 sums, all on TPC 0 */
+	plan_tpcs(1024, n);
+	ck_assert_uint_eq(n[0], 7);
+	ck_assert_uint_eq(n[1] + n[2] + n[3], 0);
+	/* 3 chunks a step: three TPCs, 7 sums each */
+	plan_tpcs(3 * (COLL_SLOT_BYTES / 4) - 1, n);
+	ck_assert_uint_eq(n[0], 7);
+	ck_assert_uint_eq(n[1], 7);
+	ck_assert_uint_eq(n[2], 7);
+	ck_assert_uint_eq(n[3], 0);
+	/* 8 chunks a step: all four TPCs */
+	plan_tpcs(8 * (COLL_SLOT_BYTES / 4), n);
+	ck_assert_uint_eq(n[0] + n[1] + n[2] + n[3], 56);
+	ck_assert_uint_eq(n[3], 14);
+}
+END_TEST
+
+/*
  * The profiler's collectives lane, per rank: each rank's profile has a
  * "Collectives" lane with one event per call (named by the op and its
  * bytes), none overlapping, whose busy time (their union) is their sum and
@@ -798,6 +845,7 @@ Suite *coll_suite(void)
 	tcase_add_test(tc, large_buffers_pipeline);
 	tcase_add_test(tc, ops_chain_on_a_stream_without_host_waits);
 	tcase_add_test(tc, repeated_calls_resubmit_their_cbs);
+	tcase_add_test(tc, small_sums_use_one_tpc);
 	tcase_add_test(tc, profile_has_a_collectives_lane_per_rank);
 	tcase_add_test(tc, cut_link_fails_then_a_new_communicator_works);
 	tcase_set_timeout(tc, 600);

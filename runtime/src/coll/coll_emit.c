@@ -255,8 +255,11 @@ static hlrt_status ext_body(struct emitter *e, hlrt_stream *s, struct hlrt_pkt_b
 	cs[n++] = (struct cond){ e->set + COLL_SOB_CREDIT, p->n_send };
 	cs[n++] = (struct cond){ e->set + COLL_SOB_ARRIVE, p->n_recv };
 	wait_conds(b, pool, HLRT_MONS_PER_QUEUE, cs, n);
-	for (i = 0; i < COLL_SOBS_PER_SET; i++)
-		hlrt_pkt_sob(b, e->set + i, GAUDISIM_SYNC_SOB_SET(0), GAUDISIM_PKT_CTL_MB);
+	/* each counter ends at its total: only those above 0 need clearing */
+	hlrt_pkt_sob(b, e->set + COLL_SOB_START, GAUDISIM_SYNC_SOB_SET(0), GAUDISIM_PKT_CTL_MB);
+	for (i = 0; i < n; i++)
+		if (cs[i].value)
+			hlrt_pkt_sob(b, cs[i].sob, GAUDISIM_SYNC_SOB_SET(0), GAUDISIM_PKT_CTL_MB);
 	return b->oom ? hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "collective") : HLRT_SUCCESS;
 }
 

@@ -175,6 +175,12 @@ struct coll_plan {
 	uint32_t n_send;
 	struct coll_copy pre[COLL_MAX_RANKS], post[2];
 	uint32_t n_pre, n_post;
+	/*
+	 * TPCs the sums are dealt over (0: all): as many as a ring step has
+	 * chunks, since one step's sums are the only ones that can run at
+	 * once; an idle TPC would still cost its job in the submission.
+	 */
+	uint32_t tpcs;
 	/* filled in by hlrt_coll_plan_finish: jobs per engine */
 	uint32_t n_dma, n_tpc[COLL_NUM_TPC];
 };
