@@ -15,7 +15,7 @@
  * between two barriers; the slowest rank's time gives the figures, in
  * nccl-tests' terms: algbw = BYTES / time, busbw = algbw * 2 (n - 1) / n
  * (what each link carried). Prints one line:
- *   allreduce ranks=8 bytes=16777216 dtype=fp32 iters=5 time_ms=... algbw_GBps=... busbw_GBps=...
+ *   allreduce algo=ring ranks=8 bytes=16777216 dtype=fp32 iters=5 time_ms=... algbw_GBps=... busbw_GBps=...
  *
  * -c checks results instead of timing them (a job across VMs, say): every
  * rank runs an INT32 and an FP32 all-reduce of BYTES, an INT32 all-gather
@@ -347,8 +347,9 @@ int main(int argc, char **argv)
 	if (o.base)
 		return 0;
 	algbw = (double)o.bytes * o.iters / worst / 1e9;
-	printf("allreduce ranks=%u bytes=%llu dtype=%s iters=%u time_ms=%.3f algbw_GBps=%.4f "
-	       "busbw_GBps=%.4f\n", o.total, (unsigned long long)o.bytes,
+	/* the ring is libhlrt's one all-reduce algorithm */
+	printf("allreduce algo=ring ranks=%u bytes=%llu dtype=%s iters=%u time_ms=%.3f "
+	       "algbw_GBps=%.4f busbw_GBps=%.4f\n", o.total, (unsigned long long)o.bytes,
 	       hlrt_dtype_suffix(o.dtype), o.iters, worst * 1e3 / o.iters, algbw,
 	       algbw * 2.0 * (o.total - 1) / o.total);
 	return 0;

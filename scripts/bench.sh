@@ -170,11 +170,12 @@ while read -r line; do
 	bytes=$(sed -n 's/.* bytes=\([0-9]*\).*/\1/p' <<<"$line")
 	busbw=$(sed -n 's/.*busbw_GBps=\([0-9.]*\).*/\1/p' <<<"$line")
 	r=$(printf '%.4f' "$(echo "$busbw * 1000000000 / 1048576 / $host" | bc -l)")
-	printf 'allreduce bytes=%s busbw_GBps=%s ratio_to_host_memcpy=%s (host memcpy %.0f MiB/s)\n' \
-		"$bytes" "$busbw" "$r" "$host"
+	algo=$(sed -n 's/.* algo=\([a-z]*\).*/\1/p' <<<"$line")
+	printf 'allreduce algo=%s bytes=%s busbw_GBps=%s ratio_to_host_memcpy=%s (host memcpy %.0f MiB/s) %s\n' \
+		"$algo" "$bytes" "$busbw" "$r" "$host" "$(bench_vm_path "$coll_out")"
 	[ "$bytes" != 16777216 ] ||
 		bench_row 7 "all-reduce 16 MiB FP32, 8 ranks, bus bandwidth vs host memcpy" \
-			"$busbw GB/s = ${r}x" ">= 0.25x" "$(bench_met "$r" '>=' 0.25)" "$(bench_vm_path "$coll_out")"
+			"$busbw GB/s = ${r}x" ">= 0.25x" "$(bench_met "$r" '>=' 0.25)" "algo=$algo $(bench_vm_path "$coll_out")"
 done < <(grep '^allreduce ' <<<"$coll_out")
 
 # Data-parallel scaling: one epoch of the seed model at global batch 1024
@@ -194,7 +195,8 @@ while read -r n; do
 	[ -n "$sps" ] || { echo "bench: no samples/s for $n devices" >&2; exit 1; }
 	[ -n "$one" ] || one=$sps
 	x=$(printf '%.2f' "$(echo "$sps / $one" | bc -l)")
-	printf 'dp_train devices=%s samples_per_s=%.0f speedup_vs_1=%s\n' "$n" "$sps" "$x"
+	printf 'dp_train devices=%s samples_per_s=%.0f speedup_vs_1=%s allreduce_algo=ring %s\n' \
+		"$n" "$sps" "$x" "$(bench_vm_path "$dp_out")"
 	[ "$n" = 1 ] || dp_fig="${dp_fig:+$dp_fig, }$n: $x"
 	[ "$n" != 2 ] || dp_two=$x
 	dp_min=$(awk -v m="$dp_min" -v x="$x" 'BEGIN { print (m == "" || x < m) ? x : m }')

@@ -17,8 +17,9 @@
  * Data parallel (setup->nranks > 1), one process per rank: the step is
  * split in two recipes. The first runs the rank's slice of the batch and
  * autodiff, its gradients and loss scaled by the slice's share of the
- * batch, into "<param>/grad" buffers; those, the loss and the count are
- * summed over the ranks (hlrt_all_reduce, on the same stream); the
+ * batch, into "<param>/grad" buffers; those, the loss and the count (as
+ * FP32) lie side by side in one buffer and one hlrt_all_reduce, on the
+ * same stream, sums them over the ranks; the
  * second recipe applies the optimizer to the summed gradients, which
  * are the whole batch's, so every rank keeps the same parameters.
  */
@@ -79,6 +80,7 @@ struct dev_ctx {
 		float lr;
 		float loss;
 		int32_t correct;
+		float dp_correct;	/* data parallel: the ranks' summed count */
 		uint32_t count;
 		bool rep;		/* the results are in rep_out */
 	} *slot;
@@ -117,7 +119,7 @@ struct dev_ctx {
 	uint32_t rank, nranks;
 	uint32_t batch, tail;	/* the whole batches train, train_tail serve */
 	struct dev_step opt;	/* the optimizer on the summed gradients */
-	struct dev_buf *sum;	/* every "<param>/grad" and the loss, summed at once */
+	struct dev_buf *sum;	/* every "<param>/grad", the loss and the count, summed at once */
 	struct model_graph_state state;	/* where libhlrt keeps the optimizer's */
 };
 
@@ -254,9 +256,10 @@ static uint32_t dev_slice(const struct dev_ctx *d, uint32_t count, uint32_t *lo)
 }
 
 /*
- * Data parallel: the gradients and the loss side by side in one buffer,
- * so that one all-reduce sums them all (its latency, not its size, is
- * what a step of a small model pays); the slices' steps; the optimizer.
+ * Data parallel: the gradients, the loss and the correct count side by
+ * side in one buffer, so that one all-reduce sums them all (its latency,
+ * not its size, is what a step of a small model pays); the slices'
+ * steps; the optimizer.
  */
 static int dev_prepare_dp(struct dev_ctx *d, struct params *p, uint32_t batch,
 			  struct train_err *err)
@@ -279,7 +282,8 @@ static int dev_prepare_dp(struct dev_ctx *d, struct params *p, uint32_t batch,
 			return -1;
 		off += (bytes + align - 1) / align * align;
 	}
-	if (dev_buf_view(d, "loss", d->sum, off, sizeof(float), err))
+	if (dev_buf_view(d, "loss", d->sum, off, sizeof(float), err) ||
+	    dev_buf_view(d, MODEL_GRAPH_DP_CORRECT, d->sum, off + align / 2, sizeof(float), err))
 		return -1;
 	d->batch = batch;
 	d->tail = d->data->train.count % batch;
@@ -767,8 +771,9 @@ static int dev_wait(struct dev_ctx *d, struct train_err *err)
 
 /*
  * Data parallel: the slice's gradients, their sum over the ranks with the
- * loss and the correct count, then the optimizer, whose launch brings the
- * summed loss and count back; all queued on the stream, in order.
+ * loss and the correct count (one all-reduce), then the optimizer, whose
+ * launch brings the summed loss and count back; all queued on the stream,
+ * in order.
  */
 static int dev_step_dp(struct dev_ctx *d, uint32_t first, uint32_t count, float lr,
 		       struct train_err *err)
@@ -776,10 +781,11 @@ static int dev_step_dp(struct dev_ctx *d, uint32_t first, uint32_t count, float 
 	struct dev_step *s = count == d->batch ? &d->train :
 			     count == d->tail ? &d->train_tail : NULL;
 	struct dev_slot *sl = &d->slot[d->queued];
-	struct dev_buf *loss = dev_buf_find(d, "loss"), *correct = dev_buf_find(d, "correct");
+	struct dev_buf *loss = dev_buf_find(d, "loss");
+	struct dev_buf *correct = dev_buf_find(d, MODEL_GRAPH_DP_CORRECT);
 	struct hlrt_host_copy pre[1], post[2] = {
 		{ &sl->loss, loss->addr, sizeof(float) },
-		{ &sl->correct, correct->addr, sizeof(int32_t) },
+		{ &sl->dp_correct, correct->addr, sizeof(float) },
 	};
 	hlrt_status st = HLRT_SUCCESS;
 	uint32_t lo, n, n_pre = 0;
@@ -800,16 +806,11 @@ static int dev_step_dp(struct dev_ctx *d, uint32_t first, uint32_t count, float 
 	} else {
 		/* a batch smaller than the ranks: this one adds nothing */
 		st = hlrt_memset_async(d->stream, d->sum->addr, 0, d->sum->bytes);
-		if (!st)
-			st = hlrt_memset_async(d->stream, correct->addr, 0, sizeof(int32_t));
 	}
 	if (dev_fail(st, "gradients", err))
 		return -1;
 	st = hlrt_all_reduce(d->comm, d->sum->addr, d->sum->addr, d->sum->bytes / sizeof(float),
 			     HLRT_FP32, HLRT_REDUCE_SUM, d->stream);
-	if (!st)
-		st = hlrt_all_reduce(d->comm, correct->addr, correct->addr, 1, HLRT_INT32,
-				     HLRT_REDUCE_SUM, d->stream);
 	if (dev_fail(st, "all-reduce", err))
 		return -1;
 	if (!d->lr_valid || lr != d->lr_dev) {
@@ -861,7 +862,12 @@ static int dev_collect(void *ctx, struct backend_step_result *out, uint32_t n,
 		bool rep = d->slot[i].rep;
 
 		out[i].loss = rep ? d->rep_out[i].loss : d->slot[i].loss;
-		out[i].correct = (uint32_t)(rep ? d->rep_out[i].correct : d->slot[i].correct);
+		if (rep)
+			out[i].correct = (uint32_t)d->rep_out[i].correct;
+		else if (d->nranks > 1)
+			out[i].correct = (uint32_t)d->slot[i].dp_correct;
+		else
+			out[i].correct = (uint32_t)d->slot[i].correct;
 		out[i].count = d->slot[i].count;
 	}
 	return 0;

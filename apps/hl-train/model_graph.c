@@ -646,9 +646,18 @@ int model_graph_step(const struct model_graph_setup *d, struct params *p, uint32
 	eq = mg_node(&gb, "equal_i32", "model/Equal", t2, 2, NULL, NULL, 0);
 	eq = mg_node(&gb, "reshape", "model/Equal/Reshape", &eq, 1, NULL, &as_col,
 		      sizeof(as_col));
-	correct = mg_tensor(&gb, "correct", HLRT_INT32, HLRT_TENSOR_OUTPUT, 1, &one);
-	correct = mg_node(&gb, "reduce_sum_i32", "model/Correct/Sum", &eq, 1, correct,
-			   &sum0, sizeof(sum0));
+	if (train && d->nranks > 1) {
+		/* the count travels with the gradients, as FP32 */
+		correct = mg_node(&gb, "reduce_sum_i32", "model/Correct/Sum", &eq, 1, NULL,
+				   &sum0, sizeof(sum0));
+		t2[0] = mg_tensor(&gb, MODEL_GRAPH_DP_CORRECT, HLRT_FP32, HLRT_TENSOR_OUTPUT, 1,
+				  &one);
+		mg_node(&gb, "cast_i32_to_f32", "model/Correct/Cast", &correct, 1, t2[0], NULL, 0);
+	} else {
+		correct = mg_tensor(&gb, "correct", HLRT_INT32, HLRT_TENSOR_OUTPUT, 1, &one);
+		mg_node(&gb, "reduce_sum_i32", "model/Correct/Sum", &eq, 1, correct, &sum0,
+			sizeof(sum0));
+	}
 	if (!gb.st && train && d->nranks > 1) {
 		mg_gradients(&gb, p, mean, share);
 	} else if (!gb.st && train) {

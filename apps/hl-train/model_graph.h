@@ -19,6 +19,12 @@
 
 /* The training step's INT32 input: the count of training steps run before it. */
 #define MODEL_GRAPH_STEP "train/step"
+/*
+ * Data parallel: a training step's correct count as FP32, an output
+ * beside the gradients so that one all-reduce sums both (exact: a count
+ * below 2^24).
+ */
+#define MODEL_GRAPH_DP_CORRECT "dp/correct"
 
 struct model_graph_setup {
 	const struct model *m;

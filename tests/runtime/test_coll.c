@@ -115,7 +115,10 @@ static void rank_fail(struct rank_ctx *x, hlrt_status st, const char *what)
 	snprintf(x->err, sizeof(x->err), "rank %u: %s: %s", x->rank, what, hlrt_last_error());
 }
 
-/* One rank: device, stream, communicator, the op twice (the second on the other SOB set). */
+/*
+ * One rank: device, stream, communicator, the op three times (the second
+ * on the other SOB set, the third resubmitting the first's CBs).
+ */
 static void *rank_main(void *arg)
 {
 	struct rank_ctx *x = arg;
@@ -151,7 +154,7 @@ static void *rank_main(void *arg)
 	}
 	if (j->cut && x->rank == 0)
 		sim_fabric_set_link(0, (uint32_t)gaudisim_nic_port_to(0, 1), false);
-	for (round = 0; round < 2; round++) {
+	for (round = 0; round < 3; round++) {
 		st = hlrt_memset_async(s, out, 0xa5, out_elems * es);
 		if (!st)
 			st = enqueue(c, j, x->rank, in, out, s);
@@ -387,6 +390,181 @@ START_TEST(ops_chain_on_a_stream_without_host_waits)
 		ck_assert_int_eq(ctx[r].result[0], 10);		/* 1 + 2 + 3 + 4 */
 		ck_assert_int_eq(ctx[r].result[1], 10);
 	}
+}
+END_TEST
+
+/*
+ * A call repeated on the same buffers resubmits the CBs of its earlier
+ * launch on the same SOB set: a training step's gradient and count sums,
+ * new data every time, each result exact; other buffers plan anew.
+ */
+#define RELAUNCH_ITERS	6
+#define RELAUNCH_ELEMS	5003
+
+struct relaunch_ctx {
+	hlrt_comm_id id;
+	uint32_t rank, n;
+	hlrt_status st;
+	char err[256];
+	bool mismatch;
+	uint64_t launches, relaunches, after_other;
+};
+
+static void *relaunch_rank(void *arg)
+{
+	struct relaunch_ctx *x = arg;
+	float *host = malloc(RELAUNCH_ELEMS * 4), *got = malloc(RELAUNCH_ELEMS * 4);
+	float *want = malloc(RELAUNCH_ELEMS * 4);
+	void *in[MAX_RANKS] = { 0 };
+	hlrt_device *dev = NULL;
+	hlrt_stream *s = NULL;
+	hlrt_comm *c = NULL;
+	uint64_t a = 0, b = 0, other = 0;
+	uint32_t it, q;
+	int32_t cnt;
+	hlrt_status st;
+
+	for (q = 0; q < x->n; q++)
+		in[q] = malloc(RELAUNCH_ELEMS * 4);
+	st = hlrt_device_acquire(x->rank, &dev);
+	if (!st)
+		st = hlrt_stream_create(dev, &s);
+	if (!st)
+		st = hlrt_device_malloc(dev, RELAUNCH_ELEMS * 4, &a);
+	if (!st)
+		st = hlrt_device_malloc(dev, 4096, &b);
+	if (!st)
+		st = hlrt_device_malloc(dev, RELAUNCH_ELEMS * 4, &other);
+	if (!st)
+		st = hlrt_comm_init_rank(&c, x->n, &x->id, x->rank, dev);
+	for (it = 0; it < RELAUNCH_ITERS && !st && !x->mismatch; it++) {
+		/* this iteration's inputs: rank q's are coll_ref_fill(q + n * it) */
+		for (q = 0; q < x->n; q++)
+			coll_ref_fill(in[q], RELAUNCH_ELEMS, HLRT_FP32, q + x->n * it);
+		coll_ref_all_reduce(want, in, x->n, RELAUNCH_ELEMS, HLRT_FP32);
+		cnt = (int32_t)(x->rank + it);
+		st = hlrt_memcpy_h2d(dev, a, in[x->rank], RELAUNCH_ELEMS * 4);
+		if (!st)
+			st = hlrt_memcpy_h2d(dev, b, &cnt, 4);
+		if (!st)
+			st = hlrt_all_reduce(c, a, a, RELAUNCH_ELEMS, HLRT_FP32, HLRT_REDUCE_SUM, s);
+		if (!st)
+			st = hlrt_all_reduce(c, b, b, 1, HLRT_INT32, HLRT_REDUCE_SUM, s);
+		if (!st)
+			st = hlrt_stream_synchronize(s);
+		if (!st)
+			st = hlrt_memcpy_d2h(dev, got, a, RELAUNCH_ELEMS * 4);
+		if (!st)
+			st = hlrt_memcpy_d2h(dev, &cnt, b, 4);
+		if (!st && (memcmp(got, want, RELAUNCH_ELEMS * 4) ||
+			    cnt != (int32_t)(x->n * (x->n - 1) / 2 + x->n * it)))
+			x->mismatch = true;
+	}
+	if (!st) {
+		x->launches = c->launches;
+		x->relaunches = c->relaunches;
+		st = hlrt_memcpy_h2d(dev, other, in[x->rank], RELAUNCH_ELEMS * 4);
+	}
+	if (!st)
+		st = hlrt_all_reduce(c, other, other, RELAUNCH_ELEMS, HLRT_FP32, HLRT_REDUCE_SUM, s);
+	if (!st)
+		st = hlrt_stream_synchronize(s);
+	if (!st)
+		st = hlrt_memcpy_d2h(dev, got, other, RELAUNCH_ELEMS * 4);
+	if (!st) {
+		x->after_other = c->relaunches;
+		x->mismatch |= memcmp(got, want, RELAUNCH_ELEMS * 4) != 0;
+	}
+	if (st)
+		snprintf(x->err, sizeof(x->err), "rank %u: %s", x->rank, hlrt_last_error());
+	x->st = st;
+	if (c)
+		hlrt_comm_destroy(c);
+	if (dev)
+		hlrt_device_release(dev);
+	for (q = 0; q < x->n; q++)
+		free(in[q]);
+	free(host);
+	free(got);
+	free(want);
+	return NULL;
+}
+
+START_TEST(repeated_calls_resubmit_their_cbs)
+{
+	struct relaunch_ctx ctx[4];
+	pthread_t t[4];
+	hlrt_comm_id id;
+	uint32_t r, n = 4;
+
+	ck_assert_int_eq(sim_install_fabric(n), 0);
+	HLRT_OK(hlrt_comm_get_unique_id(&id));
+	for (r = 0; r < n; r++) {
+		memset(&ctx[r], 0, sizeof(ctx[r]));
+		ctx[r].id = id;
+		ctx[r].rank = r;
+		ctx[r].n = n;
+		pthread_create(&t[r], NULL, relaunch_rank, &ctx[r]);
+	}
+	for (r = 0; r < n; r++)
+		pthread_join(t[r], NULL);
+	sim_uninstall_fabric();
+	for (r = 0; r < n; r++) {
+		ck_assert_msg(!ctx[r].st, "%s", ctx[r].err);
+		ck_assert_msg(!ctx[r].mismatch, "rank %u: a result differs", r);
+		/* the gradients on set 0, the count on set 1: both planned once */
+		ck_assert_uint_eq(ctx[r].launches, 2 * RELAUNCH_ITERS);
+		ck_assert_uint_eq(ctx[r].relaunches, 2 * RELAUNCH_ITERS - 2);
+		/* another buffer is another launch */
+		ck_assert_uint_eq(ctx[r].after_other, ctx[r].relaunches);
+	}
+}
+END_TEST
+
+/*
+ * The sums go on as many TPCs as a ring step has chunks: a small
+ * all-reduce submits one TPC job, not four idle ones; the receives still
+ * count up on each TPC in order.
+ */
+static void plan_tpcs(uint64_t seg_elems, uint32_t *n_tpc)
+{
+	hlrt_comm c = { .nranks = 8, .ring_pos = 3 };
+	struct coll_plan p = { .dtype = HLRT_FP32 };
+	struct coll_segs segs;
+	uint32_t r;
+
+	for (r = 0; r < 8; r++) {
+		c.ring[r] = r;
+		segs.addr[r] = 0x100000 + r * seg_elems * 4;
+		segs.elems[r] = seg_elems;
+	}
+	HLRT_OK(hlrt_coll_plan_ring(&c, &p, &segs, true, true));
+	hlrt_coll_plan_finish(&p);
+	memcpy(n_tpc, p.n_tpc, sizeof(p.n_tpc));
+	for (r = 0; r < p.n_recv; r++)
+		if (p.recv[r].reduce)
+			ck_assert_uint_lt(p.recv[r].tpc, COLL_NUM_TPC);
+	hlrt_coll_plan_free(&p);
+}
+
+START_TEST(small_sums_use_one_tpc)
+{
+	uint32_t n[COLL_NUM_TPC];
+
+	/* 32 KiB over 8 ranks: one chunk a step, 7 sums, all on TPC 0 */
+	plan_tpcs(1024, n);
+	ck_assert_uint_eq(n[0], 7);
+	ck_assert_uint_eq(n[1] + n[2] + n[3], 0);
+	/* 3 chunks a step: three TPCs, 7 sums each */
+	plan_tpcs(3 * (COLL_SLOT_BYTES / 4) - 1, n);
+	ck_assert_uint_eq(n[0], 7);
+	ck_assert_uint_eq(n[1], 7);
+	ck_assert_uint_eq(n[2], 7);
+	ck_assert_uint_eq(n[3], 0);
+	/* 8 chunks a step: all four TPCs */
+	plan_tpcs(8 * (COLL_SLOT_BYTES / 4), n);
+	ck_assert_uint_eq(n[0] + n[1] + n[2] + n[3], 56);
+	ck_assert_uint_eq(n[3], 14);
 }
 END_TEST
 
@@ -666,6 +844,8 @@ Suite *coll_suite(void)
 	tcase_add_test(tc, matrix_eight_ranks);
 	tcase_add_test(tc, large_buffers_pipeline);
 	tcase_add_test(tc, ops_chain_on_a_stream_without_host_waits);
+	tcase_add_test(tc, repeated_calls_resubmit_their_cbs);
+	tcase_add_test(tc, small_sums_use_one_tpc);
 	tcase_add_test(tc, profile_has_a_collectives_lane_per_rank);
 	tcase_add_test(tc, cut_link_fails_then_a_new_communicator_works);
 	tcase_set_timeout(tc, 600);

@@ -282,6 +282,7 @@ static void release(hlrt_comm *c)
 		hlrt_device_put_sobs(c->dev, c->sob_first, 2 * COLL_SOBS_PER_SET);
 	if (c->nic_mon[0][0])
 		hlrt_coll_put_monitors(c->dev, 2 * COLL_NIC_MONS, &c->nic_mon[0][0]);
+	hlrt_coll_forget_cbs(c);
 	free(c);
 }
 

@@ -38,6 +38,7 @@
 #define WAIT_US		(600ull * 1000 * 1000)
 
 enum { Q_DMA = 0, Q_TPC0, Q_NICD = Q_TPC0 + COLL_NUM_TPC, Q_NICC, Q_COUNT };
+_Static_assert(Q_COUNT <= COLL_MAX_JOBS, "a launch's jobs fit struct coll_cached");
 
 struct cond {
 	uint32_t sob, value;	/* absolute SOB index */
@@ -254,17 +255,26 @@ static hlrt_status ext_body(struct emitter *e, hlrt_stream *s, struct hlrt_pkt_b
 	cs[n++] = (struct cond){ e->set + COLL_SOB_CREDIT, p->n_send };
 	cs[n++] = (struct cond){ e->set + COLL_SOB_ARRIVE, p->n_recv };
 	wait_conds(b, pool, HLRT_MONS_PER_QUEUE, cs, n);
-	for (i = 0; i < COLL_SOBS_PER_SET; i++)
-		hlrt_pkt_sob(b, e->set + i, GAUDISIM_SYNC_SOB_SET(0), GAUDISIM_PKT_CTL_MB);
+	/* each counter ends at its total: only those above 0 need clearing */
+	hlrt_pkt_sob(b, e->set + COLL_SOB_START, GAUDISIM_SYNC_SOB_SET(0), GAUDISIM_PKT_CTL_MB);
+	for (i = 0; i < n; i++)
+		if (cs[i].value)
+			hlrt_pkt_sob(b, cs[i].sob, GAUDISIM_SYNC_SOB_SET(0), GAUDISIM_PKT_CTL_MB);
 	return b->oom ? hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "collective") : HLRT_SUCCESS;
 }
 
-/* The CB area for this launch: the launch that used it last is done. */
-static hlrt_status take_area(hlrt_comm *c, uint64_t *addr)
+/*
+ * The CB area for this launch, the least recently used one (what it held
+ * is forgotten): the launch that used it last is done.
+ */
+static hlrt_status take_area(hlrt_comm *c, uint32_t *area, uint64_t *addr)
 {
-	uint32_t a = c->next_area;
+	uint32_t a = 0, i;
 	int rc;
 
+	for (i = 1; i < COLL_CB_AREAS; i++)
+		if (c->cached[i].last_use < c->cached[a].last_use)
+			a = i;
 	if (c->cb_seq[a]) {
 		rc = c->dev->be->ops->wait(c->dev->be, c->cb_seq[a], WAIT_US);
 		if (rc) {
@@ -275,17 +285,105 @@ static hlrt_status take_area(hlrt_comm *c, uint64_t *addr)
 		}
 		c->cb_seq[a] = 0;
 	}
+	free(c->cached[a].ext);
+	c->cached[a] = (struct coll_cached){ 0 };
+	*area = a;
 	*addr = c->cb_addr + (uint64_t)a * COLL_CB_AREA_BYTES;
 	return HLRT_SUCCESS;
 }
 
-hlrt_status hlrt_coll_launch(hlrt_comm *c, const struct coll_plan *p, hlrt_stream *stream)
+static bool same_key(const struct coll_key *a, const struct coll_key *b)
+{
+	return a->op == b->op && a->dtype == b->dtype && a->send == b->send &&
+	       a->recv == b->recv && a->count == b->count && a->first == b->first &&
+	       a->aux == b->aux;
+}
+
+/* Submit jobs and the external body as launch number c->launches + 1 from area a. */
+static hlrt_status submit(hlrt_comm *c, hlrt_stream *stream, uint32_t a,
+			  const struct hlrt_be_job *jobs, uint32_t n_jobs,
+			  const uint32_t *body, uint32_t n_body)
+{
+	struct hlrt_be_ext ext = { .body = body, .n_body = n_body };
+	hlrt_status st = hlrt_stream_submit(stream, jobs, n_jobs, &ext);
+
+	if (st) {
+		c->broken = true;
+		return st;
+	}
+	c->cb_seq[a] = stream->last_seq;
+	c->cached[a].last_use = ++c->launches;
+	c->parity ^= 1;
+	c->last_stream = stream;
+	return HLRT_SUCCESS;
+}
+
+/*
+ * The CBs in an area name this launch's sync-object set, buffers and the
+ * peers' slots, and nothing that changes between launches: resubmitting
+ * them while an earlier submission of theirs still runs is safe, the
+ * device only reads them.
+ */
+hlrt_status hlrt_coll_relaunch(hlrt_comm *c, const struct coll_key *key, hlrt_stream *stream,
+			       bool *done)
+{
+	uint32_t a;
+	hlrt_status st;
+
+	*done = false;
+	if (c->broken)
+		return hlrt_fail(HLRT_DEVICE_ERROR,
+				 "the communicator failed earlier: destroy it and create another");
+	for (a = 0; a < COLL_CB_AREAS; a++) {
+		const struct coll_cached *h = &c->cached[a];
+
+		if (!h->valid || h->parity != c->parity || !same_key(&h->key, key))
+			continue;
+		st = submit(c, stream, a, h->jobs, h->n_jobs, h->ext, h->n_ext);
+		if (!st) {
+			c->relaunches++;
+			*done = true;
+		}
+		return st;
+	}
+	return HLRT_SUCCESS;
+}
+
+void hlrt_coll_forget_cbs(hlrt_comm *c)
+{
+	uint32_t a;
+
+	for (a = 0; a < COLL_CB_AREAS; a++) {
+		free(c->cached[a].ext);
+		c->cached[a] = (struct coll_cached){ 0 };
+	}
+}
+
+/* Keep what area a now holds for hlrt_coll_relaunch() (best effort). */
+static void remember(hlrt_comm *c, uint32_t a, const struct coll_key *key, uint32_t parity,
+		     const struct hlrt_be_job *jobs, uint32_t n_jobs, const struct hlrt_pkt_buf *eb)
+{
+	struct coll_cached *h = &c->cached[a];
+
+	h->ext = malloc(eb->n * sizeof(*eb->dw));
+	if (!h->ext)
+		return;
+	memcpy(h->ext, eb->dw, eb->n * sizeof(*eb->dw));
+	h->n_ext = eb->n;
+	memcpy(h->jobs, jobs, n_jobs * sizeof(*jobs));
+	h->n_jobs = n_jobs;
+	h->key = *key;
+	h->parity = parity;
+	h->valid = true;
+}
+
+hlrt_status hlrt_coll_launch(hlrt_comm *c, const struct coll_plan *p, hlrt_stream *stream,
+			     const struct coll_key *key)
 {
 	struct emitter e = { .c = c, .p = p };
 	struct hlrt_be_job jobs[Q_COUNT];
-	struct hlrt_be_ext ext = { 0 };
 	struct hlrt_pkt_buf eb = { 0 };
-	uint32_t k, n_jobs = 0, off = 0;
+	uint32_t k, n_jobs = 0, off = 0, a = 0, parity = c->parity;
 	uint64_t area = 0;
 	uint8_t *img = NULL;
 	hlrt_status st;
@@ -316,7 +414,7 @@ hlrt_status hlrt_coll_launch(hlrt_comm *c, const struct coll_plan *p, hlrt_strea
 	st = ext_body(&e, stream, &eb);
 	if (st)
 		goto out;
-	st = take_area(c, &area);
+	st = take_area(c, &a, &area);
 	if (st)
 		goto out;
 	img = malloc(COLL_CB_AREA_BYTES);
@@ -350,19 +448,10 @@ hlrt_status hlrt_coll_launch(hlrt_comm *c, const struct coll_plan *p, hlrt_strea
 	}
 	if (off)
 		st = hlrt_memcpy_h2d(c->dev, area, img, off);
-	if (st)
-		goto out;
-	ext.body = eb.dw;
-	ext.n_body = eb.n;
-	st = hlrt_stream_submit(stream, jobs, n_jobs, &ext);
-	if (st) {
-		c->broken = true;
-		goto out;
-	}
-	c->cb_seq[c->next_area] = stream->last_seq;
-	c->next_area = (c->next_area + 1) % COLL_CB_AREAS;
-	c->parity ^= 1;
-	c->last_stream = stream;
+	if (!st)
+		st = submit(c, stream, a, jobs, n_jobs, eb.dw, eb.n);
+	if (!st && key)
+		remember(c, a, key, parity, jobs, n_jobs, &eb);
 out:
 	free(img);
 	hlrt_pkt_free(&eb);

@@ -20,6 +20,7 @@
 #define COLL_CB_AREA_BYTES	(4u << 20)
 #define COLL_MAX_CHUNKS		2048	/* chunks a rank receives per launch */
 #define COLL_NIC_MONS		4	/* monitors per NIC queue */
+#define COLL_MAX_JOBS		8	/* queues one launch uses */
 
 /*
  * Sync objects of one parity set (16, two groups). ARRIVE and CREDIT
@@ -43,6 +44,42 @@ struct coll_record {
 	uint32_t sob_first;		/* two sets of COLL_SOBS_PER_SET */
 };
 
+/* The calls, as they name a launch's key. */
+enum coll_op {
+	COLL_OP_ALL_REDUCE = 1,
+	COLL_OP_REDUCE_SCATTER,
+	COLL_OP_ALL_GATHER,
+	COLL_OP_BROADCAST,
+	COLL_OP_BARRIER,
+};
+
+/*
+ * What one launch's command buffers are a function of, besides the
+ * communicator and the parity: equal keys, equal CBs. A call repeated on
+ * the same buffers (a training step's gradients) resubmits the CBs an
+ * earlier launch left in a CB area instead of planning, emitting and
+ * uploading them again.
+ */
+struct coll_key {
+	enum coll_op op;
+	hlrt_dtype dtype;
+	uint64_t send, recv, count;	/* the call's arguments */
+	uint64_t first;			/* the piece: its first element */
+	uint64_t aux;			/* broadcast's root, reduce-scatter's scratch */
+};
+
+/* What a CB area holds: the launch of key on parity, ready to resubmit. */
+struct coll_cached {
+	bool valid;
+	struct coll_key key;
+	uint32_t parity;
+	struct hlrt_be_job jobs[COLL_MAX_JOBS];
+	uint32_t n_jobs;
+	uint32_t *ext;			/* the external job's body */
+	uint32_t n_ext;
+	uint64_t last_use;		/* launch number, for the least recently used */
+};
+
 /* The path of one peer: which port of ours, which stream of it. */
 struct coll_link {
 	uint32_t rank;
@@ -64,7 +101,9 @@ struct hlrt_comm {
 	uint32_t kernel_size[3];
 	uint64_t cb_addr;		/* COLL_CB_AREAS areas */
 	uint64_t cb_seq[COLL_CB_AREAS];	/* the launch using each area */
-	uint32_t next_area;
+	struct coll_cached cached[COLL_CB_AREAS];	/* what each area holds */
+	uint64_t launches;		/* launches submitted */
+	uint64_t relaunches;		/* of them, CBs resubmitted from an area */
 	uint64_t scratch;		/* reduce-scatter's working copy */
 	uint64_t scratch_size;
 	uint32_t sob_first;
@@ -136,6 +175,12 @@ struct coll_plan {
 	uint32_t n_send;
 	struct coll_copy pre[COLL_MAX_RANKS], post[2];
 	uint32_t n_pre, n_post;
+	/*
+	 * TPCs the sums are dealt over (0: all): as many as a ring step has
+	 * chunks, since one step's sums are the only ones that can run at
+	 * once; an idle TPC would still cost its job in the submission.
+	 */
+	uint32_t tpcs;
 	/* filled in by hlrt_coll_plan_finish: jobs per engine */
 	uint32_t n_dma, n_tpc[COLL_NUM_TPC];
 };
@@ -160,8 +205,20 @@ uint64_t hlrt_coll_ring_chunks(const hlrt_comm *c, uint64_t max_seg_bytes, bool 
 
 /* ---- command buffers (coll_emit.c) --------------------------------------- */
 
-/* Build the plan's CBs and submit them on stream as one launch. */
-hlrt_status hlrt_coll_launch(hlrt_comm *c, const struct coll_plan *p, hlrt_stream *stream);
+/*
+ * Build the plan's CBs and submit them on stream as one launch; with a
+ * key, the CB area remembers them for hlrt_coll_relaunch().
+ */
+hlrt_status hlrt_coll_launch(hlrt_comm *c, const struct coll_plan *p, hlrt_stream *stream,
+			     const struct coll_key *key);
+/*
+ * The launch of key on this parity again, if a CB area still holds it:
+ * *done tells whether it was submitted (then no plan is needed).
+ */
+hlrt_status hlrt_coll_relaunch(hlrt_comm *c, const struct coll_key *key, hlrt_stream *stream,
+			       bool *done);
+/* Forget what the CB areas hold (the communicator goes). */
+void hlrt_coll_forget_cbs(hlrt_comm *c);
 
 static inline uint32_t coll_dtype_size(hlrt_dtype t)
 {

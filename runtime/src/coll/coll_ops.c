@@ -84,12 +84,14 @@ static hlrt_status prof_end(hlrt_stream *s, const char *name, uint64_t bytes, ui
 	return st;
 }
 
-static hlrt_status run(hlrt_comm *c, struct coll_plan *p, hlrt_stream *s)
+/* Finish the plan and launch it; key (or NULL) lets a repeat resubmit its CBs. */
+static hlrt_status run(hlrt_comm *c, struct coll_plan *p, hlrt_stream *s,
+		       const struct coll_key *key)
 {
 	hlrt_status st;
 
 	hlrt_coll_plan_finish(p);
-	st = hlrt_coll_launch(c, p, s);
+	st = hlrt_coll_launch(c, p, s, key);
 	hlrt_coll_plan_free(p);
 	return st;
 }
@@ -104,7 +106,7 @@ static hlrt_status local_copy(hlrt_comm *c, uint64_t dst, uint64_t src, uint64_t
 		return HLRT_SUCCESS;
 	p.pre[0] = (struct coll_copy){ dst, src, bytes };
 	p.n_pre = 1;
-	return run(c, &p, s);
+	return run(c, &p, s, NULL);
 }
 
 hlrt_status hlrt_all_reduce(hlrt_comm *comm, uint64_t sendbuf, uint64_t recvbuf,
@@ -129,8 +131,13 @@ hlrt_status hlrt_all_reduce(hlrt_comm *comm, uint64_t sendbuf, uint64_t recvbuf,
 	for (a = 0; a < count && !st; a += step) {
 		uint64_t m = count - a < step ? count - a : step;
 		struct coll_plan p = { .dtype = dtype };
+		struct coll_key key = { COLL_OP_ALL_REDUCE, dtype, sendbuf, recvbuf, count, a, 0 };
 		struct coll_segs segs;
+		bool done;
 
+		st = hlrt_coll_relaunch(comm, &key, stream, &done);
+		if (st || done)
+			continue;
 		for (r = 0; r < n; r++) {
 			uint64_t f = m * r / n;
 
@@ -143,7 +150,7 @@ hlrt_status hlrt_all_reduce(hlrt_comm *comm, uint64_t sendbuf, uint64_t recvbuf,
 		}
 		st = hlrt_coll_plan_ring(comm, &p, &segs, true, true);
 		if (!st)
-			st = run(comm, &p, stream);
+			st = run(comm, &p, stream, &key);
 	}
 	return prof_end(stream, "all_reduce", count * es, t0, st);
 }
@@ -196,8 +203,14 @@ hlrt_status hlrt_reduce_scatter(hlrt_comm *comm, uint64_t sendbuf, uint64_t recv
 	for (a = 0; a < recvcount && !st; a += step) {
 		uint64_t m = recvcount - a < step ? recvcount - a : step;
 		struct coll_plan p = { .dtype = dtype };
+		struct coll_key key = { COLL_OP_REDUCE_SCATTER, dtype, sendbuf, recvbuf, recvcount,
+					a, comm->scratch };
 		struct coll_segs segs;
+		bool done;
 
+		st = hlrt_coll_relaunch(comm, &key, stream, &done);
+		if (st || done)
+			continue;
 		for (r = 0; r < n; r++) {
 			segs.addr[r] = comm->scratch + (uint64_t)r * m * es;
 			segs.elems[r] = m;
@@ -210,7 +223,7 @@ hlrt_status hlrt_reduce_scatter(hlrt_comm *comm, uint64_t sendbuf, uint64_t recv
 		p.n_post = 1;
 		st = hlrt_coll_plan_ring(comm, &p, &segs, true, false);
 		if (!st)
-			st = run(comm, &p, stream);
+			st = run(comm, &p, stream, &key);
 	}
 	return prof_end(stream, "reduce_scatter", recvcount * n * es, t0, st);
 }
@@ -234,8 +247,13 @@ hlrt_status hlrt_all_gather(hlrt_comm *comm, uint64_t sendbuf, uint64_t recvbuf,
 	for (a = 0; a < sendcount && !st; a += step) {
 		uint64_t m = sendcount - a < step ? sendcount - a : step;
 		struct coll_plan p = { .dtype = dtype };
+		struct coll_key key = { COLL_OP_ALL_GATHER, dtype, sendbuf, recvbuf, sendcount, a, 0 };
 		struct coll_segs segs;
+		bool done;
 
+		st = hlrt_coll_relaunch(comm, &key, stream, &done);
+		if (st || done)
+			continue;
 		for (r = 0; r < n; r++) {
 			segs.addr[r] = recvbuf + ((uint64_t)r * sendcount + a) * es;
 			segs.elems[r] = m;
@@ -247,7 +265,7 @@ hlrt_status hlrt_all_gather(hlrt_comm *comm, uint64_t sendbuf, uint64_t recvbuf,
 		}
 		st = hlrt_coll_plan_ring(comm, &p, &segs, false, true);
 		if (!st)
-			st = run(comm, &p, stream);
+			st = run(comm, &p, stream, &key);
 	}
 	return prof_end(stream, "all_gather", sendcount * n * es, t0, st);
 }
@@ -272,14 +290,20 @@ hlrt_status hlrt_broadcast(hlrt_comm *comm, uint64_t sendbuf, uint64_t recvbuf,
 	for (a = 0; a < bytes && !st; a += step) {
 		uint64_t m = bytes - a < step ? bytes - a : step;
 		struct coll_plan p = { .dtype = dtype };
+		struct coll_key key = { COLL_OP_BROADCAST, dtype, comm->rank == root ? sendbuf : 0,
+					recvbuf, count, a, root };
+		bool done;
 
+		st = hlrt_coll_relaunch(comm, &key, stream, &done);
+		if (st || done)
+			continue;
 		if (comm->rank == root && sendbuf != recvbuf) {
 			p.pre[0] = (struct coll_copy){ recvbuf + a, sendbuf + a, m };
 			p.n_pre = 1;
 		}
 		st = hlrt_coll_plan_chain(comm, &p, root, recvbuf + a, m);
 		if (!st)
-			st = run(comm, &p, stream);
+			st = run(comm, &p, stream, &key);
 	}
 	return prof_end(stream, "broadcast", bytes, t0, st);
 }
@@ -288,14 +312,21 @@ hlrt_status hlrt_barrier(hlrt_comm *comm, hlrt_stream *stream)
 {
 	hlrt_status st = check(comm, stream, HLRT_INT32, 1, "hlrt_barrier");
 	struct coll_plan p = { .dtype = HLRT_INT32 };
+	struct coll_key key = { .op = COLL_OP_BARRIER, .dtype = HLRT_INT32 };
 	struct coll_segs segs;
 	uint64_t t0 = 0;
 	uint32_t r;
+	bool done;
 
 	if (st)
 		return st;
 	if (comm->nranks == 1)
 		return HLRT_SUCCESS;
+	st = prof_begin(stream, &t0);
+	if (!st)
+		st = hlrt_coll_relaunch(comm, &key, stream, &done);
+	if (st || done)
+		return prof_end(stream, "barrier", 0, t0, st);
 	/* an all-gather of nothing: n - 1 signals round the ring, each after the last */
 	for (r = 0; r < comm->nranks; r++) {
 		segs.addr[r] = comm->recv_base;
@@ -303,8 +334,6 @@ hlrt_status hlrt_barrier(hlrt_comm *comm, hlrt_stream *stream)
 	}
 	st = hlrt_coll_plan_ring(comm, &p, &segs, false, true);
 	if (!st)
-		st = prof_begin(stream, &t0);
-	if (!st)
-		st = run(comm, &p, stream);
+		st = run(comm, &p, stream, &key);
 	return prof_end(stream, "barrier", 0, t0, st);
 }

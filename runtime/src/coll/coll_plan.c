@@ -74,6 +74,7 @@ hlrt_status hlrt_coll_plan_ring(const hlrt_comm *c, struct coll_plan *p, const s
 			max_bytes = elems[q] * es;
 	}
 	k = chunks_for(max_bytes);
+	p->tpcs = k < COLL_NUM_TPC ? k : COLL_NUM_TPC;
 	st = alloc_plan(p, hlrt_coll_ring_chunks(c, max_bytes, rs, ag),
 			hlrt_coll_ring_chunks(c, max_bytes, rs, ag));
 	if (st)
@@ -165,13 +166,14 @@ hlrt_status hlrt_coll_plan_chain(const hlrt_comm *c, struct coll_plan *p, uint32
 void hlrt_coll_plan_finish(struct coll_plan *p)
 {
 	uint32_t j, reduces = 0, copies = 0;
+	uint32_t tpcs = p->tpcs && p->tpcs < COLL_NUM_TPC ? p->tpcs : COLL_NUM_TPC;
 
 	memset(p->n_tpc, 0, sizeof(p->n_tpc));
 	for (j = 0; j < p->n_recv; j++) {
 		struct coll_recv *rv = &p->recv[j];
 
 		if (rv->reduce) {
-			rv->tpc = reduces++ % COLL_NUM_TPC;
+			rv->tpc = reduces++ % tpcs;
 			rv->done.sob = COLL_SOB_TPC0 + rv->tpc;
 			rv->done.value = ++p->n_tpc[rv->tpc];
 		} else {
