@@ -278,6 +278,8 @@ hlrt_status hlrt_tensor_set_role(hlrt_tensor *tensor, hlrt_tensor_role role);
  *   add_i32                  {a, b} -> {c}, wrapping           *
  *   square_f32               {x} -> {y = x * x}
  *   tanh_fwd_f32 sigmoid_fwd_f32  {x} -> {y} (gradients: *_bwd_f32 {dy, y})
+ *   gelu_fwd_f32             {x} -> {y = x * Phi(x)}             hlrt_gelu_params
+ *   gelu_bwd_f32             {dy, x} -> {dx}                     hlrt_gelu_params
  *   where_f32 (select_f32)   {cond i32, a, b} -> {c = cond != 0 ? a : b}  *
  *   equal_{i32,f32} greater_f32 less_f32  {a, b} -> {c i32: 1 or 0}       *
  *   scale_f32                {x} -> {y = alpha * x}             hlrt_scale_params
@@ -348,6 +350,21 @@ struct hlrt_gemm_params {
 
 struct hlrt_scale_params {
 	float alpha;
+};
+
+/*
+ * gelu_fwd_f32 / gelu_bwd_f32: PyTorch's two forms. NONE: Phi by erf
+ * (an erfc fit of relative error under 1.2e-7, so within a few ulp of
+ * the exact function); TANH: 0.5 * (1 + tanh(sqrt(2/pi) * (x + 0.044715
+ * x^3))). Other values are refused.
+ */
+enum hlrt_gelu_approximate {
+	HLRT_GELU_NONE = 0,
+	HLRT_GELU_TANH = 1,
+};
+
+struct hlrt_gelu_params {
+	uint32_t approximate;		/* enum hlrt_gelu_approximate */
 };
 
 struct hlrt_reduce_params {
@@ -906,7 +923,8 @@ hlrt_status hlrt_barrier(hlrt_comm *comm, hlrt_stream *stream);
  *   ops (every GUID of docs/ops.md, by family, the dtype suffix dropped):
  *   add, argmax, batch_gemm, batchnorm_bwd, batchnorm_fwd, bias_add, broadcast,
  *   cast, col2im, conv2d_dedw, conv2d_dedx, conv2d_fwd, dedw, dedx, div,
- *   dropout, equal, flatten, gather_rows, gemm, gemm_dedw, gemm_dedx, greater,
+ *   dropout, equal, flatten, gather_rows, gelu_bwd, gelu_fwd, gemm, gemm_dedw,
+ *   gemm_dedx, greater,
  *   im2col, lamb_apply, lamb_moments, lamb_sumsq, less, log_softmax_bwd,
  *   log_softmax_fwd, maximum, maxpool2d_bwd, maxpool2d_fwd, memcpy, memset,
  *   minimum, mul, nll_loss_bwd, nll_loss_fwd, optimizer_adagrad,

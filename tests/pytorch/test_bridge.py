@@ -198,6 +198,20 @@ class BridgeOps(EagerMode):
             self.check_fwd_bwd(torch.tanh, x)
             self.check_fwd_bwd(torch.square, x)
 
+    def test_gelu(self):
+        # Both forms; the erf form's largest difference from the CPU over
+        # [-10, 10] is bounded (docs/pytorch.md gives the measured figure).
+        F = torch.nn.functional
+        for shape in self.shapes():
+            x = self.rand(*shape) * 3
+            for form in ("none", "tanh"):
+                self.check_fwd_bwd(lambda t: F.gelu(t, approximate=form), x)
+        x = torch.linspace(-10, 10, 20001)
+        with OnDevice(self):
+            y = F.gelu(x.to(HPU)).cpu()
+        err = (y - F.gelu(x)).abs()
+        self.assertLessEqual(err.max().item(), 1e-6)    # measured: 4.8e-7
+
     def test_where(self):
         a, b = self.rand(6, 5), self.rand(5)
         cond = a > 0
@@ -441,6 +455,25 @@ class BridgeTraining(EagerMode):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertRegex(r.stderr, r"aten/eq: \(Equal\): /device:HPU:0")
         self.assertRegex(r.stderr, r"aten/cumsum\S*: \(Cumsum\): /device:CPU:0")
+
+    def placement_of(self, code):
+        env = dict(os.environ, HLRT_LOG_DEVICE_PLACEMENT="1", PT_HPU_LAZY_MODE=self.LAZY)
+        r = subprocess.run([sys.executable, "-c", "import torch\n"
+                            "import habana_frameworks.torch.core as htcore\n" + code],
+                           env=env, capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return r.stderr
+
+    def test_placement_gelu(self):
+        log = self.placement_of(
+            "x = torch.randn(4, 5).to('hpu').requires_grad_(True)\n"
+            "for form in ('none', 'tanh'):\n"
+            "    torch.nn.functional.gelu(x, approximate=form).backward(torch.ones(4, 5).to('hpu'))\n"
+            "    htcore.mark_step()\n"
+            "print(x.grad.cpu())\n")
+        self.assertRegex(log, r"aten/gelu: \(Gelu\): /device:HPU:0")
+        self.assertRegex(log, r"aten/gelu_backward: \(GeluGrad\): /device:HPU:0")
+        self.assertNotIn("/device:CPU:0", log)
 
     def test_seed_step_runs_on_device(self):
         # The seed recipe's step (Flatten + Linear, cross_entropy, SGD) and

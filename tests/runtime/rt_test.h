@@ -83,5 +83,6 @@ Suite *stream_wait_suite(void);
 Suite *conv_suite(void);
 Suite *coll_suite(void);
 Suite *optimizer_suite(void);
+Suite *gelu_suite(void);
 
 #endif /* RT_TEST_H */

@@ -3,7 +3,7 @@
  * The ops a classifier's training step and evaluation add to the matrix
  * products and elementwise ops of hpu_ops.cpp, on the device: log_softmax
  * and softmax with their gradients, nll_loss (cross_entropy's second half)
- * and mse_loss with theirs, sigmoid and tanh, pow 2 (square), fill_
+ * and mse_loss with theirs, sigmoid, tanh and gelu, pow 2 (square), fill_
  * (ones_like seeding backward), argmax, eq and where, and a contiguous
  * copy of a permuted view. Each maps onto libhlrt graph ops; inputs they
  * do not take go to the CPU fallback.
@@ -296,6 +296,48 @@ at::Tensor hpu_tanh_backward(const at::Tensor &grad, const at::Tensor &output)
 	return activation_grad("tanh_bwd_f32", "tanh_backward", grad, output);
 }
 
+/* gelu's two forms, as libhlrt's enum; false for a form it does not know. */
+bool gelu_form(c10::string_view approximate, struct hlrt_gelu_params *p)
+{
+	if (approximate == "none")
+		p->approximate = HLRT_GELU_NONE;
+	else if (approximate == "tanh")
+		p->approximate = HLRT_GELU_TANH;
+	else
+		return false;
+	return true;
+}
+
+at::Tensor hpu_gelu(const at::Tensor &self, c10::string_view approximate)
+{
+	struct hlrt_gelu_params p = {};
+	if (!unary_ok(self) || !gelu_form(approximate, &p))
+		return at::native::call_fallback_fn<&fallback, ATEN_OP(gelu)>::call(self,
+										     approximate);
+	return record("gelu", {self}, new_like(self, self.sizes()), std::string(approximate),
+		      [=](hlrt_graph *g, const std::vector<hlrt_tensor *> &in) {
+			      return node(g, "gelu_fwd_f32", {in[0]}, &p, sizeof(p),
+					  name_of("gelu"));
+		      });
+}
+
+/* {dy, x} -> dx, x the forward's input */
+at::Tensor hpu_gelu_backward(const at::Tensor &grad, const at::Tensor &self,
+			     c10::string_view approximate)
+{
+	struct hlrt_gelu_params p = {};
+	if (!unary_ok(grad) || !unary_ok(self) || grad.sizes() != self.sizes() ||
+	    !gelu_form(approximate, &p))
+		return at::native::call_fallback_fn<&fallback, ATEN_OP(gelu_backward)>::call(
+			grad, self, approximate);
+	return record("gelu_backward", {grad, self}, new_like(grad, grad.sizes()),
+		      std::string(approximate),
+		      [=](hlrt_graph *g, const std::vector<hlrt_tensor *> &in) {
+			      return node(g, "gelu_bwd_f32", {in[0], in[1]}, &p, sizeof(p),
+					  name_of("gelu_backward"));
+		      });
+}
+
 /* x ** 2 (torch.square) and x ** 1 (its gradient's power) */
 at::Tensor hpu_pow(const at::Tensor &self, const at::Scalar &exponent)
 {
@@ -463,6 +505,8 @@ TORCH_LIBRARY_IMPL(aten, HPU, m)
 	m.impl("tanh", hpu_tanh);
 	m.impl("sigmoid_backward", hpu_sigmoid_backward);
 	m.impl("tanh_backward", hpu_tanh_backward);
+	m.impl("gelu", hpu_gelu);
+	m.impl("gelu_backward", hpu_gelu_backward);
 	m.impl("pow.Tensor_Scalar", hpu_pow);
 	m.impl("fill_.Scalar", hpu_fill_);
 	m.impl("argmax", hpu_argmax);

@@ -239,6 +239,19 @@ hlrt_status hlrt_grad_sigmoid(struct ad_ctx *ac, const struct hlrt_node *n)
 	return grad_from_output(ac, n, "sigmoid_bwd_f32");
 }
 
+/* gelu: gelu_bwd_f32 from the forward's input, in the forward's form. */
+hlrt_status hlrt_grad_gelu(struct ad_ctx *ac, const struct hlrt_node *n)
+{
+	hlrt_tensor *in[2] = { dout(n), n->in[0] }, *g;
+	hlrt_status st;
+
+	if (!requires(ac, n->in[0]))
+		return HLRT_SUCCESS;
+	st = hlrt_ad_node(ac, "gelu_bwd_f32", in, 2, n->params_size ? n->params : NULL,
+			  n->params_size, "dx", n, &g);
+	return st ? st : hlrt_ad_accumulate(ac, n->in[0], g);
+}
+
 /*
  * softmax along the last axis: dx = y * (dy - sum(dy * y, -1)), from the
  * forward's output y; the row sums keep their axis so that they broadcast.

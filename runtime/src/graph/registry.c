@@ -173,6 +173,32 @@ static hlrt_status infer_unary(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 	return HLRT_SUCCESS;
 }
 
+static hlrt_status check_gelu(const struct hlrt_node *n)
+{
+	const struct hlrt_gelu_params *p = (const void *)n->params;
+
+	if (n->params_size && p->approximate > HLRT_GELU_TANH)
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "%s: unknown approximate %u", n->guid,
+				 p->approximate);
+	return HLRT_SUCCESS;
+}
+
+/* gelu_fwd_f32 {x} -> {y} */
+static hlrt_status infer_gelu(struct hlrt_node *n, struct hlrt_tensor_desc *o)
+{
+	hlrt_status st = check_gelu(n);
+
+	return st ? st : infer_unary(n, o);
+}
+
+/* gelu_bwd_f32 {dy, x} -> {dx} */
+static hlrt_status infer_gelu_bwd(struct hlrt_node *n, struct hlrt_tensor_desc *o)
+{
+	hlrt_status st = check_gelu(n);
+
+	return st ? st : infer_binary(n, o);
+}
+
 static hlrt_status infer_cast(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 {
 	hlrt_status st = want_dtype(n, 0, (hlrt_dtype)n->op->from);
@@ -769,6 +795,18 @@ static const struct op_def ops[] = {
 	  .summary = "dx = dy * (y * (1 - y)), y the forward's output",
 	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .elementwise = 1, .infer = infer_binary,
 	  .lower = hlrt_lower_binary, .dtype = F32, .from = NONE },
+	{ .guid = "gelu_fwd_f32", .op_class = "Gelu", .engine = ENG_TPC,
+	  .signature = "{x} -> {y}",
+	  .summary = "y = x * Phi(x): by erf (an erfc fit, relative error < 1.2e-7) or, " "approximate = TANH, 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))",
+	  .n_in_min = 1, .n_in_max = 1, .n_out = 1, .elementwise = 1,
+	  .params_size = P(hlrt_gelu_params), .infer = infer_gelu, .lower = hlrt_lower_gelu,
+	  .grad = hlrt_grad_gelu, .dtype = F32, .from = NONE },
+	{ .guid = "gelu_bwd_f32", .op_class = "GeluGrad", .engine = ENG_TPC,
+	  .signature = "{dy, x} -> {dx}",
+	  .summary = "dx = dy * gelu'(x), in the forward's form",
+	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .elementwise = 1,
+	  .params_size = P(hlrt_gelu_params), .infer = infer_gelu_bwd, .lower = hlrt_lower_gelu,
+	  .dtype = F32, .from = NONE },
 	{ .guid = "square_f32", .op_class = "Square", .engine = ENG_TPC,
 	  .signature = "{x} -> {y}",
 	  .summary = "y = x * x",

@@ -52,9 +52,14 @@ static uint64_t lead_rows(const hlrt_tensor *t)
 	return hlrt_elems(t->ndims - 1, t->dims);
 }
 
-/* The TPC kernel of a GUID: its name, or a shared one. */
-static const char *kernel_of(const char *guid)
+/* The TPC kernel of a node: its GUID's name, or a shared one, or by its params. */
+static const char *kernel_of(const struct hlrt_node *n)
 {
+	const char *guid = n->guid;
+
+	if (!strncmp(guid, "gelu_", 5) && n->params_size &&
+	    ((const struct hlrt_gelu_params *)n->params)->approximate == HLRT_GELU_TANH)
+		return !strcmp(guid, "gelu_fwd_f32") ? "gelu_tanh_fwd_f32" : "gelu_tanh_bwd_f32";
 	if (!strcmp(guid, "bias_add_f32"))
 		return "add_f32";
 	if (!strcmp(guid, "relu_fwd_f32"))
@@ -81,7 +86,7 @@ hlrt_status hlrt_lower_binary(struct lower_ctx *lc, const struct cnode *cn)
 	uint64_t st[HLRT_MAX_IN + HLRT_MAX_OUT][HLRT_MAX_DIMS], size[HLRT_MAX_DIMS];
 	uint32_t n_op = n->n_in + n->n_out, nd = shape->ndims, d, k, i;
 	struct rwork *w;
-	hlrt_status st_ = hlrt_lower_tpc_work(lc, kernel_of(n->guid), &w);
+	hlrt_status st_ = hlrt_lower_tpc_work(lc, kernel_of(n), &w);
 
 	if (st_)
 		return st_;
@@ -147,7 +152,13 @@ hlrt_status hlrt_lower_unary(struct lower_ctx *lc, const struct cnode *cn)
 {
 	struct rwork *w;
 
-	return unary(lc, cn, kernel_of(cn->node->guid), &w);
+	return unary(lc, cn, kernel_of(cn->node), &w);
+}
+
+/* gelu_fwd_f32 {x} like the unary ops, gelu_bwd_f32 {dy, x} like the binary ones. */
+hlrt_status hlrt_lower_gelu(struct lower_ctx *lc, const struct cnode *cn)
+{
+	return cn->node->n_in == 1 ? hlrt_lower_unary(lc, cn) : hlrt_lower_binary(lc, cn);
 }
 
 hlrt_status hlrt_lower_scale(struct lower_ctx *lc, const struct cnode *cn)
@@ -271,7 +282,7 @@ hlrt_status hlrt_lower_softmax(struct lower_ctx *lc, const struct cnode *cn)
 	const struct hlrt_node *n = cn->node;
 	uint64_t c = last_dim(n->in[0]), rows = lead_rows(n->in[0]);
 	struct rwork *w;
-	hlrt_status st = hlrt_lower_tpc_work(lc, kernel_of(n->guid), &w);
+	hlrt_status st = hlrt_lower_tpc_work(lc, kernel_of(n), &w);
 
 	if (st)
 		return st;
