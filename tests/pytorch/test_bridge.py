@@ -631,14 +631,14 @@ class LazyTraining(BridgeTraining):
         return losses, warm, self.recipe_counters()
 
     def test_steady_loop_stops_patching(self):
-        # After a few steps (here the address sets repeat every 6) the
+        # After some steps (alone, the address sets repeat every 6) the
         # loop's buffers come back at the same addresses: every launch finds
         # a recipe copy patched for them, so nothing compiles, copies or
         # re-patches; the losses are the eager run's, bit for bit.
-        losses, warm, end = self.seed_loop(20, 8)
+        losses, warm, end = self.seed_loop(30, 20)
         self.assertEqual(end, warm)
         os.environ["PT_HPU_LAZY_MODE"] = "0"
-        eager, _, _ = self.seed_loop(20, 8)
+        eager, _, _ = self.seed_loop(30, 20)
         self.assertEqual(losses, eager)
 
     def test_alternating_buffers_reuse_recipe_copies(self):
