@@ -637,6 +637,69 @@ class LazyTraining(BridgeTraining):
         train_mlp(HPU, steps=2)
         self.assertEqual(torch.ops.hpu_bridge.compiled_recipes(), before)
 
+    def recipe_counters(self):
+        ops = torch.ops.hpu_bridge
+        return ops.compiled_recipes(), ops.recipe_copies(), ops.recipe_patches()
+
+    def seed_loop(self, steps, warm_up):
+        """The seed step as hello_world.py runs it; the losses and the recipe
+        counters after warm_up steps and at the end."""
+        torch.manual_seed(0)
+        m = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(784, 10)).to(HPU)
+        opt = torch.optim.SGD(m.parameters(), lr=0.01)
+        data = torch.Generator().manual_seed(3)
+        losses, warm = [], None
+        for step in range(steps):
+            if step == warm_up:
+                warm = self.recipe_counters()
+            x = torch.rand((32, 28, 28), generator=data).to(HPU)
+            y = torch.randint(0, 10, (32,), generator=data).to(HPU)
+            opt.zero_grad()
+            loss = torch.nn.functional.cross_entropy(m(x), y)
+            loss.backward()
+            htcore.mark_step()
+            opt.step()
+            htcore.mark_step()
+            losses.append(loss.item())
+        return losses, warm, self.recipe_counters()
+
+    def test_steady_loop_stops_patching(self):
+        # After some steps (alone, the address sets repeat every 6) the
+        # loop's buffers come back at the same addresses: every launch finds
+        # a recipe copy patched for them, so nothing compiles, copies or
+        # re-patches; the losses are the eager run's, bit for bit.
+        losses, warm, end = self.seed_loop(30, 20)
+        self.assertEqual(end, warm)
+        os.environ["PT_HPU_LAZY_MODE"] = "0"
+        eager, _, _ = self.seed_loop(30, 20)
+        self.assertEqual(losses, eager)
+
+    def test_alternating_buffers_reuse_recipe_copies(self):
+        # One structure on three input buffers in turn: a recipe copy per
+        # buffer, made in the first round; later rounds launch them as
+        # patched. Ten buffers (more than the 8 copies kept) re-patch the
+        # least recently used copy, with correct results throughout.
+        gen = torch.Generator().manual_seed(7)
+        xs = [torch.randn((33, 5), generator=gen) for _ in range(10)]
+        dev = [x.to(HPU) for x in xs]
+        htcore.mark_step()
+
+        def run(n):
+            for x, d in zip(xs[:n], dev[:n]):
+                got = (torch.relu(d) * 2.0).sum().item()
+                self.assertAlmostEqual(got, (torch.relu(x) * 2.0).sum().item(), places=3)
+
+        run(3)
+        first = self.recipe_counters()
+        for _ in range(3):
+            run(3)
+        self.assertEqual(self.recipe_counters(), first)
+        for _ in range(2):
+            run(10)
+        compiled, copies, patches = self.recipe_counters()
+        self.assertEqual(compiled, first[0])
+        self.assertGreater(patches, first[2])
+
     def test_lazy_equals_eager(self):
         lazy = train_mlp(HPU)
         os.environ["PT_HPU_LAZY_MODE"] = "0"

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <set>
 #include <vector>
 
 #include "hpu.h"
@@ -115,7 +116,11 @@ namespace {
 
 /*
  * Blocks rounded up to 512 bytes, kept in per-size free lists when freed
- * and reused by the next allocation of that size; on out of HBM the cache
+ * and reused by the next allocation of that size, the lowest address
+ * first: a training loop's steps then get the same few buffers in the
+ * same places, so the op recipes keep their patched addresses (a
+ * last-freed-first order rotates same-size buffers with a long period,
+ * and each new address set re-patches a recipe). On out of HBM the cache
  * is returned to the device and the allocation retried. Statistics follow
  * the user's allocations (Habana's memory_stats keys).
  */
@@ -162,8 +167,8 @@ private:
 		uint64_t addr = 0;
 		auto it = free_.find(size);
 		if (it != free_.end() && !it->second.empty()) {
-			addr = it->second.back();
-			it->second.pop_back();
+			addr = *it->second.begin();
+			it->second.erase(it->second.begin());
 		} else {
 			hlrt_status st = hlrt_device_malloc(dev, size, &addr);
 			if (st == HLRT_OUT_OF_DEVICE_MEMORY) {
@@ -202,7 +207,7 @@ private:
 		if (it == sizes_.end())
 			return;
 		/* Queued work may still use it: reuse is ordered on the one stream. */
-		free_[it->second].push_back(addr);
+		free_[it->second].insert(addr);
 		stats_.in_use -= it->second;
 		stats_.num_frees++;
 		stats_.active_allocs--;
@@ -210,13 +215,13 @@ private:
 	}
 
 	static std::mutex lock_;
-	static std::map<uint64_t, std::vector<uint64_t>> free_;
+	static std::map<uint64_t, std::set<uint64_t>> free_;
 	static std::map<uint64_t, uint64_t> sizes_;
 	static MemStats stats_;
 };
 
 std::mutex CachingAllocator::lock_;
-std::map<uint64_t, std::vector<uint64_t>> CachingAllocator::free_;
+std::map<uint64_t, std::set<uint64_t>> CachingAllocator::free_;
 std::map<uint64_t, uint64_t> CachingAllocator::sizes_;
 MemStats CachingAllocator::stats_;
 

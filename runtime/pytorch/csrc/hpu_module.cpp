@@ -13,6 +13,8 @@ int64_t compiled_recipes();
 int64_t device_ops();
 bool set_autocast(bool on);
 int64_t device_runs();
+int64_t recipe_copies();
+int64_t recipe_patches();
 
 namespace {
 
@@ -65,6 +67,16 @@ int64_t op_device_runs()
 	return device_runs();
 }
 
+int64_t op_recipe_copies()
+{
+	return recipe_copies();
+}
+
+int64_t op_recipe_patches()
+{
+	return recipe_patches();
+}
+
 void op_release()
 {
 	flush_pending();
@@ -94,6 +106,8 @@ TORCH_LIBRARY(hpu_bridge, m)
 	m.def("compiled_recipes", op_compiled_recipes);
 	m.def("device_ops", op_device_ops);
 	m.def("device_runs", op_device_runs);
+	m.def("recipe_copies", op_recipe_copies);
+	m.def("recipe_patches", op_recipe_patches);
 	m.def("mark_step", op_mark_step);
 	m.def("set_autocast", op_set_autocast);
 	m.def("release", op_release);

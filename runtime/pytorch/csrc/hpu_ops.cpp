@@ -40,8 +40,26 @@ uint64_t Arg::bytes() const
 
 namespace {
 
-struct CachedRecipe {
+/*
+ * A structure's recipe as loaded with one set of addresses. libhlrt
+ * patches the bound addresses into a loaded recipe's image and uploads it
+ * again, after waiting for its last launch, whenever a launch binds
+ * others; the caching allocator hands a loop's steps a few buffers in
+ * turn (the seed step's address sets repeat every 2 to 6 steps), so one
+ * recipe per structure would be re-patched nearly every step. A structure
+ * keeps up to kVariants copies of its recipe instead, each launched again
+ * with the addresses it was last patched for.
+ */
+struct Variant {
 	hlrt_recipe *recipe;
+	std::vector<uint64_t> addrs;	/* the bindings' and the workspace's, last launch */
+	uint64_t used;			/* g_runs at its last launch: the least recent goes */
+};
+
+constexpr size_t kVariants = 8;
+
+struct CachedRecipe {
+	std::vector<Variant> variants;	/* [0] compiled, the others its copies */
 	std::vector<std::string> outputs;
 	uint64_t workspace;
 };
@@ -58,6 +76,7 @@ std::map<std::string, CachedRecipe> g_cache;
 std::vector<PendingOp> g_pending;	/* lazy mode: the ops since the last run */
 bool g_bf16;				/* autocast: GEMMs in BF16 (set_autocast) */
 int64_t g_ops, g_runs, g_compiles;
+int64_t g_copies, g_patches;	/* recipe variants made; launches that re-patched one */
 
 std::string dims_key(const std::vector<uint64_t> &d)
 {
@@ -83,26 +102,96 @@ struct Link {
 };
 
 /*
+ * Unload recipes to free sync objects, never keep: with whole, every
+ * structure but keep's goes (to be compiled again when next run); else
+ * each structure keeps one of its copies (keep, or the first).
+ */
+void drop_recipes(hlrt_recipe *keep, bool whole)
+{
+	for (auto e = g_cache.begin(); e != g_cache.end();) {
+		std::vector<Variant> &vs = e->second.variants;
+		bool has = false;
+		for (const Variant &v : vs)
+			has |= v.recipe == keep;
+		std::vector<Variant> kept;
+		for (size_t i = 0; i < vs.size(); i++) {
+			if (has ? vs[i].recipe == keep : !whole && i == 0)
+				kept.push_back(vs[i]);
+			else
+				hlrt_recipe_destroy(vs[i].recipe);
+		}
+		if (kept.empty()) {
+			e = g_cache.erase(e);
+			continue;
+		}
+		vs.swap(kept);
+		++e;
+	}
+}
+
+bool out_of_sync_objects(hlrt_status st)
+{
+	return st == HLRT_UNSUPPORTED && std::strstr(hlrt_last_error(), "sync objects");
+}
+
+/*
  * Launch a recipe. Every recipe loaded on the device holds sync objects:
- * with many distinct op sequences (shapes) they run out, and then the op
- * recipes other than this one are unloaded and the launch tried again.
+ * with many distinct op sequences (shapes) or copies they run out, and
+ * then the other copies are unloaded and the launch tried again, and if
+ * that is not enough the op recipes other than this one.
  */
 hlrt_status launch_locked(hlrt_recipe *r, const struct hlrt_tensor_binding *b, size_t n,
 			  uint64_t ws)
 {
 	hlrt_status st = hlrt_launch(stream(), r, b, n, ws);
-	if (st != HLRT_UNSUPPORTED || !std::strstr(hlrt_last_error(), "sync objects"))
+	if (!out_of_sync_objects(st))
 		return st;
 	synchronize();
-	for (auto e = g_cache.begin(); e != g_cache.end();) {
-		if (e->second.recipe == r) {
-			++e;
-			continue;
-		}
-		hlrt_recipe_destroy(e->second.recipe);
-		e = g_cache.erase(e);
-	}
+	drop_recipes(r, false);
+	st = hlrt_launch(stream(), r, b, n, ws);
+	if (!out_of_sync_objects(st))
+		return st;
+	drop_recipes(r, true);
 	return hlrt_launch(stream(), r, b, n, ws);
+}
+
+/* A copy of a recipe, to be loaded on its own (hlrt_recipe_serialize's round trip). */
+hlrt_recipe *copy_recipe(const hlrt_recipe *r)
+{
+	void *buf = nullptr;
+	size_t size = 0;
+	check(hlrt_recipe_serialize(r, &buf, &size), "copying a recipe");
+	hlrt_recipe *copy = nullptr;
+	hlrt_status st = hlrt_recipe_deserialize(buf, size, &copy);
+	std::free(buf);
+	check(st, "copying a recipe");
+	return copy;
+}
+
+/*
+ * The variant of c to launch with addrs: the one last launched with them;
+ * else a new copy while there are fewer than kVariants; else the least
+ * recently launched one, which libhlrt re-patches.
+ */
+Variant &pick_variant(CachedRecipe &c, const std::vector<uint64_t> &addrs)
+{
+	for (Variant &v : c.variants)
+		if (v.addrs == addrs)
+			return v;
+	for (Variant &v : c.variants)
+		if (v.addrs.empty())	/* compiled, never launched */
+			return v;
+	if (c.variants.size() < kVariants) {
+		c.variants.push_back({copy_recipe(c.variants[0].recipe), {}, 0});
+		g_copies++;
+		return c.variants.back();
+	}
+	Variant *lru = &c.variants[0];
+	for (Variant &v : c.variants)
+		if (v.used < lru->used)
+			lru = &v;
+	g_patches++;
+	return *lru;
 }
 
 /*
@@ -180,12 +269,14 @@ void run_ops(const std::vector<PendingOp> &ops)
 		struct hlrt_compile_options opts = {};
 		opts.eager = HLRT_EAGER_OFF;
 		opts.no_cache = 1;	/* cached here, so destroying one unloads it */
-		check(hlrt_graph_compile(g, &opts, &c.recipe), "compiling");
-		check(hlrt_recipe_workspace_size(c.recipe, &c.workspace), "sizing the workspace");
+		hlrt_recipe *r = nullptr;
+		check(hlrt_graph_compile(g, &opts, &r), "compiling");
+		c.variants.push_back({r, {}, 0});
+		check(hlrt_recipe_workspace_size(r, &c.workspace), "sizing the workspace");
 		it = g_cache.emplace(key, c).first;
 		g_compiles++;
 	}
-	const CachedRecipe &c = it->second;
+	CachedRecipe &c = it->second;
 
 	std::vector<std::string> names;
 	std::vector<struct hlrt_tensor_binding> b;
@@ -199,8 +290,22 @@ void run_ops(const std::vector<PendingOp> &ops)
 			b.push_back({c.outputs[n++].c_str(), a.addr});
 	/* Freed right after the launch: the next user is queued after it. */
 	c10::DataPtr ws = allocator()->allocate(c.workspace);
-	hlrt_status st = launch_locked(c.recipe, b.data(), b.size(),
-				       reinterpret_cast<uint64_t>(ws.get()));
+	std::vector<uint64_t> addrs;
+	for (const struct hlrt_tensor_binding &x : b)
+		addrs.push_back(x.device_addr);
+	addrs.push_back(reinterpret_cast<uint64_t>(ws.get()));
+	Variant &v = pick_variant(c, addrs);
+	hlrt_recipe *r = v.recipe;
+	v.addrs = addrs;
+	v.used = g_runs;
+	/* (launch_locked may unload other recipes, never this entry or r) */
+	hlrt_status st = launch_locked(r, b.data(), b.size(), reinterpret_cast<uint64_t>(ws.get()));
+	if (st) {
+		/* libhlrt keeps no patch of a failed launch: nothing to reuse */
+		for (Variant &x : it->second.variants)
+			if (x.recipe == r)
+				x.addrs.clear();
+	}
 	check(st, "launching");
 	g_runs++;
 	/* The placement log's lines for the ops come from the runtime's compile. */
@@ -837,6 +942,23 @@ int64_t compiled_recipes()
 {
 	std::lock_guard<std::mutex> guard(g_lock);
 	return g_compiles;
+}
+
+/*
+ * Copies of compiled recipes made so far (a structure launched with more
+ * than one set of addresses), and launches that re-patched one (libhlrt
+ * rewrote and uploaded its image for other addresses).
+ */
+int64_t recipe_copies()
+{
+	std::lock_guard<std::mutex> guard(g_lock);
+	return g_copies;
+}
+
+int64_t recipe_patches()
+{
+	std::lock_guard<std::mutex> guard(g_lock);
+	return g_patches;
 }
 
 /* Ops given to the device so far, and the launches that ran them. */
