@@ -268,7 +268,8 @@ hlrt_status hlrt_tensor_set_role(hlrt_tensor *tensor, hlrt_tensor_role role);
  *   gemm_{f32,bf16}          {A[M,K], B[K,N]} -> {C[M,N]}      hlrt_gemm_params
  *                            (A and B may carry transposes; more than
  *                            2 dims in A are flattened into M)
- *   batch_gemm_f32           {A[b,M,K], B[b,K,N]} -> {C[b,M,N]}
+ *   batch_gemm_f32           {A[b,M,K], B[b,K,N]} -> {C[b,M,N]}  hlrt_gemm_params
+ *                            (optional: A stored [b,K,M], B [b,N,K])
  *   gemm_dedx_{f32,bf16}     {dC[M,N], B[K,N]} -> {dA[M,K]}     (dA = dC B^T)
  *   gemm_dedw_{f32,bf16}     {dC[M,N], A[M,K]} -> {dB[K,N]}     (dB = A^T dC)
  *  TPC, elementwise (inputs broadcast by NumPy's rules where marked *)
@@ -332,10 +333,14 @@ hlrt_status hlrt_tensor_set_role(hlrt_tensor *tensor, hlrt_tensor_role role);
  *   memset                   {} -> {y}                           hlrt_memset_params
  *   reshape, flatten         {x} -> {y} (a view: no work)        hlrt_reshape_params
  *   transpose_f32, _bf16     {x} -> {y}, y.dims[i] = x.dims[perm[i]]  hlrt_transpose_params
+ *   concat_f32               {x0, .., x7} -> {y}, joined along an axis  hlrt_concat_params
+ *   slice_f32                {x} -> {y}, a range of an axis       hlrt_slice_params
  *  Convolution (the MME's convolution modes, any stride), NHWC layout
  *   conv2d_fwd_f32           {x[N,H,W,C], w[KH,KW,C,F] (, b[F])} -> {y[N,OH,OW,F]}
  *   conv2d_dedx_f32          {dy, w} -> {dx}
  *   conv2d_dedw_f32          {dy, x} -> {dw}                     hlrt_conv_params
+ *   conv2d_fwd_bf16, _dedx_bf16, _dedw_bf16: the same with BF16 operands
+ *                            (x or dy, and w); FP32 bias, accumulation, result
  *   maxpool2d_fwd_f32        {x[N,H,W,C]} -> {y}
  *   maxpool2d_bwd_f32        {dy, x (, y)} -> {dx}               hlrt_pool_params
  *                            (any stride: overlapping windows add up)
@@ -482,6 +487,24 @@ struct hlrt_reshape_params {
 
 struct hlrt_transpose_params {
 	uint32_t perm[HLRT_MAX_DIMS];
+};
+
+/*
+ * concat_f32: y = the inputs (1 to 8, the same shape but along axis) one
+ * after another along axis; its gradient slices dy. slice_f32: y = x's
+ * elements start .. start + length - 1 along axis. Each input or output
+ * is one strided copy on the TPC.
+ */
+#define HLRT_MAX_CONCAT		8	/* inputs of one concat_f32 */
+
+struct hlrt_concat_params {
+	uint32_t axis;
+};
+
+struct hlrt_slice_params {
+	uint32_t axis;
+	uint32_t pad;
+	uint64_t start, length;
 };
 
 struct hlrt_conv_params {
@@ -922,14 +945,14 @@ hlrt_status hlrt_barrier(hlrt_comm *comm, hlrt_stream *stream);
  *   barrier; sums; ring over the NIC links, docs/collectives.md).
  *   ops (every GUID of docs/ops.md, by family, the dtype suffix dropped):
  *   add, argmax, batch_gemm, batchnorm_bwd, batchnorm_fwd, bias_add, broadcast,
- *   cast, col2im, conv2d_dedw, conv2d_dedx, conv2d_fwd, dedw, dedx, div,
+ *   cast, col2im, concat, conv2d_dedw, conv2d_dedx, conv2d_fwd, dedw, dedx, div,
  *   dropout, equal, flatten, gather_rows, gelu_bwd, gelu_fwd, gemm, gemm_dedw,
  *   gemm_dedx, greater,
  *   im2col, lamb_apply, lamb_moments, lamb_sumsq, less, log_softmax_bwd,
  *   log_softmax_fwd, maximum, maxpool2d_bwd, maxpool2d_fwd, memcpy, memset,
  *   minimum, mul, nll_loss_bwd, nll_loss_fwd, optimizer_adagrad,
  *   optimizer_adamw, optimizer_lamb, optimizer_sgd, pad2d, reduce_mean,
- *   reduce_sum, relu_bwd, relu_fwd, reshape, scale, select, sigmoid_bwd,
+ *   reduce_sum, relu_bwd, relu_fwd, reshape, scale, select, sigmoid_bwd, slice,
  *   sigmoid_fwd, softmax_cross_entropy_bwd,
  *   softmax_cross_entropy_fwd, softmax_fwd, spatial_convolution, square,
  *   square_bwd, sub, tanh_bwd, tanh_fwd, transpose, where, where_bwd.

@@ -91,6 +91,20 @@ class BridgeOps(EagerMode):
             out = torch.mm(a.to(HPU).t(), b.to(HPU).t())
         torch.testing.assert_close(out.cpu(), a.t() @ b.t(), rtol=RTOL, atol=ATOL)
 
+    def test_bmm_and_matmul_of_stacks(self):
+        # bmm and its gradients (bmm of transposed views) in one batched
+        # MME launch each; matmul of stacks goes through bmm, a stack times
+        # a matrix through mm.
+        for m, k in self.shapes():
+            self.check_fwd_bwd(torch.bmm, self.rand(3, m, k), self.rand(3, k, m + 2))
+        self.check_fwd_bwd(torch.matmul, self.rand(2, 5, 7), self.rand(2, 7, 4))
+        self.check_fwd_bwd(torch.matmul, self.rand(4, 5, 7), self.rand(7, 3))
+        a, b = self.rand(3, 6, 5), self.rand(3, 4, 6)
+        with OnDevice(self):
+            out = torch.bmm(a.to(HPU).transpose(1, 2), b.to(HPU).transpose(1, 2))
+        torch.testing.assert_close(out.cpu(), torch.bmm(a.transpose(1, 2), b.transpose(1, 2)),
+                                   rtol=RTOL, atol=ATOL)
+
     def test_linear_addmm(self):
         for batch, inp in self.shapes():
             self.check_fwd_bwd(lambda x, w, b: torch.nn.functional.linear(x, w, b),
@@ -104,6 +118,26 @@ class BridgeOps(EagerMode):
             self.check_fwd_bwd(torch.sub, a, b)
             self.check_fwd_bwd(torch.mul, a, b)
             self.check_fwd_bwd(lambda x: x * 2.5, a)
+
+    def test_cat(self):
+        # Along every dimension of 1-D to 4-D tensors, and a list longer
+        # than one concat node takes (joined in steps); the gradients are
+        # PyTorch's views of dy.
+        for nd in range(1, 5):
+            shape = [int(torch.randint(1, 9, (1,), generator=self.gen)) for _ in range(nd)]
+            for dim in range(-nd, nd):
+                parts = []
+                for i in range(3):
+                    s = list(shape)
+                    s[dim] = 1 + (s[dim] + i) % 4
+                    parts.append(self.rand(*s))
+                self.check_fwd_bwd(lambda *t: torch.cat(t, dim) * 2.0, *parts)
+        many = [self.rand(2, 1 + i % 3) for i in range(19)]
+        self.check_fwd_bwd(lambda *t: torch.cat(t, 1), *many)
+        # An integer tensor goes to the CPU, and the result is right.
+        a, b = torch.arange(6).view(2, 3), torch.arange(4).view(2, 2)
+        self.assertTrue(torch.equal(torch.cat([a.to(HPU), b.to(HPU)], 1).cpu(),
+                                    torch.cat([a, b], 1)))
 
     def test_relu(self):
         for shape in self.shapes():
@@ -262,9 +296,19 @@ class BridgeOps(EagerMode):
         self.check_fwd_bwd(lambda t: F.max_pool2d(t, 4), x)
         self.check_fwd_bwd(lambda t: F.avg_pool2d(t, 2), x)
         self.check_fwd_bwd(lambda t: F.avg_pool2d(t, (4, 3)), x)
-        # Overlapping or non-square windows: the CPU, through max_pool2d_with_indices.
-        self.check_fwd_bwd(lambda t: F.max_pool2d(t, 3, stride=1), x, on_device=False)
+        # Overlapping windows, padding (ResNet's stem), windows that are
+        # not square, windows that leave the last rows out, ceil_mode
+        # where it changes nothing.
+        self.check_fwd_bwd(lambda t: F.max_pool2d(t, 3, stride=1), x)
+        self.check_fwd_bwd(lambda t: F.max_pool2d(t, 3, stride=2, padding=1), x)
+        self.check_fwd_bwd(lambda t: F.max_pool2d(t, (2, 3), stride=2, padding=(1, 1)), x)
+        self.check_fwd_bwd(lambda t: F.max_pool2d(t, 3), x)
+        self.check_fwd_bwd(lambda t: F.max_pool2d(t, 2, ceil_mode=True), x)
+        # One stride per axis, dilation, or a ceil_mode that adds a window:
+        # the CPU, through max_pool2d_with_indices.
         self.check_fwd_bwd(lambda t: F.max_pool2d(t, (2, 3)), x, on_device=False)
+        self.check_fwd_bwd(lambda t: F.max_pool2d(t, 2, dilation=2), x, on_device=False)
+        self.check_fwd_bwd(lambda t: F.max_pool2d(t, 3, ceil_mode=True), x, on_device=False)
 
     def test_batch_norm_train_and_eval(self):
         for shape in ((16, 6), (4, 6, 5, 5)):
@@ -518,6 +562,39 @@ class Autocast(EagerMode):
         torch.testing.assert_close(torch.mm(a.to(HPU), b.to(HPU)).cpu(), a @ b,
                                    rtol=1e-5, atol=1e-5)
 
+
+    def test_bf16_conv_and_its_gradients_accumulate_in_fp32(self):
+        # Inside autocast the convolution and, when backward runs in the
+        # block, its gradients take BF16 operands on the MME: PyTorch's CPU
+        # convolution of the BF16-rounded operands, and not the FP32 one.
+        import torch.nn.functional as F
+        gen = torch.Generator().manual_seed(17)
+        x = torch.randn((2, 3, 11, 9), generator=gen)
+        w = torch.randn((5, 3, 3, 3), generator=gen)
+        b = torch.randn(5, generator=gen)
+        dy = torch.randn((2, 5, 6, 5), generator=gen)
+
+        def bf16(t):
+            return t.bfloat16().float()
+
+        xh = x.to(HPU).requires_grad_()
+        wh = w.to(HPU).requires_grad_()
+        with OnDevice(self), torch.hpu.amp.autocast():
+            y = F.conv2d(xh, wh, b.to(HPU), stride=2, padding=1)
+            y.backward(dy.to(HPU))
+        xr, wr = bf16(x).requires_grad_(), bf16(w).requires_grad_()
+        yr = F.conv2d(xr, wr, b, stride=2, padding=1)
+        yr.backward(bf16(dy))
+        self.assertEqual(y.dtype, torch.float32)
+        torch.testing.assert_close(y.cpu(), yr.detach(), rtol=1e-5, atol=1e-4)
+        torch.testing.assert_close(xh.grad.cpu(), xr.grad, rtol=1e-5, atol=1e-4)
+        torch.testing.assert_close(wh.grad.cpu(), wr.grad, rtol=1e-5, atol=1e-4)
+        self.assertGreater((y.cpu() - F.conv2d(x, w, b, stride=2, padding=1)).abs().max().item(),
+                           1e-4)
+        # Outside the block the convolution is FP32 again.
+        torch.testing.assert_close(F.conv2d(x.to(HPU), w.to(HPU), b.to(HPU), stride=2,
+                                            padding=1).cpu(),
+                                   F.conv2d(x, w, b, stride=2, padding=1), rtol=1e-5, atol=1e-5)
 
     def test_lower_and_fp32_lists(self):
         # Habana's LOWER_LIST / FP32_LIST files: which ops autocast lowers.

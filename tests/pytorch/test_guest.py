@@ -3,7 +3,7 @@ simulated device (scripts/run-tests.sh suite torch): the seed script's
 per-step loss on the hpu (lazy and eager) against the same script on the
 CPU with nothing falling back, its final accuracy (FP32 and BF16
 autocast) with hl-smi listing the process, the MLP and CNN examples'
-accuracy after one epoch (the MLP also in BF16), memory statistics of
+accuracy after one epoch (both also in BF16), memory statistics of
 the real device."""
 import os
 import re
@@ -98,15 +98,22 @@ class Examples(unittest.TestCase):
         self.assertGreaterEqual(acc, 0.90)
         self.assertLessEqual(abs(acc16 - acc), 0.01, (acc16, acc))
 
-    def test_cnn_one_epoch(self):
+    def test_cnn_one_epoch_fp32_and_bf16(self):
         r = run_example("cnn.py")
         acc = accuracy(r.stdout)
-        print(f"[cnn accuracy: {acc:.4f}]", end=" ", flush=True)
         for op in ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPool",
                    "MaxPoolGrad", "FusedBatchNormV3", "FusedBatchNormGradV3"):
             self.assertRegex(r.stderr, r"\(%s\): /device:HPU:0" % op)
         self.assertNotIn("/device:CPU:0", r.stderr)
+        bf16 = run_example("cnn.py", "--bf16")
+        acc16 = accuracy(bf16.stdout)
+        # The convolutions and their gradients took BF16 operands.
+        for part in ("convolution/cast0_bf16", "convolution_backward/cast0_bf16"):
+            self.assertRegex(bf16.stderr, r"aten/%s: \(Cast\): /device:HPU:0" % part)
+        self.assertNotIn("/device:CPU:0", bf16.stderr)
+        print(f"[cnn accuracy: FP32 {acc:.4f}, BF16 {acc16:.4f}]", end=" ", flush=True)
         self.assertGreaterEqual(acc, 0.97)
+        self.assertLessEqual(abs(acc16 - acc), 0.01, (acc16, acc))
 
 
 class DeviceModule(unittest.TestCase):

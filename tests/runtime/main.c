@@ -8,7 +8,7 @@
 static const check_suite_fn suites[] = {
 	api_suite, kernels_suite, compiler_suite, train_suite, custom_suite, session_suite,
 	eager_suite, transpose_suite, lamb_suite, stream_wait_suite, conv_suite, coll_suite,
-	optimizer_suite, gelu_suite,
+	optimizer_suite, gelu_suite, concat_suite,
 };
 
 int main(void)

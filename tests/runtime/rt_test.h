@@ -84,5 +84,6 @@ Suite *conv_suite(void);
 Suite *coll_suite(void);
 Suite *optimizer_suite(void);
 Suite *gelu_suite(void);
+Suite *concat_suite(void);
 
 #endif /* RT_TEST_H */

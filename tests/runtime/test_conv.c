@@ -4,7 +4,9 @@
  * (strided, padded, with and without bias) against direct loops on the
  * host; autodiff of a strided convolution against finite differences;
  * bad geometries refused with a clear error; the max-pooling gradient
- * given the forward's output equals the one that recomputes the maxima.
+ * given the forward's output equals the one that recomputes the maxima;
+ * the BF16 convolutions equal the FP32 ones of BF16-rounded operands, and
+ * BF16 autocast turns a graph's convolutions into them.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -344,6 +346,127 @@ START_TEST(maxpool_bwd_with_y_matches_recompute)
 }
 END_TEST
 
+/* The BF16 bits of f (round to nearest even), and f rounded to them. */
+static uint16_t to_bf16(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, 4);
+	u += 0x7fffu + ((u >> 16) & 1);
+	return (uint16_t)(u >> 16);
+}
+
+static struct rt_arg bf16_of(const struct rt_arg *a, struct rt_arg *rounded)
+{
+	struct rt_arg b = *a;
+	uint64_t i, n = rt_arg_elems(a);
+
+	b.dtype = HLRT_BF16;
+	b.data = malloc(2 * n);
+	*rounded = *a;
+	rounded->data = malloc(4 * n);
+	ck_assert(b.data && rounded->data);
+	for (i = 0; i < n; i++) {
+		uint32_t u = (uint32_t)to_bf16(((const float *)a->data)[i]) << 16;
+
+		((uint16_t *)b.data)[i] = (uint16_t)(u >> 16);
+		memcpy((float *)rounded->data + i, &u, 4);
+	}
+	return b;
+}
+
+/*
+ * conv2d_*_bf16: the MME widens BF16 operands exactly and sums in FP32 in
+ * a fixed order, so each result has the bits of the FP32 operation on the
+ * operands rounded to BF16 (and not those of the FP32 operation itself).
+ */
+START_TEST(bf16_conv_equals_fp32_of_rounded_operands)
+{
+	struct geo g = cases[_i];
+	struct hlrt_conv_params p;
+	struct rt_arg x, w, dy, xr, wr, dyr, xb, wb, dyb, bias, o16[1], o32[1], oex[1];
+	uint32_t s = 113 + (uint32_t)_i;
+	const uint64_t xd[4] = { g.n, g.h, g.w, g.c };
+	uint64_t i;
+
+	finish(&g);
+	p = (struct hlrt_conv_params){ .kernel_h = (uint32_t)g.kh, .kernel_w = (uint32_t)g.kw,
+				       .stride_h = (uint32_t)g.sh, .stride_w = (uint32_t)g.sw,
+				       .pad_h = (uint32_t)g.ph, .pad_w = (uint32_t)g.pw };
+	{
+		const uint64_t wd[4] = { g.kh, g.kw, g.c, g.f }, yd[4] = { g.n, g.oh, g.ow, g.f };
+
+		x = arg_random(4, xd, &s);
+		w = arg_random(4, wd, &s);
+		dy = arg_random(4, yd, &s);
+		bias = arg_random(1, &g.f, &s);
+	}
+	xb = bf16_of(&x, &xr);
+	wb = bf16_of(&w, &wr);
+	dyb = bf16_of(&dy, &dyr);
+	{
+		const struct {
+			const char *f32, *bf16;
+			struct rt_arg in32[3], in16[3], exact[3];
+			uint32_t n_in;
+		} ops[3] = {
+			{ "conv2d_fwd_f32", "conv2d_fwd_bf16", { xr, wr, bias }, { xb, wb, bias },
+			  { x, w, bias }, 3 },
+			{ "conv2d_dedx_f32", "conv2d_dedx_bf16", { dyr, wr }, { dyb, wb },
+			  { dy, w }, 2 },
+			{ "conv2d_dedw_f32", "conv2d_dedw_bf16", { dyr, xr }, { dyb, xb },
+			  { dy, x }, 2 },
+		};
+
+		for (i = 0; i < 3; i++) {
+			rt_run_op(ops[i].bf16, ops[i].in16, ops[i].n_in, o16, 1, &p, sizeof(p), 0);
+			rt_run_op(ops[i].f32, ops[i].in32, ops[i].n_in, o32, 1, &p, sizeof(p), 0);
+			rt_run_op(ops[i].f32, ops[i].exact, ops[i].n_in, oex, 1, &p, sizeof(p), 0);
+			ck_assert_int_eq(o16[0].dtype, HLRT_FP32);
+			ck_assert_uint_eq(rt_arg_elems(&o16[0]), rt_arg_elems(&o32[0]));
+			ck_assert_msg(!memcmp(o16[0].data, o32[0].data, 4 * rt_arg_elems(&o32[0])),
+				      "case %d %s differs from %s of rounded operands", _i,
+				      ops[i].bf16, ops[i].f32);
+			ck_assert_msg(memcmp(o16[0].data, oex[0].data, 4 * rt_arg_elems(&oex[0])),
+				      "case %d %s has the unrounded FP32 result", _i, ops[i].bf16);
+			free(oex[0].data);
+			/* autocast (HLRT_BF16=1) makes the FP32 op of exact operands the BF16 one */
+			setenv("HLRT_BF16", "1", 1);
+			rt_run_op(ops[i].f32, ops[i].exact, ops[i].n_in, oex, 1, &p, sizeof(p), 0);
+			unsetenv("HLRT_BF16");
+			ck_assert_msg(!memcmp(o16[0].data, oex[0].data, 4 * rt_arg_elems(&oex[0])),
+				      "case %d: autocast left %s in FP32", _i, ops[i].f32);
+			free(o16[0].data);
+			free(o32[0].data);
+			free(oex[0].data);
+		}
+	}
+	/* a BF16 convolution refuses FP32 operands, and the FP32 one BF16 operands */
+	{
+		hlrt_graph *gr;
+		hlrt_tensor *in[2];
+		hlrt_node *n;
+		struct hlrt_tensor_desc d32 = { .name = "x", .dtype = HLRT_FP32, .ndims = 4 };
+		struct hlrt_tensor_desc d16 = { .name = "w", .dtype = HLRT_BF16, .ndims = 4 };
+
+		memcpy(d32.dims, xd, sizeof(xd));
+		d16.dims[0] = g.kh, d16.dims[1] = g.kw, d16.dims[2] = g.c, d16.dims[3] = g.f;
+		HLRT_OK(hlrt_graph_create(&gr));
+		HLRT_OK(hlrt_tensor_create(gr, &d32, &in[0]));
+		HLRT_OK(hlrt_tensor_create(gr, &d16, &in[1]));
+		ck_assert_int_ne(hlrt_node_create(gr, "conv2d_fwd_bf16", in, 2, NULL, 0, &p,
+						  sizeof(p), "c16", &n), HLRT_SUCCESS);
+		ck_assert_ptr_nonnull(strstr(hlrt_last_error(), "BF16"));
+		ck_assert_int_ne(hlrt_node_create(gr, "conv2d_fwd_f32", in, 2, NULL, 0, &p,
+						  sizeof(p), "c32", &n), HLRT_SUCCESS);
+		HLRT_OK(hlrt_graph_destroy(gr));
+	}
+	free(x.data), free(w.data), free(dy.data), free(bias.data);
+	free(xr.data), free(wr.data), free(dyr.data);
+	free(xb.data), free(wb.data), free(dyb.data);
+}
+END_TEST
+
 Suite *conv_suite(void)
 {
 	Suite *s = suite_create("conv");
@@ -356,6 +479,8 @@ Suite *conv_suite(void)
 	tcase_add_test(tc, strided_conv_gradients_match_finite_differences);
 	tcase_add_test(tc, bad_conv_geometries_refused);
 	tcase_add_test(tc, maxpool_bwd_with_y_matches_recompute);
+	tcase_add_loop_test(tc, bf16_conv_equals_fp32_of_rounded_operands, 0,
+			    (int)(sizeof(cases) / sizeof(cases[0])));
 	suite_add_tcase(s, tc);
 	return s;
 }

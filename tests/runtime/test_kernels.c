@@ -679,6 +679,59 @@ START_TEST(softmax_and_batch_gemm)
 }
 END_TEST
 
+/* batch_gemm_f32 with each operand stored transposed: the plain product's bits. */
+START_TEST(batch_gemm_transposed_operands)
+{
+	const uint64_t b = 4, m = 6, k = 9, n = 70;
+	uint32_t s = 67, ta, tb;
+	struct rt_arg in[2] = { arg2(HLRT_FP32, b * m, k), arg2(HLRT_FP32, b * k, n) }, plain[1];
+	struct rt_arg tin[2], out[1];
+	uint64_t bb, i, j;
+
+	in[0].ndims = in[1].ndims = 3;
+	in[0].dims[0] = in[1].dims[0] = b;
+	in[0].dims[1] = m, in[0].dims[2] = k;
+	in[1].dims[1] = k, in[1].dims[2] = n;
+	fill_f32(&in[0], &s, -1, 1);
+	fill_f32(&in[1], &s, -1, 1);
+	rt_run_op("batch_gemm_f32", in, 2, plain, 1, NULL, 0, 0);
+	for (ta = 0; ta < 2; ta++)
+		for (tb = 0; tb < 2; tb++) {
+			struct hlrt_gemm_params p = { .transpose_a = (uint8_t)ta,
+						      .transpose_b = (uint8_t)tb };
+
+			for (j = 0; j < 2; j++) {
+				const struct rt_arg *x = &in[j];
+				uint64_t r = x->dims[1], c = x->dims[2];
+
+				tin[j] = *x;
+				if (!(j ? tb : ta))
+					continue;
+				/* stored transposed: [b, c, r] */
+				tin[j].dims[1] = c, tin[j].dims[2] = r;
+				tin[j].data = malloc(4 * b * r * c);
+				ck_assert_ptr_nonnull(tin[j].data);
+				for (bb = 0; bb < b; bb++)
+					for (i = 0; i < r; i++)
+						for (uint64_t l = 0; l < c; l++)
+							((float *)tin[j].data)[(bb * c + l) * r + i] =
+								((float *)x->data)[(bb * r + i) * c + l];
+			}
+			rt_run_op("batch_gemm_f32", tin, 2, out, 1, &p, sizeof(p), 0);
+			ck_assert_uint_eq(out[0].dims[1], m);
+			ck_assert_uint_eq(out[0].dims[2], n);
+			ck_assert_msg(!memcmp(out[0].data, plain[0].data, 4 * b * m * n),
+				      "transpose_a %u transpose_b %u: not the plain product", ta, tb);
+			for (j = 0; j < 2; j++)
+				if (tin[j].data != in[j].data)
+					free(tin[j].data);
+			free(out[0].data);
+		}
+	free_args(in, 2);
+	free_args(plain, 1);
+}
+END_TEST
+
 START_TEST(memcpy_and_memset)
 {
 	uint32_t s = 17;
@@ -1560,6 +1613,7 @@ Suite *kernels_suite(void)
 	tcase_add_loop_test(tc, gemm_family, 0, 4);
 	tcase_add_test(tc, memcpy_and_memset);
 	tcase_add_test(tc, softmax_and_batch_gemm);
+	tcase_add_test(tc, batch_gemm_transposed_operands);
 	tcase_add_loop_test(tc, conv2d_matches_direct_loops, 0, 3);
 	tcase_add_test(tc, maxpool_fwd_bwd);
 	tcase_add_loop_test(tc, broadcast_elementwise, 0,

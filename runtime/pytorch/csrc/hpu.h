@@ -82,6 +82,12 @@ inline uint64_t addr_of(const at::Tensor &t)
  */
 void log_placement(const std::string &op);
 
+/*
+ * Inside autocast: whether Habana's lists (LOWER_LIST, FP32_LIST) run the
+ * aten op in BF16 (its operands cast, FP32 accumulation and result).
+ */
+bool autocast_lowers(const std::string &op);
+
 } // namespace hpu
 
 #endif

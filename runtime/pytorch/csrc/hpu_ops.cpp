@@ -500,8 +500,9 @@ Matrix matrix(const at::Tensor &t)
 /*
  * Habana's autocast lists: the ops that run in BF16 inside autocast, by
  * aten name. LOWER_LIST and FP32_LIST name files of op names, one a line:
- * LOWER_LIST replaces the default list (the matrix products, mm and
- * addmm: the ops with a BF16 form here), FP32_LIST keeps its ops in FP32.
+ * LOWER_LIST replaces the default list (the ops with a BF16 form here:
+ * the matrix products mm and addmm, and the convolution and its
+ * gradients), FP32_LIST keeps its ops in FP32.
  */
 std::set<std::string> op_list(const char *env, std::set<std::string> dflt)
 {
@@ -521,12 +522,17 @@ std::set<std::string> op_list(const char *env, std::set<std::string> dflt)
 	return ops;
 }
 
+} // namespace
+
 bool autocast_lowers(const std::string &op)
 {
-	static const std::set<std::string> lower = op_list("LOWER_LIST", {"mm", "addmm"});
+	static const std::set<std::string> lower =
+		op_list("LOWER_LIST", {"mm", "addmm", "convolution", "convolution_backward"});
 	static const std::set<std::string> fp32 = op_list("FP32_LIST", {});
 	return g_bf16 && lower.count(op) && !fp32.count(op);
 }
+
+namespace {
 
 /*
  * A matrix product; inside autocast, when the lists lower it, its inputs
@@ -580,6 +586,42 @@ at::Tensor hpu_addmm(const at::Tensor &bias, const at::Tensor &m1, const at::Ten
 		return at::native::call_fallback_fn<&fallback, ATEN_OP(addmm)>::call(bias, m1, m2,
 										     beta, alpha);
 	return gemm(a, b, &bias, new_like(m1, {m1.size(0), m2.size(1)}), "addmm");
+}
+
+/*
+ * A stack of FP32 matrices [b, M, K] as the MME's batched GEMM takes it:
+ * stored row-major, or each matrix transposed (a transpose(1, 2) view of
+ * a contiguous tensor, as bmm's gradients pass them).
+ */
+Matrix batch_matrix(const at::Tensor &t)
+{
+	if (!is_f32(t) || t.dim() != 3 || t.numel() == 0)
+		return {false, false, {}};
+	if (t.is_contiguous())
+		return {true, false, arg(t)};
+	if (t.stride(0) == t.size(1) * t.size(2) && t.stride(1) == 1 && t.stride(2) == t.size(1))
+		return {true, true,
+			arg_as(t, {(uint64_t)t.size(0), (uint64_t)t.size(2), (uint64_t)t.size(1)})};
+	return {false, false, {}};
+}
+
+/* bmm (and matmul of stacks): b products in one MME launch. */
+at::Tensor hpu_bmm(const at::Tensor &self, const at::Tensor &mat2)
+{
+	Matrix a = batch_matrix(self), b = batch_matrix(mat2);
+	if (!a.ok || !b.ok || self.size(0) != mat2.size(0) || self.size(2) != mat2.size(1))
+		return at::native::call_fallback_fn<&fallback, ATEN_OP(bmm)>::call(self, mat2);
+	struct hlrt_gemm_params p = {};
+	p.transpose_a = a.transposed;
+	p.transpose_b = b.transposed;
+	at::Tensor out = new_like(self, {self.size(0), self.size(1), mat2.size(2)});
+	launch("bmm", {a.a, b.a}, {arg(out)}, std::to_string(p.transpose_a) +
+						       std::to_string(p.transpose_b),
+	       [=](hlrt_graph *g, const std::vector<hlrt_tensor *> &in) {
+		       return std::vector<hlrt_tensor *>{node(g, "batch_gemm_f32", {in[0], in[1]}, &p,
+							      sizeof(p), "aten/bmm/BatchMatMul")};
+	       });
+	return out;
 }
 
 /* ---- elementwise ---------------------------------------------------------- */
@@ -978,6 +1020,7 @@ TORCH_LIBRARY_IMPL(aten, HPU, m)
 {
 	m.impl("mm", hpu_mm);
 	m.impl("addmm", hpu_addmm);
+	m.impl("bmm", hpu_bmm);
 	m.impl("add.Tensor", hpu_add);
 	m.impl("add_.Tensor", hpu_add_);
 	m.impl("sub.Tensor", hpu_sub);

@@ -2,8 +2,9 @@
 /*
  * The ops of convolutional networks on the device: conv2d and its
  * gradients (convolution_overrideable, the entry PyTorch gives backends of
- * their own), max_pool2d and avg_pool2d with non-overlapping windows and
- * their gradients, batch_norm (training and eval) with its gradient, and
+ * their own; BF16 operands inside autocast), max_pool2d (any window, one
+ * stride, padding) and avg_pool2d (windows that tile the input) and their
+ * gradients, batch_norm (training and eval) with its gradient, and
  * dropout. PyTorch's tensors are NCHW; libhlrt's convolution, pooling and
  * batch norm are NHWC (channels last), so the graph brackets them with
  * transposes, which lazy mode records with the rest of the step. Inputs
@@ -16,6 +17,8 @@
 #include <ATen/ops/max_pool2d_native.h>
 #include <torch/autograd.h>
 #include <torch/library.h>
+
+#include <limits>
 
 #include "hpu.h"
 #include "hpu_fallback.h"
@@ -53,6 +56,12 @@ std::string name_of(const char *op, const char *part)
 }
 
 /* ---- convolution ---------------------------------------------------------- */
+
+/* A convolution's operand, cast to BF16 when autocast lowers the op. */
+hlrt_tensor *operand(hlrt_graph *g, hlrt_tensor *t, bool bf16, const std::string &name)
+{
+	return bf16 ? node(g, "cast_f32_to_bf16", {t}, nullptr, 0, name) : t;
+}
 
 bool conv_ok(const at::Tensor &x, const at::Tensor &w, at::IntArrayRef stride,
 	     at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, int64_t groups)
@@ -109,15 +118,18 @@ at::Tensor hpu_convolution(const at::Tensor &x, const at::Tensor &w,
 	if (has_bias)
 		ins.push_back(arg(*bias));
 	const char *op = "convolution";
-	launch(op, ins, {arg(y)}, ints(stride) + ints(padding),
+	bool bf16 = autocast_lowers(op);
+	launch(op, ins, {arg(y)}, ints(stride) + ints(padding) + (bf16 ? "bf16" : ""),
 	       [=](hlrt_graph *g, const std::vector<hlrt_tensor *> &in) {
-		       std::vector<hlrt_tensor *> c = {transpose(g, in[0], kToNHWC, name_of(op, "x")),
-						       transpose(g, in[1], {2, 3, 1, 0},
-								 name_of(op, "w"))};
+		       std::vector<hlrt_tensor *> c = {
+			       operand(g, transpose(g, in[0], kToNHWC, name_of(op, "x")), bf16,
+				       name_of(op, "cast0_bf16")),
+			       operand(g, transpose(g, in[1], {2, 3, 1, 0}, name_of(op, "w")), bf16,
+				       name_of(op, "cast1_bf16"))};
 		       if (in.size() > 2)
 			       c.push_back(in[2]);
-		       hlrt_tensor *t = node(g, "conv2d_fwd_f32", c, &p, sizeof(p),
-					     name_of(op, "Conv2D"));
+		       hlrt_tensor *t = node(g, bf16 ? "conv2d_fwd_bf16" : "conv2d_fwd_f32", c, &p,
+					     sizeof(p), name_of(op, "Conv2D"));
 		       return std::vector<hlrt_tensor *>{transpose(g, t, kToNCHW, name_of(op, "y"))};
 	       });
 	return y;
@@ -162,21 +174,31 @@ hpu_convolution_backward(const at::Tensor &dy, const at::Tensor &x, const at::Te
 		return {dx, dw, db};
 	uint64_t rows = dy.size(0) * dy.size(2) * dy.size(3), f = dy.size(1);
 	const char *op = "convolution_backward";
+	bool bf16 = autocast_lowers(op);
 	launch(op, {arg(dy), arg(x), arg(w)}, outs,
 	       ints(stride) + ints(padding) + std::to_string(mask[0]) + std::to_string(mask[1]) +
-		       std::to_string(mask[2]),
+		       std::to_string(mask[2]) + (bf16 ? "bf16" : ""),
 	       [=](hlrt_graph *g, const std::vector<hlrt_tensor *> &in) {
 		       std::vector<hlrt_tensor *> r;
 		       hlrt_tensor *dyt = transpose(g, in[0], kToNHWC, name_of(op, "dy"));
+		       hlrt_tensor *dyo = mask[0] || mask[1] ?
+						  operand(g, dyt, bf16, name_of(op, "cast0_bf16")) :
+						  dyt;
 		       if (mask[0]) {
-			       hlrt_tensor *wt = transpose(g, in[2], {2, 3, 1, 0}, name_of(op, "w"));
-			       hlrt_tensor *t = node(g, "conv2d_dedx_f32", {dyt, wt}, &p, sizeof(p),
+			       hlrt_tensor *wt = operand(g, transpose(g, in[2], {2, 3, 1, 0},
+								       name_of(op, "w")),
+							 bf16, name_of(op, "cast1_bf16"));
+			       hlrt_tensor *t = node(g, bf16 ? "conv2d_dedx_bf16" : "conv2d_dedx_f32",
+						     {dyo, wt}, &p, sizeof(p),
 						     name_of(op, "Conv2DBackpropInput"));
 			       r.push_back(transpose(g, t, kToNCHW, name_of(op, "dx")));
 		       }
 		       if (mask[1]) {
-			       hlrt_tensor *xt = transpose(g, in[1], kToNHWC, name_of(op, "x"));
-			       hlrt_tensor *t = node(g, "conv2d_dedw_f32", {dyt, xt}, &p, sizeof(p),
+			       hlrt_tensor *xt = operand(g, transpose(g, in[1], kToNHWC,
+								       name_of(op, "x")),
+							 bf16, name_of(op, "cast2_bf16"));
+			       hlrt_tensor *t = node(g, bf16 ? "conv2d_dedw_bf16" : "conv2d_dedw_f32",
+						     {dyo, xt}, &p, sizeof(p),
 						     name_of(op, "Conv2DBackpropFilter"));
 			       r.push_back(transpose(g, t, {3, 2, 0, 1}, name_of(op, "dw")));
 		       }
@@ -191,7 +213,127 @@ hpu_convolution_backward(const at::Tensor &dy, const at::Tensor &x, const at::Te
 	return {dx, dw, db};
 }
 
-/* ---- pooling: windows that tile the input (kernel = stride, no padding) ---- */
+/* ---- max pooling: any window, one stride for both axes, padding ------------ */
+
+/* A max pooling the device takes: its window, stride and padding. */
+struct Pool {
+	int64_t kh, kw, s, ph, pw;
+};
+
+bool max_pool_ok(const at::Tensor &x, at::IntArrayRef kernel, at::IntArrayRef stride,
+		 at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, Pool *p)
+{
+	if (!unary_ok(x) || x.dim() != 4 || kernel.empty() || kernel.size() > 2 ||
+	    stride.size() > 2 || padding.size() > 2 || dilation.size() > 2)
+		return false;
+	/* one number: both axes; no stride: the window's */
+	p->kh = kernel[0];
+	p->kw = kernel[kernel.size() > 1];
+	int64_t sh = stride.empty() ? p->kh : stride[0];
+	int64_t sw = stride.empty() ? p->kw : stride[stride.size() > 1];
+	p->s = sh;
+	p->ph = padding.empty() ? 0 : padding[0];
+	p->pw = padding.empty() ? 0 : padding[padding.size() > 1];
+	for (int64_t v : dilation)
+		if (v != 1)
+			return false;
+	/* libhlrt's pooling has one stride; PyTorch pads at most half a window */
+	if (sh != sw || sh < 1 || p->kh < 1 || p->kw < 1 || p->ph < 0 || p->pw < 0 ||
+	    2 * p->ph > p->kh || 2 * p->pw > p->kw || x.size(2) + 2 * p->ph < p->kh ||
+	    x.size(3) + 2 * p->pw < p->kw)
+		return false;
+	/* ceil_mode only where it gives the floor's size */
+	return !ceil_mode || ((x.size(2) + 2 * p->ph - p->kh) % sh == 0 &&
+			      (x.size(3) + 2 * p->pw - p->kw) % sw == 0);
+}
+
+std::string pool_key(const Pool &p)
+{
+	return std::to_string(p.kh) + "," + std::to_string(p.kw) + "," + std::to_string(p.s) +
+	       "," + std::to_string(p.ph) + "," + std::to_string(p.pw);
+}
+
+/* x [N,H,W,C] padded by -inf (PyTorch's implicit padding), or cropped back (sign -1). */
+hlrt_tensor *pad_or_crop(hlrt_graph *g, hlrt_tensor *t, const Pool &p, int sign,
+			 const std::string &name)
+{
+	if (!p.ph && !p.pw)
+		return t;
+	struct hlrt_pad2d_params pp = {};
+	pp.top = pp.bottom = (int32_t)(sign * p.ph);
+	pp.left = pp.right = (int32_t)(sign * p.pw);
+	pp.value = -std::numeric_limits<float>::infinity();
+	return node(g, "pad2d_f32", {t}, &pp, sizeof(pp), name);
+}
+
+struct MaxPool : public torch::autograd::Function<MaxPool> {
+	static at::Tensor forward(AutogradContext *ctx, const at::Tensor &x, int64_t kh,
+				  int64_t kw, int64_t s, int64_t ph, int64_t pw)
+	{
+		Pool pl = {kh, kw, s, ph, pw};
+		struct hlrt_pool_params p = {(uint32_t)kh, (uint32_t)kw, (uint32_t)s, (uint32_t)s};
+		at::Tensor y = new_like(x, {x.size(0), x.size(1), (x.size(2) + 2 * ph - kh) / s + 1,
+					    (x.size(3) + 2 * pw - kw) / s + 1});
+		const char *op = "max_pool2d";
+		launch(op, {arg(x)}, {arg(y)}, pool_key(pl),
+		       [=](hlrt_graph *g, const std::vector<hlrt_tensor *> &in) {
+			       hlrt_tensor *t = transpose(g, in[0], kToNHWC, name_of(op, "x"));
+			       t = pad_or_crop(g, t, pl, 1, name_of(op, "Pad"));
+			       t = node(g, "maxpool2d_fwd_f32", {t}, &p, sizeof(p),
+					name_of(op, "MaxPool"));
+			       return std::vector<hlrt_tensor *>{
+				       transpose(g, t, kToNCHW, name_of(op, "y"))};
+		       });
+		ctx->save_for_backward({x});
+		ctx->saved_data["kh"] = kh;
+		ctx->saved_data["kw"] = kw;
+		ctx->saved_data["s"] = s;
+		ctx->saved_data["ph"] = ph;
+		ctx->saved_data["pw"] = pw;
+		return y;
+	}
+
+	static variable_list backward(AutogradContext *ctx, variable_list grads)
+	{
+		at::Tensor x = ctx->get_saved_variables()[0];
+		at::Tensor dy = grads[0].contiguous();
+		Pool pl = {ctx->saved_data["kh"].toInt(), ctx->saved_data["kw"].toInt(),
+			   ctx->saved_data["s"].toInt(), ctx->saved_data["ph"].toInt(),
+			   ctx->saved_data["pw"].toInt()};
+		struct hlrt_pool_params p = {(uint32_t)pl.kh, (uint32_t)pl.kw, (uint32_t)pl.s,
+					     (uint32_t)pl.s};
+		at::Tensor dx = new_like(x, x.sizes());
+		const char *op = "max_pool2d_backward";
+		launch(op, {arg(dy), arg(x)}, {arg(dx)}, pool_key(pl),
+		       [=](hlrt_graph *g, const std::vector<hlrt_tensor *> &in) {
+			       hlrt_tensor *d = transpose(g, in[0], kToNHWC, name_of(op, "dy"));
+			       hlrt_tensor *t = transpose(g, in[1], kToNHWC, name_of(op, "x"));
+			       t = pad_or_crop(g, t, pl, 1, name_of(op, "Pad"));
+			       t = node(g, "maxpool2d_bwd_f32", {d, t}, &p, sizeof(p),
+					name_of(op, "MaxPoolGrad"));
+			       t = pad_or_crop(g, t, pl, -1, name_of(op, "Crop"));
+			       return std::vector<hlrt_tensor *>{
+				       transpose(g, t, kToNCHW, name_of(op, "dx"))};
+		       });
+		return {dx, at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
+	}
+};
+
+/*
+ * max_pool2d is composite in PyTorch (it returns max_pool2d_with_indices'
+ * first output); the device's pooling keeps no indices, so the bridge
+ * takes max_pool2d itself, with its own gradient, at the autograd key.
+ */
+at::Tensor hpu_max_pool2d(const at::Tensor &x, at::IntArrayRef kernel, at::IntArrayRef stride,
+			  at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode)
+{
+	Pool p;
+	if (!max_pool_ok(x, kernel, stride, padding, dilation, ceil_mode, &p))
+		return at::native::max_pool2d(x, kernel, stride, padding, dilation, ceil_mode);
+	return MaxPool::apply(x, p.kh, p.kw, p.s, p.ph, p.pw);
+}
+
+/* ---- average pooling: windows that tile the input (kernel = stride, no padding) ---- */
 
 bool pool_ok(const at::Tensor &x, at::IntArrayRef kernel, at::IntArrayRef stride,
 	     at::IntArrayRef padding, at::IntArrayRef dilation)
@@ -209,62 +351,6 @@ bool pool_ok(const at::Tensor &x, at::IntArrayRef kernel, at::IntArrayRef stride
 		if (v != 1)
 			return false;
 	return sh == kh && sw == kw && x.size(2) % kh == 0 && x.size(3) % kw == 0;
-}
-
-struct MaxPool : public torch::autograd::Function<MaxPool> {
-	static at::Tensor forward(AutogradContext *ctx, const at::Tensor &x, int64_t kh,
-				  int64_t kw)
-	{
-		struct hlrt_pool_params p = {(uint32_t)kh, (uint32_t)kw, 0, 0};
-		at::Tensor y = new_like(x, {x.size(0), x.size(1), x.size(2) / kh, x.size(3) / kw});
-		const char *op = "max_pool2d";
-		launch(op, {arg(x)}, {arg(y)}, std::to_string(kh) + "," + std::to_string(kw),
-		       [=](hlrt_graph *g, const std::vector<hlrt_tensor *> &in) {
-			       hlrt_tensor *t = transpose(g, in[0], kToNHWC, name_of(op, "x"));
-			       t = node(g, "maxpool2d_fwd_f32", {t}, &p, sizeof(p),
-					name_of(op, "MaxPool"));
-			       return std::vector<hlrt_tensor *>{
-				       transpose(g, t, kToNCHW, name_of(op, "y"))};
-		       });
-		ctx->save_for_backward({x});
-		ctx->saved_data["kh"] = kh;
-		ctx->saved_data["kw"] = kw;
-		return y;
-	}
-
-	static variable_list backward(AutogradContext *ctx, variable_list grads)
-	{
-		at::Tensor x = ctx->get_saved_variables()[0];
-		at::Tensor dy = grads[0].contiguous();
-		int64_t kh = ctx->saved_data["kh"].toInt(), kw = ctx->saved_data["kw"].toInt();
-		struct hlrt_pool_params p = {(uint32_t)kh, (uint32_t)kw, 0, 0};
-		at::Tensor dx = new_like(x, x.sizes());
-		const char *op = "max_pool2d_backward";
-		launch(op, {arg(dy), arg(x)}, {arg(dx)}, std::to_string(kh) + "," + std::to_string(kw),
-		       [=](hlrt_graph *g, const std::vector<hlrt_tensor *> &in) {
-			       hlrt_tensor *d = transpose(g, in[0], kToNHWC, name_of(op, "dy"));
-			       hlrt_tensor *t = transpose(g, in[1], kToNHWC, name_of(op, "x"));
-			       t = node(g, "maxpool2d_bwd_f32", {d, t}, &p, sizeof(p),
-					name_of(op, "MaxPoolGrad"));
-			       return std::vector<hlrt_tensor *>{
-				       transpose(g, t, kToNCHW, name_of(op, "dx"))};
-		       });
-		return {dx, at::Tensor(), at::Tensor()};
-	}
-};
-
-/*
- * max_pool2d is composite in PyTorch (it returns max_pool2d_with_indices'
- * first output); the device's pooling keeps no indices, so the bridge
- * takes max_pool2d itself, with its own gradient, at the autograd key.
- */
-at::Tensor hpu_max_pool2d(const at::Tensor &x, at::IntArrayRef kernel, at::IntArrayRef stride,
-			  at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode)
-{
-	/* libhlrt's pooling windows are square */
-	if (!pool_ok(x, kernel, stride, padding, dilation) || kernel[0] != kernel[1])
-		return at::native::max_pool2d(x, kernel, stride, padding, dilation, ceil_mode);
-	return MaxPool::apply(x, kernel[0], kernel[1]);
 }
 
 /* [N, C, H, W] as [N*C, H/kh, kh, W/kw, kw] */

@@ -4,8 +4,8 @@
  * products and elementwise ops of hpu_ops.cpp, on the device: log_softmax
  * and softmax with their gradients, nll_loss (cross_entropy's second half)
  * and mse_loss with theirs, sigmoid, tanh and gelu, pow 2 (square), fill_
- * (ones_like seeding backward), argmax, eq and where, and a contiguous
- * copy of a permuted view. Each maps onto libhlrt graph ops; inputs they
+ * (ones_like seeding backward), argmax, eq and where, cat, and a
+ * contiguous copy of a permuted view. Each maps onto libhlrt graph ops; inputs they
  * do not take go to the CPU fallback.
  */
 #include <ATen/native/CPUFallback.h>
@@ -453,6 +453,52 @@ at::Tensor hpu_where(const at::Tensor &cond, const at::Tensor &self, const at::T
 	return out;
 }
 
+/* ---- cat ------------------------------------------------------------------- */
+
+/*
+ * cat of contiguous FP32 tensors of up to 5 dimensions: libhlrt's
+ * concat_f32 (a strided copy of each input into its place), 8 inputs a
+ * node, a longer list joined in steps. Its gradient is PyTorch's: views of
+ * dy, copied where an op needs them contiguous.
+ */
+at::Tensor hpu_cat(const at::ITensorListRef &tensors, int64_t dim)
+{
+	std::vector<at::Tensor> ins;
+	for (const at::Tensor &t : tensors)
+		ins.push_back(t);
+	bool ok = !ins.empty() && ins[0].dim() >= 1 && ins[0].dim() <= HLRT_MAX_DIMS;
+	int64_t d = ok ? c10::maybe_wrap_dim(dim, ins[0].dim()) : 0, along = 0;
+	for (const at::Tensor &t : ins) {
+		ok = ok && unary_ok(t) && t.dim() == ins[0].dim();
+		for (int64_t i = 0; ok && i < t.dim(); i++)
+			ok = i == d || t.size(i) == ins[0].size(i);
+		along += ok ? t.size(d) : 0;
+	}
+	if (!ok)
+		return at::native::call_fallback_fn<&fallback, ATEN_OP(cat)>::call(tensors, dim);
+	std::vector<int64_t> sizes = ins[0].sizes().vec();
+	sizes[d] = along;
+	struct hlrt_concat_params p = {};
+	p.axis = (uint32_t)d;
+	return record("cat", ins, new_like(ins[0], sizes), std::to_string(d),
+		      [=](hlrt_graph *g, const std::vector<hlrt_tensor *> &in) {
+			      std::vector<hlrt_tensor *> rest(in);
+			      hlrt_tensor *y = nullptr;
+			      while (!y) {
+				      size_t n = std::min<size_t>(rest.size(), HLRT_MAX_CONCAT);
+				      hlrt_tensor *t = node(g, "concat_f32",
+							    {rest.begin(), rest.begin() + n}, &p,
+							    sizeof(p), name_of("cat"));
+				      rest.erase(rest.begin(), rest.begin() + n);
+				      if (rest.empty())
+					      y = t;
+				      else
+					      rest.insert(rest.begin(), t);
+			      }
+			      return y;
+		      });
+}
+
 } // namespace
 
 bool copy_permuted(const at::Tensor &src, const at::Tensor &dst)
@@ -512,6 +558,7 @@ TORCH_LIBRARY_IMPL(aten, HPU, m)
 	m.impl("argmax", hpu_argmax);
 	m.impl("eq.Tensor", hpu_eq);
 	m.impl("where.self", hpu_where);
+	m.impl("cat", hpu_cat);
 }
 
 } // namespace hpu

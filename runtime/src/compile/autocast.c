@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * BF16 autocast: every FP32 GEMM of the graph (gemm, gemm_dedx,
- * gemm_dedw; convolutions stay FP32) gets its two inputs cast to BF16
- * right before it and becomes the BF16 variant: the MME multiplies BF16
+ * BF16 autocast: every FP32 GEMM and convolution of the graph (gemm,
+ * gemm_dedx, gemm_dedw; spatial_convolution, dedx, dedw) gets its two
+ * operands cast to BF16 right before it (a bias stays FP32) and becomes
+ * the BF16 variant: the MME multiplies BF16
  * and accumulates and outputs FP32, and the weights, gradients and
  * optimizer stay FP32 (master weights). hlrt_graph_compile runs it on its
  * own copy of the graph, after the cache lookup: the caller's graph stays
@@ -21,6 +22,12 @@ static const char *bf16_variant(const char *guid)
 		return "gemm_dedx_bf16";
 	if (!strcmp(guid, "gemm_dedw_f32"))
 		return "gemm_dedw_bf16";
+	if (!strcmp(guid, "spatial_convolution_f32"))
+		return "spatial_convolution_bf16";
+	if (!strcmp(guid, "dedx_f32"))
+		return "dedx_bf16";
+	if (!strcmp(guid, "dedw_f32"))
+		return "dedw_bf16";
 	return NULL;
 }
 

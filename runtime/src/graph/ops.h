@@ -98,6 +98,15 @@ hlrt_status hlrt_expand_conv2d_dedx(hlrt_graph *g, hlrt_tensor *const *in, uint3
 hlrt_status hlrt_expand_conv2d_dedw(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n_in,
 			       const void *params, const char *name, hlrt_tensor *out,
 			       struct hlrt_node **last);
+hlrt_status hlrt_expand_conv2d_fwd_bf16(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n_in,
+				   const void *params, const char *name, hlrt_tensor *out,
+				   struct hlrt_node **last);
+hlrt_status hlrt_expand_conv2d_dedx_bf16(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n_in,
+				    const void *params, const char *name, hlrt_tensor *out,
+				    struct hlrt_node **last);
+hlrt_status hlrt_expand_conv2d_dedw_bf16(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n_in,
+				    const void *params, const char *name, hlrt_tensor *out,
+				    struct hlrt_node **last);
 
 /* Dropout and batch normalization (compile/lower/norm.c, graph/dropout_hash.c). */
 uint32_t hlrt_dropout_threshold(float rate);
@@ -111,6 +120,11 @@ hlrt_status hlrt_lower_batchnorm_bwd(struct lower_ctx *lc, const struct cnode *c
 hlrt_status hlrt_grad_batchnorm(struct ad_ctx *ac, const struct hlrt_node *n);
 
 /* Spatial padding (compile/lower/pad.c). */
+hlrt_status hlrt_infer_concat(struct hlrt_node *n, struct hlrt_tensor_desc *o);
+hlrt_status hlrt_lower_concat(struct lower_ctx *lc, const struct cnode *cn);
+hlrt_status hlrt_grad_concat(struct ad_ctx *ac, const struct hlrt_node *n);
+hlrt_status hlrt_infer_slice(struct hlrt_node *n, struct hlrt_tensor_desc *o);
+hlrt_status hlrt_lower_slice(struct lower_ctx *lc, const struct cnode *cn);
 hlrt_status hlrt_infer_pad2d(struct hlrt_node *n, struct hlrt_tensor_desc *o);
 hlrt_status hlrt_lower_pad2d(struct lower_ctx *lc, const struct cnode *cn);
 hlrt_status hlrt_grad_pad2d(struct ad_ctx *ac, const struct hlrt_node *n);

@@ -397,20 +397,24 @@ static hlrt_status infer_softmax(struct hlrt_node *n, struct hlrt_tensor_desc *o
 }
 
 /* {A[b,M,K], B[b,K,N]} -> {C[b,M,N]} */
+/* op(A) [b,M,K] op(B) [b,K,N]; a transposed operand is stored [b,K,M] or [b,N,K]. */
 static hlrt_status infer_batch_gemm(struct hlrt_node *n, struct hlrt_tensor_desc *o)
 {
+	const struct hlrt_gemm_params *p = gemm_params(n);
 	const hlrt_tensor *a = n->in[0], *b = n->in[1];
 
 	if (want_dtype(n, 0, hlrt_op_dtype(n)) || want_dtype(n, 1, hlrt_op_dtype(n)))
 		return HLRT_INVALID_ARGUMENT;
-	if (a->ndims != 3 || b->ndims != 3 || a->dims[0] != b->dims[0] || a->dims[2] != b->dims[1])
+	if (a->ndims != 3 || b->ndims != 3 || a->dims[0] != b->dims[0] ||
+	    a->dims[p->transpose_a ? 1 : 2] != b->dims[p->transpose_b ? 2 : 1])
 		return hlrt_fail(HLRT_INVALID_ARGUMENT,
-				 "%s: A must be [b,M,K] and B [b,K,N] (same b and K)", n->guid);
+				 "%s: op(A) must be [b,M,K] and op(B) [b,K,N] (same b and K)",
+				 n->guid);
 	o[0].dtype = HLRT_FP32;
 	o[0].ndims = 3;
 	o[0].dims[0] = a->dims[0];
-	o[0].dims[1] = a->dims[1];
-	o[0].dims[2] = b->dims[2];
+	o[0].dims[1] = a->dims[p->transpose_a ? 2 : 1];
+	o[0].dims[2] = b->dims[p->transpose_b ? 1 : 2];
 	return HLRT_SUCCESS;
 }
 
@@ -724,8 +728,9 @@ static const struct op_def ops[] = {
 	  .infer = infer_gemm_dedw, .lower = hlrt_lower_gemm_dedw, .dtype = F32, .from = NONE },
 	{ .guid = "batch_gemm_f32", .op_class = "BatchMatMul", .engine = ENG_MME,
 	  .signature = "{A[b,M,K], B[b,K,N]} -> {C[b,M,N]}",
-	  .summary = "b GEMMs in one MME launch",
-	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .infer = infer_batch_gemm,
+	  .summary = "b GEMMs in one MME launch; params may transpose A ([b,K,M]) or B ([b,N,K])",
+	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .params_size = P(hlrt_gemm_params),
+	  .infer = infer_batch_gemm,
 	  .lower = hlrt_lower_batch_gemm, .dtype = F32, .from = NONE },
 	{ .guid = "gemm_dedx_bf16", .op_class = "MatMulGradA", .engine = ENG_MME,
 	  .signature = "{dC[M,N], B[K,N]} -> {dA[M,K] f32}",
@@ -1114,6 +1119,21 @@ static const struct op_def ops[] = {
 	  .summary = "dedw (MME)",
 	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .params_size = P(hlrt_conv_params),
 	  .dtype = F32, .from = NONE, .expand = hlrt_expand_conv2d_dedw },
+	{ .guid = "conv2d_fwd_bf16", .op_class = "Conv2D", .engine = ENG_MME,
+	  .signature = "{x[N,H,W,C] bf16, w[KH,KW,C,F] bf16 (, b[F])} -> {y[N,OH,OW,F] f32}",
+	  .summary = "conv2d_fwd_f32 with BF16 operands, FP32 accumulation: spatial_convolution_bf16",
+	  .n_in_min = 2, .n_in_max = 3, .n_out = 1, .params_size = P(hlrt_conv_params),
+	  .dtype = BF16, .from = NONE, .expand = hlrt_expand_conv2d_fwd_bf16 },
+	{ .guid = "conv2d_dedx_bf16", .op_class = "Conv2DBackpropInput", .engine = ENG_MME,
+	  .signature = "{dy[N,OH,OW,F] bf16, w bf16} -> {dx[N,H,W,C] f32}",
+	  .summary = "conv2d_dedx_f32 with BF16 operands, FP32 accumulation: dedx_bf16",
+	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .params_size = P(hlrt_conv_params),
+	  .dtype = BF16, .from = NONE, .expand = hlrt_expand_conv2d_dedx_bf16 },
+	{ .guid = "conv2d_dedw_bf16", .op_class = "Conv2DBackpropFilter", .engine = ENG_MME,
+	  .signature = "{dy[N,OH,OW,F] bf16, x bf16} -> {dw[KH,KW,C,F] f32}",
+	  .summary = "conv2d_dedw_f32 with BF16 operands, FP32 accumulation: dedw_bf16",
+	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .params_size = P(hlrt_conv_params),
+	  .dtype = BF16, .from = NONE, .expand = hlrt_expand_conv2d_dedw_bf16 },
 	{ .guid = "spatial_convolution_f32", .op_class = "Conv2D", .engine = ENG_MME,
 	  .signature = "{x[N,H,W,C], w[KH,KW,C,F] (, b[F])} -> {y[N,OH,OW,F]}",
 	  .summary = "the MME's convolution mode, on tensor geometry (no im2col in memory)",
@@ -1130,6 +1150,21 @@ static const struct op_def ops[] = {
 	  .summary = "the MME's filter-gradient mode",
 	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .params_size = P(hlrt_conv_params),
 	  .infer = hlrt_infer_conv_mme, .lower = hlrt_lower_conv_mme, .dtype = F32, .from = NONE },
+	{ .guid = "spatial_convolution_bf16", .op_class = "Conv2D", .engine = ENG_MME,
+	  .signature = "{x[N,H,W,C] bf16, w[KH,KW,C,F] bf16 (, b[F] f32)} -> {y[N,OH,OW,F] f32}",
+	  .summary = "the MME's convolution mode with BF16 operands, FP32 accumulation and output",
+	  .n_in_min = 2, .n_in_max = 3, .n_out = 1, .params_size = P(hlrt_conv_params),
+	  .infer = hlrt_infer_conv_mme, .lower = hlrt_lower_conv_mme, .dtype = BF16, .from = NONE },
+	{ .guid = "dedx_bf16", .op_class = "Conv2DBackpropInput", .engine = ENG_MME,
+	  .signature = "{dy[N,OH,OW,F] bf16, w[KH,KW,C,F] bf16} -> {dx[N,H,W,C] f32}",
+	  .summary = "the MME's data-gradient mode with BF16 operands, FP32 accumulation",
+	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .params_size = P(hlrt_col2im_params),
+	  .infer = hlrt_infer_conv_mme, .lower = hlrt_lower_conv_mme, .dtype = BF16, .from = NONE },
+	{ .guid = "dedw_bf16", .op_class = "Conv2DBackpropFilter", .engine = ENG_MME,
+	  .signature = "{dy[N,OH,OW,F] bf16, x[N,H,W,C] bf16} -> {dw[KH,KW,C,F] f32}",
+	  .summary = "the MME's filter-gradient mode with BF16 operands, FP32 accumulation",
+	  .n_in_min = 2, .n_in_max = 2, .n_out = 1, .params_size = P(hlrt_conv_params),
+	  .infer = hlrt_infer_conv_mme, .lower = hlrt_lower_conv_mme, .dtype = BF16, .from = NONE },
 	{ .guid = "im2col_f32", .op_class = "Im2Col", .engine = ENG_TPC,
 	  .signature = "{x[N,H,W,C]} -> {cols[N*OH*OW, KH*KW*C]}",
 	  .summary = "the column matrix of a stride-1 convolution (zero padding)",
@@ -1171,6 +1206,18 @@ static const struct op_def ops[] = {
 	  .n_in_min = 1, .n_in_max = 1, .n_out = 1, .params_size = P(hlrt_transpose_params),
 	  .infer = infer_transpose, .lower = hlrt_lower_transpose, .grad = hlrt_grad_transpose,
 	  .dtype = BF16, .from = NONE },
+	{ .guid = "concat_f32", .op_class = "ConcatV2", .engine = ENG_TPC,
+	  .signature = "{x0, .., x7} -> {y}",
+	  .summary = "joined along params.axis (shapes equal off it): a strided copy per input",
+	  .n_in_min = 1, .n_in_max = HLRT_MAX_CONCAT, .n_out = 1,
+	  .params_size = P(hlrt_concat_params),
+	  .infer = hlrt_infer_concat, .lower = hlrt_lower_concat, .grad = hlrt_grad_concat,
+	  .dtype = F32, .from = NONE },
+	{ .guid = "slice_f32", .op_class = "Slice", .engine = ENG_TPC,
+	  .signature = "{x} -> {y}",
+	  .summary = "elements start .. start + length - 1 of params.axis: a strided copy",
+	  .n_in_min = 1, .n_in_max = 1, .n_out = 1, .params_size = P(hlrt_slice_params),
+	  .infer = hlrt_infer_slice, .lower = hlrt_lower_slice, .dtype = F32, .from = NONE },
 	{ .guid = "memcpy", .op_class = "Identity", .engine = ENG_DMA,
 	  .signature = "{x} -> {y}",
 	  .summary = "copy on a DMA engine",

@@ -23,9 +23,9 @@ struct geom {
 static hlrt_status geom_of(const char *guid, const hlrt_tensor *x,
 			   const struct hlrt_conv_params *p, bool strided, struct geom *g)
 {
-	if (x->ndims != 4 || x->dtype != HLRT_FP32)
-		return hlrt_fail(HLRT_INVALID_ARGUMENT, "%s: \"%s\" must be FP32 [N,H,W,C]", guid,
-				 x->name);
+	if (x->ndims != 4 || (x->dtype != HLRT_FP32 && (!strided || x->dtype != HLRT_BF16)))
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "%s: \"%s\" must be %s [N,H,W,C]", guid,
+				 x->name, strided ? "FP32 or BF16" : "FP32");
 	if (!strided && (p->stride_h > 1 || p->stride_w > 1))
 		return hlrt_fail(HLRT_UNSUPPORTED, "%s: the TPC kernel has stride 1 only", guid);
 	g->sh = p->stride_h ? p->stride_h : 1;
@@ -368,21 +368,27 @@ hlrt_status hlrt_grad_maxpool(struct ad_ctx *ac, const struct hlrt_node *n)
 
 /* ---- the MME's convolution nodes ---------------------------------------------- */
 
-static hlrt_status dims_are(const char *guid, const hlrt_tensor *t, const char *what,
-			    uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+static hlrt_status dims_typed(const char *guid, const hlrt_tensor *t, const char *what,
+			      hlrt_dtype dt, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 {
-	if (t->dtype != HLRT_FP32 || t->ndims != 4 || t->dims[0] != a || t->dims[1] != b ||
+	if (t->dtype != dt || t->ndims != 4 || t->dims[0] != a || t->dims[1] != b ||
 	    t->dims[2] != c || t->dims[3] != d)
-		return hlrt_fail(HLRT_INVALID_ARGUMENT, "%s: %s \"%s\" must be FP32 [%llu,%llu,%llu,"
-				 "%llu]", guid, what, t->name, (unsigned long long)a,
-				 (unsigned long long)b, (unsigned long long)c,
-				 (unsigned long long)d);
+		return hlrt_fail(HLRT_INVALID_ARGUMENT, "%s: %s \"%s\" must be %s [%llu,%llu,%llu,"
+				 "%llu]", guid, what, t->name, dt == HLRT_BF16 ? "BF16" : "FP32",
+				 (unsigned long long)a, (unsigned long long)b,
+				 (unsigned long long)c, (unsigned long long)d);
 	return HLRT_SUCCESS;
 }
 
+static hlrt_status dims_are(const char *guid, const hlrt_tensor *t, const char *what,
+			    uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+	return dims_typed(guid, t, what, HLRT_FP32, a, b, c, d);
+}
+
 /* The filters [KH,KW,C,F] of a convolution of geometry g: checks them, sets *f = F. */
-static hlrt_status filters_of(const char *guid, const hlrt_tensor *w, const struct geom *g,
-			      uint64_t *f)
+static hlrt_status filters_of(const char *guid, const hlrt_tensor *w, hlrt_dtype dt,
+			      const struct geom *g, uint64_t *f)
 {
 	if (w->ndims != 4 || !w->dims[3] || w->dims[3] > GAUDISIM_MME_CONV_NCK_MAX)
 		return hlrt_fail(HLRT_INVALID_ARGUMENT, "%s: the kernel \"%s\" must be [%llu,%llu,"
@@ -390,7 +396,7 @@ static hlrt_status filters_of(const char *guid, const hlrt_tensor *w, const stru
 				 (unsigned long long)g->kw, (unsigned long long)g->c,
 				 GAUDISIM_MME_CONV_NCK_MAX);
 	*f = w->dims[3];
-	return dims_are(guid, w, "the kernel", g->kh, g->kw, g->c, *f);
+	return dims_typed(guid, w, "the kernel", dt, g->kh, g->kw, g->c, *f);
 }
 
 /* The device's limits on the geometry (hw/gaudisim_hw_mme.h). */
@@ -409,7 +415,7 @@ static hlrt_status mme_limits(const char *guid, const struct geom *g)
 static hlrt_status dedx_geom(const struct hlrt_node *n, struct geom *g)
 {
 	const struct hlrt_col2im_params *p = (const void *)n->params;
-	struct hlrt_tensor x = { .dtype = HLRT_FP32, .ndims = 4,
+	struct hlrt_tensor x = { .dtype = hlrt_op_dtype(n), .ndims = 4,
 				 .dims = { p->n, p->h, p->w, p->c } };
 
 	snprintf(x.name, sizeof(x.name), "dx");
@@ -421,11 +427,16 @@ static hlrt_status mme_conv_geom(const struct hlrt_node *n, unsigned int op, str
 {
 	hlrt_status st;
 
+	hlrt_dtype dt = hlrt_op_dtype(n);	/* of A and B; C and D are FP32 */
+	const hlrt_tensor *x = n->in[op == GAUDISIM_MME_OP_CONV_FWD ? 0 : 1];
+
 	if (op == GAUDISIM_MME_OP_CONV_DEDX)
 		st = dedx_geom(n, g);
+	else if (x->dtype != dt)
+		st = hlrt_fail(HLRT_INVALID_ARGUMENT, "%s: \"%s\" must be %s", n->guid, x->name,
+			       dt == HLRT_BF16 ? "BF16" : "FP32");
 	else
-		st = geom_of(n->guid, n->in[op == GAUDISIM_MME_OP_CONV_FWD ? 0 : 1],
-			     (const void *)n->params, true, g);
+		st = geom_of(n->guid, x, (const void *)n->params, true, g);
 	if (!st)
 		st = mme_limits(n->guid, g);
 	if (st)
@@ -438,10 +449,10 @@ static hlrt_status mme_conv_geom(const struct hlrt_node *n, unsigned int op, str
 			return hlrt_fail(HLRT_INVALID_ARGUMENT, "%s: dy must be [N,OH,OW,F], F 1..%u",
 					 n->guid, GAUDISIM_MME_CONV_NCK_MAX);
 	} else {
-		st = filters_of(n->guid, n->in[1], g, f);
+		st = filters_of(n->guid, n->in[1], dt, g, f);
 	}
 	if (!st && op != GAUDISIM_MME_OP_CONV_FWD)
-		st = dims_are(n->guid, n->in[0], "dy", g->n, g->oh, g->ow, *f);
+		st = dims_typed(n->guid, n->in[0], "dy", dt, g->n, g->oh, g->ow, *f);
 	if (!st && n->n_in == 3 && (n->in[2]->dtype != HLRT_FP32 || n->in[2]->ndims != 1 ||
 				    n->in[2]->dims[0] != *f))
 		return hlrt_fail(HLRT_INVALID_ARGUMENT, "%s: the bias \"%s\" must be FP32 [%llu]",
@@ -451,9 +462,9 @@ static hlrt_status mme_conv_geom(const struct hlrt_node *n, unsigned int op, str
 
 static unsigned int mme_conv_op(const struct hlrt_node *n)
 {
-	if (!strcmp(n->guid, "dedx_f32"))
+	if (!strncmp(n->guid, "dedx_", 5))
 		return GAUDISIM_MME_OP_CONV_DEDX;
-	if (!strcmp(n->guid, "dedw_f32"))
+	if (!strncmp(n->guid, "dedw_", 5))
 		return GAUDISIM_MME_OP_CONV_DEDW;
 	return GAUDISIM_MME_OP_CONV_FWD;
 }
@@ -507,7 +518,9 @@ hlrt_status hlrt_lower_conv_mme(struct lower_ctx *lc, const struct cnode *cn)
 	}
 	w->m = w->n = w->k = w->batch = 1;
 	w->lda = w->ldb = w->ldc = w->ldd = 1;
-	w->mme_dtype = GAUDISIM_MME_DTYPE_VALUE(GAUDISIM_DTYPE_FP32, GAUDISIM_DTYPE_FP32);
+	w->mme_dtype = GAUDISIM_MME_DTYPE_VALUE(hlrt_op_dtype(n) == HLRT_BF16 ?
+						GAUDISIM_DTYPE_BF16 : GAUDISIM_DTYPE_FP32,
+						GAUDISIM_DTYPE_FP32);
 	w->ctrl |= GAUDISIM_MME_CTRL_OP_VALUE(op);
 	memcpy(&w->alpha, &one, sizeof(w->alpha));
 	w->n_args = GAUDISIM_MME_CONV_NUM_REGS;
@@ -585,14 +598,31 @@ static hlrt_status sub(hlrt_graph *g, const char *guid, hlrt_tensor *const *in, 
 	return HLRT_SUCCESS;
 }
 
+/*
+ * The conv2d ops as primitive nodes: conv2d_*_f32 take FP32 operands,
+ * conv2d_*_bf16 BF16 ones (x or dy, and w; the bias and every result FP32:
+ * the MME accumulates in FP32), each onto the MME node of its type.
+ */
+static const char *mme_guid(const char *mode, bool bf16)
+{
+	static const char *const names[3][2] = {
+		{ "spatial_convolution_f32", "spatial_convolution_bf16" },
+		{ "dedx_f32", "dedx_bf16" },
+		{ "dedw_f32", "dedw_bf16" },
+	};
+	unsigned int i = mode[0] == 's' ? 0 : mode[3] == 'x' ? 1 : 2;
+
+	return names[i][bf16];
+}
+
 /* conv2d_fwd: y = spatial_convolution(x, w (, b)), the bias added by the MME */
-hlrt_status hlrt_expand_conv2d_fwd(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n_in,
+static hlrt_status expand_fwd(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n_in,
 			      const void *params, const char *name, hlrt_tensor *out,
-			      struct hlrt_node **last)
+			      struct hlrt_node **last, bool bf16)
 {
 	hlrt_tensor *y;
 
-	return sub(g, "spatial_convolution_f32", in, n_in, out, params,
+	return sub(g, mme_guid("spatial", bf16), in, n_in, out, params,
 		   sizeof(struct hlrt_conv_params), name, "Conv2D", &y, last);
 }
 
@@ -600,9 +630,9 @@ hlrt_status hlrt_expand_conv2d_fwd(hlrt_graph *g, hlrt_tensor *const *in, uint32
  * conv2d_dedx: dx = dedx(dy, w). The input's size is the smallest that
  * gives dy's (with stride 1 the only one).
  */
-hlrt_status hlrt_expand_conv2d_dedx(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n_in,
-			       const void *params, const char *name, hlrt_tensor *out,
-			       struct hlrt_node **last)
+static hlrt_status expand_dedx(hlrt_graph *g, hlrt_tensor *const *in, const void *params,
+			       const char *name, hlrt_tensor *out, struct hlrt_node **last,
+			       bool bf16)
 {
 	const struct hlrt_conv_params *p = params;
 	const hlrt_tensor *dy = in[0], *w = in[1];
@@ -610,28 +640,73 @@ hlrt_status hlrt_expand_conv2d_dedx(hlrt_graph *g, hlrt_tensor *const *in, uint3
 	uint64_t sh = p->stride_h ? p->stride_h : 1, sw = p->stride_w ? p->stride_w : 1;
 	hlrt_tensor *dx;
 
-	(void)n_in;
 	if (dy->ndims != 4 || w->ndims != 4 || w->dims[3] != dy->dims[3] || !dy->dims[1] ||
 	    !dy->dims[2] || (dy->dims[1] - 1) * sh + w->dims[0] <= 2 * p->pad_h ||
 	    (dy->dims[2] - 1) * sw + w->dims[1] <= 2 * p->pad_w)
 		return hlrt_fail(HLRT_INVALID_ARGUMENT,
-				 "conv2d_dedx_f32: dy [N,OH,OW,F] and w [KH,KW,C,F] of a "
+				 "conv2d_dedx: dy [N,OH,OW,F] and w [KH,KW,C,F] of a "
 				 "convolution with this padding");
 	cp.n = dy->dims[0];
 	cp.h = (dy->dims[1] - 1) * sh + w->dims[0] - 2 * p->pad_h;
 	cp.w = (dy->dims[2] - 1) * sw + w->dims[1] - 2 * p->pad_w;
 	cp.c = w->dims[2];
-	return sub(g, "dedx_f32", in, 2, out, &cp, sizeof(cp), name, "dedx", &dx, last);
+	return sub(g, mme_guid("dedx", bf16), in, 2, out, &cp, sizeof(cp), name, "dedx", &dx,
+		   last);
 }
 
 /* conv2d_dedw: dw = dedw(dy, x) */
+static hlrt_status expand_dedw(hlrt_graph *g, hlrt_tensor *const *in, const void *params,
+			       const char *name, hlrt_tensor *out, struct hlrt_node **last,
+			       bool bf16)
+{
+	hlrt_tensor *dw;
+
+	return sub(g, mme_guid("dedw", bf16), in, 2, out, params,
+		   sizeof(struct hlrt_conv_params), name, "dedw", &dw, last);
+}
+
+hlrt_status hlrt_expand_conv2d_fwd(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n_in,
+			      const void *params, const char *name, hlrt_tensor *out,
+			      struct hlrt_node **last)
+{
+	return expand_fwd(g, in, n_in, params, name, out, last, false);
+}
+
+hlrt_status hlrt_expand_conv2d_fwd_bf16(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n_in,
+				   const void *params, const char *name, hlrt_tensor *out,
+				   struct hlrt_node **last)
+{
+	return expand_fwd(g, in, n_in, params, name, out, last, true);
+}
+
+hlrt_status hlrt_expand_conv2d_dedx(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n_in,
+			       const void *params, const char *name, hlrt_tensor *out,
+			       struct hlrt_node **last)
+{
+	(void)n_in;
+	return expand_dedx(g, in, params, name, out, last, false);
+}
+
+hlrt_status hlrt_expand_conv2d_dedx_bf16(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n_in,
+				    const void *params, const char *name, hlrt_tensor *out,
+				    struct hlrt_node **last)
+{
+	(void)n_in;
+	return expand_dedx(g, in, params, name, out, last, true);
+}
+
 hlrt_status hlrt_expand_conv2d_dedw(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n_in,
 			       const void *params, const char *name, hlrt_tensor *out,
 			       struct hlrt_node **last)
 {
-	hlrt_tensor *dw;
-
 	(void)n_in;
-	return sub(g, "dedw_f32", in, 2, out, params, sizeof(struct hlrt_conv_params), name,
-		   "dedw", &dw, last);
+	return expand_dedw(g, in, params, name, out, last, false);
+}
+
+hlrt_status hlrt_expand_conv2d_dedw_bf16(hlrt_graph *g, hlrt_tensor *const *in, uint32_t n_in,
+				    const void *params, const char *name, hlrt_tensor *out,
+				    struct hlrt_node **last)
+{
+	(void)n_in;
+	return expand_dedw(g, in, params, name, out, last, true);
 }

@@ -621,15 +621,16 @@ hlrt_status hlrt_lower_batch_gemm(struct lower_ctx *lc, const struct cnode *cn)
 {
 	const struct hlrt_node *n = cn->node;
 	const hlrt_tensor *a = n->in[0], *b = n->in[1];
-	struct mme_op o = { .a = a, .b = b, .d = n->out[0], .alpha = 1.0f };
+	struct mme_op o = { .a = a, .b = b, .d = n->out[0], .alpha = gemm_alpha(n) };
 	struct rwork *w;
 	hlrt_status st;
 
-	o.m = a->dims[1];
-	o.k = a->dims[2];
-	o.n = b->dims[2];
-	o.lda = o.k;
-	o.ldb = o.n;
+	gemm_flags(n, &o.ta, &o.tb);
+	o.m = a->dims[o.ta ? 2 : 1];
+	o.k = a->dims[o.ta ? 1 : 2];
+	o.n = b->dims[o.tb ? 1 : 2];
+	o.lda = a->dims[2];
+	o.ldb = b->dims[2];
 	st = mme(lc, &o);
 	if (st)
 		return st;
