@@ -16,18 +16,19 @@
 
 static const char *bf16_variant(const char *guid)
 {
-	if (!strcmp(guid, "gemm_f32"))
-		return "gemm_bf16";
-	if (!strcmp(guid, "gemm_dedx_f32"))
-		return "gemm_dedx_bf16";
-	if (!strcmp(guid, "gemm_dedw_f32"))
-		return "gemm_dedw_bf16";
-	if (!strcmp(guid, "spatial_convolution_f32"))
-		return "spatial_convolution_bf16";
-	if (!strcmp(guid, "dedx_f32"))
-		return "dedx_bf16";
-	if (!strcmp(guid, "dedw_f32"))
-		return "dedw_bf16";
+	static const char *const pairs[][2] = {
+		{ "gemm_f32", "gemm_bf16" },
+		{ "gemm_dedx_f32", "gemm_dedx_bf16" },
+		{ "gemm_dedw_f32", "gemm_dedw_bf16" },
+		{ "spatial_convolution_f32", "spatial_convolution_bf16" },
+		{ "dedx_f32", "dedx_bf16" },
+		{ "dedw_f32", "dedw_bf16" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
+		if (!strcmp(guid, pairs[i][0]))
+			return pairs[i][1];
 	return NULL;
 }
 
