@@ -199,6 +199,8 @@ u32 gaudisim_hl_engine_id(u32 engine)
 	if (engine <= GAUDISIM_ENGINE_DMA_7)
 		return GAUDISIM_HL_ENGINE_ID_DMA(engine);
 	if (engine == GAUDISIM_ENGINE_MME)
+		return GAUDISIM_HL_ENGINE_ID_MME_2;
+	if (engine == GAUDISIM_ENGINE_MME_1)
 		return GAUDISIM_HL_ENGINE_ID_MME_0;
 	if (engine >= GAUDISIM_ENGINE_NIC_0)
 		return GAUDISIM_HL_ENGINE_ID_NIC(engine - GAUDISIM_ENGINE_NIC_0);

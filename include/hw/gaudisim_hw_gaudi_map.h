@@ -11,9 +11,10 @@
  * packet and monitor payload also reaches these blocks at Gaudi's
  * addresses:
  *
- *   - the QMAN of each engine Gaudi has and gaudisim models: DMA0..7, the
- *     MME QMAN of queues 33..36 (Gaudi's MME2_QM, as habanalabs maps
- *     them), TPC0..7 and the NIC ports 0..9 (port n: NIC<n/2>_QM<n%2>).
+ *   - the QMAN of each engine Gaudi has: DMA0..7, the two MME QMANs
+ *     (queues 33..36 on Gaudi's MME2_QM and 37..40 on MME0_QM, as
+ *     habanalabs maps them: gaudisim's MME 0 and MME 1), TPC0..7 and the
+ *     NIC ports 0..9 (port n: NIC<n/2>_QM<n%2>).
  *     A QMAN's registers have the same offsets in both maps, so Gaudi's
  *     QMAN block decodes onto GAUDISIM_QM_BLOCK(e).
  *   - the sync manager: gaudisim models one block (gaudisim_hw_sync.h),
@@ -25,9 +26,8 @@
  *     reservations apply to all four.
  *
  * Not decoded (an access fails as an address with no register,
- * GAUDISIM_CP_ERR_DMA_ADDR): MME0_QM (the second MME QMAN, queues 37..40,
- * which gaudisim does not have), engine core registers and every other
- * Gaudi block. The host reaches the registers through the compact BAR
+ * GAUDISIM_CP_ERR_DMA_ADDR): engine core registers and every other Gaudi
+ * block. The host reaches the registers through the compact BAR
  * only: Gaudi's map does not fit a 4 MiB BAR.
  *
  * The compact map keeps clear of the aliased blocks inside its 4 MiB (the
@@ -46,8 +46,8 @@
 /* QMAN blocks, offsets from CFG_BASE (Gaudi's mm<BLOCK>_QM_BASE - CFG_BASE). */
 #define GAUDISIM_GAUDI_QM_SIZE		0x1000		/* covers GAUDISIM_QM_REGS_END */
 #define GAUDISIM_GAUDI_DMA_QM(n)	(0x508000u + 0x20000u * (n))	/* n < 8 */
-#define GAUDISIM_GAUDI_MME0_QM		0x068000u	/* queues 37..40: not modelled */
-#define GAUDISIM_GAUDI_MME2_QM		0x168000u	/* queues 33..36 */
+#define GAUDISIM_GAUDI_MME0_QM		0x068000u	/* queues 37..40: MME 1 */
+#define GAUDISIM_GAUDI_MME2_QM		0x168000u	/* queues 33..36: MME 0 */
 #define GAUDISIM_GAUDI_TPC_QM(n)	(0xE08000u + 0x40000u * (n))	/* n < 8 */
 /* NIC port n (n < 10): two QMANs per NIC macro. */
 #define GAUDISIM_GAUDI_NIC_QM(n)	(0xCE0000u + 0x40000u * ((n) / 2) + 0x2000u * ((n) % 2))
@@ -67,6 +67,8 @@ static inline unsigned int gaudisim_gaudi_qm_block(unsigned int e)
 		return GAUDISIM_GAUDI_DMA_QM(e - GAUDISIM_ENGINE_DMA_0);
 	if (e == GAUDISIM_ENGINE_MME)
 		return GAUDISIM_GAUDI_MME2_QM;
+	if (e == GAUDISIM_ENGINE_MME_1)
+		return GAUDISIM_GAUDI_MME0_QM;
 	if (e >= GAUDISIM_ENGINE_TPC_0 && e <= GAUDISIM_ENGINE_TPC_7)
 		return GAUDISIM_GAUDI_TPC_QM(e - GAUDISIM_ENGINE_TPC_0);
 	if (e >= GAUDISIM_ENGINE_NIC_0 && e <= GAUDISIM_ENGINE_NIC_9)
@@ -135,6 +137,10 @@ static inline int gaudisim_gaudi_cfg_decode(unsigned long long off, unsigned lon
 	}
 	if (gaudisim_gaudi_block_index(off, len, GAUDISIM_GAUDI_MME2_QM, qm, 1, qm) >= 0) {
 		*reg = GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_MME) + in;
+		return 1;
+	}
+	if (gaudisim_gaudi_block_index(off, len, GAUDISIM_GAUDI_MME0_QM, qm, 1, qm) >= 0) {
+		*reg = GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_MME_1) + in;
 		return 1;
 	}
 	n = gaudisim_gaudi_block_index(off, len, GAUDISIM_GAUDI_TPC_QM(0), 0x40000u, 8, qm);

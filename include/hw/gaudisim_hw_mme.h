@@ -2,7 +2,9 @@
 /*
  * gaudisim hardware contract: the MME (matrix multiplication engine).
  *
- * The MME computes a GEMM or a batched GEMM (below), or a 2-D convolution
+ * gaudisim has Gaudi's two master MMEs, each with its QMAN: MME 0 (queues
+ * 33..36) and MME 1 (queues 37..40), alike and independent. Each computes
+ * a GEMM or a batched GEMM (below), or a 2-D convolution
  * (its forward pass or either gradient: the convolution modes at the end
  * of this file)
  *
@@ -22,8 +24,8 @@
  * until the MME is idle. The configuration must not change between COMMIT
  * and the end of the GEMM.
  *
- * Register offsets are relative to the MME engine block,
- * GAUDISIM_MME_BLOCK = GAUDISIM_ENGINE_BLOCK(GAUDISIM_ENGINE_MME): the
+ * Register offsets are relative to an MME's engine block,
+ * GAUDISIM_MME_BLOCK (MME 0) or GAUDISIM_MME1_BLOCK (MME 1): the
  * MME's own registers below, the common engine registers at
  * GAUDISIM_ENG_COMMON_BASE, the MME's QMAN at GAUDISIM_QM_OFFSET. Every
  * register is 32 bits; 64-bit values are split into LO (bits 31:0) and HI
@@ -84,8 +86,9 @@
 #include "gaudisim_hw_queues.h"
 #include "gaudisim_hw_regs.h"
 
-/* CFG BAR offset of the MME engine block. */
+/* CFG BAR offsets of the MME engine blocks. */
 #define GAUDISIM_MME_BLOCK		GAUDISIM_ENGINE_BLOCK(GAUDISIM_ENGINE_MME)
+#define GAUDISIM_MME1_BLOCK		GAUDISIM_ENGINE_BLOCK(GAUDISIM_ENGINE_MME_1)
 
 /* ---- Configuration registers (RW; read back what was written) ---------- */
 

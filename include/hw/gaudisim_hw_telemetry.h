@@ -103,7 +103,7 @@
 /* Bytes moved by DMA engine d (0..7: PCI-DMA 0,1 then HBM-DMA 2..7). */
 #define GAUDISIM_TEL_DMA_BYTES_LO(d)		(0x200 + 8 * (d))
 #define GAUDISIM_TEL_DMA_BYTES_HI(d)		(0x204 + 8 * (d))
-/* Floating-point operations done by the MME (2 per multiply-add). */
+/* Floating-point operations done by the MMEs, both together (2 per multiply-add). */
 #define GAUDISIM_TEL_MME_FLOPS_LO		0x300
 #define GAUDISIM_TEL_MME_FLOPS_HI		0x304
 /* Instruction bundles executed by TPC t (0..7). */
@@ -115,7 +115,7 @@
 #define GAUDISIM_TEL_ENGINE_ACTIVE_NS_HI(e)	(0x404 + 8 * (e))
 /* Device time with work in flight on any engine of class c, ns. */
 #define GAUDISIM_TEL_CLASS_DMA			0	/* DMA 0..7 */
-#define GAUDISIM_TEL_CLASS_MME			1
+#define GAUDISIM_TEL_CLASS_MME			1	/* MME 0..1 */
 #define GAUDISIM_TEL_CLASS_TPC			2	/* TPC 0..7 */
 #define GAUDISIM_TEL_CLASS_NIC			3	/* NIC ports 0..9 */
 #define GAUDISIM_TEL_NUM_CLASSES		4

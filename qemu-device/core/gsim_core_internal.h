@@ -365,7 +365,7 @@ struct gsim_core {
 		uint32_t pc;
 	} dma_xfer[GAUDISIM_ENGINE_DMA_7 + 1];
 	struct gsim_tpc_set *tpc;	/* TPC engines' state: gsim_tpc.h */
-	struct gsim_mme *mme;		/* MME state: gsim_mme.h */
+	struct gsim_mme *mme[GAUDISIM_NUM_MME];	/* per MME: gsim_mme.h */
 	/* NIC ports and the fabric this device is attached to: gsim_nic.h. */
 	struct gsim_nic_port nic[GAUDISIM_NUM_NIC];
 	struct gsim_nic_mr nic_mr[GAUDISIM_NIC_RX_NUM_MR];	/* receive registrations */

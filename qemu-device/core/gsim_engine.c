@@ -45,13 +45,13 @@
 /* One line per engine model. */
 static const struct gsim_engine_ops *const engine_table[GAUDISIM_ENGINE_COUNT] = {
 	[GAUDISIM_ENGINE_DMA_0 ... GAUDISIM_ENGINE_DMA_7] = &gsim_dma_engine_ops,
-	[GAUDISIM_ENGINE_MME] = &gsim_mme_engine_ops,
+	[GAUDISIM_ENGINE_MME ... GAUDISIM_ENGINE_MME_1] = &gsim_mme_engine_ops,
 	[GAUDISIM_ENGINE_TPC_0 ... GAUDISIM_ENGINE_TPC_7] = &gsim_tpc_engine_ops,
 	[GAUDISIM_ENGINE_NIC_0 ... GAUDISIM_ENGINE_NIC_9] = &gsim_nic_engine_ops,
 };
 
 static const char *const engine_names[GAUDISIM_ENGINE_COUNT] = {
-	"DMA 0", "DMA 1", "DMA 2", "DMA 3", "DMA 4", "DMA 5", "DMA 6", "DMA 7", "MME",
+	"DMA 0", "DMA 1", "DMA 2", "DMA 3", "DMA 4", "DMA 5", "DMA 6", "DMA 7", "MME 0", "MME 1",
 	"TPC 0", "TPC 1", "TPC 2", "TPC 3", "TPC 4", "TPC 5", "TPC 6", "TPC 7",
 	"NIC 0", "NIC 1", "NIC 2", "NIC 3", "NIC 4", "NIC 5", "NIC 6", "NIC 7", "NIC 8", "NIC 9",
 };

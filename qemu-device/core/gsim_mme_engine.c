@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gaudisim device core: the MME as an engine of the core (struct
- * gsim_engine_ops). The framework in gsim_engine.c owns STATUS, the
+ * gaudisim device core: the MMEs as engines of the core (struct
+ * gsim_engine_ops); engine MME_0 + i has the state core->mme[i]. The framework in gsim_engine.c owns STATUS, the
  * counters, the completion message, ENGINE_ERR events and the reset
  * epochs; this file only hands it the MME's registers and launches.
  *
  * With worker threads (the device's normal mode) launch() decodes the
- * registers into mme->job and returns GSIM_ENGINE_ASYNC; mme_work() runs
+ * registers into its mme->job and returns GSIM_ENGINE_ASYNC; mme_work() runs
  * the GEMM on a worker, mme_complete() logs and counts on the owner
  * thread. Small GEMMs (GSIM_MME_INLINE_FLOPS) run inside launch() instead. The engine is busy meanwhile: a CB orders work after the GEMM
  * with the engine barrier (EB) or the completion message. Without workers
@@ -17,92 +17,105 @@
 #include "gsim_mme.h"
 #include "gsim_telemetry.h"
 
+/* The MME state of engine e (NULL before init or after a failed one). */
+static struct gsim_mme **mme_of(struct gsim_core *core, unsigned int e)
+{
+	return &core->mme[e - GAUDISIM_ENGINE_MME];
+}
+
 static int mme_init(struct gsim_core *core, unsigned int e)
 {
-	(void)e;
-	if (core->mme)
+	struct gsim_mme **mme = mme_of(core, e);
+
+	if (*mme)
 		return 0;
-	core->mme = malloc(sizeof(*core->mme));
-	if (!core->mme)
+	*mme = malloc(sizeof(**mme));
+	if (!*mme)
 		return -1;
-	gsim_mme_init(core->mme);
+	gsim_mme_init(*mme);
 	return 0;
 }
 
 static void mme_fini(struct gsim_core *core, unsigned int e)
 {
-	(void)e;
-	if (!core->mme)
+	struct gsim_mme **mme = mme_of(core, e);
+
+	if (!*mme)
 		return;
-	gsim_mme_fini(core->mme);
-	free(core->mme);
-	core->mme = NULL;
+	gsim_mme_fini(*mme);
+	free(*mme);
+	*mme = NULL;
 }
 
 static void mme_reset(struct gsim_core *core, unsigned int e)
 {
-	(void)e;
-	if (core->mme)
-		gsim_mme_reset(core->mme);
+	struct gsim_mme *mme = *mme_of(core, e);
+
+	if (mme)
+		gsim_mme_reset(mme);
 }
 
 static bool mme_reg_read(struct gsim_core *core, unsigned int e, uint32_t off,
 			 uint32_t *value)
 {
-	(void)e;
+	const struct gsim_mme *mme = *mme_of(core, e);
+
 	*value = 0;
-	return core->mme && gsim_mme_reg_read(core->mme, off, value);
+	return mme && gsim_mme_reg_read(mme, off, value);
 }
 
 static enum gsim_reg_status mme_reg_write(struct gsim_core *core, unsigned int e,
 					  uint32_t off, uint32_t value,
 					  enum gsim_reg_origin origin, bool *launch)
 {
+	struct gsim_mme *mme = *mme_of(core, e);
 	enum gsim_reg_status st;
 
 	*launch = false;
-	if (!core->mme)
+	if (!mme)
 		return GSIM_REG_UNKNOWN;
-	st = gsim_mme_reg_write(core->mme, off, value, launch);
+	st = gsim_mme_reg_write(mme, off, value, launch);
 	if (st == GSIM_REG_BAD_VALUE && origin == GSIM_ORIGIN_MMIO)
 		gsim_log(core, "%s: COMMIT 0x%x: write 0x%x to launch a GEMM",
 			 gsim_engine_name(e), value, GAUDISIM_MME_COMMIT_GO);
 	return st;
 }
 
-/* Owner side of a finished GEMM (the job in core->mme->job). */
+/* Owner side of a finished GEMM (the job in the engine's mme->job). */
 static int mme_complete(struct gsim_core *core, unsigned int e, int err)
 {
-	const struct gsim_mme_gemm *g = &core->mme->job;
+	const struct gsim_mme_gemm *g = &(*mme_of(core, e))->job;
 
 	if (err) {
 		gsim_log(core, "%s: %s (%ux%ux%u, %u batches)", gsim_engine_name(e),
 			 gsim_mme_err_name(err), g->m, g->n, g->k, g->batch);
 		return err;
 	}
-	gsim_telemetry_mme_flops(core, gsim_mme_gemm_flops(g));
+	gsim_telemetry_mme_flops(core, e, gsim_mme_gemm_flops(g));
 	return 0;
 }
 
 static int mme_work(struct gsim_core *core, unsigned int e, const struct gsim_work *w)
 {
-	(void)e;
-	return gsim_mme_run_work(core->mme, &core->mme->job, w);
+	struct gsim_mme *mme = *mme_of(core, e);
+
+	return gsim_mme_run_work(mme, &mme->job, w);
 }
 
 static int mme_launch(struct gsim_core *core, unsigned int e)
 {
+	struct gsim_mme *mme = *mme_of(core, e);
 	int err;
 
-	if (!core->mme)
+	if (!mme)
 		return GAUDISIM_MME_ERR_NOMEM;
-	err = gsim_mme_decode(core, &core->mme->regs, &core->mme->job);
+	err = gsim_mme_decode(core, &mme->regs, &mme->job);
 	if (err)
 		return err;
 	if (gsim_engine_threaded(core) &&
-	    gsim_mme_gemm_flops(&core->mme->job) > GSIM_MME_INLINE_FLOPS)
+	    gsim_mme_gemm_flops(&mme->job) > GSIM_MME_INLINE_FLOPS)
 		return GSIM_ENGINE_ASYNC;
-	return mme_complete(core, e, gsim_mme_run(core->mme, &core->mme->job));
+	return mme_complete(core, e, gsim_mme_run(mme, &mme->job));
 }
 
 const struct gsim_engine_ops gsim_mme_engine_ops = {

@@ -82,7 +82,7 @@ static uint32_t dyn_mw(unsigned int engine)
 		return GSIM_TEL_DYN_PCI_DMA_MW;
 	if (engine <= GAUDISIM_ENGINE_DMA_7)
 		return GSIM_TEL_DYN_HBM_DMA_MW;
-	if (engine == GAUDISIM_ENGINE_MME)
+	if (engine <= GAUDISIM_ENGINE_MME_1)
 		return GSIM_TEL_DYN_MME_MW;
 	if (engine >= GAUDISIM_ENGINE_NIC_0)
 		return GSIM_TEL_DYN_NIC_MW;
@@ -443,7 +443,7 @@ uint32_t gsim_telemetry_class_mask(unsigned int cls)
 	case GAUDISIM_TEL_CLASS_DMA:
 		return ((1u << (GAUDISIM_ENGINE_DMA_7 + 1)) - 1) << GAUDISIM_ENGINE_DMA_0;
 	case GAUDISIM_TEL_CLASS_MME:
-		return 1u << GAUDISIM_ENGINE_MME;
+		return ((1u << GAUDISIM_NUM_MME) - 1) << GAUDISIM_ENGINE_MME;
 	case GAUDISIM_TEL_CLASS_TPC:
 		return ((1u << GAUDISIM_NUM_TPC) - 1) << GAUDISIM_ENGINE_TPC_0;
 	case GAUDISIM_TEL_CLASS_NIC:
@@ -489,10 +489,10 @@ void gsim_telemetry_dma_bytes(struct gsim_core *core, unsigned int engine, uint6
 	queue_work(core, engine, (double)bytes / rate);
 }
 
-void gsim_telemetry_mme_flops(struct gsim_core *core, uint64_t flops)
+void gsim_telemetry_mme_flops(struct gsim_core *core, unsigned int engine, uint64_t flops)
 {
 	core->tel->mme_flops += flops;
-	queue_work(core, GAUDISIM_ENGINE_MME, (double)flops / GSIM_TEL_MME_FLOPS_PER_NS);
+	queue_work(core, engine, (double)flops / GSIM_TEL_MME_FLOPS_PER_NS);
 }
 
 void gsim_telemetry_tpc_instr(struct gsim_core *core, unsigned int tpc, uint64_t bundles)

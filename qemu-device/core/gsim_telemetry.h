@@ -54,7 +54,7 @@
 /* Dynamic power of a fully busy engine at GAUDISIM_TEL_CLOCK_LIMIT_MHZ. */
 #define GSIM_TEL_DYN_PCI_DMA_MW		8000u
 #define GSIM_TEL_DYN_HBM_DMA_MW		10000u
-#define GSIM_TEL_DYN_MME_MW		140000u
+#define GSIM_TEL_DYN_MME_MW		70000u		/* each of the two */
 #define GSIM_TEL_DYN_TPC_MW		18000u
 #define GSIM_TEL_DYN_NIC_MW		1000u		/* per port */
 
@@ -77,7 +77,7 @@
 /* A NIC port's line rate, 100 Gb/s: 12.5 bytes per ns, as a fraction. */
 #define GSIM_TEL_NIC_NS_PER_BYTE_NUM	2u
 #define GSIM_TEL_NIC_NS_PER_BYTE_DEN	25u
-#define GSIM_TEL_MME_FLOPS_PER_NS	65536u		/* ~65 TFLOPS */
+#define GSIM_TEL_MME_FLOPS_PER_NS	65536u		/* ~65 TFLOPS per MME */
 /* TPC: one instruction bundle per clock cycle. */
 
 #define GSIM_TEL_NUM_DMA		(GAUDISIM_NUM_PCI_DMA + GAUDISIM_NUM_HBM_DMA)
@@ -132,7 +132,7 @@ enum gsim_reg_status gsim_telemetry_reg_write(struct gsim_core *core, uint32_t o
 /* Activity reports from the engines; out-of-range indices are ignored. */
 void gsim_telemetry_engine_busy(struct gsim_core *core, unsigned int engine, uint64_t ns);
 void gsim_telemetry_dma_bytes(struct gsim_core *core, unsigned int engine, uint64_t bytes);
-void gsim_telemetry_mme_flops(struct gsim_core *core, uint64_t flops);
+void gsim_telemetry_mme_flops(struct gsim_core *core, unsigned int engine, uint64_t flops);
 void gsim_telemetry_tpc_instr(struct gsim_core *core, unsigned int tpc, uint64_t bundles);
 
 /*

@@ -216,13 +216,12 @@ enum {
 	OP_FENCES = 19, OP_EQ_CLOCK = 20, OP_FAULT_WINDOW = 21, OP_SYNC = 22, OP_FAULT = 23,
 };
 
+/* Index of queue q in fuzz_cb's list of queues: every queue ID but 8. */
 static unsigned int qsel(unsigned int q)
 {
 	if (q < GAUDISIM_QUEUE_ID_CPU_PQ)
 		return q;
-	if (q < GAUDISIM_QUEUE_ID_MME_1)
-		return q - 1;
-	return q - 5;
+	return q - 1;
 }
 
 /* Program header: mode 0 (program), driver set-up or not. */

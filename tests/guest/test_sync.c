@@ -8,8 +8,8 @@
  * - Two streams of one external QMAN in one CS: stream 0 arms a monitor
  *   whose payload is DMA0's CP_FENCE0_RDATA_0 at Gaudi's address and waits
  *   on fence 0; stream 1 signals the SOB. The CS completes.
- * - The MME queue: a monitor payload at Gaudi's MME QMAN address raises
- *   its fence, and a CB parked on it runs.
+ * - Both MME QMANs: a monitor payload at Gaudi's MME2_QM or MME0_QM
+ *   address raises its fence, and a CB parked on it runs.
  * - The common-CB idiom: an HBM-DMA stream CP_DMAs a buffer that waits on
  *   fence 0 of Gaudi's lower CP; a payload to DMA2's CP_FENCE0_RDATA_4
  *   releases it.
@@ -17,9 +17,9 @@
  *   a SOB named by its E_N address, which fires a second monitor that
  *   releases the stream.
  * - MSG_LONG to DMA0_QM_ARB_CFG_0, its weights and quiet period: accepted.
- * - Every other register at a Gaudi address (a doorbell, the second MME
- *   QMAN, a SOB: MSG_SHORT is the way to SOBs) is refused at submit with
- *   EPERM.
+ * - Every other register at a Gaudi address (a doorbell, an MME's core
+ *   registers, a SOB: MSG_SHORT is the way to SOBs) is refused at submit
+ *   with EPERM.
  */
 #include <errno.h>
 #include <string.h>
@@ -30,7 +30,6 @@
 
 #define QUEUE_W		GAUDISIM_QUEUE_ID_DMA_0_0	/* waits */
 #define QUEUE_S		(GAUDISIM_QUEUE_ID_DMA_0_0 + 1)	/* signals */
-#define QUEUE_MME	GAUDISIM_QUEUE_ID_MME_0
 #define GAUDI(off)	(GAUDISIM_CFG_BASE + (off))
 /* Gaudi's DMA0_QM_CP_FENCE0_RDATA_0, as the vendor's tests write it. */
 #define DMA0_FENCE0_0	GAUDI(0x508308)
@@ -94,19 +93,25 @@ START_TEST(two_streams_fence_by_gaudi_address)
 }
 END_TEST
 
+/*
+ * Each MME QMAN by its Gaudi address (_i 0: MME2_QM, queues 33..36; _i 1:
+ * MME0_QM, queues 37..40): the payload raises the stream's fence 0 before
+ * its CB runs.
+ */
 START_TEST(mme_fence_by_gaudi_address)
 {
+	static const uint32_t gaudi_fence[] = { 0x168308, 0x068308 };
+	const uint32_t queue = GAUDISIM_QUEUE_ID_MME_0 + 4 * (uint32_t)_i;
 	struct hlthunk_cb_writer iw;
 	struct test_cb cb;
 	struct hbm_buf hbm;
 	uint8_t icb[64];
 	uint32_t status;
 
-	ck_assert_uint_eq(gaudisim_gaudi_fence_rdata(QUEUE_MME, 0), 0x168308);
-	/* The payload raises the MME stream's fence 0 before its CB runs. */
+	ck_assert_uint_eq(gaudisim_gaudi_fence_rdata(queue, 0), gaudi_fence[_i]);
 	cb_create_ok(dev_fd, &cb, 4096);
 	cbw_sob(&cb.w, sob(1), GAUDISIM_SYNC_SOB_SET(0), 0);
-	cbw_monitor(&cb.w, mon(1), sob(1), GAUDI(gaudisim_gaudi_fence_rdata(QUEUE_MME, 0)), 1);
+	cbw_monitor(&cb.w, mon(1), sob(1), GAUDI(gaudi_fence[_i]), 1);
 	cbw_sob(&cb.w, sob(1), GAUDISIM_SYNC_SOB_ADD(1), 0);
 	run_cb_ok(dev_fd, &cb, QUEUE_W, WAIT_US_SHORT);
 	cb_destroy_ok(dev_fd, &cb);
@@ -114,7 +119,7 @@ START_TEST(mme_fence_by_gaudi_address)
 	hbm_alloc_ok(dev_fd, &hbm, MiB);
 	hlthunk_cbw_init(&iw, icb, sizeof(icb));
 	ck_assert_int_eq(hlthunk_cbw_fence(&iw, 0, 1, 1, 0), 0);
-	ck_assert_int_eq(run_internal_cb(&iw, hbm.addr, QUEUE_MME, QUEUE_W, sob(2), mon(2),
+	ck_assert_int_eq(run_internal_cb(&iw, hbm.addr, queue, QUEUE_W, sob(2), mon(2),
 					 &status), 0);
 	ck_assert_uint_eq(status, GAUDISIM_WAIT_CS_STATUS_COMPLETED);
 	hbm_free_ok(dev_fd, &hbm);
@@ -199,7 +204,7 @@ START_TEST(other_registers_refused_at_submit)
 {
 	static const uint32_t refused[] = {
 		0x5080a0,					/* DMA0_QM_PQ_PI_0 */
-		GAUDISIM_GAUDI_MME0_QM + 0x308,			/* the second MME QMAN */
+		0x060000,					/* MME0 core (Gaudi's MME descriptors) */
 		GAUDISIM_GAUDI_SYNC_E_S + 0x2000,		/* a reserved SOB */
 		0x508000,					/* DMA0_QM_GLBL_CFG0 */
 		0x500000,					/* DMA0 core */
@@ -225,7 +230,7 @@ int main(void)
 				  TCASE_TIMEOUT_DMA);
 
 	tcase_add_test(tc, two_streams_fence_by_gaudi_address);
-	tcase_add_test(tc, mme_fence_by_gaudi_address);
+	tcase_add_loop_test(tc, mme_fence_by_gaudi_address, 0, 2);
 	tcase_add_test(tc, lower_cp_fence_by_gaudi_address);
 	tcase_add_test(tc, sob_chain_by_gaudi_e_n_address);
 	tcase_add_test(tc, arbitration_by_gaudi_address);

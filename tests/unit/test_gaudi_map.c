@@ -60,6 +60,16 @@ START_TEST(test_decode_vendor_addresses)
 			  GAUDISIM_QM_CP_FENCE_RDATA(0, 0));
 	ck_assert_uint_eq(decoded(0xde20a0, 4),
 			  GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_NIC_9) + GAUDISIM_QM_PQ_PI(0));
+	/* The two MME QMANs: MME2_QM is MME 0 (queues 33..36), MME0_QM MME 1 (37..40). */
+	ck_assert_uint_eq(decoded(0x168308, 4),
+			  GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_MME) + GAUDISIM_QM_CP_FENCE_RDATA(0, 0));
+	ck_assert_uint_eq(decoded(0x068308, 4),
+			  GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_MME_1) + GAUDISIM_QM_CP_FENCE_RDATA(0, 0));
+	ck_assert_uint_eq(gaudisim_gaudi_fence_rdata(GAUDISIM_QUEUE_ID_MME_1 + 2, 1),
+			  0x068000u + GAUDISIM_QM_CP_FENCE_RDATA(1, 2));
+	ck_assert_int_eq(gaudisim_queue_engine(GAUDISIM_QUEUE_ID_MME_1 + 3), GAUDISIM_ENGINE_MME_1);
+	ck_assert_uint_eq(gaudisim_engine_queue_id(GAUDISIM_ENGINE_MME_1, 3), 40);
+	ck_assert_str_eq(gaudisim_engine_name(GAUDISIM_ENGINE_MME_1), "MME1");
 	/* Fence 1..3 use Gaudi's five-CP stride: CP_FENCE1_RDATA_0 is at 0x31C. */
 	ck_assert_uint_eq(decoded(0x50831c, 4),
 			  GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_DMA_0) + GAUDISIM_QM_CP_FENCE_RDATA(1, 0));
@@ -86,7 +96,7 @@ END_TEST
 
 START_TEST(test_decode_refuses_unmodelled)
 {
-	not_decoded(0x068308, 4);		/* MME0_QM: the second MME QMAN */
+	not_decoded(0x069308, 4);		/* past MME0_QM's registers */
 	not_decoded(0x4a0000, 4);		/* between W_S and E_S */
 	not_decoded(0x4f0000 + GAUDISIM_SYNC_RIGHTS_BASE, 4);	/* not the rights table */
 	not_decoded(0x500000, 4);		/* DMA0 core registers */
@@ -104,7 +114,6 @@ START_TEST(test_decode_refuses_unmodelled)
 	ck_assert_uint_eq(gaudisim_gaudi_qm_block(GAUDISIM_ENGINE_COUNT), 0);
 	ck_assert_uint_eq(gaudisim_gaudi_fence_rdata(GAUDISIM_QUEUE_ID_SIZE, 0), 0);
 	ck_assert_uint_eq(gaudisim_gaudi_fence_rdata(GAUDISIM_QUEUE_ID_CPU_PQ, 0), 0);
-	ck_assert_uint_eq(gaudisim_gaudi_fence_rdata(GAUDISIM_QUEUE_ID_MME_1, 0), 0);
 }
 END_TEST
 
@@ -166,7 +175,7 @@ START_TEST(test_fence_rdata_every_queue)
 		}
 		n++;
 	}
-	ck_assert_uint_eq(n, 8 + 24 + 4 + 32 + 40);
+	ck_assert_uint_eq(n, 8 + 24 + 8 + 32 + 40);
 }
 END_TEST
 
@@ -314,15 +323,29 @@ START_TEST(test_arbitration_registers_stored)
 }
 END_TEST
 
-/* The second MME QMAN has no registers: a write there fails like any hole. */
-START_TEST(test_second_mme_qman_is_a_hole)
+/*
+ * The second MME QMAN (Gaudi's MME0_QM, queues 37..40) is a QMAN of its
+ * own: a write to its fence at Gaudi's address lands on MME 1's fence, not
+ * MME 0's, and a hole next to it still fails.
+ */
+START_TEST(test_second_mme_qman_has_its_fences)
 {
 	const unsigned int q = GAUDISIM_QUEUE_ID_DMA_1_0;
 	struct cb cb = cb_new(64);
 	uint32_t slot;
 
 	q_setup(q, 2);
-	cb_msg(&cb, GAUDISIM_PKT_MSG_LONG, GCFG(GAUDISIM_GAUDI_MME0_QM + 0x308), 1, 0);
+	cb_msg(&cb, GAUDISIM_PKT_MSG_LONG, GCFG(GAUDISIM_GAUDI_MME0_QM + 0x308), 3, 0);
+	slot = job_submit(q, &cb);
+	run_all();
+	ck_assert_uint_eq(cq_entry(q, slot), cq_ok(slot));
+	ck_assert_uint_eq(rd(GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_MME_1) +
+			     GAUDISIM_QM_CP_FENCE_CNT(0, 0)), 3);
+	ck_assert_uint_eq(rd(GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_MME) +
+			     GAUDISIM_QM_CP_FENCE_CNT(0, 0)), 0);
+
+	cb = cb_new(64);
+	cb_msg(&cb, GAUDISIM_PKT_MSG_LONG, GCFG(GAUDISIM_GAUDI_MME0_QM + 0x1308), 1, 0);
 	slot = job_submit(q, &cb);
 	run_all();
 	ck_assert_uint_eq(cq_entry(q, slot), cq_err(slot, GAUDISIM_CP_ERR_DMA_ADDR));
@@ -347,7 +370,7 @@ Suite *gaudi_map_suite(void)
 	tcase_add_test(dev, test_mme_fence_by_gaudi_address);
 	tcase_add_test(dev, test_lower_cp_fence_by_gaudi_address);
 	tcase_add_test(dev, test_arbitration_registers_stored);
-	tcase_add_test(dev, test_second_mme_qman_is_a_hole);
+	tcase_add_test(dev, test_second_mme_qman_has_its_fences);
 	suite_add_tcase(s, dev);
 	return s;
 }

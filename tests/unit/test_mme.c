@@ -682,13 +682,17 @@ START_TEST(test_known_small_gemm)
 }
 END_TEST
 
-/* The engine-framework adapter: state in core->mme, registers, launch. */
+/*
+ * The engine-framework adapter, for each MME (_i): state in core->mme[_i],
+ * registers, launch; the other MME's state is its own.
+ */
 START_TEST(test_engine_ops_adapter)
 {
 	static const float a[] = { 1, 2, 3, 4, 5, 6 };
 	static const float b[] = { 7, 8, 9, 10, 11, 12 };
 	const struct gsim_engine_ops *ops = &gsim_mme_engine_ops;
-	const unsigned int e = GAUDISIM_ENGINE_MME;
+	const unsigned int e = GAUDISIM_ENGINE_MME + (unsigned int)_i;
+	const unsigned int other = GAUDISIM_ENGINE_MME + 1 - (unsigned int)_i;
 	unsigned int errs;
 	uint32_t off, v;
 	bool launch;
@@ -699,7 +703,7 @@ START_TEST(test_engine_ops_adapter)
 	put_f32(c.b.addr, b, 6);
 	program(&c);	/* into M: copied through the adapter below */
 	ck_assert_int_eq(ops->init(T->core, e), 0);
-	ck_assert_ptr_nonnull(T->core->mme);
+	ck_assert_ptr_nonnull(T->core->mme[_i]);
 	ck_assert_int_eq(ops->init(T->core, e), 0);	/* idempotent */
 	for (off = 0; off <= GAUDISIM_MME_BETA; off += 4) {
 		ck_assert_int_eq(ops->reg_write(T->core, e, off, M.regs.r[off / 4], GSIM_ORIGIN_CB,
@@ -731,7 +735,8 @@ START_TEST(test_engine_ops_adapter)
 	ck_assert(ops->reg_read(T->core, e, GAUDISIM_MME_N, &v));
 	ck_assert_uint_eq(v, 0);
 	ops->fini(T->core, e);
-	ck_assert_ptr_null(T->core->mme);
+	ck_assert_ptr_null(T->core->mme[_i]);
+	ck_assert(ops->reg_read(T->core, other, GAUDISIM_MME_N, &v));
 	ops->fini(T->core, e);
 	ck_assert(!ops->reg_read(T->core, e, GAUDISIM_MME_N, &v));
 	ck_assert_int_eq(ops->reg_write(T->core, e, GAUDISIM_MME_N, 1, GSIM_ORIGIN_CB, &launch),
@@ -1205,7 +1210,7 @@ Suite *mme_suite(void)
 	tcase_add_test(tc, test_bf16_matches_rounding_model);
 	tcase_add_test(tc, test_regs_read_back_and_access);
 	tcase_add_test(tc, test_known_small_gemm);
-	tcase_add_test(tc, test_engine_ops_adapter);
+	tcase_add_loop_test(tc, test_engine_ops_adapter, 0, GAUDISIM_NUM_MME);
 	tcase_add_test(tc, test_alpha_beta_zero_skip_operands);
 	tcase_add_test(tc, test_nan_and_inf_propagate);
 	tcase_add_test(tc, test_bad_configs_refused);

@@ -132,7 +132,7 @@ START_TEST(test_tel_busy_raises_power)
 
 	e0 = snap().energy_mj;
 	/* 100 ms of MME work at the full clock. */
-	gsim_telemetry_mme_flops(T->core, (uint64_t)GSIM_TEL_MME_FLOPS_PER_NS * 100 * MS);
+	gsim_telemetry_mme_flops(T->core, GAUDISIM_ENGINE_MME, (uint64_t)GSIM_TEL_MME_FLOPS_PER_NS * 100 * MS);
 	ck_assert_uint_eq(tel64(GAUDISIM_TEL_MME_FLOPS_LO),
 			  (uint64_t)GSIM_TEL_MME_FLOPS_PER_NS * 100 * MS);
 	wait_ns(40 * MS);
@@ -252,12 +252,13 @@ END_TEST
 
 START_TEST(test_tel_rc_model)
 {
-	const double p_w = (GSIM_TEL_IDLE_MW + GSIM_TEL_DYN_MME_MW) / 1000.0;
+	const double p_w = (GSIM_TEL_IDLE_MW + 2 * GSIM_TEL_DYN_MME_MW) / 1000.0;
 	double t0 = snap().temp_mc / 1000.0, t1;
 	uint32_t mc;
 
-	/* MME busy (200 W total): one time constant later, 63 % of the way up. */
+	/* Both MMEs busy (200 W total): one time constant later, 63 % of the way up. */
 	gsim_telemetry_engine_busy(T->core, GAUDISIM_ENGINE_MME, 60 * SEC);
+	gsim_telemetry_engine_busy(T->core, GAUDISIM_ENGINE_MME_1, 60 * SEC);
 	wait_ns(6 * SEC);
 	mc = snap().temp_mc;
 	ck_assert_double_eq_tol(mc, rc_temp_mc(t0, p_w, 6.0), 50);
@@ -469,6 +470,7 @@ START_TEST(test_tel_reset)
 	gsim_telemetry_dma_bytes(T->core, 2, 1 << 20);
 	gsim_telemetry_ecc(T->core, false, 2, 0);
 	gsim_telemetry_engine_busy(T->core, GAUDISIM_ENGINE_MME, 30 * SEC);
+	gsim_telemetry_engine_busy(T->core, GAUDISIM_ENGINE_MME_1, 30 * SEC);
 	wait_ns(10 * SEC);
 	gsim_telemetry_reg_write(T->core, GAUDISIM_TEL_POWER_MAX_MW, 300000, GSIM_ORIGIN_MMIO);
 	mc = snap().temp_mc;
@@ -501,7 +503,8 @@ START_TEST(test_tel_through_bar)
 }
 END_TEST
 
-#define MME_BIT		(1u << GAUDISIM_ENGINE_MME)
+/* Both MMEs: 140 W together. */
+#define MME_BIT		(1u << GAUDISIM_ENGINE_MME | 1u << GAUDISIM_ENGINE_MME_1)
 #define TPC0_BIT	(1u << GAUDISIM_ENGINE_TPC_0)
 
 /*
@@ -514,11 +517,11 @@ START_TEST(test_tel_inflight_active)
 	struct gsim_tel_snapshot s;
 	uint32_t mc0 = snap().temp_mc;
 
-	/* MME in flight 0..300 ms, TPC 0 200..500 ms, then idle to 1 s. */
+	/* MMEs in flight 0..300 ms, TPC 0 200..500 ms, then idle to 1 s. */
 	gsim_telemetry_set_inflight(T->core, MME_BIT);
 	wait_ns(40 * MS);
-	/* The 16 ms window saw a fully busy MME at the full clock. */
-	ck_assert_uint_eq(tel(GAUDISIM_TEL_POWER_MW), GSIM_TEL_IDLE_MW + GSIM_TEL_DYN_MME_MW);
+	/* The 16 ms window saw both MMEs fully busy at the full clock. */
+	ck_assert_uint_eq(tel(GAUDISIM_TEL_POWER_MW), GSIM_TEL_IDLE_MW + 2 * GSIM_TEL_DYN_MME_MW);
 	wait_ns(160 * MS);
 	gsim_telemetry_set_inflight(T->core, MME_BIT | TPC0_BIT);
 	wait_ns(100 * MS);
@@ -551,7 +554,7 @@ START_TEST(test_tel_inflight_active)
 	gsim_telemetry_set_inflight(T->core, MME_BIT);
 	wait_ns(3 * SEC);
 	ck_assert_uint_eq(tel64(GAUDISIM_TEL_CARD_ACTIVE_NS_LO), 3500 * MS);
-	ck_assert_uint_eq(tel(GAUDISIM_TEL_POWER_MW), GSIM_TEL_IDLE_MW + GSIM_TEL_DYN_MME_MW);
+	ck_assert_uint_eq(tel(GAUDISIM_TEL_POWER_MW), GSIM_TEL_IDLE_MW + 2 * GSIM_TEL_DYN_MME_MW);
 	/* A reset clears the counters and what was in flight. */
 	gsim_core_reset(T->core);
 	wait_ns(SEC);

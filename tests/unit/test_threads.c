@@ -248,10 +248,9 @@ static void fill_operand(uint64_t addr, uint64_t n, unsigned int dtype)
 	}
 }
 
-/* Program a dense GEMM through MMIO and COMMIT it (the host's launch). */
-static void mme_commit(const struct gemm *g)
+/* Program a dense GEMM into MME engine e through MMIO and COMMIT it (the host's launch). */
+static void mme_commit(unsigned int e, const struct gemm *g)
 {
-	const unsigned int e = GAUDISIM_ENGINE_MME;
 	uint32_t lda = g->ta ? g->m : g->k, ldb = g->tb ? g->k : g->n;
 
 	eng_wr(e, GAUDISIM_MME_A_ADDR_LO, (uint32_t)MME_A);
@@ -279,7 +278,7 @@ static void mme_commit(const struct gemm *g)
 				     (g->tb ? GAUDISIM_MME_CTRL_TRANSPOSE_B : 0));
 	eng_wr(e, GAUDISIM_MME_ALPHA, gsim_f32_bits(g->alpha));
 	eng_wr(e, GAUDISIM_MME_BETA, gsim_f32_bits(g->beta));
-	ck_assert_uint_ne(wr(GAUDISIM_MME_BLOCK + GAUDISIM_MME_COMMIT, GAUDISIM_MME_COMMIT_GO) &
+	ck_assert_uint_ne(wr(GAUDISIM_ENGINE_BLOCK(e) + GAUDISIM_MME_COMMIT, GAUDISIM_MME_COMMIT_GO) &
 			  GSIM_KICK_RUN, 0);
 }
 
@@ -291,20 +290,21 @@ static void mme_fill(const struct gemm *g, uint64_t seed)
 	fill_operand(MME_C, elems(g->m, g->n, g->batch), g->out);
 }
 
-/* D of one GEMM on a fresh core with the given worker count (malloc'ed). */
-static uint8_t *mme_result(const struct gemm *g, unsigned int threads, uint64_t *bytes)
+/* D of one GEMM on MME e of a fresh core with the given worker count (malloc'ed). */
+static uint8_t *mme_result(unsigned int e, const struct gemm *g, unsigned int threads,
+			   uint64_t *bytes)
 {
 	uint8_t *copy;
 
 	T = th_new_threads(T_HOST_SIZE, threads);
 	ck_assert_uint_eq(gsim_core_threads(T->core), threads);
 	mme_fill(g, 0x5eed0000u + g->m * 7u + g->k);
-	comp_setup(GAUDISIM_ENGINE_MME);
-	mme_commit(g);
+	comp_setup(e);
+	mme_commit(e, g);
 	run_all();
-	ck_assert_uint_eq(eng_reg(GAUDISIM_ENGINE_MME, GAUDISIM_ENG_STATUS), 0);
-	ck_assert_uint_eq(eng_reg(GAUDISIM_ENGINE_MME, GAUDISIM_ENG_LAUNCH_CNT), 1);
-	ck_assert_uint_eq(comp_word(GAUDISIM_ENGINE_MME), COMP_VALUE);
+	ck_assert_uint_eq(eng_reg(e, GAUDISIM_ENG_STATUS), 0);
+	ck_assert_uint_eq(eng_reg(e, GAUDISIM_ENG_LAUNCH_CNT), 1);
+	ck_assert_uint_eq(comp_word(e), COMP_VALUE);
 	*bytes = elems(g->m, g->n, g->batch) * gaudisim_dtype_size(g->out);
 	copy = malloc(*bytes);
 	ck_assert_ptr_nonnull(copy);
@@ -327,14 +327,19 @@ START_TEST(test_mme_threaded_matches_serial)
 	unsigned int i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		uint64_t n0, n1;
-		uint8_t *serial = mme_result(&cases[i], 0, &n0);
-		uint8_t *threaded = mme_result(&cases[i], THREADS, &n1);
+		uint64_t n0, n1, n2;
+		uint8_t *serial = mme_result(GAUDISIM_ENGINE_MME, &cases[i], 0, &n0);
+		uint8_t *threaded = mme_result(GAUDISIM_ENGINE_MME, &cases[i], THREADS, &n1);
+		/* The second MME computes the same D. */
+		uint8_t *mme1 = mme_result(GAUDISIM_ENGINE_MME_1, &cases[i], THREADS, &n2);
 
 		ck_assert_uint_eq(n0, n1);
+		ck_assert_uint_eq(n0, n2);
 		ck_assert_msg(!memcmp(serial, threaded, n0), "case %u: threaded D differs", i);
+		ck_assert_msg(!memcmp(serial, mme1, n0), "case %u: MME 1's D differs", i);
 		free(serial);
 		free(threaded);
+		free(mme1);
 	}
 }
 END_TEST
@@ -572,7 +577,7 @@ START_TEST(test_mme_overlaps_tpc)
 	/* ... does not hold up a GEMM, which the other worker runs. */
 	mme_fill(&g, 1);
 	comp_setup(GAUDISIM_ENGINE_MME);
-	mme_commit(&g);
+	mme_commit(GAUDISIM_ENGINE_MME, &g);
 	for (waited = 0; comp_word(GAUDISIM_ENGINE_MME) != COMP_VALUE; waited++) {
 		ck_assert_uint_lt(waited, 20000);
 		gsim_core_run(T->core);
@@ -604,7 +609,7 @@ START_TEST(test_small_gemm_runs_inline)
 	ck_assert_uint_gt(2ull * big.m * big.n * big.k, GSIM_MME_INLINE_FLOPS);
 	mme_fill(&small, 3);
 	comp_setup(GAUDISIM_ENGINE_MME);
-	mme_commit(&small);
+	mme_commit(GAUDISIM_ENGINE_MME, &small);
 	gsim_core_run(T->core);
 	ck_assert(!gsim_core_work_in_flight(T->core));
 	ck_assert(!eng_busy(GAUDISIM_ENGINE_MME));
@@ -612,7 +617,7 @@ START_TEST(test_small_gemm_runs_inline)
 
 	mme_fill(&big, 4);
 	comp_setup(GAUDISIM_ENGINE_MME);
-	mme_commit(&big);
+	mme_commit(GAUDISIM_ENGINE_MME, &big);
 	ck_assert(!gsim_core_run(T->core));
 	ck_assert(eng_busy(GAUDISIM_ENGINE_MME) || gsim_core_work_in_flight(T->core) ||
 		  comp_word(GAUDISIM_ENGINE_MME) != COMP_VALUE);
@@ -636,7 +641,7 @@ START_TEST(test_mme_reset_while_running)
 	mme_fill(&g, 2);
 	memset(dev(MME_D), 0x7f, dbytes);
 	comp_setup(GAUDISIM_ENGINE_MME);
-	mme_commit(&g);
+	mme_commit(GAUDISIM_ENGINE_MME, &g);
 	ck_assert(!gsim_core_run(T->core));
 	ck_assert(eng_busy(GAUDISIM_ENGINE_MME));
 	msix = T->msix_total;

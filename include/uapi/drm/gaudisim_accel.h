@@ -250,10 +250,14 @@ struct gaudisim_info_dram_usage {
 
 /*
  * Engine bits of HW_IDLE's busy masks: habanalabs' enum gaudi_engine_id.
- * DMA engine n is bit n, the MME bit 8, TPC n bit 12 + n.
+ * DMA engine n is bit n, TPC n bit 12 + n. The two MMEs are Gaudi's two
+ * master MMEs: queues 37..40 (gaudisim's MME 1) belong to Gaudi's MME0,
+ * bit 8; queues 33..36 (gaudisim's MME 0) to its MME2, bit 10 (habanalabs
+ * maps the queues so).
  */
 #define GAUDISIM_HL_ENGINE_ID_DMA(n)	(n)
 #define GAUDISIM_HL_ENGINE_ID_MME_0	8
+#define GAUDISIM_HL_ENGINE_ID_MME_2	10
 #define GAUDISIM_HL_ENGINE_ID_TPC(n)	(12 + (n))
 #define GAUDISIM_HL_ENGINE_ID_NIC(n)	(20 + (n))
 
