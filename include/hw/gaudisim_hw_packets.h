@@ -121,8 +121,12 @@ enum gaudisim_packet_id {
 #define GAUDISIM_REPEAT_COUNT_SHIFT	16		/* start only */
 #define GAUDISIM_REPEAT_COUNT_MASK	(0xffffu << GAUDISIM_REPEAT_COUNT_SHIFT)
 
-/* ---- ARB_POINT: dw0 priority [7:0], rls [31] (see GAUDISIM_QM_ARB_OWNER) */
-#define GAUDISIM_ARB_POINT_PRIORITY_MASK	0xffu	/* accepted, not modelled */
+/*
+ * ---- ARB_POINT: dw0 priority [7:0], rls [31] (see GAUDISIM_QM_ARB_OWNER).
+ * Under priority arbitration (ARB_CFG EN, TYPE 0) the arbiter goes to the
+ * stream asking with the highest priority; otherwise priority is ignored.
+ */
+#define GAUDISIM_ARB_POINT_PRIORITY_MASK	0xffu
 #define GAUDISIM_ARB_POINT_RLS			(1u << 31)
 
 /* ---- WAIT: dw0 cycles [23:0], inc_val [27:24], id [29:28] ---------------

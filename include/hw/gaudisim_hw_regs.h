@@ -341,11 +341,13 @@
 /*
  * Arbitration, Gaudi's registers: ARB_CFG_0 (TYPE [0]: 0 priority, 1
  * weighted round robin; IS_MASTER [4]; EN [8]), the per-stream weights and
- * the quiet period between grants. They are stored and read back but do
- * not change the order in which the device serves streams: its scheduler
- * gives every runnable stream one slice in turn, a difference that only
- * timing can show (a CB that orders its streams does so with fences, which
- * are modelled). ARB_POINT holds are modelled (ARB_OWNER below).
+ * the quiet period between grants. ARB_POINT holds are modelled (ARB_OWNER
+ * below), and with priority arbitration enabled (EN, TYPE 0) the arbiter
+ * goes to the stream asking at its ARB_POINT with the highest priority
+ * (the packet's priority field). The weights and the quiet period are
+ * stored and read back but do not change the order in which the device
+ * serves streams: its scheduler gives every runnable stream one slice in
+ * turn, a difference that only timing can show.
  */
 #define GAUDISIM_QM_ARB_CFG		0xA00
 #define GAUDISIM_QM_ARB_CFG_TYPE_WRR	(1u << 0)

@@ -150,6 +150,11 @@ struct gsim_stream {
 	uint8_t pkt_err;		/* error code of the packet that failed */
 	/* LOAD_AND_EXE state, cleared with every CB from the PQ. */
 	uint32_t pred;			/* bit n: predicate n; bit 0 always set */
+	/*
+	 * Priority arbitration: the priority this stream asks the arbiter
+	 * with at an ARB_POINT, -1 when it is not asking (gsim_packets.c).
+	 */
+	int arb_request;
 	uint8_t scalars[GAUDISIM_LOAD_AND_EXE_SCALAR_SIZE];	/* RF0..RF3 */
 };
 
@@ -162,7 +167,11 @@ struct gsim_qman {
 	 * CP_FENCE<f>_RDATA_4.
 	 */
 	uint32_t lower_fence[GAUDISIM_QM_NUM_FENCES];
-	/* Gaudi's arbitration settings: stored, not used to schedule. */
+	/*
+	 * Gaudi's arbitration settings: priority arbitration (EN, TYPE 0)
+	 * decides ARB_POINT grants; the WRR weights and the quiet period are
+	 * stored, not used to schedule.
+	 */
 	uint32_t arb_cfg;
 	uint32_t arb_wrr_weight[GAUDISIM_STREAMS_PER_QMAN];
 	uint32_t arb_mst_quiet_per;

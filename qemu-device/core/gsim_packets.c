@@ -430,17 +430,50 @@ static enum gsim_pkt_result exec_repeat(struct pkt *k)
 	return GSIM_PKT_NEXT;
 }
 
+/*
+ * Under priority arbitration, may stream s take the arbiter now? It asks
+ * first and lets the other streams of the QMAN run up to their own
+ * ARB_POINT (a stream released by the same monitor as s reaches it in the
+ * same round); then the highest priority asking wins, the lower stream
+ * index on a tie.
+ */
+static bool arb_priority_grant(struct gsim_qman *qm, struct gsim_stream *s, int prio)
+{
+	unsigned int i;
+
+	if (s->arb_request < 0) {
+		s->arb_request = prio;
+		return false;
+	}
+	s->arb_request = prio;
+	for (i = 0; i < GAUDISIM_STREAMS_PER_QMAN; i++) {
+		const struct gsim_stream *o = &qm->stream[i];
+
+		if (o == s || o->arb_request < 0 || !(qm->glbl_cfg0 & (1u << i)))
+			continue;
+		if (o->arb_request > prio || (o->arb_request == prio && i < s->index))
+			return false;
+	}
+	s->arb_request = -1;
+	return true;
+}
+
 static enum gsim_pkt_result exec_arb_point(struct pkt *k)
 {
 	struct gsim_qman *qm = &k->core->qman[k->s->engine];
+	const uint32_t prio_mode = GAUDISIM_QM_ARB_CFG_EN | GAUDISIM_QM_ARB_CFG_TYPE_WRR;
 
 	if (k->dw0 & GAUDISIM_ARB_POINT_RLS) {
 		if (qm->arb_owner == (int)k->s->index)
 			qm->arb_owner = -1;
-	} else {
-		/* Only a stream allowed to run gets here: the arbiter is free or ours. */
-		qm->arb_owner = (int)k->s->index;
+		return GSIM_PKT_NEXT;
 	}
+	/* Only a stream allowed to run gets here: the arbiter is free or ours. */
+	if (qm->arb_owner != (int)k->s->index &&
+	    (qm->arb_cfg & prio_mode) == GAUDISIM_QM_ARB_CFG_EN &&
+	    !arb_priority_grant(qm, k->s, (int)(k->dw0 & GAUDISIM_ARB_POINT_PRIORITY_MASK)))
+		return GSIM_PKT_BLOCKED;
+	qm->arb_owner = (int)k->s->index;
 	return GSIM_PKT_NEXT;
 }
 
@@ -455,6 +488,7 @@ static enum gsim_pkt_result exec_stop(struct pkt *k)
 	s->stopped = true;
 	if (qm->arb_owner == (int)s->index)
 		qm->arb_owner = -1;
+	s->arb_request = -1;
 	gsim_eq_post(core, GAUDISIM_EQ_EVENT_QMAN_STOP, s->engine, s->queue_id, 0, k->f->addr);
 	return GSIM_PKT_NEXT;
 }

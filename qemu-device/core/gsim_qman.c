@@ -30,6 +30,9 @@
  * Arbitration: the streams of a QMAN share its engine. A stream that runs
  * ARB_POINT takes the QMAN's arbiter and the other streams wait until it
  * releases it (ARB_POINT with rls), its CB ends, it stops or is reset.
+ * With priority arbitration enabled (ARB_CFG EN, TYPE 0) the arbiter goes
+ * to the highest priority among the streams asking for it at their
+ * ARB_POINT (gsim_packets.c).
  */
 #include <inttypes.h>
 #include <stddef.h>
@@ -57,6 +60,7 @@ void gsim_stream_init(struct gsim_stream *s, unsigned int engine, unsigned int i
 	s->external = GAUDISIM_QUEUE_IS_EXTERNAL(s->queue_id);
 	s->park = GSIM_PARK_NONE;
 	s->pred = 1;
+	s->arb_request = -1;
 }
 
 void gsim_stream_reset(struct gsim_stream *s)
@@ -238,6 +242,7 @@ static void release_arbiter(struct gsim_core *core, struct gsim_stream *s)
 
 	if (qm->arb_owner == (int)s->index)
 		qm->arb_owner = -1;
+	s->arb_request = -1;
 }
 
 static void clear_frames(struct gsim_stream *s)

@@ -286,6 +286,64 @@ START_TEST(test_arbitration)
 }
 END_TEST
 
+/*
+ * Priority arbitration (ARB_CFG EN, TYPE 0): two streams released by one
+ * fence write each take the arbiter at ARB_POINT (the vendor's
+ * lock-unlock-lock idiom) and write HBM_P inside the held section. The
+ * higher priority goes first, so the lower one's value is left: _i 0
+ * gives stream 0 priority 2 and stream 1 priority 1, _i 1 the reverse.
+ */
+START_TEST(test_priority_arbitration)
+{
+	const unsigned int q[2] = { Q_DMA2, Q_DMA2 + 1 };
+	const uint32_t prio[2][2] = { { 2, 1 }, { 1, 2 } };
+	const uint32_t qm = GAUDISIM_QM_BLOCK(GAUDISIM_ENGINE_DMA_2);
+	unsigned int i;
+
+	wr(qm + GAUDISIM_QM_ARB_CFG, GAUDISIM_QM_ARB_CFG_EN);
+	for (i = 0; i < 2; i++) {
+		struct cb cb = cb_new(128);
+		uint32_t p = prio[_i][i];
+
+		iq_setup(q[i], 2);
+		cb_fence(&cb, 0, 1, 1);
+		cb_raw(&cb, p, GAUDISIM_PKT_CTL(GAUDISIM_PKT_ARB_POINT));
+		cb_raw(&cb, p | GAUDISIM_ARB_POINT_RLS, GAUDISIM_PKT_CTL(GAUDISIM_PKT_ARB_POINT));
+		cb_raw(&cb, p, GAUDISIM_PKT_CTL(GAUDISIM_PKT_ARB_POINT));
+		cb_msg(&cb, GAUDISIM_PKT_MSG_LONG, HBM_P, 0x100 + i, 0);
+		cb_raw(&cb, p | GAUDISIM_ARB_POINT_RLS, GAUDISIM_PKT_CTL(GAUDISIM_PKT_ARB_POINT));
+		iq_submit(q[i], &cb);
+	}
+	ck_assert(!gsim_core_run(T->core));
+	ck_assert_uint_eq(iq_sts(q[0]), GAUDISIM_CP_STS_BUSY | GAUDISIM_CP_STS_FENCE_WAIT);
+	ck_assert_uint_eq(iq_sts(q[1]), GAUDISIM_CP_STS_BUSY | GAUDISIM_CP_STS_FENCE_WAIT);
+
+	wr(QQ_FENCE_REG(q[0], GAUDISIM_QM_CP_FENCE_RDATA, 0), 1);
+	wr(QQ_FENCE_REG(q[1], GAUDISIM_QM_CP_FENCE_RDATA, 0), 1);
+	run_all();
+	ck_assert_uint_eq(dev_rd32(hbm_ptr(HBM_P)), _i == 0 ? 0x101u : 0x100u);
+	ck_assert_uint_eq(iq_ci(q[0]), 1);
+	ck_assert_uint_eq(iq_ci(q[1]), 1);
+	ck_assert_uint_eq(rd(qm + GAUDISIM_QM_ARB_OWNER), 0);
+	ck_assert_uint_eq(T->errors, 0);
+
+	/* Without EN the priority field is accepted and grants at once. */
+	wr(qm + GAUDISIM_QM_ARB_CFG, 0);
+	for (i = 0; i < 2; i++) {
+		struct cb cb = cb_new(64);
+
+		cb_raw(&cb, prio[_i][i], GAUDISIM_PKT_CTL(GAUDISIM_PKT_ARB_POINT));
+		cb_msg(&cb, GAUDISIM_PKT_MSG_LONG, HBM_P, 0x200 + i, 0);
+		cb_raw(&cb, GAUDISIM_ARB_POINT_RLS, GAUDISIM_PKT_CTL(GAUDISIM_PKT_ARB_POINT));
+		iq_submit(q[i], &cb);
+	}
+	run_all();
+	ck_assert_uint_eq(iq_ci(q[0]), 2);
+	ck_assert_uint_eq(iq_ci(q[1]), 2);
+	ck_assert_uint_eq(T->errors, 0);
+}
+END_TEST
+
 Suite *iq_suite(void)
 {
 	Suite *s = suite_create("internal-queues");
@@ -297,6 +355,7 @@ Suite *iq_suite(void)
 	tcase_add_test(tc, test_internal_refusals);
 	tcase_add_test(tc, test_hbm_dma_moves_data);
 	tcase_add_test(tc, test_arbitration);
+	tcase_add_loop_test(tc, test_priority_arbitration, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
