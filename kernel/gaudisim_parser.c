@@ -589,6 +589,11 @@ static int gaudisim_parse_msg_short(struct gaudisim_parser *p,
 		gaudisim_parse_dbg(p, "MSG_SHORT with unsupported ctl 0x%08x\n", ctl);
 		return -EINVAL;
 	}
+	/* The W_S bases name the same arrays (gaudisim_queue.h). */
+	if (base == GAUDISIM_MSG_BASE_MON_W_S)
+		base = GAUDISIM_MSG_BASE_MON;
+	else if (base == GAUDISIM_MSG_BASE_SOB_W_S)
+		base = GAUDISIM_MSG_BASE_SOB;
 	switch (base) {
 	case GAUDISIM_MSG_BASE_SOB:
 		if (offset / 4 >= GAUDISIM_SYNC_NUM_SOBS)

@@ -91,6 +91,8 @@ static void gaudisim_stream_msg_bases_init(struct gaudisim_device *gdev, u32 eng
 	static const u64 base[GAUDISIM_QM_NUM_MSG_BASES] = {
 		[GAUDISIM_MSG_BASE_MON] = GAUDISIM_SYNC_MON_BASE_ADDR,
 		[GAUDISIM_MSG_BASE_SOB] = GAUDISIM_SYNC_SOB_BASE_ADDR,
+		[GAUDISIM_MSG_BASE_MON_W_S] = GAUDISIM_SYNC_MON_BASE_ADDR,
+		[GAUDISIM_MSG_BASE_SOB_W_S] = GAUDISIM_SYNC_SOB_BASE_ADDR,
 	};
 	u32 b;
 

@@ -28,9 +28,16 @@ struct gaudisim_job;
 
 static_assert(GAUDISIM_QUEUE_LEN - 1 <= GAUDISIM_BD_CTL_SHADOW_INDEX_MASK);
 
-/* CP_MSG_BASE<n> of every stream: monitor arrays and SOB array. */
+/*
+ * CP_MSG_BASE<n> of every stream: monitor arrays and SOB array. Gaudi's
+ * driver points bases 0/1 at the E_N manager and 2/3 at the W_S manager,
+ * where its reserved objects live; the one modelled sync manager stands
+ * for both, so 2/3 name the same arrays as 0/1.
+ */
 #define GAUDISIM_MSG_BASE_MON	0
 #define GAUDISIM_MSG_BASE_SOB	1
+#define GAUDISIM_MSG_BASE_MON_W_S	2
+#define GAUDISIM_MSG_BASE_SOB_W_S	3
 static_assert(GAUDISIM_QUEUE_LEN_LOG2 >= GAUDISIM_QM_PQ_SIZE_LOG2_MIN);
 static_assert(GAUDISIM_QUEUE_LEN_LOG2 <= GAUDISIM_QM_PQ_SIZE_LOG2_MAX);
 

@@ -16,6 +16,8 @@
  * - A chain through Gaudi's E_N SOB address: one monitor's payload adds to
  *   a SOB named by its E_N address, which fires a second monitor that
  *   releases the stream.
+ * - Message bases 2 and 3 (Gaudi's W_S manager) name the same monitors
+ *   and SOBs as 0 and 1.
  * - MSG_LONG to DMA0_QM_ARB_CFG_0, its weights and quiet period: accepted.
  * - Every other register at a Gaudi address (a doorbell, an MME's core
  *   registers, a SOB: MSG_SHORT is the way to SOBs) is refused at submit
@@ -87,6 +89,35 @@ START_TEST(two_streams_fence_by_gaudi_address)
 	ck_assert_int_eq(hlthunk_cbw_fence(&w.w, 0, 1, 1, 0), 0);
 	ck_assert_int_eq(hlthunk_cbw_nop(&w.w, 0), 0);
 	cbw_sob(&s.w, sob(0), GAUDISIM_SYNC_SOB_ADD(1), 0);
+	submit_both_ok(&w, &s);
+	cb_destroy_ok(dev_fd, &w);
+	cb_destroy_ok(dev_fd, &s);
+}
+END_TEST
+
+/*
+ * Message bases 2 and 3 (where Gaudi's driver points the W_S manager's
+ * monitors and SOBs) reach the same objects as 0 and 1: the waiter arms
+ * its monitor through base 2, the signaller adds through base 3.
+ */
+START_TEST(w_s_message_bases)
+{
+	const uint32_t arm = GAUDISIM_SYNC_MON_ARM(mon(0)) - GAUDISIM_SYNC_MON_BASE_OFFSET;
+	const uint32_t pay = GAUDISIM_SYNC_MON_PAY_ADDRL(mon(0)) - GAUDISIM_SYNC_MON_BASE_OFFSET;
+	const uint32_t payh = GAUDISIM_SYNC_MON_PAY_ADDRH(mon(0)) - GAUDISIM_SYNC_MON_BASE_OFFSET;
+	const uint32_t data = GAUDISIM_SYNC_MON_PAY_DATA(mon(0)) - GAUDISIM_SYNC_MON_BASE_OFFSET;
+	struct test_cb w, s;
+
+	cb_create_ok(dev_fd, &w, 4096);
+	cb_create_ok(dev_fd, &s, 4096);
+	cbw_msg_short(&w.w, 3, 4 * sob(0), GAUDISIM_SYNC_SOB_SET(0), 0);
+	cbw_msg_short(&w.w, 2, pay, (uint32_t)DMA0_FENCE0_0, 0);
+	cbw_msg_short(&w.w, 2, payh, (uint32_t)(DMA0_FENCE0_0 >> 32), 0);
+	cbw_msg_short(&w.w, 2, data, 1, 0);
+	cbw_msg_short(&w.w, 2, arm, GAUDISIM_SYNC_MON_ARM_SOB(sob(0), 0, 1), 0);
+	ck_assert_int_eq(hlthunk_cbw_fence(&w.w, 0, 1, 1, 0), 0);
+	ck_assert_int_eq(hlthunk_cbw_nop(&w.w, 0), 0);
+	cbw_msg_short(&s.w, 3, 4 * sob(0), GAUDISIM_SYNC_SOB_ADD(1), 0);
 	submit_both_ok(&w, &s);
 	cb_destroy_ok(dev_fd, &w);
 	cb_destroy_ok(dev_fd, &s);
@@ -230,6 +261,7 @@ int main(void)
 				  TCASE_TIMEOUT_DMA);
 
 	tcase_add_test(tc, two_streams_fence_by_gaudi_address);
+	tcase_add_test(tc, w_s_message_bases);
 	tcase_add_loop_test(tc, mme_fence_by_gaudi_address, 0, 2);
 	tcase_add_test(tc, lower_cp_fence_by_gaudi_address);
 	tcase_add_test(tc, sob_chain_by_gaudi_e_n_address);
