@@ -165,6 +165,8 @@ static bool gaudisim_cs_signal(struct gaudisim_cs *cs, int status)
 		o->timestamp_valid = cs->flags & GAUDISIM_CS_FLAGS_TIMESTAMP;
 		o->timestamp_ns = cs->timestamp_ns;
 		o->is_signal = cs->type == GAUDISIM_CS_TYPE_SIGNAL;
+		if (o->timestamp_valid)
+			ctx->ts_outcomes[ctx->ts_next++ & (GAUDISIM_CS_TS_OUTCOMES - 1)] = *o;
 		ctx->pending[cs->seq & (GAUDISIM_MAX_PENDING_CS - 1)] = NULL;
 	}
 	spin_unlock(&ctx->cs_lock);
@@ -1158,6 +1160,33 @@ struct gaudisim_mcs {
 };
 
 /*
+ * The outcome of retired CS @seq, if still known: from the window of the
+ * last GAUDISIM_CS_OUTCOMES CSs, else from the TIMESTAMP outcomes, which
+ * give it once (habanalabs pops its outcome store). Under ctx->cs_lock.
+ */
+static bool gaudisim_cs_find_outcome(struct gaudisim_ctx *ctx, u64 seq,
+				     struct gaudisim_cs_outcome *out)
+{
+	struct gaudisim_cs_outcome *o = &ctx->outcomes[seq & (GAUDISIM_CS_OUTCOMES - 1)];
+	u32 i;
+
+	lockdep_assert_held(&ctx->cs_lock);
+	if (o->seq == seq) {
+		*out = *o;
+		return true;
+	}
+	for (i = 0; i < GAUDISIM_CS_TS_OUTCOMES; i++) {
+		o = &ctx->ts_outcomes[i];
+		if (o->seq == seq) {
+			*out = *o;
+			o->seq = 0;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
  * Look at every CS of @m once. As habanalabs: an unknown sequence is
  * -EINVAL, a CS that ended badly fails the wait with its error, a CS long
  * retired counts as completed.
@@ -1171,7 +1200,7 @@ static int gaudisim_mcs_poll(struct gaudisim_ctx *ctx, struct gaudisim_mcs *m)
 	spin_lock(&ctx->cs_lock);
 	for (i = 0; i < m->n; i++) {
 		u64 seq = m->seq[i];
-		struct gaudisim_cs_outcome *o;
+		struct gaudisim_cs_outcome o;
 		struct gaudisim_cs *cs;
 
 		if (!seq || seq >= ctx->next_seq) {
@@ -1181,15 +1210,14 @@ static int gaudisim_mcs_poll(struct gaudisim_ctx *ctx, struct gaudisim_mcs *m)
 		cs = ctx->pending[seq & (GAUDISIM_MAX_PENDING_CS - 1)];
 		if (cs && cs->seq == seq)
 			continue;
-		o = &ctx->outcomes[seq & (GAUDISIM_CS_OUTCOMES - 1)];
-		if (o->seq == seq) {
-			if (o->status) {
-				rc = o->status == -ETIMEDOUT ? -ETIMEDOUT : -EIO;
+		if (gaudisim_cs_find_outcome(ctx, seq, &o)) {
+			if (o.status) {
+				rc = o.status == -ETIMEDOUT ? -ETIMEDOUT : -EIO;
 				break;
 			}
-			if (o->timestamp_valid &&
-			    (!m->first_ts_ns || o->timestamp_ns < m->first_ts_ns))
-				m->first_ts_ns = o->timestamp_ns;
+			if (o.timestamp_valid &&
+			    (!m->first_ts_ns || o.timestamp_ns < m->first_ts_ns))
+				m->first_ts_ns = o.timestamp_ns;
 		}
 		m->map |= BIT(i);
 	}
@@ -1303,8 +1331,8 @@ int gaudisim_wait_cs_ioctl(struct drm_device *drm, void *data, struct drm_file *
 		kref_get(&cs->ref);
 	else
 		cs = NULL;
-	if (!cs)
-		outcome = ctx->outcomes[in.seq & (GAUDISIM_CS_OUTCOMES - 1)];
+	if (!cs && !gaudisim_cs_find_outcome(ctx, in.seq, &outcome))
+		outcome.seq = 0;
 	spin_unlock(&ctx->cs_lock);
 
 	if (!cs) {

@@ -46,9 +46,16 @@ struct gaudisim_userptr;
  * max_pending_cs), so a WAIT_CS that gets an answer there gets it here.
  */
 #define GAUDISIM_CS_OUTCOMES	16384
+/*
+ * Outcomes of TIMESTAMP CSs kept beyond that window, as habanalabs' outcome
+ * store keeps them: the last 256, the oldest overwritten first; a WAIT_CS
+ * that finds one there takes it out.
+ */
+#define GAUDISIM_CS_TS_OUTCOMES	256
 
 static_assert((GAUDISIM_MAX_PENDING_CS & (GAUDISIM_MAX_PENDING_CS - 1)) == 0);
 static_assert((GAUDISIM_CS_OUTCOMES & (GAUDISIM_CS_OUTCOMES - 1)) == 0);
+static_assert((GAUDISIM_CS_TS_OUTCOMES & (GAUDISIM_CS_TS_OUTCOMES - 1)) == 0);
 
 /**
  * struct gaudisim_job - one chunk of a CS

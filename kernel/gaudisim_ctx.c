@@ -105,6 +105,7 @@ static void gaudisim_ctx_release(struct kref *ref)
 
 	mutex_destroy(&ctx->restore_lock);
 	mutex_destroy(&ctx->mem_lock);
+	kvfree(ctx->ts_outcomes);
 	kvfree(ctx->outcomes);
 	kvfree(ctx->pending);
 	kfree(ctx);
@@ -129,9 +130,12 @@ static struct gaudisim_ctx *gaudisim_ctx_create(struct gaudisim_device *gdev)
 		return NULL;
 	ctx->outcomes = kvcalloc(GAUDISIM_CS_OUTCOMES, sizeof(*ctx->outcomes),
 				 GFP_KERNEL);
+	ctx->ts_outcomes = kvcalloc(GAUDISIM_CS_TS_OUTCOMES, sizeof(*ctx->ts_outcomes),
+				    GFP_KERNEL);
 	ctx->pending = kvcalloc(GAUDISIM_MAX_PENDING_CS, sizeof(*ctx->pending),
 				GFP_KERNEL);
-	if (!ctx->outcomes || !ctx->pending) {
+	if (!ctx->outcomes || !ctx->ts_outcomes || !ctx->pending) {
+		kvfree(ctx->ts_outcomes);
 		kvfree(ctx->outcomes);
 		kvfree(ctx->pending);
 		kfree(ctx);

@@ -75,6 +75,8 @@ struct gaudisim_device;
  * @next_seq: sequence number of the next CS
  * @pending: CSs in flight, indexed by seq % GAUDISIM_MAX_PENDING_CS
  * @outcomes: retired CSs, indexed by seq % GAUDISIM_CS_OUTCOMES
+ * @ts_outcomes: retired TIMESTAMP CSs, the last GAUDISIM_CS_TS_OUTCOMES
+ * @ts_next: pushes into @ts_outcomes so far (the next slot, modulo its size)
  * @restore_lock: serialises the restore phase and @restore_done
  * @restore_done: the first CS went through (restore chunks are skipped)
  * @iq_used: internal queues the context submitted to (under submit_lock)
@@ -122,11 +124,13 @@ struct gaudisim_ctx {
 	u64 hbm_dirty_start;
 	u64 hbm_dirty_end;
 
-	/* Protects @next_seq, @pending, @outcomes and the CS outcome fields. */
+	/* Protects @next_seq, @pending, the outcomes and the CS outcome fields. */
 	spinlock_t cs_lock;
 	u64 next_seq;
 	struct gaudisim_cs **pending;
 	struct gaudisim_cs_outcome *outcomes;
+	struct gaudisim_cs_outcome *ts_outcomes;
+	u32 ts_next;
 	/* Woken whenever a CS of the context retires (multi-CS waits). */
 	wait_queue_head_t cs_done_wq;
 

@@ -284,6 +284,60 @@ START_TEST(timestamp_kept_after_many)
 }
 END_TEST
 
+/*
+ * Beyond the last 16384 CSs, the outcomes of the last 256 TIMESTAMP CSs
+ * are kept as habanalabs' outcome store keeps them: a wait gets the
+ * completion time once; the oldest TIMESTAMP outcome goes first.
+ */
+START_TEST(timestamp_outcome_store)
+{
+	struct gaudisim_cs_chunk chunk = make_chunk(nop_cb.handle, QUEUE_H2D, nop_cb.w.used);
+	struct hlthunk_cs_in in = { .chunks_execute = &chunk, .num_chunks_execute = 1,
+				    .flags = GAUDISIM_CS_FLAGS_TIMESTAMP };
+	struct hlthunk_cs_out out;
+	uint32_t status = ~0u, flags = 0;
+	int64_t ts = 0, ts_late = 0;
+	uint64_t evicted, kept, seq = 0;
+	int i;
+
+	ck_assert_int_eq(hlthunk_command_submission(dev_fd, &in, &out), 0);
+	evicted = out.seq;
+	ck_assert_int_eq(hlthunk_command_submission(dev_fd, &in, &out), 0);
+	kept = out.seq;
+	ck_assert_int_eq(hlthunk_wait_for_cs_with_flags(dev_fd, kept, WAIT_US_SHORT,
+							    &status, &flags, &ts), 0);
+	ck_assert(flags & GAUDISIM_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD);
+	/* 255 more TIMESTAMP CSs: the store holds them and @kept, not @evicted. */
+	for (i = 0; i < 255; i++)
+		ck_assert_int_eq(hlthunk_command_submission(dev_fd, &in, &out), 0);
+	/* Out of the window of the last 16384 CSs. */
+	for (i = 0; i < 16384 + 64; i++) {
+		ck_assert_int_eq(submit_chunk(dev_fd, &chunk, &seq), 0);
+		if (i % 1024 == 1023)
+			wait_completed_ok(dev_fd, seq, WAIT_US_SHORT);
+	}
+	wait_completed_ok(dev_fd, seq, WAIT_US_SHORT);
+
+	flags = 0;
+	ck_assert_int_eq(hlthunk_wait_for_cs_with_flags(dev_fd, kept, 0, &status, &flags,
+							    &ts_late), 0);
+	ck_assert_uint_eq(status, GAUDISIM_WAIT_CS_STATUS_COMPLETED);
+	ck_assert_uint_eq(flags, GAUDISIM_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD);
+	ck_assert_int_eq(ts_late, ts);
+	/* Given once, as habanalabs pops it; then gone like any old CS. */
+	flags = 0;
+	ck_assert_int_eq(hlthunk_wait_for_cs_with_flags(dev_fd, kept, 0, &status, &flags,
+							    NULL), 0);
+	ck_assert_uint_eq(status, GAUDISIM_WAIT_CS_STATUS_COMPLETED);
+	ck_assert_uint_eq(flags, GAUDISIM_WAIT_CS_STATUS_FLAG_GONE);
+	flags = 0;
+	ck_assert_int_eq(hlthunk_wait_for_cs_with_flags(dev_fd, evicted, 0, &status, &flags,
+							    NULL), 0);
+	ck_assert_uint_eq(status, GAUDISIM_WAIT_CS_STATUS_COMPLETED);
+	ck_assert_uint_eq(flags, GAUDISIM_WAIT_CS_STATUS_FLAG_GONE);
+}
+END_TEST
+
 START_TEST(timestamp_flag)
 {
 	struct gaudisim_cs_chunk chunk = make_chunk(nop_cb.handle, QUEUE_H2D, nop_cb.w.used);
@@ -1098,6 +1152,7 @@ static Suite *cs_suite(void)
 	tcase_add_test(wait, wait_poll_then_block);
 	tcase_add_test(wait, wait_old_seq_after_many);
 	tcase_add_test(wait, timestamp_kept_after_many);
+	tcase_add_test(wait, timestamp_outcome_store);
 	tcase_add_test(wait, wait_bad_seq);
 	tcase_add_test(wait, wait_bad_fields);
 	tcase_add_test(wait, wait_seq_of_another_file);

@@ -281,6 +281,45 @@ START_TEST(userptr_bad_arguments)
 }
 END_TEST
 
+/*
+ * A host mapping may span more than 4 GiB, as on habanalabs: a range of
+ * 4 GiB + 2 MiB built from one 2 MiB memfd mapped again and again (the
+ * guest needs no such RAM) maps, and a DMA reaches its last page.
+ */
+START_TEST(userptr_above_4gib)
+{
+	const size_t piece = 2u << 20;
+	const uint64_t span = (4ull << 30) + piece;
+	uint8_t *range;
+	struct hbm_buf h;
+	uint64_t off, va = 0;
+	int mfd;
+
+	mfd = memfd_create("gsim-alias", 0);
+	ck_assert_int_ge(mfd, 0);
+	ck_assert_int_eq(ftruncate(mfd, (off_t)piece), 0);
+	range = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	ck_assert(range != MAP_FAILED);
+	for (off = 0; off < span; off += piece)
+		ck_assert(mmap(range + off, piece, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+			       mfd, 0) != MAP_FAILED);
+	memset(range, 0, piece);
+
+	ck_assert_int_eq(host_map_rc(dev_fd, range, span, &va), 0);
+	hbm_alloc_ok(dev_fd, &h, 4096);
+	memset_ok(dev_fd, h.addr, 0x5a, 4096, QUEUE_H2D);
+	dma_ok(dev_fd, h.addr, va + span - 4096, 4096, QUEUE_D2H);
+	/* The last page of the range is the memfd's last page. */
+	ck_assert_int_eq(first_byte_not(range + piece - 4096, 4096, 0x5a), -1);
+	ck_assert_int_eq(first_byte_not(range, piece - 4096, 0), -1);
+
+	ck_assert_int_eq(hlthunk_memory_unmap(dev_fd, va), 0);
+	hbm_free_ok(dev_fd, &h);
+	ck_assert_int_eq(munmap(range, span), 0);
+	close(mfd);
+}
+END_TEST
+
 START_TEST(unmap_bad_addresses)
 {
 	ck_assert_int_eq(hlthunk_memory_unmap(dev_fd, 0), -EINVAL);
@@ -424,6 +463,7 @@ static Suite *memory_suite(void)
 	tcase_add_test(userptr, userptr_same_memory_twice);
 	tcase_add_test(userptr, userptr_of_any_alignment);
 	tcase_add_test(userptr, userptr_bad_arguments);
+	tcase_add_test(userptr, userptr_above_4gib);
 	tcase_add_test(userptr, unmap_bad_addresses);
 	tcase_add_test(userptr, unmap_inside_a_mapping_is_einval);
 	tcase_add_test(userptr, many_userptr_mappings);

@@ -1015,7 +1015,7 @@ union gaudisim_wait_cs_args {
  */
 #define GAUDISIM_HOST_VA_BASE		0x2000000000000ULL
 #define GAUDISIM_HOST_VA_SIZE		0x1000000000000ULL
-#define GAUDISIM_USERPTR_MAX_SIZE	(1ULL << 32)	/* 4 GiB per mapping */
+#define GAUDISIM_USERPTR_MAX_SIZE	(1ULL << 36)	/* 64 GiB per mapping */
 
 /**
  * struct gaudisim_mem_in - MEMORY ioctl input (hl_mem_in)
