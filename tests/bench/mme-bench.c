@@ -262,8 +262,8 @@ int main(int argc, char **argv)
 	       mref / m16, bench_cpu_has_bf16() ? "" : " (needs AVX512-BF16)");
 	/* Which kernel the BF16 tiles really ran on, as the engine counted them. */
 	printf("mme_bf16_tiles: native=%llu fp32=%llu\n",
-	       (unsigned long long)bench_core(d)->mme->bf16_native_tiles,
-	       (unsigned long long)bench_core(d)->mme->bf16_fp32_tiles);
+	       (unsigned long long)bench_core(d)->mme[0]->bf16_native_tiles,
+	       (unsigned long long)bench_core(d)->mme[0]->bf16_fp32_tiles);
 	printf("mme_check: rows=%u worst_err_over_2bound fp32=%.3g bf16=%.3g sgemm=%.3g\n",
 	       ROWS_CHECKED, e32, e16, eref);
 	if (!(e32 <= 1) || !(e16 <= 1) || !(eref <= 1)) {
