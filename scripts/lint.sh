@@ -3,7 +3,8 @@
 # source file, and sparse (the kernel's C=2 build) on every compilation
 # unit. One case per file and checker; prints "N passed, N failed".
 #
-#   scripts/lint.sh            check kernel/ (and the tree for conflict markers)
+#   scripts/lint.sh            check kernel/ (and the tree for conflict markers,
+#                              and that the benchmark programs build)
 #   LINT_SRC=DIR scripts/lint.sh   check another module tree (lint's own test)
 set -uo pipefail
 
@@ -67,6 +68,17 @@ for f in "$src"/*.c; do
 	fi
 done
 [ "$build_rc" -eq 0 ] || tail -20 "$log" | sed 's/^/    /'
+
+# The benchmark programs are not run by the tests; they must still build
+# (they compile the device core with its internal headers).
+if [ -z "${LINT_SRC:-}" ]; then
+	if out=$(make -C "$top" -s bench-build 2>&1); then
+		pass "benchmark programs build"
+	else
+		fail "benchmark programs build"
+		printf '%s\n' "$out" | grep -E 'error|Error' | head -20 | sed 's/^/    /'
+	fi
+fi
 
 # A merge left half-done: conflict markers in any tracked file of the project.
 if [ -z "${LINT_SRC:-}" ] && git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
