@@ -34,6 +34,10 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$top/build
 qemu=$build/qemu/qemu-system-x86_64
+# The MME's OpenBLAS threads sleep as soon as a product is done, instead
+# of spinning (sched_yield) on the cores the device's workers and the
+# vCPUs need until the next one (docs/device.md, "Threads and locks").
+export OPENBLAS_THREAD_TIMEOUT=${OPENBLAS_THREAD_TIMEOUT:-4}
 kver=$(cat "$build/guest-kernel/version")
 kernel=$build/guest-kernel/root/boot/vmlinuz-$kver
 initrd=$build/vm/initramfs.cpio

@@ -494,8 +494,10 @@ static bool cancelled(const struct gsim_work *w)
  * Edge of the D blocks the direct path computes one cblas_sgemm each: at
  * most GSIM_MME_STEP_MACS multiply-adds per block (full rows when they
  * fit), never fewer than GSIM_MME_STEP_MIN rows or columns. A cancelled
- * GEMM stops after one block; every element still sums K in one call, so
- * the blocking does not change results.
+ * GEMM stops after one block. The blocks follow from the shape alone, so
+ * a GEMM's result does too (and from OpenBLAS's thread count: OpenBLAS
+ * rounds a product split by rows or over threads differently from the
+ * whole, which is why a GEMM below this size is one call).
  */
 #define GSIM_MME_STEP_MACS	(1ull << 30)
 #define GSIM_MME_STEP_MIN	64u

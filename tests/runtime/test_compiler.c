@@ -996,14 +996,16 @@ static uint32_t tpc_queues_used(const hlrt_recipe *r)
  * An add of a rows x cols tensor and a same-shaped one (a member per 4096
  * elements of the flat tensor) or a bias of cols (a member per row, as
  * the seed model's BiasAdd). Small nodes run on fewer TPCs (at least
- * HLRT_TPC_MIN_MEMBERS members each), big ones on all 8, and every part
- * runs: c = a + b everywhere.
+ * HLRT_TPC_MIN_MEMBERS members and HLRT_TPC_MIN_PART_WORK bundles each),
+ * big ones on all 8, and every part runs: c = a + b everywhere.
  */
 START_TEST(tpc_split_follows_the_node_size)
 {
 	static const struct { uint64_t rows, cols; bool bias; uint32_t tpcs; } cases[] = {
 		{ 4, 10, false, 1 },		/* 1 member */
-		{ 128, 10, true, 4 },		/* the seed model's BiasAdd: 128 members */
+		{ 128, 10, true, 1 },		/* the seed model's BiasAdd: 128 members, */
+						/* 9 bundles each: below a part's work */
+		{ 512, 10, true, 2 },		/* 512 x 9 bundles: two parts' work */
 		{ 64, 4096, false, 2 },		/* 64 members */
 		{ 100, 4096, false, 3 },
 		{ 256, 4096, false, 8 },	/* 8 x HLRT_TPC_MIN_MEMBERS */
@@ -1014,6 +1016,7 @@ START_TEST(tpc_split_follows_the_node_size)
 	uint32_t c, seed = 7;
 
 	ck_assert_uint_eq(HLRT_TPC_MIN_MEMBERS, 32);
+	ck_assert_uint_eq(HLRT_TPC_MIN_PART_WORK, 2048);
 	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		uint64_t e = cases[c].rows * cases[c].cols, i;
 		uint64_t eb = cases[c].bias ? cases[c].cols : e;

@@ -15,6 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef GSIM_HAVE_OPENBLAS
+#include <cblas.h>
+#endif
+
 #include "gsim_bf16.h"
 #include "gsim_mme.h"
 #include "gsim_ref.h"
@@ -978,6 +982,75 @@ START_TEST(test_multi_tile_paths)
 }
 END_TEST
 
+#ifdef GSIM_HAVE_OPENBLAS
+/*
+ * A GEMM below the direct path's block size is one cblas_sgemm: OpenBLAS
+ * rounds a product split by rows differently from the whole (measured on
+ * the seed model's first GEMM: 208 of its 1280 elements change when it is
+ * computed 33 rows at a time), and the device's results must not move
+ * with such a change. The seed model's step shapes: X W, its weight
+ * gradient X^T dY, and dY W^T; and one with a single row.
+ */
+START_TEST(test_small_gemm_is_one_blas_call)
+{
+	static const struct { uint32_t m, n, k; bool ta, tb; } cases[] = {
+		{ 128, 10, 784, false, false },
+		{ 784, 10, 128, true, false },
+		{ 128, 784, 10, false, true },
+		{ 1, 1000, 1000, false, false },
+	};
+	unsigned int i;
+
+	rng = 4242;
+	arena_init(16u << 20, 1u << 20);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint32_t m = cases[i].m, n = cases[i].n, k = cases[i].k, e;
+		float *a = malloc(4ull * m * k), *b = malloc(4ull * k * n);
+		float *want = malloc(4ull * m * n);
+		struct cfg c;
+
+		ck_assert(a && b && want);
+		ck_assert_uint_le(2ull * m * n * k, GSIM_MME_INLINE_FLOPS);
+		for (e = 0; e < m * k; e++)
+			a[e] = (float)((int32_t)rnd_below(20001) - 10000) / 4096.0f;
+		for (e = 0; e < k * n; e++)
+			b[e] = (float)((int32_t)rnd_below(20001) - 10000) / 4096.0f;
+		cblas_sgemm(CblasRowMajor, cases[i].ta ? CblasTrans : CblasNoTrans,
+			    cases[i].tb ? CblasTrans : CblasNoTrans, (blasint)m, (blasint)n,
+			    (blasint)k, 1.0f, a, cases[i].ta ? (blasint)m : (blasint)k, b,
+			    cases[i].tb ? (blasint)k : (blasint)n, 0.0f, want, (blasint)n);
+		arena_reset();
+		memset(&c, 0, sizeof(c));
+		c.m = m;
+		c.n = n;
+		c.k = k;
+		c.batch = 1;
+		c.in = GAUDISIM_DTYPE_FP32;
+		c.out = GAUDISIM_DTYPE_FP32;
+		c.ta = cases[i].ta;
+		c.tb = cases[i].tb;
+		c.alpha = 1.0f;
+		c.a.ld = cases[i].ta ? m : k;
+		c.b.ld = cases[i].tb ? k : n;
+		c.d.ld = n;
+		c.c.ld = n;
+		c.a.addr = arena_alloc(4ull * m * k, 4, false);
+		c.b.addr = arena_alloc(4ull * k * n, 4, false);
+		c.d.addr = arena_alloc(4ull * m * n, 4, false);
+		c.c.addr = c.d.addr;
+		put_f32(c.a.addr, a, m * k);
+		put_f32(c.b.addr, b, k * n);
+		ck_assert_int_eq(mme_run(&c), 0);
+		ck_assert_msg(!memcmp(dev_ptr(c.d.addr), want, 4ull * m * n),
+			      "case %u (%ux%ux%u): D differs from one cblas_sgemm", i, m, n, k);
+		free(a);
+		free(b);
+		free(want);
+	}
+}
+END_TEST
+#endif
+
 /* A BF16 result is the FP32 result rounded to nearest even, bit for bit. */
 START_TEST(test_bf16_output_is_rounded_fp32_output)
 {
@@ -1223,6 +1296,9 @@ Suite *mme_suite(void)
 	tcase_add_test(gemm, test_aliasing_exact);
 	tcase_add_loop_test(gemm, test_random_fractional_within_bound, 0, 2);
 	tcase_add_test(gemm, test_multi_tile_paths);
+#ifdef GSIM_HAVE_OPENBLAS
+	tcase_add_test(gemm, test_small_gemm_is_one_blas_call);
+#endif
 	tcase_add_test(gemm, test_bf16_output_is_rounded_fp32_output);
 	suite_add_tcase(s, gemm);
 	return s;

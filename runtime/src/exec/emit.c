@@ -51,25 +51,52 @@ static uint32_t slot_queue(uint32_t slot)
 
 /*
  * How many TPCs a work's index space is split over: all of the recipe's
- * TPCs, but no more than give each at least HLRT_TPC_MIN_MEMBERS members.
- * Every TPC of a split is a job of its own (its queue's packets, a start,
- * a sync share), which costs more than a few members of work; a small
- * node on fewer TPCs finishes sooner. The results do not depend on it:
- * a member's outputs depend on its coordinates only (a kernel writes a
- * register before it reads it in a member, docs/tpc-isa.md, and nothing
- * combines across members).
+ * TPCs, but no more than give each at least HLRT_TPC_MIN_MEMBERS members
+ * and HLRT_TPC_MIN_PART_WORK of work (members times the kernel's bundles,
+ * the measure the device sizes a launch by). Every TPC of a split is a
+ * job of its own (its queue's packets, a start, a sync share), which
+ * costs more than a few members of work; a small node on fewer TPCs
+ * finishes sooner. The results do not depend on it: a member's outputs
+ * depend on its coordinates only (a kernel writes a register before it
+ * reads it in a member, docs/tpc-isa.md, and nothing combines across
+ * members).
  */
+/*
+ * A TPC work's size in bundles, roughly: its members times its kernel's
+ * bundles, or, for a kernel that loops over its tensors, two bundles (a
+ * load and a store) per 64-element tile of its largest tensor.
+ */
+static uint64_t work_bundles(const struct hlrt_recipe *r, const struct rwork *w,
+			     uint64_t members)
+{
+	uint64_t est = members * (r->kernels[w->kernel].size / GAUDISIM_TPC_BUNDLE_SIZE);
+	uint32_t t, d;
+
+	for (t = 0; t < w->n_tensors; t++) {
+		uint64_t tiles = ((uint64_t)w->t[t].size[0] + 63) / 64;
+
+		for (d = 1; d < 5; d++)
+			tiles *= w->t[t].size[d] ? w->t[t].size[d] : 1;
+		if (2 * tiles > est)
+			est = 2 * tiles;
+	}
+	return est;
+}
+
 uint32_t hlrt_work_tpc_split(const struct hlrt_recipe *r, const struct rwork *w,
 			     struct gaudisim_tpc_part *parts)
 {
-	uint64_t members = 1;
+	uint64_t members = 1, by_members, by_work;
 	uint32_t d, max_parts = r->num_tpc;
 
 	for (d = 0; d < 5 && members < (uint64_t)max_parts * HLRT_TPC_MIN_MEMBERS; d++)
 		members *= w->ispace[d];
-	if (members / HLRT_TPC_MIN_MEMBERS < max_parts)
-		max_parts = members >= HLRT_TPC_MIN_MEMBERS ?
-			    (uint32_t)(members / HLRT_TPC_MIN_MEMBERS) : 1;
+	by_members = members / HLRT_TPC_MIN_MEMBERS;
+	by_work = work_bundles(r, w, members) / HLRT_TPC_MIN_PART_WORK;
+	if (by_members < max_parts)
+		max_parts = by_members ? (uint32_t)by_members : 1;
+	if (by_work < max_parts)
+		max_parts = by_work ? (uint32_t)by_work : 1;
 	return gaudisim_tpc_split(w->ispace, max_parts, parts);
 }
 

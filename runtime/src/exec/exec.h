@@ -116,6 +116,13 @@ hlrt_status hlrt_emit(hlrt_device *dev, struct hlrt_recipe *r, struct loaded_rec
  * than all 8 TPCs; the smallest keeps mid-sized nodes on all 8.
  */
 #define HLRT_TPC_MIN_MEMBERS	32
+/*
+ * ... and at least this much work each, in members times kernel bundles:
+ * the device runs a launch that small on the thread that decodes it
+ * (docs/device.md, "Threads and locks"), so the parts of a smaller work would run
+ * one after another anyway, each paying its own launch.
+ */
+#define HLRT_TPC_MIN_PART_WORK	2048
 struct gaudisim_tpc_part;
 uint32_t hlrt_work_tpc_split(const struct hlrt_recipe *r, const struct rwork *w,
 			     struct gaudisim_tpc_part *parts);
