@@ -66,6 +66,8 @@
  */
 #define GSIM_RUN_BUDGET_BYTES	(64ull << 20)
 #define GSIM_RUN_BUDGET_PACKETS	4096u
+/* What a synchronous MME or TPC job takes from a run's budget (gsim_engine.c). */
+#define GSIM_RUN_SYNC_JOB_BYTES	(GSIM_RUN_BUDGET_BYTES / 4)
 #define GSIM_SLICE_PACKETS	256u
 
 /* Staging buffer for the transfers that need one (host->host, memset). */

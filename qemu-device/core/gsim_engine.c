@@ -320,12 +320,17 @@ static void start_launch(struct gsim_core *core, unsigned int e, unsigned int *k
 			submit_job(core, e);
 	} else {
 		/*
-		 * A synchronous MME or TPC job counts as a full run's worth of
-		 * work: the run returns after this packet, so one run never
-		 * computes more than one of them.
+		 * A synchronous MME or TPC job counts as a quarter of a full
+		 * run's worth of work (GSIM_RUN_SYNC_JOB_BYTES): a run computes
+		 * at most four of them, a few hundred microseconds, before it
+		 * returns to the main loop; each return costs the next job a
+		 * trip through it, and a training step is made of such jobs.
+		 * The budget of an inline run where a doorbell was written is
+		 * smaller than one: there one job ends the run.
 		 */
 		if (e >= GAUDISIM_ENGINE_MME && e <= GAUDISIM_ENGINE_TPC_7 && core->budget)
-			core->budget->bytes = 0;
+			core->budget->bytes = core->budget->bytes > GSIM_RUN_SYNC_JOB_BYTES ?
+					      core->budget->bytes - GSIM_RUN_SYNC_JOB_BYTES : 0;
 		gsim_trace(core, GSIM_TRACE_DONE, e, eng->epoch, (uint32_t)rc);
 		finish_launch(core, e, rc, kick);
 	}

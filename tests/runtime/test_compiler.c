@@ -1003,9 +1003,9 @@ START_TEST(tpc_split_follows_the_node_size)
 {
 	static const struct { uint64_t rows, cols; bool bias; uint32_t tpcs; } cases[] = {
 		{ 4, 10, false, 1 },		/* 1 member */
-		{ 128, 10, true, 1 },		/* the seed model's BiasAdd: 128 members, */
-						/* 9 bundles each: below a part's work */
-		{ 512, 10, true, 2 },		/* 512 x 9 bundles: two parts' work */
+		{ 128, 10, true, 1 },		/* the seed model's BiasAdd: 128 members */
+						/* x 9 bundles + 2 x 128 tiles: one part */
+		{ 512, 10, true, 3 },		/* 512 x 9 + 2 x 512: three parts */
 		{ 64, 4096, false, 2 },		/* 64 members */
 		{ 100, 4096, false, 3 },
 		{ 256, 4096, false, 8 },	/* 8 x HLRT_TPC_MIN_MEMBERS */
@@ -1066,6 +1066,38 @@ START_TEST(tpc_split_follows_the_node_size)
 }
 END_TEST
 
+/*
+ * The seed model's batch gather: 128 rows of 784 looked up in a bigger
+ * source through an index. Its work is its 128 rows (some 4700 bundles:
+ * three parts within HLRT_TPC_MIN_PART_WORK), not the source's or the
+ * index's size, which would put it on all 8 TPCs.
+ */
+START_TEST(tpc_split_of_a_gather_follows_its_rows)
+{
+	struct hlrt_reshape_params rows = { .ndims = 2, .dims = { 128, 784 } };
+	struct hlrt_compile_options opts = { .no_cache = 1 };
+	struct gaudisim_tpc_part parts[GAUDISIM_NUM_TPC];
+	hlrt_tensor *in[3], *x;
+	hlrt_graph *g;
+	hlrt_recipe *r;
+	hlrt_node *n;
+
+	HLRT_OK(hlrt_graph_create(&g));
+	in[0] = mk(g, "images", HLRT_FP32, 8192, 784, HLRT_TENSOR_INPUT);
+	in[1] = mk(g, "order", HLRT_INT32, 8192, 0, HLRT_TENSOR_INPUT);
+	in[2] = mk(g, "offset", HLRT_INT32, 1, 0, HLRT_TENSOR_INPUT);
+	x = mk(g, "x", HLRT_FP32, 128, 784, HLRT_TENSOR_OUTPUT);
+	HLRT_OK(hlrt_node_create(g, "gather_rows_f32", in, 3, &x, 1, &rows, sizeof(rows), NULL,
+				 &n));
+	HLRT_OK(hlrt_graph_compile(g, &opts, &r));
+	ck_assert_uint_eq(r->n_works, 1);
+	ck_assert_uint_eq(r->works[0].engine, ENG_TPC);
+	ck_assert_uint_eq(hlrt_work_tpc_split(r, &r->works[0], parts), 3);
+	HLRT_OK(hlrt_recipe_destroy(r));
+	HLRT_OK(hlrt_graph_destroy(g));
+}
+END_TEST
+
 Suite *compiler_suite(void)
 {
 	Suite *s = suite_create("compiler");
@@ -1084,6 +1116,7 @@ Suite *compiler_suite(void)
 	tcase_add_loop_test(tc, seed_fallback_layer, 0, 2);
 	tcase_add_loop_test(tc, gradients_match_finite_differences, 0, FD_CASES);
 	tcase_add_test(tc, tpc_split_follows_the_node_size);
+	tcase_add_test(tc, tpc_split_of_a_gather_follows_its_rows);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gsim_test.h"
+#include "hw/gaudisim_hw_mme.h"
 
 #define SOB		GAUDISIM_SYNC_FIRST_USER_SOB
 #define HBM_P		(GAUDISIM_HBM_USER_BASE + 0x1000)
@@ -234,6 +235,49 @@ START_TEST(test_hbm_dma_moves_data)
 }
 END_TEST
 
+/*
+ * A run computes at most four synchronous MME or TPC jobs (a quarter of
+ * its budget each) before it returns to the host's main loop; the others
+ * follow in the next run. Six 2 x 2 x 2 GEMMs in one CB on the MME queue.
+ */
+START_TEST(test_run_takes_four_sync_jobs)
+{
+	const uint32_t mme = GAUDISIM_ENGINE_BLOCK(GAUDISIM_ENGINE_MME);
+	struct cb cb = cb_new(1024);
+	unsigned int i;
+
+	iq_setup(Q_MME, 2);
+	for (i = 0; i < 6; i++) {
+		cb_wreg32(&cb, GAUDISIM_MME_A_ADDR_LO, (uint32_t)HBM_P);
+		cb_wreg32(&cb, GAUDISIM_MME_A_ADDR_HI, (uint32_t)(HBM_P >> 32));
+		cb_wreg32(&cb, GAUDISIM_MME_B_ADDR_LO, (uint32_t)HBM_P);
+		cb_wreg32(&cb, GAUDISIM_MME_B_ADDR_HI, (uint32_t)(HBM_P >> 32));
+		cb_wreg32(&cb, GAUDISIM_MME_D_ADDR_LO, (uint32_t)(HBM_P + 0x100 + 0x10 * i));
+		cb_wreg32(&cb, GAUDISIM_MME_D_ADDR_HI, (uint32_t)(HBM_P >> 32));
+		cb_wreg32(&cb, GAUDISIM_MME_M, 2);
+		cb_wreg32(&cb, GAUDISIM_MME_N, 2);
+		cb_wreg32(&cb, GAUDISIM_MME_K, 2);
+		cb_wreg32(&cb, GAUDISIM_MME_BATCH, 1);
+		cb_wreg32(&cb, GAUDISIM_MME_LDA, 2);
+		cb_wreg32(&cb, GAUDISIM_MME_LDB, 2);
+		cb_wreg32(&cb, GAUDISIM_MME_LDC, 2);
+		cb_wreg32(&cb, GAUDISIM_MME_LDD, 2);
+		cb_wreg32(&cb, GAUDISIM_MME_DTYPE,
+			  GAUDISIM_MME_DTYPE_VALUE(GAUDISIM_DTYPE_FP32, GAUDISIM_DTYPE_FP32));
+		cb_wreg32(&cb, GAUDISIM_MME_CTRL, 0);
+		cb_wreg32(&cb, GAUDISIM_MME_ALPHA, 0x3f800000);	/* 1.0f */
+		cb_wreg32(&cb, GAUDISIM_MME_BETA, 0);
+		cb_wreg32(&cb, GAUDISIM_MME_COMMIT, GAUDISIM_MME_COMMIT_GO);
+	}
+	iq_submit(Q_MME, &cb);
+	ck_assert(gsim_core_run(T->core));
+	ck_assert_uint_eq(rd(mme + GAUDISIM_ENG_LAUNCH_CNT), 4);
+	ck_assert(!gsim_core_run(T->core));
+	ck_assert_uint_eq(rd(mme + GAUDISIM_ENG_LAUNCH_CNT), 6);
+	ck_assert_uint_eq(T->errors, 0);
+}
+END_TEST
+
 START_TEST(test_arbitration)
 {
 	const unsigned int q0 = Q_DMA2, q1 = Q_DMA2 + 1;
@@ -354,6 +398,7 @@ Suite *iq_suite(void)
 	tcase_add_test(tc, test_every_internal_queue);
 	tcase_add_test(tc, test_internal_refusals);
 	tcase_add_test(tc, test_hbm_dma_moves_data);
+	tcase_add_test(tc, test_run_takes_four_sync_jobs);
 	tcase_add_test(tc, test_arbitration);
 	tcase_add_loop_test(tc, test_priority_arbitration, 0, 2);
 	suite_add_tcase(s, tc);

@@ -50,39 +50,41 @@ static uint32_t slot_queue(uint32_t slot)
 }
 
 /*
- * How many TPCs a work's index space is split over: all of the recipe's
- * TPCs, but no more than give each at least HLRT_TPC_MIN_MEMBERS members
- * and HLRT_TPC_MIN_PART_WORK of work (members times the kernel's bundles,
- * the measure the device sizes a launch by). Every TPC of a split is a
- * job of its own (its queue's packets, a start, a sync share), which
- * costs more than a few members of work; a small node on fewer TPCs
- * finishes sooner. The results do not depend on it: a member's outputs
- * depend on its coordinates only (a kernel writes a register before it
- * reads it in a member, docs/tpc-isa.md, and nothing combines across
- * members).
- */
-/*
- * A TPC work's size in bundles, roughly: its members times its kernel's
- * bundles, or, for a kernel that loops over its tensors, two bundles (a
- * load and a store) per 64-element tile of its largest tensor.
+ * A TPC work's size in bundles, roughly: per member, its kernel's bundles
+ * plus two (a load and a store) per 64-element tile of the widest row a
+ * member covers, for the kernels that loop over a row. The rows are those
+ * of the tensors laid over the index space (as many rows as it has in
+ * dimension 1), not those a member only looks up in (a gather's source,
+ * its index).
  */
 static uint64_t work_bundles(const struct hlrt_recipe *r, const struct rwork *w,
 			     uint64_t members)
 {
-	uint64_t est = members * (r->kernels[w->kernel].size / GAUDISIM_TPC_BUNDLE_SIZE);
-	uint32_t t, d;
+	uint64_t row_tiles = 0, across = w->ispace[0] ? w->ispace[0] : 1;
+	uint32_t t;
 
 	for (t = 0; t < w->n_tensors; t++) {
-		uint64_t tiles = ((uint64_t)w->t[t].size[0] + 63) / 64;
+		uint64_t tiles = (((uint64_t)w->t[t].size[0] + 63) / 64 + across - 1) / across;
 
-		for (d = 1; d < 5; d++)
-			tiles *= w->t[t].size[d] ? w->t[t].size[d] : 1;
-		if (2 * tiles > est)
-			est = 2 * tiles;
+		if (w->t[t].size[1] != w->ispace[1])
+			continue;
+		if (tiles > row_tiles)
+			row_tiles = tiles;
 	}
-	return est;
+	return members * (r->kernels[w->kernel].size / GAUDISIM_TPC_BUNDLE_SIZE + 2 * row_tiles);
 }
 
+/*
+ * How many TPCs a work's index space is split over: all of the recipe's
+ * TPCs, but no more than give each at least HLRT_TPC_MIN_MEMBERS members,
+ * and no more than it takes to keep each part within
+ * HLRT_TPC_MIN_PART_WORK bundles. Every TPC of a split is a job of its own
+ * (its queue's packets, a start, a sync share), which costs more than a
+ * few members of work; a small node on fewer TPCs finishes sooner. The
+ * results do not depend on it: a member's outputs depend on its
+ * coordinates only (a kernel writes a register before it reads it in a
+ * member, docs/tpc-isa.md, and nothing combines across members).
+ */
 uint32_t hlrt_work_tpc_split(const struct hlrt_recipe *r, const struct rwork *w,
 			     struct gaudisim_tpc_part *parts)
 {
@@ -92,7 +94,8 @@ uint32_t hlrt_work_tpc_split(const struct hlrt_recipe *r, const struct rwork *w,
 	for (d = 0; d < 5 && members < (uint64_t)max_parts * HLRT_TPC_MIN_MEMBERS; d++)
 		members *= w->ispace[d];
 	by_members = members / HLRT_TPC_MIN_MEMBERS;
-	by_work = work_bundles(r, w, members) / HLRT_TPC_MIN_PART_WORK;
+	by_work = (work_bundles(r, w, members) + HLRT_TPC_MIN_PART_WORK - 1) /
+		  HLRT_TPC_MIN_PART_WORK;
 	if (by_members < max_parts)
 		max_parts = by_members ? (uint32_t)by_members : 1;
 	if (by_work < max_parts)

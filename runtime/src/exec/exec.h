@@ -117,10 +117,11 @@ hlrt_status hlrt_emit(hlrt_device *dev, struct hlrt_recipe *r, struct loaded_rec
  */
 #define HLRT_TPC_MIN_MEMBERS	32
 /*
- * ... and at least this much work each, in members times kernel bundles:
- * the device runs a launch that small on the thread that decodes it
- * (docs/device.md, "Threads and locks"), so the parts of a smaller work would run
- * one after another anyway, each paying its own launch.
+ * ... and no more parts than keep each within this many bundles: the
+ * device runs a launch that small whole on the thread that decodes it
+ * (docs/device.md, "Threads and locks"), and hands a bigger one to a
+ * worker part-way, so a small work split finer would run its parts one
+ * after another anyway, each paying its own launch.
  */
 #define HLRT_TPC_MIN_PART_WORK	2048
 struct gaudisim_tpc_part;
