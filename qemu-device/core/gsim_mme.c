@@ -495,9 +495,10 @@ static bool cancelled(const struct gsim_work *w)
  * most GSIM_MME_STEP_MACS multiply-adds per block (full rows when they
  * fit), never fewer than GSIM_MME_STEP_MIN rows or columns. A cancelled
  * GEMM stops after one block. The blocks follow from the shape alone, so
- * a GEMM's result does too (and from OpenBLAS's thread count: OpenBLAS
- * rounds a product split by rows or over threads differently from the
- * whole, which is why a GEMM below this size is one call).
+ * a GEMM's result depends on its shape and OpenBLAS's thread count, never
+ * on timing. (OpenBLAS rounds a product split by rows or over threads
+ * differently from the whole, which is why a GEMM below this size stays
+ * one call.)
  */
 #define GSIM_MME_STEP_MACS	(1ull << 30)
 #define GSIM_MME_STEP_MIN	64u

@@ -996,8 +996,9 @@ static uint32_t tpc_queues_used(const hlrt_recipe *r)
  * An add of a rows x cols tensor and a same-shaped one (a member per 4096
  * elements of the flat tensor) or a bias of cols (a member per row, as
  * the seed model's BiasAdd). Small nodes run on fewer TPCs (at least
- * HLRT_TPC_MIN_MEMBERS members and HLRT_TPC_MIN_PART_WORK bundles each),
- * big ones on all 8, and every part runs: c = a + b everywhere.
+ * HLRT_TPC_MIN_MEMBERS members each, no more parts than keep each within
+ * HLRT_TPC_PART_WORK bundles), big ones on all 8, and every part runs:
+ * c = a + b everywhere.
  */
 START_TEST(tpc_split_follows_the_node_size)
 {
@@ -1016,7 +1017,7 @@ START_TEST(tpc_split_follows_the_node_size)
 	uint32_t c, seed = 7;
 
 	ck_assert_uint_eq(HLRT_TPC_MIN_MEMBERS, 32);
-	ck_assert_uint_eq(HLRT_TPC_MIN_PART_WORK, 2048);
+	ck_assert_uint_eq(HLRT_TPC_PART_WORK, 2048);
 	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		uint64_t e = cases[c].rows * cases[c].cols, i;
 		uint64_t eb = cases[c].bias ? cases[c].cols : e;
@@ -1069,7 +1070,7 @@ END_TEST
 /*
  * The seed model's batch gather: 128 rows of 784 looked up in a bigger
  * source through an index. Its work is its 128 rows (some 4700 bundles:
- * three parts within HLRT_TPC_MIN_PART_WORK), not the source's or the
+ * three parts within HLRT_TPC_PART_WORK), not the source's or the
  * index's size, which would put it on all 8 TPCs.
  */
 START_TEST(tpc_split_of_a_gather_follows_its_rows)

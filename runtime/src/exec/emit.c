@@ -78,7 +78,7 @@ static uint64_t work_bundles(const struct hlrt_recipe *r, const struct rwork *w,
  * How many TPCs a work's index space is split over: all of the recipe's
  * TPCs, but no more than give each at least HLRT_TPC_MIN_MEMBERS members,
  * and no more than it takes to keep each part within
- * HLRT_TPC_MIN_PART_WORK bundles. Every TPC of a split is a job of its own
+ * HLRT_TPC_PART_WORK bundles. Every TPC of a split is a job of its own
  * (its queue's packets, a start, a sync share), which costs more than a
  * few members of work; a small node on fewer TPCs finishes sooner. The
  * results do not depend on it: a member's outputs depend on its
@@ -91,11 +91,13 @@ uint32_t hlrt_work_tpc_split(const struct hlrt_recipe *r, const struct rwork *w,
 	uint64_t members = 1, by_members, by_work;
 	uint32_t d, max_parts = r->num_tpc;
 
-	for (d = 0; d < 5 && members < (uint64_t)max_parts * HLRT_TPC_MIN_MEMBERS; d++)
+	/* All members (the work's size needs them), capped at 2^32. */
+	for (d = 0; d < 5 && members <= UINT32_MAX; d++)
 		members *= w->ispace[d];
+	if (members > (1ull << 32))
+		members = 1ull << 32;
 	by_members = members / HLRT_TPC_MIN_MEMBERS;
-	by_work = (work_bundles(r, w, members) + HLRT_TPC_MIN_PART_WORK - 1) /
-		  HLRT_TPC_MIN_PART_WORK;
+	by_work = (work_bundles(r, w, members) + HLRT_TPC_PART_WORK - 1) / HLRT_TPC_PART_WORK;
 	if (by_members < max_parts)
 		max_parts = by_members ? (uint32_t)by_members : 1;
 	if (by_work < max_parts)
