@@ -21,7 +21,8 @@
  *
  * Locking: everything here runs with the BQL held (MMIO handlers, the BH,
  * reset), which is the single-thread contract gsim_core.h asks for. The
- * core's worker threads (property "threads") compute MME, TPC and HBM-DMA
+ * worker threads (property "threads"; one pool for every device of the
+ * process that asks for the same number) compute MME, TPC and HBM-DMA
  * work on device memory only; when one finishes it calls
  * gaudisim_work_done(), which only schedules the BH (qemu_bh_schedule() is
  * thread-safe). The BH takes the results back under the BQL, so guest
@@ -809,8 +810,8 @@ static void gaudisim_class_init(ObjectClass *oc, void *data)
     object_class_property_set_description(oc, "hbm-bar-size",
         "size of the BAR4 window into HBM, a power of two");
     object_class_property_set_description(oc, "threads",
-        "host worker threads for MME, TPC and HBM-DMA work "
-        "(0: one per host CPU)");
+        "host worker threads for MME, TPC and HBM-DMA work, one pool "
+        "shared by every device with the same value (0: one per host CPU)");
     object_class_property_set_description(oc, "module-id",
         "module ID in the box, 0..7 (the NIC topology and MODULE_ID)");
     object_class_property_set_description(oc, "fabric",

@@ -187,8 +187,11 @@ struct gsim_core *gsim_core_new(const struct gsim_core_config *cfg,
 		return NULL;
 	}
 	if (cfg->threads) {
-		core->pool = gsim_pool_new(cfg->threads, ops->work_done, opaque);
+		struct gsim_pool *shared = gsim_pool_get_shared(cfg->threads);
+
+		core->pool = gsim_client_new(shared, ops->work_done, opaque);
 		if (!core->pool) {
+			gsim_pool_put_shared(shared);
 			if (err)
 				*err = "gaudisim: cannot start the worker threads";
 			gsim_core_free(core);
@@ -310,7 +313,7 @@ uint64_t gsim_core_hbm_window(const struct gsim_core *core)
 
 unsigned int gsim_core_threads(const struct gsim_core *core)
 {
-	return gsim_pool_threads(core->pool);
+	return gsim_pool_threads(gsim_client_pool(core->pool));
 }
 
 const char *gsim_core_tpc_isa(const struct gsim_core *core)
@@ -330,11 +333,15 @@ bool gsim_core_work_in_flight(struct gsim_core *core)
 
 void gsim_core_stop_workers(struct gsim_core *core)
 {
+	struct gsim_pool *shared;
+
 	if (!core->pool)
 		return;
+	shared = gsim_client_pool(core->pool);
 	gsim_engines_cancel(core);
-	gsim_pool_free(core->pool);
+	gsim_client_free(core->pool);
 	core->pool = NULL;
+	gsim_pool_put_shared(shared);
 }
 
 bool gsim_core_wait_work(struct gsim_core *core, uint64_t timeout_ns)

@@ -9,7 +9,9 @@
  * bottom halves). gsim_core_reg_write() never does work itself; it latches
  * the value and returns GSIM_KICK_* bits telling the caller what to
  * schedule. With config.threads > 0 the core runs MME, TPC and HBM-DMA
- * work on its own worker threads (docs/device.md, "Threads and locks");
+ * work on worker threads, a pool of that size which every core of the
+ * process asking for the same size shares (docs/device.md, "Threads and
+ * locks");
  * those touch only device memory and the engine state handed to them, and
  * call no host operation except work_done().
  */
@@ -90,7 +92,9 @@ struct gsim_core_config {
 	uint64_t hbm_size;	/* bytes; multiple of 2 MiB, >= reserved + 2 MiB */
 	uint64_t hbm_bar_size;	/* HBM BAR window, power of two */
 	/*
-	 * Worker threads for engine work, at most GSIM_CORE_MAX_THREADS; 0
+	 * Worker threads for engine work, at most GSIM_CORE_MAX_THREADS: the
+	 * size of the process-wide pool this core shares with every core of
+	 * the same size (eight devices on two CPUs run two workers); 0
 	 * runs every engine synchronously on the owner thread (deterministic,
 	 * for unit tests and fuzzing).
 	 */
@@ -166,7 +170,7 @@ bool gsim_core_run(struct gsim_core *core);
  */
 bool gsim_core_run_budget(struct gsim_core *core, uint64_t bytes, uint32_t packets);
 
-/* Worker threads the core runs (0: synchronous engines). */
+/* Workers of the pool the core shares (0: synchronous engines). */
 unsigned int gsim_core_threads(const struct gsim_core *core);
 /* The TPC interpreter build running ("avx512", "avx2", "sse2", ...). */
 const char *gsim_core_tpc_isa(const struct gsim_core *core);

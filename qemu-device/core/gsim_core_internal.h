@@ -384,8 +384,11 @@ struct gsim_core {
 	unsigned int module_id;
 	bool in_run;			/* inside gsim_core_run(): work may run now */
 	struct gsim_budget *budget;	/* of the current gsim_core_run(), or NULL */
-	/* Worker threads for engine work (gsim_pool.h); NULL: synchronous. */
-	struct gsim_pool *pool;
+	/*
+	 * This core's share of the process-wide worker pool that runs engine
+	 * work (gsim_pool.h); NULL: synchronous.
+	 */
+	struct gsim_client *pool;
 	unsigned int requester;		/* queue ID or GSIM_REQ_*, see above */
 };
 

@@ -47,15 +47,17 @@ static void count_fn(struct gsim_work *w)
 
 START_TEST(test_pool_runs_every_item_once)
 {
-	struct gsim_pool *pool = gsim_pool_new(THREADS, NULL, NULL);
+	struct gsim_pool *shared = gsim_pool_new(THREADS);
+	struct gsim_client *pool = gsim_client_new(shared, NULL, NULL);
 	struct count_item items[64];
 	atomic_uint total = 0;
 	unsigned int i, taken = 0;
 	struct gsim_work *w;
 
 	ck_assert_ptr_nonnull(pool);
-	ck_assert_uint_eq(gsim_pool_threads(pool), THREADS);
-	ck_assert_ptr_null(gsim_pool_new(0, NULL, NULL));
+	ck_assert_uint_eq(gsim_pool_threads(shared), THREADS);
+	ck_assert_ptr_null(gsim_pool_new(0));
+	ck_assert_ptr_null(gsim_client_new(NULL, NULL, NULL));
 	for (i = 0; i < 64; i++) {
 		items[i] = (struct count_item){ .w.fn = count_fn, .total = &total };
 		gsim_pool_submit(pool, &items[i].w);
@@ -73,7 +75,8 @@ START_TEST(test_pool_runs_every_item_once)
 	ck_assert_uint_eq(gsim_pool_in_flight(pool), 0);
 	/* Nothing in flight: waiting returns at once, with nothing. */
 	ck_assert(!gsim_pool_wait_done(pool, T_WORK_TIMEOUT_NS));
-	gsim_pool_free(pool);
+	gsim_client_free(pool);
+	gsim_pool_free(shared);
 }
 END_TEST
 
@@ -106,7 +109,8 @@ static void count_notify(void *opaque)
 
 START_TEST(test_pool_cancel_queued_and_running)
 {
-	struct gsim_pool *pool = gsim_pool_new(1, count_notify, NULL);
+	struct gsim_pool *shared = gsim_pool_new(1);
+	struct gsim_client *pool = gsim_client_new(shared, count_notify, NULL);
 	struct spin_item a = { .w.fn = spin_fn }, b = { .w.fn = spin_fn };
 	unsigned int waited;
 
@@ -150,7 +154,116 @@ START_TEST(test_pool_cancel_queued_and_running)
 		sleep_ms(10);
 		ck_assert_uint_eq(atomic_load(&notified), 1);
 	}
-	gsim_pool_free(pool);
+	gsim_client_free(pool);
+	gsim_pool_free(shared);
+}
+END_TEST
+
+static atomic_uint notified_a, notified_b;
+
+static void client_notify(void *opaque)
+{
+	atomic_fetch_add((atomic_uint *)opaque, 1);
+}
+
+/*
+ * Two clients of one shared pool: each gets back only its own items and
+ * its own callbacks; freeing one with work queued and running takes that
+ * work back and leaves the other's running; the pool is one per size and
+ * lives until its last reference goes.
+ */
+START_TEST(test_shared_pool_keeps_clients_apart)
+{
+	struct gsim_pool *one = gsim_pool_get_shared(1);
+	struct gsim_pool *again = gsim_pool_get_shared(1);
+	struct gsim_pool *two = gsim_pool_get_shared(2);
+	struct gsim_client *a = gsim_client_new(one, client_notify, &notified_a);
+	struct gsim_client *b = gsim_client_new(again, client_notify, &notified_b);
+	struct count_item ia[8], ib[8];
+	struct spin_item spin = { .w.fn = spin_fn };
+	struct count_item behind = { .w.fn = count_fn };
+	atomic_uint total = 0;
+	unsigned int i, taken_a = 0, taken_b = 0, waited;
+	struct gsim_work *w;
+
+	ck_assert_ptr_nonnull(one);
+	ck_assert_ptr_eq(one, again);
+	ck_assert_ptr_ne(one, two);
+	ck_assert_uint_eq(gsim_pool_threads(one), 1);
+	ck_assert_uint_eq(gsim_pool_threads(two), 2);
+	ck_assert_ptr_eq(gsim_client_pool(a), gsim_client_pool(b));
+	atomic_store(&notified_a, 0);
+	atomic_store(&notified_b, 0);
+	for (i = 0; i < 8; i++) {
+		ia[i] = (struct count_item){ .w.fn = count_fn, .total = &total };
+		ib[i] = (struct count_item){ .w.fn = count_fn, .total = &total };
+		gsim_pool_submit(a, &ia[i].w);
+		gsim_pool_submit(b, &ib[i].w);
+	}
+	while (taken_a < 8 || taken_b < 8) {
+		ck_assert(gsim_pool_wait_done(taken_a < 8 ? a : b, T_WORK_TIMEOUT_NS));
+		while ((w = gsim_pool_take_done(a))) {
+			ck_assert_uint_lt((struct count_item *)w - ia, 8);
+			taken_a++;
+		}
+		while ((w = gsim_pool_take_done(b))) {
+			ck_assert_uint_lt((struct count_item *)w - ib, 8);
+			taken_b++;
+		}
+	}
+	ck_assert_uint_eq(atomic_load(&total), 16);
+	for (waited = 0; atomic_load(&notified_a) + atomic_load(&notified_b) < 16; waited++) {
+		ck_assert_uint_lt(waited, 10000);
+		sleep_ms(1);
+	}
+	ck_assert_uint_eq(atomic_load(&notified_a), 8);
+	ck_assert_uint_eq(atomic_load(&notified_b), 8);
+
+	/* b's item runs on the one worker, a's waits behind it: free b. */
+	behind.total = &total;
+	gsim_pool_submit(b, &spin.w);
+	for (waited = 0; !atomic_load(&spin.started); waited++) {
+		ck_assert_uint_lt(waited, 10000);
+		sleep_ms(1);
+	}
+	gsim_pool_submit(a, &behind.w);
+	ck_assert_uint_eq(gsim_pool_in_flight(a), 1);
+	ck_assert_uint_eq(gsim_pool_in_flight(b), 1);
+	/* Cancel the spinner the way an engine reset does, then free b. */
+	gsim_pool_cancel(b, &spin.w);
+	gsim_client_free(b);
+	gsim_pool_put_shared(again);
+	ck_assert(atomic_load(&spin.returned));
+	ck_assert(gsim_pool_wait_done(a, T_WORK_TIMEOUT_NS));
+	ck_assert_ptr_eq(gsim_pool_take_done(a), &behind.w);
+	ck_assert_uint_eq(behind.runs, 1);
+
+	/* Freeing a client with items still queued drops them unrun. */
+	{
+		struct spin_item hold = { .w.fn = spin_fn };
+		struct count_item dropped = { .w.fn = count_fn, .total = &total };
+		struct gsim_client *c = gsim_client_new(one, NULL, NULL);
+
+		gsim_pool_submit(a, &hold.w);
+		for (waited = 0; !atomic_load(&hold.started); waited++) {
+			ck_assert_uint_lt(waited, 10000);
+			sleep_ms(1);
+		}
+		gsim_pool_submit(c, &dropped.w);
+		gsim_client_free(c);
+		gsim_pool_cancel(a, &hold.w);
+		sleep_ms(20);
+		ck_assert_uint_eq(dropped.runs, 0);
+		ck_assert_int_eq(dropped.w.state, GSIM_WORK_IDLE);
+	}
+	gsim_client_free(a);
+	gsim_pool_put_shared(one);
+	gsim_pool_put_shared(two);
+	/* The last reference stopped the pool: the next one is new. */
+	one = gsim_pool_get_shared(1);
+	ck_assert_ptr_nonnull(one);
+	ck_assert_uint_eq(gsim_pool_threads(one), 1);
+	gsim_pool_put_shared(one);
 }
 END_TEST
 
@@ -722,6 +835,39 @@ START_TEST(test_reset_during_hbm_dma)
 }
 END_TEST
 
+/*
+ * Two devices of one process share one pool of THREADS workers. A device
+ * removed while its kernel runs takes it back; the other device's work
+ * goes on running on the same workers.
+ */
+START_TEST(test_devices_share_the_workers)
+{
+	struct th *mine = T, *other = th_new_threads(T_HOST_SIZE, THREADS);
+
+	ck_assert_ptr_nonnull(other);
+	ck_assert_uint_eq(gsim_core_threads(other->core), THREADS);
+	ck_assert_ptr_eq(gsim_client_pool(other->core->pool), gsim_client_pool(mine->core->pool));
+
+	T = other;
+	tpcs_init();
+	spin_launch(0, 1u << 27);
+	wait_running(0);
+	T = mine;
+	spin_launch(1, 1u << 27);
+	th_free(other);		/* cancels its kernel, waits for its worker */
+
+	/* Ours still runs (or waits for the worker just freed): reset it. */
+	gsim_core_reset(T->core);
+	tpcs_init();
+	spin_launch(0, 1000);
+	spin_launch(1, 2000);
+	run_all();
+	ck_assert_float_eq(spin_value(0), 1000);
+	ck_assert_float_eq(spin_value(1), 2000);
+	ck_assert_uint_eq(comp_word(TT_E(1)), COMP_VALUE);
+}
+END_TEST
+
 Suite *threads_suite(void)
 {
 	Suite *s = suite_create("threads");
@@ -729,6 +875,7 @@ Suite *threads_suite(void)
 
 	tcase_add_test(tc, test_pool_runs_every_item_once);
 	tcase_add_test(tc, test_pool_cancel_queued_and_running);
+	tcase_add_test(tc, test_shared_pool_keeps_clients_apart);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("identical");
@@ -748,6 +895,7 @@ Suite *threads_suite(void)
 	tcase_add_test(tc, test_small_gemm_runs_inline);
 	tcase_add_test(tc, test_hbm_dma_on_worker);
 	tcase_add_test(tc, test_reset_during_hbm_dma);
+	tcase_add_test(tc, test_devices_share_the_workers);
 	suite_add_tcase(s, tc);
 	return s;
 }
