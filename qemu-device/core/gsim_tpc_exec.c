@@ -704,22 +704,28 @@ static int h_vpred(struct gsim_tpc_exec *x, const struct gsim_tpc_uop *u)
 	vreg *d = &x->vp[u->d], *r = vres(x, u, d);
 	int i;
 
-	GSIM_IVDEP
-	for (i = 0; i < L; i++) {
-		switch (u->opc) {
-		case GAUDISIM_TPC_OP_PAND:
+	/* One loop per operation: a switch inside the lane loop keeps it scalar. */
+	switch (u->opc) {
+	case GAUDISIM_TPC_OP_PAND:
+		GSIM_IVDEP
+		for (i = 0; i < L; i++)
 			r->u[i] = a->u[i] & b->u[i];
-			break;
-		case GAUDISIM_TPC_OP_POR:
+		break;
+	case GAUDISIM_TPC_OP_POR:
+		GSIM_IVDEP
+		for (i = 0; i < L; i++)
 			r->u[i] = a->u[i] | b->u[i];
-			break;
-		case GAUDISIM_TPC_OP_PXOR:
+		break;
+	case GAUDISIM_TPC_OP_PXOR:
+		GSIM_IVDEP
+		for (i = 0; i < L; i++)
 			r->u[i] = a->u[i] ^ b->u[i];
-			break;
-		default:
+		break;
+	default:
+		GSIM_IVDEP
+		for (i = 0; i < L; i++)
 			r->u[i] = ~a->u[i];
-			break;
-		}
+		break;
 	}
 	vcommit(x, u, d);
 	return 0;
@@ -998,6 +1004,34 @@ static inline void ld_part32(const struct gsim_tpc_tensor *t, uint64_t off, int 
 	memcpy(r->u + lo, t->base + off * 4, (size_t)(hi - lo) * 4);
 }
 
+/*
+ * Lanes [lo, hi) of a 4-byte tile whose lanes lie stride[0] elements apart
+ * (a pooling window's column, a transposed view), from element offset off:
+ * the element size is known, so no per-lane switch on the type.
+ */
+static inline void ld_strided32(const struct gsim_tpc_tensor *t, uint64_t off, int lo, int hi,
+				vreg *r)
+{
+	const uint8_t *p = t->base + off * 4;
+	const uint64_t step = t->stride[0] * 4;
+	int i;
+
+	for (i = lo; i < hi; i++, p += step)
+		r->u[i] = ld32(p);
+}
+
+/* The same for a store: lanes [lo, hi) of v to element offset off on. */
+static inline void st_strided32(const struct gsim_tpc_tensor *t, uint64_t off, int lo, int hi,
+				const vreg *v)
+{
+	uint8_t *p = t->base + off * 4;
+	const uint64_t step = t->stride[0] * 4;
+	int i;
+
+	for (i = lo; i < hi; i++, p += step)
+		st32(p, v->u[i]);
+}
+
 static int h_ld(struct gsim_tpc_exec *x, const struct gsim_tpc_uop *u)
 {
 	const struct gsim_tpc_tensor *t = &x->job->t[u->a];
@@ -1019,6 +1053,8 @@ static int h_ld(struct gsim_tpc_exec *x, const struct gsim_tpc_uop *u)
 			r->u[i] = t->pad;
 		if (t->stride[0] == 1 && t->esize == 4)
 			ld_part32(t, rest + (uint64_t)((int64_t)c[0] + lo), lo, hi, r);
+		else if (t->esize == 4)
+			ld_strided32(t, rest + (uint64_t)((int64_t)c[0] + lo) * t->stride[0], lo, hi, r);
 		else
 			for (i = lo; i < hi; i++)
 				r->u[i] = ld_elem(t, rest + (uint64_t)((int64_t)c[0] + i) *
@@ -1067,6 +1103,10 @@ static int h_st(struct gsim_tpc_exec *x, const struct gsim_tpc_uop *u)
 		else
 			for (i = lo; i < hi; i++)
 				st_elem(t, rest + (uint64_t)((int64_t)c[0] + i), v->u[i]);
+		return 0;
+	}
+	if (!u->pvec && t->esize == 4) {
+		st_strided32(t, rest + (uint64_t)((int64_t)c[0] + lo) * t->stride[0], lo, hi, v);
 		return 0;
 	}
 	for (i = lo; i < hi; i++)
