@@ -44,6 +44,13 @@
 /* Elements per epilogue chunk. */
 #define GSIM_CONV_CHUNK		256u
 
+/* A loop whose pointers the compiler cannot prove apart, but that are. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define GSIM_CONV_IVDEP _Pragma("GCC ivdep")
+#else
+#define GSIM_CONV_IVDEP
+#endif
+
 /* ---- decoding -------------------------------------------------------------- */
 
 static bool in_range(uint32_t v, uint32_t lo, uint32_t hi)
@@ -263,13 +270,16 @@ static void gather_cols(const struct conv_run *cr, const struct gsim_mme_operand
 
 				if (hi < lo)
 					hi = lo;
-				memset(row, 0, (size_t)lo * c->c * sizeof(float));
+				/* Most rows are whole: no calls for empty edges. */
+				if (lo)
+					memset(row, 0, (size_t)lo * c->c * sizeof(float));
 				if (hi > lo)
 					gsim_mme_load_f32(row + lo * c->c,
 							  src + (uint64_t)(iw0 + lo) * c->c * op->esize,
 							  (size_t)(hi - lo) * c->c, op->dtype);
-				memset(row + hi * c->c, 0,
-				       (size_t)(c->kw - hi) * c->c * sizeof(float));
+				if (hi < c->kw)
+					memset(row + hi * c->c, 0,
+					       (size_t)(c->kw - hi) * c->c * sizeof(float));
 				continue;
 			}
 			for (kw = 0; kw < c->kw; kw++) {
@@ -295,6 +305,7 @@ static void scatter_cols(const struct conv_run *cr, uint64_t q0, uint64_t rows,
 			 const float *dcols, float *dx)
 {
 	const struct gsim_mme_conv *c = cr->c;
+	const uint64_t ch = c->c;
 	uint64_t image = (uint64_t)c->h * c->w * c->c, r, i;
 
 	for (r = 0; r < rows; r++) {
@@ -313,13 +324,16 @@ static void scatter_cols(const struct conv_run *cr, uint64_t q0, uint64_t rows,
 				continue;
 			for (kw = 0; kw < c->kw; kw++) {
 				int64_t iw = iw0 + (int64_t)kw * c->dw;
+				const float *s = row + kw * ch;
 				float *d;
 
 				if (iw < 0 || iw >= c->w)
 					continue;
-				d = img + ((uint64_t)ih * c->w + (uint64_t)iw) * c->c;
-				for (i = 0; i < c->c; i++)
-					d[i] += row[kw * c->c + i];
+				d = img + ((uint64_t)ih * c->w + (uint64_t)iw) * ch;
+				/* dx and the column gradient are separate buffers. */
+				GSIM_CONV_IVDEP
+				for (i = 0; i < ch; i++)
+					d[i] += s[i];
 			}
 		}
 	}
@@ -338,10 +352,16 @@ static void epilogue(const struct gsim_mme_gemm *g, uint64_t e0, uint64_t count,
 	for (i0 = 0; i0 < count; i0 += GSIM_CONV_CHUNK) {
 		uint64_t n = count - i0 < GSIM_CONV_CHUNK ? count - i0 : GSIM_CONV_CHUNK;
 
-		if (g->read_c && bias)
-			for (j = 0; j < n; j++)
-				crow[j] = bias[(e0 + i0 + j) % g->conv.k];
-		else if (g->read_c)
+		if (g->read_c && bias) {
+			/* The channel steps through K: no division per element. */
+			uint64_t k = (e0 + i0) % g->conv.k;
+
+			for (j = 0; j < n; j++) {
+				crow[j] = bias[k];
+				if (++k == g->conv.k)
+					k = 0;
+			}
+		} else if (g->read_c)
 			gsim_mme_load_f32(crow, g->c.mem + (e0 + i0) * g->c.esize, n, g->c.dtype);
 		for (j = 0; j < n; j++) {
 			float v = g->read_ab ? g->alpha * acc[i0 + j] : 0.0f;

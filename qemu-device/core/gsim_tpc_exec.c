@@ -1037,20 +1037,25 @@ static int h_ld(struct gsim_tpc_exec *x, const struct gsim_tpc_uop *u)
 	const struct gsim_tpc_tensor *t = &x->job->t[u->a];
 	const int32_t *c = x->irf[u->b];
 	vreg *d = &x->v[u->d], *r = vres(x, u, d);
+	/*
+	 * A local copy: the stores to r could alias t->pad. The partial tile
+	 * fills all 64 lanes first: a loop of fixed length is vectorised, one
+	 * from hi to 64 is not.
+	 */
+	const uint32_t pad = t->pad;
 	uint64_t rest;
 	int lo, hi, i;
 
 	if (!tile(t, c, &lo, &hi, &rest)) {
 		GSIM_IVDEP
 		for (i = 0; i < L; i++)
-			r->u[i] = t->pad;
+			r->u[i] = pad;
 	} else if (t->stride[0] == 1 && lo == 0 && hi == L) {
 		ld_row(t, rest + (uint32_t)c[0], r);
 	} else {
-		for (i = 0; i < lo; i++)
-			r->u[i] = t->pad;
-		for (i = hi; i < L; i++)
-			r->u[i] = t->pad;
+		GSIM_IVDEP
+		for (i = 0; i < L; i++)
+			r->u[i] = pad;
 		if (t->stride[0] == 1 && t->esize == 4)
 			ld_part32(t, rest + (uint64_t)((int64_t)c[0] + lo), lo, hi, r);
 		else if (t->esize == 4)
