@@ -241,16 +241,47 @@ struct conv_run {
  * images) of the input x (operand op), as FP32: cols[r][(kh*KW + kw)*C + c].
  * Taps in the padding are 0. With dilation 1 a window row is one run.
  */
+/*
+ * Output pixel p as (image, row, column), stepped one pixel at a time:
+ * divisions only where a run of rows starts (they cost more than copying
+ * a small convolution's row).
+ */
+struct conv_pixel {
+	uint64_t img, oh, ow;
+};
+
+static void pixel_at(const struct conv_run *cr, uint64_t p, struct conv_pixel *px)
+{
+	uint64_t q = p % cr->pixels;
+
+	px->img = p / cr->pixels;
+	px->oh = q / cr->c->ow;
+	px->ow = q % cr->c->ow;
+}
+
+static void pixel_next(const struct conv_run *cr, struct conv_pixel *px)
+{
+	if (++px->ow < cr->c->ow)
+		return;
+	px->ow = 0;
+	if (++px->oh < cr->c->oh)
+		return;
+	px->oh = 0;
+	px->img++;
+}
+
 static void gather_cols(const struct conv_run *cr, const struct gsim_mme_operand *op,
 			uint64_t p0, uint64_t rows, float *cols)
 {
 	const struct gsim_mme_conv *c = cr->c;
+	struct conv_pixel px;
 	uint64_t r;
 
-	for (r = 0; r < rows; r++) {
-		uint64_t p = p0 + r, img = p / cr->pixels, q = p % cr->pixels;
-		int64_t ih0 = (int64_t)(q / c->ow) * c->sh - c->ph;
-		int64_t iw0 = (int64_t)(q % c->ow) * c->sw - c->pw;
+	pixel_at(cr, p0, &px);
+	for (r = 0; r < rows; r++, pixel_next(cr, &px)) {
+		uint64_t img = px.img;
+		int64_t ih0 = (int64_t)px.oh * c->sh - c->ph;
+		int64_t iw0 = (int64_t)px.ow * c->sw - c->pw;
 		float *dst = cols + r * cr->l;
 		uint32_t kh, kw;
 
@@ -308,12 +339,14 @@ static void scatter_cols(const struct conv_run *cr, uint64_t q0, uint64_t rows,
 	const uint64_t ch = c->c;
 	uint64_t image = (uint64_t)c->h * c->w * c->c, r, i;
 
-	for (r = 0; r < rows; r++) {
-		uint64_t q = (q0 + r) % cr->pixels;
-		int64_t ih0 = (int64_t)(q / c->ow) * c->sh - c->ph;
-		int64_t iw0 = (int64_t)(q % c->ow) * c->sw - c->pw;
+	struct conv_pixel px;
+
+	pixel_at(cr, q0, &px);
+	for (r = 0; r < rows; r++, pixel_next(cr, &px)) {
+		int64_t ih0 = (int64_t)px.oh * c->sh - c->ph;
+		int64_t iw0 = (int64_t)px.ow * c->sw - c->pw;
 		const float *src = dcols + r * cr->l;
-		float *img = dx + (q0 + r) / cr->pixels * image;
+		float *img = dx + px.img * image;
 		uint32_t kh, kw;
 
 		for (kh = 0; kh < c->kh; kh++) {
