@@ -521,13 +521,37 @@ VK(vk_neg_u, u, 0u - a->u[i])
 /* Float sign operations work on the bits, like lane_float(). */
 VK(vk_abs_f, u, a->u[i] & 0x7fffffffu)
 VK(vk_neg_f, u, a->u[i] ^ 0x80000000u)
-/* The same C library calls lane_float() makes, one loop per function. */
-VK(vk_exp_f, f, expf(a->f[i]))
-VK(vk_log_f, f, logf(a->f[i]))
+/*
+ * The same C library calls lane_float() makes, one loop per function. A
+ * lane whose bits equal the lane before it takes that lane's result: a
+ * padded row (-inf, 0) or a broadcast sum calls the library once instead
+ * of 64 times, with the same results (the functions are deterministic).
+ * The input is read before the lane is written: r may be a.
+ */
+#define VK_LIBM(name, fn)								\
+static void name(vreg *r, const vreg *a, const vreg *b, const vreg *c)			\
+{											\
+	uint32_t prev = a->u[0];							\
+	float res = fn(a->f[0]);							\
+	int i;										\
+											\
+	(void)b, (void)c;								\
+	r->f[0] = res;									\
+	for (i = 1; i < L; i++) {							\
+		if (a->u[i] != prev) {							\
+			prev = a->u[i];							\
+			res = fn(a->f[i]);						\
+		}									\
+		r->f[i] = res;								\
+	}										\
+}
+
+VK_LIBM(vk_exp_f, expf)
+VK_LIBM(vk_log_f, logf)
 VK(vk_rcp_f, f, 1.0f / a->f[i])
 VK(vk_rsqrt_f, f, 1.0f / sqrtf(a->f[i]))
 VK(vk_sqrt_f, f, sqrtf(a->f[i]))
-VK(vk_tanh_f, f, tanhf(a->f[i]))
+VK_LIBM(vk_tanh_f, tanhf)
 
 /* Comparisons: every lane ~0 or 0, as lane_cmp() decides it. */
 #define VK_CMP(cls, member)								\

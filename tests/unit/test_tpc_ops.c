@@ -278,6 +278,60 @@ START_TEST(test_special_accuracy)
 }
 END_TEST
 
+/*
+ * exp, log and tanh on runs of equal lanes (a padded row: ten values, then
+ * -inf; a broadcast sum; NaNs; -0 beside +0), written in place and to
+ * another register: every lane is the host C library's result for that
+ * lane, bit for bit (the fast path reuses a run's first result).
+ */
+START_TEST(test_special_runs_of_equal_lanes)
+{
+	static const unsigned int ops[] = { GAUDISIM_TPC_OP_EXP, GAUDISIM_TPC_OP_LOG,
+					    GAUDISIM_TPC_OP_TANH };
+	static const char *const forms[] = {
+		"ld.i32 V1, T0, I0\n%s.f32 V3, V1\nst.i32 T3, I0, V3 ; halt\n",
+		"ld.i32 V1, T0, I0\n%s.f32 V1, V1\nst.i32 T3, I0, V1 ; halt\n",
+	};
+	unsigned int k, f, i;
+
+	for (k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
+		const struct gaudisim_tpc_opinfo *op =
+			gaudisim_tpc_opinfo(GAUDISIM_TPC_SLOT_VPU, ops[k]);
+
+		for (f = 0; f < 2; f++) {
+			char text[256];
+
+			for (i = 0; i < L; i++) {
+				float x = i < 10 ? 0.5f + (float)i : -INFINITY;
+
+				if (i >= 40)
+					x = 2.75f;		/* a broadcast value */
+				if (i == 50 || i == 51)
+					x = NAN;
+				if (i == 60)
+					x = -0.0f;
+				if (i == 61)
+					x = 0.0f;
+				memcpy(&vec(VA)[i], &x, 4);
+			}
+			snprintf(text, sizeof(text), forms[f], op->name);
+			run_text(text, 1);
+			for (i = 0; i < L; i++) {
+				float x, want;
+				uint32_t bits;
+
+				memcpy(&x, &vec(VA)[i], 4);
+				want = ops[k] == GAUDISIM_TPC_OP_EXP ? expf(x) :
+				       ops[k] == GAUDISIM_TPC_OP_LOG ? logf(x) : tanhf(x);
+				memcpy(&bits, &want, 4);
+				ck_assert_msg(vec(VOUT)[i] == bits, "%s lane %u (%a): %08x, want %08x",
+					      op->name, i, x, vec(VOUT)[i], bits);
+			}
+		}
+	}
+}
+END_TEST
+
 START_TEST(test_cmp)
 {
 	unsigned int dt, cond;
@@ -943,6 +997,7 @@ void tpc_add_op_tests(Suite *s)
 	tcase_add_test(tc, test_vpu_alu);
 	tcase_add_test(tc, test_spu_alu);
 	tcase_add_test(tc, test_special_accuracy);
+	tcase_add_test(tc, test_special_runs_of_equal_lanes);
 	tcase_add_test(tc, test_cmp);
 	tcase_add_test(tc, test_cvt);
 	tcase_add_test(tc, test_reductions);
