@@ -569,20 +569,32 @@ VK_CMP(u, u)
  * Reductions: the tree of reduce() with the operation chosen once, so the
  * inner loops vectorise. The result is lane 0, before norm().
  */
+/*
+ * One step of the tree: lane i with lane i + w, for i < w. Each step is
+ * its own loop of constant length, which the compiler vectorises; a loop
+ * over w around one body would leave the inner trip count unknown.
+ */
+#define RK_STEP(member, expr, w)							\
+	GSIM_IVDEP									\
+	for (i = 0; i < (w); i++) {							\
+		__typeof__(t->member[0]) x = t->member[i], y = t->member[i + (w)];	\
+											\
+		t->member[i] = (expr);							\
+	}
+
 #define RK(name, member, expr)								\
 static uint32_t name(const vreg *a, vreg *t)						\
 {											\
-	int w, i;									\
+	int i;										\
 											\
+	_Static_assert(L == 64, "the tree below has six steps");			\
 	*t = *a;									\
-	for (w = L / 2; w; w /= 2) {							\
-		GSIM_IVDEP								\
-		for (i = 0; i < w; i++) {						\
-			__typeof__(t->member[0]) x = t->member[i], y = t->member[i + w]; \
-											\
-			t->member[i] = (expr);						\
-		}									\
-	}										\
+	RK_STEP(member, expr, 32)							\
+	RK_STEP(member, expr, 16)							\
+	RK_STEP(member, expr, 8)							\
+	RK_STEP(member, expr, 4)							\
+	RK_STEP(member, expr, 2)							\
+	RK_STEP(member, expr, 1)							\
 	return t->u[0];									\
 }
 
@@ -716,8 +728,16 @@ static int h_viota(struct gsim_tpc_exec *x, const struct gsim_tpc_uop *u)
 	vreg *d = &x->v[u->d], *r = vres(x, u, d);
 	int i;
 
-	for (i = 0; i < L; i++)
-		r->u[i] = dt_float(u->dt) ? bits((float)i) : (uint32_t)i;
+	/* The type test outside the lane loop: each loop is vectorised. */
+	if (dt_float(u->dt)) {
+		GSIM_IVDEP
+		for (i = 0; i < L; i++)
+			r->u[i] = bits((float)i);
+	} else {
+		GSIM_IVDEP
+		for (i = 0; i < L; i++)
+			r->u[i] = (uint32_t)i;
+	}
 	vcommit(x, u, d);
 	return 0;
 }
