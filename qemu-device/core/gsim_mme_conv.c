@@ -237,11 +237,6 @@ struct conv_run {
 };
 
 /*
- * The im2col rows of output pixels [p0, p0 + rows) (counted over all
- * images) of the input x (operand op), as FP32: cols[r][(kh*KW + kw)*C + c].
- * Taps in the padding are 0. With dilation 1 a window row is one run.
- */
-/*
  * Output pixel p as (image, row, column), stepped one pixel at a time:
  * divisions only where a run of rows starts (they cost more than copying
  * a small convolution's row).
@@ -270,6 +265,11 @@ static void pixel_next(const struct conv_run *cr, struct conv_pixel *px)
 	px->img++;
 }
 
+/*
+ * The im2col rows of output pixels [p0, p0 + rows) (counted over all
+ * images) of the input x (operand op), as FP32: cols[r][(kh*KW + kw)*C + c].
+ * Taps in the padding are 0. With dilation 1 a window row is one run.
+ */
 static void gather_cols(const struct conv_run *cr, const struct gsim_mme_operand *op,
 			uint64_t p0, uint64_t rows, float *cols)
 {
@@ -338,7 +338,6 @@ static void scatter_cols(const struct conv_run *cr, uint64_t q0, uint64_t rows,
 	const struct gsim_mme_conv *c = cr->c;
 	const uint64_t ch = c->c;
 	uint64_t image = (uint64_t)c->h * c->w * c->c, r, i;
-
 	struct conv_pixel px;
 
 	pixel_at(cr, q0, &px);

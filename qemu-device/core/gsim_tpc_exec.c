@@ -566,10 +566,6 @@ VK_CMP(s, i)
 VK_CMP(u, u)
 
 /*
- * Reductions: the tree of reduce() with the operation chosen once, so the
- * inner loops vectorise. The result is lane 0, before norm().
- */
-/*
  * One step of the tree: lane i with lane i + w, for i < w. Each step is
  * its own loop of constant length, which the compiler vectorises; a loop
  * over w around one body would leave the inner trip count unknown.
@@ -582,6 +578,10 @@ VK_CMP(u, u)
 		t->member[i] = (expr);							\
 	}
 
+/*
+ * Reductions: the tree of reduce() with the operation chosen once, so the
+ * inner loops vectorise. The result is lane 0, before norm().
+ */
 #define RK(name, member, expr)								\
 static uint32_t name(const vreg *a, vreg *t)						\
 {											\
