@@ -26,7 +26,7 @@ bench_vm() {
 # (one pool of workers serves every device of the QEMU process).
 bench_vm_path() {
 	local lines isa workers n
-	lines=$(grep 'engine work on [0-9]* worker threads, TPC interpreter build' <<<"$1" || true)
+	lines=$(grep 'engine work on [0-9]* worker threads.*TPC interpreter build' <<<"$1" || true)
 	n=$(grep -c . <<<"$lines" || true)
 	[ "$n" -gt 0 ] || { echo "device path not reported"; return; }
 	isa=$(sed -n 's/.*TPC interpreter build \([a-z0-9]*\).*/\1/p' <<<"$lines" | sort -u | paste -sd/)
