@@ -77,8 +77,10 @@ void gsim_pool_put_shared(struct gsim_pool *pool);
 struct gsim_client *gsim_client_new(struct gsim_pool *pool, void (*notify)(void *opaque),
 				    void *opaque);
 /*
- * Cancel whatever the client still has queued, running or done, then free
- * it: no worker touches any of its items afterwards.
+ * Drop the client's queued and finished items, wait for those a worker is
+ * running (cancel them first with gsim_pool_cancel() to make that short;
+ * their results are dropped too), then free it: no worker touches any of
+ * its items afterwards.
  */
 void gsim_client_free(struct gsim_client *client);
 struct gsim_pool *gsim_client_pool(const struct gsim_client *client);
