@@ -14,7 +14,8 @@
  * Every rank all-reduces BYTES in place ITERS times (after one warm-up)
  * between two barriers; the slowest rank's time gives the figures, in
  * nccl-tests' terms: algbw = BYTES / time, busbw = algbw * 2 (n - 1) / n
- * (what each link carried). Prints one line:
+ * (what each link carried). Prints one line, with the algorithm libhlrt
+ * took (direct or ring, hlrt_all_reduce_algorithm()):
  *   allreduce algo=ring ranks=8 bytes=16777216 dtype=fp32 iters=5 time_ms=... algbw_GBps=... busbw_GBps=...
  *
  * -c checks results instead of timing them (a job across VMs, say): every
@@ -62,7 +63,13 @@ static int die(const char *what)
 	return 1;
 }
 
-/* One rank: the time of the timed loop, in seconds, on fd. */
+/* What a rank reports: the time of its timed loop, the algorithm that ran. */
+struct rank_result {
+	double seconds;
+	char algo[16];
+};
+
+/* One rank: its struct rank_result on fd. */
 static int rank_main(const struct opts *o, uint32_t r, const hlrt_comm_id *id, int fd)
 {
 	uint64_t count = o->bytes / (o->dtype == HLRT_BF16 ? 2 : 4), buf;
@@ -70,7 +77,8 @@ static int rank_main(const struct opts *o, uint32_t r, const hlrt_comm_id *id, i
 	hlrt_stream *s;
 	hlrt_comm *c;
 	uint32_t i;
-	double t0, t;
+	struct rank_result res = { 0 };
+	double t0;
 
 	if (hlrt_device_acquire(r, &dev) || hlrt_stream_create(dev, &s))
 		return die("device");
@@ -87,8 +95,9 @@ static int rank_main(const struct opts *o, uint32_t r, const hlrt_comm_id *id, i
 			return die("all-reduce");
 	if (hlrt_barrier(c, s) || hlrt_stream_synchronize(s))
 		return die("all-reduce");
-	t = now_s() - t0;
-	if (write(fd, &t, sizeof(t)) != (ssize_t)sizeof(t))
+	res.seconds = now_s() - t0;
+	snprintf(res.algo, sizeof(res.algo), "%s", hlrt_all_reduce_algorithm(c, count, o->dtype));
+	if (write(fd, &res, sizeof(res)) != (ssize_t)sizeof(res))
 		return 1;
 	hlrt_comm_destroy(c);
 	hlrt_device_release(dev);
@@ -285,6 +294,7 @@ int main(int argc, char **argv)
 	int fds[MAX_RANKS][2], status, bad = 0;
 	pid_t pid[MAX_RANKS];
 	double worst = 0, algbw;
+	char algo[16] = "?";
 	hlrt_comm_id id;
 	uint32_t ndev = 0, r;
 
@@ -329,12 +339,16 @@ int main(int argc, char **argv)
 	if (o.check)
 		return collect_checks(&o, fds, pid);
 	for (r = 0; r < o.n; r++) {
-		double t;
+		struct rank_result res;
 
-		if (read(fds[r][0], &t, sizeof(t)) != (ssize_t)sizeof(t))
+		if (read(fds[r][0], &res, sizeof(res)) != (ssize_t)sizeof(res)) {
 			bad = 1;
-		else if (t > worst)
-			worst = t;
+		} else {
+			if (res.seconds > worst)
+				worst = res.seconds;
+			if (!r)
+				memcpy(algo, res.algo, sizeof(algo));
+		}
 		close(fds[r][0]);
 		if (waitpid(pid[r], &status, 0) != pid[r] || !WIFEXITED(status) ||
 		    WEXITSTATUS(status))
@@ -347,9 +361,8 @@ int main(int argc, char **argv)
 	if (o.base)
 		return 0;
 	algbw = (double)o.bytes * o.iters / worst / 1e9;
-	/* the ring is libhlrt's one all-reduce algorithm */
-	printf("allreduce algo=ring ranks=%u bytes=%llu dtype=%s iters=%u time_ms=%.3f "
-	       "algbw_GBps=%.4f busbw_GBps=%.4f\n", o.total, (unsigned long long)o.bytes,
+	printf("allreduce algo=%s ranks=%u bytes=%llu dtype=%s iters=%u time_ms=%.3f "
+	       "algbw_GBps=%.4f busbw_GBps=%.4f\n", algo, o.total, (unsigned long long)o.bytes,
 	       hlrt_dtype_suffix(o.dtype), o.iters, worst * 1e3 / o.iters, algbw,
 	       algbw * 2.0 * (o.total - 1) / o.total);
 	return 0;

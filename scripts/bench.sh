@@ -158,10 +158,11 @@ bench_row 4 "LeNet training samples/s, device in the VM vs PyTorch on the host (
 # All-reduce over the NIC links of an eight-device VM: bus bandwidth (what
 # each link carried, nccl-tests' busbw) against host memcpy measured right
 # before and right after the guest run.
-echo "== all-reduce, 8 ranks on one fabric (16 MiB FP32): bus bandwidth vs host memcpy"
+echo "== all-reduce, 8 ranks on one fabric (FP32: 16 MiB, 1 MiB, the seed model's 32000 bytes of gradients): bus bandwidth vs host memcpy"
 before=$("$bin/host-memcpy" -s 16)
 coll_out=$(GAUDISIM_DEVICES=8 bench_vm -t 900 -- \
-	'coll-bench -n 8 -s 16777216 -i 5 -t fp32 && coll-bench -n 8 -s 1048576 -i 5 -t fp32')
+	'coll-bench -n 8 -s 16777216 -i 5 -t fp32 && coll-bench -n 8 -s 1048576 -i 5 -t fp32 &&
+	 coll-bench -n 8 -s 32000 -i 20 -t fp32')
 after=$("$bin/host-memcpy" -s 16)
 echo "$coll_out" | grep '^allreduce ' ||
 	{ echo "$coll_out" | tail -n 20 >&2; echo "bench: no all-reduce figures" >&2; exit 1; }
@@ -186,17 +187,20 @@ dp_out=$(GAUDISIM_DEVICES=8 bench_vm -t 1800 -- \
 	'for n in 1 2 4 8; do
 		echo "dp_devices=$n";
 		hl-train --model /usr/share/gaudisim/models/seed.json --data mnist --epochs 1 \
-			--batch 1024 --devices $n | grep "samples/s";
+			--batch 1024 --devices $n | grep "samples/s\|^data parallel";
 	 done')
 echo "$dp_out"
 one='' dp_fig='' dp_min='' dp_two=''
 while read -r n; do
-	sps=$(awk -v n="$n" '$0 == "dp_devices=" n { getline; sub(/ samples\/s.*/, ""); print $NF }' <<<"$dp_out")
+	sps=$(awk -v n="$n" '$0 == "dp_devices=" n { f = 1; next } /^dp_devices=/ { f = 0 }
+		f && / samples\/s/ { sub(/ samples\/s.*/, ""); print $NF; exit }' <<<"$dp_out")
+	algo=$(awk -v n="$n" '$0 == "dp_devices=" n { f = 1; next } /^dp_devices=/ { f = 0 }
+		f && /^data parallel/ { sub(/.*\(/, ""); sub(/\).*/, ""); print; exit }' <<<"$dp_out")
 	[ -n "$sps" ] || { echo "bench: no samples/s for $n devices" >&2; exit 1; }
 	[ -n "$one" ] || one=$sps
 	x=$(printf '%.2f' "$(echo "$sps / $one" | bc -l)")
-	printf 'dp_train devices=%s samples_per_s=%.0f speedup_vs_1=%s allreduce_algo=ring %s\n' \
-		"$n" "$sps" "$x" "$(bench_vm_path "$dp_out")"
+	printf 'dp_train devices=%s samples_per_s=%.0f speedup_vs_1=%s allreduce_algo=%s %s\n' \
+		"$n" "$sps" "$x" "${algo:-none}" "$(bench_vm_path "$dp_out")"
 	[ "$n" = 1 ] || dp_fig="${dp_fig:+$dp_fig, }$n: $x"
 	[ "$n" != 2 ] || dp_two=$x
 	dp_min=$(awk -v m="$dp_min" -v x="$x" 'BEGIN { print (m == "" || x < m) ? x : m }')

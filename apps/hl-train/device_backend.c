@@ -285,6 +285,10 @@ static int dev_prepare_dp(struct dev_ctx *d, struct params *p, uint32_t batch,
 	if (dev_buf_view(d, "loss", d->sum, off, sizeof(float), err) ||
 	    dev_buf_view(d, MODEL_GRAPH_DP_CORRECT, d->sum, off + align / 2, sizeof(float), err))
 		return -1;
+	if (!d->rank)
+		printf("data parallel: %u ranks, one all-reduce of %llu bytes a step (%s)\n",
+		       d->nranks, (unsigned long long)total,
+		       hlrt_all_reduce_algorithm(d->comm, total / sizeof(float), HLRT_FP32));
 	d->batch = batch;
 	d->tail = d->data->train.count % batch;
 	n = dev_slice(d, d->batch, &lo);

@@ -89,6 +89,14 @@ uint32_t hlrt_config_box_id(void)
 	return (uint32_t)env_u64("HLRT_BOX_ID", 0, true);
 }
 
+/* "ring": every all-reduce takes the ring (for comparisons); else "auto". */
+bool hlrt_config_coll_ring_only(void)
+{
+	const char *v = getenv("HLRT_COLL_ALGO");
+
+	return v && !strcmp(v, "ring");
+}
+
 /* hlrt_set_log_placement() overrides HLRT_LOG_DEVICE_PLACEMENT. */
 static int log_placement = -1;
 

@@ -43,6 +43,7 @@ const char *hlrt_config_visible_modules(void);	/* HABANA_VISIBLE_MODULES, or NUL
 const char *hlrt_config_comm_dir(void);		/* HLRT_COMM_DIR, or NULL */
 uint64_t hlrt_config_comm_timeout_ms(void);	/* HLRT_COMM_TIMEOUT_MS, default 60000 */
 uint32_t hlrt_config_box_id(void);		/* HLRT_BOX_ID, default 0 */
+bool hlrt_config_coll_ring_only(void);		/* HLRT_COLL_ALGO=ring: no direct all-reduce */
 
 /* ---- placement log ------------------------------------------------------- */
 

@@ -67,6 +67,7 @@ fi
 if train dp seed --batch 256 --max-steps 12 --devices 2; then
 	if grep -q "on 2 HPUs, batch 256" "$work/out" &&
 	   [ "$(grep -c '^model seed' "$work/out")" -eq 1 ] &&
+	   [ "$(grep -c '^data parallel: 2 ranks, .* (ring)$' "$work/out")" -eq 1 ] &&
 	   grep -q "samples/s" "$work/out"; then
 		pass "--devices 2: one report, rank 0's: $(grep 'samples/s' "$work/out")"
 	else

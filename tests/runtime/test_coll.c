@@ -46,6 +46,7 @@ struct rank_ctx {
 	bool mismatch;
 	uint64_t bad_index;
 	uint32_t regs_live, regs_left;	/* NIC registrations before and after destroy */
+	uint64_t launches, direct_launches;
 };
 
 static void *inputs_of(const struct job *j, uint32_t r, uint64_t elems)
@@ -179,6 +180,8 @@ static void *rank_main(void *arg)
 	}
 out:
 	if (c) {
+		x->launches = c->launches;
+		x->direct_launches = c->direct_launches;
 		x->regs_live = sim_nic_registrations(dev);
 		hlrt_comm_destroy(c);
 		x->regs_left = sim_nic_registrations(dev);
@@ -225,7 +228,12 @@ static const char *const op_names[OP_COUNT] = {
 	"all_reduce", "reduce_scatter", "all_gather", "broadcast",
 };
 
-static void check_job(uint32_t n, enum op op, hlrt_dtype dt, uint64_t count, uint32_t root)
+/*
+ * Run the job and check every rank; direct: how many of its 3 rounds must
+ * have taken the direct all-reduce (-1: not checked).
+ */
+static void check_job_algo(uint32_t n, enum op op, hlrt_dtype dt, uint64_t count, uint32_t root,
+			   int direct)
 {
 	struct job j = { .n = n, .op = op, .dtype = dt, .count = count, .root = root };
 	struct rank_ctx ctx[MAX_RANKS];
@@ -241,7 +249,17 @@ static void check_job(uint32_t n, enum op op, hlrt_dtype dt, uint64_t count, uin
 		/* Peers wrote only what the communicator registered, and only while it lived. */
 		ck_assert_uint_eq(ctx[r].regs_live, n > 1 ? 1 : 0);
 		ck_assert_uint_eq(ctx[r].regs_left, 0);
+		if (direct >= 0)
+			ck_assert_msg(ctx[r].direct_launches == (uint64_t)direct,
+				      "%s x%llu on %u ranks: %llu direct launches, want %d",
+				      op_names[op], (unsigned long long)count, n,
+				      (unsigned long long)ctx[r].direct_launches, direct);
 	}
+}
+
+static void check_job(uint32_t n, enum op op, hlrt_dtype dt, uint64_t count, uint32_t root)
+{
+	check_job_algo(n, op, dt, count, root, -1);
 }
 
 static const hlrt_dtype dtypes[3] = { HLRT_FP32, HLRT_BF16, HLRT_INT32 };
@@ -285,6 +303,218 @@ START_TEST(large_buffers_pipeline)
 	check_job(8, OP_ALL_GATHER, HLRT_BF16, (1u << 20) + 3, 0);
 	check_job(4, OP_REDUCE_SCATTER, HLRT_INT32, (1u << 19) + 1, 0);
 	check_job(8, OP_BROADCAST, HLRT_FP32, (3u << 20) + 1, 5);
+}
+END_TEST
+
+/*
+ * An all-reduce of three ranks or more that fits the direct area takes
+ * the direct algorithm, one launch per call; the ring (forced with HLRT_COLL_ALGO=ring) and the
+ * direct algorithm both give the reference's bits, at 1 element, at
+ * counts no rank count divides, with empty blocks (fewer elements than
+ * ranks) and at the largest direct size; one element more takes the ring.
+ */
+static uint64_t direct_max(uint32_t n, uint32_t es)
+{
+	/* 2(n-1) slots of the largest block, 256-byte aligned, in half of the area */
+	uint64_t slot = (COLL_DIRECT_BYTES / 2) / (2 * (n - 1)) / 256 * 256;
+
+	return slot / es * n;
+}
+
+START_TEST(small_all_reduce_goes_direct)
+{
+	static const uint32_t ranks[] = { 2, 4, 8 };
+	uint32_t k, d;
+
+	for (k = 0; k < 3; k++) {
+		uint32_t n = ranks[k];
+		int direct = n > 2 ? 3 : 0;	/* two ranks keep the ring */
+
+		for (d = 0; d < 3; d++) {
+			uint32_t es = coll_ref_esize(dtypes[d]);
+
+			check_job_algo(n, OP_ALL_REDUCE, dtypes[d], 1, 0, direct);
+			check_job_algo(n, OP_ALL_REDUCE, dtypes[d], n - 1, 0, direct);
+			check_job_algo(n, OP_ALL_REDUCE, dtypes[d], 4099, 0, direct);
+			setenv("HLRT_COLL_ALGO", "ring", 1);
+			check_job_algo(n, OP_ALL_REDUCE, dtypes[d], 4099, 0, 0);
+			unsetenv("HLRT_COLL_ALGO");
+			if (d == 0) {
+				check_job_algo(n, OP_ALL_REDUCE, dtypes[d], direct_max(n, es), 0,
+					       direct);
+				check_job_algo(n, OP_ALL_REDUCE, dtypes[d], direct_max(n, es) + n, 0,
+					       0);
+			}
+		}
+		/* the other ops keep the ring */
+		check_job_algo(n, OP_REDUCE_SCATTER, HLRT_FP32, 4099, 0, 0);
+	}
+}
+END_TEST
+
+/*
+ * Ring and direct launches interleaved on a stream with no host wait:
+ * each algorithm has its own receive area and sync-object sets, so a rank
+ * a ring launch ahead of another never writes into what the other still
+ * reads. In-place INT32 sums (exact): after k all-reduces a buffer holds
+ * n^(k-1) times the first sum.
+ */
+#define MIX_BIG		(600u * 1024)	/* elements: the ring on 4 ranks */
+#define MIX_SMALL	5003u		/* the direct algorithm */
+#define MIX_ROUNDS	4
+
+struct mix_ctx {
+	hlrt_comm_id id;
+	uint32_t rank, n;
+	hlrt_status st;
+	char err[256];
+	bool mismatch;
+	uint64_t direct_launches, launches;
+};
+
+static int32_t mix_input(uint32_t r, uint64_t i)
+{
+	return (int32_t)((i * 2654435761u + r * 40503u) % 100003u) - 50000;
+}
+
+/* Element i after k in-place all-reduces over n ranks (wrapping, as the device). */
+static int32_t mix_after(uint32_t n, uint64_t i, uint32_t k)
+{
+	uint32_t s = 0, r;
+
+	for (r = 0; r < n; r++)
+		s += (uint32_t)mix_input(r, i);
+	for (r = 1; r < k; r++)
+		s *= n;
+	return (int32_t)s;
+}
+
+static void *mix_rank(void *arg)
+{
+	struct mix_ctx *x = arg;
+	int32_t *big = malloc(MIX_BIG * 4), *small = malloc(MIX_SMALL * 4);
+	hlrt_device *dev = NULL;
+	hlrt_stream *s = NULL;
+	hlrt_comm *c = NULL;
+	uint64_t a = 0, b = 0, i;
+	uint32_t k;
+	hlrt_status st;
+
+	for (i = 0; i < MIX_BIG; i++)
+		big[i] = mix_input(x->rank, i);
+	for (i = 0; i < MIX_SMALL; i++)
+		small[i] = mix_input(x->rank, i);
+	st = hlrt_device_acquire(x->rank, &dev);
+	if (!st)
+		st = hlrt_stream_create(dev, &s);
+	if (!st)
+		st = hlrt_device_malloc(dev, MIX_BIG * 4, &a);
+	if (!st)
+		st = hlrt_device_malloc(dev, MIX_SMALL * 4, &b);
+	if (!st)
+		st = hlrt_memcpy_h2d(dev, a, big, MIX_BIG * 4);
+	if (!st)
+		st = hlrt_memcpy_h2d(dev, b, small, MIX_SMALL * 4);
+	if (!st)
+		st = hlrt_comm_init_rank(&c, x->n, &x->id, x->rank, dev);
+	/* ring, direct, direct, ring, ...: both parities of both algorithms */
+	for (k = 0; k < MIX_ROUNDS && !st; k++) {
+		st = hlrt_all_reduce(c, a, a, MIX_BIG, HLRT_INT32, HLRT_REDUCE_SUM, s);
+		if (!st)
+			st = hlrt_all_reduce(c, b, b, MIX_SMALL, HLRT_INT32, HLRT_REDUCE_SUM, s);
+		if (!st)
+			st = hlrt_all_reduce(c, b, b, MIX_SMALL, HLRT_INT32, HLRT_REDUCE_SUM, s);
+	}
+	if (!st)
+		st = hlrt_stream_synchronize(s);
+	if (!st)
+		st = hlrt_memcpy_d2h(dev, big, a, MIX_BIG * 4);
+	if (!st)
+		st = hlrt_memcpy_d2h(dev, small, b, MIX_SMALL * 4);
+	for (i = 0; !st && i < MIX_BIG && !x->mismatch; i++)
+		x->mismatch = big[i] != mix_after(x->n, i, MIX_ROUNDS);
+	for (i = 0; !st && i < MIX_SMALL && !x->mismatch; i++)
+		x->mismatch = small[i] != mix_after(x->n, i, 2 * MIX_ROUNDS);
+	if (st)
+		snprintf(x->err, sizeof(x->err), "rank %u: %s", x->rank, hlrt_last_error());
+	x->st = st;
+	if (c) {
+		x->launches = c->launches;
+		x->direct_launches = c->direct_launches;
+		hlrt_comm_destroy(c);
+	}
+	if (dev)
+		hlrt_device_release(dev);
+	free(big);
+	free(small);
+	return NULL;
+}
+
+START_TEST(ring_and_direct_interleave_without_host_waits)
+{
+	struct mix_ctx ctx[4];
+	pthread_t t[4];
+	hlrt_comm_id id;
+	uint32_t r, n = 4;
+
+	ck_assert_int_eq(sim_install_fabric(n), 0);
+	HLRT_OK(hlrt_comm_get_unique_id(&id));
+	for (r = 0; r < n; r++) {
+		memset(&ctx[r], 0, sizeof(ctx[r]));
+		ctx[r].id = id;
+		ctx[r].rank = r;
+		ctx[r].n = n;
+		pthread_create(&t[r], NULL, mix_rank, &ctx[r]);
+	}
+	for (r = 0; r < n; r++)
+		pthread_join(t[r], NULL);
+	sim_uninstall_fabric();
+	for (r = 0; r < n; r++) {
+		ck_assert_msg(!ctx[r].st, "%s", ctx[r].err);
+		ck_assert_msg(!ctx[r].mismatch, "rank %u: a result differs", r);
+		ck_assert_uint_eq(ctx[r].direct_launches, 2 * MIX_ROUNDS);
+		ck_assert_uint_eq(ctx[r].launches, 3 * MIX_ROUNDS);
+	}
+}
+END_TEST
+
+/*
+ * What makes interleaving safe, checked where no timing can hide it: the
+ * direct halves lie inside the registered area and apart from the ring's
+ * slots and from each other, and the four sync-object sets are distinct
+ * and inside the registered range.
+ */
+START_TEST(direct_and_ring_share_no_area_or_set)
+{
+	static hlrt_comm c = { .nranks = 4, .rank = 2 };
+	uint64_t half = COLL_DIRECT_BYTES / 2, a[2];
+	uint32_t r, p, sets[4], i, k;
+
+	for (r = 0; r < 4; r++) {
+		c.peers[r].recv_base = 0x10000000ull * (r + 1);
+		c.peers[r].sob_first = 512 + COLL_SOB_SETS * COLL_SOBS_PER_SET * r;
+	}
+	for (r = 0; r < 4; r++) {
+		uint64_t base = c.peers[r].recv_base;
+
+		for (p = 0; p < 2; p++) {
+			c.parity = c.direct_parity = p;
+			a[p] = hlrt_coll_direct_area(&c, r);
+			ck_assert_uint_ge(a[p], base + (uint64_t)COLL_SLOTS * COLL_SLOT_BYTES);
+			ck_assert_uint_le(a[p] + half, base + COLL_RECV_BYTES);
+			sets[p] = hlrt_coll_set(&c, r, false);
+			sets[2 + p] = hlrt_coll_set(&c, r, true);
+		}
+		ck_assert_uint_ge(a[1] > a[0] ? a[1] - a[0] : a[0] - a[1], half);
+		for (i = 0; i < 4; i++) {
+			ck_assert_uint_ge(sets[i], c.peers[r].sob_first);
+			ck_assert_uint_le(sets[i] + COLL_SOBS_PER_SET,
+					  c.peers[r].sob_first + COLL_SOB_SETS * COLL_SOBS_PER_SET);
+			for (k = 0; k < i; k++)
+				ck_assert_uint_ne(sets[i], sets[k]);
+		}
+	}
+	ck_assert_uint_lt(COLL_SOB_GATHERED, COLL_SOBS_PER_SET);
 }
 END_TEST
 
@@ -843,6 +1073,9 @@ Suite *coll_suite(void)
 	tcase_add_test(tc, matrix_four_ranks);
 	tcase_add_test(tc, matrix_eight_ranks);
 	tcase_add_test(tc, large_buffers_pipeline);
+	tcase_add_test(tc, small_all_reduce_goes_direct);
+	tcase_add_test(tc, ring_and_direct_interleave_without_host_waits);
+	tcase_add_test(tc, direct_and_ring_share_no_area_or_set);
 	tcase_add_test(tc, ops_chain_on_a_stream_without_host_waits);
 	tcase_add_test(tc, repeated_calls_resubmit_their_cbs);
 	tcase_add_test(tc, small_sums_use_one_tpc);

@@ -165,6 +165,27 @@ hlrt_status hlrt_coll_ring_order(const struct coll_record *recs, uint32_t n, uin
 	return HLRT_SUCCESS;
 }
 
+/*
+ * The direct all-reduce links every rank to every other: inside one box
+ * only (scale-out ports link equal modules), on stream 2 of each port.
+ */
+static hlrt_status make_direct_links(hlrt_comm *c)
+{
+	uint32_t i, n = c->nranks;
+	hlrt_status st;
+
+	for (i = 0; i < n; i++)
+		if (c->peers[i].box != c->peers[c->rank].box)
+			return HLRT_SUCCESS;
+	for (i = 1; i < n; i++) {
+		st = link_to(c, c->ring[(c->ring_pos + i) % n], &c->link[i], 2);
+		if (st)
+			return st;
+	}
+	c->direct_ok = true;
+	return HLRT_SUCCESS;
+}
+
 static hlrt_status make_ring(hlrt_comm *c)
 {
 	uint32_t i, n = c->nranks;
@@ -181,12 +202,16 @@ static hlrt_status make_ring(hlrt_comm *c)
 	st = link_to(c, c->ring[(c->ring_pos + 1) % n], &c->right, 0);
 	if (!st)
 		st = link_to(c, c->ring[(c->ring_pos + n - 1) % n], &c->left, 1);
-	return st;
+	return st ? st : make_direct_links(c);
 }
 
 /* ---- device resources ------------------------------------------------------ */
 
-static const char *const kernel_names[3] = { "add_f32", "vector_add_bf16", "add_i32" };
+static const char *const kernel_names[COLL_K_COUNT] = {
+	[COLL_K_ADD_F32] = "add_f32", [COLL_K_ADD_BF16] = "vector_add_bf16",
+	[COLL_K_ADD_I32] = "add_i32", [COLL_K_SUM_F32] = "coll_sum_f32",
+	[COLL_K_SUM_BF16] = "coll_sum_bf16", [COLL_K_SUM_I32] = "coll_sum_i32",
+};
 
 static hlrt_status upload_kernels(hlrt_comm *c)
 {
@@ -200,7 +225,7 @@ static hlrt_status upload_kernels(hlrt_comm *c)
 		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "communicator");
 	/* hlrt_kernel_find() answers in one static: ranks may be threads */
 	pthread_mutex_lock(&mon_lock);
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < COLL_K_COUNT; i++) {
 		const struct hlrt_kernel *k = hlrt_kernel_find(kernel_names[i]);
 
 		if (!k || off + k->size > (1u << 16)) {
@@ -241,13 +266,24 @@ static hlrt_status setup_sync(hlrt_comm *c, bool zero)
 
 	if (hlrt_pkt_init(&b, 256))
 		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "communicator");
-	for (i = 0; zero && i < 2 * COLL_SOBS_PER_SET; i++)
+	for (i = 0; zero && i < COLL_SOB_SETS * COLL_SOBS_PER_SET; i++)
 		hlrt_pkt_sob(&b, c->sob_first + i, GAUDISIM_SYNC_SOB_SET(0), 0);
 	for (q = 0; q < 2 && c->nranks > 1 && !zero; q++) {
 		uint64_t addr = fence_addr(q ? c->left.queue_credit : c->right.queue_data);
 
 		for (i = 0; i < COLL_NIC_MONS; i++) {
 			uint32_t m = c->nic_mon[q][i];
+
+			hlrt_pkt_mon_reg(&b, GAUDISIM_SYNC_MON_PAY_ADDRL(m), (uint32_t)addr);
+			hlrt_pkt_mon_reg(&b, GAUDISIM_SYNC_MON_PAY_ADDRH(m), (uint32_t)(addr >> 32));
+			hlrt_pkt_mon_reg(&b, GAUDISIM_SYNC_MON_PAY_DATA(m), 1);
+		}
+	}
+	for (q = 1; q < c->nranks && c->n_direct_mon && !zero; q++) {
+		uint64_t addr = fence_addr(c->link[q].queue_data);
+
+		for (i = 0; i < COLL_NIC_MONS; i++) {
+			uint32_t m = c->direct_mon[q - 1][i];
 
 			hlrt_pkt_mon_reg(&b, GAUDISIM_SYNC_MON_PAY_ADDRL(m), (uint32_t)addr);
 			hlrt_pkt_mon_reg(&b, GAUDISIM_SYNC_MON_PAY_ADDRH(m), (uint32_t)(addr >> 32));
@@ -279,9 +315,11 @@ static void release(hlrt_comm *c)
 	if (c->scratch)
 		hlrt_device_free(c->dev, c->scratch);
 	if (c->sob_first)
-		hlrt_device_put_sobs(c->dev, c->sob_first, 2 * COLL_SOBS_PER_SET);
+		hlrt_device_put_sobs(c->dev, c->sob_first, COLL_SOB_SETS * COLL_SOBS_PER_SET);
 	if (c->nic_mon[0][0])
 		hlrt_coll_put_monitors(c->dev, 2 * COLL_NIC_MONS, &c->nic_mon[0][0]);
+	if (c->n_direct_mon)
+		hlrt_coll_put_monitors(c->dev, c->n_direct_mon, &c->direct_mon[0][0]);
 	hlrt_coll_forget_cbs(c);
 	free(c);
 }
@@ -305,21 +343,20 @@ hlrt_status hlrt_comm_init_rank(hlrt_comm **comm, uint32_t nranks, const hlrt_co
 	c->dev = device;
 	c->rank = rank;
 	c->nranks = nranks;
-	st = hlrt_device_malloc(device, (uint64_t)COLL_SLOTS * COLL_SLOT_BYTES, &c->recv_base);
+	st = hlrt_device_malloc(device, COLL_RECV_BYTES, &c->recv_base);
 	if (!st)
 		st = hlrt_device_malloc(device, (uint64_t)COLL_CB_AREAS * COLL_CB_AREA_BYTES,
 					&c->cb_addr);
 	if (!st)
 		st = upload_kernels(c);
 	if (!st)
-		st = hlrt_device_take_sobs(device, 2 * COLL_SOBS_PER_SET, &c->sob_first);
+		st = hlrt_device_take_sobs(device, COLL_SOB_SETS * COLL_SOBS_PER_SET, &c->sob_first);
 	if (!st)
 		st = setup_sync(c, true);
 	/* Peers write our receive slots and raise our SOBs: nothing else of ours. */
 	if (!st && nranks > 1)
-		st = hlrt_device_nic_register(device, c->recv_base,
-					      (uint64_t)COLL_SLOTS * COLL_SLOT_BYTES, c->sob_first,
-					      2 * COLL_SOBS_PER_SET, &c->nic_reg);
+		st = hlrt_device_nic_register(device, c->recv_base, COLL_RECV_BYTES, c->sob_first,
+					      COLL_SOB_SETS * COLL_SOBS_PER_SET, &c->nic_reg);
 	if (st)
 		goto fail;
 	me.rank = rank;
@@ -332,6 +369,12 @@ hlrt_status hlrt_comm_init_rank(hlrt_comm **comm, uint32_t nranks, const hlrt_co
 		st = make_ring(c);
 	if (!st && nranks > 1)
 		st = hlrt_coll_take_monitors(device, 2 * COLL_NIC_MONS, &c->nic_mon[0][0]);
+	if (!st && c->direct_ok) {
+		st = hlrt_coll_take_monitors(device, (nranks - 1) * COLL_NIC_MONS,
+					     &c->direct_mon[0][0]);
+		if (!st)
+			c->n_direct_mon = (nranks - 1) * COLL_NIC_MONS;
+	}
 	if (!st && nranks > 1)
 		st = setup_sync(c, false);
 	if (st)

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * A plan as command buffers, one launch on the stream. The queues:
+ * Launches as command buffers: the builder every algorithm uses (queues,
+ * waits, signals, copies, NIC transfers, TPC jobs; the external job, the
+ * CB areas and their resubmission), then the ring's and the chain's
+ * plans on it. The ring's queues:
  *
  *   NIC data   (port to the right neighbour, stream 0): chunk j goes
  *              into the right's slot j % COLL_SLOTS once the right gave
@@ -37,67 +40,68 @@
 #define CB_ALIGN	128u
 #define WAIT_US		(600ull * 1000 * 1000)
 
+/* The ring's queues, in the order of its launch. */
 enum { Q_DMA = 0, Q_TPC0, Q_NICD = Q_TPC0 + COLL_NUM_TPC, Q_NICC, Q_COUNT };
 _Static_assert(Q_COUNT <= COLL_MAX_JOBS, "a launch's jobs fit struct coll_cached");
 
-struct cond {
-	uint32_t sob, value;	/* absolute SOB index */
-};
-
-struct emitter {
-	hlrt_comm *c;
-	const struct coll_plan *p;
-	uint32_t set;		/* first SOB of this launch's set */
-	struct hlrt_pkt_buf q[Q_COUNT];
-	const uint32_t *pool[Q_COUNT];
-	uint32_t pool_n[Q_COUNT];
-	uint32_t queue[Q_COUNT];
-};
-
-static uint32_t peer_sob(const hlrt_comm *c, uint32_t rank, uint32_t parity, uint32_t which)
+uint32_t hlrt_coll_set(const hlrt_comm *c, uint32_t rank, bool direct)
 {
-	return c->peers[rank].sob_first + parity * COLL_SOBS_PER_SET + which;
+	uint32_t parity = direct ? c->direct_parity : c->parity;
+
+	return c->peers[rank].sob_first + ((direct ? 2 : 0) + parity) * COLL_SOBS_PER_SET;
+}
+
+hlrt_status hlrt_coll_launch_init(struct coll_launch *l, hlrt_comm *c, bool direct)
+{
+	if (c->broken)
+		return hlrt_fail(HLRT_DEVICE_ERROR,
+				 "the communicator failed earlier: destroy it and create another");
+	*l = (struct coll_launch){ .c = c, .direct = direct };
+	l->set = hlrt_coll_set(c, c->rank, direct);
+	return HLRT_SUCCESS;
+}
+
+uint32_t hlrt_coll_add_queue(struct coll_launch *l, uint32_t queue, const uint32_t *pool,
+			     uint32_t pool_n)
+{
+	uint32_t qi = l->n_q++;
+
+	l->queue[qi] = queue;
+	l->pool[qi] = pool ? pool : hlrt_device_queue_monitors(l->c->dev, queue);
+	l->pool_n[qi] = pool ? pool_n : HLRT_MONS_PER_QUEUE;
+	(void)hlrt_pkt_init(&l->q[qi], 1024);	/* a failure marks it oom: submit reports */
+	return qi;
 }
 
 /* Arm a monitor per condition (value 0 needs none) and fence on them. */
 #define MAX_CONDS	(6 + COLL_NUM_TPC)
-static void wait_conds(struct hlrt_pkt_buf *b, const uint32_t *pool, uint32_t pool_n,
-		       const struct cond *cs, uint32_t n)
+static void wait_abs(struct hlrt_pkt_buf *b, const uint32_t *pool, uint32_t pool_n,
+		     uint32_t set, const struct coll_cond *cs, uint32_t n)
 {
 	uint32_t arms[MAX_CONDS], i, k = 0;
 
 	for (i = 0; i < n && k < MAX_CONDS; i++)
 		if (cs[i].value)
-			arms[k++] = GAUDISIM_SYNC_MON_ARM_SOB(cs[i].sob, 0, cs[i].value);
+			arms[k++] = GAUDISIM_SYNC_MON_ARM_SOB(set + cs[i].which, 0, cs[i].value);
 	hlrt_pkt_wait(b, pool, pool_n, arms, k);
 }
 
-static void emit_wait(struct emitter *e, uint32_t qi, const struct cond *cs, uint32_t n)
+void hlrt_coll_wait(struct coll_launch *l, uint32_t qi, const struct coll_cond *cs, uint32_t n)
 {
-	wait_conds(&e->q[qi], e->pool[qi], e->pool_n[qi], cs, n);
+	wait_abs(&l->q[qi], l->pool[qi], l->pool_n[qi], l->set, cs, n);
 }
 
-static void wait1(struct emitter *e, uint32_t qi, uint32_t which, uint32_t value)
+static void wait1(struct coll_launch *l, uint32_t qi, uint32_t which, uint32_t value)
 {
-	struct cond cd = { e->set + which, value };
+	struct coll_cond cd = { which, value };
 
-	emit_wait(e, qi, &cd, 1);
+	hlrt_coll_wait(l, qi, &cd, 1);
 }
 
-/* Work done on this queue: +1 on our counter once the engine is idle. */
-static void signal_done(struct emitter *e, uint32_t qi, uint32_t which)
+void hlrt_coll_signal(struct coll_launch *l, uint32_t qi, uint32_t which)
 {
-	hlrt_pkt_sob(&e->q[qi], e->set + which, GAUDISIM_SYNC_SOB_ADD(1),
+	hlrt_pkt_sob(&l->q[qi], l->set + which, GAUDISIM_SYNC_SOB_ADD(1),
 		     GAUDISIM_PKT_CTL_EB | GAUDISIM_PKT_CTL_MB);
-}
-
-/* Queues that read the working buffers start after the pre-copies. */
-static void wait_start(struct emitter *e, uint32_t qi)
-{
-	if (qi != Q_DMA && qi != Q_NICC && e->p->n_pre)
-		wait1(e, qi, COLL_SOB_DMA, e->p->n_pre);
-	else
-		wait1(e, qi, COLL_SOB_START, 1);
 }
 
 static void wreg64(struct hlrt_pkt_buf *b, uint32_t reg_lo, uint64_t v)
@@ -106,17 +110,18 @@ static void wreg64(struct hlrt_pkt_buf *b, uint32_t reg_lo, uint64_t v)
 	hlrt_pkt_wreg(b, reg_lo + 4, (uint32_t)(v >> 32), 0);
 }
 
-static void emit_copy(struct emitter *e, uint64_t dst, uint64_t src, uint64_t bytes)
+void hlrt_coll_copy(struct coll_launch *l, uint32_t qi, uint64_t dst, uint64_t src,
+		    uint64_t bytes, uint32_t which)
 {
 	uint64_t done = 0;
 
 	while (done < bytes) {
 		uint64_t n = bytes - done < (1ull << 30) ? bytes - done : 1ull << 30;
 
-		hlrt_pkt_lin_dma(&e->q[Q_DMA], src + done, dst + done, (uint32_t)n, false, 0);
+		hlrt_pkt_lin_dma(&l->q[qi], src + done, dst + done, (uint32_t)n, false, 0);
 		done += n;
 	}
-	signal_done(e, Q_DMA, COLL_SOB_DMA);
+	hlrt_coll_signal(l, qi, which);
 }
 
 static uint32_t tpc_dtype(hlrt_dtype t)
@@ -125,44 +130,43 @@ static uint32_t tpc_dtype(hlrt_dtype t)
 	       t == HLRT_INT32 ? GAUDISIM_DTYPE_INT32 : GAUDISIM_DTYPE_FP32;
 }
 
-/* dst = dst + src over n elements, on one TPC. */
-static void emit_add(struct emitter *e, uint32_t qi, uint64_t dst, uint64_t src, uint32_t bytes)
+void hlrt_coll_tpc(struct coll_launch *l, uint32_t qi, enum coll_kernel ki, hlrt_dtype dt,
+		   const uint64_t *base, uint32_t nt, uint32_t elems, uint32_t arg0)
 {
-	const hlrt_comm *c = e->c;
-	struct hlrt_pkt_buf *b = &e->q[qi];
-	hlrt_dtype dt = e->p->dtype;
-	uint32_t ki = dt == HLRT_BF16 ? 1 : dt == HLRT_INT32 ? 2 : 0;
-	uint32_t n = bytes / coll_dtype_size(dt), t, d;
-	uint32_t members = dt == HLRT_BF16 ? (n + 63) / 64 : (n + 4095) / 4096;
-	const uint64_t base[3] = { dst, src, dst };
+	const hlrt_comm *c = l->c;
+	struct hlrt_pkt_buf *b = &l->q[qi];
+	/* vector_add_bf16 takes a tile per member, the rest 64 tiles */
+	uint32_t members = ki == COLL_K_ADD_BF16 ? (elems + 63) / 64 : (elems + 4095) / 4096;
+	uint32_t t, d;
 
 	wreg64(b, GAUDISIM_TPC_KERNEL_ADDR_LO, c->kernels_addr + c->kernel_off[ki]);
 	hlrt_pkt_wreg(b, GAUDISIM_TPC_KERNEL_SIZE, c->kernel_size[ki], 0);
 	hlrt_pkt_wreg(b, GAUDISIM_TPC_WATCHDOG, 0, 0);
+	if (ki >= COLL_K_SUM_F32)
+		hlrt_pkt_wreg(b, GAUDISIM_TPC_ARG(0), arg0, 0);
 	for (d = 0; d < 5; d++) {
 		hlrt_pkt_wreg(b, GAUDISIM_TPC_ISPACE_SIZE(d), d ? 1 : members, 0);
 		hlrt_pkt_wreg(b, GAUDISIM_TPC_PART_START(d), 0, 0);
 		hlrt_pkt_wreg(b, GAUDISIM_TPC_PART_SIZE(d), d ? 1 : members, 0);
 	}
-	for (t = 0; t < 3; t++) {
+	for (t = 0; t < nt; t++) {
 		uint32_t r = GAUDISIM_TPC_TENSOR(t);
 
 		wreg64(b, r + GAUDISIM_TPC_T_BASE_LO, base[t]);
 		hlrt_pkt_wreg(b, r + GAUDISIM_TPC_T_DTYPE, tpc_dtype(dt), 0);
 		hlrt_pkt_wreg(b, r + GAUDISIM_TPC_T_PAD, 0, 0);
 		for (d = 0; d < 5; d++) {
-			hlrt_pkt_wreg(b, r + GAUDISIM_TPC_T_SIZE(d), d ? 1 : n, 0);
+			hlrt_pkt_wreg(b, r + GAUDISIM_TPC_T_SIZE(d), d ? 1 : elems, 0);
 			hlrt_pkt_wreg(b, r + GAUDISIM_TPC_T_STRIDE(d), d ? 0 : 1, 0);
 		}
 	}
 	hlrt_pkt_wreg(b, GAUDISIM_TPC_COMMIT, GAUDISIM_TPC_COMMIT_GO, 0);
 }
 
-/* One NIC transfer: bytes from src into dst on the peer, then +1 on its SOB. */
-static void emit_xfer(struct emitter *e, uint32_t qi, uint64_t src, uint64_t dst,
-		      uint32_t bytes, uint32_t remote_sob, uint32_t done)
+void hlrt_coll_xfer(struct coll_launch *l, uint32_t qi, uint64_t src, uint64_t dst,
+		    uint32_t bytes, uint32_t remote_sob, uint32_t done)
 {
-	struct hlrt_pkt_buf *b = &e->q[qi];
+	struct hlrt_pkt_buf *b = &l->q[qi];
 
 	wreg64(b, GAUDISIM_NIC_TX_SRC_LO, src);
 	wreg64(b, GAUDISIM_NIC_TX_DST_LO, dst);
@@ -171,95 +175,145 @@ static void emit_xfer(struct emitter *e, uint32_t qi, uint64_t src, uint64_t dst
 		      GAUDISIM_NIC_TX_REMOTE_SOB_EN | (remote_sob & GAUDISIM_NIC_TX_REMOTE_SOB_MASK), 0);
 	hlrt_pkt_wreg(b, GAUDISIM_NIC_TX_REMOTE_SOB_DATA, GAUDISIM_SYNC_SOB_ADD(1), 0);
 	hlrt_pkt_wreg(b, GAUDISIM_NIC_TX_COMMIT, 1, 0);
-	signal_done(e, qi, done);
+	hlrt_coll_signal(l, qi, done);
 }
+
+/* ---- the ring's and the chain's launch -------------------------------------- */
 
 static uint64_t slot_addr(uint64_t base, uint32_t j)
 {
 	return base + (uint64_t)(j % COLL_SLOTS) * COLL_SLOT_BYTES;
 }
 
-static void emit_queues(struct emitter *e)
+/* Queues that read the working buffers start after the pre-copies. */
+static void wait_start(struct coll_launch *l, const struct coll_plan *p, uint32_t qi)
 {
-	const struct coll_plan *p = e->p;
-	hlrt_comm *c = e->c;
-	uint32_t j, k, par = c->parity;
+	if (qi != Q_DMA && qi != Q_NICC && p->n_pre)
+		wait1(l, qi, COLL_SOB_DMA, p->n_pre);
+	else
+		wait1(l, qi, COLL_SOB_START, 1);
+}
+
+/* dst = dst + src over bytes, on one TPC. */
+static void emit_add(struct coll_launch *l, uint32_t qi, hlrt_dtype dt, uint64_t dst,
+		     uint64_t src, uint32_t bytes)
+{
+	const uint64_t base[3] = { dst, src, dst };
+	enum coll_kernel ki = dt == HLRT_BF16 ? COLL_K_ADD_BF16 :
+			      dt == HLRT_INT32 ? COLL_K_ADD_I32 : COLL_K_ADD_F32;
+
+	hlrt_coll_tpc(l, qi, ki, dt, base, 3, bytes / coll_dtype_size(dt), 0);
+}
+
+static void emit_queues(struct coll_launch *l, const struct coll_plan *p)
+{
+	hlrt_comm *c = l->c;
+	uint32_t j, k;
 
 	for (k = 0; k < Q_COUNT; k++)
-		wait_start(e, k);
+		wait_start(l, p, k);
 	for (j = 0; j < p->n_pre; j++)
-		emit_copy(e, p->pre[j].dst, p->pre[j].src, p->pre[j].bytes);
+		hlrt_coll_copy(l, Q_DMA, p->pre[j].dst, p->pre[j].src, p->pre[j].bytes,
+			       COLL_SOB_DMA);
 	for (j = 0; j < p->n_recv; j++) {
 		const struct coll_recv *rv = &p->recv[j];
 		uint32_t qi = rv->reduce ? Q_TPC0 + rv->tpc : Q_DMA;
-		struct cond cd = { e->set + rv->done.sob, rv->done.value };
+		struct coll_cond cd = { rv->done.sob, rv->done.value };
 
-		wait1(e, qi, COLL_SOB_ARRIVE, j + 1);
+		wait1(l, qi, COLL_SOB_ARRIVE, j + 1);
 		if (rv->reduce) {
 			if (rv->bytes)
-				emit_add(e, qi, rv->dst, slot_addr(c->recv_base, j), rv->bytes);
-			signal_done(e, qi, COLL_SOB_TPC0 + rv->tpc);
+				emit_add(l, qi, p->dtype, rv->dst, slot_addr(c->recv_base, j),
+					 rv->bytes);
+			hlrt_coll_signal(l, qi, COLL_SOB_TPC0 + rv->tpc);
 		} else if (rv->bytes) {
-			emit_copy(e, rv->dst, slot_addr(c->recv_base, j), rv->bytes);
+			hlrt_coll_copy(l, Q_DMA, rv->dst, slot_addr(c->recv_base, j), rv->bytes,
+				       COLL_SOB_DMA);
 		} else {
-			signal_done(e, Q_DMA, COLL_SOB_DMA);
+			hlrt_coll_signal(l, Q_DMA, COLL_SOB_DMA);
 		}
 		/* the slot is free again: tell the left */
-		emit_wait(e, Q_NICC, &cd, 1);
-		emit_xfer(e, Q_NICC, c->recv_base, c->peers[c->left.rank].recv_base, 0,
-			  peer_sob(c, c->left.rank, par, COLL_SOB_CREDIT), COLL_SOB_CREDITED);
+		hlrt_coll_wait(l, Q_NICC, &cd, 1);
+		hlrt_coll_xfer(l, Q_NICC, c->recv_base, c->peers[c->left.rank].recv_base, 0,
+			       hlrt_coll_set(c, c->left.rank, false) + COLL_SOB_CREDIT,
+			       COLL_SOB_CREDITED);
 	}
 	if (p->n_post) {
-		struct cond cs[COLL_NUM_TPC];
+		struct coll_cond cs[COLL_NUM_TPC];
 
-		for (k = 0; k < COLL_NUM_TPC; k++) {
-			cs[k].sob = e->set + COLL_SOB_TPC0 + k;
-			cs[k].value = p->n_tpc[k];
-		}
-		emit_wait(e, Q_DMA, cs, COLL_NUM_TPC);
+		for (k = 0; k < COLL_NUM_TPC; k++)
+			cs[k] = (struct coll_cond){ COLL_SOB_TPC0 + k, p->n_tpc[k] };
+		hlrt_coll_wait(l, Q_DMA, cs, COLL_NUM_TPC);
 		/* and the copies in before it (in order on this queue already) */
 		for (j = 0; j < p->n_post; j++)
-			emit_copy(e, p->post[j].dst, p->post[j].src, p->post[j].bytes);
+			hlrt_coll_copy(l, Q_DMA, p->post[j].dst, p->post[j].src, p->post[j].bytes,
+				       COLL_SOB_DMA);
 	}
 	for (j = 0; j < p->n_send; j++) {
 		const struct coll_send *sd = &p->send[j];
-		struct cond cs[2] = {
-			{ e->set + COLL_SOB_CREDIT, j >= COLL_SLOTS ? j + 1 - COLL_SLOTS : 0 },
-			{ e->set + (sd->after.sob == COLL_DEP_NONE ? 0 : sd->after.sob),
+		struct coll_cond cs[2] = {
+			{ COLL_SOB_CREDIT, j >= COLL_SLOTS ? j + 1 - COLL_SLOTS : 0 },
+			{ sd->after.sob == COLL_DEP_NONE ? 0 : sd->after.sob,
 			  sd->after.sob == COLL_DEP_NONE ? 0 : sd->after.value },
 		};
 
-		emit_wait(e, Q_NICD, cs, 2);
-		emit_xfer(e, Q_NICD, sd->src, slot_addr(c->peers[c->right.rank].recv_base, j),
-			  sd->bytes, peer_sob(c, c->right.rank, par, COLL_SOB_ARRIVE), COLL_SOB_SENT);
+		hlrt_coll_wait(l, Q_NICD, cs, 2);
+		hlrt_coll_xfer(l, Q_NICD, sd->src, slot_addr(c->peers[c->right.rank].recv_base, j),
+			       sd->bytes, hlrt_coll_set(c, c->right.rank, false) + COLL_SOB_ARRIVE,
+			       COLL_SOB_SENT);
 	}
 }
 
-/* Start, wait for every count, clear the set. */
-static hlrt_status ext_body(struct emitter *e, hlrt_stream *s, struct hlrt_pkt_buf *b)
+hlrt_status hlrt_coll_launch(hlrt_comm *c, const struct coll_plan *p, hlrt_stream *stream,
+			     const struct coll_key *key)
 {
-	const struct coll_plan *p = e->p;
-	const uint32_t *pool = hlrt_device_queue_monitors(e->c->dev, s->ext_queue);
-	struct cond cs[MAX_CONDS];
-	uint32_t n = 0, i, k;
+	struct coll_launch l;
+	struct coll_cond totals[MAX_CONDS];
+	uint32_t k, n = 0;
+	hlrt_status st = hlrt_coll_launch_init(&l, c, false);
+
+	if (st)
+		return st;
+	hlrt_coll_add_queue(&l, GAUDISIM_QUEUE_ID_DMA_2_0, NULL, 0);
+	for (k = 0; k < COLL_NUM_TPC; k++)
+		hlrt_coll_add_queue(&l, GAUDISIM_QUEUE_ID_TPC_0_0 + GAUDISIM_STREAMS_PER_QMAN * k,
+				    NULL, 0);
+	hlrt_coll_add_queue(&l, c->right.queue_data, c->nic_mon[0], COLL_NIC_MONS);
+	hlrt_coll_add_queue(&l, c->left.queue_credit, c->nic_mon[1], COLL_NIC_MONS);
+	emit_queues(&l, p);
+	l.used[Q_DMA] = p->n_dma;
+	for (k = 0; k < COLL_NUM_TPC; k++)
+		l.used[Q_TPC0 + k] = p->n_tpc[k];
+	l.used[Q_NICD] = p->n_send;
+	l.used[Q_NICC] = p->n_recv;
+	totals[n++] = (struct coll_cond){ COLL_SOB_DMA, p->n_dma };
+	for (k = 0; k < COLL_NUM_TPC; k++)
+		totals[n++] = (struct coll_cond){ COLL_SOB_TPC0 + k, p->n_tpc[k] };
+	totals[n++] = (struct coll_cond){ COLL_SOB_SENT, p->n_send };
+	totals[n++] = (struct coll_cond){ COLL_SOB_CREDITED, p->n_recv };
+	totals[n++] = (struct coll_cond){ COLL_SOB_CREDIT, p->n_send };
+	totals[n++] = (struct coll_cond){ COLL_SOB_ARRIVE, p->n_recv };
+	return hlrt_coll_launch_submit(&l, stream, totals, n, key);
+}
+
+/* Start, wait for every count, clear the set. */
+static hlrt_status ext_body(struct coll_launch *l, hlrt_stream *s, struct hlrt_pkt_buf *b,
+			    const struct coll_cond *totals, uint32_t n)
+{
+	const uint32_t *pool = hlrt_device_queue_monitors(l->c->dev, s->ext_queue);
+	uint32_t i;
 
 	if (hlrt_pkt_init(b, 128))
 		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "collective");
-	hlrt_pkt_sob(b, e->set + COLL_SOB_START, GAUDISIM_SYNC_SOB_ADD(1),
+	hlrt_pkt_sob(b, l->set + COLL_SOB_START, GAUDISIM_SYNC_SOB_ADD(1),
 		     GAUDISIM_PKT_CTL_EB | GAUDISIM_PKT_CTL_MB);
-	cs[n++] = (struct cond){ e->set + COLL_SOB_DMA, p->n_dma };
-	for (k = 0; k < COLL_NUM_TPC; k++)
-		cs[n++] = (struct cond){ e->set + COLL_SOB_TPC0 + k, p->n_tpc[k] };
-	cs[n++] = (struct cond){ e->set + COLL_SOB_SENT, p->n_send };
-	cs[n++] = (struct cond){ e->set + COLL_SOB_CREDITED, p->n_recv };
-	cs[n++] = (struct cond){ e->set + COLL_SOB_CREDIT, p->n_send };
-	cs[n++] = (struct cond){ e->set + COLL_SOB_ARRIVE, p->n_recv };
-	wait_conds(b, pool, HLRT_MONS_PER_QUEUE, cs, n);
+	wait_abs(b, pool, HLRT_MONS_PER_QUEUE, l->set, totals, n);
 	/* each counter ends at its total: only those above 0 need clearing */
-	hlrt_pkt_sob(b, e->set + COLL_SOB_START, GAUDISIM_SYNC_SOB_SET(0), GAUDISIM_PKT_CTL_MB);
+	hlrt_pkt_sob(b, l->set + COLL_SOB_START, GAUDISIM_SYNC_SOB_SET(0), GAUDISIM_PKT_CTL_MB);
 	for (i = 0; i < n; i++)
-		if (cs[i].value)
-			hlrt_pkt_sob(b, cs[i].sob, GAUDISIM_SYNC_SOB_SET(0), GAUDISIM_PKT_CTL_MB);
+		if (totals[i].value)
+			hlrt_pkt_sob(b, l->set + totals[i].which, GAUDISIM_SYNC_SOB_SET(0),
+				     GAUDISIM_PKT_CTL_MB);
 	return b->oom ? hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "collective") : HLRT_SUCCESS;
 }
 
@@ -296,11 +350,11 @@ static bool same_key(const struct coll_key *a, const struct coll_key *b)
 {
 	return a->op == b->op && a->dtype == b->dtype && a->send == b->send &&
 	       a->recv == b->recv && a->count == b->count && a->first == b->first &&
-	       a->aux == b->aux;
+	       a->aux == b->aux && a->direct == b->direct;
 }
 
 /* Submit jobs and the external body as launch number c->launches + 1 from area a. */
-static hlrt_status submit(hlrt_comm *c, hlrt_stream *stream, uint32_t a,
+static hlrt_status submit(hlrt_comm *c, hlrt_stream *stream, uint32_t a, bool direct,
 			  const struct hlrt_be_job *jobs, uint32_t n_jobs,
 			  const uint32_t *body, uint32_t n_body)
 {
@@ -313,7 +367,12 @@ static hlrt_status submit(hlrt_comm *c, hlrt_stream *stream, uint32_t a,
 	}
 	c->cb_seq[a] = stream->last_seq;
 	c->cached[a].last_use = ++c->launches;
-	c->parity ^= 1;
+	if (direct) {
+		c->direct_parity ^= 1;
+		c->direct_launches++;
+	} else {
+		c->parity ^= 1;
+	}
 	c->last_stream = stream;
 	return HLRT_SUCCESS;
 }
@@ -337,9 +396,10 @@ hlrt_status hlrt_coll_relaunch(hlrt_comm *c, const struct coll_key *key, hlrt_st
 	for (a = 0; a < COLL_CB_AREAS; a++) {
 		const struct coll_cached *h = &c->cached[a];
 
-		if (!h->valid || h->parity != c->parity || !same_key(&h->key, key))
+		if (!h->valid || !same_key(&h->key, key) ||
+		    h->parity != (key->direct ? c->direct_parity : c->parity))
 			continue;
-		st = submit(c, stream, a, h->jobs, h->n_jobs, h->ext, h->n_ext);
+		st = submit(c, stream, a, key->direct, h->jobs, h->n_jobs, h->ext, h->n_ext);
 		if (!st) {
 			c->relaunches++;
 			*done = true;
@@ -377,41 +437,29 @@ static void remember(hlrt_comm *c, uint32_t a, const struct coll_key *key, uint3
 	h->valid = true;
 }
 
-hlrt_status hlrt_coll_launch(hlrt_comm *c, const struct coll_plan *p, hlrt_stream *stream,
-			     const struct coll_key *key)
+void hlrt_coll_launch_free(struct coll_launch *l)
 {
-	struct emitter e = { .c = c, .p = p };
-	struct hlrt_be_job jobs[Q_COUNT];
+	uint32_t k;
+
+	for (k = 0; k < l->n_q; k++)
+		hlrt_pkt_free(&l->q[k]);
+	l->n_q = 0;
+}
+
+hlrt_status hlrt_coll_launch_submit(struct coll_launch *l, hlrt_stream *stream,
+				    const struct coll_cond *totals, uint32_t n_totals,
+				    const struct coll_key *key)
+{
+	hlrt_comm *c = l->c;
+	struct hlrt_be_job jobs[COLL_MAX_JOBS];
 	struct hlrt_pkt_buf eb = { 0 };
-	uint32_t k, n_jobs = 0, off = 0, a = 0, parity = c->parity;
+	uint32_t k, n_jobs = 0, off = 0, a = 0;
+	uint32_t parity = l->direct ? c->direct_parity : c->parity;
 	uint64_t area = 0;
 	uint8_t *img = NULL;
 	hlrt_status st;
 
-	if (c->broken)
-		return hlrt_fail(HLRT_DEVICE_ERROR,
-				 "the communicator failed earlier: destroy it and create another");
-	e.set = c->sob_first + c->parity * COLL_SOBS_PER_SET;
-	e.queue[Q_DMA] = GAUDISIM_QUEUE_ID_DMA_2_0;
-	for (k = 0; k < COLL_NUM_TPC; k++)
-		e.queue[Q_TPC0 + k] = GAUDISIM_QUEUE_ID_TPC_0_0 + GAUDISIM_STREAMS_PER_QMAN * k;
-	for (k = 0; k < Q_NICD; k++) {
-		e.pool[k] = hlrt_device_queue_monitors(c->dev, e.queue[k]);
-		e.pool_n[k] = HLRT_MONS_PER_QUEUE;
-	}
-	e.queue[Q_NICD] = c->right.queue_data;
-	e.queue[Q_NICC] = c->left.queue_credit;
-	e.pool[Q_NICD] = c->nic_mon[0];
-	e.pool[Q_NICC] = c->nic_mon[1];
-	e.pool_n[Q_NICD] = e.pool_n[Q_NICC] = COLL_NIC_MONS;
-	for (k = 0; k < Q_COUNT; k++) {
-		if (hlrt_pkt_init(&e.q[k], 1024)) {
-			st = hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "collective");
-			goto out;
-		}
-	}
-	emit_queues(&e);
-	st = ext_body(&e, stream, &eb);
+	st = ext_body(l, stream, &eb, totals, n_totals);
 	if (st)
 		goto out;
 	st = take_area(c, &a, &area);
@@ -422,25 +470,22 @@ hlrt_status hlrt_coll_launch(hlrt_comm *c, const struct coll_plan *p, hlrt_strea
 		st = hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "collective");
 		goto out;
 	}
-	for (k = 0; k < Q_COUNT; k++) {
-		uint32_t bytes = e.q[k].n * 4;
-		bool used = k == Q_DMA ? p->n_dma :
-			    k == Q_NICD ? p->n_send :
-			    k == Q_NICC ? p->n_recv : p->n_tpc[k - Q_TPC0];
+	for (k = 0; k < l->n_q; k++) {
+		uint32_t bytes = l->q[k].n * 4;
 
-		if (e.q[k].oom) {
+		if (l->q[k].oom) {
 			st = hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "collective");
 			goto out;
 		}
-		if (!used)
+		if (!l->used[k])
 			continue;
 		if (bytes > GAUDISIM_CB_MAX_SIZE || off + bytes > COLL_CB_AREA_BYTES) {
 			st = hlrt_fail(HLRT_INTERNAL, "collective CBs of %u bytes do not fit",
 				       off + bytes);
 			goto out;
 		}
-		memcpy(img + off, e.q[k].dw, bytes);
-		jobs[n_jobs].queue = e.queue[k];
+		memcpy(img + off, l->q[k].dw, bytes);
+		jobs[n_jobs].queue = l->queue[k];
 		jobs[n_jobs].size = bytes;
 		jobs[n_jobs].cb_addr = area + off;
 		n_jobs++;
@@ -449,13 +494,12 @@ hlrt_status hlrt_coll_launch(hlrt_comm *c, const struct coll_plan *p, hlrt_strea
 	if (off)
 		st = hlrt_memcpy_h2d(c->dev, area, img, off);
 	if (!st)
-		st = submit(c, stream, a, jobs, n_jobs, eb.dw, eb.n);
+		st = submit(c, stream, a, l->direct, jobs, n_jobs, eb.dw, eb.n);
 	if (!st && key)
 		remember(c, a, key, parity, jobs, n_jobs, &eb);
 out:
 	free(img);
 	hlrt_pkt_free(&eb);
-	for (k = 0; k < Q_COUNT; k++)
-		hlrt_pkt_free(&e.q[k]);
+	hlrt_coll_launch_free(l);
 	return st;
 }

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * The public collectives: argument checks, then the buffer cut into
- * pieces small enough for one launch each (COLL_MAX_CHUNKS receives, so
- * every count fits a sync object and every CB its limit), each piece a
- * ring or chain plan launched on the stream. Pieces of one call run one
+ * The public collectives: argument checks, then an all-reduce that fits
+ * one direct launch takes the direct algorithm (coll_direct.c); anything
+ * else is cut into pieces small enough for one launch each
+ * (COLL_MAX_CHUNKS receives, so every count fits a sync object and every
+ * CB its limit), each piece a ring or chain plan launched on the stream. Pieces of one call run one
  * after another on the stream; nothing waits on the host, except while a
  * profile runs: then each call runs alone, for the profile's collectives
  * lane.
@@ -109,6 +110,15 @@ static hlrt_status local_copy(hlrt_comm *c, uint64_t dst, uint64_t src, uint64_t
 	return run(c, &p, s, NULL);
 }
 
+const char *hlrt_all_reduce_algorithm(const hlrt_comm *comm, uint64_t count, hlrt_dtype dtype)
+{
+	if (!comm)
+		return NULL;
+	if (comm->nranks == 1)
+		return "copy";
+	return hlrt_coll_direct_fits(comm, count, dtype) ? "direct" : "ring";
+}
+
 hlrt_status hlrt_all_reduce(hlrt_comm *comm, uint64_t sendbuf, uint64_t recvbuf,
 			    uint64_t count, hlrt_dtype dtype, hlrt_reduce_op op,
 			    hlrt_stream *stream)
@@ -126,12 +136,23 @@ hlrt_status hlrt_all_reduce(hlrt_comm *comm, uint64_t sendbuf, uint64_t recvbuf,
 	n = comm->nranks;
 	if (n == 1)
 		return local_copy(comm, recvbuf, sendbuf, count * es, dtype, stream);
-	step = piece_elems(comm, dtype, 2) * n;
 	st = prof_begin(stream, &t0);
+	if (!st && hlrt_coll_direct_fits(comm, count, dtype)) {
+		struct coll_key key = { COLL_OP_ALL_REDUCE, dtype, sendbuf, recvbuf, count, 0, 0,
+					true };
+		bool done;
+
+		st = hlrt_coll_relaunch(comm, &key, stream, &done);
+		if (!st && !done)
+			st = hlrt_coll_all_reduce_direct(comm, sendbuf, recvbuf, count, dtype,
+							 stream, &key);
+		return prof_end(stream, "all_reduce", count * es, t0, st);
+	}
+	step = piece_elems(comm, dtype, 2) * n;
 	for (a = 0; a < count && !st; a += step) {
 		uint64_t m = count - a < step ? count - a : step;
 		struct coll_plan p = { .dtype = dtype };
-		struct coll_key key = { COLL_OP_ALL_REDUCE, dtype, sendbuf, recvbuf, count, a, 0 };
+		struct coll_key key = { COLL_OP_ALL_REDUCE, dtype, sendbuf, recvbuf, count, a, 0, false };
 		struct coll_segs segs;
 		bool done;
 
@@ -204,7 +225,7 @@ hlrt_status hlrt_reduce_scatter(hlrt_comm *comm, uint64_t sendbuf, uint64_t recv
 		uint64_t m = recvcount - a < step ? recvcount - a : step;
 		struct coll_plan p = { .dtype = dtype };
 		struct coll_key key = { COLL_OP_REDUCE_SCATTER, dtype, sendbuf, recvbuf, recvcount,
-					a, comm->scratch };
+					a, comm->scratch, false };
 		struct coll_segs segs;
 		bool done;
 
@@ -247,7 +268,8 @@ hlrt_status hlrt_all_gather(hlrt_comm *comm, uint64_t sendbuf, uint64_t recvbuf,
 	for (a = 0; a < sendcount && !st; a += step) {
 		uint64_t m = sendcount - a < step ? sendcount - a : step;
 		struct coll_plan p = { .dtype = dtype };
-		struct coll_key key = { COLL_OP_ALL_GATHER, dtype, sendbuf, recvbuf, sendcount, a, 0 };
+		struct coll_key key = { COLL_OP_ALL_GATHER, dtype, sendbuf, recvbuf, sendcount, a, 0,
+					false };
 		struct coll_segs segs;
 		bool done;
 
@@ -291,7 +313,7 @@ hlrt_status hlrt_broadcast(hlrt_comm *comm, uint64_t sendbuf, uint64_t recvbuf,
 		uint64_t m = bytes - a < step ? bytes - a : step;
 		struct coll_plan p = { .dtype = dtype };
 		struct coll_key key = { COLL_OP_BROADCAST, dtype, comm->rank == root ? sendbuf : 0,
-					recvbuf, count, a, root };
+					recvbuf, count, a, root, false };
 		bool done;
 
 		st = hlrt_coll_relaunch(comm, &key, stream, &done);
