@@ -353,6 +353,37 @@ START_TEST(small_all_reduce_goes_direct)
 END_TEST
 
 /*
+ * The tests below run one thread per rank on a fresh fabric of n
+ * devices; each thread's context starts with its place in the job.
+ */
+struct rank_head {
+	hlrt_comm_id id;
+	uint32_t rank, n;
+};
+
+/* fn on n threads, the r-th given ctx's r-th element (of size bytes). */
+static void run_rank_threads(void *ctx, size_t size, uint32_t n, void *(*fn)(void *))
+{
+	pthread_t t[MAX_RANKS];
+	hlrt_comm_id id;
+	uint32_t r;
+
+	ck_assert_int_eq(sim_install_fabric(n), 0);
+	HLRT_OK(hlrt_comm_get_unique_id(&id));
+	for (r = 0; r < n; r++) {
+		struct rank_head *h = (struct rank_head *)((char *)ctx + r * size);
+
+		h->id = id;
+		h->rank = r;
+		h->n = n;
+		ck_assert_int_eq(pthread_create(&t[r], NULL, fn, h), 0);
+	}
+	for (r = 0; r < n; r++)
+		pthread_join(t[r], NULL);
+	sim_uninstall_fabric();
+}
+
+/*
  * Ring and direct launches interleaved on a stream with no host wait:
  * each algorithm has its own receive area and sync-object sets, so a rank
  * a ring launch ahead of another never writes into what the other still
@@ -364,8 +395,7 @@ END_TEST
 #define MIX_ROUNDS	4
 
 struct mix_ctx {
-	hlrt_comm_id id;
-	uint32_t rank, n;
+	struct rank_head h;
 	hlrt_status st;
 	char err[256];
 	bool mismatch;
@@ -401,10 +431,10 @@ static void *mix_rank(void *arg)
 	hlrt_status st;
 
 	for (i = 0; i < MIX_BIG; i++)
-		big[i] = mix_input(x->rank, i);
+		big[i] = mix_input(x->h.rank, i);
 	for (i = 0; i < MIX_SMALL; i++)
-		small[i] = mix_input(x->rank, i);
-	st = hlrt_device_acquire(x->rank, &dev);
+		small[i] = mix_input(x->h.rank, i);
+	st = hlrt_device_acquire(x->h.rank, &dev);
 	if (!st)
 		st = hlrt_stream_create(dev, &s);
 	if (!st)
@@ -416,7 +446,7 @@ static void *mix_rank(void *arg)
 	if (!st)
 		st = hlrt_memcpy_h2d(dev, b, small, MIX_SMALL * 4);
 	if (!st)
-		st = hlrt_comm_init_rank(&c, x->n, &x->id, x->rank, dev);
+		st = hlrt_comm_init_rank(&c, x->h.n, &x->h.id, x->h.rank, dev);
 	/* ring, direct, direct, ring, ...: both parities of both algorithms */
 	for (k = 0; k < MIX_ROUNDS && !st; k++) {
 		st = hlrt_all_reduce(c, a, a, MIX_BIG, HLRT_INT32, HLRT_REDUCE_SUM, s);
@@ -432,11 +462,11 @@ static void *mix_rank(void *arg)
 	if (!st)
 		st = hlrt_memcpy_d2h(dev, small, b, MIX_SMALL * 4);
 	for (i = 0; !st && i < MIX_BIG && !x->mismatch; i++)
-		x->mismatch = big[i] != mix_after(x->n, i, MIX_ROUNDS);
+		x->mismatch = big[i] != mix_after(x->h.n, i, MIX_ROUNDS);
 	for (i = 0; !st && i < MIX_SMALL && !x->mismatch; i++)
-		x->mismatch = small[i] != mix_after(x->n, i, 2 * MIX_ROUNDS);
+		x->mismatch = small[i] != mix_after(x->h.n, i, 2 * MIX_ROUNDS);
 	if (st)
-		snprintf(x->err, sizeof(x->err), "rank %u: %s", x->rank, hlrt_last_error());
+		snprintf(x->err, sizeof(x->err), "rank %u: %s", x->h.rank, hlrt_last_error());
 	x->st = st;
 	if (c) {
 		x->launches = c->launches;
@@ -453,22 +483,10 @@ static void *mix_rank(void *arg)
 START_TEST(ring_and_direct_interleave_without_host_waits)
 {
 	struct mix_ctx ctx[4];
-	pthread_t t[4];
-	hlrt_comm_id id;
 	uint32_t r, n = 4;
 
-	ck_assert_int_eq(sim_install_fabric(n), 0);
-	HLRT_OK(hlrt_comm_get_unique_id(&id));
-	for (r = 0; r < n; r++) {
-		memset(&ctx[r], 0, sizeof(ctx[r]));
-		ctx[r].id = id;
-		ctx[r].rank = r;
-		ctx[r].n = n;
-		pthread_create(&t[r], NULL, mix_rank, &ctx[r]);
-	}
-	for (r = 0; r < n; r++)
-		pthread_join(t[r], NULL);
-	sim_uninstall_fabric();
+	memset(ctx, 0, sizeof(ctx));
+	run_rank_threads(ctx, sizeof(ctx[0]), n, mix_rank);
 	for (r = 0; r < n; r++) {
 		ck_assert_msg(!ctx[r].st, "%s", ctx[r].err);
 		ck_assert_msg(!ctx[r].mismatch, "rank %u: a result differs", r);
@@ -541,8 +559,7 @@ END_TEST
 
 /* Barriers and back-to-back ops without a host wait between them. */
 struct chain_ctx {
-	hlrt_comm_id id;
-	uint32_t rank, n;
+	struct rank_head h;
 	hlrt_status st;
 	char err[256];
 	int32_t result[3];
@@ -555,10 +572,10 @@ static void *chain_rank(void *arg)
 	hlrt_stream *s = NULL;
 	hlrt_comm *c = NULL;
 	uint64_t a = 0, b = 0;
-	int32_t v = (int32_t)x->rank + 1, all[MAX_RANKS];
+	int32_t v = (int32_t)x->h.rank + 1, all[MAX_RANKS];
 	hlrt_status st;
 
-	st = hlrt_device_acquire(x->rank, &dev);
+	st = hlrt_device_acquire(x->h.rank, &dev);
 	if (!st)
 		st = hlrt_stream_create(dev, &s);
 	if (!st)
@@ -568,7 +585,7 @@ static void *chain_rank(void *arg)
 	if (!st)
 		st = hlrt_memcpy_h2d(dev, a, &v, 4);
 	if (!st)
-		st = hlrt_comm_init_rank(&c, x->n, &x->id, x->rank, dev);
+		st = hlrt_comm_init_rank(&c, x->h.n, &x->h.id, x->h.rank, dev);
 	/* sum, barrier, gather the sums, broadcast rank 1's: one sync at the end */
 	if (!st)
 		st = hlrt_all_reduce(c, a, a, 1, HLRT_INT32, HLRT_REDUCE_SUM, s);
@@ -583,12 +600,12 @@ static void *chain_rank(void *arg)
 	if (!st)
 		st = hlrt_stream_synchronize(s);
 	if (!st)
-		st = hlrt_memcpy_d2h(dev, all, b, 4 * x->n);
+		st = hlrt_memcpy_d2h(dev, all, b, 4 * x->h.n);
 	if (st)
-		snprintf(x->err, sizeof(x->err), "rank %u: %s", x->rank, hlrt_last_error());
+		snprintf(x->err, sizeof(x->err), "rank %u: %s", x->h.rank, hlrt_last_error());
 	x->st = st;
 	x->result[0] = all[0];
-	x->result[1] = all[x->n - 1];
+	x->result[1] = all[x->h.n - 1];
 	if (c)
 		hlrt_comm_destroy(c);
 	if (dev)
@@ -599,22 +616,10 @@ static void *chain_rank(void *arg)
 START_TEST(ops_chain_on_a_stream_without_host_waits)
 {
 	struct chain_ctx ctx[4];
-	pthread_t t[4];
-	hlrt_comm_id id;
 	uint32_t r, n = 4;
 
-	ck_assert_int_eq(sim_install_fabric(n), 0);
-	HLRT_OK(hlrt_comm_get_unique_id(&id));
-	for (r = 0; r < n; r++) {
-		memset(&ctx[r], 0, sizeof(ctx[r]));
-		ctx[r].id = id;
-		ctx[r].rank = r;
-		ctx[r].n = n;
-		pthread_create(&t[r], NULL, chain_rank, &ctx[r]);
-	}
-	for (r = 0; r < n; r++)
-		pthread_join(t[r], NULL);
-	sim_uninstall_fabric();
+	memset(ctx, 0, sizeof(ctx));
+	run_rank_threads(ctx, sizeof(ctx[0]), n, chain_rank);
 	for (r = 0; r < n; r++) {
 		ck_assert_msg(!ctx[r].st, "%s", ctx[r].err);
 		ck_assert_int_eq(ctx[r].result[0], 10);		/* 1 + 2 + 3 + 4 */
@@ -632,8 +637,7 @@ END_TEST
 #define RELAUNCH_ELEMS	5003
 
 struct relaunch_ctx {
-	hlrt_comm_id id;
-	uint32_t rank, n;
+	struct rank_head h;
 	hlrt_status st;
 	char err[256];
 	bool mismatch;
@@ -654,9 +658,9 @@ static void *relaunch_rank(void *arg)
 	int32_t cnt;
 	hlrt_status st;
 
-	for (q = 0; q < x->n; q++)
+	for (q = 0; q < x->h.n; q++)
 		in[q] = malloc(RELAUNCH_ELEMS * 4);
-	st = hlrt_device_acquire(x->rank, &dev);
+	st = hlrt_device_acquire(x->h.rank, &dev);
 	if (!st)
 		st = hlrt_stream_create(dev, &s);
 	if (!st)
@@ -666,14 +670,14 @@ static void *relaunch_rank(void *arg)
 	if (!st)
 		st = hlrt_device_malloc(dev, RELAUNCH_ELEMS * 4, &other);
 	if (!st)
-		st = hlrt_comm_init_rank(&c, x->n, &x->id, x->rank, dev);
+		st = hlrt_comm_init_rank(&c, x->h.n, &x->h.id, x->h.rank, dev);
 	for (it = 0; it < RELAUNCH_ITERS && !st && !x->mismatch; it++) {
 		/* this iteration's inputs: rank q's are coll_ref_fill(q + n * it) */
-		for (q = 0; q < x->n; q++)
-			coll_ref_fill(in[q], RELAUNCH_ELEMS, HLRT_FP32, q + x->n * it);
-		coll_ref_all_reduce(want, in, x->n, RELAUNCH_ELEMS, HLRT_FP32);
-		cnt = (int32_t)(x->rank + it);
-		st = hlrt_memcpy_h2d(dev, a, in[x->rank], RELAUNCH_ELEMS * 4);
+		for (q = 0; q < x->h.n; q++)
+			coll_ref_fill(in[q], RELAUNCH_ELEMS, HLRT_FP32, q + x->h.n * it);
+		coll_ref_all_reduce(want, in, x->h.n, RELAUNCH_ELEMS, HLRT_FP32);
+		cnt = (int32_t)(x->h.rank + it);
+		st = hlrt_memcpy_h2d(dev, a, in[x->h.rank], RELAUNCH_ELEMS * 4);
 		if (!st)
 			st = hlrt_memcpy_h2d(dev, b, &cnt, 4);
 		if (!st)
@@ -687,13 +691,13 @@ static void *relaunch_rank(void *arg)
 		if (!st)
 			st = hlrt_memcpy_d2h(dev, &cnt, b, 4);
 		if (!st && (memcmp(got, want, RELAUNCH_ELEMS * 4) ||
-			    cnt != (int32_t)(x->n * (x->n - 1) / 2 + x->n * it)))
+			    cnt != (int32_t)(x->h.n * (x->h.n - 1) / 2 + x->h.n * it)))
 			x->mismatch = true;
 	}
 	if (!st) {
 		x->launches = c->launches;
 		x->relaunches = c->relaunches;
-		st = hlrt_memcpy_h2d(dev, other, in[x->rank], RELAUNCH_ELEMS * 4);
+		st = hlrt_memcpy_h2d(dev, other, in[x->h.rank], RELAUNCH_ELEMS * 4);
 	}
 	if (!st)
 		st = hlrt_all_reduce(c, other, other, RELAUNCH_ELEMS, HLRT_FP32, HLRT_REDUCE_SUM, s);
@@ -706,13 +710,13 @@ static void *relaunch_rank(void *arg)
 		x->mismatch |= memcmp(got, want, RELAUNCH_ELEMS * 4) != 0;
 	}
 	if (st)
-		snprintf(x->err, sizeof(x->err), "rank %u: %s", x->rank, hlrt_last_error());
+		snprintf(x->err, sizeof(x->err), "rank %u: %s", x->h.rank, hlrt_last_error());
 	x->st = st;
 	if (c)
 		hlrt_comm_destroy(c);
 	if (dev)
 		hlrt_device_release(dev);
-	for (q = 0; q < x->n; q++)
+	for (q = 0; q < x->h.n; q++)
 		free(in[q]);
 	free(host);
 	free(got);
@@ -723,22 +727,10 @@ static void *relaunch_rank(void *arg)
 START_TEST(repeated_calls_resubmit_their_cbs)
 {
 	struct relaunch_ctx ctx[4];
-	pthread_t t[4];
-	hlrt_comm_id id;
 	uint32_t r, n = 4;
 
-	ck_assert_int_eq(sim_install_fabric(n), 0);
-	HLRT_OK(hlrt_comm_get_unique_id(&id));
-	for (r = 0; r < n; r++) {
-		memset(&ctx[r], 0, sizeof(ctx[r]));
-		ctx[r].id = id;
-		ctx[r].rank = r;
-		ctx[r].n = n;
-		pthread_create(&t[r], NULL, relaunch_rank, &ctx[r]);
-	}
-	for (r = 0; r < n; r++)
-		pthread_join(t[r], NULL);
-	sim_uninstall_fabric();
+	memset(ctx, 0, sizeof(ctx));
+	run_rank_threads(ctx, sizeof(ctx[0]), n, relaunch_rank);
 	for (r = 0; r < n; r++) {
 		ck_assert_msg(!ctx[r].st, "%s", ctx[r].err);
 		ck_assert_msg(!ctx[r].mismatch, "rank %u: a result differs", r);
@@ -805,8 +797,7 @@ END_TEST
  * lies within the wall time of the calls.
  */
 struct prof_ctx {
-	hlrt_comm_id id;
-	uint32_t rank, n;
+	struct rank_head h;
 	hlrt_status st;
 	char err[256], path[64];
 	uint64_t wall_ns;
@@ -821,13 +812,13 @@ static void *prof_rank(void *arg)
 	uint64_t a = 0, t0;
 	hlrt_status st;
 
-	st = hlrt_device_acquire(x->rank, &dev);
+	st = hlrt_device_acquire(x->h.rank, &dev);
 	if (!st)
 		st = hlrt_stream_create(dev, &s);
 	if (!st)
 		st = hlrt_device_malloc(dev, 1 << 20, &a);
 	if (!st)
-		st = hlrt_comm_init_rank(&c, x->n, &x->id, x->rank, dev);
+		st = hlrt_comm_init_rank(&c, x->h.n, &x->h.id, x->h.rank, dev);
 	if (!st)
 		st = hlrt_profiler_start(dev, x->path);
 	t0 = hlrt_now_ns();
@@ -843,7 +834,7 @@ static void *prof_rank(void *arg)
 	if (!st)
 		st = hlrt_profiler_stop(dev);
 	if (st)
-		snprintf(x->err, sizeof(x->err), "rank %u: %s", x->rank, hlrt_last_error());
+		snprintf(x->err, sizeof(x->err), "rank %u: %s", x->h.rank, hlrt_last_error());
 	x->st = st;
 	if (c)
 		hlrt_comm_destroy(c);
@@ -864,24 +855,13 @@ START_TEST(profile_has_a_collectives_lane_per_rank)
 	static const char *const want[3] = { "all_reduce (1048576 bytes)", "barrier (0 bytes)",
 					     "all_gather (8000 bytes)" };
 	struct prof_ctx ctx[2];
-	pthread_t t[2];
-	hlrt_comm_id id;
 	uint32_t r, n = 2;
 
-	ck_assert_int_eq(sim_install_fabric(n), 0);
-	HLRT_OK(hlrt_comm_get_unique_id(&id));
-	for (r = 0; r < n; r++) {
-		memset(&ctx[r], 0, sizeof(ctx[r]));
-		ctx[r].id = id;
-		ctx[r].rank = r;
-		ctx[r].n = n;
+	memset(ctx, 0, sizeof(ctx));
+	for (r = 0; r < n; r++)
 		snprintf(ctx[r].path, sizeof(ctx[r].path), "/tmp/rt-coll-prof-%d-%u.json",
 			 (int)getpid(), r);
-		pthread_create(&t[r], NULL, prof_rank, &ctx[r]);
-	}
-	for (r = 0; r < n; r++)
-		pthread_join(t[r], NULL);
-	sim_uninstall_fabric();
+	run_rank_threads(ctx, sizeof(ctx[0]), n, prof_rank);
 	for (r = 0; r < n; r++) {
 		json_error_t je;
 		json_t *root, *evs, *e;
