@@ -318,9 +318,7 @@ void gsim_client_free(struct gsim_client *client)
 		if (w->client == client)
 			cancel_locked(client, w);
 	}
-	while (client->done_head)
-		cancel_locked(client, client->done_head);
-	/* Items in fn() and notify() calls still under way. */
+	/* Items in fn() and notify() calls still under way; then every finished one. */
 	while (client->running || client->notifying)
 		pthread_cond_wait(&pool->settled, &pool->lock);
 	while (client->done_head)
