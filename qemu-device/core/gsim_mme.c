@@ -30,7 +30,7 @@
 #include "gsim_mme.h"
 
 #ifdef GSIM_HAVE_OPENBLAS
-#include <cblas.h>
+#include "gsim_blas.h"
 #define GSIM_MME_HAVE_BLAS	1
 #else
 #define GSIM_MME_HAVE_BLAS	0
@@ -390,10 +390,7 @@ static void tile_gemm(bool ta, bool tb, uint32_t m, uint32_t n, uint32_t k,
 		      bool accumulate, float *c, uint64_t ldc)
 {
 #if GSIM_MME_HAVE_BLAS
-	cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
-		    tb ? CblasTrans : CblasNoTrans, (blasint)m, (blasint)n, (blasint)k,
-		    1.0f, a, (blasint)lda, b, (blasint)ldb, accumulate ? 1.0f : 0.0f,
-		    c, (blasint)ldc);
+	gsim_blas_sgemm(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, accumulate ? 1.0f : 0.0f, c, ldc);
 #else
 	/*
 	 * Portable: four rows of C at a time, so every row of B that is
@@ -495,10 +492,10 @@ static bool cancelled(const struct gsim_work *w)
  * most GSIM_MME_STEP_MACS multiply-adds per block (full rows when they
  * fit), never fewer than GSIM_MME_STEP_MIN rows or columns. A cancelled
  * GEMM stops after one block. The blocks follow from the shape alone, so
- * a GEMM's result depends on its shape and OpenBLAS's thread count, never
- * on timing. (OpenBLAS rounds a product split by rows or over threads
- * differently from the whole, which is why a GEMM below this size stays
- * one call.)
+ * a GEMM's result depends on its shape (and, from GSIM_BLAS_SHARED_MACS
+ * up, OpenBLAS's thread count: gsim_blas.h), never on timing. (OpenBLAS
+ * rounds a product split by rows or over threads differently from the
+ * whole, which is why a GEMM below this size stays one call.)
  */
 #define GSIM_MME_STEP_MACS	(1ull << 30)
 #define GSIM_MME_STEP_MIN	64u
@@ -552,11 +549,9 @@ static void run_direct(const struct gsim_mme_gemm *g, uint64_t b, bool c_is_d,
 					       c + ((uint64_t)(i0 + i) * g->c.ld + j0) * sizeof(float),
 					       nc * sizeof(float));
 			}
-			cblas_sgemm(CblasRowMajor, g->trans_a ? CblasTrans : CblasNoTrans,
-				    g->trans_b ? CblasTrans : CblasNoTrans, (blasint)mr,
-				    (blasint)nc, (blasint)g->k, g->alpha, pa, (blasint)g->a.ld,
-				    pb, (blasint)g->b.ld, g->read_c ? g->beta : 0.0f, pd,
-				    (blasint)g->d.ld);
+			gsim_blas_sgemm(g->trans_a, g->trans_b, mr, nc, g->k, g->alpha, pa,
+					g->a.ld, pb, g->b.ld, g->read_c ? g->beta : 0.0f, pd,
+					g->d.ld);
 		}
 	}
 #else

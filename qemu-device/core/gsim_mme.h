@@ -16,8 +16,9 @@
  * are the framework's.
  *
  * FP32 products use OpenBLAS's cblas_sgemm when the core is compiled with
- * GSIM_HAVE_OPENBLAS (and linked with pkg-config's openblas flags), or a
- * portable blocked loop otherwise. The semantics (BF16 widening and
+ * GSIM_HAVE_OPENBLAS (and linked with pkg-config's openblas flags), on one
+ * thread or the host's by size (gsim_blas.h), or a portable blocked loop
+ * otherwise. The semantics (BF16 widening and
  * rounding, alpha/beta, transposes, strides, overlap) are this engine's
  * either way.
  */

@@ -27,7 +27,7 @@
 #include "gsim_mme.h"
 
 #ifdef GSIM_HAVE_OPENBLAS
-#include <cblas.h>
+#include "gsim_blas.h"
 #endif
 
 #define REG(regs, off)		((regs)->r[(off) / 4])
@@ -499,9 +499,8 @@ static int run_dedw(struct gsim_mme *mme, const struct conv_run *cr, const struc
 		(void)colst;
 		(void)r;
 		(void)j;
-		cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (blasint)cr->l, (blasint)k,
-			    (blasint)nr, 1.0f, cols, (blasint)cr->l, dy, (blasint)k,
-			    p0 != 0 ? 1.0f : 0.0f, acc, (blasint)k);
+		gsim_blas_sgemm(true, false, (uint32_t)cr->l, (uint32_t)k, (uint32_t)nr, 1.0f, cols,
+				cr->l, dy, k, p0 != 0 ? 1.0f : 0.0f, acc, k);
 #else
 		for (r = 0; r < nr; r++)
 			for (j = 0; j < cr->l; j++)

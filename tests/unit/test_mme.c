@@ -20,6 +20,7 @@
 #endif
 
 #include "gsim_bf16.h"
+#include "gsim_blas.h"
 #include "gsim_mme.h"
 #include "gsim_ref.h"
 #include "gsim_test.h"
@@ -984,7 +985,9 @@ END_TEST
 
 #ifdef GSIM_HAVE_OPENBLAS
 /*
- * A GEMM below the direct path's block size is one cblas_sgemm: OpenBLAS
+ * A GEMM below the direct path's block size is one OpenBLAS product
+ * (gsim_blas_sgemm(): one thread at these sizes, so the bits are the
+ * same on every host of one OpenBLAS kernel): OpenBLAS
  * rounds a product split by rows differently from the whole (measured on
  * the seed model's first GEMM: 208 of its 1280 elements change when it is
  * computed 33 rows at a time), and the device's results must not move
@@ -1015,10 +1018,8 @@ START_TEST(test_small_gemm_is_one_blas_call)
 			a[e] = (float)((int32_t)rnd_below(20001) - 10000) / 4096.0f;
 		for (e = 0; e < k * n; e++)
 			b[e] = (float)((int32_t)rnd_below(20001) - 10000) / 4096.0f;
-		cblas_sgemm(CblasRowMajor, cases[i].ta ? CblasTrans : CblasNoTrans,
-			    cases[i].tb ? CblasTrans : CblasNoTrans, (blasint)m, (blasint)n,
-			    (blasint)k, 1.0f, a, cases[i].ta ? (blasint)m : (blasint)k, b,
-			    cases[i].tb ? (blasint)k : (blasint)n, 0.0f, want, (blasint)n);
+		gsim_blas_sgemm(cases[i].ta, cases[i].tb, m, n, k, 1.0f, a, cases[i].ta ? m : k,
+				b, cases[i].tb ? k : n, 0.0f, want, n);
 		arena_reset();
 		memset(&c, 0, sizeof(c));
 		c.m = m;
@@ -1042,11 +1043,62 @@ START_TEST(test_small_gemm_is_one_blas_call)
 		put_f32(c.b.addr, b, k * n);
 		ck_assert_int_eq(mme_run(&c), 0);
 		ck_assert_msg(!memcmp(dev_ptr(c.d.addr), want, 4ull * m * n),
-			      "case %u (%ux%ux%u): D differs from one cblas_sgemm", i, m, n, k);
+			      "case %u (%ux%ux%u): D differs from one product", i, m, n, k);
 		free(a);
 		free(b);
 		free(want);
 	}
+}
+END_TEST
+#endif
+
+#ifdef GSIM_HAVE_OPENBLAS
+/*
+ * The engines' products and OpenBLAS's threads (gsim_blas.h): below
+ * GSIM_BLAS_SHARED_MACS a product is the one-thread product, bit for bit;
+ * from there up it is the host-thread product; either way OpenBLAS is
+ * back at one thread afterwards, so nothing else of the core's runs
+ * threaded by accident.
+ */
+START_TEST(test_blas_threads_follow_the_size)
+{
+	static const struct { uint32_t m, n, k; } cases[] = {
+		{ 128, 784, 10 }, { 256, 400, 300 }, { 512, 512, 256 },
+	};
+	unsigned int i;
+
+	rng = 77;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint32_t m = cases[i].m, n = cases[i].n, k = cases[i].k, e;
+		float *a = malloc(4ull * m * k), *b = malloc(4ull * k * n);
+		float *got = malloc(4ull * m * n), *want = malloc(4ull * m * n);
+		bool shared = (uint64_t)m * n * k >= GSIM_BLAS_SHARED_MACS;
+
+		ck_assert(a && b && got && want);
+		for (e = 0; e < m * k; e++)
+			a[e] = (float)((int32_t)rnd_below(20001) - 10000) / 4096.0f;
+		for (e = 0; e < k * n; e++)
+			b[e] = (float)((int32_t)rnd_below(20001) - 10000) / 4096.0f;
+		gsim_blas_sgemm(false, false, m, n, k, 1.0f, a, k, b, n, 0.0f, got, n);
+		ck_assert_int_eq(openblas_get_num_threads(), 1);
+		if (shared) {
+			gsim_blas_sgemm_host(false, false, m, n, k, 1.0f, a, k, b, n, 0.0f, want, n);
+		} else {
+			openblas_set_num_threads(1);
+			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)m, (blasint)n,
+				    (blasint)k, 1.0f, a, (blasint)k, b, (blasint)n, 0.0f, want,
+				    (blasint)n);
+		}
+		ck_assert_int_eq(openblas_get_num_threads(), 1);
+		ck_assert_msg(!memcmp(got, want, 4ull * m * n), "%ux%ux%u: %s product differs", m, n,
+			      k, shared ? "host-thread" : "one-thread");
+		free(a);
+		free(b);
+		free(got);
+		free(want);
+	}
+	ck_assert_uint_ge(512ull * 512 * 256, GSIM_BLAS_SHARED_MACS);
+	ck_assert_uint_lt(256ull * 400 * 300, GSIM_BLAS_SHARED_MACS);
 }
 END_TEST
 #endif
@@ -1298,6 +1350,7 @@ Suite *mme_suite(void)
 	tcase_add_test(gemm, test_multi_tile_paths);
 #ifdef GSIM_HAVE_OPENBLAS
 	tcase_add_test(gemm, test_small_gemm_is_one_blas_call);
+	tcase_add_test(gemm, test_blas_threads_follow_the_size);
 #endif
 	tcase_add_test(gemm, test_bf16_output_is_rounded_fp32_output);
 	suite_add_tcase(s, gemm);
