@@ -133,6 +133,13 @@ static void col2im(const struct layer *g, const float *cols, float *dx)
 }
 
 
+/* OpenBLAS threads of the device's own products (gsim_blas.h). */
+#ifdef GSIM_HAVE_OPENBLAS
+#define DEVICE_BLAS_THREADS	"1_below_2^26"
+#else
+#define DEVICE_BLAS_THREADS	"none"
+#endif
+
 /*
  * The reference product on the host's OpenBLAS threads. A core built with
  * OpenBLAS keeps OpenBLAS at one thread between its own products
@@ -261,9 +268,10 @@ int main(int argc, char **argv)
 	bench_sob_clear(d, SOB);
 
 	printf("conv: layer=%lu N=%u H=%u W=%u C=%u K=%u kernel=%ux%u stride=%u pad=%u "
-	       "backend=%s device_threads=%u blas_threads=%d rounds=%lu\n", li, g.n, g.h, g.w,
-	       g.c, g.k, g.kh, g.kw, g.s, g.p, gsim_mme_backend(), gsim_core_threads(bench_core(d)),
-	       openblas_get_num_threads(), rounds);
+	       "backend=%s device_threads=%u device_blas_threads=%s ref_blas_threads=%d "
+	       "rounds=%lu\n", li, g.n, g.h, g.w, g.c, g.k, g.kh, g.kw, g.s, g.p,
+	       gsim_mme_backend(), gsim_core_threads(bench_core(d)), DEVICE_BLAS_THREADS,
+	       (int)threads, rounds);
 	for (op = GAUDISIM_MME_OP_CONV_FWD; op <= GAUDISIM_MME_OP_CONV_DEDW; op++) {
 		const float *dev = (const float *)(hbm + (op == GAUDISIM_MME_OP_CONV_FWD ? b.y2 :
 					op == GAUDISIM_MME_OP_CONV_DEDX ? b.dx : b.dw));

@@ -93,6 +93,13 @@ static double run_device(struct bench_dev *d, const struct bench_cb *cb, uint32_
 }
 
 
+/* OpenBLAS threads of the device's own products (gsim_blas.h). */
+#ifdef GSIM_HAVE_OPENBLAS
+#define DEVICE_BLAS_THREADS	"1_below_2^26"
+#else
+#define DEVICE_BLAS_THREADS	"none"
+#endif
+
 /*
  * The reference product on the host's OpenBLAS threads. A core built with
  * OpenBLAS keeps OpenBLAS at one thread between its own products
@@ -268,10 +275,10 @@ int main(int argc, char **argv)
 	flops = 2.0 * (double)size * (double)size * (double)size;
 
 	printf("mme: backend=%s bf16_path=%s openblas_core=%s cpu_bf16=%s core_isa=%s "
-	       "device_threads=%u blas_threads=%d size=%lu rounds=%lu\n",
+	       "device_threads=%u device_blas_threads=%s ref_blas_threads=%d size=%lu rounds=%lu\n",
 	       gsim_mme_backend(), gsim_mme_bf16_path(), openblas_get_corename(),
 	       bench_cpu_has_bf16() ? "yes" : "no", bench_build_isa(),
-	       gsim_core_threads(bench_core(d)), openblas_get_num_threads(), size, rounds);
+	       gsim_core_threads(bench_core(d)), DEVICE_BLAS_THREADS, (int)threads, size, rounds);
 	printf("mme_fp32: device_ms=%.2f sgemm_ms=%.2f device_gflops=%.1f sgemm_gflops=%.1f "
 	       "overhead=%.3f\n", m32 * 1e3, mref * 1e3, flops / m32 / 1e9, flops / mref / 1e9,
 	       m32 / mref);
