@@ -159,7 +159,7 @@ fuzz: setup
 # MME's portable kernels (the reference stays OpenBLAS).
 BENCH_HOST := $(B)/bench/mme-bench $(B)/bench/mme-bench-portable $(B)/bench/tpc-bench \
 	$(B)/bench/hbm-touch $(B)/bench/host-memcpy $(B)/bench/conv-bench
-BENCH_LIB := tests/bench/bench_dev.c tests/bench/bench_stats.c
+BENCH_LIB := tests/bench/bench_dev.c tests/bench/bench_ref.c tests/bench/bench_stats.c
 BENCH_DEPS := $(BENCH_LIB) $(wildcard tests/bench/*.h) $(CORE_SRCS) $(CORE_HDRS) $(REF_SRCS) \
 	$(TPC_ASM_SRCS)
 BENCH_BUILD = $(CC) $(CFLAGS_HOST) $(REF_FLAGS) -pthread -I$(TOP)/runtime/tpc -o $@ $< \

@@ -916,9 +916,9 @@ hlrt_status hlrt_comm_count(const hlrt_comm *comm, uint32_t *nranks);
 
 /*
  * The algorithm hlrt_all_reduce() takes for count elements of dtype:
- * "direct" (one box, small enough: every rank sends every peer its block,
- * two hops), "ring" (otherwise, or $HLRT_COLL_ALGO=ring), "copy" (one
- * rank); NULL for a NULL communicator.
+ * "direct" (three ranks or more, one box, small enough: every rank sends
+ * every peer its block, two hops), "ring" (otherwise, or
+ * $HLRT_COLL_ALGO=ring), "copy" (one rank); NULL for a NULL communicator.
  */
 const char *hlrt_all_reduce_algorithm(const hlrt_comm *comm, uint64_t count, hlrt_dtype dtype);
 /* recvbuf = sum over ranks of sendbuf (count elements; in place when equal). */

@@ -29,9 +29,9 @@
 #include <unistd.h>
 
 #include "bench_dev.h"
+#include "bench_ref.h"
 #include "bench_stats.h"
 #include "gsim_bf16.h"
-#include "gsim_blas.h"
 #include "gsim_mme.h"
 #include "hw/gaudisim_hw_mme.h"
 
@@ -133,31 +133,6 @@ static void col2im(const struct layer *g, const float *cols, float *dx)
 }
 
 
-/* OpenBLAS threads of the device's own products (gsim_blas.h). */
-#ifdef GSIM_HAVE_OPENBLAS
-#define DEVICE_BLAS_THREADS	"1_below_2^26"
-#else
-#define DEVICE_BLAS_THREADS	"none"
-#endif
-
-/*
- * The reference product on the host's OpenBLAS threads. A core built with
- * OpenBLAS keeps OpenBLAS at one thread between its own products
- * (gsim_blas.h), so the reference asks it for the host's; the portable
- * core leaves OpenBLAS alone.
- */
-static void ref_sgemm(bool ta, bool tb, uint32_t m, uint32_t n, uint32_t k, const float *a,
-		      uint64_t lda, const float *b, uint64_t ldb, float *c, uint64_t ldc)
-{
-#ifdef GSIM_HAVE_OPENBLAS
-	gsim_blas_sgemm_host(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
-#else
-	cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-		    (blasint)m, (blasint)n, (blasint)k, 1.0f, a, (blasint)lda, b, (blasint)ldb,
-		    0.0f, c, (blasint)ldc);
-#endif
-}
-
 static double host_op(const struct layer *g, const struct bufs *b, const uint8_t *hbm,
 		      unsigned int op, float *cols, float *out)
 {
@@ -168,12 +143,12 @@ static double host_op(const struct layer *g, const struct bufs *b, const uint8_t
 
 	if (op == GAUDISIM_MME_OP_CONV_FWD) {
 		im2col(g, x, cols);
-		ref_sgemm(false, false, rows, k, l, cols, l, w, k, out, k);
+		bench_ref_sgemm(false, false, rows, k, l, cols, l, w, k, out, k);
 	} else if (op == GAUDISIM_MME_OP_CONV_DEDW) {
 		im2col(g, x, cols);
-		ref_sgemm(true, false, l, k, rows, cols, l, dy, k, out, k);
+		bench_ref_sgemm(true, false, l, k, rows, cols, l, dy, k, out, k);
 	} else {
-		ref_sgemm(false, true, rows, l, k, dy, k, w, k, cols, l);
+		bench_ref_sgemm(false, true, rows, l, k, dy, k, w, k, cols, l);
 		col2im(g, cols, out);
 	}
 	return bench_now() - t0;

@@ -35,9 +35,9 @@
 #include <unistd.h>
 
 #include "bench_dev.h"
+#include "bench_ref.h"
 #include "bench_stats.h"
 #include "gsim_bf16.h"
-#include "gsim_blas.h"
 #include "gsim_mme.h"
 #include "gsim_ref.h"
 #include "hw/gaudisim_hw_mme.h"
@@ -93,36 +93,11 @@ static double run_device(struct bench_dev *d, const struct bench_cb *cb, uint32_
 }
 
 
-/* OpenBLAS threads of the device's own products (gsim_blas.h). */
-#ifdef GSIM_HAVE_OPENBLAS
-#define DEVICE_BLAS_THREADS	"1_below_2^26"
-#else
-#define DEVICE_BLAS_THREADS	"none"
-#endif
-
-/*
- * The reference product on the host's OpenBLAS threads. A core built with
- * OpenBLAS keeps OpenBLAS at one thread between its own products
- * (gsim_blas.h), so the reference asks it for the host's; the portable
- * core leaves OpenBLAS alone.
- */
-static void ref_sgemm(bool ta, bool tb, uint32_t m, uint32_t n, uint32_t k, const float *a,
-		      uint64_t lda, const float *b, uint64_t ldb, float *c, uint64_t ldc)
-{
-#ifdef GSIM_HAVE_OPENBLAS
-	gsim_blas_sgemm_host(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
-#else
-	cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-		    (blasint)m, (blasint)n, (blasint)k, 1.0f, a, (blasint)lda, b, (blasint)ldb,
-		    0.0f, c, (blasint)ldc);
-#endif
-}
-
 static double run_sgemm(uint32_t n, const float *a, const float *b, float *out)
 {
 	double t0 = bench_now();
 
-	ref_sgemm(false, false, n, n, n, a, n, b, n, out, n);
+	bench_ref_sgemm(false, false, n, n, n, a, n, b, n, out, n);
 	return bench_now() - t0;
 }
 

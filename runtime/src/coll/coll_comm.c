@@ -252,6 +252,19 @@ static uint64_t fence_addr(uint32_t queue)
 	       GAUDISIM_QM_CP_FENCE_RDATA(0, gaudisim_queue_stream(queue));
 }
 
+/* The NIC queue's COLL_NIC_MONS monitors release its fence. */
+static void point_monitors(struct hlrt_pkt_buf *b, const uint32_t *mons, uint32_t queue)
+{
+	uint64_t addr = fence_addr(queue);
+	uint32_t i;
+
+	for (i = 0; i < COLL_NIC_MONS; i++) {
+		hlrt_pkt_mon_reg(b, GAUDISIM_SYNC_MON_PAY_ADDRL(mons[i]), (uint32_t)addr);
+		hlrt_pkt_mon_reg(b, GAUDISIM_SYNC_MON_PAY_ADDRH(mons[i]), (uint32_t)(addr >> 32));
+		hlrt_pkt_mon_reg(b, GAUDISIM_SYNC_MON_PAY_DATA(mons[i]), 1);
+	}
+}
+
 /*
  * zero: clear our sync objects (before the record is published: a peer
  * may signal them as soon as it read it); else point the NIC queues'
@@ -268,28 +281,10 @@ static hlrt_status setup_sync(hlrt_comm *c, bool zero)
 		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "communicator");
 	for (i = 0; zero && i < COLL_SOB_SETS * COLL_SOBS_PER_SET; i++)
 		hlrt_pkt_sob(&b, c->sob_first + i, GAUDISIM_SYNC_SOB_SET(0), 0);
-	for (q = 0; q < 2 && c->nranks > 1 && !zero; q++) {
-		uint64_t addr = fence_addr(q ? c->left.queue_credit : c->right.queue_data);
-
-		for (i = 0; i < COLL_NIC_MONS; i++) {
-			uint32_t m = c->nic_mon[q][i];
-
-			hlrt_pkt_mon_reg(&b, GAUDISIM_SYNC_MON_PAY_ADDRL(m), (uint32_t)addr);
-			hlrt_pkt_mon_reg(&b, GAUDISIM_SYNC_MON_PAY_ADDRH(m), (uint32_t)(addr >> 32));
-			hlrt_pkt_mon_reg(&b, GAUDISIM_SYNC_MON_PAY_DATA(m), 1);
-		}
-	}
-	for (q = 1; q < c->nranks && c->n_direct_mon && !zero; q++) {
-		uint64_t addr = fence_addr(c->link[q].queue_data);
-
-		for (i = 0; i < COLL_NIC_MONS; i++) {
-			uint32_t m = c->direct_mon[q - 1][i];
-
-			hlrt_pkt_mon_reg(&b, GAUDISIM_SYNC_MON_PAY_ADDRL(m), (uint32_t)addr);
-			hlrt_pkt_mon_reg(&b, GAUDISIM_SYNC_MON_PAY_ADDRH(m), (uint32_t)(addr >> 32));
-			hlrt_pkt_mon_reg(&b, GAUDISIM_SYNC_MON_PAY_DATA(m), 1);
-		}
-	}
+	for (q = 0; q < 2 && c->nranks > 1 && !zero; q++)
+		point_monitors(&b, c->nic_mon[q], q ? c->left.queue_credit : c->right.queue_data);
+	for (q = 1; q < c->nranks && c->n_direct_mon && !zero; q++)
+		point_monitors(&b, c->direct_mon[q - 1], c->link[q].queue_data);
 	if (b.oom) {
 		hlrt_pkt_free(&b);
 		return hlrt_fail(HLRT_OUT_OF_HOST_MEMORY, "communicator");

@@ -21,10 +21,11 @@
  *              clears the set.
  *
  * Counters only grow within a launch, so each wait is a monitor (>=)
- * and a FENCE; no host round trip. Two sets of sync objects alternate
- * between launches: a peer can touch set p again only in launch k + 2,
- * which needs this rank's part of launch k + 1, which starts after this
- * rank cleared set p at the end of launch k.
+ * and a FENCE; no host round trip. The ring's two sets of sync objects
+ * alternate between its launches: a neighbour can touch set p again only
+ * in launch k + 2, which needs this rank's part of launch k + 1, which
+ * starts after this rank cleared set p at the end of launch k. (The
+ * direct all-reduce has two sets of its own: coll_direct.c.)
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Collectives inside libhlrt: the communicator, the rendezvous records,
- * the ring plans and their command buffers. docs/collectives.md has the
+ * the ring plans, the direct all-reduce and their command buffers. docs/collectives.md has the
  * design; this header is the contract between coll_*.c.
  */
 #ifndef HLRT_COLL_INTERNAL_H
