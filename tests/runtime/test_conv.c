@@ -319,30 +319,37 @@ START_TEST(bad_conv_geometries_refused)
 }
 END_TEST
 
-/* maxpool2d_bwd_f32 given the forward's y: the same bits as recomputing the maxima, ties too. */
+/*
+ * maxpool2d_bwd_f32 given the forward's y: the same bits as recomputing
+ * the maxima, ties too; with the channels on the lanes (3 images of 5
+ * columns of 5 channels) and with the images (70 images of 3 columns).
+ */
 START_TEST(maxpool_bwd_with_y_matches_recompute)
 {
-	const uint64_t xd[4] = { 3, 8, 11, 5 };
+	const uint64_t shapes[2][4] = { { 3, 8, 11, 5 }, { 70, 8, 6, 3 } };
 	struct hlrt_pool_params p = { .kernel_h = 2, .kernel_w = 2 };
-	struct rt_arg x, y[1], in[3], dx2[1], dx3[1];
 	uint32_t s = 29;
-	uint64_t i;
 
-	x = arg_random(4, xd, &s);
-	for (i = 0; i < rt_arg_elems(&x); i += 7)	/* ties inside windows */
-		((float *)x.data)[i] = 0.5f;
-	rt_run_op("maxpool2d_fwd_f32", &x, 1, y, 1, &p, sizeof(p), 0);
-	in[0] = arg_random(4, y[0].dims, &s);
-	in[1] = x;
-	in[2] = y[0];
-	rt_run_op("maxpool2d_bwd_f32", in, 2, dx2, 1, &p, sizeof(p), 0);
-	rt_run_op("maxpool2d_bwd_f32", in, 3, dx3, 1, &p, sizeof(p), 0);
-	ck_assert_mem_eq(dx2[0].data, dx3[0].data, 4 * rt_arg_elems(&x));
-	free(x.data);
-	free(y[0].data);
-	free(in[0].data);
-	free(dx2[0].data);
-	free(dx3[0].data);
+	for (unsigned int c = 0; c < 2; c++) {
+		struct rt_arg x, y[1], in[3], dx2[1], dx3[1];
+		uint64_t i;
+
+		x = arg_random(4, shapes[c], &s);
+		for (i = 0; i < rt_arg_elems(&x); i += 7)	/* ties inside windows */
+			((float *)x.data)[i] = 0.5f;
+		rt_run_op("maxpool2d_fwd_f32", &x, 1, y, 1, &p, sizeof(p), 0);
+		in[0] = arg_random(4, y[0].dims, &s);
+		in[1] = x;
+		in[2] = y[0];
+		rt_run_op("maxpool2d_bwd_f32", in, 2, dx2, 1, &p, sizeof(p), 0);
+		rt_run_op("maxpool2d_bwd_f32", in, 3, dx3, 1, &p, sizeof(p), 0);
+		ck_assert_mem_eq(dx2[0].data, dx3[0].data, 4 * rt_arg_elems(&x));
+		free(x.data);
+		free(y[0].data);
+		free(in[0].data);
+		free(dx2[0].data);
+		free(dx3[0].data);
+	}
 }
 END_TEST
 

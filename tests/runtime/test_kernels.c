@@ -809,15 +809,17 @@ START_TEST(conv2d_matches_direct_loops)
 END_TEST
 
 /*
- * Pooling forward and backward against the definition, ties too, in both
- * of the lowering's views: 35 columns of 3 channels run a member per
- * channel with tiles along the columns; 3 columns of 70 channels run a
- * member per column with tiles along the channels (two of them).
+ * Pooling forward and backward against the definition, ties too, in the
+ * lowering's three views: 35 columns of 3 channels of 3 images run a
+ * member per channel with tiles along the columns; 3 columns of 70
+ * channels run a member per column with tiles along the channels (two of
+ * them); 3 columns of 3 channels of 70 images run a member per column and
+ * channel with tiles along the images (two of them).
  */
-static void check_maxpool_fwd_bwd(uint64_t w, uint64_t c)
+static void check_maxpool_fwd_bwd(uint64_t n, uint64_t w, uint64_t c)
 {
 	uint32_t s = 13, k = 2;
-	uint64_t n = 3, h = 9, oh = (h - k) / k + 1, ow = (w - k) / k + 1;
+	uint64_t h = 9, oh = (h - k) / k + 1, ow = (w - k) / k + 1;
 	struct hlrt_pool_params p = { .kernel_h = k, .kernel_w = k };
 	struct rt_arg x[1], y[1], bin[2], dx[1];
 	uint64_t i, a, b, ch, kh, kw;
@@ -868,8 +870,9 @@ static void check_maxpool_fwd_bwd(uint64_t w, uint64_t c)
 
 START_TEST(maxpool_fwd_bwd)
 {
-	check_maxpool_fwd_bwd(70, 3);
-	check_maxpool_fwd_bwd(6, 70);
+	check_maxpool_fwd_bwd(3, 70, 3);
+	check_maxpool_fwd_bwd(3, 6, 70);
+	check_maxpool_fwd_bwd(70, 6, 3);
 }
 END_TEST
 

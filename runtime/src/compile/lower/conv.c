@@ -264,45 +264,57 @@ hlrt_status hlrt_lower_col2im(struct lower_ctx *lc, const struct cnode *cn)
 	return HLRT_SUCCESS;
 }
 
+/* Which of the output's columns, channels and images run along the lanes. */
+enum pool_lanes { POOL_LANES_COLUMNS, POOL_LANES_CHANNELS, POOL_LANES_IMAGES };
+
 /*
- * x as {ow, kw, c, h, n} (the windows) and y as {ow, c, oh, n}; with
- * 'channels' the first and the member dimension trade places: x as
- * {c, kw, ow, h, n} and y as {c, ow, oh, n}. The kernels read only
- * coordinates, so either view runs the same code, each lane one element.
+ * x as {ow, kw, c, h, n} (the windows) and y as {ow, c, oh, n}; the lanes
+ * (the first dimension) and the two member dimensions (the third and the
+ * last of x) can trade places: with the channels on the lanes x is
+ * {c, kw, ow, h, n} and y {c, ow, oh, n}; with the images, x is
+ * {n, kw, c, h, ow} and y {n, c, oh, ow}. The kernels read only
+ * coordinates, so every view runs the same code, each lane one element.
  */
-static void pool_views(const struct geom *g, uint64_t s, bool channels, uint64_t *xs,
+static void pool_views(const struct geom *g, uint64_t s, enum pool_lanes lanes, uint64_t *xs,
 		       uint64_t *xt, uint64_t *ys, uint64_t *yt)
 {
 	const uint64_t a[5] = { g->ow, g->kw, g->c, g->h, g->n };
 	const uint64_t b[5] = { s * g->c, g->c, 1, g->w * g->c, g->h * g->w * g->c };
 	const uint64_t c[4] = { g->ow, g->c, g->oh, g->n };
 	const uint64_t d[4] = { g->c, 1, g->ow * g->c, g->oh * g->ow * g->c };
+	/* the member dimension that trades with the lanes: c, or n */
+	const int mx = lanes == POOL_LANES_IMAGES ? 4 : 2, my = mx == 4 ? 3 : 1;
 
 	memcpy(xs, a, sizeof(a));
 	memcpy(xt, b, sizeof(b));
 	memcpy(ys, c, sizeof(c));
 	memcpy(yt, d, sizeof(d));
-	if (channels) {
-		xs[0] = g->c, xs[2] = g->ow;
-		xt[0] = 1, xt[2] = s * g->c;
-		ys[0] = g->c, ys[1] = g->ow;
-		yt[0] = 1, yt[1] = g->c;
-	}
+	if (lanes == POOL_LANES_COLUMNS)
+		return;
+	xs[0] = a[mx], xs[mx] = a[0];
+	xt[0] = b[mx], xt[mx] = b[0];
+	ys[0] = c[my], ys[my] = c[0];
+	yt[0] = d[my], yt[my] = d[0];
 }
 
 /*
- * Whether the channels make the better lanes: a member then does one
- * output column and its tiles run along C, contiguous in NHWC, instead of
- * one channel with tiles along OW, s*C apart. Fewer tiles win (LeNet's
- * second pooling: 5 columns of 16 channels, a third of the tiles); on a
- * tie, the contiguous loads.
+ * The lanes that take the fewest tiles, each tile costing the same
+ * instructions whatever number of its 64 lanes lie inside: one channel's
+ * columns (OW), one column's channels (C, contiguous in NHWC), or one
+ * position's images (N). LeNet's first pooling: 14 columns of 8 channels
+ * of 128 images, so the images take 2 tiles where the columns take 8 and
+ * the channels 14 (per row of an image, counted alike). On a tie, the
+ * contiguous loads, then the columns.
  */
-static bool pool_on_channels(const struct geom *g)
+static enum pool_lanes pool_pick_lanes(const struct geom *g)
 {
-	uint64_t by_columns = g->c * ((g->ow + 63) / 64);
-	uint64_t by_channels = g->ow * ((g->c + 63) / 64);
+	const uint64_t by_columns = g->c * g->n * ((g->ow + 63) / 64);
+	const uint64_t by_channels = g->ow * g->n * ((g->c + 63) / 64);
+	const uint64_t by_images = g->ow * g->c * ((g->n + 63) / 64);
 
-	return by_channels <= by_columns;
+	if (by_channels <= by_columns && by_channels <= by_images)
+		return POOL_LANES_CHANNELS;
+	return by_images < by_columns ? POOL_LANES_IMAGES : POOL_LANES_COLUMNS;
 }
 
 static hlrt_status lower_pool(struct lower_ctx *lc, const struct cnode *cn, bool bwd)
@@ -312,7 +324,8 @@ static hlrt_status lower_pool(struct lower_ctx *lc, const struct cnode *cn, bool
 	uint64_t xs[5], xt[5], ys[4], yt[4], s;
 	struct rwork *w;
 	struct geom g;
-	bool acc, channels;
+	enum pool_lanes lanes = POOL_LANES_COLUMNS;
+	bool acc;
 	hlrt_status st = pool_geom(n, x, &g, &s);
 
 	if (st)
@@ -322,8 +335,9 @@ static hlrt_status lower_pool(struct lower_ctx *lc, const struct cnode *cn, bool
 	 * channel and image, which adds every window's share in order.
 	 */
 	acc = bwd && (s != g.kh || s != g.kw);
-	channels = !acc && pool_on_channels(&g);
-	pool_views(&g, s, channels, xs, xt, ys, yt);
+	if (!acc)
+		lanes = pool_pick_lanes(&g);
+	pool_views(&g, s, lanes, xs, xt, ys, yt);
 	if (bwd) {
 		/* positions outside every window get no gradient */
 		st = hlrt_lower_new_work(lc, ENG_DMA, &w);
@@ -352,9 +366,10 @@ static hlrt_status lower_pool(struct lower_ctx *lc, const struct cnode *cn, bool
 	} else {
 		hlrt_lower_tdesc(lc, w, 1, n->out[0], ys, yt, 4, 0, true);
 	}
-	w->ispace[0] = (uint32_t)(channels ? g.ow : g.c);
+	/* the members: the third and the last dimension of x's view, and oh */
+	w->ispace[0] = (uint32_t)xs[2];
 	w->ispace[1] = acc ? 1 : (uint32_t)g.oh;
-	w->ispace[2] = (uint32_t)g.n;
+	w->ispace[2] = (uint32_t)xs[4];
 	w->ispace[3] = w->ispace[4] = 1;
 	w->n_args = 3;
 	w->args[0] = (uint32_t)s;
