@@ -49,7 +49,14 @@ done
 cd "$top"
 
 echo "== MME GEMM 1024^3 through the device path vs the host's OpenBLAS sgemm"
-"$bin/mme-bench" -s 1024 -r "$rounds" -j "$threads"
+mme_out=$("$bin/mme-bench" -s 1024 -r "$rounds" -j "$threads")
+echo "$mme_out"
+# Where BF16 ran on AMX, the AVX512-BF16 kernel too, for comparison.
+if grep -q 'bf16_path=amx-bf16 .*cpu_bf16=yes' <<<"$mme_out"; then
+	echo "== MME GEMM 1024^3, BF16 forced onto AVX512-BF16 (GSIM_MME_BF16)"
+	GSIM_MME_BF16=avx512-bf16 "$bin/mme-bench" -s 1024 -r "$rounds" -j "$threads" |
+		grep -E '^mme(:|_bf16)'
+fi
 
 echo "== MME portable kernels (QEMU without OpenBLAS) vs OpenBLAS sgemm, 512^3"
 "$bin/mme-bench-portable" -s 512 -r "$rounds" -j "$threads"

@@ -133,16 +133,22 @@ uint64_t gsim_mme_gemm_flops(const struct gsim_mme_gemm *g);
 const char *gsim_mme_backend(void);
 
 /*
- * BF16 inputs (gsim_mme_bf16.c). "avx512-bf16" when this host's CPU has
- * AVX512-BF16 and BF16 tiles use it, "fp32" when they are widened to FP32.
+ * BF16 inputs (gsim_mme_bf16.c): the path BF16 tiles take. "amx-bf16" or
+ * "avx512-bf16" where this host runs the instructions (AMX preferred), "fp32"
+ * when they are widened to FP32; GSIM_MME_BF16 names one.
  */
+enum gsim_bf16_path { GSIM_BF16_PATH_FP32, GSIM_BF16_PATH_AVX512, GSIM_BF16_PATH_AMX };
+
 const char *gsim_mme_bf16_path(void);
 bool gsim_mme_bf16_native(void);
-/* Turn the AVX512-BF16 kernel off (false) or back on where the CPU has it. */
+bool gsim_mme_bf16_path_runs(enum gsim_bf16_path path);
+/* Take this path (tests); false, and nothing changed, where the host cannot. */
+bool gsim_mme_bf16_use(enum gsim_bf16_path path);
+/* The native kernels off (false), or back to GSIM_MME_BF16's choice. */
 void gsim_mme_bf16_set_native(bool on);
 /*
  * scratch.acc[mt x nt] = op(A)[m0.., :] @ op(B)[:, n0..] of batch b over
- * all of K with the AVX512-BF16 kernel. false (nothing usable in acc)
+ * all of K with the native BF16 kernel (AMX or AVX512-BF16). false (nothing usable in acc)
  * when the path is off or an input is too small for it (see the file).
  */
 bool gsim_mme_bf16_tile(struct gsim_mme *mme, const struct gsim_mme_gemm *g, uint64_t b,

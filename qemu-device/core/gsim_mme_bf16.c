@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gaudisim device core: the MME's BF16 tile product on hosts with
- * AVX512-BF16 (VDPBF16PS: two BF16 products added into an FP32 lane).
+ * gaudisim device core: the MME's BF16 tile product on hosts with AMX-BF16
+ * (TDPBF16PS: a 16 x 32 by 32 x 16 BF16 tile product added into a 16 x 16
+ * FP32 tile) or AVX512-BF16 (VDPBF16PS: two BF16 products added into an
+ * FP32 lane). AMX is preferred where both run: on CPUs that have it, one
+ * AVX512-BF16 instruction does no more work than an FP32 FMA, so only AMX
+ * makes BF16 faster than the FP32 path.
  *
- * The instruction multiplies exactly (a BF16 product fits FP32) and adds
+ * Either instruction multiplies exactly (a BF16 product fits FP32) and adds
  * in FP32 with round-to-nearest-even, one rounding per product, so the
  * engine's bound (docs/mme.md) holds. It also treats denormals as zero,
  * inputs and results alike, which the engine's numerics do not. So a tile
@@ -15,12 +19,20 @@
  *
  * Layout: K is walked in blocks of GSIM_BF16_KP pairs. A block of op(A)
  * is packed as rows of k-pairs (one 32-bit word = elements k, k+1), padded
- * to a multiple of 8 rows; op(B) as panels of 32 columns, each a run of
- * k-pair rows of 32 words. The kernel keeps an 8 x 32 block of the FP32
- * accumulator in 16 registers. The order of the sums is fixed by the
- * layout, so a tile gives the same bits every time it runs, on any thread.
+ * to a multiple of 8 rows (32 for AMX); op(B) as panels of 32 columns,
+ * each a run of k-pair rows of 32 words. For AMX the pairs are padded with
+ * zeros to a multiple of 16 (one tile's K). The AVX512-BF16 kernel keeps
+ * an 8 x 32 block of the FP32 accumulator in 16 registers, the AMX kernel
+ * a 32 x 32 block in four tiles. The order of the sums is fixed by the
+ * layout and the path, so a tile gives the same bits every time it runs,
+ * on any thread; the two native paths may round differently from each
+ * other, each within the bound.
+ *
+ * GSIM_MME_BF16 (amx-bf16, avx512-bf16, fp32, auto) names the path to take
+ * where this host runs it; a path it cannot run falls to the next one.
  */
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gsim_mme.h"
@@ -28,43 +40,128 @@
 #define GSIM_BF16_MR	8u	/* accumulator rows per kernel call */
 #define GSIM_BF16_NR	32u	/* accumulator columns per kernel call (2 vectors) */
 #define GSIM_BF16_KP	256u	/* k pairs per block: A micro-panel 8 KiB, B block 1 MiB */
+#define GSIM_AMX_MR	32u	/* accumulator rows per AMX block (two tiles) */
+#define GSIM_AMX_KP	16u	/* k pairs per AMX tile */
 /* Smallest exponent field of a usable nonzero input: 2^-55. */
 #define GSIM_BF16_MIN_EXP	(127u - 55u)
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(GSIM_MME_NO_NATIVE_BF16)
 #define GSIM_BF16_X86	1
+#include <cpuid.h>
 #include <immintrin.h>
+#ifdef __linux__
+#include <sys/syscall.h>
+#include <unistd.h>
+/* arch_prctl(2): ask for a dynamically enabled state component (AMX tile data). */
+#define GSIM_ARCH_REQ_XCOMP_PERM	0x1023
+#define GSIM_XFEATURE_XTILEDATA		18
+#endif
 #else
 #define GSIM_BF16_X86	0
 #endif
 
-/* -1 not probed yet, 0 off, 1 on; probed by whichever thread asks first. */
-static atomic_int native_state = -1;
+static const char *const path_names[] = {
+	[GSIM_BF16_PATH_FP32] = "fp32",
+	[GSIM_BF16_PATH_AVX512] = "avx512-bf16",
+	[GSIM_BF16_PATH_AMX] = "amx-bf16",
+};
+
+/* -1 not probed yet, else the path; probed by whichever thread asks first. */
+static atomic_int path_state = -1;
+/* AMX: -1 not probed yet, 0 no, 1 the CPU has it and Linux let us use it. */
+static atomic_int amx_state = -1;
+
+#if GSIM_BF16_X86 && defined(__linux__)
+/*
+ * AMX-TILE and AMX-BF16 (CPUID.7.0:EDX bits 24, 22), and the tile data
+ * state, which Linux hands out per process on request.
+ */
+static bool amx_probe(void)
+{
+	unsigned int a, b, c, d;
+
+	if (__get_cpuid_max(0, NULL) < 7)
+		return false;
+	__cpuid_count(7, 0, a, b, c, d);
+	if (!(d & (1u << 24)) || !(d & (1u << 22)))
+		return false;
+	return syscall(SYS_arch_prctl, GSIM_ARCH_REQ_XCOMP_PERM, GSIM_XFEATURE_XTILEDATA) == 0;
+}
+#else
+static bool amx_probe(void)
+{
+	return false;
+}
+#endif
+
+bool gsim_mme_bf16_path_runs(enum gsim_bf16_path path)
+{
+	switch (path) {
+	case GSIM_BF16_PATH_FP32:
+		return true;
+	case GSIM_BF16_PATH_AVX512:
+#if GSIM_BF16_X86
+		__builtin_cpu_init();
+		return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16");
+#else
+		return false;
+#endif
+	case GSIM_BF16_PATH_AMX:
+		if (atomic_load(&amx_state) < 0)
+			atomic_store(&amx_state, amx_probe());
+		return atomic_load(&amx_state) == 1;
+	}
+	return false;
+}
+
+/*
+ * The path named, else the next one down that runs; the best that runs for
+ * NULL, "auto" or a name that is none of the paths.
+ */
+static enum gsim_bf16_path choose(const char *name)
+{
+	int p = GSIM_BF16_PATH_AMX;
+
+	while (name && p > GSIM_BF16_PATH_FP32 && strcmp(name, path_names[p]))
+		p--;
+	if (!name || strcmp(name, path_names[p]))
+		p = GSIM_BF16_PATH_AMX;
+	for (; p > GSIM_BF16_PATH_FP32; p--)
+		if (gsim_mme_bf16_path_runs((enum gsim_bf16_path)p))
+			break;
+	return (enum gsim_bf16_path)p;
+}
+
+static enum gsim_bf16_path current(void)
+{
+	if (atomic_load(&path_state) < 0)
+		atomic_store(&path_state, choose(getenv("GSIM_MME_BF16")));
+	return (enum gsim_bf16_path)atomic_load(&path_state);
+}
 
 bool gsim_mme_bf16_native(void)
 {
-#if GSIM_BF16_X86
-	if (atomic_load(&native_state) < 0) {
-		__builtin_cpu_init();
-		atomic_store(&native_state, __builtin_cpu_supports("avx512f") &&
-					    __builtin_cpu_supports("avx512bf16"));
-	}
-	return atomic_load(&native_state) == 1;
-#else
-	return false;
-#endif
+	return current() != GSIM_BF16_PATH_FP32;
 }
 
 void gsim_mme_bf16_set_native(bool on)
 {
-	atomic_store(&native_state, -1);
-	if (!on || !gsim_mme_bf16_native())
-		atomic_store(&native_state, 0);
+	atomic_store(&path_state, -1);
+	if (!on)
+		atomic_store(&path_state, GSIM_BF16_PATH_FP32);
+}
+
+bool gsim_mme_bf16_use(enum gsim_bf16_path path)
+{
+	if ((unsigned int)path > GSIM_BF16_PATH_AMX || !gsim_mme_bf16_path_runs(path))
+		return false;
+	atomic_store(&path_state, path);
+	return true;
 }
 
 const char *gsim_mme_bf16_path(void)
 {
-	return gsim_mme_bf16_native() ? "avx512-bf16" : "fp32";
+	return path_names[current()];
 }
 
 #if GSIM_BF16_X86
@@ -102,22 +199,24 @@ static bool any_too_small(const uint8_t *p, uint32_t n)
 
 /*
  * Pack op(A) rows [m0, m0 + mt) x k [k0, k0 + kt) as pairs, rows padded to
- * mtp with zeros. false when an input is too small. Untransposed rows are
- * already pairs in memory (little-endian): copied as they are.
+ * mtp with zeros, each row kpp pairs long (the pairs past K zero). false
+ * when an input is too small. Untransposed rows are already pairs in
+ * memory (little-endian): copied as they are.
  */
 static bool pack_a(uint32_t *dst, const struct gsim_mme_operand *op, const uint8_t *base,
-		   bool trans, uint32_t m0, uint32_t mt, uint32_t mtp, uint32_t k0, uint32_t kt)
+		   bool trans, uint32_t m0, uint32_t mt, uint32_t mtp, uint32_t k0, uint32_t kt,
+		   uint32_t kpp)
 {
 	uint32_t kp = (kt + 1) / 2, r, p;
 
 	if (!trans) {
 		for (r = 0; r < mtp; r++) {
-			uint32_t *row = dst + (uint64_t)r * kp;
+			uint32_t *row = dst + (uint64_t)r * kpp;
 			const uint8_t *src = base + ((uint64_t)(m0 + r) * op->ld + k0) * 2;
 
-			row[kp - 1] = 0;
+			memset(row + kp - 1, 0, (size_t)(kpp - kp + 1) * 4);
 			if (r >= mt) {
-				memset(row, 0, (size_t)kp * 4);
+				memset(row, 0, (size_t)kpp * 4);
 				continue;
 			}
 			if (any_too_small(src, kt))
@@ -127,6 +226,7 @@ static bool pack_a(uint32_t *dst, const struct gsim_mme_operand *op, const uint8
 		return true;
 	}
 	for (r = 0; r < mtp; r++) {
+		memset(dst + (uint64_t)r * kpp + kp, 0, (size_t)(kpp - kp) * 4);
 		for (p = 0; p < kp; p++) {
 			uint32_t k = k0 + 2 * p;
 			uint16_t lo = 0, hi = 0;
@@ -139,20 +239,26 @@ static bool pack_a(uint32_t *dst, const struct gsim_mme_operand *op, const uint8
 			}
 			if (too_small(lo) || too_small(hi))
 				return false;
-			dst[(uint64_t)r * kp + p] = (uint32_t)lo | (uint32_t)hi << 16;
+			dst[(uint64_t)r * kpp + p] = (uint32_t)lo | (uint32_t)hi << 16;
 		}
 	}
 	return true;
 }
 
-/* Pack op(B) k [k0, k0 + kt) x columns [n0, n0 + nt) as 32-column panels. */
+/*
+ * Pack op(B) k [k0, k0 + kt) x columns [n0, n0 + nt) as 32-column panels
+ * of kpp pair rows (the rows past K zero).
+ */
 static bool pack_b(uint32_t *dst, const struct gsim_mme_operand *op, const uint8_t *base,
-		   bool trans, uint32_t n0, uint32_t nt, uint32_t k0, uint32_t kt)
+		   bool trans, uint32_t n0, uint32_t nt, uint32_t k0, uint32_t kt, uint32_t kpp)
 {
 	uint32_t kp = (kt + 1) / 2, panels = (nt + GSIM_BF16_NR - 1) / GSIM_BF16_NR, q, p, c;
 
 	for (q = 0; q < panels; q++) {
-		uint32_t *panel = dst + (uint64_t)q * kp * GSIM_BF16_NR;
+		uint32_t *panel = dst + (uint64_t)q * kpp * GSIM_BF16_NR;
+
+		memset(panel + (uint64_t)kp * GSIM_BF16_NR, 0,
+		       (size_t)(kpp - kp) * GSIM_BF16_NR * 4);
 
 		for (p = 0; p < kp; p++) {
 			uint32_t k = k0 + 2 * p;
@@ -243,6 +349,134 @@ static void kernel_8x32(const uint32_t *ap, const uint32_t *bp, uint32_t kp, flo
 #undef GSIM_BF16_STORE
 }
 
+#ifdef __linux__
+/*
+ * The tile configuration (palette 1): eight tiles of 16 rows of 64 bytes.
+ * LDTILECFG faults on a configuration that is not 64-byte aligned.
+ */
+struct amx_config {
+	uint8_t palette, start_row, reserved[14];
+	uint16_t colsb[16];
+	uint8_t rows[16];
+} __attribute__((aligned(64)));
+
+__attribute__((target("amx-tile")))
+static void amx_configure(void)
+{
+	struct amx_config cfg;
+	unsigned int t;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.palette = 1;
+	for (t = 0; t < 8; t++) {
+		cfg.colsb[t] = 64;
+		cfg.rows[t] = 16;
+	}
+	/*
+	 * Not _tile_loadconfig(): GCC 12's names only the first 8 bytes as
+	 * read, so the stores of the rest can be dropped.
+	 */
+	__asm__ volatile("ldtilecfg %0" : : "m"(cfg));
+}
+
+__attribute__((target("amx-tile")))
+static void amx_release(void)
+{
+	_tile_release();
+}
+
+/*
+ * c[rows x cols] (row stride ldc) (+)= the 32 x 32 product of 32 packed A
+ * rows (kpp pairs each, kpp a multiple of 16) and a B panel (kpp x 32
+ * words). Tiles 0-3 hold the four 16 x 16 quarters of the block, 4-5 the
+ * A rows, 6-7 the panel's two halves. A block cut by the edge of the tile
+ * goes through a 32 x 32 buffer.
+ */
+__attribute__((target("amx-tile,amx-bf16")))
+static void kernel_amx_32x32(const uint32_t *ap, const uint32_t *bp, uint32_t kpp, float *c,
+			     uint64_t ldc, uint32_t rows, uint32_t cols, bool accumulate)
+{
+	const bool whole = rows == GSIM_AMX_MR && cols == GSIM_BF16_NR;
+	float edge[GSIM_AMX_MR * GSIM_BF16_NR];
+	float *cb = whole ? c : edge;
+	const uint64_t ldb = whole ? ldc * 4 : GSIM_BF16_NR * 4;
+	uint32_t r, p;
+
+	if (!whole) {
+		memset(edge, 0, sizeof(edge));
+		for (r = 0; accumulate && r < rows; r++)
+			memcpy(edge + r * GSIM_BF16_NR, c + r * ldc, (size_t)cols * 4);
+	}
+	if (accumulate || !whole) {
+		_tile_loadd(0, cb, ldb);
+		_tile_loadd(1, cb + 16, ldb);
+		_tile_loadd(2, (const uint8_t *)cb + 16 * ldb, ldb);
+		_tile_loadd(3, (const uint8_t *)cb + 16 * ldb + 64, ldb);
+	} else {
+		_tile_zero(0);
+		_tile_zero(1);
+		_tile_zero(2);
+		_tile_zero(3);
+	}
+	for (p = 0; p < kpp; p += GSIM_AMX_KP) {
+		_tile_loadd(4, ap + p, (uint64_t)kpp * 4);
+		_tile_loadd(5, ap + (uint64_t)16 * kpp + p, (uint64_t)kpp * 4);
+		_tile_loadd(6, bp + (uint64_t)p * GSIM_BF16_NR, GSIM_BF16_NR * 4);
+		_tile_loadd(7, bp + (uint64_t)p * GSIM_BF16_NR + 16, GSIM_BF16_NR * 4);
+		_tile_dpbf16ps(0, 4, 6);
+		_tile_dpbf16ps(1, 4, 7);
+		_tile_dpbf16ps(2, 5, 6);
+		_tile_dpbf16ps(3, 5, 7);
+	}
+	_tile_stored(0, cb, ldb);
+	_tile_stored(1, cb + 16, ldb);
+	_tile_stored(2, (uint8_t *)cb + 16 * ldb, ldb);
+	_tile_stored(3, (uint8_t *)cb + 16 * ldb + 64, ldb);
+	for (r = 0; !whole && r < rows; r++)
+		memcpy(c + r * ldc, edge + r * GSIM_BF16_NR, (size_t)cols * 4);
+}
+#endif
+
+/* The tile on the AMX kernel: the tile configuration lives only for the call. */
+static bool tile_amx(struct gsim_mme *mme, const struct gsim_mme_gemm *g, const uint8_t *abase,
+		     const uint8_t *bbase, uint32_t m0, uint32_t mt, uint32_t n0, uint32_t nt)
+{
+#ifdef __linux__
+	uint32_t *pa = (uint32_t *)mme->scratch.a, *pb = (uint32_t *)mme->scratch.b;
+	uint32_t mtp = (mt + GSIM_AMX_MR - 1) / GSIM_AMX_MR * GSIM_AMX_MR;
+	float *acc = mme->scratch.acc;
+	bool ok = true;
+	uint32_t k0;
+
+	amx_configure();
+	for (k0 = 0; ok && k0 < g->k; k0 += 2 * GSIM_BF16_KP) {
+		uint32_t kt = g->k - k0 < 2 * GSIM_BF16_KP ? g->k - k0 : 2 * GSIM_BF16_KP;
+		uint32_t kpp = ((kt + 1) / 2 + GSIM_AMX_KP - 1) / GSIM_AMX_KP * GSIM_AMX_KP;
+		uint32_t i0, q;
+
+		ok = pack_a(pa, &g->a, abase, g->trans_a, m0, mt, mtp, k0, kt, kpp) &&
+		     pack_b(pb, &g->b, bbase, g->trans_b, n0, nt, k0, kt, kpp);
+		for (i0 = 0; ok && i0 < mt; i0 += GSIM_AMX_MR) {
+			uint32_t rows = mt - i0 < GSIM_AMX_MR ? mt - i0 : GSIM_AMX_MR;
+
+			for (q = 0; q * GSIM_BF16_NR < nt; q++) {
+				uint32_t cols = nt - q * GSIM_BF16_NR;
+
+				kernel_amx_32x32(pa + (uint64_t)i0 * kpp,
+						 pb + (uint64_t)q * kpp * GSIM_BF16_NR, kpp,
+						 acc + (uint64_t)i0 * nt + q * GSIM_BF16_NR, nt, rows,
+						 cols < GSIM_BF16_NR ? cols : GSIM_BF16_NR, k0 != 0);
+			}
+		}
+	}
+	amx_release();
+	return ok;
+#else
+	(void)mme, (void)g, (void)abase, (void)bbase, (void)m0, (void)mt, (void)n0, (void)nt;
+	return false;
+#endif
+}
+
 bool gsim_mme_bf16_tile(struct gsim_mme *mme, const struct gsim_mme_gemm *g, uint64_t b,
 			uint32_t m0, uint32_t mt, uint32_t n0, uint32_t nt)
 {
@@ -251,17 +485,20 @@ bool gsim_mme_bf16_tile(struct gsim_mme *mme, const struct gsim_mme_gemm *g, uin
 	uint32_t *pa = (uint32_t *)mme->scratch.a, *pb = (uint32_t *)mme->scratch.b;
 	uint32_t mtp = (mt + GSIM_BF16_MR - 1) / GSIM_BF16_MR * GSIM_BF16_MR;
 	float *acc = mme->scratch.acc;
+	enum gsim_bf16_path path = current();
 	uint32_t k0;
 
-	if (!gsim_mme_bf16_native() || g->a.dtype != GAUDISIM_DTYPE_BF16 ||
+	if (path == GSIM_BF16_PATH_FP32 || g->a.dtype != GAUDISIM_DTYPE_BF16 ||
 	    mt > GSIM_MME_TILE || nt > GSIM_MME_TILE)
 		return false;
+	if (path == GSIM_BF16_PATH_AMX)
+		return tile_amx(mme, g, abase, bbase, m0, mt, n0, nt);
 	for (k0 = 0; k0 < g->k; k0 += 2 * GSIM_BF16_KP) {
 		uint32_t kt = g->k - k0 < 2 * GSIM_BF16_KP ? g->k - k0 : 2 * GSIM_BF16_KP;
 		uint32_t kp = (kt + 1) / 2, i0, q;
 
-		if (!pack_a(pa, &g->a, abase, g->trans_a, m0, mt, mtp, k0, kt) ||
-		    !pack_b(pb, &g->b, bbase, g->trans_b, n0, nt, k0, kt))
+		if (!pack_a(pa, &g->a, abase, g->trans_a, m0, mt, mtp, k0, kt, kp) ||
+		    !pack_b(pb, &g->b, bbase, g->trans_b, n0, nt, k0, kt, kp))
 			return false;
 		for (i0 = 0; i0 < mt; i0 += GSIM_BF16_MR) {
 			uint32_t rows = mt - i0 < GSIM_BF16_MR ? mt - i0 : GSIM_BF16_MR;

@@ -249,18 +249,22 @@ int main(int argc, char **argv)
 	eref = check_rows(&o, hbm, false, (const float *)(hbm + o.dref));
 	flops = 2.0 * (double)size * (double)size * (double)size;
 
-	printf("mme: backend=%s bf16_path=%s openblas_core=%s cpu_bf16=%s core_isa=%s "
-	       "device_threads=%u device_blas_threads=%s ref_blas_threads=%d size=%lu rounds=%lu\n",
+	printf("mme: backend=%s bf16_path=%s openblas_core=%s cpu_bf16=%s cpu_amx_bf16=%s "
+	       "core_isa=%s device_threads=%u device_blas_threads=%s ref_blas_threads=%d size=%lu "
+	       "rounds=%lu\n",
 	       gsim_mme_backend(), gsim_mme_bf16_path(), openblas_get_corename(),
-	       bench_cpu_has_bf16() ? "yes" : "no", bench_build_isa(),
+	       bench_cpu_has_bf16() ? "yes" : "no",
+	       gsim_mme_bf16_path_runs(GSIM_BF16_PATH_AMX) ? "yes" : "no", bench_build_isa(),
 	       gsim_core_threads(bench_core(d)), DEVICE_BLAS_THREADS, (int)threads, size, rounds);
 	printf("mme_fp32: device_ms=%.2f sgemm_ms=%.2f device_gflops=%.1f sgemm_gflops=%.1f "
 	       "overhead=%.3f\n", m32 * 1e3, mref * 1e3, flops / m32 / 1e9, flops / mref / 1e9,
 	       m32 / mref);
-	/* The BF16 goal applies where the CPU has AVX512-BF16. */
+	/* The BF16 goal applies where the CPU has AVX512-BF16 or AMX-BF16. */
 	printf("mme_bf16: device_ms=%.2f sgemm_fp32_ms=%.2f device_gflops=%.1f "
 	       "speedup_vs_sgemm=%.3f goal>=1.8%s\n", m16 * 1e3, mref * 1e3, flops / m16 / 1e9,
-	       mref / m16, bench_cpu_has_bf16() ? "" : " (needs AVX512-BF16)");
+	       mref / m16,
+	       bench_cpu_has_bf16() || gsim_mme_bf16_path_runs(GSIM_BF16_PATH_AMX) ? "" :
+	       " (needs AVX512-BF16 or AMX-BF16)");
 	/* Which kernel the BF16 tiles really ran on, as the engine counted them. */
 	printf("mme_bf16_tiles: native=%llu fp32=%llu\n",
 	       (unsigned long long)bench_core(d)->mme[0]->bf16_native_tiles,

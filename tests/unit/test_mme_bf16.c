@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The MME's BF16 paths: the AVX512-BF16 kernel where the CPU has it and
- * the FP32 widening path, each against the reference op within the
+ * The MME's BF16 paths: the AMX and AVX512-BF16 kernels where the CPU has
+ * them (each forced in turn) and the FP32 widening path, each against the reference op within the
  * documented bound (fractional data) and bit-exact (integer data, where
- * the sum order does not matter), both paths giving the same bits on
+ * the sum order does not matter), every path giving the same bits on
  * integer data, tails of every kind (odd K, rows and columns not a multiple
  * of the kernel's block, transposes, batches), and the fallback to FP32 for
  * inputs too small for the kernel (denormals among them).
@@ -100,8 +100,9 @@ static void bufs_free(struct bufs *x)
 	free(x->ref);
 }
 
-/* D on the MME (native kernel on or off); returns the native tile count. */
-static uint64_t mme_gemm(const struct shape *s, struct bufs *x, bool native, uint64_t *fp32)
+/* D on the MME on one BF16 path; returns the native tile count. */
+static uint64_t mme_gemm(const struct shape *s, struct bufs *x, enum gsim_bf16_path path,
+			 uint64_t *fp32)
 {
 	struct gsim_mme mme;
 	struct gsim_mme_gemm g = {
@@ -118,7 +119,7 @@ static uint64_t mme_gemm(const struct shape *s, struct bufs *x, bool native, uin
 	operand(&g.c, x->c, 0x40000000, s->m, s->n, (uint64_t)s->m * s->n, GAUDISIM_DTYPE_FP32);
 	operand(&g.d, x->d, 0x60000000, s->m, s->n, (uint64_t)s->m * s->n, GAUDISIM_DTYPE_FP32);
 	gsim_mme_init(&mme);
-	gsim_mme_bf16_set_native(native);
+	ck_assert(gsim_mme_bf16_use(path));
 	ck_assert_int_eq(gsim_mme_run(&mme, &g), GAUDISIM_MME_ERR_NONE);
 	gsim_mme_bf16_set_native(true);
 	native_tiles = mme.bf16_native_tiles;
@@ -184,12 +185,39 @@ static const struct shape shapes[] = {
 	{ 1100, 1050, 40, 1, false, false, 1, 0 },	/* several tiles */
 };
 
+static const char *const path_name[] = { "fp32", "avx512-bf16", "amx-bf16" };
+
+/* The best path the host runs is the default; GSIM_MME_BF16 names another. */
 START_TEST(test_bf16_path_reported)
 {
+	bool avx512, amx;
+	int p;
+
 	__builtin_cpu_init();
-	ck_assert_int_eq(gsim_mme_bf16_native(),
-			 __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16"));
-	ck_assert_str_eq(gsim_mme_bf16_path(), gsim_mme_bf16_native() ? "avx512-bf16" : "fp32");
+	avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16");
+	amx = gsim_mme_bf16_path_runs(GSIM_BF16_PATH_AMX);
+	ck_assert_int_eq(gsim_mme_bf16_path_runs(GSIM_BF16_PATH_AVX512), avx512);
+	ck_assert(gsim_mme_bf16_path_runs(GSIM_BF16_PATH_FP32));
+	ck_assert_int_eq(unsetenv("GSIM_MME_BF16"), 0);
+	gsim_mme_bf16_set_native(true);
+	ck_assert_str_eq(gsim_mme_bf16_path(), amx ? "amx-bf16" : avx512 ? "avx512-bf16" : "fp32");
+	ck_assert_int_eq(gsim_mme_bf16_native(), amx || avx512);
+	for (p = GSIM_BF16_PATH_FP32; p <= GSIM_BF16_PATH_AMX; p++) {
+		bool runs = gsim_mme_bf16_path_runs((enum gsim_bf16_path)p);
+
+		/* named by the variable: taken where it runs, else the next one down */
+		ck_assert_int_eq(setenv("GSIM_MME_BF16", path_name[p], 1), 0);
+		gsim_mme_bf16_set_native(true);
+		if (runs)
+			ck_assert_str_eq(gsim_mme_bf16_path(), path_name[p]);
+		else
+			ck_assert_str_ne(gsim_mme_bf16_path(), path_name[p]);
+		ck_assert_int_eq(gsim_mme_bf16_use((enum gsim_bf16_path)p), runs);
+	}
+	ck_assert_int_eq(setenv("GSIM_MME_BF16", "avx9000", 1), 0);
+	gsim_mme_bf16_set_native(true);
+	ck_assert_str_eq(gsim_mme_bf16_path(), amx ? "amx-bf16" : avx512 ? "avx512-bf16" : "fp32");
+	ck_assert_int_eq(unsetenv("GSIM_MME_BF16"), 0);
 	gsim_mme_bf16_set_native(false);
 	ck_assert(!gsim_mme_bf16_native());
 	ck_assert_str_eq(gsim_mme_bf16_path(), "fp32");
@@ -197,44 +225,45 @@ START_TEST(test_bf16_path_reported)
 }
 END_TEST
 
-START_TEST(test_bf16_within_bound_both_paths)
+/* Every path this host runs, within the bound; the native ones count native tiles. */
+START_TEST(test_bf16_within_bound_every_path)
 {
 	const struct shape *s = &shapes[_i];
-	bool have = gsim_mme_bf16_native();
 	uint64_t native, fp32;
 	struct bufs x;
+	int p;
 
 	bufs_new(&x, s, FILL_FRAC);
 	reference(s, &x);
-	native = mme_gemm(s, &x, true, &fp32);
-	ck_assert_uint_eq(native > 0, have);
-	ck_assert_uint_eq(fp32 > 0, !have);
-	check_bound(s, &x);
-	native = mme_gemm(s, &x, false, &fp32);
-	ck_assert_uint_eq(native, 0);
-	ck_assert_uint_gt(fp32, 0);
-	check_bound(s, &x);
+	for (p = GSIM_BF16_PATH_FP32; p <= GSIM_BF16_PATH_AMX; p++) {
+		if (!gsim_mme_bf16_path_runs((enum gsim_bf16_path)p))
+			continue;
+		native = mme_gemm(s, &x, (enum gsim_bf16_path)p, &fp32);
+		ck_assert_uint_eq(native > 0, p != GSIM_BF16_PATH_FP32);
+		ck_assert_uint_eq(fp32 > 0, p == GSIM_BF16_PATH_FP32);
+		check_bound(s, &x);
+	}
 	bufs_free(&x);
 }
 END_TEST
 
+/* Integer data: every path gives the exact sums, so the same bits. */
 START_TEST(test_bf16_exact_on_integers)
 {
 	const struct shape *s = &shapes[_i];
 	struct bufs x;
 	uint64_t fp32;
-	float *native_d;
+	int p;
 
 	bufs_new(&x, s, FILL_INT);
 	reference(s, &x);
-	mme_gemm(s, &x, true, &fp32);
-	ck_assert(!memcmp(x.d, x.ref, 4 * x.nc));
-	native_d = malloc(4 * x.nc);
-	ck_assert_ptr_nonnull(native_d);
-	memcpy(native_d, x.d, 4 * x.nc);
-	mme_gemm(s, &x, false, &fp32);
-	ck_assert(!memcmp(x.d, native_d, 4 * x.nc));
-	free(native_d);
+	for (p = GSIM_BF16_PATH_FP32; p <= GSIM_BF16_PATH_AMX; p++) {
+		if (!gsim_mme_bf16_path_runs((enum gsim_bf16_path)p))
+			continue;
+		memset(x.d, 0xff, 4 * x.nc);
+		mme_gemm(s, &x, (enum gsim_bf16_path)p, &fp32);
+		ck_assert_msg(!memcmp(x.d, x.ref, 4 * x.nc), "path %s", path_name[p]);
+	}
 	bufs_free(&x);
 }
 END_TEST
@@ -247,7 +276,14 @@ START_TEST(test_bf16_small_inputs_fall_back)
 
 	bufs_new(&x, &s, FILL_TINY);
 	reference(&s, &x);
-	native = mme_gemm(&s, &x, true, &fp32);
+	for (int p = GSIM_BF16_PATH_AVX512; p <= GSIM_BF16_PATH_AMX; p++) {
+		if (!gsim_mme_bf16_path_runs((enum gsim_bf16_path)p))
+			continue;
+		native = mme_gemm(&s, &x, (enum gsim_bf16_path)p, &fp32);
+		ck_assert_uint_eq(native, 0);
+		ck_assert_uint_eq(fp32, 1);
+	}
+	native = mme_gemm(&s, &x, GSIM_BF16_PATH_FP32, &fp32);
 	ck_assert_uint_eq(native, 0);
 	ck_assert_uint_eq(fp32, 1);
 	/* The FP32 path keeps denormal products: within the bound, absolute term included. */
@@ -264,7 +300,7 @@ Suite *mme_bf16_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_bf16_path_reported);
-	tcase_add_loop_test(tc, test_bf16_within_bound_both_paths, 0, n);
+	tcase_add_loop_test(tc, test_bf16_within_bound_every_path, 0, n);
 	tcase_add_loop_test(tc, test_bf16_exact_on_integers, 0, n);
 	tcase_add_test(tc, test_bf16_small_inputs_fall_back);
 	suite_add_tcase(s, tc);
