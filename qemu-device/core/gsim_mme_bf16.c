@@ -21,7 +21,8 @@
  * is packed as rows of k-pairs (one 32-bit word = elements k, k+1), padded
  * to a multiple of 8 rows (32 for AMX); op(B) as panels of 32 columns,
  * each a run of k-pair rows of 32 words. For AMX the pairs are padded with
- * zeros to a multiple of 16 (one tile's K). The AVX512-BF16 kernel keeps
+ * zeros to a multiple of 16 (one tile's K) and both are stored tile by
+ * tile, so that every tile load reads one contiguous KiB. The AVX512-BF16 kernel keeps
  * an 8 x 32 block of the FP32 accumulator in 16 registers, the AMX kernel
  * a 32 x 32 block in four tiles. The order of the sums is fixed by the
  * layout and the path, so a tile gives the same bits every time it runs,
@@ -198,67 +199,96 @@ static bool any_too_small(const uint8_t *p, uint32_t n)
 }
 
 /*
+ * Where pair p of packed row r lies: row after row of kpp pairs, or for
+ * AMX in tiles: for each 16 rows, 16 x 16 blocks of 16 rows by 16 pairs
+ * one after another, each block one contiguous tile (rows 64 bytes apart).
+ */
+static inline uint64_t a_at(bool amx, uint32_t r, uint32_t p, uint32_t kpp)
+{
+	if (!amx)
+		return (uint64_t)r * kpp + p;
+	return ((uint64_t)(r / 16) * kpp + (p & ~15u)) * 16 + (r % 16) * 16 + p % 16;
+}
+
+/*
  * Pack op(A) rows [m0, m0 + mt) x k [k0, k0 + kt) as pairs, rows padded to
- * mtp with zeros, each row kpp pairs long (the pairs past K zero). false
- * when an input is too small. Untransposed rows are already pairs in
- * memory (little-endian): copied as they are.
+ * mtp with zeros, each row kpp pairs long (the pairs past K zero), in the
+ * layout of a_at(). false when an input is too small. Untransposed rows
+ * are already pairs in memory (little-endian): copied as they are.
  */
 static bool pack_a(uint32_t *dst, const struct gsim_mme_operand *op, const uint8_t *base,
 		   bool trans, uint32_t m0, uint32_t mt, uint32_t mtp, uint32_t k0, uint32_t kt,
-		   uint32_t kpp)
+		   uint32_t kpp, bool amx)
 {
 	uint32_t kp = (kt + 1) / 2, r, p;
 
 	if (!trans) {
 		for (r = 0; r < mtp; r++) {
-			uint32_t *row = dst + (uint64_t)r * kpp;
 			const uint8_t *src = base + ((uint64_t)(m0 + r) * op->ld + k0) * 2;
 
-			memset(row + kp - 1, 0, (size_t)(kpp - kp + 1) * 4);
-			if (r >= mt) {
-				memset(row, 0, (size_t)kpp * 4);
-				continue;
-			}
-			if (any_too_small(src, kt))
+			if (r < mt && any_too_small(src, kt))
 				return false;
-			memcpy(row, src, (size_t)kt * 2);
+			/* a run of 16 pairs at a time: what is contiguous in either layout */
+			for (p = 0; p < kpp; p += 16) {
+				uint32_t *run = dst + a_at(amx, r, p, kpp);
+				uint32_t words = kpp - p < 16 ? kpp - p : 16;
+				uint32_t elems = r >= mt || 2 * p >= kt ? 0 :
+						 kt - 2 * p < 2 * words ? kt - 2 * p : 2 * words;
+
+				memset(run, 0, (size_t)words * 4);
+				memcpy(run, src + (uint64_t)p * 4, (size_t)elems * 2);
+			}
 		}
 		return true;
 	}
 	for (r = 0; r < mtp; r++) {
-		memset(dst + (uint64_t)r * kpp + kp, 0, (size_t)(kpp - kp) * 4);
+		for (p = kp; p < kpp; p++)
+			dst[a_at(amx, r, p, kpp)] = 0;
 		for (p = 0; p < kp; p++) {
 			uint32_t k = k0 + 2 * p;
 			uint16_t lo = 0, hi = 0;
 
 			if (r < mt) {
-				lo = trans ? elem(op, base, k, m0 + r) : elem(op, base, m0 + r, k);
+				lo = elem(op, base, k, m0 + r);
 				if (2 * p + 1 < kt)
-					hi = trans ? elem(op, base, k + 1, m0 + r)
-						   : elem(op, base, m0 + r, k + 1);
+					hi = elem(op, base, k + 1, m0 + r);
 			}
 			if (too_small(lo) || too_small(hi))
 				return false;
-			dst[(uint64_t)r * kpp + p] = (uint32_t)lo | (uint32_t)hi << 16;
+			dst[a_at(amx, r, p, kpp)] = (uint32_t)lo | (uint32_t)hi << 16;
 		}
 	}
 	return true;
 }
 
 /*
+ * Where pair row p of column c of a packed panel lies: rows of 32 words,
+ * or for AMX the panel's two halves of 16 columns one after the other,
+ * each kpp rows of 16 words (a tile of 16 rows is contiguous).
+ */
+static inline uint64_t b_at(bool amx, uint32_t p, uint32_t c, uint32_t kpp)
+{
+	if (!amx)
+		return (uint64_t)p * GSIM_BF16_NR + c;
+	return (uint64_t)(c / 16) * kpp * 16 + (uint64_t)p * 16 + c % 16;
+}
+
+/*
  * Pack op(B) k [k0, k0 + kt) x columns [n0, n0 + nt) as 32-column panels
- * of kpp pair rows (the rows past K zero).
+ * of kpp pair rows (the rows past K zero), in the layout of b_at().
  */
 static bool pack_b(uint32_t *dst, const struct gsim_mme_operand *op, const uint8_t *base,
-		   bool trans, uint32_t n0, uint32_t nt, uint32_t k0, uint32_t kt, uint32_t kpp)
+		   bool trans, uint32_t n0, uint32_t nt, uint32_t k0, uint32_t kt, uint32_t kpp,
+		   bool amx)
 {
 	uint32_t kp = (kt + 1) / 2, panels = (nt + GSIM_BF16_NR - 1) / GSIM_BF16_NR, q, p, c;
 
 	for (q = 0; q < panels; q++) {
 		uint32_t *panel = dst + (uint64_t)q * kpp * GSIM_BF16_NR;
 
-		memset(panel + (uint64_t)kp * GSIM_BF16_NR, 0,
-		       (size_t)(kpp - kp) * GSIM_BF16_NR * 4);
+		for (p = kp; p < kpp; p++)
+			for (c = 0; c < GSIM_BF16_NR; c++)
+				panel[b_at(amx, p, c, kpp)] = 0;
 
 		for (p = 0; p < kp; p++) {
 			uint32_t k = k0 + 2 * p;
@@ -269,14 +299,17 @@ static bool pack_b(uint32_t *dst, const struct gsim_mme_operand *op, const uint8
 							    q * GSIM_BF16_NR) * 2;
 				const uint8_t *r1 = r0 + op->ld * 2;
 				uint16_t lo[GSIM_BF16_NR], hi[GSIM_BF16_NR];
+				uint32_t *h0 = panel + b_at(amx, p, 0, kpp);
+				uint32_t *h1 = panel + b_at(amx, p, 16, kpp);
 
 				if (any_too_small(r0, GSIM_BF16_NR) || any_too_small(r1, GSIM_BF16_NR))
 					return false;
 				memcpy(lo, r0, sizeof(lo));
 				memcpy(hi, r1, sizeof(hi));
-				for (c = 0; c < GSIM_BF16_NR; c++)
-					panel[(uint64_t)p * GSIM_BF16_NR + c] =
-						(uint32_t)lo[c] | (uint32_t)hi[c] << 16;
+				for (c = 0; c < 16; c++) {
+					h0[c] = (uint32_t)lo[c] | (uint32_t)hi[c] << 16;
+					h1[c] = (uint32_t)lo[c + 16] | (uint32_t)hi[c + 16] << 16;
+				}
 				continue;
 			}
 
@@ -291,8 +324,8 @@ static bool pack_b(uint32_t *dst, const struct gsim_mme_operand *op, const uint8
 							   : elem(op, base, k + 1, n0 + j);
 				}
 				if (too_small(lo) || too_small(hi))
-				return false;
-				panel[(uint64_t)p * GSIM_BF16_NR + c] = (uint32_t)lo | (uint32_t)hi << 16;
+					return false;
+				panel[b_at(amx, p, c, kpp)] = (uint32_t)lo | (uint32_t)hi << 16;
 			}
 		}
 	}
@@ -388,7 +421,7 @@ static void amx_release(void)
 /*
  * c[rows x cols] (row stride ldc) (+)= the 32 x 32 product of 32 packed A
  * rows (kpp pairs each, kpp a multiple of 16) and a B panel (kpp x 32
- * words). Tiles 0-3 hold the four 16 x 16 quarters of the block, 4-5 the
+ * words), both in the AMX layout (a_at(), b_at()). Tiles 0-3 hold the four 16 x 16 quarters of the block, 4-5 the
  * A rows, 6-7 the panel's two halves. A block cut by the edge of the tile
  * goes through a 32 x 32 buffer.
  */
@@ -419,10 +452,10 @@ static void kernel_amx_32x32(const uint32_t *ap, const uint32_t *bp, uint32_t kp
 		_tile_zero(3);
 	}
 	for (p = 0; p < kpp; p += GSIM_AMX_KP) {
-		_tile_loadd(4, ap + p, (uint64_t)kpp * 4);
-		_tile_loadd(5, ap + (uint64_t)16 * kpp + p, (uint64_t)kpp * 4);
-		_tile_loadd(6, bp + (uint64_t)p * GSIM_BF16_NR, GSIM_BF16_NR * 4);
-		_tile_loadd(7, bp + (uint64_t)p * GSIM_BF16_NR + 16, GSIM_BF16_NR * 4);
+		_tile_loadd(4, ap + (uint64_t)p * 16, 64);
+		_tile_loadd(5, ap + ((uint64_t)kpp + p) * 16, 64);
+		_tile_loadd(6, bp + (uint64_t)p * 16, 64);
+		_tile_loadd(7, bp + ((uint64_t)kpp + p) * 16, 64);
 		_tile_dpbf16ps(0, 4, 6);
 		_tile_dpbf16ps(1, 4, 7);
 		_tile_dpbf16ps(2, 5, 6);
@@ -454,15 +487,15 @@ static bool tile_amx(struct gsim_mme *mme, const struct gsim_mme_gemm *g, const 
 		uint32_t kpp = ((kt + 1) / 2 + GSIM_AMX_KP - 1) / GSIM_AMX_KP * GSIM_AMX_KP;
 		uint32_t i0, q;
 
-		ok = pack_a(pa, &g->a, abase, g->trans_a, m0, mt, mtp, k0, kt, kpp) &&
-		     pack_b(pb, &g->b, bbase, g->trans_b, n0, nt, k0, kt, kpp);
+		ok = pack_a(pa, &g->a, abase, g->trans_a, m0, mt, mtp, k0, kt, kpp, true) &&
+		     pack_b(pb, &g->b, bbase, g->trans_b, n0, nt, k0, kt, kpp, true);
 		for (i0 = 0; ok && i0 < mt; i0 += GSIM_AMX_MR) {
 			uint32_t rows = mt - i0 < GSIM_AMX_MR ? mt - i0 : GSIM_AMX_MR;
 
 			for (q = 0; q * GSIM_BF16_NR < nt; q++) {
 				uint32_t cols = nt - q * GSIM_BF16_NR;
 
-				kernel_amx_32x32(pa + (uint64_t)i0 * kpp,
+				kernel_amx_32x32(pa + a_at(true, i0, 0, kpp),
 						 pb + (uint64_t)q * kpp * GSIM_BF16_NR, kpp,
 						 acc + (uint64_t)i0 * nt + q * GSIM_BF16_NR, nt, rows,
 						 cols < GSIM_BF16_NR ? cols : GSIM_BF16_NR, k0 != 0);
@@ -497,8 +530,8 @@ bool gsim_mme_bf16_tile(struct gsim_mme *mme, const struct gsim_mme_gemm *g, uin
 		uint32_t kt = g->k - k0 < 2 * GSIM_BF16_KP ? g->k - k0 : 2 * GSIM_BF16_KP;
 		uint32_t kp = (kt + 1) / 2, i0, q;
 
-		if (!pack_a(pa, &g->a, abase, g->trans_a, m0, mt, mtp, k0, kt, kp) ||
-		    !pack_b(pb, &g->b, bbase, g->trans_b, n0, nt, k0, kt, kp))
+		if (!pack_a(pa, &g->a, abase, g->trans_a, m0, mt, mtp, k0, kt, kp, false) ||
+		    !pack_b(pb, &g->b, bbase, g->trans_b, n0, nt, k0, kt, kp, false))
 			return false;
 		for (i0 = 0; i0 < mt; i0 += GSIM_BF16_MR) {
 			uint32_t rows = mt - i0 < GSIM_BF16_MR ? mt - i0 : GSIM_BF16_MR;

@@ -43,9 +43,12 @@ next_job() {
 	fi
 }
 
+# Every job below is stopped by a signal long before it could finish: it
+# asks for 1000 epochs, so a faster device cannot end it first.
+
 # 1. SIGTERM to the launcher.
 # shellcheck disable=SC2086
-hl-train $seed --batch 256 --epochs 20 --devices 2 > "$work/job.out" 2>&1 &
+hl-train $seed --batch 256 --epochs 1000 --devices 2 > "$work/job.out" 2>&1 &
 pid=$!
 wait_ranks 2
 names=$(cat /proc/[0-9]*/comm 2>/dev/null | grep '^hl-train r' | sort | tr '\n' ',')
@@ -70,7 +73,7 @@ next_job "after SIGTERM"
 # 2. SIGINT to a launcher started in the background by a script: a
 # non-interactive shell starts it with SIGINT ignored.
 # shellcheck disable=SC2086
-hl-train $seed --batch 256 --epochs 20 --devices 2 > "$work/job.out" 2>&1 &
+hl-train $seed --batch 256 --epochs 1000 --devices 2 > "$work/job.out" 2>&1 &
 pid=$!
 wait_ranks 2
 kill -INT "$pid"
@@ -85,7 +88,7 @@ fi
 
 # 3. The launcher killed outright: the ranks die with it.
 # shellcheck disable=SC2086
-hl-train $seed --batch 256 --epochs 20 --devices 2 > "$work/job.out" 2>&1 &
+hl-train $seed --batch 256 --epochs 1000 --devices 2 > "$work/job.out" 2>&1 &
 pid=$!
 wait_ranks 2
 kill -KILL "$pid"
@@ -98,7 +101,7 @@ fi
 next_job "after SIGKILL"
 
 # 4. SIGINT to hl-trials: the trials stop, the results so far are printed.
-hl-trials --model "$models/seed.json" --data-dir "$data" --epochs 20 --lr 0.1,0.01 \
+hl-trials --model "$models/seed.json" --data-dir "$data" --epochs 1000 --lr 0.1,0.01 \
 	--modules 0-1 --parallel 2 --no-eval --no-asha > "$work/out" 2>&1 &
 pid=$!
 i=0
