@@ -506,11 +506,16 @@ static void gaudisim_device_reset(DeviceState *dev)
 
 /*
  * Work a register write that kicks the engines runs before it returns
- * (the vCPU waits that long, with the BQL held): a few short CBs, or
- * 256 KiB of a transfer. One CB is always fetched whole, up to 2 MiB.
+ * (the vCPU waits that long, with the BQL held): a few short CBs (a TPC
+ * job's CB is about a hundred register writes), 256 KiB of a transfer,
+ * and small engine jobs until they have taken 50 us. A short launch then
+ * completes, CQ entry and MSI-X, before the write returns, instead of in
+ * the bottom half a trip through the main loop later. One CB is always
+ * fetched whole, up to 2 MiB.
  */
 #define GAUDISIM_INLINE_RUN_BYTES   (256 * KiB)
-#define GAUDISIM_INLINE_RUN_PACKETS 64
+#define GAUDISIM_INLINE_RUN_PACKETS 512
+#define GAUDISIM_INLINE_RUN_SYNC_NS 50000   /* ns */
 
 static uint64_t gaudisim_cfg_read(void *opaque, hwaddr addr, unsigned size)
 {
@@ -547,7 +552,8 @@ static void gaudisim_cfg_write(void *opaque, hwaddr addr, uint64_t val,
          * the small budget left.
          */
         if (gsim_core_run_budget(s->core, GAUDISIM_INLINE_RUN_BYTES,
-                                 GAUDISIM_INLINE_RUN_PACKETS)) {
+                                 GAUDISIM_INLINE_RUN_PACKETS,
+                                 GAUDISIM_INLINE_RUN_SYNC_NS)) {
             qemu_bh_schedule(s->run_bh);
         }
     }

@@ -420,15 +420,18 @@ static bool any_runnable(const struct gsim_core *core)
 
 bool gsim_core_run(struct gsim_core *core)
 {
-	return gsim_core_run_budget(core, GSIM_RUN_BUDGET_BYTES, GSIM_RUN_BUDGET_PACKETS);
+	return gsim_core_run_budget(core, GSIM_RUN_BUDGET_BYTES, GSIM_RUN_BUDGET_PACKETS,
+				    GSIM_RUN_SYNC_NS);
 }
 
-bool gsim_core_run_budget(struct gsim_core *core, uint64_t bytes, uint32_t packets)
+bool gsim_core_run_budget(struct gsim_core *core, uint64_t bytes, uint32_t packets,
+			  uint64_t sync_ns)
 {
 	struct gsim_budget budget = {
 		/* An empty budget would run nothing and report nothing. */
 		.bytes = bytes ? bytes : 1,
 		.packets = packets ? packets : 1,
+		.sync_deadline = core->ops.clock_ns(core->opaque) + sync_ns,
 	};
 	bool progressed;
 

@@ -164,11 +164,15 @@ unsigned int gsim_core_reg_write(struct gsim_core *core, uint32_t offset, uint32
 bool gsim_core_run(struct gsim_core *core);
 /*
  * The same with a caller-chosen budget (about 'bytes' of data or 'packets'
- * packets, both at least 1), for a host that runs a little work right
- * where it was kicked (QEMU: inside the doorbell write) and leaves the
- * rest to gsim_core_run(). Same return value.
+ * packets, both at least 1, and 'sync_ns' of the host clock for the
+ * synchronous MME and TPC jobs: the first such job that ends sync_ns or
+ * more after the run began ends the run, so 0 means one job), for a host
+ * that runs a little work right where it was kicked (QEMU: inside the
+ * doorbell write) and leaves the rest to gsim_core_run(). Same return
+ * value.
  */
-bool gsim_core_run_budget(struct gsim_core *core, uint64_t bytes, uint32_t packets);
+bool gsim_core_run_budget(struct gsim_core *core, uint64_t bytes, uint32_t packets,
+			  uint64_t sync_ns);
 
 /* Workers of the pool the core shares (0: synchronous engines). */
 unsigned int gsim_core_threads(const struct gsim_core *core);

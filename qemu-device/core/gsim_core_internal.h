@@ -66,8 +66,8 @@
  */
 #define GSIM_RUN_BUDGET_BYTES	(64ull << 20)
 #define GSIM_RUN_BUDGET_PACKETS	4096u
-/* What a synchronous MME or TPC job takes from a run's budget (gsim_engine.c). */
-#define GSIM_RUN_SYNC_JOB_BYTES	(GSIM_RUN_BUDGET_BYTES / 4)
+/* The clock time synchronous MME and TPC jobs may take in one run (gsim_engine.c). */
+#define GSIM_RUN_SYNC_NS	500000u
 #define GSIM_SLICE_PACKETS	256u
 
 /* Staging buffer for the transfers that need one (host->host, memset). */
@@ -76,6 +76,8 @@
 struct gsim_budget {
 	uint64_t bytes;
 	uint32_t packets;
+	/* the core's clock past which a synchronous job ends the run */
+	uint64_t sync_deadline;
 };
 
 static inline bool gsim_budget_left(const struct gsim_budget *b)

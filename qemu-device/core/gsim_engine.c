@@ -320,17 +320,16 @@ static void start_launch(struct gsim_core *core, unsigned int e, unsigned int *k
 			submit_job(core, e);
 	} else {
 		/*
-		 * A synchronous MME or TPC job counts as a quarter of a full
-		 * run's worth of work (GSIM_RUN_SYNC_JOB_BYTES): a run computes
-		 * at most four of them, a few hundred microseconds, before it
-		 * returns to the main loop; each return costs the next job a
-		 * trip through it, and a training step is made of such jobs.
-		 * The budget of an inline run where a doorbell was written is
-		 * smaller than one: there one job ends the run.
+		 * Synchronous MME and TPC jobs run until they have taken the
+		 * run's time (GSIM_RUN_SYNC_NS in the main loop, less inside a
+		 * doorbell write): the job that ends past it ends the run. A
+		 * training step is a chain of small jobs, and every return to
+		 * the main loop costs the next one a trip through it, so the
+		 * run is cut by the time its jobs took, not by their number.
 		 */
-		if (e >= GAUDISIM_ENGINE_MME && e <= GAUDISIM_ENGINE_TPC_7 && core->budget)
-			core->budget->bytes = core->budget->bytes > GSIM_RUN_SYNC_JOB_BYTES ?
-					      core->budget->bytes - GSIM_RUN_SYNC_JOB_BYTES : 0;
+		if (e >= GAUDISIM_ENGINE_MME && e <= GAUDISIM_ENGINE_TPC_7 && core->budget &&
+		    core->ops.clock_ns(core->opaque) >= core->budget->sync_deadline)
+			core->budget->bytes = 0;
 		gsim_trace(core, GSIM_TRACE_DONE, e, eng->epoch, (uint32_t)rc);
 		finish_launch(core, e, rc, kick);
 	}

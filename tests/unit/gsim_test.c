@@ -65,8 +65,10 @@ static void fake_guest_error(void *opaque, const char *msg)
 static uint64_t fake_clock(void *opaque)
 {
 	struct th *t = opaque;
+	uint64_t now = t->clock_ns;
 
-	return t->clock_ns;
+	t->clock_ns += t->clock_step;
+	return now;
 }
 
 /* A peer device made this one runnable (NIC delivery). */

@@ -48,6 +48,7 @@ struct th {
 	unsigned int errors;
 	char last_error[512];
 	uint64_t clock_ns;
+	uint64_t clock_step;		/* added to clock_ns after every read */
 	uint64_t max_dma_len;		/* largest single dma_read/dma_write */
 	unsigned int kicks;		/* host_ops.kick() calls (NIC peers) */
 

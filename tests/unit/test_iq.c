@@ -235,19 +235,13 @@ START_TEST(test_hbm_dma_moves_data)
 }
 END_TEST
 
-/*
- * A run computes at most four synchronous MME or TPC jobs (a quarter of
- * its budget each) before it returns to the host's main loop; the others
- * follow in the next run. Six 2 x 2 x 2 GEMMs in one CB on the MME queue.
- */
-START_TEST(test_run_takes_four_sync_jobs)
+/* A CB on the MME queue of n 2 x 2 x 2 GEMMs, each a synchronous job. */
+static void submit_small_gemms(unsigned int n)
 {
-	const uint32_t mme = GAUDISIM_ENGINE_BLOCK(GAUDISIM_ENGINE_MME);
 	struct cb cb = cb_new(1024);
 	unsigned int i;
 
-	iq_setup(Q_MME, 2);
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i < n; i++) {
 		cb_wreg32(&cb, GAUDISIM_MME_A_ADDR_LO, (uint32_t)HBM_P);
 		cb_wreg32(&cb, GAUDISIM_MME_A_ADDR_HI, (uint32_t)(HBM_P >> 32));
 		cb_wreg32(&cb, GAUDISIM_MME_B_ADDR_LO, (uint32_t)HBM_P);
@@ -270,10 +264,39 @@ START_TEST(test_run_takes_four_sync_jobs)
 		cb_wreg32(&cb, GAUDISIM_MME_COMMIT, GAUDISIM_MME_COMMIT_GO);
 	}
 	iq_submit(Q_MME, &cb);
-	ck_assert(gsim_core_run(T->core));
-	ck_assert_uint_eq(rd(mme + GAUDISIM_ENG_LAUNCH_CNT), 4);
+}
+
+/*
+ * A run takes synchronous MME or TPC jobs until they have used its time
+ * (the device clock), then returns to the host's main loop; the rest
+ * follow in the next run. Six small GEMMs in one CB on the MME queue.
+ */
+START_TEST(test_run_ends_sync_jobs_on_time)
+{
+	const uint32_t launches = GAUDISIM_ENGINE_BLOCK(GAUDISIM_ENGINE_MME) +
+				  GAUDISIM_ENG_LAUNCH_CNT;
+	unsigned int runs;
+
+	iq_setup(Q_MME, 4);
+	/* The clock stands still: all six in one run. */
+	submit_small_gemms(6);
 	ck_assert(!gsim_core_run(T->core));
-	ck_assert_uint_eq(rd(mme + GAUDISIM_ENG_LAUNCH_CNT), 6);
+	ck_assert_uint_eq(rd(launches), 6);
+	/* Every read of the clock a run's time later: one job a run. */
+	T->clock_step = 500000;
+	submit_small_gemms(6);
+	for (runs = 1; gsim_core_run(T->core); runs++)
+		ck_assert_uint_eq(rd(launches), 6 + (runs < 6 ? runs : 6));
+	/* the seventh finishes the CB after the last GEMM */
+	ck_assert_uint_eq(runs, 7);
+	ck_assert_uint_eq(rd(launches), 12);
+	/* No time for them (an inline run's budget of 0 ns): one job a run too. */
+	T->clock_step = 0;
+	submit_small_gemms(6);
+	for (runs = 1; gsim_core_run_budget(T->core, 64u << 20, 4096, 0); runs++)
+		ck_assert_uint_eq(rd(launches), 12 + (runs < 6 ? runs : 6));
+	ck_assert_uint_eq(runs, 7);
+	ck_assert_uint_eq(rd(launches), 18);
 	ck_assert_uint_eq(T->errors, 0);
 }
 END_TEST
@@ -398,7 +421,7 @@ Suite *iq_suite(void)
 	tcase_add_test(tc, test_every_internal_queue);
 	tcase_add_test(tc, test_internal_refusals);
 	tcase_add_test(tc, test_hbm_dma_moves_data);
-	tcase_add_test(tc, test_run_takes_four_sync_jobs);
+	tcase_add_test(tc, test_run_ends_sync_jobs_on_time);
 	tcase_add_test(tc, test_arbitration);
 	tcase_add_loop_test(tc, test_priority_arbitration, 0, 2);
 	suite_add_tcase(s, tc);

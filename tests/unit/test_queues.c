@@ -201,13 +201,13 @@ START_TEST(test_run_budget)
 	q_setup(q, 2);
 	/* A one-NOP job fits the QEMU glue's inline budget: done in one call. */
 	slot = nop_job(q, 1);
-	ck_assert(!gsim_core_run_budget(T->core, 256u << 10, 64));
+	ck_assert(!gsim_core_run_budget(T->core, 256u << 10, 64, 0));
 	ck_assert_uint_eq(cq_entry(q, slot), cq_ok(slot));
 	ck_assert_uint_eq(T->msix[q], 1);
 
 	/* Two units per call: fetch, NOP, tail entry, 2 MSG_PROTs, end of CB. */
 	slot = nop_job(q, 1);
-	while (gsim_core_run_budget(T->core, 256u << 10, 2)) {
+	while (gsim_core_run_budget(T->core, 256u << 10, 2, 0)) {
 		calls++;
 		ck_assert_uint_lt(calls, 10);
 		if (calls == 1)
@@ -220,7 +220,7 @@ START_TEST(test_run_budget)
 	/* An empty budget still makes progress: one unit per call. */
 	slot = nop_job(q, 1);
 	calls = 0;
-	while (gsim_core_run_budget(T->core, 0, 0)) {
+	while (gsim_core_run_budget(T->core, 0, 0, 0)) {
 		calls++;
 		ck_assert_uint_lt(calls, 10);
 	}
@@ -231,7 +231,7 @@ START_TEST(test_run_budget)
 	cb_memset(&fill, GAUDISIM_HBM_USER_BASE, 0x5a, 1u << 20);
 	slot = job_submit(q, &fill);
 	calls = 0;
-	while (gsim_core_run_budget(T->core, 64u << 10, 64)) {
+	while (gsim_core_run_budget(T->core, 64u << 10, 64, 0)) {
 		calls++;
 		ck_assert_uint_lt(calls, 100);
 	}
