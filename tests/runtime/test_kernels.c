@@ -378,7 +378,7 @@ END_TEST
 
 START_TEST(gather_rows)
 {
-	struct hlrt_reshape_params batch = { .ndims = 1, .dims = { 6 } };
+	struct hlrt_reshape_params batch = { .ndims = 1, .dims = { 7 } };
 	uint32_t s = 4, i, j;
 	uint64_t rows = 20, cols = 130;
 	struct rt_arg in[3] = { arg2(HLRT_FP32, rows, cols), arg1(HLRT_INT32, 9),
@@ -391,13 +391,13 @@ START_TEST(gather_rows)
 	fill_i32(&li[0], &s, 0, 9);
 	memcpy(in[1].data, idx, sizeof(idx));
 	memcpy(li[1].data, idx, sizeof(idx));
-	/* offset 4: rows 4..9 of the index, the last 1 past its end */
+	/* offset 4: rows 4..10 of the index, the last 2 past its end; an odd batch */
 	*(int32_t *)in[2].data = 4;
 	*(int32_t *)li[2].data = 4;
 	rt_run_op("gather_rows_f32", in, 3, out, 1, &batch, sizeof(batch), 0);
 	rt_run_op("gather_rows_i32", li, 3, lo, 1, &batch, sizeof(batch), 0);
-	ck_assert_uint_eq(out[0].dims[0], 6);
-	for (i = 0; i < 6; i++) {
+	ck_assert_uint_eq(out[0].dims[0], 7);
+	for (i = 0; i < 7; i++) {
 		int32_t src = 4 + i < 9 ? idx[4 + i] : -1;
 		bool valid = src >= 0 && (uint64_t)src < rows;
 
