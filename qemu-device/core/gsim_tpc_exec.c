@@ -868,9 +868,12 @@ static bool st_stream(uint8_t *p, const vreg *v)
 
 /*
  * 256 contiguous bytes into / out of a register, inline (a call to the C
- * library's memcpy costs as much as the copy). Loads ask for the tile
- * eight tiles ahead: kernels walk rows tile after tile, and the hint
- * keeps the memory busy while the bundle computes (it never faults).
+ * library's memcpy costs as much as the copy). Loads ask for the next
+ * tile and the tile eight tiles ahead: kernels walk rows tile after tile,
+ * and the hints keep the memory busy while the bundle computes (they never
+ * fault). The near one matters where a kernel jumps to a row of its own
+ * every few tiles (a batch gather's rows of 3 KiB spread over HBM), which
+ * the far one alone would leave to one miss after another.
  */
 #define GSIM_TPC_PREFETCH_AHEAD	2048
 
@@ -879,8 +882,10 @@ static inline void tile_in(vreg *r, const uint8_t *p)
 #if defined(__SSE2__)
 	int k;
 
-	for (k = 0; k < (int)sizeof(r->u); k += 64)
+	for (k = 0; k < (int)sizeof(r->u); k += 64) {
+		__builtin_prefetch(p + sizeof(r->u) + k);
 		__builtin_prefetch(p + GSIM_TPC_PREFETCH_AHEAD + k);
+	}
 
 #if defined(__AVX512F__)
 	for (k = 0; k < (int)(sizeof(r->u) / 64); k++)
