@@ -474,7 +474,7 @@ int gsim_tpc_finish(struct gsim_core *core, unsigned int e)
  * the worker where this stopped; one that looks long from the start
  * (members times kernel bundles above this) goes to the worker at once.
  */
-#define GSIM_TPC_INLINE_BUNDLES	2048
+#define GSIM_TPC_INLINE_BUNDLES	4096
 
 static bool looks_short(const struct gsim_tpc_job *j)
 {

@@ -1006,7 +1006,8 @@ START_TEST(tpc_split_follows_the_node_size)
 		{ 4, 10, false, 1 },		/* 1 member */
 		{ 128, 10, true, 1 },		/* the seed model's BiasAdd: 128 members */
 						/* x 9 bundles + 2 x 128 tiles: one part */
-		{ 512, 10, true, 3 },		/* 512 x 9 + 2 x 512: three parts */
+		{ 512, 10, true, 2 },		/* 512 x 9 + 2 x 512: two parts */
+		{ 1024, 10, true, 3 },		/* 1024 x 9 + 2 x 1024: three parts */
 		{ 64, 4096, false, 2 },		/* 64 members */
 		{ 100, 4096, false, 3 },
 		{ 256, 4096, false, 8 },	/* 8 x HLRT_TPC_MIN_MEMBERS */
@@ -1017,7 +1018,7 @@ START_TEST(tpc_split_follows_the_node_size)
 	uint32_t c, seed = 7;
 
 	ck_assert_uint_eq(HLRT_TPC_MIN_MEMBERS, 32);
-	ck_assert_uint_eq(HLRT_TPC_PART_WORK, 2048);
+	ck_assert_uint_eq(HLRT_TPC_PART_WORK, 4096);
 	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		uint64_t e = cases[c].rows * cases[c].cols, i;
 		uint64_t eb = cases[c].bias ? cases[c].cols : e;
@@ -1069,8 +1070,8 @@ END_TEST
 
 /*
  * The seed model's batch gather: 128 rows of 784 looked up in a bigger
- * source through an index. Its work is its 128 rows (some 4700 bundles:
- * three parts within HLRT_TPC_PART_WORK), not the source's or the
+ * source through an index. Its work is its 128 rows (some 6000 bundles:
+ * two parts within HLRT_TPC_PART_WORK), not the source's or the
  * index's size, which would put it on all 8 TPCs.
  */
 START_TEST(tpc_split_of_a_gather_follows_its_rows)
@@ -1093,7 +1094,7 @@ START_TEST(tpc_split_of_a_gather_follows_its_rows)
 	HLRT_OK(hlrt_graph_compile(g, &opts, &r));
 	ck_assert_uint_eq(r->n_works, 1);
 	ck_assert_uint_eq(r->works[0].engine, ENG_TPC);
-	ck_assert_uint_eq(hlrt_work_tpc_split(r, &r->works[0], parts), 3);
+	ck_assert_uint_eq(hlrt_work_tpc_split(r, &r->works[0], parts), 2);
 	HLRT_OK(hlrt_recipe_destroy(r));
 	HLRT_OK(hlrt_graph_destroy(g));
 }

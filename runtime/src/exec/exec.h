@@ -123,7 +123,7 @@ hlrt_status hlrt_emit(hlrt_device *dev, struct hlrt_recipe *r, struct loaded_rec
  * worker part-way, so a small work split finer would run its parts one
  * after another anyway, each paying its own launch.
  */
-#define HLRT_TPC_PART_WORK	2048
+#define HLRT_TPC_PART_WORK	4096
 struct gaudisim_tpc_part;
 uint32_t hlrt_work_tpc_split(const struct hlrt_recipe *r, const struct rwork *w,
 			     struct gaudisim_tpc_part *parts);
