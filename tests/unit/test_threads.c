@@ -710,12 +710,12 @@ END_TEST
  */
 START_TEST(test_small_gemm_runs_inline)
 {
-	/* The seed model's forward GEMM: 2 * 128 * 10 * 784 FLOPs. */
+	/* The MLP's first layer: 2 * 128 * 128 * 784 FLOPs. */
 	static const struct gemm small = {
-		128, 10, 784, 1, GAUDISIM_DTYPE_FP32, GAUDISIM_DTYPE_FP32, false, false, 1, 0,
+		128, 128, 784, 1, GAUDISIM_DTYPE_FP32, GAUDISIM_DTYPE_FP32, false, false, 1, 0,
 	};
 	static const struct gemm big = {
-		128, 128, 129, 1, GAUDISIM_DTYPE_FP32, GAUDISIM_DTYPE_FP32, false, false, 1, 0,
+		256, 256, 257, 1, GAUDISIM_DTYPE_FP32, GAUDISIM_DTYPE_FP32, false, false, 1, 0,
 	};
 
 	ck_assert_uint_le(2ull * small.m * small.n * small.k, GSIM_MME_INLINE_FLOPS);
