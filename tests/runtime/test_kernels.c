@@ -416,17 +416,23 @@ END_TEST
 
 /* ---- optimizers ------------------------------------------------------------------ */
 
+/*
+ * Every rule, on sizes whose members end on an even or an odd tile, a
+ * partial one, a single one (sgd_f32 updates two tiles a turn).
+ */
 START_TEST(sgd_variants)
 {
 	static const struct hlrt_sgd_params cases[] = {
 		{ 0, 0, 0, 0 }, { 0.01f, 0, 0, 0 }, { 0.001f, 0.9f, 0, 0 }, { 0, 0.9f, 0.1f, 1 },
 	};
+	static const uint64_t sizes[] = { 5000, 1, 64, 100, 130, 4096 + 64, 8192 + 200 };
+	const uint32_t ncases = sizeof(cases) / sizeof(cases[0]);
 	uint32_t s = 31, c;
 
-	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
-		const struct hlrt_sgd_params *p = &cases[c];
+	for (c = 0; c < ncases * (sizeof(sizes) / sizeof(sizes[0])); c++) {
+		const struct hlrt_sgd_params *p = &cases[c % ncases];
 		bool mom = p->momentum != 0;
-		uint64_t n = 5000 + c, i;
+		uint64_t n = sizes[c / ncases] + c % ncases, i;
 		struct rt_arg in[4] = { arg1(HLRT_FP32, n), arg1(HLRT_FP32, n), arg1(HLRT_FP32, 1),
 					arg1(HLRT_FP32, n) }, out[2];
 		float *w0 = malloc(4 * n), *b0 = malloc(4 * n), lr = 0.05f;
