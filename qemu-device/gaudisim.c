@@ -646,7 +646,8 @@ static void gaudisim_realize(PCIDevice *pdev, Error **errp)
         s->run_bh = NULL;
         return;
     }
-    trace_gaudisim_threads(gsim_core_threads(s->core), gsim_core_tpc_isa(s->core));
+    trace_gaudisim_threads(gsim_core_threads(s->core), gsim_core_tpc_isa(s->core),
+                           gsim_core_mme_kernels(s->core));
     gsim_core_set_module_id(s->core, s->module_id);
     /* Report the derived serial through qom-get, as the board would. */
     if (!s->serial) {

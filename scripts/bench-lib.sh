@@ -22,16 +22,19 @@ bench_vm() {
 
 # bench_vm_path OUTPUT: the code path a bench_vm run took, from its trace
 # (the guest has the two vCPUs scripts/vm.sh gives it):
-# "core_isa=avx512 workers=2 shared_by=8_devices guest_vcpus=2 host_cpus=2"
-# (one pool of workers serves every device of the QEMU process).
+# "core_isa=avx512 mme=openblas-Haswell workers=2 shared_by=8_devices
+# guest_vcpus=2 host_cpus=2" (one pool of workers serves every device of the
+# QEMU process; mme= is OpenBLAS's kernel set, which OPENBLAS_CORETYPE in
+# the environment can pin for the host's PyTorch as well).
 bench_vm_path() {
-	local lines isa workers n
+	local lines isa mme workers n
 	lines=$(grep 'engine work on [0-9]* worker threads.*TPC interpreter build' <<<"$1" || true)
 	n=$(grep -c . <<<"$lines" || true)
 	[ "$n" -gt 0 ] || { echo "device path not reported"; return; }
 	isa=$(sed -n 's/.*TPC interpreter build \([a-z0-9]*\).*/\1/p' <<<"$lines" | sort -u | paste -sd/)
+	mme=$(sed -n 's/.*MME products on \([A-Za-z0-9_-]*\).*/\1/p' <<<"$lines" | sort -u | paste -sd/)
 	workers=$(sed -n 's/.*engine work on \([0-9]*\) worker.*/\1/p' <<<"$lines" | sort -u | paste -sd/)
-	echo "core_isa=$isa workers=$workers shared_by=${n}_devices guest_vcpus=2 host_cpus=$(nproc)"
+	echo "core_isa=$isa mme=$mme workers=$workers shared_by=${n}_devices guest_vcpus=2 host_cpus=$(nproc)"
 }
 
 # bench_met VALUE OP GOAL: "met" or "MISSED" (OP is >= or <=).

@@ -44,6 +44,11 @@ void gsim_blas_sgemm_host(bool ta, bool tb, uint32_t m, uint32_t n, uint32_t k, 
 	pthread_rwlock_unlock(&blas_lock);
 }
 
+const char *gsim_blas_kernels(void)
+{
+	return openblas_get_corename();
+}
+
 void gsim_blas_sgemm(bool ta, bool tb, uint32_t m, uint32_t n, uint32_t k, float alpha,
 		     const float *a, uint64_t lda, const float *b, uint64_t ldb, float beta,
 		     float *c, uint64_t ldc)

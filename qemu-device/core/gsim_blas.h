@@ -29,6 +29,13 @@
 void gsim_blas_sgemm(bool ta, bool tb, uint32_t m, uint32_t n, uint32_t k, float alpha,
 		     const float *a, uint64_t lda, const float *b, uint64_t ldb, float beta,
 		     float *c, uint64_t ldc);
+/*
+ * OpenBLAS's name for the kernel set it runs on this CPU ("Haswell",
+ * "SkylakeX", "Cooperlake", ...): chosen when the library loads, from the
+ * CPU or from OPENBLAS_CORETYPE in the environment, so it can differ from
+ * the ISA the TPC interpreter takes.
+ */
+const char *gsim_blas_kernels(void);
 /* The same on all of OpenBLAS's threads, whatever its size. */
 void gsim_blas_sgemm_host(bool ta, bool tb, uint32_t m, uint32_t n, uint32_t k, float alpha,
 			  const float *a, uint64_t lda, const float *b, uint64_t ldb, float beta,

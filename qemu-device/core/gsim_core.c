@@ -20,6 +20,7 @@
 #include "gsim_core_internal.h"
 #include "gsim_fabric.h"
 #include "gsim_faults.h"
+#include "gsim_mme.h"
 #include "gsim_mmu.h"
 #include "gsim_telemetry.h"
 #include "gsim_tpc.h"
@@ -319,6 +320,12 @@ unsigned int gsim_core_threads(const struct gsim_core *core)
 const char *gsim_core_tpc_isa(const struct gsim_core *core)
 {
 	return core->tpc_isa->name;
+}
+
+const char *gsim_core_mme_kernels(const struct gsim_core *core)
+{
+	(void)core;
+	return gsim_mme_kernels();
 }
 
 bool gsim_core_work_in_flight(struct gsim_core *core)

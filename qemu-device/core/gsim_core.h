@@ -178,6 +178,8 @@ bool gsim_core_run_budget(struct gsim_core *core, uint64_t bytes, uint32_t packe
 unsigned int gsim_core_threads(const struct gsim_core *core);
 /* The TPC interpreter build running ("avx512", "avx2", "sse2", ...). */
 const char *gsim_core_tpc_isa(const struct gsim_core *core);
+/* The MME's FP32 product kernels ("openblas-Haswell", "portable", ...). */
+const char *gsim_core_mme_kernels(const struct gsim_core *core);
 /* Engine work is queued or running on a worker. */
 bool gsim_core_work_in_flight(struct gsim_core *core);
 /*

@@ -23,6 +23,8 @@
  * overflow checks, so a hostile configuration is refused, never followed.
  */
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,6 +115,26 @@ enum gsim_reg_status gsim_mme_reg_write(struct gsim_mme *mme, uint32_t off,
 const char *gsim_mme_backend(void)
 {
 	return GSIM_MME_HAVE_BLAS ? "openblas" : "portable";
+}
+
+#if GSIM_MME_HAVE_BLAS
+static char kernels_name[64];
+static pthread_once_t kernels_once = PTHREAD_ONCE_INIT;
+
+static void kernels_name_set(void)
+{
+	snprintf(kernels_name, sizeof(kernels_name), "openblas-%s", gsim_blas_kernels());
+}
+#endif
+
+const char *gsim_mme_kernels(void)
+{
+#if GSIM_MME_HAVE_BLAS
+	pthread_once(&kernels_once, kernels_name_set);
+	return kernels_name;
+#else
+	return "portable";
+#endif
 }
 
 const char *gsim_mme_err_name(int err)

@@ -135,6 +135,11 @@ uint64_t gsim_mme_gemm_flops(const struct gsim_mme_gemm *g);
 
 /* "openblas" or "portable": what computes the FP32 products. */
 const char *gsim_mme_backend(void);
+/*
+ * The FP32 product kernels by name: "openblas-" and OpenBLAS's kernel set
+ * for this CPU (gsim_blas_kernels()), or "portable".
+ */
+const char *gsim_mme_kernels(void);
 
 /*
  * BF16 inputs (gsim_mme_bf16.c): the path BF16 tiles take. "amx-bf16" or

@@ -7,6 +7,10 @@
  */
 #include <string.h>
 
+#ifdef GSIM_HAVE_OPENBLAS
+#include <cblas.h>
+#endif
+
 #include "gsim_test.h"
 #include "gsim_mme.h"
 
@@ -22,12 +26,27 @@ START_TEST(test_mme_backend_matches_build)
 }
 END_TEST
 
+/* The kernel set the device reports is the one OpenBLAS runs. */
+START_TEST(test_mme_kernels_name_the_blas_core)
+{
+	const char *kernels = gsim_mme_kernels();
+
+#ifdef GSIM_HAVE_OPENBLAS
+	ck_assert_msg(!strncmp(kernels, "openblas-", 9), "OpenBLAS build names \"%s\"", kernels);
+	ck_assert_str_eq(kernels + 9, openblas_get_corename());
+#else
+	ck_assert_str_eq(kernels, "portable");
+#endif
+}
+END_TEST
+
 Suite *mme_backend_suite(void)
 {
 	Suite *s = suite_create("mme_backend");
 	TCase *tc = tcase_create("mme_backend");
 
 	tcase_add_test(tc, test_mme_backend_matches_build);
+	tcase_add_test(tc, test_mme_kernels_name_the_blas_core);
 	suite_add_tcase(s, tc);
 	return s;
 }
