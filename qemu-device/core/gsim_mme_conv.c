@@ -268,15 +268,25 @@ static void pixel_next(const struct conv_run *cr, struct conv_pixel *px)
 /*
  * n elements of device data as FP32. The runs of a gather are short (one
  * kernel row of one channel: 5 floats in LeNet's first layer), so FP32
- * ones are copied here rather than through two calls per run.
+ * ones of up to 16 are copied here as two fixed-size moves that overlap
+ * in the middle (the same floats, in one or two vector moves each), rather
+ * than element by element or through a call per run.
  */
 static inline void load_run(float *dst, const uint8_t *src, size_t n, unsigned int dtype)
 {
 	size_t i;
 
 	if (GSIM_MME_FP32_IN_PLACE && dtype == GAUDISIM_DTYPE_FP32 && n <= 16) {
-		for (i = 0; i < n; i++)
-			memcpy(dst + i, src + 4 * i, sizeof(float));
+		if (n >= 8) {
+			memcpy(dst, src, 8 * sizeof(float));
+			memcpy(dst + n - 8, src + (n - 8) * sizeof(float), 8 * sizeof(float));
+		} else if (n >= 4) {
+			memcpy(dst, src, 4 * sizeof(float));
+			memcpy(dst + n - 4, src + (n - 4) * sizeof(float), 4 * sizeof(float));
+		} else {
+			for (i = 0; i < n; i++)
+				memcpy(dst + i, src + 4 * i, sizeof(float));
+		}
 		return;
 	}
 	gsim_mme_load_f32(dst, src, n, dtype);
@@ -291,54 +301,61 @@ static void gather_cols(const struct conv_run *cr, const struct gsim_mme_operand
 			uint64_t p0, uint64_t rows, float *cols)
 {
 	const struct gsim_mme_conv *c = cr->c;
+	/*
+	 * The geometry in locals: the copies below store through char-typed
+	 * memcpy, which may alias *c, and would reload every field per run.
+	 */
+	const int64_t h = c->h, w = c->w, kh_n = c->kh, kw_n = c->kw, dh = c->dh, dw = c->dw;
+	const uint64_t ch = c->c, esize = op->esize, l = cr->l, run = (uint64_t)kw_n * ch;
+	const uint64_t row_bytes = (uint64_t)w * ch * esize;
+	const unsigned int dtype = op->dtype;
+	const uint8_t *mem = op->mem;
 	struct conv_pixel px;
 	uint64_t r;
 
 	pixel_at(cr, p0, &px);
 	for (r = 0; r < rows; r++, pixel_next(cr, &px)) {
-		uint64_t img = px.img;
+		const uint8_t *image = mem + px.img * (uint64_t)h * row_bytes;
 		int64_t ih0 = (int64_t)px.oh * c->sh - c->ph;
 		int64_t iw0 = (int64_t)px.ow * c->sw - c->pw;
-		float *dst = cols + r * cr->l;
-		uint32_t kh, kw;
+		float *row = cols + r * l;
+		/* With dilation 1, the taps of a window row inside x: [lo, hi). */
+		int64_t lo = iw0 < 0 ? -iw0 : 0;
+		int64_t hi = iw0 + kw_n > w ? w - iw0 : kw_n;
+		uint64_t first, taps;
+		int64_t kh, kw;
 
-		for (kh = 0; kh < c->kh; kh++) {
-			int64_t ih = ih0 + (int64_t)kh * c->dh;
-			float *row = dst + (uint64_t)kh * c->kw * c->c;
+		if (hi < lo)
+			hi = lo;
+		first = (uint64_t)(iw0 + lo) * ch * esize;
+		taps = (uint64_t)(hi - lo) * ch;
+		for (kh = 0; kh < kh_n; kh++, row += run) {
+			int64_t ih = ih0 + kh * dh;
 			const uint8_t *src;
 
-			if (ih < 0 || ih >= c->h) {
-				memset(row, 0, (size_t)c->kw * c->c * sizeof(float));
+			if (ih < 0 || ih >= h) {
+				memset(row, 0, run * sizeof(float));
 				continue;
 			}
-			src = op->mem + ((img * c->h + (uint64_t)ih) * c->w) * c->c * op->esize;
-			if (c->dw == 1) {
-				int64_t lo = iw0 < 0 ? -iw0 : 0;
-				int64_t hi = iw0 + c->kw > c->w ? c->w - iw0 : c->kw;
-
-				if (hi < lo)
-					hi = lo;
+			src = image + (uint64_t)ih * row_bytes;
+			if (dw == 1) {
 				/* Most rows are whole: no calls for empty edges. */
 				if (lo)
-					memset(row, 0, (size_t)lo * c->c * sizeof(float));
-				if (hi > lo)
-					load_run(row + lo * c->c,
-						 src + (uint64_t)(iw0 + lo) * c->c * op->esize,
-						 (size_t)(hi - lo) * c->c, op->dtype);
-				if (hi < c->kw)
-					memset(row + hi * c->c, 0,
-					       (size_t)(c->kw - hi) * c->c * sizeof(float));
+					memset(row, 0, (size_t)lo * ch * sizeof(float));
+				if (taps)
+					load_run(row + lo * ch, src + first, taps, dtype);
+				if (hi < kw_n)
+					memset(row + hi * ch, 0, (size_t)(kw_n - hi) * ch * sizeof(float));
 				continue;
 			}
-			for (kw = 0; kw < c->kw; kw++) {
-				int64_t iw = iw0 + (int64_t)kw * c->dw;
+			for (kw = 0; kw < kw_n; kw++) {
+				int64_t iw = iw0 + kw * dw;
 
-				if (iw < 0 || iw >= c->w)
-					memset(row + kw * c->c, 0, c->c * sizeof(float));
+				if (iw < 0 || iw >= w)
+					memset(row + kw * ch, 0, ch * sizeof(float));
 				else
-					load_run(row + kw * c->c,
-						 src + (uint64_t)iw * c->c * op->esize,
-						 c->c, op->dtype);
+					load_run(row + kw * ch, src + (uint64_t)iw * ch * esize, ch,
+						 dtype);
 			}
 		}
 	}

@@ -268,14 +268,14 @@ static void check_guards(const struct conv *c)
 		ck_assert_msg(lo[i] == 0x5a && hi[i] == 0x5a, "a byte next to D changed");
 }
 
-static void check_conv(bool integer, bool big)
+/* Run the convolution c describes (geometry() done) on fresh data and check D. */
+static void check_given(struct conv *cv, bool integer)
 {
-	struct conv c;
+	struct conv c = *cv;
 	double *sum, *mag;
 	float *cval;
 	uint64_t i;
 
-	random_conv(&c, big);
 	place(&c);
 	fill(&c, integer);
 	sum = malloc(c.d_n * sizeof(double));
@@ -318,6 +318,14 @@ static void check_conv(bool integer, bool big)
 	free(cval);
 }
 
+static void check_conv(bool integer, bool big)
+{
+	struct conv c;
+
+	random_conv(&c, big);
+	check_given(&c, integer);
+}
+
 START_TEST(test_conv_registers_read_back)
 {
 	uint32_t off, v;
@@ -357,6 +365,53 @@ START_TEST(test_conv_random_fractional_within_bound)
 	rng += 104729;
 	for (i = 0; i < 20; i++)
 		check_conv(false, i % 5 == 0);
+}
+END_TEST
+
+/*
+ * The im2col gather copies a window row of FP32 as one run of KW*C floats
+ * (up to 16 as two overlapping moves): every run length from 1 to 20 (one
+ * channel, KW 1..20) and runs of several channels, whole and cut by the
+ * padding at both edges, for the forward and the filter gradient.
+ */
+static void check_runs(uint32_t op, uint32_t kw, uint32_t ch)
+{
+	struct conv c;
+
+	memset(&c, 0, sizeof(c));
+	c.op = op;
+	c.in = GAUDISIM_DTYPE_FP32;
+	c.out = GAUDISIM_DTYPE_FP32;
+	c.n = 2;
+	c.c = ch;
+	c.k = 3;
+	c.kh = 2;
+	c.kw = kw;
+	c.sh = 1;
+	c.sw = 1;
+	c.dh = 1;
+	c.dw = 1;
+	c.ph = 1;
+	c.pw = kw - 1;
+	c.h = 4;
+	c.w = kw + 3;
+	c.alpha = 1.0f;
+	geometry(&c);
+	check_given(&c, true);
+}
+
+START_TEST(test_conv_every_run_length)
+{
+	uint32_t op, kw, ch;
+
+	rng += 15485863;
+	for (op = GAUDISIM_MME_OP_CONV_FWD; op <= GAUDISIM_MME_OP_CONV_DEDW; op += 2) {
+		for (kw = 1; kw <= 20; kw++)
+			check_runs(op, kw, 1);
+		for (ch = 2; ch <= 4; ch++)
+			for (kw = 1; kw <= 5; kw++)
+				check_runs(op, kw, ch);
+	}
 }
 END_TEST
 
@@ -454,6 +509,7 @@ Suite *mme_conv_suite(void)
 	tcase_add_checked_fixture(tc, conv_setup, conv_teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_conv_registers_read_back);
+	tcase_add_test(tc, test_conv_every_run_length);
 	tcase_add_test(tc, test_conv_known_small);
 	tcase_add_loop_test(tc, test_conv_random_exact, 0, 3);
 	tcase_add_test(tc, test_conv_random_fractional_within_bound);
