@@ -9,8 +9,8 @@
  *   gsim_tpc_decode.c  kernel bytes -> decoded bundles (done once per
  *                      kernel content, cached)
  *   gsim_tpc_exec.c    the interpreter: per-member loop, slot handlers,
- *                      fused bundle handlers, the lane arithmetic in plain
- *                      loops
+ *                      fused bundle and loop handlers, the lane arithmetic
+ *                      in plain loops
  *   gsim_tpc_exec_avx2.c, gsim_tpc_exec_avx512.c
  *                      the same interpreter built again for wider host
  *                      vectors
@@ -82,9 +82,17 @@ struct gsim_tpc_isa;
 
 /* A handler for a whole bundle (a fused common shape), or NULL. */
 typedef int (*gsim_tpc_bfn)(struct gsim_tpc_exec *x, const struct gsim_tpc_dbundle *b);
+/*
+ * A handler for a bundle that loops to itself (its iloop targets its own
+ * pc): runs it up to n >= 1 times, leaves x->next_pc where the last run
+ * went and returns the runs done, each counted as one bundle.
+ */
+typedef uint64_t (*gsim_tpc_lfn)(struct gsim_tpc_exec *x, const struct gsim_tpc_dbundle *b,
+				 uint64_t n);
 
 struct gsim_tpc_dbundle {
 	gsim_tpc_bfn fused;
+	gsim_tpc_lfn loop;
 	uint8_t n;				/* uops (non-NOP slots), in slot order */
 	uint8_t bad;				/* GAUDISIM_TPC_BAD_* or 0 */
 	uint8_t bad_slot;
@@ -241,8 +249,8 @@ struct gsim_tpc_isa {
 	const char *name;			/* "avx512", "avx2", GSIM_TPC_ISA_BASE */
 	/* Choose the handler of a decoded slot (fills fn, vk and rk). */
 	void (*bind)(struct gsim_tpc_uop *u, bool portable);
-	/* After all slots are bound: a fused handler for the bundle, if one fits. */
-	void (*fuse)(struct gsim_tpc_dbundle *b, bool portable);
+	/* After all slots are bound: fused handlers for the bundle at pc, if one fits. */
+	void (*fuse)(struct gsim_tpc_dbundle *b, uint32_t pc, bool portable);
 	/* Reset the machine state for a new launch of x->job. */
 	void (*begin)(struct gsim_tpc_exec *x);
 	/* Run at most max_bundles of x->job; true while bundles remain. */

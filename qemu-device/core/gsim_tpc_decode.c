@@ -105,7 +105,7 @@ static void decode_bundle(struct gsim_tpc_kernel *k, uint32_t pc, uint32_t *nimm
 		k->isa->bind(u, k->portable);
 		b->n++;
 	}
-	k->isa->fuse(b, k->portable);
+	k->isa->fuse(b, pc, k->portable);
 }
 
 struct gsim_tpc_kernel *gsim_tpc_kernel_decode(const uint8_t *code, uint32_t size,

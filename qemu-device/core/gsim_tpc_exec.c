@@ -5,7 +5,9 @@
  * A decoded bundle is a short list of slot handlers (NOP slots dropped)
  * in execution order LOAD, VPU, STORE, SPU. The run loop calls them for
  * every bundle of every member of the launch's part of the index space,
- * counting bundles against the watchdog budget.
+ * counting bundles against the watchdog budget. Common shapes have a
+ * handler for the whole bundle (fused) and, when the bundle loops to
+ * itself, one for a run of it (loop).
  *
  * Vector work is written as plain 64-lane loops that the compiler turns
  * into host SIMD code at -O2: the common operations (FP32/BF16/INT32/UINT32
@@ -1046,11 +1048,52 @@ static inline bool elem(const struct gsim_tpc_tensor *t, const int32_t *c, uint6
 	return true;
 }
 
-/* Lanes [lo, hi) of a tile from element offset off (stride 1, 4 bytes). */
+/*
+ * Lanes [lo, hi) of a tile from element offset off (stride 1, 4 bytes),
+ * pad in the others. With AVX2 or AVX-512 as masked loads: lanes outside
+ * [lo, hi) are neither read nor faulted on, and the register is written in
+ * full-width stores, so the next full-width read of it (the operation
+ * after the load) is forwarded from them instead of stalling on a narrow
+ * copy over a wide fill.
+ */
 static inline void ld_part32(const struct gsim_tpc_tensor *t, uint64_t off, int lo, int hi,
-			     vreg *r)
+			     uint32_t pad, vreg *r)
 {
-	memcpy(r->u + lo, t->base + off * 4, (size_t)(hi - lo) * 4);
+	/* Lane 0's address; never dereferenced where it lies outside the tensor. */
+	const uint8_t *p0 = (const uint8_t *)((uintptr_t)t->base + (off - (uint64_t)lo) * 4);
+#if defined(__AVX512F__)
+	const __m512i pv = _mm512_set1_epi32((int)pad);
+	/* 0 <= lo < hi <= 64: one bit per lane to read. */
+	const uint64_t m = (hi == L ? ~0ull : (1ull << hi) - 1) & ~((1ull << lo) - 1);
+	int k;
+
+	for (k = 0; k < L / 16; k++)
+		_mm512_store_si512((__m512i *)r->u + k,
+				   _mm512_mask_loadu_epi32(pv, (__mmask16)(m >> (16 * k)),
+							   p0 + 64 * k));
+#elif defined(__AVX2__)
+	const __m256i pv = _mm256_set1_epi32((int)pad), lov = _mm256_set1_epi32(lo - 1),
+		      hiv = _mm256_set1_epi32(hi);
+	__m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+	int k;
+
+	for (k = 0; k < L / 8; k++) {
+		__m256i m = _mm256_and_si256(_mm256_cmpgt_epi32(idx, lov),
+					     _mm256_cmpgt_epi32(hiv, idx));
+
+		_mm256_store_si256((__m256i *)r->u + k,
+				   _mm256_blendv_epi8(pv, _mm256_maskload_epi32(
+						      (const int *)(p0 + 32 * k), m), m));
+		idx = _mm256_add_epi32(idx, _mm256_set1_epi32(8));
+	}
+#else
+	int i;
+
+	GSIM_IVDEP
+	for (i = 0; i < L; i++)
+		r->u[i] = pad;
+	memcpy(r->u + lo, p0 + (size_t)lo * 4, (size_t)(hi - lo) * 4);
+#endif
 }
 
 /*
@@ -1081,16 +1124,16 @@ static inline void st_strided32(const struct gsim_tpc_tensor *t, uint64_t off, i
 		st32(p, v->u[i]);
 }
 
-static int h_ld(struct gsim_tpc_exec *x, const struct gsim_tpc_uop *u)
+/*
+ * The tile of t at coordinates c into r: lanes outside the tensor read
+ * t->pad. A partial tile fills all 64 lanes first (ld_part32() does its
+ * own): a loop of fixed length is vectorised, one from hi to 64 is not.
+ * Inlined into both of its users, the load slot and the loop handlers.
+ */
+static inline __attribute__((always_inline)) void
+tile_load(const struct gsim_tpc_tensor *t, const int32_t *c, vreg *r)
 {
-	const struct gsim_tpc_tensor *t = &x->job->t[u->a];
-	const int32_t *c = x->irf[u->b];
-	vreg *d = &x->v[u->d], *r = vres(x, u, d);
-	/*
-	 * A local copy: the stores to r could alias t->pad. The partial tile
-	 * fills all 64 lanes first: a loop of fixed length is vectorised, one
-	 * from hi to 64 is not.
-	 */
+	/* A local copy: the stores to r could alias t->pad. */
 	const uint32_t pad = t->pad;
 	uint64_t rest;
 	int lo, hi, i;
@@ -1101,19 +1144,26 @@ static int h_ld(struct gsim_tpc_exec *x, const struct gsim_tpc_uop *u)
 			r->u[i] = pad;
 	} else if (t->stride[0] == 1 && lo == 0 && hi == L) {
 		ld_row(t, rest + (uint32_t)c[0], r);
+	} else if (t->stride[0] == 1 && t->esize == 4) {
+		ld_part32(t, rest + (uint64_t)((int64_t)c[0] + lo), lo, hi, pad, r);
 	} else {
 		GSIM_IVDEP
 		for (i = 0; i < L; i++)
 			r->u[i] = pad;
-		if (t->stride[0] == 1 && t->esize == 4)
-			ld_part32(t, rest + (uint64_t)((int64_t)c[0] + lo), lo, hi, r);
-		else if (t->esize == 4)
+		if (t->esize == 4)
 			ld_strided32(t, rest + (uint64_t)((int64_t)c[0] + lo) * t->stride[0], lo, hi, r);
 		else
 			for (i = lo; i < hi; i++)
 				r->u[i] = ld_elem(t, rest + (uint64_t)((int64_t)c[0] + i) *
 							    t->stride[0]);
 	}
+}
+
+static int h_ld(struct gsim_tpc_exec *x, const struct gsim_tpc_uop *u)
+{
+	vreg *d = &x->v[u->d];
+
+	tile_load(&x->job->t[u->a], x->irf[u->b], vres(x, u, d));
 	vcommit(x, u, d);
 	return 0;
 }
@@ -1616,7 +1666,7 @@ static inline bool full_tile(const struct gsim_tpc_tensor *t, const int32_t *c, 
  * tiles go straight through; anything else takes the slot handlers. The
  * registers end up exactly as the separate slots leave them.
  */
-static int b_ld_op_st(struct gsim_tpc_exec *x, const struct gsim_tpc_dbundle *b)
+static inline void b_ld_op_st_body(struct gsim_tpc_exec *x, const struct gsim_tpc_dbundle *b)
 {
 	const struct gsim_tpc_uop *ld = &b->u[0], *op = &b->u[1], *st = &b->u[2];
 	const struct gsim_tpc_tensor *ts = &x->job->t[ld->a], *td = &x->job->t[st->d];
@@ -1636,9 +1686,72 @@ static int b_ld_op_st(struct gsim_tpc_exec *x, const struct gsim_tpc_dbundle *b)
 		op->fn(x, op);
 		st->fn(x, st);
 	}
+}
+
+static int b_ld_op_st(struct gsim_tpc_exec *x, const struct gsim_tpc_dbundle *b)
+{
+	b_ld_op_st_body(x, b);
 	if (b->n == 4 && (x->sp[b->u[3].pred] ^ b->u[3].pneg))
 		return b->u[3].fn(x, &b->u[3]);
 	return 0;
+}
+
+/* One step of a plain iloop: false when the loop ends. */
+static inline bool iloop_step(struct gsim_tpc_exec *x, const struct gsim_tpc_uop *il)
+{
+	int32_t *c = &x->irf[il->d][il->a];
+
+	*c = (int32_t)((uint32_t)*c + il->imm);
+	return (int32_t)il->imm >= 0 ? *c < (int32_t)x->s[il->b] : *c > (int32_t)x->s[il->b];
+}
+
+/* "ld Vx, Ta, Ik ; <fast op> Vy, .." without predicates, on 4-byte types. */
+static inline void b_ld_op_body(struct gsim_tpc_exec *x, const struct gsim_tpc_dbundle *b)
+{
+	const struct gsim_tpc_uop *ld = &b->u[0], *op = &b->u[1];
+	vreg *d = &x->v[op->d];
+
+	tile_load(&x->job->t[ld->a], x->irf[ld->b], &x->v[ld->d]);
+	op->vk(d, &x->v[op->a], vop_b(x, op), d);
+}
+
+/*
+ * A bundle that ends in "iloop .., self", run after run without going back
+ * to the run loop, which costs as much as a tile's arithmetic: up to n
+ * runs, then next_pc where the last one went.
+ */
+static inline uint64_t loop_self(struct gsim_tpc_exec *x, const struct gsim_tpc_dbundle *b,
+				 uint64_t n, bool store)
+{
+	const struct gsim_tpc_uop *il = &b->u[b->n - 1];
+	uint64_t k = 0;
+	bool more;
+
+	do {	/* n >= 1 */
+		if (store)
+			b_ld_op_st_body(x, b);
+		else
+			b_ld_op_body(x, b);
+		k++;
+		more = iloop_step(x, il);
+	} while (more && k < n);
+	x->next_pc = more ? il->mod : il->mod + 1u;
+	return k;
+}
+
+/* "ld Vx, Ta, Ik ; <fast op> ; st Tb, Ik, Vx ; iloop .., self": relu, scale, square. */
+static uint64_t l_ld_op_st(struct gsim_tpc_exec *x, const struct gsim_tpc_dbundle *b, uint64_t n)
+{
+	return loop_self(x, b, n, true);
+}
+
+/*
+ * "ld Vx, Ta, Ik ; <fast op> Vy, .. ; iloop .., self": an accumulation (a
+ * bias gradient's rows, a row's maximum).
+ */
+static uint64_t l_ld_op(struct gsim_tpc_exec *x, const struct gsim_tpc_dbundle *b, uint64_t n)
+{
+	return loop_self(x, b, n, false);
 }
 
 static bool plain(const struct gsim_tpc_uop *u)
@@ -1651,23 +1764,40 @@ static bool four_bytes(unsigned int dt)
 	return gaudisim_dtype_size(dt) == 4;
 }
 
-static void tpc_fuse(struct gsim_tpc_dbundle *b, bool portable)
+/* The last uop is a plain iloop back to the bundle itself (at pc). */
+static bool loops_to_self(const struct gsim_tpc_dbundle *b, uint32_t pc)
+{
+	const struct gsim_tpc_uop *il = &b->u[b->n - 1];
+
+	return il->slot == GAUDISIM_TPC_SLOT_SPU && il->opc == GAUDISIM_TPC_OP_ILOOP &&
+	       plain(il) && il->mod == pc;
+}
+
+static void tpc_fuse(struct gsim_tpc_dbundle *b, uint32_t pc, bool portable)
 {
 	const struct gsim_tpc_uop *ld = &b->u[0], *op = &b->u[1], *st = &b->u[2];
 
 	b->fused = NULL;
-	if (portable)
+	b->loop = NULL;
+	if (portable || b->n < 3)
 		return;
-	if (b->n < 3 || ld->slot != GAUDISIM_TPC_SLOT_LOAD || ld->opc != GAUDISIM_TPC_LD_TNSR ||
+	if (ld->slot != GAUDISIM_TPC_SLOT_LOAD || ld->opc != GAUDISIM_TPC_LD_TNSR ||
 	    op->slot != GAUDISIM_TPC_SLOT_VPU || op->fn != h_vfast ||
-	    st->slot != GAUDISIM_TPC_SLOT_STORE || st->opc != GAUDISIM_TPC_ST_TNSR)
+	    !plain(ld) || !plain(op) || !four_bytes(ld->dt))
 		return;
-	if (!plain(ld) || !plain(op) || !plain(st) || !four_bytes(ld->dt) || !four_bytes(st->dt))
+	if (b->n == 3 && loops_to_self(b, pc)) {
+		b->loop = l_ld_op;
+		return;
+	}
+	if (st->slot != GAUDISIM_TPC_SLOT_STORE || st->opc != GAUDISIM_TPC_ST_TNSR ||
+	    !plain(st) || !four_bytes(st->dt))
 		return;
 	/* One register flows load -> op -> store, at one set of coordinates. */
 	if (op->d != ld->d || st->b != ld->d || st->a != ld->b)
 		return;
 	b->fused = b_ld_op_st;
+	if (b->n == 4 && loops_to_self(b, pc))
+		b->loop = l_ld_op_st;
 }
 
 /* ---- the run loop ------------------------------------------------------------------ */
@@ -1756,6 +1886,16 @@ static bool exec_run(struct gsim_tpc_exec *x, uint64_t max_bundles)
 			if (b->bad) {
 				err = GAUDISIM_TPC_ERR_ILLEGAL;
 				break;
+			}
+			if (b->loop) {
+				n -= b->loop(x, b, n);
+				last = pc;
+				pc = x->next_pc;
+				if (pc >= nb) {
+					err = GAUDISIM_TPC_ERR_END;
+					break;
+				}
+				continue;
 			}
 			x->next_pc = pc + 1;
 			if (b->fused)

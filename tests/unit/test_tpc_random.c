@@ -5,6 +5,7 @@
  * small watchdog; every launch ends in a clean HALT or one of the
  * documented errors, and no byte outside the tensors' extents changes.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -343,6 +344,154 @@ START_TEST(test_random_fast_matches_portable)
 }
 END_TEST
 
+/*
+ * The loops a kernel runs as one bundle that jumps to itself (relu's tiles,
+ * a bias gradient's rows, a row's maximum): the fast build runs them
+ * without going back to its run loop (gsim_tpc_dbundle.loop), and must
+ * leave what the portable interpreter leaves, bit for bit: the registers,
+ * the memory, the error, when the loop walks dimension 0 or an outer one,
+ * forwards or backwards, in and out of the tensor (pad loads, dropped
+ * stores), ends at the last bundle, runs out of watchdog budget midway or
+ * is run in slices of a few bundles.
+ */
+static const char *const loop_ops[][2] = {
+	/* element-wise, stored: ld -> op -> st */
+	{ "max.f32 V1, V1, 0.0", "st" }, { "mul.f32 V1, V1, S1", "st" },
+	{ "add.f32 V1, V1, V3", "st" }, { "sub.i32 V1, V3, V1", "st" },
+	/* accumulations: ld -> op into another register */
+	{ "add.f32 V2, V2, V1", "" }, { "max.f32 V2, V2, V1", "" },
+	{ "add.i32 V2, V2, V1", "" }, { "mul.f32 V2, V1, V2", "" },
+};
+
+/* The fast decode of code gives the loop bundle at pc a loop handler. */
+static void check_loop_bound(const uint8_t *code, uint32_t size, uint32_t pc,
+			     const struct gsim_tpc_isa *isa)
+{
+	struct gsim_tpc_kernel *k = gsim_tpc_kernel_decode(code, size, false, isa);
+
+	ck_assert_ptr_nonnull(k);
+	ck_assert_msg(k->b[pc].loop, "%s: bundle %u has no loop handler", isa->name, pc);
+	gsim_tpc_kernel_put(k);
+}
+
+static int run_sliced(const struct tt_launch *l, uint64_t slice)
+{
+	tt_program(0, l, NULL);
+	if (gsim_tpc_start(T->core, TT_E(0)) == 0)
+		while (gsim_tpc_run(T->core, TT_E(0), slice))
+			;
+	gsim_tpc_finish(T->core, TT_E(0));
+	return (int)tt_err(0);
+}
+
+START_TEST(test_loop_bundles_match_portable)
+{
+	const struct gsim_tpc_isa *isa = gsim_tpc_isa_at((unsigned int)_i);
+	static struct tpc_outcome fast, port;
+	static uint8_t init[GAUDISIM_TPC_NUM_TENSORS * REGION];
+	const struct gsim_tpc_exec *x = T->core->tpc->unit[0].x;
+	unsigned int iter, cut = 0, ended = 0, i;
+
+	tt_seed(0x9004);
+	for (iter = 0; iter < 240; iter++) {
+		unsigned int kind = (unsigned int)(tt_rand() % 8), dim = (unsigned int)(tt_rand() % 3);
+		bool last = tt_rand() % 5 == 0, store = loop_ops[kind][1][0] != 0;
+		int step = dim == 0 ? (int)(tt_rand() % 2 ? 64 : 1 + tt_rand() % 80) :
+				      (int)(1 + tt_rand() % 2);
+		char text[512];
+		uint32_t ksize, size[5] = { 1, 1, 1, 1, 1 };
+		struct tt_launch l;
+		unsigned int t, d;
+		uint64_t slice;
+
+		if (tt_rand() % 3 == 0)
+			step = -step;
+		/* I1 from S8..S12, the bound in S13; V2, V3 from S1, S2. */
+		snprintf(text, sizeof(text),
+			 "iset I1.0, S8\n iset I1.1, S9\n iset I1.2, S10\n"
+			 "mov.f32 V2, S1\n mov.f32 V3, S2\n"
+			 "loop: ld.%s V1, T0, I1 ; %s%s ; iloop I1.%u, %d, S13, loop\n%s",
+			 kind == 3 || kind == 6 ? "i32" : "f32", loop_ops[kind][0],
+			 store ? (kind == 3 ? " ; st.i32 T1, I1, V1" : " ; st.f32 T1, I1, V1") : "",
+			 dim, step, last ? "" : "st.f32 T2, I0, V2 ; halt\n");
+		ksize = tt_asm(TT_KERNEL, text);
+		check_loop_bound(tt_mem(TT_KERNEL), ksize, 5, isa);
+
+		tt_init(&l, TT_KERNEL, ksize);
+		l.watchdog = tt_rand() % 4 == 0 ? 6 + (uint32_t)(tt_rand() % 200) : 100000;
+		for (t = 0; t < 3; t++) {
+			uint32_t stride[5];
+			unsigned int dt = kind == 3 || kind == 6 ? GAUDISIM_DTYPE_INT32 :
+				GAUDISIM_DTYPE_FP32;
+
+			uint64_t end;
+
+			do {	/* within the region */
+				end = 1;
+				for (d = 0; d < 5; d++) {
+					size[d] = d == 0 ? 1 + (uint32_t)(tt_rand() % 150) :
+						  d < 3 ? 1 + (uint32_t)(tt_rand() % 12) : 1;
+					stride[d] = d == 0 ? (tt_rand() % 4 == 0 ? 2 : 1) :
+						    stride[d - 1] * size[d - 1] +
+						    (uint32_t)(tt_rand() % 3);
+					end += (uint64_t)(size[d] - 1) * stride[d];
+				}
+			} while (end * 4 > REGION - 2 * GUARD);
+			tt_tensor(&l, t, region(t) + GUARD, t == 2 ? GAUDISIM_DTYPE_FP32 : dt, size,
+				  stride, tt_rand() % 2 ? 0 : tt_rand_value(dt));
+		}
+		l.args[1] = tt_rand_value(GAUDISIM_DTYPE_FP32);
+		l.args[2] = tt_rand_value(tt_rand() % 2 ? GAUDISIM_DTYPE_FP32 : GAUDISIM_DTYPE_INT32);
+		for (d = 0; d < 3; d++)
+			l.args[8 + d] = (uint32_t)((int32_t)(tt_rand() % 200) - 70);
+		/* The bound: a few runs to a few hundred, either way. */
+		l.args[13] = (uint32_t)((int32_t)l.args[8 + dim] + step * (int32_t)(tt_rand() % 300));
+		for (i = 0; i < sizeof(init); i += 4) {
+			uint32_t w = tt_rand_value(tt_rand() % 2 ? GAUDISIM_DTYPE_FP32 :
+							       GAUDISIM_DTYPE_INT32);
+
+			memcpy(init + i, &w, 4);
+		}
+
+		run_in_mode(&l, true, &gsim_tpc_isa_base, init, &port);
+		slice = tt_rand() % 2 ? 0 : 1 + tt_rand() % 9;
+		if (slice) {
+			/* The same launch in slices of a few bundles. */
+			T->core->tpc_portable = false;
+			T->core->tpc_isa = isa;
+			memcpy(tt_mem(region(0)), init, sizeof(init));
+			fast.err = run_sliced(&l, slice);
+			memcpy(fast.v, x->v, sizeof(fast.v));
+			memcpy(fast.vp, x->vp, sizeof(fast.vp));
+			memcpy(fast.s, x->s, sizeof(fast.s));
+			memcpy(fast.irf, x->irf, sizeof(fast.irf));
+			memcpy(fast.sp, x->sp, sizeof(fast.sp));
+			memcpy(fast.mem, tt_mem(region(0)), sizeof(fast.mem));
+		} else {
+			run_in_mode(&l, false, isa, init, &fast);
+		}
+		T->core->tpc_portable = false;
+		ck_assert_msg(fast.err == port.err, "%s iteration %u (%s, I1.%u %+d): error %d, portable %d",
+			      isa->name, iter, loop_ops[kind][0], dim, step, fast.err, port.err);
+		ck_assert_msg(!memcmp(fast.v, port.v, sizeof(fast.v)),
+			      "%s iteration %u (%s, I1.%u %+d): V differ", isa->name, iter,
+			      loop_ops[kind][0], dim, step);
+		ck_assert_msg(!memcmp(fast.s, port.s, sizeof(fast.s)) &&
+			      !memcmp(fast.irf, port.irf, sizeof(fast.irf)),
+			      "%s iteration %u (%s, I1.%u %+d): scalar state differs", isa->name, iter,
+			      loop_ops[kind][0], dim, step);
+		ck_assert_msg(!memcmp(fast.mem, port.mem, sizeof(fast.mem)),
+			      "%s iteration %u (%s, I1.%u %+d): memory differs", isa->name, iter,
+			      loop_ops[kind][0], dim, step);
+		cut += port.err == GAUDISIM_TPC_ERR_WATCHDOG;
+		ended += port.err == GAUDISIM_TPC_ERR_END;
+	}
+	/* Each way out of a loop was taken. */
+	ck_assert_uint_gt(cut, 10);
+	ck_assert_uint_gt(ended, 10);
+}
+END_TEST
+
 void tpc_add_random_tests(Suite *s)
 {
 	TCase *tc = tcase_create("random");
@@ -361,12 +510,17 @@ void tpc_add_random_tests(Suite *s)
 	for (i = 0; i < gsim_tpc_isa_count(); i++) {
 		const struct gsim_tpc_isa *isa = gsim_tpc_isa_at(i);
 
-		if (gsim_tpc_isa_runs(isa))
+		if (gsim_tpc_isa_runs(isa)) {
 			tcase_add_loop_test(tc, test_random_fast_matches_portable, (int)i,
 					    (int)i + 1);
-		else
+			tcase_add_loop_test(tc, test_loop_bundles_match_portable, (int)i,
+					    (int)i + 1);
+		} else {
 			check_skip("test_random_fast_matches_portable", isa->name,
 				   "this CPU cannot run the build");
+			check_skip("test_loop_bundles_match_portable", isa->name,
+				   "this CPU cannot run the build");
+		}
 	}
 	suite_add_tcase(s, tc);
 }
