@@ -305,9 +305,9 @@ int main(int argc, char **argv)
 		o.parallel = runner_default_parallel(o.n_modules, cpus);
 		if (o.parallel < o.n_modules)
 			printf("hl-trials: %u cards but %ld CPUs: %u trial%s at once, the others "
-			       "queue (a trial keeps about %u CPUs busy; --parallel N to choose)\n",
+			       "queue (a trial keeps about %u CPU%s busy; --parallel N to choose)\n",
 			       o.n_modules, cpus, o.parallel, o.parallel == 1 ? "" : "s",
-			       RUNNER_CPUS_PER_TRIAL);
+			       RUNNER_CPUS_PER_TRIAL, RUNNER_CPUS_PER_TRIAL == 1 ? "" : "s");
 	} else if (o.parallel > o.n_modules) {
 		o.parallel = o.n_modules;
 	}

@@ -68,12 +68,15 @@ const char *trial_state_name(enum trial_state s);
 double trial_metric(const struct trial *t, enum trial_metric m);
 
 /*
- * CPUs a trial keeps busy: its trainer's process (which builds and submits
- * the steps) and its card's engine work, which runs on the CPUs of the
- * machine that hosts the card. More trials at once than the CPUs hold
- * make each slower than running them in turn.
+ * CPUs a trial keeps busy: its trainer's process (which loads the data,
+ * builds and submits the steps) and its card's engine work, on the CPUs of
+ * the machine that hosts the card, mostly take turns: the trainer waits
+ * for its step, the card for the next one. So one CPU a trial: two trials
+ * on two CPUs overlap one's trainer with the other's card (docs/
+ * multi-device.md has the figures); more trials at once than the CPUs
+ * hold make each slower than running them in turn.
  */
-#define RUNNER_CPUS_PER_TRIAL	2u
+#define RUNNER_CPUS_PER_TRIAL	1u
 
 /*
  * Trials at once by default on n_modules cards and a machine of 'cpus'

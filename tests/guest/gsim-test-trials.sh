@@ -4,8 +4,8 @@
 # configuration is the one with the highest accuracy; a trial whose trainer
 # crashes is reported and the others finish; trials in turn with falling
 # learning rates are stopped at the first rung by ASHA (deterministic in
-# sequence); by default no more trials run at once than the CPUs hold (two
-# CPUs a trial), the others queue and the output says so; bad usage fails
+# sequence); by default no more trials run at once than the CPUs hold (one
+# CPU a trial), the others queue and the output says so; bad usage fails
 # with a clear message. Prints "N passed, N failed".
 #   GSIM_TRAIN_DATA   data root (default /mnt/host/data)
 #   GSIM_TRAIN_MODELS model folder (default /usr/share/gaudisim/models)
@@ -80,7 +80,7 @@ else
 	show
 fi
 
-# 4. The default on this machine: as many at once as its CPUs hold (two a
+# 4. The default on this machine: as many at once as its CPUs hold (one a
 #    trial, at least one), the others queue, and the output says so. A
 #    stand-in trainer that ends at once (no epoch, so no best configuration
 #    and exit status 1): only the scheduling is looked at.
@@ -90,7 +90,7 @@ echo "Epoch 1/1"
 QUICK
 chmod +x "$work/quick"
 cpus=$(nproc 2>/dev/null || grep -c "^processor" /proc/cpuinfo)
-fit=$((cpus / 2))
+fit=$cpus
 [ "$fit" -ge 1 ] || fit=1
 [ "$fit" -le 4 ] || fit=4
 trials --trainer "$work/quick" --epochs 1 --lr 0.1,0.2,0.3,0.4 --modules 0-3 --no-asha \

@@ -370,10 +370,10 @@ END_TEST
 /* The default trials at once: one per card, as many as the CPUs hold. */
 START_TEST(runner_default_parallel_fits_the_cpus)
 {
-	ck_assert_uint_eq(runner_default_parallel(8, 2), 1);	/* the 2-CPU VM of 8 cards */
-	ck_assert_uint_eq(runner_default_parallel(8, 3), 1);
-	ck_assert_uint_eq(runner_default_parallel(8, 4), 2);
-	ck_assert_uint_eq(runner_default_parallel(8, 6), 3);
+	ck_assert_uint_eq(runner_default_parallel(8, 2), 2);	/* the 2-CPU VM of 8 cards */
+	ck_assert_uint_eq(runner_default_parallel(8, 3), 3);
+	ck_assert_uint_eq(runner_default_parallel(8, 4), 4);
+	ck_assert_uint_eq(runner_default_parallel(8, 6), 6);
 	ck_assert_uint_eq(runner_default_parallel(8, 16), 8);
 	ck_assert_uint_eq(runner_default_parallel(8, 64), 8);	/* never more than the cards */
 	ck_assert_uint_eq(runner_default_parallel(4, 8), 4);
