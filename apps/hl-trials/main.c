@@ -40,7 +40,7 @@ static void usage(FILE *f)
 		"Scheduling:\n"
 		"  --modules LIST     cards to use, e.g. 0-3 or 0,2 (default: every device)\n"
 		"  --parallel N       trials at once (default: one per card, as many as the CPUs\n"
-		"                     hold: about 2 each; 1 runs them in turn)\n"
+		"                     hold: one each; 1 runs them in turn)\n"
 		"  --grace N          first rung, in epochs (default 1)\n"
 		"  --eta N            reduction factor: the top 1/N of a rung goes on (default 3)\n"
 		"  --metric NAME      accuracy (default, higher is better) or loss\n"
