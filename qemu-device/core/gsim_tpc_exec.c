@@ -1329,13 +1329,18 @@ static int h_loop(struct gsim_tpc_exec *x, const struct gsim_tpc_uop *u)
 	return 0;
 }
 
+/* One iloop step, for the slot and the loop handlers: false when the loop ends. */
+static inline bool iloop_step(struct gsim_tpc_exec *x, const struct gsim_tpc_uop *il)
+{
+	int32_t *c = &x->irf[il->d][il->a];
+
+	*c = (int32_t)((uint32_t)*c + il->imm);
+	return (int32_t)il->imm >= 0 ? *c < (int32_t)x->s[il->b] : *c > (int32_t)x->s[il->b];
+}
+
 static int h_iloop(struct gsim_tpc_exec *x, const struct gsim_tpc_uop *u)
 {
-	int32_t *c = &x->irf[u->d][u->a];
-	int32_t bound = (int32_t)x->s[u->b];
-
-	*c = (int32_t)((uint32_t)*c + u->imm);
-	if ((int32_t)u->imm >= 0 ? *c < bound : *c > bound)
+	if (iloop_step(x, u))
 		x->next_pc = u->mod;
 	return 0;
 }
@@ -1694,15 +1699,6 @@ static int b_ld_op_st(struct gsim_tpc_exec *x, const struct gsim_tpc_dbundle *b)
 	if (b->n == 4 && (x->sp[b->u[3].pred] ^ b->u[3].pneg))
 		return b->u[3].fn(x, &b->u[3]);
 	return 0;
-}
-
-/* One step of a plain iloop: false when the loop ends. */
-static inline bool iloop_step(struct gsim_tpc_exec *x, const struct gsim_tpc_uop *il)
-{
-	int32_t *c = &x->irf[il->d][il->a];
-
-	*c = (int32_t)((uint32_t)*c + il->imm);
-	return (int32_t)il->imm >= 0 ? *c < (int32_t)x->s[il->b] : *c > (int32_t)x->s[il->b];
 }
 
 /* "ld Vx, Ta, Ik ; <fast op> Vy, .." without predicates, on 4-byte types. */
