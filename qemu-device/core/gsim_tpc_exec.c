@@ -1667,13 +1667,15 @@ static inline bool full_tile(const struct gsim_tpc_tensor *t, const int32_t *c, 
 
 /*
  * "ld Vx, Ta, Ik ; <fast op> Vx, .. ; st Tb, Ik, Vx [; spu]" without
- * predicates, on 4-byte types: the shape of element-wise kernels. Whole
- * tiles go straight through; anything else takes the slot handlers. The
- * registers end up exactly as the separate slots leave them.
+ * predicates, on 4-byte types: the shape of element-wise kernels; without
+ * the op ("ld ; st"), a copy (a gather's rows). Whole tiles go straight
+ * through; anything else takes the slot handlers. The registers end up
+ * exactly as the separate slots leave them.
  */
-static inline void b_ld_op_st_body(struct gsim_tpc_exec *x, const struct gsim_tpc_dbundle *b)
+static inline __attribute__((always_inline)) void
+b_ld_op_st_body(struct gsim_tpc_exec *x, const struct gsim_tpc_dbundle *b, const bool with_op)
 {
-	const struct gsim_tpc_uop *ld = &b->u[0], *op = &b->u[1], *st = &b->u[2];
+	const struct gsim_tpc_uop *ld = &b->u[0], *op = &b->u[1], *st = &b->u[with_op ? 2 : 1];
 	const struct gsim_tpc_tensor *ts = &x->job->t[ld->a], *td = &x->job->t[st->d];
 	const int32_t *c = x->irf[ld->b];
 	uint64_t so, dso;
@@ -1683,22 +1685,39 @@ static inline void b_ld_op_st_body(struct gsim_tpc_exec *x, const struct gsim_tp
 		uint8_t *dst = td->base + dso * 4;
 
 		tile_in(v, ts->base + so * 4);
-		op->vk(v, &x->v[op->a], vop_b(x, op), v);
+		if (with_op)
+			op->vk(v, &x->v[op->a], vop_b(x, op), v);
 		if (!td->stream || !st_stream(dst, v))
 			tile_out(dst, v);
 	} else {
 		ld->fn(x, ld);
-		op->fn(x, op);
+		if (with_op)
+			op->fn(x, op);
 		st->fn(x, st);
 	}
 }
 
+/* The bundle's SPU slot after its fused part (n_fused uops), if it has one. */
+static inline int b_spu_tail(struct gsim_tpc_exec *x, const struct gsim_tpc_dbundle *b,
+			     unsigned int n_fused)
+{
+	const struct gsim_tpc_uop *u = &b->u[n_fused];
+
+	if (b->n > n_fused && (x->sp[u->pred] ^ u->pneg))
+		return u->fn(x, u);
+	return 0;
+}
+
 static int b_ld_op_st(struct gsim_tpc_exec *x, const struct gsim_tpc_dbundle *b)
 {
-	b_ld_op_st_body(x, b);
-	if (b->n == 4 && (x->sp[b->u[3].pred] ^ b->u[3].pneg))
-		return b->u[3].fn(x, &b->u[3]);
-	return 0;
+	b_ld_op_st_body(x, b, true);
+	return b_spu_tail(x, b, 3);
+}
+
+static int b_ld_st(struct gsim_tpc_exec *x, const struct gsim_tpc_dbundle *b)
+{
+	b_ld_op_st_body(x, b, false);
+	return b_spu_tail(x, b, 2);
 }
 
 /* "ld Vx, Ta, Ik ; <fast op> Vy, .." without predicates, on 4-byte types. */
@@ -1711,23 +1730,27 @@ static inline void b_ld_op_body(struct gsim_tpc_exec *x, const struct gsim_tpc_d
 	op->vk(d, &x->v[op->a], vop_b(x, op), d);
 }
 
+/* The shapes of a bundle that loops to itself. */
+enum loop_shape { LOOP_LD_OP_ST, LOOP_LD_OP, LOOP_LD_ST };
+
 /*
  * A bundle that ends in "iloop .., self", run after run without going back
  * to the run loop, which costs as much as a tile's arithmetic: up to n
  * runs, then next_pc where the last one went.
  */
-static inline uint64_t loop_self(struct gsim_tpc_exec *x, const struct gsim_tpc_dbundle *b,
-				 uint64_t n, bool store)
+static inline __attribute__((always_inline)) uint64_t
+loop_self(struct gsim_tpc_exec *x, const struct gsim_tpc_dbundle *b, uint64_t n,
+	  const enum loop_shape shape)
 {
 	const struct gsim_tpc_uop *il = &b->u[b->n - 1];
 	uint64_t k = 0;
 	bool more;
 
 	do {	/* n >= 1 */
-		if (store)
-			b_ld_op_st_body(x, b);
-		else
+		if (shape == LOOP_LD_OP)
 			b_ld_op_body(x, b);
+		else
+			b_ld_op_st_body(x, b, shape == LOOP_LD_OP_ST);
 		k++;
 		more = iloop_step(x, il);
 	} while (more && k < n);
@@ -1738,7 +1761,7 @@ static inline uint64_t loop_self(struct gsim_tpc_exec *x, const struct gsim_tpc_
 /* "ld Vx, Ta, Ik ; <fast op> ; st Tb, Ik, Vx ; iloop .., self": relu, scale, square. */
 static uint64_t l_ld_op_st(struct gsim_tpc_exec *x, const struct gsim_tpc_dbundle *b, uint64_t n)
 {
-	return loop_self(x, b, n, true);
+	return loop_self(x, b, n, LOOP_LD_OP_ST);
 }
 
 /*
@@ -1747,7 +1770,13 @@ static uint64_t l_ld_op_st(struct gsim_tpc_exec *x, const struct gsim_tpc_dbundl
  */
 static uint64_t l_ld_op(struct gsim_tpc_exec *x, const struct gsim_tpc_dbundle *b, uint64_t n)
 {
-	return loop_self(x, b, n, false);
+	return loop_self(x, b, n, LOOP_LD_OP);
+}
+
+/* "ld Vx, Ta, Ik ; st Tb, Ik, Vx ; iloop .., self": a row copied (a gather). */
+static uint64_t l_ld_st(struct gsim_tpc_exec *x, const struct gsim_tpc_dbundle *b, uint64_t n)
+{
+	return loop_self(x, b, n, LOOP_LD_ST);
 }
 
 static bool plain(const struct gsim_tpc_uop *u)
@@ -1769,27 +1798,40 @@ static bool loops_to_self(const struct gsim_tpc_dbundle *b, uint32_t pc)
 	       plain(il) && il->mod == pc;
 }
 
+/* A plain store of a 4-byte register at the load's coordinates. */
+static bool stores_loaded(const struct gsim_tpc_uop *st, const struct gsim_tpc_uop *ld,
+			  unsigned int reg)
+{
+	return st->slot == GAUDISIM_TPC_SLOT_STORE && st->opc == GAUDISIM_TPC_ST_TNSR &&
+	       plain(st) && four_bytes(st->dt) && st->b == reg && st->a == ld->b;
+}
+
 static void tpc_fuse(struct gsim_tpc_dbundle *b, uint32_t pc, bool portable)
 {
 	const struct gsim_tpc_uop *ld = &b->u[0], *op = &b->u[1], *st = &b->u[2];
 
 	b->fused = NULL;
 	b->loop = NULL;
-	if (portable || b->n < 3)
+	if (portable || b->n < 2)
 		return;
 	if (ld->slot != GAUDISIM_TPC_SLOT_LOAD || ld->opc != GAUDISIM_TPC_LD_TNSR ||
-	    op->slot != GAUDISIM_TPC_SLOT_VPU || op->fn != h_vfast ||
-	    !plain(ld) || !plain(op) || !four_bytes(ld->dt))
+	    !plain(ld) || !four_bytes(ld->dt))
+		return;
+	/* A copy: the loaded register stored at the same coordinates. */
+	if (stores_loaded(op, ld, ld->d)) {
+		b->fused = b_ld_st;
+		if (b->n == 3 && loops_to_self(b, pc))
+			b->loop = l_ld_st;
+		return;
+	}
+	if (b->n < 3 || op->slot != GAUDISIM_TPC_SLOT_VPU || op->fn != h_vfast || !plain(op))
 		return;
 	if (b->n == 3 && loops_to_self(b, pc)) {
 		b->loop = l_ld_op;
 		return;
 	}
-	if (st->slot != GAUDISIM_TPC_SLOT_STORE || st->opc != GAUDISIM_TPC_ST_TNSR ||
-	    !plain(st) || !four_bytes(st->dt))
-		return;
 	/* One register flows load -> op -> store, at one set of coordinates. */
-	if (op->d != ld->d || st->b != ld->d || st->a != ld->b)
+	if (op->d != ld->d || !stores_loaded(st, ld, ld->d))
 		return;
 	b->fused = b_ld_op_st;
 	if (b->n == 4 && loops_to_self(b, pc))

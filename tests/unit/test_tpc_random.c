@@ -346,13 +346,14 @@ END_TEST
 
 /*
  * The loops a kernel runs as one bundle that jumps to itself (relu's tiles,
- * a bias gradient's rows, a row's maximum): the fast build runs them
- * without going back to its run loop (gsim_tpc_dbundle.loop), and must
- * leave what the portable interpreter leaves, bit for bit: the registers,
- * the memory, the error, when the loop walks dimension 0 or an outer one,
- * forwards or backwards, in and out of the tensor (pad loads, dropped
- * stores), ends at the last bundle, runs out of watchdog budget midway or
- * is run in slices of a few bundles.
+ * a bias gradient's rows, a row's maximum, a gather's row copy): the fast
+ * build runs them without going back to its run loop
+ * (gsim_tpc_dbundle.loop), and must leave what the portable interpreter
+ * leaves, bit for bit: the registers, the memory, the error, when the loop
+ * walks dimension 0 or an outer one, forwards or backwards, in and out of
+ * the tensor (pad loads, dropped stores), over whole tiles of rows inside
+ * every tensor (outer strides 0 among them), ends at the last bundle, runs
+ * out of watchdog budget midway or is run in slices of a few bundles.
  */
 static const char *const loop_ops[][2] = {
 	/* element-wise, stored: ld -> op -> st */
@@ -361,7 +362,17 @@ static const char *const loop_ops[][2] = {
 	/* accumulations: ld -> op into another register */
 	{ "add.f32 V2, V2, V1", "" }, { "max.f32 V2, V2, V1", "" },
 	{ "add.i32 V2, V2, V1", "" }, { "mul.f32 V2, V1, V2", "" },
+	/* copies (a gather's rows): ld -> st */
+	{ NULL, "st" }, { NULL, "st" },
 };
+/* What a failure names the case by. */
+#define LOOP_OP_NAME(kind) (loop_ops[kind][0] ? loop_ops[kind][0] : "copy")
+#define LOOP_KINDS (sizeof(loop_ops) / sizeof(loop_ops[0]))
+
+static bool loop_kind_i32(unsigned int kind)
+{
+	return kind == 3 || kind == 6 || kind == 9;
+}
 
 /* The fast decode of code gives the loop bundle at pc a loop handler. */
 static void check_loop_bound(const uint8_t *code, uint32_t size, uint32_t pc,
@@ -394,25 +405,29 @@ START_TEST(test_loop_bundles_match_portable)
 
 	tt_seed(0x9004);
 	for (iter = 0; iter < 240; iter++) {
-		unsigned int kind = (unsigned int)(tt_rand() % 8), dim = (unsigned int)(tt_rand() % 3);
+		/* inside: whole tiles along dimension 0 of rows inside every tensor */
+		bool inside = tt_rand() % 3 == 0;
+		unsigned int kind = (unsigned int)(tt_rand() % LOOP_KINDS),
+			     dim = inside ? 0 : (unsigned int)(tt_rand() % 3);
+		const char *dt = loop_kind_i32(kind) ? "i32" : "f32";
 		bool last = tt_rand() % 5 == 0, store = loop_ops[kind][1][0] != 0;
-		int step = dim == 0 ? (int)(tt_rand() % 2 ? 64 : 1 + tt_rand() % 80) :
-				      (int)(1 + tt_rand() % 2);
+		int step = inside ? 64 : dim == 0 ? (int)(tt_rand() % 2 ? 64 : 1 + tt_rand() % 80) :
+						    (int)(1 + tt_rand() % 2);
 		char text[512];
 		uint32_t ksize, size[5] = { 1, 1, 1, 1, 1 };
 		struct tt_launch l;
 		unsigned int t, d;
 		uint64_t slice;
 
-		if (tt_rand() % 3 == 0)
+		if (!inside && tt_rand() % 3 == 0)
 			step = -step;
 		/* I1 from S8..S12, the bound in S13; V2, V3 from S1, S2. */
 		snprintf(text, sizeof(text),
 			 "iset I1.0, S8\n iset I1.1, S9\n iset I1.2, S10\n"
 			 "mov.f32 V2, S1\n mov.f32 V3, S2\n"
-			 "loop: ld.%s V1, T0, I1 ; %s%s ; iloop I1.%u, %d, S13, loop\n%s",
-			 kind == 3 || kind == 6 ? "i32" : "f32", loop_ops[kind][0],
-			 store ? (kind == 3 ? " ; st.i32 T1, I1, V1" : " ; st.f32 T1, I1, V1") : "",
+			 "loop: ld.%s V1, T0, I1%s%s%s%s%s ; iloop I1.%u, %d, S13, loop\n%s",
+			 dt, loop_ops[kind][0] ? " ; " : "", loop_ops[kind][0] ? loop_ops[kind][0] : "",
+			 store ? " ; st." : "", store ? dt : "", store ? " T1, I1, V1" : "",
 			 dim, step, last ? "" : "st.f32 T2, I0, V2 ; halt\n");
 		ksize = tt_asm(TT_KERNEL, text);
 		check_loop_bound(tt_mem(TT_KERNEL), ksize, 5, isa);
@@ -421,7 +436,7 @@ START_TEST(test_loop_bundles_match_portable)
 		l.watchdog = tt_rand() % 4 == 0 ? 6 + (uint32_t)(tt_rand() % 200) : 100000;
 		for (t = 0; t < 3; t++) {
 			uint32_t stride[5];
-			unsigned int dt = kind == 3 || kind == 6 ? GAUDISIM_DTYPE_INT32 :
+			unsigned int dt = loop_kind_i32(kind) ? GAUDISIM_DTYPE_INT32 :
 				GAUDISIM_DTYPE_FP32;
 
 			uint64_t end;
@@ -429,9 +444,13 @@ START_TEST(test_loop_bundles_match_portable)
 			do {	/* within the region */
 				end = 1;
 				for (d = 0; d < 5; d++) {
-					size[d] = d == 0 ? 1 + (uint32_t)(tt_rand() % 150) :
-						  d < 3 ? 1 + (uint32_t)(tt_rand() % 12) : 1;
-					stride[d] = d == 0 ? (tt_rand() % 4 == 0 ? 2 : 1) :
+					size[d] = d == 0 && inside ? 64 * (1 + (uint32_t)(tt_rand() % 4)) +
+									(uint32_t)(tt_rand() % 64) :
+						  d == 0 ? 1 + (uint32_t)(tt_rand() % 150) :
+						  d < 3 ? 1 + (uint32_t)(tt_rand() % (inside ? 4 : 12)) : 1;
+					/* an outer stride 0 now and then, as a gather's */
+					stride[d] = d == 0 ? (!inside && tt_rand() % 4 == 0 ? 2 : 1) :
+						    tt_rand() % 6 == 0 ? 0 :
 						    stride[d - 1] * size[d - 1] +
 						    (uint32_t)(tt_rand() % 3);
 					end += (uint64_t)(size[d] - 1) * stride[d];
@@ -443,9 +462,10 @@ START_TEST(test_loop_bundles_match_portable)
 		l.args[1] = tt_rand_value(GAUDISIM_DTYPE_FP32);
 		l.args[2] = tt_rand_value(tt_rand() % 2 ? GAUDISIM_DTYPE_FP32 : GAUDISIM_DTYPE_INT32);
 		for (d = 0; d < 3; d++)
-			l.args[8 + d] = (uint32_t)((int32_t)(tt_rand() % 200) - 70);
+			l.args[8 + d] = inside ? 0 : (uint32_t)((int32_t)(tt_rand() % 200) - 70);
 		/* The bound: a few runs to a few hundred, either way. */
-		l.args[13] = (uint32_t)((int32_t)l.args[8 + dim] + step * (int32_t)(tt_rand() % 300));
+		l.args[13] = (uint32_t)((int32_t)l.args[8 + dim] +
+					step * (int32_t)(inside ? 1 + tt_rand() % 5 : tt_rand() % 300));
 		for (i = 0; i < sizeof(init); i += 4) {
 			uint32_t w = tt_rand_value(tt_rand() % 2 ? GAUDISIM_DTYPE_FP32 :
 							       GAUDISIM_DTYPE_INT32);
@@ -472,17 +492,17 @@ START_TEST(test_loop_bundles_match_portable)
 		}
 		T->core->tpc_portable = false;
 		ck_assert_msg(fast.err == port.err, "%s iteration %u (%s, I1.%u %+d): error %d, portable %d",
-			      isa->name, iter, loop_ops[kind][0], dim, step, fast.err, port.err);
+			      isa->name, iter, LOOP_OP_NAME(kind), dim, step, fast.err, port.err);
 		ck_assert_msg(!memcmp(fast.v, port.v, sizeof(fast.v)),
 			      "%s iteration %u (%s, I1.%u %+d): V differ", isa->name, iter,
-			      loop_ops[kind][0], dim, step);
+			      LOOP_OP_NAME(kind), dim, step);
 		ck_assert_msg(!memcmp(fast.s, port.s, sizeof(fast.s)) &&
 			      !memcmp(fast.irf, port.irf, sizeof(fast.irf)),
 			      "%s iteration %u (%s, I1.%u %+d): scalar state differs", isa->name, iter,
-			      loop_ops[kind][0], dim, step);
+			      LOOP_OP_NAME(kind), dim, step);
 		ck_assert_msg(!memcmp(fast.mem, port.mem, sizeof(fast.mem)),
 			      "%s iteration %u (%s, I1.%u %+d): memory differs", isa->name, iter,
-			      loop_ops[kind][0], dim, step);
+			      LOOP_OP_NAME(kind), dim, step);
 		cut += port.err == GAUDISIM_TPC_ERR_WATCHDOG;
 		ended += port.err == GAUDISIM_TPC_ERR_END;
 	}

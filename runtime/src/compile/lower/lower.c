@@ -418,16 +418,23 @@ hlrt_status hlrt_lower_gather(struct lower_ctx *lc, const struct cnode *cn)
 {
 	const struct hlrt_node *n = cn->node;
 	const hlrt_tensor *src = n->in[0], *dst = n->out[0];
-	uint64_t row = hlrt_elems(src->ndims - 1, src->dims + 1);
+	const uint64_t row = hlrt_elems(src->ndims - 1, src->dims + 1);
+	/*
+	 * Both ends at (c, r, source row): the source ignores r (stride 0),
+	 * the destination the source row, so one coordinate register walks
+	 * the copy (gather_rows_f32.tpcs).
+	 */
+	const uint64_t size[3] = { row, dst->dims[0], src->dims[0] },
+		       src_stride[3] = { 1, 0, row }, dst_stride[3] = { 1, row, 0 };
 	struct rwork *w;
 	hlrt_status st = hlrt_lower_tpc_work(lc, n->guid, &w);
 
 	if (st)
 		return st;
-	tdesc(lc, w, 0, src, row, src->dims[0], row, 0, false);
+	hlrt_lower_tdesc(lc, w, 0, src, size, src_stride, 3, 0, false);
 	tdesc(lc, w, 1, n->in[1], n->in[1]->dims[0], 1, 0, PAD_MINUS_ONE, false);
 	tdesc(lc, w, 2, n->in[2], 1, 1, 0, 0, false);
-	tdesc(lc, w, 3, dst, row, dst->dims[0], row, 0, true);
+	hlrt_lower_tdesc(lc, w, 3, dst, size, dst_stride, 3, 0, true);
 	w->ispace[1] = (uint32_t)dst->dims[0];
 	return HLRT_SUCCESS;
 }
