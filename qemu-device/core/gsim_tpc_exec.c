@@ -1798,12 +1798,11 @@ static bool loops_to_self(const struct gsim_tpc_dbundle *b, uint32_t pc)
 	       plain(il) && il->mod == pc;
 }
 
-/* A plain store of a 4-byte register at the load's coordinates. */
-static bool stores_loaded(const struct gsim_tpc_uop *st, const struct gsim_tpc_uop *ld,
-			  unsigned int reg)
+/* A plain 4-byte store of the loaded register at the load's coordinates. */
+static bool stores_loaded(const struct gsim_tpc_uop *st, const struct gsim_tpc_uop *ld)
 {
 	return st->slot == GAUDISIM_TPC_SLOT_STORE && st->opc == GAUDISIM_TPC_ST_TNSR &&
-	       plain(st) && four_bytes(st->dt) && st->b == reg && st->a == ld->b;
+	       plain(st) && four_bytes(st->dt) && st->b == ld->d && st->a == ld->b;
 }
 
 static void tpc_fuse(struct gsim_tpc_dbundle *b, uint32_t pc, bool portable)
@@ -1818,7 +1817,7 @@ static void tpc_fuse(struct gsim_tpc_dbundle *b, uint32_t pc, bool portable)
 	    !plain(ld) || !four_bytes(ld->dt))
 		return;
 	/* A copy: the loaded register stored at the same coordinates. */
-	if (stores_loaded(op, ld, ld->d)) {
+	if (stores_loaded(op, ld)) {
 		b->fused = b_ld_st;
 		if (b->n == 3 && loops_to_self(b, pc))
 			b->loop = l_ld_st;
@@ -1831,7 +1830,7 @@ static void tpc_fuse(struct gsim_tpc_dbundle *b, uint32_t pc, bool portable)
 		return;
 	}
 	/* One register flows load -> op -> store, at one set of coordinates. */
-	if (op->d != ld->d || !stores_loaded(st, ld, ld->d))
+	if (op->d != ld->d || !stores_loaded(st, ld))
 		return;
 	b->fused = b_ld_op_st;
 	if (b->n == 4 && loops_to_self(b, pc))

@@ -362,7 +362,7 @@ static const char *const loop_ops[][2] = {
 	/* accumulations: ld -> op into another register */
 	{ "add.f32 V2, V2, V1", "" }, { "max.f32 V2, V2, V1", "" },
 	{ "add.i32 V2, V2, V1", "" }, { "mul.f32 V2, V1, V2", "" },
-	/* copies (a gather's rows): ld -> st */
+	/* copies (a gather's rows): ld -> st, FP32 then INT32 (loop_kind_i32()) */
 	{ NULL, "st" }, { NULL, "st" },
 };
 /* What a failure names the case by. */

@@ -52,10 +52,11 @@ static uint32_t slot_queue(uint32_t slot)
 /*
  * A TPC work's size in bundles, roughly: per member, its kernel's bundles
  * plus two (a load and a store) per 64-element tile of the widest row a
- * member covers, for the kernels that loop over a row. The rows are those
- * of the tensors laid over the index space (as many rows as it has in
- * dimension 1), not those a member only looks up in (a gather's source,
- * its index).
+ * member covers, for the kernels that loop over a row (an upper bound for
+ * those that load and store a tile in one bundle, as the row gather
+ * does). The rows are those of the tensors laid over the index space (as
+ * many rows as it has in dimension 1), not those a member only looks up
+ * in (a gather's index).
  */
 static uint64_t work_bundles(const struct hlrt_recipe *r, const struct rwork *w,
 			     uint64_t members)
