@@ -359,6 +359,80 @@ START_TEST(passes_fold_fuse_and_drop)
 }
 END_TEST
 
+/*
+ * A training graph's SCE backward runs in its forward's kernel: one TPC
+ * node fewer, and the loss and dlogits bit-identical to the pair's run
+ * apart (no_fusion). Batches across tile counts, both reductions, and a
+ * label outside the classes (infinite loss, no -1 in its row).
+ */
+START_TEST(sce_fwd_bwd_fused_matches_the_pair)
+{
+	const uint64_t b = _i == 2 ? 1 : 3 + 37ull * _i, c = _i == 1 ? 150 : 10;
+	struct hlrt_sce_params sum = { .mode = HLRT_SCE_SUM };
+	float *x = malloc(4 * b * c), *out[2][2];
+	int32_t *labels = malloc(4 * b);
+	uint32_t s = 41 + (uint32_t)_i, run, i;
+
+	ck_assert(x && labels);
+	for (i = 0; i < b * c; i++)
+		x[i] = rt_randf(&s, -6.0f, 6.0f);
+	for (i = 0; i < b; i++)
+		labels[i] = (int32_t)(rt_rand(&s) % c);
+	if (b > 4)
+		labels[3] = (int32_t)c;
+	for (run = 0; run < 2; run++) {
+		struct hlrt_compile_options opts = { .no_cache = 1, .no_fusion = run };
+		struct rt_binding_set bs = { 0 };
+		struct hlrt_recipe_stats st;
+		hlrt_tensor *lg, *lb, *loss, *grad, *in[2], *outs[2] = { NULL, NULL };
+		hlrt_recipe *r;
+		hlrt_graph *g;
+		hlrt_node *n;
+
+		HLRT_OK(hlrt_graph_create(&g));
+		lg = mk(g, "logits", HLRT_FP32, b, c, HLRT_TENSOR_PARAMETER);
+		lb = mk(g, "labels", HLRT_INT32, b, 0, HLRT_TENSOR_INPUT);
+		outs[0] = loss = mk(g, "loss", HLRT_FP32, 1, 0, HLRT_TENSOR_OUTPUT);
+		in[0] = lg;
+		in[1] = lb;
+		HLRT_OK(hlrt_node_create(g, "softmax_cross_entropy_fwd_f32", in, 2, outs, 2,
+					 _i == 3 ? &sum : NULL, _i == 3 ? sizeof(sum) : 0, "loss",
+					 &n));
+		HLRT_OK(hlrt_graph_gradients(g, loss, &lg, 1, &grad));
+		HLRT_OK(hlrt_tensor_set_role(grad, HLRT_TENSOR_OUTPUT));
+		HLRT_OK(hlrt_graph_compile(g, &opts, &r));
+		HLRT_OK(hlrt_recipe_get_stats(r, &st));
+		ck_assert_uint_eq(st.fused_nodes, run ? 0 : 1);
+		/* forward (its batch reduction among its works) and backward, or one */
+		ck_assert_uint_eq(st.tpc_nodes, run ? 2 : 1);
+		rt_bind_all(r, &bs);
+		HLRT_OK(hlrt_memcpy_h2d(rt_dev, rt_addr_of(&bs, "logits"), x, 4 * b * c));
+		HLRT_OK(hlrt_memcpy_h2d(rt_dev, rt_addr_of(&bs, "labels"), labels, 4 * b));
+		rt_run(r, &bs);
+		out[run][0] = malloc(4);
+		out[run][1] = malloc(4 * b * c);
+		ck_assert(out[run][0] && out[run][1]);
+		rt_download(out[run][0], rt_addr_of(&bs, "loss"), 4);
+		rt_download(out[run][1], rt_addr_of(&bs, hlrt_tensor_name(grad)), 4 * b * c);
+		HLRT_OK(hlrt_recipe_destroy(r));
+		HLRT_OK(hlrt_graph_destroy(g));
+	}
+	ck_assert_msg(!memcmp(out[0][0], out[1][0], 4), "loss %a fused, %a apart",
+		      (double)*out[0][0], (double)*out[1][0]);
+	ck_assert(b > 4 ? isinf(*out[0][0]) : isfinite(*out[0][0]));
+	for (i = 0; i < b * c; i++)
+		ck_assert_msg(!memcmp(&out[0][1][i], &out[1][1][i], 4),
+			      "dlogits[%u] %a fused, %a apart", i, (double)out[0][1][i],
+			      (double)out[1][1][i]);
+	for (run = 0; run < 2; run++) {
+		free(out[run][0]);
+		free(out[run][1]);
+	}
+	free(x);
+	free(labels);
+}
+END_TEST
+
 START_TEST(cache_returns_the_same_recipe)
 {
 	hlrt_tensor *out;
@@ -1112,6 +1186,7 @@ Suite *compiler_suite(void)
 	tcase_add_test(tc, recipe_round_trip);
 	tcase_add_test(tc, recipe_corruptions_refused_or_valid);
 	tcase_add_test(tc, passes_fold_fuse_and_drop);
+	tcase_add_loop_test(tc, sce_fwd_bwd_fused_matches_the_pair, 0, 4);
 	tcase_add_test(tc, cache_returns_the_same_recipe);
 	tcase_add_loop_test(tc, placement_log_and_cpu_fallback, 0, 2);
 	tcase_add_test(tc, profile_cpu_ops_lane);

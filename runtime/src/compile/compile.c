@@ -114,7 +114,7 @@ static hlrt_status run_passes(struct compile_state *cs)
 	if (!st)
 		st = hlrt_pass_fold_logical(cs);
 	if (!st)
-		st = hlrt_pass_fuse_elementwise(cs);
+		st = hlrt_pass_fuse(cs);
 	if (!st)
 		st = hlrt_pass_placement(cs);
 	if (!st)

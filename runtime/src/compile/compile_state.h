@@ -11,6 +11,15 @@
 
 /* ---- compiler (compile.c, passes.c, memplan.c, lower/) ------------------- */
 
+/* What a node runs besides its own op, when a fusion gave it a partner's. */
+enum cfusion {
+	CFUSION_NONE,
+	/* the partner, a bias_add whose sum only feeds this relu_fwd: never stored */
+	CFUSION_BIAS_RELU,
+	/* the partner, the sce_bwd of this sce_fwd's logits and labels: one pass a row */
+	CFUSION_SCE_FWD_BWD,
+};
+
 /* A node of the graph being compiled, with its placement. */
 struct cnode {
 	struct hlrt_node *node;
@@ -21,6 +30,7 @@ struct cnode {
 	uint32_t first_work, n_works;
 	int32_t fused_into;	/* -1, or the node that runs this one's work */
 	int32_t fused_from;	/* -1, or the node fused into this one */
+	enum cfusion fusion;	/* with fused_from: how the two run as one work */
 };
 
 /* Compile-time view of a tensor: where its storage is. */
@@ -48,7 +58,8 @@ struct compile_state {
 hlrt_status hlrt_pass_shape_check(struct compile_state *cs);
 hlrt_status hlrt_pass_dead_nodes(struct compile_state *cs);
 hlrt_status hlrt_pass_fold_logical(struct compile_state *cs);
-hlrt_status hlrt_pass_fuse_elementwise(struct compile_state *cs);
+/* bias_add+relu_fwd and sce_fwd+sce_bwd pairs as one work each. */
+hlrt_status hlrt_pass_fuse(struct compile_state *cs);
 /* Rewrite the graph's FP32 GEMMs to BF16 inputs (autocast.c); the compile's own copy. */
 hlrt_status hlrt_bf16_autocast(hlrt_graph *g);
 hlrt_status hlrt_pass_placement(struct compile_state *cs);

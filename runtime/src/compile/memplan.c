@@ -29,27 +29,30 @@ static void touch(struct compile_state *cs, const hlrt_tensor *t, int32_t pos)
 	c->used = true;
 }
 
-/* Liveness over the schedule: a fused node also uses its partner's inputs. */
+/*
+ * Liveness over the schedule: a fused node also uses its partner's
+ * inputs, and writes its partner's outputs unless the fusion keeps them
+ * in registers (bias_add+relu's sum, its own input then).
+ */
 static void liveness(struct compile_state *cs)
 {
 	uint32_t i, j;
 
 	for (i = 0; i < cs->n_cn; i++) {
 		const struct cnode *c = &cs->cn[i];
+		const struct hlrt_node *p = c->fused_from >= 0 ? cs->cn[c->fused_from].node : NULL;
 
 		if (!uses(c))
 			continue;
 		for (j = 0; j < c->node->n_in; j++)
-			if (c->fused_from < 0)
+			if (c->fusion != CFUSION_BIAS_RELU)
 				touch(cs, c->node->in[j], (int32_t)i);
 		for (j = 0; j < c->node->n_out; j++)
 			touch(cs, c->node->out[j], (int32_t)i);
-		if (c->fused_from >= 0) {
-			const struct hlrt_node *b = cs->cn[c->fused_from].node;
-
-			for (j = 0; j < b->n_in; j++)
-				touch(cs, b->in[j], (int32_t)i);
-		}
+		for (j = 0; p && j < p->n_in; j++)
+			touch(cs, p->in[j], (int32_t)i);
+		for (j = 0; p && c->fusion != CFUSION_BIAS_RELU && j < p->n_out; j++)
+			touch(cs, p->out[j], (int32_t)i);
 	}
 }
 

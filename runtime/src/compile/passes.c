@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Compiler passes over the graph being compiled: shape check, dead-node
- * elimination, folding of logical ops, elementwise fusion, placement
+ * elimination, folding of logical ops, fusion, placement
  * (with the placement log), and the dependencies between works that the
  * schedule turns into sync-manager waits. Lowering to engine work is
  * lower/pass_lower.c.
@@ -125,35 +125,77 @@ static uint32_t readers(const struct compile_state *cs, const hlrt_tensor *t, in
 	return n;
 }
 
+/* A bias_add whose temporary sum only feeds a relu_fwd: bias_add_relu_f32, the sum never stored. */
+static bool fuse_bias_relu(struct compile_state *cs, uint32_t i)
+{
+	struct cnode *c = &cs->cn[i];
+	const hlrt_tensor *mid = c->node->out[0];
+	int32_t r = -1;
+
+	if (strcmp(c->node->guid, "bias_add_f32") || mid->role != HLRT_TENSOR_TEMPORARY ||
+	    readers(cs, mid, &r) != 1 || strcmp(cs->cn[r].node->guid, "relu_fwd_f32"))
+		return false;
+	c->fused_into = r;
+	cs->cn[r].fused_from = (int32_t)i;
+	cs->cn[r].fusion = CFUSION_BIAS_RELU;
+	return true;
+}
+
+static bool same_sce(const struct hlrt_node *f, const struct hlrt_node *b)
+{
+	const struct hlrt_sce_params *pf = (const void *)f->params, *pb = (const void *)b->params;
+	uint32_t mf = f->params_size ? pf->mode : HLRT_SCE_MEAN;
+	uint32_t mb = b->params_size ? pb->mode : HLRT_SCE_MEAN;
+
+	return f->in[0] == b->in[0] && f->in[1] == b->in[1] && mf == mb;
+}
+
 /*
- * Elementwise fusion: a bias_add whose temporary result only feeds a
- * relu_fwd runs as one kernel (bias_add_relu_f32), the sum never stored.
+ * A softmax_cross_entropy_bwd of the same logits and labels as this
+ * forward (autodiff makes one per loss) runs in the forward's work: one
+ * kernel, the row's max and sum of exp computed once. The backward's
+ * inputs are the forward's, so moving its work earlier changes no value;
+ * its output is first written there (memplan counts it from there).
  */
-hlrt_status hlrt_pass_fuse_elementwise(struct compile_state *cs)
+static bool fuse_sce(struct compile_state *cs, uint32_t i)
+{
+	struct cnode *c = &cs->cn[i];
+	uint32_t j;
+
+	if (strcmp(c->node->guid, "softmax_cross_entropy_fwd_f32") || c->fused_from >= 0)
+		return false;
+	for (j = i + 1; j < cs->n_cn; j++) {
+		struct cnode *b = &cs->cn[j];
+
+		if (!live(b) || strcmp(b->node->guid, "softmax_cross_entropy_bwd_f32") ||
+		    !same_sce(c->node, b->node))
+			continue;
+		b->fused_into = (int32_t)i;
+		c->fused_from = (int32_t)j;
+		c->fusion = CFUSION_SCE_FWD_BWD;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Fusion: pairs of nodes that run as one TPC work, so one launch and
+ * one pass over the data instead of two.
+ */
+hlrt_status hlrt_pass_fuse(struct compile_state *cs)
 {
 	uint32_t i, n = 0;
 
 	if (cs->opts.no_fusion)
 		return HLRT_SUCCESS;
 	for (i = 0; i < cs->n_cn; i++) {
-		struct cnode *c = &cs->cn[i];
-		const hlrt_tensor *mid;
-		int32_t r = -1;
-
-		if (!live(c) || strcmp(c->node->guid, "bias_add_f32"))
+		if (!live(&cs->cn[i]))
 			continue;
-		mid = c->node->out[0];
-		if (mid->role != HLRT_TENSOR_TEMPORARY || readers(cs, mid, &r) != 1 ||
-		    strcmp(cs->cn[r].node->guid, "relu_fwd_f32"))
-			continue;
-		c->fused_into = r;
-		cs->cn[r].fused_from = (int32_t)i;
-		n++;
+		n += fuse_bias_relu(cs, i) || fuse_sce(cs, i);
 	}
 	cs->r->stats.fused_nodes = n;
 	return HLRT_SUCCESS;
 }
-
 
 static bool has_int64(const struct hlrt_node *n)
 {

@@ -396,6 +396,25 @@ hlrt_status hlrt_lower_sce_bwd(struct lower_ctx *lc, const struct cnode *cn)
 	return HLRT_SUCCESS;
 }
 
+hlrt_status hlrt_lower_sce_fwd_bwd(struct lower_ctx *lc, const struct hlrt_node *f,
+				   const struct hlrt_node *b)
+{
+	uint64_t rows = f->in[0]->dims[0], c = f->in[0]->dims[1];
+	struct rwork *w;
+	hlrt_status st = hlrt_lower_tpc_work(lc, "sce_fwd_bwd_f32", &w);
+
+	if (st)
+		return st;
+	tdesc(lc, w, 0, f->in[0], c, rows, c, PAD_NEG_INF, false);
+	tdesc(lc, w, 1, f->in[1], rows, 1, rows, 0, false);
+	tdesc(lc, w, 2, f->out[1], 1, rows, 1, 0, true);
+	tdesc(lc, w, 3, b->out[0], c, rows, c, 0, true);
+	w->ispace[1] = (uint32_t)rows;
+	w->n_args = 1;
+	w->args[0] = f32_bits(sce_alpha(b));
+	return reduce_rows(lc, f->out[1], f->out[0], 1, rows, false, sce_alpha(f));
+}
+
 /* INT64 output: the kernel writes each index as two INT32 words (low, then 0). */
 hlrt_status hlrt_lower_argmax(struct lower_ctx *lc, const struct cnode *cn)
 {

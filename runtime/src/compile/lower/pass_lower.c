@@ -28,9 +28,13 @@ static hlrt_status add_rnode(struct compile_state *cs, const struct cnode *c)
 	memset(ni, 0, sizeof(*ni));
 	snprintf(ni->name, sizeof(ni->name), "%s", c->node->name);
 	snprintf(ni->op_class, sizeof(ni->op_class), "%s",
-		 c->fused_from >= 0 ? "BiasAddRelu" : c->node->op->op_class);
+		 c->fusion == CFUSION_BIAS_RELU ? "BiasAddRelu" :
+		 c->fusion == CFUSION_SCE_FWD_BWD ? "SparseSoftmaxCrossEntropyWithGrad" :
+		 c->node->op->op_class);
 	snprintf(ni->guid, sizeof(ni->guid), "%s",
-		 c->fused_from >= 0 ? "bias_add_relu_f32" : c->node->guid);
+		 c->fusion == CFUSION_BIAS_RELU ? "bias_add_relu_f32" :
+		 c->fusion == CFUSION_SCE_FWD_BWD ? "sce_fwd_bwd_f32" :
+		 c->node->guid);
 	ni->engine = c->engine;
 	return HLRT_SUCCESS;
 }
@@ -131,8 +135,10 @@ hlrt_status hlrt_pass_lower(struct compile_state *cs)
 		c->first_work = cs->r->n_works;
 		if (c->engine == ENG_CPU)
 			st = lower_cpu(&lc, c);
-		else if (c->fused_from >= 0)
+		else if (c->fusion == CFUSION_BIAS_RELU)
 			st = lower_fused(&lc, c, &cs->cn[c->fused_from]);
+		else if (c->fusion == CFUSION_SCE_FWD_BWD)
+			st = hlrt_lower_sce_fwd_bwd(&lc, c->node, cs->cn[c->fused_from].node);
 		else if (c->node->op->engine == ENG_NONE)
 			st = hlrt_lower_memcpy(&lc, c);
 		else
