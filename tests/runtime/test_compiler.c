@@ -360,31 +360,37 @@ START_TEST(passes_fold_fuse_and_drop)
 END_TEST
 
 /*
- * A training graph's SCE backward runs in its forward's kernel: one TPC
- * node fewer, and the loss and dlogits bit-identical to the pair's run
- * apart (no_fusion). Batches across tile counts, both reductions, and a
- * label outside the classes (infinite loss, no -1 in its row).
+ * A training graph's SCE backward runs in its forward's kernel, and so
+ * does an argmax of the logits created after the forward: fewer TPC
+ * nodes, and the loss, dlogits and indices bit-identical to the separate
+ * kernels' (no_fusion). Case 0 and 1 (3 tiles a row) with an argmax
+ * after the loss, 2 with one before it (not fused: its readers could come
+ * before the loss), 3 without, by sum; a label outside the classes
+ * (infinite loss, no -1 in its row) and rows with tied maxima.
  */
 START_TEST(sce_fwd_bwd_fused_matches_the_pair)
 {
 	const uint64_t b = _i == 2 ? 1 : 3 + 37ull * _i, c = _i == 1 ? 150 : 10;
+	const bool argmax = _i != 3, fused_argmax = _i < 2;
 	struct hlrt_sce_params sum = { .mode = HLRT_SCE_SUM };
 	float *x = malloc(4 * b * c), *out[2][2];
-	int32_t *labels = malloc(4 * b);
+	int32_t *labels = malloc(4 * b), idx[2][130];
 	uint32_t s = 41 + (uint32_t)_i, run, i;
 
-	ck_assert(x && labels);
+	ck_assert(x && labels && b <= 130);
 	for (i = 0; i < b * c; i++)
 		x[i] = rt_randf(&s, -6.0f, 6.0f);
-	for (i = 0; i < b; i++)
+	for (i = 0; i < b; i++) {
 		labels[i] = (int32_t)(rt_rand(&s) % c);
+		x[i * c + c - 1] = x[i * c + 1] = 7.0f;	/* a tie for the maximum */
+	}
 	if (b > 4)
 		labels[3] = (int32_t)c;
 	for (run = 0; run < 2; run++) {
 		struct hlrt_compile_options opts = { .no_cache = 1, .no_fusion = run };
 		struct rt_binding_set bs = { 0 };
 		struct hlrt_recipe_stats st;
-		hlrt_tensor *lg, *lb, *loss, *grad, *in[2], *outs[2] = { NULL, NULL };
+		hlrt_tensor *lg, *lb, *loss, *grad, *am = NULL, *in[2], *outs[2] = { NULL, NULL };
 		hlrt_recipe *r;
 		hlrt_graph *g;
 		hlrt_node *n;
@@ -393,18 +399,24 @@ START_TEST(sce_fwd_bwd_fused_matches_the_pair)
 		lg = mk(g, "logits", HLRT_FP32, b, c, HLRT_TENSOR_PARAMETER);
 		lb = mk(g, "labels", HLRT_INT32, b, 0, HLRT_TENSOR_INPUT);
 		outs[0] = loss = mk(g, "loss", HLRT_FP32, 1, 0, HLRT_TENSOR_OUTPUT);
+		if (argmax && !fused_argmax)
+			am = op(g, "argmax_i32", lg, NULL, NULL, 0);
 		in[0] = lg;
 		in[1] = lb;
 		HLRT_OK(hlrt_node_create(g, "softmax_cross_entropy_fwd_f32", in, 2, outs, 2,
 					 _i == 3 ? &sum : NULL, _i == 3 ? sizeof(sum) : 0, "loss",
 					 &n));
+		if (fused_argmax)
+			am = op(g, "argmax_i32", lg, NULL, NULL, 0);
+		if (am)
+			HLRT_OK(hlrt_tensor_set_role(am, HLRT_TENSOR_OUTPUT));
 		HLRT_OK(hlrt_graph_gradients(g, loss, &lg, 1, &grad));
 		HLRT_OK(hlrt_tensor_set_role(grad, HLRT_TENSOR_OUTPUT));
 		HLRT_OK(hlrt_graph_compile(g, &opts, &r));
 		HLRT_OK(hlrt_recipe_get_stats(r, &st));
-		ck_assert_uint_eq(st.fused_nodes, run ? 0 : 1);
-		/* forward (its batch reduction among its works) and backward, or one */
-		ck_assert_uint_eq(st.tpc_nodes, run ? 2 : 1);
+		/* forward (its batch reduction among its works), backward, argmax */
+		ck_assert_uint_eq(st.fused_nodes, run ? 0 : fused_argmax ? 2 : 1);
+		ck_assert_uint_eq(st.tpc_nodes, run ? 2 + argmax : 1 + (argmax && !fused_argmax));
 		rt_bind_all(r, &bs);
 		HLRT_OK(hlrt_memcpy_h2d(rt_dev, rt_addr_of(&bs, "logits"), x, 4 * b * c));
 		HLRT_OK(hlrt_memcpy_h2d(rt_dev, rt_addr_of(&bs, "labels"), labels, 4 * b));
@@ -414,6 +426,8 @@ START_TEST(sce_fwd_bwd_fused_matches_the_pair)
 		ck_assert(out[run][0] && out[run][1]);
 		rt_download(out[run][0], rt_addr_of(&bs, "loss"), 4);
 		rt_download(out[run][1], rt_addr_of(&bs, hlrt_tensor_name(grad)), 4 * b * c);
+		if (am)
+			rt_download(idx[run], rt_addr_of(&bs, hlrt_tensor_name(am)), 4 * b);
 		HLRT_OK(hlrt_recipe_destroy(r));
 		HLRT_OK(hlrt_graph_destroy(g));
 	}
@@ -424,6 +438,10 @@ START_TEST(sce_fwd_bwd_fused_matches_the_pair)
 		ck_assert_msg(!memcmp(&out[0][1][i], &out[1][1][i], 4),
 			      "dlogits[%u] %a fused, %a apart", i, (double)out[0][1][i],
 			      (double)out[1][1][i]);
+	for (i = 0; argmax && i < b; i++) {
+		ck_assert_int_eq(idx[0][i], idx[1][i]);
+		ck_assert_int_eq(idx[0][i], 1);	/* the first of the tied maxima */
+	}
 	for (run = 0; run < 2; run++) {
 		free(out[run][0]);
 		free(out[run][1]);

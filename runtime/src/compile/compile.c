@@ -89,6 +89,7 @@ static hlrt_status state_init(struct compile_state *cs, hlrt_graph *g)
 		cs->cn[i].op = g->nodes[i]->op;
 		cs->cn[i].fused_into = -1;
 		cs->cn[i].fused_from = -1;
+		cs->cn[i].fused_also = -1;
 	}
 	for (i = 0; i < g->n_tensors; i++) {
 		cs->ct[i].t = g->tensors[i];

@@ -16,7 +16,10 @@ enum cfusion {
 	CFUSION_NONE,
 	/* the partner, a bias_add whose sum only feeds this relu_fwd: never stored */
 	CFUSION_BIAS_RELU,
-	/* the partner, the sce_bwd of this sce_fwd's logits and labels: one pass a row */
+	/*
+	 * the partner, the sce_bwd of this sce_fwd's logits and labels, and
+	 * fused_also, an argmax of the logits or -1: one pass a row
+	 */
 	CFUSION_SCE_FWD_BWD,
 };
 
@@ -31,6 +34,7 @@ struct cnode {
 	int32_t fused_into;	/* -1, or the node that runs this one's work */
 	int32_t fused_from;	/* -1, or the node fused into this one */
 	enum cfusion fusion;	/* with fused_from: how the two run as one work */
+	int32_t fused_also;	/* -1, or a second node fused into this one */
 };
 
 /* Compile-time view of a tensor: where its storage is. */

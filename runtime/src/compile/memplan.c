@@ -30,9 +30,9 @@ static void touch(struct compile_state *cs, const hlrt_tensor *t, int32_t pos)
 }
 
 /*
- * Liveness over the schedule: a fused node also uses its partner's
- * inputs, and writes its partner's outputs unless the fusion keeps them
- * in registers (bias_add+relu's sum, its own input then).
+ * Liveness over the schedule: a fused node also uses its partners'
+ * inputs, and writes their outputs unless the fusion keeps them in
+ * registers (bias_add+relu's sum, its own input then).
  */
 static void liveness(struct compile_state *cs)
 {
@@ -41,6 +41,7 @@ static void liveness(struct compile_state *cs)
 	for (i = 0; i < cs->n_cn; i++) {
 		const struct cnode *c = &cs->cn[i];
 		const struct hlrt_node *p = c->fused_from >= 0 ? cs->cn[c->fused_from].node : NULL;
+		const struct hlrt_node *q = c->fused_also >= 0 ? cs->cn[c->fused_also].node : NULL;
 
 		if (!uses(c))
 			continue;
@@ -53,6 +54,10 @@ static void liveness(struct compile_state *cs)
 			touch(cs, p->in[j], (int32_t)i);
 		for (j = 0; p && c->fusion != CFUSION_BIAS_RELU && j < p->n_out; j++)
 			touch(cs, p->out[j], (int32_t)i);
+		for (j = 0; q && j < q->n_in; j++)
+			touch(cs, q->in[j], (int32_t)i);
+		for (j = 0; q && j < q->n_out; j++)
+			touch(cs, q->out[j], (int32_t)i);
 	}
 }
 

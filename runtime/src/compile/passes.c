@@ -150,32 +150,63 @@ static bool same_sce(const struct hlrt_node *f, const struct hlrt_node *b)
 	return f->in[0] == b->in[0] && f->in[1] == b->in[1] && mf == mb;
 }
 
+/* An INT32 argmax of the logits (the accuracy's; infer checked 2-D, last axis). */
+static bool argmax_of(const struct hlrt_node *a, const hlrt_tensor *logits)
+{
+	return !strcmp(a->guid, "argmax_i32") && a->in[0] == logits &&
+	       a->out[0]->dtype == HLRT_INT32;
+}
+
+/* The first live node after i for which match() holds, or -1. */
+static int32_t later_node(const struct compile_state *cs, uint32_t i,
+			  bool (*match)(const struct hlrt_node *n, const struct hlrt_node *f))
+{
+	uint32_t j;
+
+	for (j = i + 1; j < cs->n_cn; j++)
+		if (live(&cs->cn[j]) && match(cs->cn[j].node, cs->cn[i].node))
+			return (int32_t)j;
+	return -1;
+}
+
+static bool is_sce_bwd_of(const struct hlrt_node *n, const struct hlrt_node *f)
+{
+	return !strcmp(n->guid, "softmax_cross_entropy_bwd_f32") && same_sce(f, n);
+}
+
+static bool is_argmax_of(const struct hlrt_node *n, const struct hlrt_node *f)
+{
+	return argmax_of(n, f->in[0]);
+}
+
 /*
  * A softmax_cross_entropy_bwd of the same logits and labels as this
  * forward (autodiff makes one per loss) runs in the forward's work: one
- * kernel, the row's max and sum of exp computed once. The backward's
- * inputs are the forward's, so moving its work earlier changes no value;
- * its output is first written there (memplan counts it from there).
+ * kernel, the row's max and sum of exp computed once; so does a later
+ * argmax of the logits (the accuracy's), from the same max. The partners'
+ * inputs are the forward's, so moving their work earlier changes no value;
+ * their outputs are first written there (memplan counts them from there).
+ * Returns the nodes fused away.
  */
-static bool fuse_sce(struct compile_state *cs, uint32_t i)
+static uint32_t fuse_sce(struct compile_state *cs, uint32_t i)
 {
 	struct cnode *c = &cs->cn[i];
-	uint32_t j;
+	int32_t b, a;
 
 	if (strcmp(c->node->guid, "softmax_cross_entropy_fwd_f32") || c->fused_from >= 0)
-		return false;
-	for (j = i + 1; j < cs->n_cn; j++) {
-		struct cnode *b = &cs->cn[j];
-
-		if (!live(b) || strcmp(b->node->guid, "softmax_cross_entropy_bwd_f32") ||
-		    !same_sce(c->node, b->node))
-			continue;
-		b->fused_into = (int32_t)i;
-		c->fused_from = (int32_t)j;
-		c->fusion = CFUSION_SCE_FWD_BWD;
-		return true;
-	}
-	return false;
+		return 0;
+	b = later_node(cs, i, is_sce_bwd_of);
+	if (b < 0)
+		return 0;
+	cs->cn[b].fused_into = (int32_t)i;
+	c->fused_from = b;
+	c->fusion = CFUSION_SCE_FWD_BWD;
+	a = later_node(cs, i, is_argmax_of);
+	if (a < 0)
+		return 1;
+	cs->cn[a].fused_into = (int32_t)i;
+	c->fused_also = a;
+	return 2;
 }
 
 /*
@@ -191,7 +222,7 @@ hlrt_status hlrt_pass_fuse(struct compile_state *cs)
 	for (i = 0; i < cs->n_cn; i++) {
 		if (!live(&cs->cn[i]))
 			continue;
-		n += fuse_bias_relu(cs, i) || fuse_sce(cs, i);
+		n += fuse_bias_relu(cs, i) ? 1 : fuse_sce(cs, i);
 	}
 	cs->r->stats.fused_nodes = n;
 	return HLRT_SUCCESS;

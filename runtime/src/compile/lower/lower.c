@@ -397,7 +397,7 @@ hlrt_status hlrt_lower_sce_bwd(struct lower_ctx *lc, const struct cnode *cn)
 }
 
 hlrt_status hlrt_lower_sce_fwd_bwd(struct lower_ctx *lc, const struct hlrt_node *f,
-				   const struct hlrt_node *b)
+				   const struct hlrt_node *b, const struct hlrt_node *a)
 {
 	uint64_t rows = f->in[0]->dims[0], c = f->in[0]->dims[1];
 	struct rwork *w;
@@ -409,9 +409,15 @@ hlrt_status hlrt_lower_sce_fwd_bwd(struct lower_ctx *lc, const struct hlrt_node 
 	tdesc(lc, w, 1, f->in[1], rows, 1, rows, 0, false);
 	tdesc(lc, w, 2, f->out[1], 1, rows, 1, 0, true);
 	tdesc(lc, w, 3, b->out[0], c, rows, c, 0, true);
+	/* without an argmax the kernel never touches T4: any INT32 tensor fills the slot */
+	if (a)
+		tdesc(lc, w, 4, a->out[0], 1, rows, 1, 0, true);
+	else
+		tdesc(lc, w, 4, f->in[1], 1, rows, 1, 0, false);
 	w->ispace[1] = (uint32_t)rows;
-	w->n_args = 1;
+	w->n_args = 2;
 	w->args[0] = f32_bits(sce_alpha(b));
+	w->args[1] = a != NULL;
 	return reduce_rows(lc, f->out[1], f->out[0], 1, rows, false, sce_alpha(f));
 }
 

@@ -27,9 +27,12 @@ void hlrt_lower_access(struct rwork *w, struct raddr a, uint64_t size, bool writ
 /* The recipe address of a graph tensor (plus bytes). */
 struct raddr hlrt_lower_addr(struct lower_ctx *lc, const struct hlrt_tensor *t, uint64_t offset);
 
-/* sce_fwd node f and the sce_bwd b of the same logits and labels as one TPC work (lower.c). */
+/*
+ * sce_fwd node f, the sce_bwd b of the same logits and labels and an
+ * argmax a of the logits (or NULL) as one TPC work (lower.c).
+ */
 hlrt_status hlrt_lower_sce_fwd_bwd(struct lower_ctx *lc, const struct hlrt_node *f,
-				   const struct hlrt_node *b);
+				   const struct hlrt_node *b, const struct hlrt_node *a);
 
 /* Kernel index inside the recipe (adds it on first use). */
 hlrt_status hlrt_lower_kernel(struct hlrt_recipe *r, const char *name, uint32_t *idx);

@@ -33,6 +33,7 @@ static hlrt_status add_rnode(struct compile_state *cs, const struct cnode *c)
 		 c->node->op->op_class);
 	snprintf(ni->guid, sizeof(ni->guid), "%s",
 		 c->fusion == CFUSION_BIAS_RELU ? "bias_add_relu_f32" :
+		 c->fusion == CFUSION_SCE_FWD_BWD && c->fused_also >= 0 ? "sce_fwd_bwd_argmax_f32" :
 		 c->fusion == CFUSION_SCE_FWD_BWD ? "sce_fwd_bwd_f32" :
 		 c->node->guid);
 	ni->engine = c->engine;
@@ -138,7 +139,9 @@ hlrt_status hlrt_pass_lower(struct compile_state *cs)
 		else if (c->fusion == CFUSION_BIAS_RELU)
 			st = lower_fused(&lc, c, &cs->cn[c->fused_from]);
 		else if (c->fusion == CFUSION_SCE_FWD_BWD)
-			st = hlrt_lower_sce_fwd_bwd(&lc, c->node, cs->cn[c->fused_from].node);
+			st = hlrt_lower_sce_fwd_bwd(&lc, c->node, cs->cn[c->fused_from].node,
+						    c->fused_also >= 0 ?
+						    cs->cn[c->fused_also].node : NULL);
 		else if (c->node->op->engine == ENG_NONE)
 			st = hlrt_lower_memcpy(&lc, c);
 		else
