@@ -414,6 +414,44 @@ START_TEST(gather_rows)
 }
 END_TEST
 
+/*
+ * Rows of one element (labels, gather_elems_i32), FP32 bits and INT32:
+ * three members of 256 rows, the last partial, rows out of range either
+ * way, and the index's end passed at row 550 (offset 150, 700 entries).
+ */
+START_TEST(gather_one_element_rows)
+{
+	struct hlrt_reshape_params batch = { .ndims = 1, .dims = { 600 } };
+	const uint64_t rows = 1000, n_idx = 700;
+	uint32_t s = 6, k, i;
+
+	for (k = 0; k < 2; k++) {
+		hlrt_dtype dt = k ? HLRT_INT32 : HLRT_FP32;
+		struct rt_arg in[3] = { arg1(dt, rows), arg1(HLRT_INT32, n_idx),
+					arg1(HLRT_INT32, 1) }, out[1];
+		int32_t *idx = in[1].data;
+		const uint32_t *src = in[0].data;
+
+		fill_i32(&in[0], &s, INT32_MIN, INT32_MAX);	/* every bit pattern, NaNs too */
+		fill_i32(&in[1], &s, -5, (int32_t)rows + 5);
+		*(int32_t *)in[2].data = 150;
+		rt_run_op(k ? "gather_rows_i32" : "gather_rows_f32", in, 3, out, 1, &batch,
+			  sizeof(batch), 0);
+		ck_assert_uint_eq(out[0].dims[0], 600);
+		for (i = 0; i < 600; i++) {
+			int32_t r = 150 + i < n_idx ? idx[150 + i] : -1;
+			uint32_t want = r >= 0 && (uint64_t)r < rows ? src[r] : 0;
+
+			ck_assert_msg(((uint32_t *)out[0].data)[i] == want,
+				      "%s row %u: 0x%08x, want 0x%08x", k ? "i32" : "f32", i,
+				      ((uint32_t *)out[0].data)[i], want);
+		}
+		free_args(in, 3);
+		free_args(out, 1);
+	}
+}
+END_TEST
+
 /* ---- optimizers ------------------------------------------------------------------ */
 
 /*
@@ -1629,6 +1667,7 @@ Suite *kernels_suite(void)
 	tcase_add_test(tc, reductions);
 	tcase_add_test(tc, softmax_cross_entropy);
 	tcase_add_test(tc, gather_rows);
+	tcase_add_test(tc, gather_one_element_rows);
 	tcase_add_test(tc, sgd_variants);
 	tcase_add_test(tc, adamw_and_adagrad);
 	tcase_add_loop_test(tc, gemm_family, 0, 4);

@@ -439,6 +439,25 @@ hlrt_status hlrt_lower_argmax(struct lower_ctx *lc, const struct cnode *cn)
 	return HLRT_SUCCESS;
 }
 
+/* Rows of one 4-byte element (labels): a loop of scalar copies, the FP32 bits as INT32. */
+static hlrt_status gather_elems(struct lower_ctx *lc, const struct hlrt_node *n)
+{
+	const hlrt_tensor *src = n->in[0], *dst = n->out[0];
+	struct rwork *w;
+	hlrt_status st = hlrt_lower_tpc_work(lc, "gather_elems_i32", &w);
+
+	if (st)
+		return st;
+	tdesc(lc, w, 0, src, src->dims[0], 1, 0, 0, false);
+	tdesc(lc, w, 1, n->in[1], n->in[1]->dims[0], 1, 0, PAD_MINUS_ONE, false);
+	tdesc(lc, w, 2, n->in[2], 1, 1, 0, 0, false);
+	tdesc(lc, w, 3, dst, dst->dims[0], 1, 0, 0, true);
+	w->t[0].dtype = HLRT_INT32;
+	w->t[3].dtype = HLRT_INT32;
+	w->ispace[0] = ceil_div(dst->dims[0], 256);
+	return HLRT_SUCCESS;
+}
+
 hlrt_status hlrt_lower_gather(struct lower_ctx *lc, const struct cnode *cn)
 {
 	const struct hlrt_node *n = cn->node;
@@ -452,8 +471,11 @@ hlrt_status hlrt_lower_gather(struct lower_ctx *lc, const struct cnode *cn)
 	const uint64_t size[3] = { row, dst->dims[0], src->dims[0] },
 		       src_stride[3] = { 1, 0, row }, dst_stride[3] = { 1, row, 0 };
 	struct rwork *w;
-	hlrt_status st = hlrt_lower_tpc_work(lc, n->guid, &w);
+	hlrt_status st;
 
+	if (row == 1)
+		return gather_elems(lc, n);
+	st = hlrt_lower_tpc_work(lc, n->guid, &w);
 	if (st)
 		return st;
 	hlrt_lower_tdesc(lc, w, 0, src, size, src_stride, 3, 0, false);
