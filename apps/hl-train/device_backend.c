@@ -34,8 +34,14 @@
 
 #define DEV_MAX_BUFS (3 * PARAMS_MAX + 16)
 #define DEV_EVAL_BATCH 1000
-/* Steps in flight: the host queues the next ones while the device runs. */
-#define DEV_DEPTH 8
+/*
+ * Steps in flight: the host queues the next ones while the device runs.
+ * 16 keeps two groups of up to 8 steps_per_execution in flight (the loop
+ * queues whole groups), so the device runs one while the host queues the
+ * next instead of idling between groups; rounded up to whole groups it
+ * stays within DEV_SLOTS for every group size.
+ */
+#define DEV_DEPTH 16
 /* Result slots: the loop queues whole groups, at most 32 steps (train_loop.c). */
 #define DEV_SLOTS HLRT_LAUNCH_REPEAT_MAX
 /* A step's slot of a repeat group: its two tensors 128 bytes apart. */
@@ -124,6 +130,9 @@ struct dev_ctx {
 };
 
 _Static_assert(MODEL_MAX_STEPS_PER_EXECUTION <= HLRT_LAUNCH_REPEAT_MAX, "group size");
+/* DEV_DEPTH rounded up to whole groups of k: under DEV_DEPTH + k <= 2 DEV_DEPTH; k above it */
+_Static_assert(2 * DEV_DEPTH <= DEV_SLOTS + 1 && MODEL_MAX_STEPS_PER_EXECUTION <= DEV_SLOTS,
+	       "queued groups fit the result slots");
 _Static_assert(sizeof(struct dev_rep_in) == DEV_REP_STRIDE &&
 	       sizeof(struct dev_rep_out) == DEV_REP_STRIDE, "a step's slot");
 
