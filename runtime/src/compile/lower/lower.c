@@ -316,17 +316,25 @@ static uint32_t nll_ignore(const struct hlrt_node *n)
 	return n->params_size ? (uint32_t)p->ignore_index : (uint32_t)-100;
 }
 
+/* T0 = a loss node's logits [B, C] (pad -inf: a bad label reads it), T1 = its labels [B]. */
+static void logits_labels(struct lower_ctx *lc, struct rwork *w, const struct hlrt_node *n)
+{
+	uint64_t b = n->in[0]->dims[0], c = n->in[0]->dims[1];
+
+	tdesc(lc, w, 0, n->in[0], c, b, c, PAD_NEG_INF, false);
+	tdesc(lc, w, 1, n->in[1], b, 1, b, 0, false);
+}
+
 hlrt_status hlrt_lower_nll_fwd(struct lower_ctx *lc, const struct cnode *cn)
 {
 	const struct hlrt_node *n = cn->node;
-	uint64_t b = n->in[0]->dims[0], c = n->in[0]->dims[1];
+	uint64_t b = n->in[0]->dims[0];
 	struct rwork *w;
 	hlrt_status st = hlrt_lower_tpc_work(lc, "nll_loss_fwd_f32", &w);
 
 	if (st)
 		return st;
-	tdesc(lc, w, 0, n->in[0], c, b, c, PAD_NEG_INF, false);
-	tdesc(lc, w, 1, n->in[1], b, 1, b, 0, false);
+	logits_labels(lc, w, n);
 	tdesc(lc, w, 2, n->out[0], 1, b, 1, 0, true);
 	tdesc(lc, w, 3, n->out[1], 1, b, 1, 0, true);
 	w->ispace[1] = (uint32_t)b;
@@ -364,14 +372,13 @@ static float sce_alpha(const struct hlrt_node *n)
 hlrt_status hlrt_lower_sce_fwd(struct lower_ctx *lc, const struct cnode *cn)
 {
 	const struct hlrt_node *n = cn->node;
-	uint64_t b = n->in[0]->dims[0], c = n->in[0]->dims[1];
+	uint64_t b = n->in[0]->dims[0];
 	struct rwork *w;
 	hlrt_status st = hlrt_lower_tpc_work(lc, "sce_fwd_f32", &w);
 
 	if (st)
 		return st;
-	tdesc(lc, w, 0, n->in[0], c, b, c, PAD_NEG_INF, false);
-	tdesc(lc, w, 1, n->in[1], b, 1, b, 0, false);
+	logits_labels(lc, w, n);
 	tdesc(lc, w, 2, n->out[1], 1, b, 1, 0, true);
 	w->ispace[1] = (uint32_t)b;
 	/* the batch reduction, in a fixed order on one TPC */
@@ -387,8 +394,7 @@ hlrt_status hlrt_lower_sce_bwd(struct lower_ctx *lc, const struct cnode *cn)
 
 	if (st)
 		return st;
-	tdesc(lc, w, 0, n->in[0], c, b, c, PAD_NEG_INF, false);
-	tdesc(lc, w, 1, n->in[1], b, 1, b, 0, false);
+	logits_labels(lc, w, n);
 	tdesc(lc, w, 2, n->out[0], c, b, c, 0, true);
 	w->ispace[1] = (uint32_t)b;
 	w->n_args = 1;
@@ -405,8 +411,7 @@ hlrt_status hlrt_lower_sce_fwd_bwd(struct lower_ctx *lc, const struct hlrt_node 
 
 	if (st)
 		return st;
-	tdesc(lc, w, 0, f->in[0], c, rows, c, PAD_NEG_INF, false);
-	tdesc(lc, w, 1, f->in[1], rows, 1, rows, 0, false);
+	logits_labels(lc, w, f);
 	tdesc(lc, w, 2, f->out[1], 1, rows, 1, 0, true);
 	tdesc(lc, w, 3, b->out[0], c, rows, c, 0, true);
 	/* without an argmax the kernel never touches T4: any INT32 tensor fills the slot */
