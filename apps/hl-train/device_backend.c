@@ -130,9 +130,8 @@ struct dev_ctx {
 };
 
 _Static_assert(MODEL_MAX_STEPS_PER_EXECUTION <= HLRT_LAUNCH_REPEAT_MAX, "group size");
-/* DEV_DEPTH rounded up to whole groups of k: under DEV_DEPTH + k <= 2 DEV_DEPTH; k above it */
-_Static_assert(2 * DEV_DEPTH <= DEV_SLOTS + 1 && MODEL_MAX_STEPS_PER_EXECUTION <= DEV_SLOTS,
-	       "queued groups fit the result slots");
+/* DEV_DEPTH in whole groups of k <= DEV_DEPTH: under 2 DEV_DEPTH; a larger k is one group (above) */
+_Static_assert(2 * DEV_DEPTH <= DEV_SLOTS + 1, "queued groups fit the result slots");
 _Static_assert(sizeof(struct dev_rep_in) == DEV_REP_STRIDE &&
 	       sizeof(struct dev_rep_out) == DEV_REP_STRIDE, "a step's slot");
 

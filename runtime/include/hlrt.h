@@ -638,7 +638,8 @@ struct hlrt_compile_options {
 	uint32_t num_tpc;		/* TPCs to split over; 0: all 8 */
 	uint32_t bf16;			/* autocast GEMM/conv inputs to BF16;
 					 * also on when HLRT_BF16=1 */
-	uint32_t no_fusion;		/* run fusable pairs (bias_add+relu, SCE fwd+bwd) apart */
+	uint32_t no_fusion;		/* run fusable nodes apart (bias_add+relu;
+					 * SCE forward, backward, argmax) */
 	uint32_t no_cache;		/* skip the recipe cache */
 	uint32_t eager;			/* HLRT_EAGER_*: serial launch */
 };

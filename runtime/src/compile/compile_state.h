@@ -62,7 +62,7 @@ struct compile_state {
 hlrt_status hlrt_pass_shape_check(struct compile_state *cs);
 hlrt_status hlrt_pass_dead_nodes(struct compile_state *cs);
 hlrt_status hlrt_pass_fold_logical(struct compile_state *cs);
-/* bias_add+relu_fwd and sce_fwd+sce_bwd pairs as one work each. */
+/* bias_add+relu_fwd, and sce_fwd+sce_bwd (+ an argmax of its logits), as one work each. */
 hlrt_status hlrt_pass_fuse(struct compile_state *cs);
 /* Rewrite the graph's FP32 GEMMs to BF16 inputs (autocast.c); the compile's own copy. */
 hlrt_status hlrt_bf16_autocast(hlrt_graph *g);

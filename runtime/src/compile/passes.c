@@ -141,22 +141,6 @@ static bool fuse_bias_relu(struct compile_state *cs, uint32_t i)
 	return true;
 }
 
-static bool same_sce(const struct hlrt_node *f, const struct hlrt_node *b)
-{
-	const struct hlrt_sce_params *pf = (const void *)f->params, *pb = (const void *)b->params;
-	uint32_t mf = f->params_size ? pf->mode : HLRT_SCE_MEAN;
-	uint32_t mb = b->params_size ? pb->mode : HLRT_SCE_MEAN;
-
-	return f->in[0] == b->in[0] && f->in[1] == b->in[1] && mf == mb;
-}
-
-/* An INT32 argmax of the logits (the accuracy's; infer checked 2-D, last axis). */
-static bool argmax_of(const struct hlrt_node *a, const hlrt_tensor *logits)
-{
-	return !strcmp(a->guid, "argmax_i32") && a->in[0] == logits &&
-	       a->out[0]->dtype == HLRT_INT32;
-}
-
 /* The first live node after i for which match() holds, or -1. */
 static int32_t later_node(const struct compile_state *cs, uint32_t i,
 			  bool (*match)(const struct hlrt_node *n, const struct hlrt_node *f))
@@ -169,14 +153,22 @@ static int32_t later_node(const struct compile_state *cs, uint32_t i,
 	return -1;
 }
 
+/* The backward of sce_fwd f: the same logits, labels and mode. */
 static bool is_sce_bwd_of(const struct hlrt_node *n, const struct hlrt_node *f)
 {
-	return !strcmp(n->guid, "softmax_cross_entropy_bwd_f32") && same_sce(f, n);
+	const struct hlrt_sce_params *pf = (const void *)f->params, *pn = (const void *)n->params;
+	uint32_t mf = f->params_size ? pf->mode : HLRT_SCE_MEAN;
+	uint32_t mn = n->params_size ? pn->mode : HLRT_SCE_MEAN;
+
+	return !strcmp(n->guid, "softmax_cross_entropy_bwd_f32") && n->in[0] == f->in[0] &&
+	       n->in[1] == f->in[1] && mn == mf;
 }
 
+/* An INT32 argmax of f's logits (the accuracy's; infer checked 2-D, last axis). */
 static bool is_argmax_of(const struct hlrt_node *n, const struct hlrt_node *f)
 {
-	return argmax_of(n, f->in[0]);
+	return !strcmp(n->guid, "argmax_i32") && n->in[0] == f->in[0] &&
+	       n->out[0]->dtype == HLRT_INT32;
 }
 
 /*
@@ -210,8 +202,9 @@ static uint32_t fuse_sce(struct compile_state *cs, uint32_t i)
 }
 
 /*
- * Fusion: pairs of nodes that run as one TPC work, so one launch and
- * one pass over the data instead of two.
+ * Fusion: nodes that run as one TPC work (bias_add+relu; an SCE forward
+ * with its backward and the accuracy's argmax), so one launch and one
+ * pass over the data instead of two or three.
  */
 hlrt_status hlrt_pass_fuse(struct compile_state *cs)
 {
